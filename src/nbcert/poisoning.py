@@ -1,8 +1,35 @@
-"""Data poisoning for a single test point (paper section 5.1): OP, SR and RP."""
+"""Data poisoning for a single test point (paper section 5.1): OP, SR and RP.
+
+The attacker blanks feature cells of a complete table (alpha = 0) until the test point
+is no longer certifiably robust.  The poisoned table's domains are its own observed
+values, so blanking can also shrink a domain; with alpha = 0 that matters in two ways:
+removing every t_j from column j zeroes all supports (a tie everywhere: non-robust),
+and leaving t_j as column j's only value forces every blank there back to t_j.
+
+OP (Algorithms 3-4, corrected).  For the predicted label l* and a rival l', as long
+as t_j stays in the domain with another value beside it, the original support vector
+remains reachable, so the point is non-robust iff some rival's largest support reaches
+l*'s smallest: prod_j (A*_j - a_j) N'^(d-1) <= prod_j (A'_j + b_j) N*^(d-1), where a
+blanks l*'s agreeing cells (A2) and b blanks l''s disagreeing cells (A1).  For a
+budget of a blanks the smallest left side puts them all on l*'s smallest A*_j (it is
+linear there); for b blanks the largest right side raises the smallest factors first
+(water-filling; its gains never shrink, so it is convex in b).  A convex plus a linear
+term is largest at an end, hence one of the two pure strategies is optimal: the
+paper's claim, which holds for alpha = 0.  Where water-filling would leave t_j as the
+only value of a column (all its other cells belong to l'), the forced blanks can make
+l' win outright; OP then also tries leaving one such cell and takes the smallest valid
+answer.  Every answer is checked on the poisoned counts before it is returned.
+"""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+import numpy as np
+
+from .decision import decide_counts, extremes
+from .encoding import EncodedTable
 
 
 @dataclass(frozen=True)
@@ -20,3 +47,222 @@ class Poisoning:
     @property
     def num_cells(self) -> int | None:
         return len(self.cells) if self.possible else None
+
+
+class _Poisoned:
+    """Counts of a table under blanking, updated cell by cell in O(1)."""
+
+    def __init__(self, enc: EncodedTable, t: np.ndarray):
+        self.enc = enc
+        self.seen0 = t >= 0
+        self.tcode = enc.global_codes(t[None])[0]
+        self.y = np.repeat(np.arange(enc.m), enc.label_sizes)
+        agree = (enc.X == self.tcode) & self.seen0
+        self.A = np.stack([agree[a:b].sum(axis=0) for a, b in zip(enc.label_bounds[:-1], enc.label_bounds[1:])])
+        self.M = np.zeros_like(self.A)
+        self.cnt = np.bincount(enc.X.ravel(), minlength=enc.n_codes)
+        self.ndist = enc.delta.copy()
+        self.left = np.full(enc.d, enc.n)  # observed cells per column
+        self.blanked: list = []
+
+    def blank(self, r: int, j: int):
+        v, l = self.enc.X[r, j], self.y[r]
+        self.M[l, j] += 1
+        if v == self.tcode[j]:
+            self.A[l, j] -= 1
+        self.cnt[v] -= 1
+        self.ndist[j] -= self.cnt[v] == 0
+        self.left[j] -= 1
+        self.blanked.append((r, j))
+
+    def robust(self) -> bool:
+        return bool(_decide(self.A[None], self.M[None], self.cnt[self.tcode][None] > 0,
+                            self.ndist[None], self.enc).robust[0])
+
+    def result(self) -> Poisoning:
+        enc = self.enc
+        return Poisoning(True, tuple((int(enc.rows[r]), enc.features[j]) for r, j in self.blanked))
+
+
+def _decide(A, M, seen, ndist, enc):
+    """Robustness of poisoned states: A, M (s, m, d); seen, ndist (s, d)."""
+    seen = seen & (ndist > 0)
+    lo, hi = extremes(A, M, ndist[:, None, :], seen)
+    return decide_counts(lo, hi, enc.label_sizes, enc.delta, 0)
+
+
+# ---------------------------------------------------------------- OP
+
+def _water_fill(x: np.ndarray, cap: np.ndarray, budget: int, avoid: np.ndarray) -> np.ndarray:
+    """Allocation b (b <= cap - x, sum b = budget) maximising prod(x + b).
+
+    Raises the smallest values first; of the columns tied at the final level, those
+    in ``avoid`` get the leftover units last.
+    """
+    lo, hi = int(x.min()), int(cap.max())
+    while lo < hi:  # largest level L with sum(min(L, cap) - x)^+ <= budget
+        mid = (lo + hi + 1) // 2
+        if np.maximum(np.minimum(mid, cap) - x, 0).sum() <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    b = np.maximum(np.minimum(lo, cap) - x, 0)
+    left = budget - int(b.sum())
+    at_level = np.flatnonzero((x + b == lo) & (lo < cap))
+    at_level = at_level[np.argsort(avoid[at_level], kind="stable")]
+    b[at_level[:left]] += 1
+    return b
+
+
+def _min_fill(x, cap, need, avoid):
+    """Fewest units whose best allocation makes prod(x + b) >= need; None if impossible."""
+    room = int((cap - x).sum())
+    if math.prod((cap).tolist()) < need:
+        return None
+    lo, hi = 0, room
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if math.prod((x + _water_fill(x, cap, mid, avoid)).tolist()) >= need:
+            hi = mid
+        else:
+            lo = mid + 1
+    return _water_fill(x, cap, lo, avoid)
+
+
+def _rows_where(enc, l, j, mask_fn, count):
+    a, b = enc.label_bounds[l], enc.label_bounds[l + 1]
+    return a + np.flatnonzero(mask_fn(enc.X[a:b, j]))[:count]
+
+
+def _optimal(enc: EncodedTable, t: np.ndarray, star: int, state: _Poisoned):
+    A, N, d = state.A, enc.label_sizes, enc.d
+    tcode = state.tcode
+    usable = enc.delta >= 2
+    D = N[:, None] - A
+    plans = []
+    for l2 in range(enc.m):
+        if l2 == star:
+            continue
+        lhs0 = math.prod(A[star].tolist()) * int(N[l2]) ** (d - 1)
+        rhs0 = math.prod(A[l2].tolist()) * int(N[star]) ** (d - 1)
+        # A2: blank l*'s agreeing cells in its rarest usable column.
+        if usable.any():
+            j0 = int(np.flatnonzero(usable)[np.argmin(A[star, usable])])
+            rest = lhs0 // int(A[star, j0]) if A[star, j0] else 0
+            keep = rhs0 // rest if rest else int(A[star, j0])
+            a = int(A[star, j0]) - min(int(A[star, j0]), keep)
+            plans.append((a, [(j0, _rows_where(enc, star, j0, lambda c: c == tcode[j0], a))]))
+        # A1: blank l''s disagreeing cells, smallest agreeing counts first.
+        x = A[l2]
+        others = D.sum(axis=0) - D[l2]
+        neutral = usable & (others == 0) & (D[l2] > 0)  # blanking all of them leaves only t_j
+        need = -(-math.prod(A[star].tolist()) * int(N[l2]) ** (d - 1) // int(N[star]) ** (d - 1))
+        for cap in (np.where(usable, N[l2], x), np.where(neutral, N[l2] - 1, np.where(usable, N[l2], x))):
+            b = _min_fill(x, cap, need, neutral)
+            if b is not None:
+                plans.append((int(b.sum()), [(j, _rows_where(enc, l2, j, lambda c, j=j: c != tcode[j], int(b[j])))
+                                             for j in np.flatnonzero(b)]))
+    for _, cells in sorted(plans, key=lambda p: p[0]):
+        st = _Poisoned(enc, t)
+        for j, rows in cells:
+            for r in rows:
+                st.blank(int(r), j)
+        if not st.robust():
+            return st.result()
+    return Poisoning(False)
+
+
+# ---------------------------------------------------------------- SR, RP
+
+def _smarter_random(enc, t, star, state, rng):
+    """SR: a random rival, then A1 or A2 steps chosen at random until non-robust."""
+    rivals = [l for l in range(enc.m) if l != star]
+    l2 = int(rng.choice(rivals))
+    tcode, usable = state.tcode, enc.delta >= 2
+    pools = {}
+    for l, pick in ((star, lambda c, j: c == tcode[j]), (l2, lambda c, j: c != tcode[j])):
+        a = enc.label_bounds[l]
+        block = enc.X[a:enc.label_bounds[l + 1]]
+        pools[l] = [list(a + rng.permutation(np.flatnonzero(pick(block[:, j], j)))) if usable[j] else []
+                    for j in range(enc.d)]
+    while state.robust():
+        moves = []
+        for l, score in ((l2, state.A[l2] + state.M[l2]), (star, state.A[star])):
+            open_ = [j for j in range(enc.d) if pools[l][j]]
+            if open_:
+                moves.append((l, min(open_, key=lambda j: score[j])))
+        if not moves:
+            return Poisoning(False)
+        l, j = moves[int(rng.integers(len(moves)))]
+        r = pools[l][j].pop()
+        if state.left[j] > 1:  # a column must keep one observed cell
+            state.blank(int(r), j)
+    return state.result()
+
+
+def _random(enc, t, state, rng, window=4096):
+    """RP: blank random cells one at a time until non-robust.
+
+    Robustness after every prefix of the random order is evaluated a window at a time
+    from cumulative count updates, never by recounting the table.
+    """
+    n, d, m = enc.n, enc.d, enc.m
+    rows_all, cols_all = np.divmod(rng.permutation(n * d), d)
+    last = np.full(d, -1)
+    np.maximum.at(last, cols_all, np.arange(n * d))
+    keep = np.ones(n * d, bool)
+    keep[last] = False  # never blank a column's last observed cell
+    rows_all, cols_all = rows_all[keep], cols_all[keep]
+    A0, M0, cnt0, nd0 = state.A.copy(), state.M.copy(), state.cnt.copy(), state.ndist.copy()
+    tcode = state.tcode
+    for start in range(0, len(rows_all), window):
+        r, j = rows_all[start:start + window], cols_all[start:start + window]
+        w = len(r)
+        v, l = enc.X[r, j], state.y[r]
+        agree = v == tcode[j]
+        dM = np.zeros((w, m, d), np.intp)
+        dM[np.arange(w), l, j] = 1
+        dA = np.zeros((w, m, d), np.intp)
+        dA[np.arange(w), l, j] = -agree.astype(np.intp)
+        occ = np.zeros(w, np.intp)  # how many earlier steps of this window hit the same value
+        srt = np.argsort(v, kind="stable")
+        vs = v[srt]
+        first = np.r_[0, np.flatnonzero(vs[1:] != vs[:-1]) + 1]
+        occ[srt] = np.arange(w) - np.repeat(first, np.diff(np.r_[first, w]))
+        gone = cnt0[v] - occ - 1 == 0
+        dN = np.zeros((w, d), np.intp)
+        dN[np.arange(w), j] = -gone.astype(np.intp)
+        dT = np.zeros((w, d), np.intp)
+        dT[np.arange(w), j] = -agree.astype(np.intp)
+        A = A0 + dA.cumsum(0)
+        M = M0 + dM.cumsum(0)
+        ndist = nd0 + dN.cumsum(0)
+        tleft = cnt0[tcode] + dT.cumsum(0)
+        robust = _decide(A, M, tleft > 0, ndist, enc).robust
+        hit = np.flatnonzero(~robust)
+        if len(hit):
+            for rr, jj in zip(r[:hit[0] + 1], j[:hit[0] + 1]):
+                state.blank(int(rr), int(jj))
+            return state.result()
+        A0, M0, nd0 = A[-1], M[-1], ndist[-1]
+        np.subtract.at(cnt0, v, 1)
+    return Poisoning(False)
+
+
+def poison_encoded(enc: EncodedTable, t: np.ndarray, method: str = "op", seed=None) -> Poisoning:
+    """Poison a complete encoded table for one test point (local codes t)."""
+    state = _Poisoned(enc, t)
+    first = _decide(state.A[None], state.M[None], state.seen0[None], enc.delta[None], enc)
+    if not first.robust[0]:
+        return Poisoning(True)
+    star = int(first.label[0])
+    if enc.m == 1:
+        return Poisoning(False)
+    rng = np.random.default_rng(seed)
+    if method == "op":
+        return _optimal(enc, t, star, state)
+    if method == "sr":
+        return _smarter_random(enc, t, star, state, rng)
+    if method == "rp":
+        return _random(enc, t, state, rng)
+    raise ValueError(f"unknown poison method {method!r} (use op, sr or rp)")

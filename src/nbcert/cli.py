@@ -1,0 +1,474 @@
+"""The ``nbcert`` command line: certify, count and poison on CSV files.
+
+Every user mistake is reported as one line ``nbcert: error: <message>`` on stderr with
+exit status 2 (the same status argparse uses for usage errors); results go to stdout,
+as an aligned text table or, with ``--json``, as ``{"results": [...]}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import re
+import sys
+import textwrap
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+EXIT_OK = 0
+EXIT_ERROR = 2
+
+_WORLD = ("A possible world fills every missing cell of the training table with one of the "
+          "values its column takes elsewhere in the table.")
+_ROBUST = ("A test row is certifiably robust when every possible world's Naive Bayes classifier "
+           "predicts the same single label for it (a tie in any world makes it not robust).")
+_COUNT = ("For each test row, count the possible worlds that predict each label and those "
+          "in which the top labels tie.")
+_POISON = ("For each robust test row on its own, find the fewest cells of a complete training "
+           "table to blank (make missing) so that the row is no longer certifiably robust.")
+
+
+def _text(*paragraphs: str) -> str:
+    return "\n\n".join(textwrap.fill(p, 79) for p in paragraphs)
+
+
+_DESCRIPTION = _text(
+    "Certifiable robustness, possible-world counting and data poisoning for Naive Bayes "
+    "classifiers trained on incomplete categorical data.",
+    "Input is CSV with a header row. An empty field means missing (add more tokens with "
+    "--missing); every other value is a category, read as the text written in the file. "
+    + _WORLD)
+
+_EPILOG = _text("exit status: 0 on success, 2 on a usage or input error (reported as one "
+                "line on stderr).",
+                "example: nbcert certify --train train.csv --test test.csv --label class --json")
+
+
+class _InputError(ValueError):
+    """Raised for input problems found by the CLI itself (before the library sees them)."""
+
+
+# ---------------------------------------------------------------------------------------
+# argument parsing
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("nbcert")
+    except Exception:  # pragma: no cover - not installed
+        return getattr(sys.modules.get("nbcert"), "__version__", "unknown")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
+def _confidence(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
+    return value
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    def __init__(self, prog):
+        super().__init__(prog, max_help_position=30)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="nbcert", description=_DESCRIPTION, epilog=_EPILOG,
+                                     formatter_class=_Formatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, title="commands",
+                                help="run nbcert COMMAND -h for its options")
+
+    files = argparse.ArgumentParser(add_help=False)
+    g = files.add_argument_group("input")
+    g.add_argument("--train", required=True, metavar="T.csv",
+                   help="training table (CSV with a header row; empty fields are missing)")
+    g.add_argument("--test", required=True, metavar="Q.csv",
+                   help="test rows: the training table's feature columns, all filled in "
+                        "(a label column is ignored)")
+    g.add_argument("--label", required=True, metavar="COL", help="name of the label column")
+    g.add_argument("--missing", action="append", default=[], metavar="TOKEN",
+                   help="a value that also means missing, in both files (repeatable), e.g. --missing ?")
+    out = argparse.ArgumentParser(add_help=False)
+    out.add_argument("--json", action="store_true",
+                     help='print {"results": [...]} as JSON instead of a text table')
+
+    alpha_help = ("Laplace smoothing (default 0, the paper's classifier); kept exact, so 0.1 "
+                  "means 1/10; fractions like 1/3 are accepted")
+
+    p = sub.add_parser("certify", parents=[files, out], formatter_class=_Formatter,
+                       help="is each test row robust: the same single prediction in every possible world?",
+                       description=_text(_ROBUST, _WORLD, "Prints, per test row, whether it is "
+                                         "robust and the label every world predicts (null, "
+                                         "shown as -, when not robust)."),
+                       epilog=_EPILOG)
+    p.add_argument("--alpha", default="0", metavar="A", help=alpha_help)
+    p.add_argument("--method", choices=("index", "iterate", "ad"), default="index",
+                   help="index (default) and iterate are exact; ad samples --worlds worlds per "
+                        "row and may wrongly report robust")
+    p.add_argument("--worlds", type=_positive_int, default=100, metavar="N",
+                   help="worlds sampled per test row with --method ad (default 100)")
+    p.add_argument("--seed", type=_seed, default=None, metavar="S",
+                   help="random seed for --method ad")
+    p.set_defaults(run=_run_certify)
+
+    p = sub.add_parser("count", parents=[files, out], formatter_class=_Formatter,
+                       help="how many possible worlds predict each label (and how many tie), per test row",
+                       description=_text(_COUNT, _WORLD, "Exact counts are printed in full "
+                                         "(as decimal strings in JSON); montecarlo gives "
+                                         "estimated fractions with confidence intervals."),
+                       epilog=_EPILOG)
+    p.add_argument("--alpha", default="0", metavar="A", help=alpha_help)
+    p.add_argument("--method", choices=("auto", "exact", "batch", "montecarlo"), default="auto",
+                   help="auto (default: exact unless too large, then montecarlo), exact, batch "
+                        "(the paper's Algorithm 2) or montecarlo (estimated fractions with "
+                        "confidence intervals)")
+    p.add_argument("--samples", type=_positive_int, default=20000, metavar="N",
+                   help="worlds sampled per test row by montecarlo (default 20000)")
+    p.add_argument("--confidence", type=_confidence, default=0.95, metavar="C",
+                   help="confidence level of the montecarlo intervals (default 0.95)")
+    p.add_argument("--seed", type=_seed, default=None, metavar="S", help="random seed for montecarlo")
+    p.set_defaults(run=_run_count)
+
+    p = sub.add_parser("poison", parents=[files, out], formatter_class=_Formatter,
+                       help="fewest training cells to blank so a test row is no longer robust",
+                       description=_text(_POISON, "Cells are reported as row:column, row being "
+                                         "the 0-based data row of the training CSV (the header "
+                                         "and blank lines are not data rows). num_cells is 0 for "
+                                         "a row that is already not robust and null (shown as -) "
+                                         "when no blanking can do it."),
+                       epilog=_EPILOG)
+    p.add_argument("--method", choices=("op", "sr", "rp"), default="op",
+                   help="op (default) finds a minimum set; sr and rp are the paper's "
+                        "randomized baselines")
+    p.add_argument("--seed", type=_seed, default=None, metavar="S", help="random seed for sr and rp")
+    p.set_defaults(run=_run_poison)
+    return parser
+
+
+# ---------------------------------------------------------------------------------------
+# reading and checking the input
+
+
+@dataclass
+class _Table:
+    path: str
+    df: pd.DataFrame
+    lines: list = field(default_factory=list)  # file line where each data row starts
+
+    def where(self, row: int) -> str:
+        if 0 <= row < len(self.lines):
+            return f"data row {row} (line {self.lines[row]})"
+        return f"data row {row}"
+
+
+def _is_blank(record: list) -> bool:
+    # pandas skips empty and whitespace-only lines; they are not data rows
+    return not record or (len(record) == 1 and not record[0].strip())
+
+
+def _scan_csv(path: str) -> list | None:
+    """Check the CSV's shape with the csv module: pandas silently accepts rows with too few
+    fields (padding with missing) and too many (turning leading fields into an index).
+
+    Returns the line where each data row starts, or None when the file cannot be scanned
+    (read_csv then reports the problem).
+    """
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            reader = csv.reader(f)
+            header, lines, prev = None, [], 0
+            for record in reader:
+                start, prev = prev + 1, reader.line_num
+                if _is_blank(record):
+                    continue
+                if header is None:
+                    header = record
+                    for i, name in enumerate(header):
+                        if name == "":
+                            raise _InputError(f"{path}: column {i + 1} of the header has no name")
+                    seen = set()
+                    for name in header:
+                        if name in seen:
+                            raise _InputError(f"{path}: duplicate column {name!r} in the header")
+                        seen.add(name)
+                    continue
+                if len(record) != len(header):
+                    raise _InputError(f"{path}: data row {len(lines)} (line {start}) has "
+                                      f"{len(record)} field{'s' * (len(record) != 1)}, expected "
+                                      f"{len(header)}")
+                lines.append(start)
+            return lines
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return None
+
+
+def _read_table(path: str, missing: list) -> _Table:
+    import nbcert
+
+    lines = _scan_csv(path)
+    try:
+        df = nbcert.read_csv(path, missing=missing or None, name=path)
+    except OSError as e:
+        raise _InputError(f"{path}: cannot read the file ({e.strerror or e})") from None
+    if lines is not None and len(lines) != len(df):  # pragma: no cover - defensive
+        raise _InputError(f"{path}: found {len(lines)} data rows but pandas read {len(df)}; "
+                          f"check the quoting")
+    if not isinstance(df.index, pd.RangeIndex):  # pragma: no cover - defensive
+        df = df.reset_index(drop=True)
+    return _Table(path, df, lines or [])
+
+
+def _load(args):
+    """Read both files and check what the CLI can name precisely (file, column, row)."""
+    train = _read_table(args.train, args.missing)
+    test = _read_table(args.test, args.missing)
+    label = args.label
+    cols = list(train.df.columns)
+    if label not in cols:
+        raise _InputError(f"{train.path}: no label column {label!r} (columns: "
+                          f"{', '.join(map(repr, cols))})")
+    features = [c for c in cols if c != label]
+    if not features:
+        raise _InputError(f"{train.path}: no feature columns besides the label {label!r}")
+    y = train.df[label]
+    if y.isna().any():
+        r = int(y.isna().to_numpy().nonzero()[0][0])
+        raise _InputError(f"{train.path}: {train.where(r)} has no value in label column {label!r}")
+    for f in features:
+        if train.df[f].isna().all():
+            raise _InputError(f"{train.path}: feature column {f!r} has no values (every cell is "
+                              f"missing)")
+    for f in features:
+        if f not in test.df.columns:
+            raise _InputError(f"{test.path}: missing feature column {f!r} of {train.path}")
+    for c in test.df.columns:
+        if c not in cols:
+            raise _InputError(f"{test.path}: column {c!r} is not a column of {train.path}")
+    X = test.df[features]
+    na = X.isna().to_numpy()
+    if na.any():
+        r, j = (int(v[0]) for v in na.nonzero())
+        raise _InputError(f"{test.path}: {test.where(r)} has a missing value in column "
+                          f"{features[j]!r} (test rows must be complete)")
+    return train, test, X
+
+
+def _alpha(text: str) -> str:
+    from .support import as_alpha
+
+    try:
+        as_alpha(text)
+    except (ValueError, TypeError):
+        raise _InputError(f"--alpha: expected a number >= 0 (e.g. 1, 0.5 or 1/3), got {text!r}") from None
+    return text
+
+
+def _library_message(msg: str, train: _Table | None, test: _Table | None) -> str:
+    """Name the file in a library message about the 'training table' or 'test table'."""
+    for prefix, table in (("training table", train), ("test table", test)):
+        if table is not None and msg.startswith(prefix + ":"):
+            rest = re.sub(r"\bdata row (\d+)\b(?! \(line)", lambda m: table.where(int(m.group(1))),
+                          msg[len(prefix) + 1:])
+            return f"{table.path}:{rest}"
+    return msg
+
+
+# ---------------------------------------------------------------------------------------
+# output
+
+
+def _table(header: list, rows: list, right: set = frozenset()) -> str:
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+
+    def line(cells):
+        out = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))]
+        return "  ".join(out).rstrip()
+
+    return "\n".join([line(header)] + [line(r) for r in rows])
+
+
+def _emit(args, results: list, text: str) -> None:
+    if args.json:
+        sys.stdout.write(json.dumps({"results": results}, indent=2, allow_nan=False) + "\n")
+    else:
+        sys.stdout.write(text + "\n")
+
+
+def _labels(train: _Table, label: str) -> list:
+    return list(dict.fromkeys(train.df[label].tolist()))
+
+
+# ---------------------------------------------------------------------------------------
+# commands
+
+
+def _run_certify(args, ctx) -> None:
+    import nbcert
+
+    alpha = _alpha(args.alpha)
+    train, test, X = _load(args)
+    ctx.update(train=train, test=test)
+    res = nbcert.certify(train.df, X, args.label, alpha=alpha, method=args.method,
+                         n_worlds=args.worlds, seed=args.seed)
+    results = []
+    for i, robust, lab in zip(X.index, res["robust"], res["label"]):
+        robust = bool(robust)
+        results.append({"test_index": int(i), "robust": robust,
+                        "label": None if not robust or lab is None else str(lab)})
+    rows = [[str(r["test_index"]), "yes" if r["robust"] else "no",
+             "-" if r["label"] is None else r["label"]] for r in results]
+    _emit(args, results, _table(["test_index", "robust", "label"], rows, right={0}))
+
+
+def _fmt_fraction(f: float) -> str:
+    return f"{f:.4f}"
+
+
+def _run_count(args, ctx) -> None:
+    import nbcert
+
+    alpha = _alpha(args.alpha)
+    train, test, X = _load(args)
+    ctx.update(train=train, test=test)
+    wcs = nbcert.count_worlds(train.df, X, args.label, alpha=alpha, method=args.method,
+                              n_samples=args.samples, confidence=args.confidence, seed=args.seed)
+    labels = _labels(train, args.label)
+    results, rows = [], []
+    for i, wc in zip(X.index, wcs):
+        if wc.counts is not None:
+            keys = labels + [k for k in wc.counts if k not in labels]
+            counts = {str(k): str(int(wc.counts.get(k, 0))) for k in keys}
+            r = {"test_index": int(i), "counts": counts, "ties": str(int(wc.ties or 0)),
+                 "total": str(int(wc.total)), "method": str(wc.method)}
+            cells = [counts[str(k)] for k in labels] + [r["ties"]]
+        else:
+            fr = wc.fractions or {}
+            iv = wc.intervals or {}
+            keys = labels + [k for k in fr if k not in labels]
+            r = {"test_index": int(i), "counts": None, "ties": None, "total": str(int(wc.total)),
+                 "method": str(wc.method),
+                 "fractions": {str(k): float(fr.get(k, 0.0)) for k in keys},
+                 "tie_fraction": None if wc.tie_fraction is None else float(wc.tie_fraction),
+                 "intervals": {str(k): [float(v) for v in iv[k]] for k in keys if k in iv},
+                 "samples": None if wc.samples is None else int(wc.samples)}
+
+            def est(k):
+                s = "~" + _fmt_fraction(r["fractions"][k])
+                if k in r["intervals"]:
+                    lo, hi = r["intervals"][k]
+                    s += f" [{_fmt_fraction(lo)}, {_fmt_fraction(hi)}]"
+                return s
+
+            cells = [est(str(k)) for k in labels]
+            cells.append("-" if r["tie_fraction"] is None else "~" + _fmt_fraction(r["tie_fraction"]))
+        results.append(r)
+        rows.append([str(r["test_index"])] + cells + [r["total"], r["method"]])
+    header = ["test_index"] + [str(k) for k in labels] + ["ties", "total", "method"]
+    text = _table(header, rows, right=set(range(len(header) - 1)))
+    if any(r["counts"] is None for r in results):
+        text += (f"\n(~: montecarlo estimate of the fraction of worlds, with its "
+                 f"{args.confidence:g} confidence interval)")
+    _emit(args, results, text)
+
+
+def _run_poison(args, ctx) -> None:
+    import nbcert
+
+    train, test, X = _load(args)
+    ctx.update(train=train, test=test)
+    res = nbcert.poison(train.df, X, args.label, method=args.method, seed=args.seed)
+    results, rows = [], []
+    for i, p in zip(X.index, res):
+        if p.possible:
+            cells = [{"row": int(r), "column": str(c)} for r, c in p.cells]
+            num = len(cells)
+        else:
+            cells, num = [], None
+        results.append({"test_index": int(i), "num_cells": num, "cells": cells})
+        if num is None:
+            shown = "(impossible: no blanking makes it non-robust)"
+        elif num == 0:
+            shown = "(already not robust)"
+        else:
+            shown = ", ".join(f"{c['row']}:{c['column']}" for c in cells)
+        rows.append([str(int(i)), "-" if num is None else str(num), shown])
+    _emit(args, results, _table(["test_index", "num_cells", "cells (row:column)"], rows, right={0, 1}))
+
+
+# ---------------------------------------------------------------------------------------
+# entry point
+
+
+def _error(msg: str) -> int:
+    msg = " ".join(str(msg).split()) or "invalid input"
+    sys.stderr.write(f"nbcert: error: {msg}\n")
+    return EXIT_ERROR
+
+
+def main(argv=None) -> int:
+    """Run the command line; return the exit status (0 ok, 2 usage or input error)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # -h, --version and usage errors
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else EXIT_ERROR)
+
+    from .encoding import InputError
+
+    set_digits = getattr(sys, "set_int_max_str_digits", None)  # world counts can be huge
+    old_digits = sys.get_int_max_str_digits() if set_digits else None
+    if set_digits:
+        set_digits(0)
+    ctx = {}
+    try:
+        args.run(args, ctx)
+        sys.stdout.flush()
+    except _InputError as e:
+        return _error(str(e))
+    except InputError as e:
+        return _error(_library_message(str(e), ctx.get("train"), ctx.get("test")))
+    except BrokenPipeError:  # e.g. `nbcert ... | head`
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:  # pragma: no cover
+            pass
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("nbcert: interrupted\n")
+        return 130
+    finally:
+        if set_digits:
+            set_digits(old_digits)
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

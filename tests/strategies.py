@@ -1,0 +1,104 @@
+"""Hypothesis strategies: small random training tables, test points and alphas.
+
+Instances are kept small (at most ``max_missing`` missing cells, domains of at most
+three values) so the brute-force reference stays fast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+from hypothesis import strategies as st
+
+LABEL = "y"
+VALUES = ["a", "b", "c"]
+LABELS = ["p", "q", "r", "s"]
+UNSEEN = "z"
+
+alphas = st.sampled_from([0, 1, Fraction(1, 2)])
+
+
+@dataclass
+class Instance:
+    train: pd.DataFrame
+    test: pd.DataFrame
+    label: str
+
+    @property
+    def features(self) -> list[str]:
+        return [c for c in self.train.columns if c != self.label]
+
+    def test_rows(self):
+        """Test rows as dicts (feature -> value), in order."""
+        return [{f: self.test[f].iloc[i] for f in self.features} for i in range(len(self.test))]
+
+    def __repr__(self) -> str:  # readable falsifying examples
+        return (f"Instance(label={self.label!r},\ntrain=\n{self.train.to_string()}\n"
+                f"test=\n{self.test.to_string()})")
+
+
+@st.composite
+def instances(draw, *, max_rows: int = 7, max_features: int = 3, max_missing: int = 8,
+              complete: bool = False, max_tests: int = 3, unseen: bool = True,
+              min_labels: int = 1) -> Instance:
+    n = draw(st.integers(1, max_rows))
+    d = draw(st.integers(1, max_features))
+    # one label occasionally, otherwise 2-4
+    n_labels = draw(st.one_of(st.integers(2, 4), st.integers(2, 4), st.integers(2, 4),
+                              st.just(1))) if min_labels <= 1 else draw(st.integers(max(2, min_labels), 4))
+    labels = LABELS[:n_labels]
+    y = [draw(st.sampled_from(labels)) for _ in range(n)]
+    if n >= n_labels and n_labels > 1 and draw(st.booleans()):
+        # make every drawn label actually occur
+        y[:n_labels] = labels
+    dom_sizes = [draw(st.integers(1, 3)) for _ in range(d)]
+    cols = [[draw(st.sampled_from(VALUES[:k])) for _ in range(n)] for k in dom_sizes]
+
+    if not complete:
+        rate = draw(st.sampled_from([0, 10, 30, 60, 100]))
+        mask = [[draw(st.integers(0, 99)) < rate for _ in range(n)] for _ in range(d)]
+        for j in range(d):  # keep at least one observed value per column
+            anchor = draw(st.integers(0, n - 1))
+            mask[j][anchor] = False
+        kept = 0
+        for r in range(n):
+            for j in range(d):
+                if mask[j][r]:
+                    if kept < max_missing:
+                        cols[j][r] = np.nan
+                        kept += 1
+    feats = [f"f{j}" for j in range(d)]
+    data = {f: pd.Series(c, dtype=object) for f, c in zip(feats, cols)}
+    label_pos = draw(st.integers(0, d))
+    order = feats[:label_pos] + [LABEL] + feats[label_pos:]
+    data[LABEL] = pd.Series(y, dtype=object)
+    train = pd.DataFrame({c: data[c] for c in order})
+    if draw(st.booleans()):
+        # a non-default index: cells are addressed by position, never by index label
+        train.index = pd.Index([100 + 7 * i for i in reversed(range(n))])
+
+    k = draw(st.integers(1, max_tests))
+    test_cols = {}
+    for j, f in enumerate(feats):
+        observed = [v for v in cols[j] if not (isinstance(v, float) and np.isnan(v))]
+        pool = sorted(set(observed))
+        choices = st.sampled_from(pool)
+        if unseen:
+            choices = st.one_of(choices, st.just(UNSEEN)) if draw(st.booleans()) else choices
+        test_cols[f] = [draw(choices) for _ in range(k)]
+    test = pd.DataFrame(test_cols, dtype=object)
+    if draw(st.booleans()):
+        test[LABEL] = [draw(st.sampled_from(LABELS)) for _ in range(k)]  # ignored by nbcert
+    test.index = pd.Index([f"t{i}" for i in range(k)]) if draw(st.booleans()) else test.index
+    return Instance(train=train, test=test, label=LABEL)
+
+
+def complete_instances(**kw) -> st.SearchStrategy[Instance]:
+    return instances(complete=True, **kw)
+
+
+def n_missing(inst: Instance) -> int:
+    return int(inst.train[inst.features].isna().to_numpy().sum())

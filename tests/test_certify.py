@@ -1,0 +1,243 @@
+"""certify (index, iterate, ad) against the exhaustive possible-world reference."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import nbcert
+from brute import brute_counts, brute_robust
+from strategies import alphas, complete_instances, instances
+
+SETTINGS = settings(max_examples=150, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _check_frame(res: pd.DataFrame, inst) -> None:
+    assert isinstance(res, pd.DataFrame)
+    assert list(res.index) == list(inst.test.index)
+    assert {"robust", "label"} <= set(res.columns)
+
+
+def _label_matches(got, expected_robust, expected_label) -> bool:
+    """The label of a non-robust row may be None or NaN here; test_nonrobust_label_is_none
+    checks the spec's None separately, so a representation slip does not hide semantics."""
+    if expected_robust:
+        return got == expected_label
+    return got is None or (not isinstance(got, str) and bool(pd.isna(got)))
+
+
+@pytest.mark.parametrize("method", ["index", "iterate"])
+@SETTINGS
+@given(inst=instances(), alpha=alphas)
+def test_certify_matches_brute(method, inst, alpha):
+    res = nbcert.certify(inst.train, inst.test, inst.label, alpha=alpha, method=method)
+    _check_frame(res, inst)
+    for i, row in enumerate(inst.test_rows()):
+        robust, lab = brute_robust(inst.train, inst.label, row, alpha)
+        got_r, got_l = bool(res["robust"].iloc[i]), res["label"].iloc[i]
+        assert got_r == robust, f"row {i}: robust {got_r}, brute force says {robust}"
+        assert _label_matches(got_l, robust, lab), f"row {i}: label {got_l!r}, brute force says {lab!r}"
+
+
+@SETTINGS
+@given(inst=instances(), alpha=alphas)
+def test_index_equals_iterate(inst, alpha):
+    a = nbcert.certify(inst.train, inst.test, inst.label, alpha=alpha, method="index")
+    b = nbcert.certify(inst.train, inst.test, inst.label, alpha=alpha, method="iterate")
+    pd.testing.assert_frame_equal(a, b)
+
+
+@SETTINGS
+@given(inst=instances(), alpha=alphas, seed=st.integers(0, 2**16), n_worlds=st.sampled_from([1, 5, 50]))
+def test_ad_sound(inst, alpha, seed, n_worlds):
+    """AD may call a non-robust point robust, never the reverse; a disagreement it
+    reports is a real one, and the label it reports is predicted by some real world."""
+    res = nbcert.certify(inst.train, inst.test, inst.label, alpha=alpha, method="ad",
+                         n_worlds=n_worlds, seed=seed)
+    _check_frame(res, inst)
+    for i, row in enumerate(inst.test_rows()):
+        robust, lab = brute_robust(inst.train, inst.label, row, alpha)
+        got_r, got_l = bool(res["robust"].iloc[i]), res["label"].iloc[i]
+        if not got_r:
+            assert not robust, f"row {i}: AD says not robust, but every world predicts {lab!r}"
+            assert _label_matches(got_l, False, None)
+        else:
+            counts, _ = brute_counts(inst.train, inst.label, row, alpha)
+            assert counts.get(got_l, 0) > 0, f"row {i}: AD label {got_l!r} is predicted by no world"
+            if robust:
+                assert got_l == lab
+
+
+@SETTINGS
+@given(inst=complete_instances(), alpha=alphas, seed=st.integers(0, 2**16))
+def test_ad_exact_on_complete_table(inst, alpha, seed):
+    res = nbcert.certify(inst.train, inst.test, inst.label, alpha=alpha, method="ad", n_worlds=3, seed=seed)
+    for i, row in enumerate(inst.test_rows()):
+        robust, lab = brute_robust(inst.train, inst.label, row, alpha)
+        assert bool(res["robust"].iloc[i]) == robust
+        assert _label_matches(res["label"].iloc[i], robust, lab)
+
+
+# ----------------------------------------------------------------- targeted unit cases
+
+METHODS = ["index", "iterate", "ad"]
+
+
+def _certify(train, test, method, alpha=0, label="y"):
+    kw = {"n_worlds": 200, "seed": 0} if method == "ad" else {}
+    return nbcert.certify(train, test, label, alpha=alpha, method=method, **kw)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_one_value_domain_forces_missing_cells(method):
+    # f1 has domain {"a"}: the missing cell must be "a" -> a single world, where p wins.
+    train = pd.DataFrame({"f0": ["a", "a", "b"], "f1": ["a", np.nan, "a"], "y": ["p", "p", "q"]},
+                         dtype=object)
+    test = pd.DataFrame({"f0": ["a"], "f1": ["a"]}, dtype=object)
+    assert brute_robust(train, "y", {"f0": "a", "f1": "a"}, 0) == (True, "p")
+    res = _certify(train, test, method)
+    assert bool(res["robust"].iloc[0]) and res["label"].iloc[0] == "p"
+
+
+@pytest.mark.parametrize("method", ["index", "iterate"])
+def test_one_value_domain_minimum_count_includes_missing(method):
+    # f has domain {"a"}, so q's two missing cells are forced to "a" and q's count on f
+    # is 3 of 3 in the only world; g makes q win.  Treating the missing cells as free
+    # (minimum count 1) would wrongly produce a tie at alpha = 0.
+    train = pd.DataFrame({"f": ["a", "a", "a", "a", np.nan, np.nan],
+                          "g": ["a", "b", "b", "a", "a", "a"],
+                          "y": ["p", "p", "p", "q", "q", "q"]}, dtype=object)
+    test = pd.DataFrame({"f": ["a"], "g": ["a"]}, dtype=object)
+    for alpha in (0, 1, Fraction(1, 2)):
+        assert brute_robust(train, "y", {"f": "a", "g": "a"}, alpha) == (True, "q")
+        res = _certify(train, test, method, alpha)
+        assert (bool(res["robust"].iloc[0]), res["label"].iloc[0]) == (True, "q"), alpha
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_unseen_value_alpha0_is_all_zero_tie(method):
+    train = pd.DataFrame({"f0": ["a", "b", "a"], "f1": ["a", "a", "b"], "y": ["p", "q", "p"]}, dtype=object)
+    test = pd.DataFrame({"f0": ["z"], "f1": ["a"]}, dtype=object)
+    assert brute_robust(train, "y", {"f0": "z", "f1": "a"}, 0) == (False, None)
+    res = _certify(train, test, method, alpha=0)
+    assert not bool(res["robust"].iloc[0])
+    assert _label_matches(res["label"].iloc[0], False, None)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_unseen_value_alpha1(method):
+    # f0 unseen: factor 1/(N_l + 2) for both labels; f1 decides.
+    train = pd.DataFrame({"f0": ["a", "b", "a", "b"], "f1": ["a", "a", "a", "b"],
+                          "y": ["p", "p", "q", "q"]}, dtype=object)
+    test = pd.DataFrame({"f0": ["z"], "f1": ["a"]}, dtype=object)
+    assert brute_robust(train, "y", {"f0": "z", "f1": "a"}, 1) == (True, "p")
+    res = _certify(train, test, method, alpha=1)
+    assert bool(res["robust"].iloc[0]) and res["label"].iloc[0] == "p"
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_unseen_value_with_missing_cells(method):
+    # a missing cell can never take a value outside the domain: z stays at count 0.
+    train = pd.DataFrame({"f0": ["a", np.nan, "a", "b"], "f1": ["a", "a", "b", "b"],
+                          "y": ["p", "p", "q", "q"]}, dtype=object)
+    test = pd.DataFrame({"f0": ["z"], "f1": ["a"]}, dtype=object)
+    expected = brute_robust(train, "y", {"f0": "z", "f1": "a"}, 1)
+    assert expected == (True, "p")
+    res = _certify(train, test, method, alpha=1)
+    assert (bool(res["robust"].iloc[0]), res["label"].iloc[0]) == expected
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("alpha", [0, 1])
+def test_single_label_always_robust(method, alpha):
+    train = pd.DataFrame({"f0": ["a", np.nan, "b"], "f1": [np.nan, "a", np.nan], "y": ["p", "p", "p"]},
+                         dtype=object)
+    test = pd.DataFrame({"f0": ["z", "a"], "f1": ["a", "z"]}, dtype=object)
+    res = _certify(train, test, method, alpha=alpha)
+    assert res["robust"].tolist() == [True, True]
+    assert res["label"].tolist() == ["p", "p"]
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("alpha", [0, 1, Fraction(1, 2)])
+def test_tie_in_complete_table(method, alpha):
+    # symmetric table: both labels have identical supports for every test point
+    train = pd.DataFrame({"f0": ["a", "b", "a", "b"], "f1": ["a", "a", "a", "a"],
+                          "y": ["p", "p", "q", "q"]}, dtype=object)
+    test = pd.DataFrame({"f0": ["a", "b"], "f1": ["a", "a"]}, dtype=object)
+    res = _certify(train, test, method, alpha=alpha)
+    assert res["robust"].tolist() == [False, False]
+    assert all(_label_matches(v, False, None) for v in res["label"])
+
+
+@pytest.mark.parametrize("method", ["index", "iterate"])
+def test_tie_in_one_world_only(method):
+    # alpha 0, test f=a: the missing p cell = a -> p wins (1/3 vs 1/6); = b -> 1/6 vs 1/6 tie.
+    train = pd.DataFrame({"f": ["a", np.nan, "b", "a", "b", "b"],
+                          "y": ["p", "p", "p", "q", "q", "q"]}, dtype=object)
+    test = pd.DataFrame({"f": ["a"]}, dtype=object)
+    assert brute_counts(train, "y", {"f": "a"}, 0) == ({"p": 1, "q": 0}, 1)
+    res = _certify(train, test, method)
+    assert not bool(res["robust"].iloc[0]) and _label_matches(res["label"].iloc[0], False, None)
+
+
+@pytest.mark.parametrize("method", ["index", "iterate"])
+def test_float_alpha_is_its_decimal(method):
+    train = pd.DataFrame({"f0": ["a", np.nan, "b", "a"], "f1": ["b", "a", np.nan, "a"],
+                          "y": ["p", "q", "p", "q"]}, dtype=object)
+    test = pd.DataFrame({"f0": ["a", "b", "z"], "f1": ["a", "b", "a"]}, dtype=object)
+    a = nbcert.certify(train, test, "y", alpha=0.5, method=method)
+    b = nbcert.certify(train, test, "y", alpha=Fraction(1, 2), method=method)
+    pd.testing.assert_frame_equal(a, b)
+
+
+@pytest.mark.parametrize("method", ["index", "iterate"])
+def test_integer_labels_and_values_returned_as_given(method):
+    train = pd.DataFrame({"f": [1, 1, 2, 2, 2], "g": ["a", "b", "a", "a", np.nan], "y": [7, 7, 9, 9, 9]},
+                         dtype=object)
+    test = pd.DataFrame({"f": [2, 1], "g": ["a", "b"]}, dtype=object)
+    for i, row in enumerate([{"f": 2, "g": "a"}, {"f": 1, "g": "b"}]):
+        robust, lab = brute_robust(train, "y", row, 1)
+        res = nbcert.certify(train, test, "y", alpha=1, method=method)
+        assert bool(res["robust"].iloc[i]) == robust
+        if robust:
+            got = res["label"].iloc[i]
+            assert got == lab and isinstance(got, (int, np.integer)), repr(got)
+
+
+def test_column_entirely_missing_is_input_error():
+    train = pd.DataFrame({"f0": ["a", "b"], "f1": [np.nan, np.nan], "y": ["p", "q"]}, dtype=object)
+    test = pd.DataFrame({"f0": ["a"], "f1": ["a"]}, dtype=object)
+    for method in METHODS:
+        with pytest.raises(nbcert.InputError):
+            nbcert.certify(train, test, "y", method=method)
+    with pytest.raises(nbcert.InputError):
+        nbcert.count_worlds(train, test, "y")
+    assert issubclass(nbcert.InputError, ValueError)
+
+
+def test_label_column_in_test_is_ignored():
+    train = pd.DataFrame({"f": ["a", np.nan, "b", "b"], "y": ["p", "p", "q", "q"]}, dtype=object)
+    t1 = pd.DataFrame({"f": ["a", "b"]}, dtype=object)
+    t2 = pd.DataFrame({"y": ["q", "p"], "f": ["a", "b"]}, dtype=object)
+    for method in ["index", "iterate"]:
+        pd.testing.assert_frame_equal(nbcert.certify(train, t1, "y", method=method),
+                                      nbcert.certify(train, t2, "y", method=method))
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_nonrobust_label_is_none(method):
+    """Spec: the label column holds None (not NaN) when a row is not robust."""
+    train = pd.DataFrame({"f": ["a", "b"], "y": ["p", "q"]}, dtype=object)
+    test = pd.DataFrame({"f": ["a", "z"]}, dtype=object)  # "a": p robust; "z": all-zero tie
+    res = _certify(train, test, method)
+    assert res["robust"].tolist() == [True, False]
+    assert res["label"].iloc[0] == "p"
+    assert res["label"].iloc[1] is None, repr(res["label"].iloc[1])
+    assert res["robust"].dtype == bool
