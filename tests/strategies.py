@@ -44,21 +44,22 @@ class Instance:
 def instances(draw, *, max_rows: int = 7, max_features: int = 3, max_missing: int = 8,
               complete: bool = False, max_tests: int = 3, unseen: bool = True,
               min_labels: int = 1) -> Instance:
-    n = draw(st.integers(1, max_rows))
+    n = draw(st.one_of(st.integers(3, max_rows), st.integers(1, max_rows)))
     d = draw(st.integers(1, max_features))
     # one label occasionally, otherwise 2-4
     n_labels = draw(st.one_of(st.integers(2, 4), st.integers(2, 4), st.integers(2, 4),
                               st.just(1))) if min_labels <= 1 else draw(st.integers(max(2, min_labels), 4))
     labels = LABELS[:n_labels]
     y = [draw(st.sampled_from(labels)) for _ in range(n)]
-    if n >= n_labels and n_labels > 1 and draw(st.booleans()):
-        # make every drawn label actually occur
-        y[:n_labels] = labels
+    if n_labels > 1 and not draw(st.integers(0, 4)) == 4:
+        # usually make several labels actually occur
+        y[:n_labels] = labels[:n]
+        y = y[:n]
     dom_sizes = [draw(st.integers(1, 3)) for _ in range(d)]
     cols = [[draw(st.sampled_from(VALUES[:k])) for _ in range(n)] for k in dom_sizes]
 
     if not complete:
-        rate = draw(st.sampled_from([0, 10, 30, 60, 100]))
+        rate = draw(st.sampled_from([30, 60, 10, 100, 0]))
         mask = [[draw(st.integers(0, 99)) < rate for _ in range(n)] for _ in range(d)]
         for j in range(d):  # keep at least one observed value per column
             anchor = draw(st.integers(0, n - 1))

@@ -120,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--json", action="store_true",
                      help='print {"results": [...]} as JSON instead of a text table')
 
-    alpha_help = ("Laplace smoothing (default 0, the paper's classifier); kept exact, so 0.1 "
+    alpha_help = ("Laplace smoothing (default 0: none); read exactly, so 0.1 "
                   "means 1/10; fractions like 1/3 are accepted")
 
     p = sub.add_parser("certify", parents=[files, out], formatter_class=_Formatter,

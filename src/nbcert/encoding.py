@@ -135,7 +135,10 @@ def encode(train: pd.DataFrame, label: str, *, missing: Iterable | None = None,
     na = y_col.isna().to_numpy()
     if na.any():
         raise InputError(f"{name}: data row {int(np.flatnonzero(na)[0])} has no value in label column {label!r}")
-    y, labels = pd.factorize(y_col)
+    try:
+        y, labels = pd.factorize(y_col, sort=True)
+    except TypeError:  # labels of mixed types: keep their order of appearance
+        y, labels = pd.factorize(y_col)
 
     n, d = len(train), len(features)
     local = np.empty((n, d), dtype=np.intp)
