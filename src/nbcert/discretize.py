@@ -24,7 +24,7 @@ def discretize(df: pd.DataFrame, label: str, *, n_bins: int = 5, strategy: str =
             raise InputError(f"{name}: no column {col!r}")
     out = df.drop(columns=drop)
     features = [c for c in out.columns if c != label]
-    numeric = [c for c in features if pd.api.types.is_numeric_dtype(out[c]) and out[c].nunique() > n_bins]
+    numeric = [c for c in features if pd.api.types.is_numeric_dtype(out[c])]
     result = out.astype(object).astype(str).where(out.notna(), None)
     if numeric:
         kb = KBinsDiscretizer(n_bins=n_bins, encode="ordinal", strategy=strategy,

@@ -1,0 +1,26 @@
+# Reproduces the experiments and Figures 6-10 of "Certifiable Robustness for Naive Bayes
+# Classifiers" with the nbcert package: `snakemake --cores 1`.
+from snakemake.utils import min_version, validate
+
+min_version("8.0")
+
+
+configfile: "config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/fetch.smk"
+include: "workflow/rules/discretize.smk"
+include: "workflow/rules/perturb.smk"
+include: "workflow/rules/decision.smk"
+include: "workflow/rules/poisoning.smk"
+include: "workflow/rules/figures.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    input:
+        "results/report.md",

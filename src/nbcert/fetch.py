@@ -1,0 +1,100 @@
+"""Pipeline stage 1: obtain a data set's raw file, from a local mirror or from Kaggle.
+
+A mirror folder (``data_mirror`` in the config, or the NBCERT_DATA_MIRROR environment
+variable) is tried first: clusters without internet and this repository's tests use it.
+Otherwise kagglehub downloads the file (anonymously for public data sets; it uses
+KAGGLE_USERNAME/KAGGLE_KEY or ~/.kaggle/kaggle.json when present).  Either way the file's
+sha256 is checked against the config; with no checksum configured, the one seen is
+recorded next to the file and a warning is given.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from .outputs import atomic_path
+
+
+class FetchError(Exception):
+    """The data set could not be obtained or failed its checksum (one-line message)."""
+
+
+class Unavailable(FetchError):
+    """Neither the mirror, a local file nor Kaggle could provide the file."""
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str
+    file: str
+    kaggle: str | None = None  # owner/dataset
+    version: int | None = None  # a pinned Kaggle dataset version
+    local: str | None = None  # a local file instead of Kaggle
+    sha256: str | None = None
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def mirror_folder(configured: str | None) -> Path | None:
+    """The mirror folder: the environment variable wins over the config."""
+    value = os.environ.get("NBCERT_DATA_MIRROR") or configured
+    return Path(value) if value else None
+
+
+def _from_kaggle(src: Source) -> Path:
+    import kagglehub  # imported here: only this path needs it
+
+    handle = src.kaggle + (f"/versions/{src.version}" if src.version else "")
+    try:
+        return Path(kagglehub.dataset_download(handle, path=src.file))
+    except Exception as e:  # kagglehub raises many kinds (HTTP, auth, DNS)
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise FetchError(reason[:300]) from None
+
+
+def locate(src: Source, mirror: Path | None) -> tuple[Path, str]:
+    """Where the file comes from: (path, how) — mirror, local file or Kaggle."""
+    if src.local:
+        path = Path(src.local)
+        if not path.is_file():
+            raise Unavailable(f"{src.name}: local file {path} does not exist")
+        return path, "local file"
+    if mirror is not None and (mirror / src.file).is_file():
+        return mirror / src.file, f"mirror {mirror}"
+    if not src.kaggle:
+        raise Unavailable(f"{src.name}: no kaggle handle or local file configured")
+    try:
+        return _from_kaggle(src), f"kaggle {src.kaggle}"
+    except FetchError as e:
+        where = f"the mirror folder {mirror}" if mirror else "a mirror folder (data_mirror / NBCERT_DATA_MIRROR)"
+        raise Unavailable(
+            f"{src.name}: {src.file} is not in {where} and the Kaggle download of {src.kaggle} failed ({e}); "
+            f"either put {src.file} into {where}, or give this machine Kaggle access "
+            f"(internet, and KAGGLE_USERNAME/KAGGLE_KEY for private data)") from None
+
+
+def fetch(src: Source, mirror: Path | None, dest: Path) -> dict:
+    """Copy the verified raw file to ``dest`` atomically; return what happened."""
+    path, how = locate(src, mirror)
+    seen = sha256_of(path)
+    warning = None
+    if src.sha256 and seen != src.sha256.lower():
+        raise FetchError(f"{src.name}: sha256 of {path} is {seen}, but the config expects {src.sha256}; "
+                         f"refusing a file that differs from the pinned one")
+    if not src.sha256:
+        warning = (f"{src.name}: no sha256 in the config; recorded {seen} — add "
+                   f"'sha256: {seen}' to pin it")
+    tmp, dest = atomic_path(dest)
+    shutil.copyfile(path, tmp)
+    os.replace(tmp, dest)
+    return {"ok": True, "data set": src.name, "source": how, "file": src.file, "sha256": seen, "warning": warning}

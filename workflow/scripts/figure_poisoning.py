@@ -1,0 +1,7 @@
+"""Figure 10: poisoning time and poisoning rate (nbcert.figures)."""
+import sys
+
+from nbcert.figures import load, poisoning
+
+sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
+poisoning(load(snakemake.input), snakemake.output)

@@ -1,0 +1,13 @@
+"""results/report.md: the paper's claims beside the numbers measured here (nbcert.report)."""
+import json
+import sys
+
+from nbcert.figures import load
+from nbcert.outputs import write_text
+from nbcert.report import render
+
+sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
+statuses = [json.load(open(f"{d}/status.json")) for d in snakemake.input.status]
+text = render(load(snakemake.input.decision), load(snakemake.input.poisoning), statuses,
+              snakemake.input.figures, snakemake.params.config)
+write_text(text, snakemake.output[0])
