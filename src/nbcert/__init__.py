@@ -8,8 +8,17 @@ Classifiers, sections 3-5), exact where the answer is a certificate.
 from .api import certify, count_worlds, poison
 from .counting import WorldCounts
 from .encoding import EncodedTable, InputError, encode, from_codes, read_csv
-from .estimator import CertifiedNB
 from .poisoning import Poisoning
+
+
+def __getattr__(name):
+    # scikit-learn (and scipy under it) takes seconds to import; only the estimator needs it.
+    if name == "CertifiedNB":
+        from .estimator import CertifiedNB
+
+        return CertifiedNB
+    raise AttributeError(f"module 'nbcert' has no attribute {name!r}")
+
 
 __all__ = ["certify", "count_worlds", "poison", "WorldCounts", "Poisoning", "EncodedTable",
            "InputError", "encode", "from_codes", "read_csv", "CertifiedNB"]

@@ -13,7 +13,6 @@ import zlib
 
 import numpy as np
 import pandas as pd
-from sklearn.naive_bayes import CategoricalNB
 
 from . import decision, poisoning
 from .encoding import encode
@@ -55,6 +54,8 @@ def _timed(fn):
 
 def plain_seconds(train: pd.DataFrame, test: pd.DataFrame, label: str) -> float:
     """CategoricalNB fit on the clean table + one prediction, on ordinal codes."""
+    from sklearn.naive_bayes import CategoricalNB  # only the decision jobs pay for importing it
+
     feats = [c for c in train.columns if c != label]
     both = pd.concat([train[feats], test[feats]])
     codes = both.apply(lambda c: pd.factorize(c)[0]).to_numpy()
