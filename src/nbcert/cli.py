@@ -8,13 +8,11 @@ as an aligned text table or, with ``--json``, as ``{"results": [...]}``.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
-import re
 import sys
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -181,104 +179,19 @@ def build_parser() -> argparse.ArgumentParser:
 class _Table:
     path: str
     df: pd.DataFrame
-    lines: list = field(default_factory=list)  # file line where each data row starts
-
-    def where(self, row: int) -> str:
-        if 0 <= row < len(self.lines):
-            return f"data row {row} (line {self.lines[row]})"
-        return f"data row {row}"
-
-
-def _is_blank(record: list) -> bool:
-    # pandas skips empty and whitespace-only lines; they are not data rows
-    return not record or (len(record) == 1 and not record[0].strip())
-
-
-def _scan_csv(path: str) -> list | None:
-    """Check the CSV's shape with the csv module: pandas silently accepts rows with too few
-    fields (padding with missing) and too many (turning leading fields into an index).
-
-    Returns the line where each data row starts, or None when the file cannot be scanned
-    (read_csv then reports the problem).
-    """
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as f:
-            reader = csv.reader(f)
-            header, lines, prev = None, [], 0
-            for record in reader:
-                start, prev = prev + 1, reader.line_num
-                if _is_blank(record):
-                    continue
-                if header is None:
-                    header = record
-                    for i, name in enumerate(header):
-                        if name == "":
-                            raise _InputError(f"{path}: column {i + 1} of the header has no name")
-                    seen = set()
-                    for name in header:
-                        if name in seen:
-                            raise _InputError(f"{path}: duplicate column {name!r} in the header")
-                        seen.add(name)
-                    continue
-                if len(record) != len(header):
-                    raise _InputError(f"{path}: data row {len(lines)} (line {start}) has "
-                                      f"{len(record)} field{'s' * (len(record) != 1)}, expected "
-                                      f"{len(header)}")
-                lines.append(start)
-            return lines
-    except (OSError, UnicodeDecodeError, csv.Error):
-        return None
-
-
-def _read_table(path: str, missing: list) -> _Table:
-    import nbcert
-
-    lines = _scan_csv(path)
-    try:
-        df = nbcert.read_csv(path, missing=missing or None, name=path)
-    except OSError as e:
-        raise _InputError(f"{path}: cannot read the file ({e.strerror or e})") from None
-    if lines is not None and len(lines) != len(df):  # pragma: no cover - defensive
-        raise _InputError(f"{path}: found {len(lines)} data rows but pandas read {len(df)}; "
-                          f"check the quoting")
-    if not isinstance(df.index, pd.RangeIndex):  # pragma: no cover - defensive
-        df = df.reset_index(drop=True)
-    return _Table(path, df, lines or [])
 
 
 def _load(args):
-    """Read both files and check what the CLI can name precisely (file, column, row)."""
-    train = _read_table(args.train, args.missing)
-    test = _read_table(args.test, args.missing)
-    label = args.label
-    cols = list(train.df.columns)
-    if label not in cols:
-        raise _InputError(f"{train.path}: no label column {label!r} (columns: "
-                          f"{', '.join(map(repr, cols))})")
-    features = [c for c in cols if c != label]
-    if not features:
-        raise _InputError(f"{train.path}: no feature columns besides the label {label!r}")
-    y = train.df[label]
-    if y.isna().any():
-        r = int(y.isna().to_numpy().nonzero()[0][0])
-        raise _InputError(f"{train.path}: {train.where(r)} has no value in label column {label!r}")
-    for f in features:
-        if train.df[f].isna().all():
-            raise _InputError(f"{train.path}: feature column {f!r} has no values (every cell is "
-                              f"missing)")
-    for f in features:
-        if f not in test.df.columns:
-            raise _InputError(f"{test.path}: missing feature column {f!r} of {train.path}")
-    for c in test.df.columns:
-        if c not in cols:
-            raise _InputError(f"{test.path}: column {c!r} is not a column of {train.path}")
-    X = test.df[features]
-    na = X.isna().to_numpy()
-    if na.any():
-        r, j = (int(v[0]) for v in na.nonzero())
-        raise _InputError(f"{test.path}: {test.where(r)} has a missing value in column "
-                          f"{features[j]!r} (test rows must be complete)")
-    return train, test, X
+    """Read both files; the library checks the values, the CLI only what is about files:
+    a test column that the training file does not have."""
+    import nbcert
+
+    train = _Table(args.train, nbcert.read_csv(args.train, missing=args.missing, name=args.train))
+    test = _Table(args.test, nbcert.read_csv(args.test, missing=args.missing, name=args.test))
+    extra = [c for c in test.df.columns if c not in train.df.columns]
+    if extra:
+        raise _InputError(f"{test.path}: column {extra[0]!r} is not a column of {train.path}")
+    return train, test, test.df.drop(columns=[args.label], errors="ignore")
 
 
 def _alpha(text: str) -> str:
@@ -295,9 +208,7 @@ def _library_message(msg: str, train: _Table | None, test: _Table | None) -> str
     """Name the file in a library message about the 'training table' or 'test table'."""
     for prefix, table in (("training table", train), ("test table", test)):
         if table is not None and msg.startswith(prefix + ":"):
-            rest = re.sub(r"\bdata row (\d+)\b(?! \(line)", lambda m: table.where(int(m.group(1))),
-                          msg[len(prefix) + 1:])
-            return f"{table.path}:{rest}"
+            return table.path + msg[len(prefix):]
     return msg
 
 
@@ -320,10 +231,6 @@ def _emit(args, results: list, text: str) -> None:
         sys.stdout.write(json.dumps({"results": results}, indent=2, allow_nan=False) + "\n")
     else:
         sys.stdout.write(text + "\n")
-
-
-def _labels(train: _Table, label: str) -> list:
-    return list(dict.fromkeys(train.df[label].tolist()))
 
 
 # ---------------------------------------------------------------------------------------
@@ -360,19 +267,18 @@ def _run_count(args, ctx) -> None:
     ctx.update(train=train, test=test)
     wcs = nbcert.count_worlds(train.df, X, args.label, alpha=alpha, method=args.method,
                               n_samples=args.samples, confidence=args.confidence, seed=args.seed)
-    labels = _labels(train, args.label)
+    labels = list((wcs[0].counts or wcs[0].fractions) if wcs else [])  # every training label
     results, rows = [], []
     for i, wc in zip(X.index, wcs):
         if wc.counts is not None:
-            keys = labels + [k for k in wc.counts if k not in labels]
-            counts = {str(k): str(int(wc.counts.get(k, 0))) for k in keys}
+            counts = {str(k): str(int(wc.counts[k])) for k in labels}
             r = {"test_index": int(i), "counts": counts, "ties": str(int(wc.ties or 0)),
                  "total": str(int(wc.total)), "method": str(wc.method)}
             cells = [counts[str(k)] for k in labels] + [r["ties"]]
         else:
             fr = wc.fractions or {}
             iv = wc.intervals or {}
-            keys = labels + [k for k in fr if k not in labels]
+            keys = labels
             r = {"test_index": int(i), "counts": None, "ties": None, "total": str(int(wc.total)),
                  "method": str(wc.method),
                  "fractions": {str(k): float(fr.get(k, 0.0)) for k in keys},

@@ -16,6 +16,7 @@ one ``np.bincount`` per label over a contiguous block of cells.
 
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -86,22 +87,51 @@ class EncodedTable:
         return np.where(T >= 0, T + self.offsets[:-1], self.missing_codes)
 
 
-def read_csv(path: str, missing: Sequence[str] | None = None, name: str | None = None) -> pd.DataFrame:
+def _check_shape(path, name: str) -> None:
+    """Reject what pandas silently repairs: short rows (padded with NaN), long rows
+    (leading fields turned into an index), duplicate or empty header names."""
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        reader = csv.reader(f)
+        header, rows, start = None, 0, 1
+        for record in reader:
+            line, start = start, reader.line_num + 1
+            if not record or (len(record) == 1 and not record[0].strip()):
+                continue  # pandas skips blank lines too
+            if header is None:
+                header = record
+                if "" in header:
+                    raise InputError(f"{name}: column {header.index('') + 1} of the header has no name")
+                dup = next((h for i, h in enumerate(header) if h in header[:i]), None)
+                if dup is not None:
+                    raise InputError(f"{name}: duplicate column {dup!r} in the header")
+                continue
+            if len(record) != len(header):
+                raise InputError(f"{name}: data row {rows} (line {line}) has {len(record)} "
+                                 f"field{'s' * (len(record) != 1)}, expected {len(header)}")
+            rows += 1
+
+
+def read_csv(path, missing: Sequence[str] | None = None, name: str | None = None) -> pd.DataFrame:
     """Read a CSV keeping every value as the string written in it.
 
     Only an empty field (and the given ``missing`` tokens) means missing, so values such
-    as ``NA`` or ``null`` stay ordinary categories.
+    as ``NA`` or ``null`` stay ordinary categories.  A malformed file is an InputError
+    naming the file, and the row and line where that applies.
     """
     name = name or str(path)
     try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""] + list(missing or []))
+        _check_shape(path, name)
+        df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""] + list(missing or []),
+                         index_col=False)
     except FileNotFoundError:
         raise InputError(f"{name}: no such file") from None
     except IsADirectoryError:
         raise InputError(f"{name}: is a directory, not a CSV file") from None
+    except OSError as e:
+        raise InputError(f"{name}: cannot read the file ({e.strerror or e})") from None
     except pd.errors.EmptyDataError:
         raise InputError(f"{name}: the file is empty") from None
-    except pd.errors.ParserError as e:
+    except (pd.errors.ParserError, csv.Error) as e:
         raise InputError(f"{name}: cannot parse CSV ({str(e).strip().splitlines()[-1]})") from None
     except UnicodeDecodeError:
         raise InputError(f"{name}: not a UTF-8 text file") from None
@@ -121,7 +151,7 @@ def encode(train: pd.DataFrame, label: str, *, missing: Iterable | None = None,
     if not isinstance(train, pd.DataFrame):
         raise InputError(f"{name}: expected a pandas DataFrame, got {type(train).__name__}")
     if label not in train.columns:
-        raise InputError(f"{name}: no label column {label!r}")
+        raise InputError(f"{name}: no label column {label!r} (columns: {', '.join(map(repr, train.columns))})")
     if len(train) == 0:
         raise InputError(f"{name}: the table has no data rows")
     if train.columns.duplicated().any():

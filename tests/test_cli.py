@@ -1,0 +1,516 @@
+"""The nbcert command line: JSON and text contracts, --missing, and one-line input errors.
+
+Most tests call ``nbcert.cli.main`` in-process; a few run the real console script.
+The tiny tables are small enough to check against a brute-force enumeration of worlds.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from importlib.metadata import version
+from itertools import combinations, product
+from pathlib import Path
+
+import pytest
+
+import nbcert
+from nbcert.cli import main
+from nbcert.counting import WorldCounts
+
+# Counting example (alpha = 0).  Label p: 1 row, label e: 4 rows, n = 5; two missing
+# 'cap' cells in e rows, domain {s, x}, so 4 worlds.
+#   test (n, s): S(p) = 1/5; S(e) = 4/5 * 2/4 * (1+k)/4 = (1+k)/10 with k = holes filled s:
+#                k=0 -> p (1 world), k=1 -> tie (2 worlds), k=2 -> e (1 world): not robust.
+#   test (n, x): S(p) = 0 < S(e) in every world: robust, e.
+# With alpha = 1 the first row becomes robust e too.
+TRAIN = "odor,cap,y\nn,s,p\nn,,e\nn,,e\nf,s,e\nf,x,e\n"
+TEST = "odor,cap,y\nn,s,?\nn,x,\n"  # the label column in the test file is ignored
+
+# Poisoning example: a complete table whose rows are not grouped by label, so a row
+# position after grouping (0,1,4,5 | 2,3) differs from the CSV data row.
+#   test (n, s) is robust e; the only minimum poisoning blanks odor of data rows 1 and 4.
+#   test (z, s) has an unseen value: both supports are 0, a tie, already not robust.
+#   test (f, x) is robust p.
+PTRAIN = "odor,cap,y\nf,x,e\nn,s,e\nf,x,p\nf,s,p\nn,s,e\nf,s,e\n"
+PTEST = "odor,cap\nn,s\nz,s\nf,x\n"
+
+
+# ---------------------------------------------------------------------------------------
+# helpers
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def run(capsys, *argv):
+    rc = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def run_json(capsys, *argv):
+    rc, out, err = run(capsys, *argv, "--json")
+    assert rc == 0, err
+    assert err == ""
+    data = json.loads(out)
+    assert list(data) == ["results"]
+    return data["results"]
+
+
+def files(tmp_path, train=TRAIN, test=TEST):
+    return ["--train", write(tmp_path, "train.csv", train), "--test", write(tmp_path, "test.csv", test),
+            "--label", "y"]
+
+
+def parse(text: str, missing=("",)):
+    """Rows of a CSV text as (features dict, label); missing cells are None."""
+    lines = [line.split(",") for line in text.strip().splitlines()]
+    header = lines[0]
+    feats = [h for h in header if h != "y"]
+    rows = []
+    for values in lines[1:]:
+        rec = dict(zip(header, values))
+        rows.append(({f: None if rec[f] in missing else rec[f] for f in feats}, rec["y"]))
+    return feats, rows
+
+
+def brute_predict(feats, rows, t, alpha):
+    labels = list(dict.fromkeys(y for _, y in rows))
+    dom = {f: {r[f] for r, _ in rows if r[f] is not None} for f in feats}
+    sup = {}
+    for lab in labels:
+        Nl = sum(y == lab for _, y in rows)
+        s = Fraction(Nl, len(rows))
+        for f in feats:
+            c = sum(y == lab and r[f] == t[f] for r, y in rows)
+            s *= (c + alpha) / (Nl + alpha * len(dom[f]))
+        sup[lab] = s
+    top = [lab for lab in labels if sup[lab] == max(sup.values())]
+    return top[0] if len(top) == 1 else None
+
+
+def brute_count(feats, rows, t, alpha=Fraction(0)):
+    """(counts per label, ties, total) by enumerating every world."""
+    dom = {f: sorted({r[f] for r, _ in rows if r[f] is not None}) for f in feats}
+    holes = [(i, f) for i, (r, _) in enumerate(rows) for f in feats if r[f] is None]
+    counts = dict.fromkeys(dict.fromkeys(y for _, y in rows), 0)
+    ties = total = 0
+    for fill in product(*[dom[f] for _, f in holes]):
+        world = [(dict(r), y) for r, y in rows]
+        for (i, f), v in zip(holes, fill):
+            world[i][0][f] = v
+        p = brute_predict(feats, world, t, alpha)
+        total += 1
+        if p is None:
+            ties += 1
+        else:
+            counts[p] += 1
+    return counts, ties, total
+
+
+def brute_robust(feats, rows, t, alpha=Fraction(0)):
+    counts, ties, total = brute_count(feats, rows, t, alpha)
+    winners = [lab for lab, c in counts.items() if c]
+    return winners[0] if not ties and len(winners) == 1 else None
+
+
+def brute_min_poison(feats, rows, t, max_k=3):
+    cells = [(i, f) for i in range(len(rows)) for f in feats]
+    for k in range(max_k + 1):
+        sols = []
+        for chosen in combinations(cells, k):
+            new = [(dict(r), y) for r, y in rows]
+            for i, f in chosen:
+                new[i][0][f] = None
+            if any(all(r[f] is None for r, _ in new) for f in feats):
+                continue
+            if brute_robust(feats, new, t) is None:
+                sols.append(set(chosen))
+        if sols:
+            return k, sols
+    return None, []
+
+
+def blank_cells(text: str, cells) -> str:
+    """The CSV text with the given (data row, column) cells emptied."""
+    lines = text.strip().splitlines()
+    header = lines[0].split(",")
+    rows = [line.split(",") for line in lines[1:]]
+    for r, c in cells:
+        rows[r][header.index(c)] = ""
+    return "\n".join([lines[0]] + [",".join(r) for r in rows]) + "\n"
+
+
+def points(text):
+    lines = text.strip().splitlines()
+    header = lines[0].split(",")
+    return [dict(zip(header, line.split(","))) for line in lines[1:]]
+
+
+# ---------------------------------------------------------------------------------------
+# certify
+
+
+def test_certify_json_contract(tmp_path, capsys):
+    res = run_json(capsys, "certify", *files(tmp_path))
+    assert res == [{"test_index": 0, "robust": False, "label": None},
+                   {"test_index": 1, "robust": True, "label": "e"}]
+
+
+@pytest.mark.parametrize("alpha", ["0", "1", "0.5", "1/3", "0.001"])
+@pytest.mark.parametrize("method", ["index", "iterate"])
+def test_certify_matches_brute_force(tmp_path, capsys, method, alpha):
+    res = run_json(capsys, "certify", *files(tmp_path), "--alpha", alpha, "--method", method)
+    feats, rows = parse(TRAIN)
+    expected = [brute_robust(feats, rows, t, Fraction(alpha)) for t in points(TEST)]
+    assert [r["label"] for r in res] == expected
+    assert [r["robust"] for r in res] == [e is not None for e in expected]
+    if alpha == "1":
+        assert expected == ["e", "e"]  # smoothing changes the answer for row 0
+
+
+def test_certify_ad(tmp_path, capsys):
+    res = run_json(capsys, "certify", *files(tmp_path), "--method", "ad", "--worlds", "200",
+                   "--seed", "0")
+    assert [r["robust"] for r in res] == [False, True]
+    assert res[1]["label"] == "e"
+
+
+def test_certify_text_table(tmp_path, capsys):
+    rc, out, err = run(capsys, "certify", *files(tmp_path))
+    assert rc == 0 and err == ""
+    lines = out.rstrip("\n").splitlines()
+    assert [line.split() for line in lines] == [["test_index", "robust", "label"],
+                                                ["0", "no", "-"], ["1", "yes", "e"]]
+    # aligned: every column starts at the same offset on every line
+    assert lines[1].index("no") == lines[0].index("robust") == lines[2].index("yes")
+    assert lines[2].index("e", lines[0].index("label")) == lines[0].index("label")
+
+
+def test_values_are_reported_as_written(tmp_path, capsys):
+    # NA and 007 are ordinary categories, not missing and not numbers
+    train = "a,y\nNA,007\nNA,007\nb,NA\n"
+    test = "a\nNA\nb\n"
+    res = run_json(capsys, "certify", *files(tmp_path, train, test))
+    assert [r["label"] for r in res] == ["007", "NA"]
+
+
+def test_test_columns_in_any_order(tmp_path, capsys):
+    res = run_json(capsys, "certify", *files(tmp_path, test="cap,odor\ns,n\nx,n\n"))
+    assert [r["robust"] for r in res] == [False, True]
+
+
+# ---------------------------------------------------------------------------------------
+# --missing
+
+
+def test_missing_tokens(tmp_path, capsys):
+    train_q = TRAIN.replace("n,,e\nn,,e", "n,?,e\nn,unknown,e")
+    assert train_q != TRAIN
+    (tmp_path / "plain").mkdir()
+    plain = run_json(capsys, "count", *files(tmp_path / "plain"))
+    args = files(tmp_path, train=train_q)
+    tokens = run_json(capsys, "count", *args, "--missing", "?", "--missing", "unknown")
+    assert tokens == plain
+    assert tokens[0]["total"] == "4"
+    # without the tokens '?' and 'unknown' are categories: no missing cell, one world
+    assert run_json(capsys, "count", *args)[0]["total"] == "1"
+    # a token in the test file is missing too
+    rc, out, err = run(capsys, "certify", *files(tmp_path, train_q, "odor,cap\nn,s\nn,?\n"),
+                       "--missing", "?")
+    assert rc == 2 and "data row 1" in err and "'cap'" in err
+
+
+# ---------------------------------------------------------------------------------------
+# count
+
+
+@pytest.mark.parametrize("method", ["exact", "batch", "auto"])
+def test_count_json_contract(tmp_path, capsys, method):
+    res = run_json(capsys, "count", *files(tmp_path), "--method", method)
+    assert res == [
+        {"test_index": 0, "counts": {"p": "1", "e": "1"}, "ties": "2", "total": "4",
+         "method": "exact" if method == "auto" else method},
+        {"test_index": 1, "counts": {"p": "0", "e": "4"}, "ties": "0", "total": "4",
+         "method": "exact" if method == "auto" else method},
+    ]
+
+
+@pytest.mark.parametrize("alpha", ["1", "1/2", "0.001"])
+def test_count_matches_brute_force(tmp_path, capsys, alpha):
+    res = run_json(capsys, "count", *files(tmp_path), "--alpha", alpha)
+    feats, rows = parse(TRAIN)
+    for r, t in zip(res, points(TEST)):
+        counts, ties, total = brute_count(feats, rows, t, Fraction(alpha))
+        assert r["counts"] == {k: str(v) for k, v in counts.items()}
+        assert r["ties"] == str(ties) and r["total"] == str(total)
+        assert sum(map(int, r["counts"].values())) + int(r["ties"]) == int(r["total"])
+
+
+def test_count_every_training_label_listed(tmp_path, capsys):
+    train = "a,y\nx,e\nx,e\nz,p\n,q\n"
+    res = run_json(capsys, "count", *files(tmp_path, train, "a\nx\n"))
+    assert set(res[0]["counts"]) == {"e", "p", "q"}
+    assert all(isinstance(v, str) for v in res[0]["counts"].values())
+    assert sum(map(int, res[0]["counts"].values())) + int(res[0]["ties"]) == int(res[0]["total"]) == 2
+
+
+def test_count_montecarlo_json(tmp_path, capsys):
+    res = run_json(capsys, "count", *files(tmp_path), "--method", "montecarlo", "--samples", "400",
+                   "--seed", "1")
+    assert len(res) == 2
+    for r in res:
+        assert r["method"] == "montecarlo"
+        assert r["total"] == "4"
+        assert r.get("counts") is None and r.get("ties") is None
+        assert r["samples"] == 400
+        assert set(r["fractions"]) == {"p", "e"}
+        assert sum(r["fractions"].values()) + r["tie_fraction"] == pytest.approx(1)
+        for lab, (lo, hi) in r["intervals"].items():
+            assert 0 <= lo <= r["fractions"][lab] <= hi <= 1
+    assert res[1]["fractions"] == {"p": 0.0, "e": 1.0}
+    assert res[0]["tie_fraction"] == pytest.approx(0.5, abs=0.15)
+
+
+def test_count_text_table(tmp_path, capsys):
+    rc, out, err = run(capsys, "count", *files(tmp_path))
+    assert rc == 0 and err == ""
+    assert [line.split() for line in out.splitlines()] == [
+        ["test_index", "e", "p", "ties", "total", "method"],
+        ["0", "1", "1", "2", "4", "exact"],
+        ["1", "4", "0", "0", "4", "exact"]]
+    rc, out, err = run(capsys, "count", *files(tmp_path), "--method", "montecarlo", "--seed", "0",
+                       "--samples", "100")
+    assert rc == 0 and "montecarlo" in out and "~" in out
+
+
+def test_count_big_integers_in_full(tmp_path, capsys, monkeypatch):
+    total = 3 ** 10_000  # more digits than Python's default int-to-str limit (4300)
+    wc = WorldCounts(method="exact", total=total, counts={"p": total - 7, "e": 5}, ties=2)
+    monkeypatch.setattr(nbcert, "count_worlds", lambda *a, **k: [wc, wc])
+    setter = getattr(sys, "set_int_max_str_digits", None)
+    res = run_json(capsys, "count", *files(tmp_path))
+    rc, out, _ = run(capsys, "count", *files(tmp_path))
+    if setter:
+        old = sys.get_int_max_str_digits()
+        setter(0)
+    try:
+        digits = str(total)
+        assert res[0]["total"] == digits and res[0]["counts"] == {"p": str(total - 7), "e": "5"}
+        assert digits in out and str(total - 7) in out
+    finally:
+        if setter:
+            setter(old)
+
+
+# ---------------------------------------------------------------------------------------
+# poison
+
+
+def test_poison_json_contract(tmp_path, capsys):
+    res = run_json(capsys, "poison", *files(tmp_path, PTRAIN, PTEST))
+    assert [r["test_index"] for r in res] == [0, 1, 2]
+    assert res[0]["num_cells"] == 2
+    assert {(c["row"], c["column"]) for c in res[0]["cells"]} == {(1, "odor"), (4, "odor")}
+    assert res[1] == {"test_index": 1, "num_cells": 0, "cells": []}
+    feats, rows = parse(PTRAIN)
+    k, sols = brute_min_poison(feats, rows, points(PTEST)[2])
+    assert res[2]["num_cells"] == k == len(res[2]["cells"])
+    assert {(c["row"], c["column"]) for c in res[2]["cells"]} in sols
+
+
+@pytest.mark.parametrize("method", ["op", "sr", "rp"])
+def test_poison_cells_break_robustness(tmp_path, capsys, method):
+    """Blanking the reported cells in the CSV (by data row) makes the test row non-robust."""
+    res = run_json(capsys, "poison", *files(tmp_path, PTRAIN, PTEST), "--method", method,
+                   "--seed", "3")
+    n_rows = len(PTRAIN.strip().splitlines()) - 1
+    for r in res:
+        assert r["num_cells"] == len(r["cells"])
+        cells = [(c["row"], c["column"]) for c in r["cells"]]
+        assert all(0 <= row < n_rows and col in ("odor", "cap") for row, col in cells)
+        assert len(set(cells)) == len(cells)
+        if not cells:
+            continue
+        poisoned = blank_cells(PTRAIN, cells)
+        t = points(PTEST)[r["test_index"]]
+        point = f"odor,cap\n{t['odor']},{t['cap']}\n"
+        cert = run_json(capsys, "certify", "--train", write(tmp_path, "poisoned.csv", poisoned),
+                        "--test", write(tmp_path, "point.csv", point), "--label", "y")
+        assert cert[0]["robust"] is False
+    if method != "op":
+        op = run_json(capsys, "poison", *files(tmp_path, PTRAIN, PTEST))
+        assert all(r["num_cells"] >= o["num_cells"] for r, o in zip(res, op))
+
+
+def test_poison_impossible(tmp_path, capsys):
+    # one label only: every world predicts it, no blanking can change that
+    res = run_json(capsys, "poison", *files(tmp_path, "a,b,y\nx,u,e\nz,v,e\n", "a,b\nx,u\n"))
+    assert res == [{"test_index": 0, "num_cells": None, "cells": []}]
+    rc, out, err = run(capsys, "poison", *files(tmp_path, "a,b,y\nx,u,e\nz,v,e\n", "a,b\nx,u\n"))
+    assert rc == 0 and out.splitlines()[1].split()[:2] == ["0", "-"] and "impossible" in out
+
+
+def test_poison_text_table(tmp_path, capsys):
+    rc, out, err = run(capsys, "poison", *files(tmp_path, PTRAIN, PTEST))
+    assert rc == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0].split()[:2] == ["test_index", "num_cells"]
+    assert lines[1].split()[:2] == ["0", "2"]
+    assert "1:odor" in lines[1] and "4:odor" in lines[1]
+    assert lines[2].split()[:2] == ["1", "0"] and "already not robust" in lines[2]
+
+
+# ---------------------------------------------------------------------------------------
+# errors: one line on stderr, exit status 2, naming the file, column or row
+
+
+def assert_error(rc, out, err, *names):
+    assert rc == 2
+    assert out == ""
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("nbcert: error: ")
+    for name in names:
+        assert name in lines[0], (name, lines[0])
+
+
+ALL_COMMANDS = ["certify", "count", "poison"]
+
+ERROR_CASES = {
+    # name: (train text or None for absent, test text or None, extra args, expected fragments)
+    "no train file": (None, TEST, [], ["train.csv", "no such file"]),
+    "no test file": (TRAIN, None, [], ["test.csv", "no such file"]),
+    "unknown label": (TRAIN, TEST, ["--label", "class"], ["train.csv", "'class'"]),
+    "ragged long row": ("odor,cap,y\nn,s,p\nn,s,e,9\n", TEST, [],
+                        ["train.csv", "data row 1", "4 fields", "expected 3"]),
+    "ragged short row": ("odor,cap,y\nn,s,p\nn,s\n", TEST, [],
+                         ["train.csv", "data row 1", "2 fields", "expected 3"]),
+    "every row long": ("odor,cap,y\nn,s,p,\nf,s,e,\n", TEST, [],
+                       ["train.csv", "data row 0", "4 fields", "expected 3"]),
+    "ragged after a blank line": ("odor,cap,y\nn,s,p\n\nn,s\n", TEST, [],
+                                  ["train.csv", "data row 1 (line 4)", "2 fields"]),
+    "ragged test row": (TRAIN, "odor,cap\nn,s\nn,s,x\n", [], ["test.csv", "data row 1", "3 fields"]),
+    "test lacks a feature": (TRAIN, "odor,y\nn,e\n", [], ["test.csv", "'cap'"]),
+    "test has an extra column": (TRAIN, "odor,cap,shape\nn,s,x\n", [], ["test.csv", "'shape'"]),
+    "header only": ("odor,cap,y\n", TEST, [], ["train.csv", "no data rows"]),
+    "empty file": ("", TEST, [], ["train.csv", "empty"]),
+    "empty test table": (TRAIN, "odor,cap\n", [], ["test.csv", "no data rows"]),
+    "feature with no values": ("odor,cap,y\nn,,p\nf,,e\n", TEST, [], ["train.csv", "'cap'"]),
+    "test row with a missing cell": (TRAIN, "odor,cap\nn,s\n,x\n", [],
+                                     ["test.csv", "data row 1", "'odor'"]),
+    "missing label value": ("odor,cap,y\nn,s,p\nf,s,\n", TEST, [], ["train.csv", "data row 1", "'y'"]),
+    "duplicate column": ("odor,odor,y\nn,s,p\n", TEST, [], ["train.csv", "duplicate", "'odor'"]),
+    "unnamed column": ("odor,,y\nn,s,p\n", TEST, [], ["train.csv", "column 2"]),
+    "only the label column": ("y\np\ne\n", "y\np\n", [], ["train.csv", "feature"]),
+}
+
+
+@pytest.mark.parametrize("command", ALL_COMMANDS)
+@pytest.mark.parametrize("case", list(ERROR_CASES))
+def test_input_errors(tmp_path, capsys, case, command):
+    train, test, extra, names = ERROR_CASES[case]
+    args = ["--train", str(tmp_path / "train.csv"), "--test", str(tmp_path / "test.csv"), "--label", "y"]
+    if train is not None:
+        write(tmp_path, "train.csv", train)
+    if test is not None:
+        write(tmp_path, "test.csv", test)
+    rc, out, err = run(capsys, command, *args, *extra)
+    assert_error(rc, out, err, *names)
+
+
+@pytest.mark.parametrize("alpha", ["-1", "-0.5", "abc", "nan", "inf", "1/0", ""])
+@pytest.mark.parametrize("command", ["certify", "count"])
+def test_bad_alpha(tmp_path, capsys, command, alpha):
+    rc, out, err = run(capsys, command, *files(tmp_path), f"--alpha={alpha}")
+    assert_error(rc, out, err, "--alpha", repr(alpha))
+
+
+def test_negative_alpha_as_separate_argument(tmp_path, capsys):
+    rc, out, err = run(capsys, "certify", *files(tmp_path), "--alpha", "-1")
+    assert_error(rc, out, err, "--alpha", "-1")
+
+
+def test_poison_needs_a_complete_table(tmp_path, capsys):
+    rc, out, err = run(capsys, "poison", *files(tmp_path))
+    assert_error(rc, out, err, "train.csv", "data row 1", "'cap'")
+
+
+def test_directory_instead_of_file(tmp_path, capsys):
+    rc, out, err = run(capsys, "certify", "--train", str(tmp_path), "--test",
+                       write(tmp_path, "test.csv", TEST), "--label", "y")
+    assert_error(rc, out, err, str(tmp_path))
+
+
+@pytest.mark.parametrize("argv", [
+    [],
+    ["frobnicate"],
+    ["certify"],
+    ["certify", "--train", "a.csv", "--test", "b.csv"],
+    ["certify", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--method", "exact"],
+    ["count", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--samples", "0"],
+    ["count", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--samples", "many"],
+    ["certify", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--worlds", "-3"],
+    ["poison", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--alpha", "1"],
+    ["poison", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--seed", "x"],
+    ["certify", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--bogus"],
+])
+def test_usage_errors(capsys, argv):
+    rc, out, err = run(capsys, *argv)
+    assert rc == 2
+    assert "usage:" in err and "error:" in err and "Traceback" not in err
+
+
+# ---------------------------------------------------------------------------------------
+# --version and help
+
+
+def test_version(capsys):
+    rc, out, err = run(capsys, "--version")
+    assert rc == 0 and out.strip() == f"nbcert {version('nbcert')}"
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["-h"], ["certify", "count", "poison", "robust", "possible world", "blank"]),
+    (["certify", "-h"], ["robust", "possible world", "--alpha", "--method", "--missing", "--json"]),
+    (["count", "-h"], ["possible worlds", "tie", "--samples", "--seed", "montecarlo"]),
+    (["poison", "-h"], ["fewest", "blank", "robust", "row:column", "--method"]),
+])
+def test_help(capsys, argv, words):
+    rc, out, err = run(capsys, *argv)
+    assert rc == 0
+    for w in words:
+        assert w in out, w
+
+
+# ---------------------------------------------------------------------------------------
+# the real console script
+
+
+def _script() -> list:
+    exe = Path(sys.executable).with_name("nbcert")
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "nbcert.cli"]
+
+
+def test_console_script_json(tmp_path):
+    proc = subprocess.run(_script() + ["count", *files(tmp_path), "--json"], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads(proc.stdout)["results"]
+    assert res[0]["counts"] == {"p": "1", "e": "1"} and res[0]["ties"] == "2"
+
+
+def test_module_entry_point_error(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "nbcert.cli", "certify", *files(tmp_path),
+                           "--label", "class"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.splitlines() == [f"nbcert: error: {tmp_path / 'train.csv'}: no label column "
+                                        f"'class' (columns: 'odor', 'cap', 'y')"]

@@ -1,0 +1,87 @@
+"""Stage 1: fetching from the mirror and through kagglehub (a prepared cache, a fake failure)."""
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from nbcert.fetch import FetchError, Source, Unavailable, fetch, mirror_folder
+
+CSV = b"a,b,label\nx,y,p\n"
+SHA = hashlib.sha256(CSV).hexdigest()
+
+
+@pytest.fixture
+def mirror(tmp_path):
+    folder = tmp_path / "mirror"
+    folder.mkdir()
+    (folder / "data.csv").write_bytes(CSV)
+    return folder
+
+
+def test_mirror_copy_is_verified(mirror, tmp_path):
+    src = Source("demo", "data.csv", kaggle="someone/demo", sha256=SHA)
+    status = fetch(src, mirror, tmp_path / "out" / "data.csv")
+    assert (tmp_path / "out" / "data.csv").read_bytes() == CSV
+    assert status["ok"] and status["sha256"] == SHA and status["source"].startswith("mirror")
+    assert status["warning"] is None
+
+
+def test_checksum_mismatch_is_refused_and_nothing_written(mirror, tmp_path):
+    src = Source("demo", "data.csv", kaggle="someone/demo", sha256="0" * 64)
+    with pytest.raises(FetchError, match="sha256 .* but the config expects"):
+        fetch(src, mirror, tmp_path / "out" / "data.csv")
+    assert not (tmp_path / "out" / "data.csv").exists()
+
+
+def test_missing_checksum_is_recorded_with_a_warning(mirror, tmp_path):
+    status = fetch(Source("demo", "data.csv", kaggle="someone/demo"), mirror, tmp_path / "d.csv")
+    assert status["sha256"] == SHA and SHA in status["warning"]
+
+
+def test_environment_variable_wins_over_config(monkeypatch, tmp_path):
+    monkeypatch.setenv("NBCERT_DATA_MIRROR", str(tmp_path))
+    assert mirror_folder("/elsewhere") == tmp_path
+    monkeypatch.delenv("NBCERT_DATA_MIRROR")
+    assert mirror_folder("/elsewhere") == Path("/elsewhere")
+    assert mirror_folder(None) is None
+
+
+def test_kagglehub_download_from_a_prepared_cache(monkeypatch, tmp_path):
+    """The real kagglehub code path, served by its own cache instead of the network."""
+    from kagglehub.cache import Cache
+    from kagglehub.handle import parse_dataset_handle
+
+    monkeypatch.setenv("KAGGLEHUB_CACHE", str(tmp_path / "cache"))
+    handle = parse_dataset_handle("someone/demo/versions/3")
+    cached = Path(Cache().get_path(handle, "data.csv"))
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes(CSV)
+    Cache().mark_as_complete(handle, "data.csv")
+    src = Source("demo", "data.csv", kaggle="someone/demo", version=3, sha256=SHA)
+    status = fetch(src, None, tmp_path / "out.csv")
+    assert status["source"] == "kaggle someone/demo" and (tmp_path / "out.csv").read_bytes() == CSV
+
+
+def test_unreachable_kaggle_names_both_ways(monkeypatch, tmp_path):
+    import kagglehub
+
+    def offline(*args, **kwargs):
+        raise ConnectionError("Failed to resolve 'www.kaggle.com'")
+
+    monkeypatch.setattr(kagglehub, "dataset_download", offline)
+    src = Source("demo", "data.csv", kaggle="someone/demo", sha256=SHA)
+    with pytest.raises(Unavailable) as e:
+        fetch(src, tmp_path, tmp_path / "out.csv")
+    msg = str(e.value)
+    assert "data.csv" in msg and "mirror" in msg and "Kaggle access" in msg and "resolve" in msg
+    assert "\n" not in msg
+
+
+def test_local_file_source(tmp_path):
+    f = tmp_path / "mine.csv"
+    f.write_bytes(CSV)
+    status = fetch(Source("mine", "mine.csv", local=str(f), sha256=SHA), None, tmp_path / "o" / "mine.csv")
+    assert status["source"] == "local file"
+    with pytest.raises(Unavailable, match="does not exist"):
+        fetch(Source("mine", "mine.csv", local=str(tmp_path / "nope.csv")), None, tmp_path / "x.csv")

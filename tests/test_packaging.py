@@ -1,0 +1,21 @@
+"""environment.yml must list exactly pyproject's dependencies (base + pipeline extra)."""
+
+import re
+import tomllib
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _name(spec: str) -> str:
+    return re.split(r"[<>=!~ \[]", spec.strip(), maxsplit=1)[0].lower()
+
+
+def test_environment_matches_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = {_name(s): s.replace(" ", "") for s in project["dependencies"] + project["optional-dependencies"]["pipeline"]}
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())["dependencies"]
+    conda = {_name(s): s.replace(" ", "") for s in env if isinstance(s, str) and _name(s) not in ("python", "pip")}
+    assert conda == wanted
