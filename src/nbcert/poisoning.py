@@ -65,6 +65,14 @@ class _Poisoned:
         self.left = np.full(enc.d, enc.n)  # observed cells per column
         self.blanked: list = []
 
+    def copy(self) -> "_Poisoned":
+        new = object.__new__(_Poisoned)
+        new.__dict__.update(self.__dict__)
+        for name in ("A", "M", "cnt", "ndist", "left"):
+            setattr(new, name, getattr(self, name).copy())
+        new.blanked = list(self.blanked)
+        return new
+
     def blank(self, r: int, j: int):
         v, l = self.enc.X[r, j], self.y[r]
         self.M[l, j] += 1
@@ -93,40 +101,30 @@ def _decide(A, M, seen, ndist, enc):
 
 # ---------------------------------------------------------------- OP
 
-def _water_fill(x: np.ndarray, cap: np.ndarray, budget: int, avoid: np.ndarray) -> np.ndarray:
-    """Allocation b (b <= cap - x, sum b = budget) maximising prod(x + b).
-
-    Raises the smallest values first; of the columns tied at the final level, those
-    in ``avoid`` get the leftover units last.
+def _min_fill(x: list, cap: list, need: int, avoid: list):
+    """Fewest units b (x + b <= cap) with prod(x + b) >= need, allocated by water-filling
+    (raise the smallest values first, which maximises the product for every budget);
+    None if even cap falls short.  Of the columns tied at the last level, those in
+    ``avoid`` are raised last.
     """
-    lo, hi = int(x.min()), int(cap.max())
-    while lo < hi:  # largest level L with sum(min(L, cap) - x)^+ <= budget
-        mid = (lo + hi + 1) // 2
-        if np.maximum(np.minimum(mid, cap) - x, 0).sum() <= budget:
-            lo = mid
-        else:
-            hi = mid - 1
-    b = np.maximum(np.minimum(lo, cap) - x, 0)
-    left = budget - int(b.sum())
-    at_level = np.flatnonzero((x + b == lo) & (lo < cap))
-    at_level = at_level[np.argsort(avoid[at_level], kind="stable")]
-    b[at_level[:left]] += 1
-    return b
-
-
-def _min_fill(x, cap, need, avoid):
-    """Fewest units whose best allocation makes prod(x + b) >= need; None if impossible."""
-    room = int((cap - x).sum())
-    if math.prod((cap).tolist()) < need:
+    if math.prod(cap) < need:
         return None
-    lo, hi = 0, room
-    while lo < hi:
+    if math.prod(x) >= need:
+        return [0] * len(x)
+
+    def filled(level):
+        return [max(xj, min(level, cj)) for xj, cj in zip(x, cap)]
+
+    lo, hi = min(x), max(cap)  # prod(filled(lo)) < need <= prod(filled(hi))
+    while hi - lo > 1:
         mid = (lo + hi) // 2
-        if math.prod((x + _water_fill(x, cap, mid, avoid)).tolist()) >= need:
-            hi = mid
-        else:
-            lo = mid + 1
-    return _water_fill(x, cap, lo, avoid)
+        lo, hi = (lo, mid) if math.prod(filled(mid)) >= need else (mid, hi)
+    y = filled(lo)
+    for j in sorted((j for j in range(len(x)) if y[j] == lo and cap[j] > lo), key=lambda j: avoid[j]):
+        if math.prod(y) >= need:
+            break
+        y[j] += 1
+    return [yj - xj for yj, xj in zip(y, x)]
 
 
 def _rows_where(enc, l, j, mask_fn, count):
@@ -134,7 +132,7 @@ def _rows_where(enc, l, j, mask_fn, count):
     return a + np.flatnonzero(mask_fn(enc.X[a:b, j]))[:count]
 
 
-def _optimal(enc: EncodedTable, t: np.ndarray, star: int, state: _Poisoned):
+def _optimal(enc: EncodedTable, star: int, state: _Poisoned):
     A, N, d = state.A, enc.label_sizes, enc.d
     tcode = state.tcode
     usable = enc.delta >= 2
@@ -156,14 +154,14 @@ def _optimal(enc: EncodedTable, t: np.ndarray, star: int, state: _Poisoned):
         x = A[l2]
         others = D.sum(axis=0) - D[l2]
         neutral = usable & (others == 0) & (D[l2] > 0)  # blanking all of them leaves only t_j
-        need = -(-math.prod(A[star].tolist()) * int(N[l2]) ** (d - 1) // int(N[star]) ** (d - 1))
+        need = -(-lhs0 // int(N[star]) ** (d - 1))  # ceil(prod A* N'^(d-1) / N*^(d-1))
         for cap in (np.where(usable, N[l2], x), np.where(neutral, N[l2] - 1, np.where(usable, N[l2], x))):
-            b = _min_fill(x, cap, need, neutral)
+            b = _min_fill(x.tolist(), cap.tolist(), need, neutral.tolist())
             if b is not None:
-                plans.append((int(b.sum()), [(j, _rows_where(enc, l2, j, lambda c, j=j: c != tcode[j], int(b[j])))
-                                             for j in np.flatnonzero(b)]))
+                plans.append((sum(b), [(j, _rows_where(enc, l2, j, lambda c, j=j: c != tcode[j], b[j]))
+                                       for j in range(d) if b[j]]))
     for _, cells in sorted(plans, key=lambda p: p[0]):
-        st = _Poisoned(enc, t)
+        st = state.copy()
         for j, rows in cells:
             for r in rows:
                 st.blank(int(r), j)
@@ -174,7 +172,7 @@ def _optimal(enc: EncodedTable, t: np.ndarray, star: int, state: _Poisoned):
 
 # ---------------------------------------------------------------- SR, RP
 
-def _smarter_random(enc, t, star, state, rng):
+def _smarter_random(enc, star, state, rng):
     """SR: a random rival, then A1 or A2 steps chosen at random until non-robust."""
     rivals = [l for l in range(enc.m) if l != star]
     l2 = int(rng.choice(rivals))
@@ -200,7 +198,7 @@ def _smarter_random(enc, t, star, state, rng):
     return state.result()
 
 
-def _random(enc, t, state, rng, window=4096):
+def _random(enc, state, rng, window=4096):
     """RP: blank random cells one at a time until non-robust.
 
     Robustness after every prefix of the random order is evaluated a window at a time
@@ -260,9 +258,9 @@ def poison_encoded(enc: EncodedTable, t: np.ndarray, method: str = "op", seed=No
         return Poisoning(False)
     rng = np.random.default_rng(seed)
     if method == "op":
-        return _optimal(enc, t, star, state)
+        return _optimal(enc, star, state)
     if method == "sr":
-        return _smarter_random(enc, t, star, state, rng)
+        return _smarter_random(enc, star, state, rng)
     if method == "rp":
-        return _random(enc, t, state, rng)
+        return _random(enc, state, rng)
     raise ValueError(f"unknown poison method {method!r} (use op, sr or rp)")
