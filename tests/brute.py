@@ -6,10 +6,13 @@ Written from the product spec only; it must never import nbcert.
 * A possible world fills every missing cell with a value of its feature's domain;
   worlds are enumerated literally with ``itertools.product`` over the missing cells.
 * ``S(l|t) = N_l/n * prod_j (c_lj + alpha) / (N_l + alpha*|dom_j|)`` in exact
-  ``Fraction`` arithmetic.
+  ``Fraction`` arithmetic; c_lj counts label-l rows whose feature j equals t_j in that
+  world (0 in every world when t_j was never seen).
 * A world predicts l when l is the unique maximum of S; otherwise it is a tie
   (including all supports zero).  A point is robust iff every world predicts the same
   label and no world ties.
+* Poisoning (alpha = 0): blank feature cells of a complete table; domains are recomputed
+  from the poisoned table; a blanking that empties a feature column is not allowed.
 """
 
 from __future__ import annotations
@@ -25,47 +28,53 @@ TIE = object()  # marker for a tied world
 
 
 def _is_missing(v) -> bool:
+    if v is None:
+        return True
     try:
         return bool(pd.isna(v))
     except (TypeError, ValueError):
         return False
 
 
-def _row_value(test_row, f):
-    if isinstance(test_row, pd.Series):
-        return test_row[f]
-    return test_row[f]
-
-
 class Table:
-    """A training table in plain Python form."""
+    """A training table in plain Python form: ``cols[j][r]`` (None = missing), ``y[r]``."""
 
-    def __init__(self, train: pd.DataFrame, label: str):
-        self.label = label
-        self.features = [c for c in train.columns if c != label]
-        self.y = train[label].tolist()
-        self.labels = list(dict.fromkeys(self.y))  # order of first appearance
-        self.rows = [[None if _is_missing(v) else v for v in train[f].tolist()] for f in self.features]
-        # self.rows[j][r]: value of feature j in row r (None = missing)
+    def __init__(self, y: list, cols: list[list]):
+        self.y = list(y)
+        self.cols = cols
         self.n = len(self.y)
-        self.domains = []
-        for j, f in enumerate(self.features):
-            dom = list(dict.fromkeys(v for v in self.rows[j] if v is not None))
-            if not dom:
-                raise ValueError(f"feature {f!r} has no observed value")
-            self.domains.append(dom)
+        self.d = len(cols)
+        self.labels = list(dict.fromkeys(self.y))  # order of first appearance
         self.N = {l: self.y.count(l) for l in self.labels}
-        self.missing = [(r, j) for j in range(len(self.features)) for r in range(self.n)
-                        if self.rows[j][r] is None]
+        self.domains = []
+        for j, col in enumerate(cols):
+            dom = list(dict.fromkeys(v for v in col if v is not None))
+            if not dom:
+                raise ValueError(f"feature {j} has no observed value")
+            self.domains.append(dom)
+        self.missing = [(r, j) for j in range(self.d) for r in range(self.n) if cols[j][r] is None]
+
+    @classmethod
+    def from_frame(cls, train: pd.DataFrame, label: str) -> "Table":
+        feats = features_of(train, label)
+        cols = [[None if _is_missing(v) else v for v in train[f].tolist()] for f in feats]
+        return cls(train[label].tolist(), cols)
 
     def total_worlds(self) -> int:
         return math.prod(len(self.domains[j]) for _, j in self.missing)
 
 
-def _support_fn(tab: Table, alpha: Fraction):
-    """Exact support of label l given its agreeing-count vector, memoised."""
+def features_of(train: pd.DataFrame, label: str) -> list:
+    return [c for c in train.columns if c != label]
+
+
+def _test_values(train: pd.DataFrame, label: str, test_row) -> list:
+    return [test_row[f] for f in features_of(train, label)]
+
+
+def _predictions(tab: Table, t: list, alpha) -> Iterator:
+    """Yield, for every possible world of ``tab``, the predicted label or ``TIE``."""
     alpha = Fraction(alpha)
-    n = tab.n
     dsize = [len(dom) for dom in tab.domains]
     cache = {}
 
@@ -74,27 +83,17 @@ def _support_fn(tab: Table, alpha: Fraction):
         s = cache.get(key)
         if s is None:
             N_l = tab.N[l]
-            s = Fraction(N_l, n)
+            s = Fraction(N_l, tab.n)
             for c, dj in zip(counts, dsize):
                 s *= (c + alpha) / (N_l + alpha * dj)
             cache[key] = s
         return s
 
-    return support
-
-
-def iter_world_predictions(train: pd.DataFrame, label: str, test_row, alpha=0) -> Iterator:
-    """Yield, for every possible world, the predicted label or ``TIE``."""
-    tab = Table(train, label)
-    t = [_row_value(test_row, f) for f in tab.features]
-    support = _support_fn(tab, alpha)
-    d = len(tab.features)
     # agreeing counts of the observed cells, per label and feature
-    observed = {l: [0] * d for l in tab.labels}
-    for j in range(d):
-        tj = t[j]
-        for r, v in enumerate(tab.rows[j]):
-            if v is not None and v == tj:
+    observed = {l: [0] * tab.d for l in tab.labels}
+    for j in range(tab.d):
+        for r, v in enumerate(tab.cols[j]):
+            if v is not None and v == t[j]:
                 observed[tab.y[r]][j] += 1
     choices = [tab.domains[j] for _, j in tab.missing]
     for world in itertools.product(*choices):
@@ -109,27 +108,9 @@ def iter_world_predictions(train: pd.DataFrame, label: str, test_row, alpha=0) -
         yield winners[0] if len(winners) == 1 else TIE
 
 
-def brute_counts(train: pd.DataFrame, label: str, test_row, alpha=0) -> tuple[dict, int]:
-    """(worlds predicting each training label (zeros included), tied worlds)."""
-    tab = Table(train, label)
-    counts = {l: 0 for l in tab.labels}
-    ties = 0
-    for p in iter_world_predictions(train, label, test_row, alpha):
-        if p is TIE:
-            ties += 1
-        else:
-            counts[p] += 1
-    return counts, ties
-
-
-def brute_total(train: pd.DataFrame, label: str) -> int:
-    return Table(train, label).total_worlds()
-
-
-def brute_robust(train: pd.DataFrame, label: str, test_row, alpha=0):
-    """(robust, label every world predicts or None); stops at the first disagreement."""
+def _robust(tab: Table, t: list, alpha):
     first = None
-    for p in iter_world_predictions(train, label, test_row, alpha):
+    for p in _predictions(tab, t, alpha):
         if p is TIE:
             return False, None
         if first is None:
@@ -139,12 +120,38 @@ def brute_robust(train: pd.DataFrame, label: str, test_row, alpha=0):
     return True, first
 
 
+def iter_world_predictions(train: pd.DataFrame, label: str, test_row, alpha=0) -> Iterator:
+    """Yield, for every possible world, the predicted label or ``TIE``."""
+    return _predictions(Table.from_frame(train, label), _test_values(train, label, test_row), alpha)
+
+
+def brute_counts(train: pd.DataFrame, label: str, test_row, alpha=0) -> tuple[dict, int]:
+    """(worlds predicting each training label (zeros included), tied worlds)."""
+    tab = Table.from_frame(train, label)
+    counts = {l: 0 for l in tab.labels}
+    ties = 0
+    for p in _predictions(tab, _test_values(train, label, test_row), alpha):
+        if p is TIE:
+            ties += 1
+        else:
+            counts[p] += 1
+    return counts, ties
+
+
+def brute_total(train: pd.DataFrame, label: str) -> int:
+    return Table.from_frame(train, label).total_worlds()
+
+
+def brute_robust(train: pd.DataFrame, label: str, test_row, alpha=0):
+    """(robust, label every world predicts or None); stops at the first disagreement."""
+    return _robust(Table.from_frame(train, label), _test_values(train, label, test_row), alpha)
+
+
 # ---------------------------------------------------------------------------- poisoning
 
 def feature_cells(train: pd.DataFrame, label: str) -> list[tuple[int, str]]:
     """Every feature cell (row position, column name) of the table."""
-    feats = [c for c in train.columns if c != label]
-    return [(r, f) for f in feats for r in range(len(train))]
+    return [(r, f) for f in features_of(train, label) for r in range(len(train))]
 
 
 def blank(train: pd.DataFrame, cells: Iterable[tuple[int, str]]) -> pd.DataFrame:
@@ -158,11 +165,11 @@ def blank(train: pd.DataFrame, cells: Iterable[tuple[int, str]]) -> pd.DataFrame
 def poison_allowed(train: pd.DataFrame, label: str, cells) -> bool:
     """A valid blanking: feature cells only, in range, no duplicates, no column left empty."""
     cells = list(cells)
-    feats = [c for c in train.columns if c != label]
+    feats = features_of(train, label)
     if len(set(cells)) != len(cells):
         return False
     for r, f in cells:
-        if f not in feats or not (0 <= r < len(train)):
+        if f not in feats or not (isinstance(r, int) or hasattr(r, "__index__")) or not 0 <= r < len(train):
             return False
     poisoned = blank(train, cells)
     return all(poisoned[f].notna().any() for f in feats)
@@ -179,12 +186,20 @@ def brute_is_nonrobust_after(train: pd.DataFrame, label: str, test_row, cells, a
 def brute_min_poison(train: pd.DataFrame, label: str, test_row, max_size: int | None = None):
     """Smallest number of cells whose blanking makes test_row non-robust (alpha = 0),
     or None when no allowed set works.  Tries all subsets in increasing size."""
-    cells = feature_cells(train, label)
-    if train[label].nunique() < 2:
+    base = Table.from_frame(train, label)
+    if len(base.labels) < 2:
         return None  # a single label is always robust, whatever is blanked
+    t = _test_values(train, label, test_row)
+    cells = [(r, j) for j in range(base.d) for r in range(base.n)]
     top = len(cells) if max_size is None else min(max_size, len(cells))
     for k in range(top + 1):
         for subset in itertools.combinations(cells, k):
-            if brute_is_nonrobust_after(train, label, test_row, subset):
+            cols = [list(c) for c in base.cols]
+            for r, j in subset:
+                cols[j][r] = None
+            if any(all(v is None for v in c) for c in cols):
+                continue  # a column left with no observed value: not allowed
+            # domains are recomputed from the poisoned table (Table does that)
+            if not _robust(Table(base.y, cols), t, 0)[0]:
                 return k
     return None

@@ -17,6 +17,8 @@ LABEL = "y"
 VALUES = ["a", "b", "c"]
 LABELS = ["p", "q", "r", "s"]
 UNSEEN = "z"
+# integer-valued tables too: values, labels and the unseen test value
+INT_VALUES, INT_LABELS, INT_UNSEEN = [0, 1, 2], [10, 20, 30, 40], 99
 
 alphas = st.sampled_from([0, 1, Fraction(1, 2)])
 
@@ -43,23 +45,27 @@ class Instance:
 @st.composite
 def instances(draw, *, max_rows: int = 7, max_features: int = 3, max_missing: int = 8,
               complete: bool = False, max_tests: int = 3, unseen: bool = True,
-              min_labels: int = 1) -> Instance:
-    n = draw(st.one_of(st.integers(3, max_rows), st.integers(1, max_rows)))
+              min_labels: int = 1, int_values: bool = True) -> Instance:
+    values, all_labels, unseen_value = VALUES, LABELS, UNSEEN
+    if int_values and draw(st.sampled_from([False, False, False, True])):
+        values, all_labels, unseen_value = INT_VALUES, INT_LABELS, INT_UNSEEN
+    lo = max(1, min_labels)
+    n = draw(st.one_of(st.integers(min(3, max_rows), max_rows), st.integers(lo, max_rows)))
     d = draw(st.integers(1, max_features))
     # one label occasionally, otherwise 2-4
-    n_labels = draw(st.one_of(st.integers(2, 4), st.integers(2, 4), st.integers(2, 4),
-                              st.just(1))) if min_labels <= 1 else draw(st.integers(max(2, min_labels), 4))
-    labels = LABELS[:n_labels]
+    choices = [2, 3, 2, 4, 3, 2, 1] if min_labels <= 1 else [2, 3, 2, 4]
+    n_labels = draw(st.sampled_from(choices))
+    labels = all_labels[:n_labels]
     y = [draw(st.sampled_from(labels)) for _ in range(n)]
-    if n_labels > 1 and not draw(st.integers(0, 4)) == 4:
-        # usually make several labels actually occur
-        y[:n_labels] = labels[:n]
-        y = y[:n]
-    dom_sizes = [draw(st.integers(1, 3)) for _ in range(d)]
-    cols = [[draw(st.sampled_from(VALUES[:k])) for _ in range(n)] for k in dom_sizes]
+    y[:n_labels] = labels[:n]  # every drawn label occurs (as far as n allows)
+    y = y[:n]
+    if draw(st.booleans()):
+        y = y[::-1]
+    dom_sizes = [draw(st.sampled_from([2, 3, 2, 1])) for _ in range(d)]
+    cols = [[draw(st.sampled_from(values[:k])) for _ in range(n)] for k in dom_sizes]
 
     if not complete:
-        rate = draw(st.sampled_from([30, 60, 10, 100, 0]))
+        rate = draw(st.sampled_from([30, 60, 10, 100, 30, 60, 0]))
         mask = [[draw(st.integers(0, 99)) < rate for _ in range(n)] for _ in range(d)]
         for j in range(d):  # keep at least one observed value per column
             anchor = draw(st.integers(0, n - 1))
@@ -88,11 +94,11 @@ def instances(draw, *, max_rows: int = 7, max_features: int = 3, max_missing: in
         pool = sorted(set(observed))
         choices = st.sampled_from(pool)
         if unseen:
-            choices = st.one_of(choices, st.just(UNSEEN)) if draw(st.booleans()) else choices
+            choices = st.one_of(choices, st.just(unseen_value)) if draw(st.booleans()) else choices
         test_cols[f] = [draw(choices) for _ in range(k)]
     test = pd.DataFrame(test_cols, dtype=object)
     if draw(st.booleans()):
-        test[LABEL] = [draw(st.sampled_from(LABELS)) for _ in range(k)]  # ignored by nbcert
+        test[LABEL] = [draw(st.sampled_from(all_labels)) for _ in range(k)]  # ignored by nbcert
     test.index = pd.Index([f"t{i}" for i in range(k)]) if draw(st.booleans()) else test.index
     return Instance(train=train, test=test, label=LABEL)
 

@@ -14,7 +14,7 @@ import nbcert
 from brute import brute_counts, brute_robust
 from strategies import alphas, complete_instances, instances
 
-SETTINGS = settings(max_examples=150, deadline=None,
+SETTINGS = settings(max_examples=300, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -197,18 +197,23 @@ def test_float_alpha_is_its_decimal(method):
     pd.testing.assert_frame_equal(a, b)
 
 
-@pytest.mark.parametrize("method", ["index", "iterate"])
+@pytest.mark.parametrize("method", ["index", "iterate", "ad"])
 def test_integer_labels_and_values_returned_as_given(method):
+    """Labels come back as the input's values (ints stay ints), also when another row
+    of the same result is not robust."""
     train = pd.DataFrame({"f": [1, 1, 2, 2, 2], "g": ["a", "b", "a", "a", np.nan], "y": [7, 7, 9, 9, 9]},
                          dtype=object)
-    test = pd.DataFrame({"f": [2, 1], "g": ["a", "b"]}, dtype=object)
-    for i, row in enumerate([{"f": 2, "g": "a"}, {"f": 1, "g": "b"}]):
-        robust, lab = brute_robust(train, "y", row, 1)
-        res = nbcert.certify(train, test, "y", alpha=1, method=method)
+    rows = [{"f": 2, "g": "a"}, {"f": 1, "g": "b"}, {"f": 3, "g": "b"}]  # 9, 7, unseen -> tie
+    test = pd.DataFrame(rows, dtype=object)
+    res = _certify(train, test, method, alpha=0)
+    for i, row in enumerate(rows):
+        robust, lab = brute_robust(train, "y", row, 0)
         assert bool(res["robust"].iloc[i]) == robust
+        got = res["label"].iloc[i]
         if robust:
-            got = res["label"].iloc[i]
             assert got == lab and isinstance(got, (int, np.integer)), repr(got)
+        else:
+            assert _label_matches(got, False, None)
 
 
 def test_column_entirely_missing_is_input_error():
@@ -241,3 +246,17 @@ def test_nonrobust_label_is_none(method):
     assert res["label"].iloc[0] == "p"
     assert res["label"].iloc[1] is None, repr(res["label"].iloc[1])
     assert res["robust"].dtype == bool
+
+
+@pytest.mark.parametrize("method", ["index", "iterate"])
+def test_missing_tokens_equal_nan(method):
+    with_nan = pd.DataFrame({"f": ["a", np.nan, "b", "b"], "g": ["a", "b", np.nan, "a"],
+                             "y": ["p", "p", "q", "q"]}, dtype=object)
+    with_tok = with_nan.fillna("?")
+    test = pd.DataFrame({"f": ["a", "b"], "g": ["a", "b"]}, dtype=object)
+    a = nbcert.certify(with_nan, test, "y", alpha=1, method=method)
+    b = nbcert.certify(with_tok, test, "y", alpha=1, method=method, missing=["?"])
+    pd.testing.assert_frame_equal(a, b)
+    for i, row in enumerate([{"f": "a", "g": "a"}, {"f": "b", "g": "b"}]):
+        robust, lab = brute_robust(with_nan, "y", row, 1)
+        assert bool(a["robust"].iloc[i]) == robust

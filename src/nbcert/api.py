@@ -46,9 +46,8 @@ def certify(train: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0,
         dec = decision.certify_ad(enc, T, alpha, n_worlds=n_worlds, seed=seed)
     else:
         raise InputError(f"unknown certify method {method!r} (use index, iterate or ad)")
-    return pd.DataFrame({"robust": dec.robust.astype(bool),
-                         "label": [enc.labels[c] if c >= 0 else None for c in dec.label]},
-                        index=test.index)
+    labels = pd.Series([enc.labels[c] if c >= 0 else None for c in dec.label], index=test.index, dtype=object)
+    return pd.DataFrame({"robust": dec.robust.astype(bool), "label": labels})
 
 
 def count_worlds(train: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0,

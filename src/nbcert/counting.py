@@ -172,8 +172,8 @@ def _count_montecarlo(pt, N, delta, alpha, n_samples, rng):
     order = np.argsort(-ls, axis=1)
     top, second = order[:, 0], order[:, 1] if m > 1 else order[:, 0]
     rows = np.arange(n_samples)
-    gap = ls[rows, top] - (ls[rows, second] if m > 1 else -np.inf)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore"):  # -inf - -inf: both supports zero, a tie
+        gap = ls[rows, top] - (ls[rows, second] if m > 1 else -np.inf)
         win = np.where(gap > tol, top, -1)
     if m > 1:
         for s in np.flatnonzero(np.isfinite(gap) & (gap <= tol)):

@@ -1,0 +1,230 @@
+"""count_worlds (exact, batch, auto, montecarlo) against exhaustive world enumeration."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import nbcert
+from brute import brute_counts, brute_total
+from strategies import alphas, instances
+
+SETTINGS = settings(max_examples=250, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _domain_product(train, label):
+    """prod over missing cells of |dom_j|, computed directly from the DataFrame."""
+    total = 1
+    for f in train.columns:
+        if f == label:
+            continue
+        dom = train[f].dropna().nunique()
+        total *= dom ** int(train[f].isna().sum())
+    return total
+
+
+def _check_exact(wc, train, label, row, alpha, method):
+    exp_counts, exp_ties = brute_counts(train, label, row, alpha)
+    total = brute_total(train, label)
+    assert isinstance(wc, nbcert.WorldCounts)
+    assert wc.method == method
+    assert wc.total == total == _domain_product(train, label)
+    assert isinstance(wc.total, (int, np.integer))
+    assert set(wc.counts) == set(train[label].unique()), "every training label, zeros included"
+    assert dict(wc.counts) == exp_counts, f"counts {wc.counts}, brute force {exp_counts}"
+    assert wc.ties == exp_ties, f"ties {wc.ties}, brute force {exp_ties}"
+    assert sum(wc.counts.values()) + wc.ties == wc.total
+
+
+@pytest.mark.parametrize("method", ["exact", "batch"])
+@SETTINGS
+@given(inst=instances(), alpha=alphas)
+def test_counts_match_brute(method, inst, alpha):
+    res = nbcert.count_worlds(inst.train, inst.test, inst.label, alpha=alpha, method=method)
+    assert isinstance(res, list) and len(res) == len(inst.test)
+    for wc, row in zip(res, inst.test_rows()):
+        _check_exact(wc, inst.train, inst.label, row, alpha, method)
+
+
+@SETTINGS
+@given(inst=instances(), alpha=alphas)
+def test_auto_is_exact_on_small_instances(inst, alpha):
+    res = nbcert.count_worlds(inst.train, inst.test, inst.label, alpha=alpha, method="auto")
+    for wc, row in zip(res, inst.test_rows()):
+        assert wc.method in ("exact", "batch")
+        _check_exact(wc, inst.train, inst.label, row, alpha, wc.method)
+
+
+@SETTINGS
+@given(inst=instances(), alpha=alphas)
+def test_counts_agree_with_certify(inst, alpha):
+    """Robust iff all worlds predict one label; certify and count_worlds must agree."""
+    res = nbcert.count_worlds(inst.train, inst.test, inst.label, alpha=alpha, method="exact")
+    cert = nbcert.certify(inst.train, inst.test, inst.label, alpha=alpha, method="index")
+    for i, wc in enumerate(res):
+        robust = wc.ties == 0 and max(wc.counts.values()) == wc.total
+        assert bool(cert["robust"].iloc[i]) == robust
+        if robust:
+            assert wc.counts[cert["label"].iloc[i]] == wc.total
+
+
+# ------------------------------------------------------------------------- montecarlo
+
+def _mc_instances():
+    """A handful of fixed moderate instances (9 missing cells, <= 20k worlds each)."""
+    rng = np.random.default_rng(12345)
+    out = []
+    for k in range(8):
+        n, d = 10, 3
+        y = rng.choice(["p", "q", "r"], size=n).astype(object)
+        y[:3] = ["p", "q", "r"]
+        vals = np.empty((n, d), dtype=object)
+        for j in range(d):
+            vals[:, j] = rng.choice(["a", "b", "c"][: 2 + (j % 2)], size=n)
+        cells = rng.choice(n * d, size=9, replace=False)
+        for c in cells:
+            vals[c // d, c % d] = np.nan
+        train = pd.DataFrame(vals, columns=[f"f{j}" for j in range(d)], dtype=object)
+        for j in range(d):  # keep one observed value per column
+            if train[f"f{j}"].isna().all():
+                train.iloc[0, j] = "a"
+        train["y"] = y
+        test = pd.DataFrame({f"f{j}": [rng.choice(["a", "b"])] for j in range(d)}, dtype=object)
+        out.append((train, test, [0, 1, Fraction(1, 2)][k % 3]))
+    return out
+
+
+def test_montecarlo_intervals_cover_exact_fractions():
+    covered = checked = 0
+    informative = 0
+    for i, (train, test, alpha) in enumerate(_mc_instances()):
+        row = {f: test[f].iloc[0] for f in test.columns}
+        exp_counts, exp_ties = brute_counts(train, "y", row, alpha)
+        total = brute_total(train, "y")
+        if 0 < max(exp_counts.values()) < total:
+            informative += 1
+        [wc] = nbcert.count_worlds(train, test, "y", alpha=alpha, method="montecarlo",
+                                   n_samples=4000, confidence=0.95, seed=i)
+        assert wc.method == "montecarlo"
+        assert wc.total == total
+        assert wc.counts is None and wc.ties is None
+        assert wc.samples is not None and 0 < wc.samples <= 4000
+        assert set(wc.fractions) == set(exp_counts) and set(wc.intervals) == set(exp_counts)
+        assert math.isclose(sum(wc.fractions.values()) + wc.tie_fraction, 1.0, abs_tol=1e-9)
+        for l, c in exp_counts.items():
+            exact = c / total
+            lo, hi = wc.intervals[l]
+            assert 0.0 <= lo <= wc.fractions[l] <= hi <= 1.0
+            # the point estimate is never far off (> 6 standard errors at 4000 samples)
+            assert abs(wc.fractions[l] - exact) <= 6 * 0.5 / math.sqrt(wc.samples) + 1e-12
+            checked += 1
+            covered += lo - 1e-12 <= exact <= hi + 1e-12
+        assert abs(wc.tie_fraction - exp_ties / total) <= 6 * 0.5 / math.sqrt(wc.samples) + 1e-12
+    assert informative >= 3, "fixture instances should have genuinely split worlds"
+    assert covered >= 0.85 * checked, f"only {covered}/{checked} intervals contain the exact fraction"
+
+
+def test_montecarlo_reproducible_with_seed():
+    train, test, alpha = _mc_instances()[0]
+    a = nbcert.count_worlds(train, test, "y", alpha=alpha, method="montecarlo", n_samples=500, seed=7)
+    b = nbcert.count_worlds(train, test, "y", alpha=alpha, method="montecarlo", n_samples=500, seed=7)
+    assert a[0].fractions == b[0].fractions and a[0].intervals == b[0].intervals
+
+
+# ------------------------------------------------------------------------- unit cases
+
+@pytest.mark.parametrize("method", ["exact", "batch", "auto"])
+def test_one_value_domain_forced(method):
+    train = pd.DataFrame({"f": ["a", np.nan, np.nan, "a"], "g": ["a", "b", np.nan, "b"],
+                          "y": ["p", "q", "q", "p"]}, dtype=object)
+    test = pd.DataFrame({"f": ["a"], "g": ["b"]}, dtype=object)
+    [wc] = nbcert.count_worlds(train, test, "y", alpha=1, method=method)
+    # f's two missing cells are forced: 1 * 1 * 2 worlds
+    assert wc.total == 2
+    exp = brute_counts(train, "y", {"f": "a", "g": "b"}, 1)
+    assert (wc.counts, wc.ties) == exp
+
+
+@pytest.mark.parametrize("method", ["exact", "batch"])
+def test_unseen_value_alpha0_all_worlds_tie(method):
+    train = pd.DataFrame({"f": ["a", np.nan, "b"], "g": ["a", "b", np.nan], "y": ["p", "q", "p"]}, dtype=object)
+    test = pd.DataFrame({"f": ["z"], "g": ["a"]}, dtype=object)
+    [wc] = nbcert.count_worlds(train, test, "y", alpha=0, method=method)
+    assert wc.total == 4
+    assert wc.counts == {"p": 0, "q": 0} and wc.ties == 4
+
+
+@pytest.mark.parametrize("method", ["exact", "batch"])
+def test_unseen_value_alpha1(method):
+    train = pd.DataFrame({"f": ["a", np.nan, "b", "b"], "g": ["a", "b", np.nan, "a"],
+                          "y": ["p", "q", "p", "q"]}, dtype=object)
+    test = pd.DataFrame({"f": ["z"], "g": ["a"]}, dtype=object)
+    [wc] = nbcert.count_worlds(train, test, "y", alpha=1, method=method)
+    assert (wc.counts, wc.ties) == brute_counts(train, "y", {"f": "z", "g": "a"}, 1)
+
+
+@pytest.mark.parametrize("method", ["exact", "batch", "montecarlo"])
+def test_single_label(method):
+    train = pd.DataFrame({"f": ["a", np.nan, "b"], "y": ["p", "p", "p"]}, dtype=object)
+    test = pd.DataFrame({"f": ["z"]}, dtype=object)
+    [wc] = nbcert.count_worlds(train, test, "y", alpha=0, method=method, n_samples=200, seed=0)
+    assert wc.total == 2
+    if method == "montecarlo":
+        assert wc.fractions == {"p": 1.0} and wc.tie_fraction == 0.0
+    else:
+        assert wc.counts == {"p": 2} and wc.ties == 0
+
+
+@pytest.mark.parametrize("method", ["exact", "batch"])
+def test_complete_table_tie(method):
+    train = pd.DataFrame({"f": ["a", "b", "a", "b"], "y": ["p", "p", "q", "q"]}, dtype=object)
+    test = pd.DataFrame({"f": ["a"]}, dtype=object)
+    [wc] = nbcert.count_worlds(train, test, "y", alpha=1, method=method)
+    assert wc.total == 1 and wc.counts == {"p": 0, "q": 0} and wc.ties == 1
+
+
+@pytest.mark.parametrize("method", ["exact", "batch"])
+def test_label_absent_from_wins_still_listed(method):
+    # r can never win, but it is a training label: counts["r"] == 0.
+    train = pd.DataFrame({"f": ["a", "a", np.nan, "b", "b"], "y": ["p", "p", "q", "q", "r"]}, dtype=object)
+    test = pd.DataFrame({"f": ["a"]}, dtype=object)
+    [wc] = nbcert.count_worlds(train, test, "y", alpha=0, method=method)
+    exp = brute_counts(train, "y", {"f": "a"}, 0)
+    assert exp[0]["r"] == 0
+    assert (wc.counts, wc.ties) == exp
+
+
+@pytest.mark.parametrize("method", ["exact", "batch"])
+def test_larger_instance_against_brute(method):
+    """~13k worlds, three labels and alpha 1/2: one heavier enumeration."""
+    rng = np.random.default_rng(7)
+    n, d = 12, 3
+    y = np.array(["p", "q", "r"] * 4, dtype=object)
+    cols = {}
+    for j in range(d):
+        vals = rng.choice(["a", "b", "c"], size=n).astype(object)
+        cols[f"f{j}"] = vals
+    cols["f0"][[0, 4, 8]] = np.nan
+    cols["f1"][[1, 2, 5]] = np.nan
+    cols["f2"][[3, 6, 7]] = np.nan
+    cols["y"] = y
+    train = pd.DataFrame(cols, dtype=object)
+    test = pd.DataFrame({"f0": ["a", "c"], "f1": ["b", "a"], "f2": ["c", "z"]}, dtype=object)
+    res = nbcert.count_worlds(train, test, "y", alpha=Fraction(1, 2), method=method)
+    for wc, row in zip(res, [{"f0": "a", "f1": "b", "f2": "c"}, {"f0": "c", "f1": "a", "f2": "z"}]):
+        _check_exact(wc, train, "y", row, Fraction(1, 2), method)
+
+
+@pytest.mark.parametrize("method", ["exact", "batch"])
+def test_label_values_returned_as_given(method):
+    train = pd.DataFrame({"f": ["a", np.nan, "b", "a"], "y": [3, 5, 5, 3]}, dtype=object)
+    test = pd.DataFrame({"f": ["a"]}, dtype=object)
+    [wc] = nbcert.count_worlds(train, test, "y", alpha=1, method=method)
+    assert set(wc.counts) == {3, 5}
+    assert (wc.counts, wc.ties) == brute_counts(train, "y", {"f": "a"}, 1)
