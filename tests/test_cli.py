@@ -7,6 +7,7 @@ The tiny tables are small enough to check against a brute-force enumeration of w
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from fractions import Fraction
@@ -267,7 +268,7 @@ def test_count_montecarlo_json(tmp_path, capsys):
     assert len(res) == 2
     for r in res:
         assert r["method"] == "montecarlo"
-        assert r["total"] == "4"
+        assert r["total"] == "4" and r["log10_total"] == pytest.approx(math.log10(4))
         assert r.get("counts") is None and r.get("ties") is None
         assert r["samples"] == 400
         assert set(r["fractions"]) == {"p", "e"}
@@ -292,7 +293,7 @@ def test_count_text_table(tmp_path, capsys):
 
 def test_count_big_integers_in_full(tmp_path, capsys, monkeypatch):
     total = 3 ** 10_000  # more digits than Python's default int-to-str limit (4300)
-    wc = WorldCounts(method="exact", total=total, counts={"p": total - 7, "e": 5}, ties=2)
+    wc = WorldCounts(method="exact", total=total, log10_total=math.log10(total), counts={"p": total - 7, "e": 5}, ties=2)
     monkeypatch.setattr(nbcert, "count_worlds", lambda *a, **k: [wc, wc])
     setter = getattr(sys, "set_int_max_str_digits", None)
     res = run_json(capsys, "count", *files(tmp_path))

@@ -279,8 +279,9 @@ def _run_count(args, ctx) -> None:
             fr = wc.fractions or {}
             iv = wc.intervals or {}
             keys = labels
-            r = {"test_index": int(i), "counts": None, "ties": None, "total": str(int(wc.total)),
-                 "method": str(wc.method),
+            r = {"test_index": int(i), "counts": None, "ties": None,
+                 "total": None if wc.total is None else str(wc.total),
+                 "log10_total": round(wc.log10_total, 6), "method": str(wc.method),
                  "fractions": {str(k): float(fr.get(k, 0.0)) for k in keys},
                  "tie_fraction": None if wc.tie_fraction is None else float(wc.tie_fraction),
                  "intervals": {str(k): [float(v) for v in iv[k]] for k in keys if k in iv},
@@ -296,7 +297,8 @@ def _run_count(args, ctx) -> None:
             cells = [est(str(k)) for k in labels]
             cells.append("-" if r["tie_fraction"] is None else "~" + _fmt_fraction(r["tie_fraction"]))
         results.append(r)
-        rows.append([str(r["test_index"])] + cells + [r["total"], r["method"]])
+        total = r["total"] if r["total"] is not None else f"~10^{wc.log10_total:.1f}"
+        rows.append([str(r["test_index"])] + cells + [total, r["method"]])
     header = ["test_index"] + [str(k) for k in labels] + ["ties", "total", "method"]
     text = _table(header, rows, right=set(range(len(header) - 1)))
     if any(r["counts"] is None for r in results):

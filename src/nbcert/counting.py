@@ -36,11 +36,14 @@ class WorldCounts:
     Exact methods fill ``counts`` (label value -> int), ``ties`` and ``total``; they sum
     up.  ``montecarlo`` fills ``fractions``, ``tie_fraction`` and ``intervals`` (label ->
     (low, high), simultaneous over labels and ties at the requested confidence) and leaves
-    ``counts``/``ties`` None; ``total`` is always the exact number of worlds.
+    ``counts``/``ties`` None.  ``total`` is the exact number of worlds, except that it is
+    None when that number has more than MAX_TOTAL_DIGITS digits (a 10^6-row table can have
+    10^(10^7) worlds); ``log10_total`` is always given.
     """
 
     method: str
-    total: int
+    total: int | None
+    log10_total: float
     counts: dict | None = None
     ties: int | None = None
     fractions: dict | None = None
@@ -48,6 +51,9 @@ class WorldCounts:
     intervals: dict | None = None
     tie_interval: tuple | None = None
     samples: int | None = None
+
+
+MAX_TOTAL_DIGITS = 100_000
 
 
 class TooLarge(Exception):
@@ -203,8 +209,11 @@ def point_stats(enc: EncodedTable, T: np.ndarray, index: np.ndarray | None = Non
     return [_Point(E[p], M, seen[p]) for p in range(len(T))]
 
 
-def total_worlds(enc: EncodedTable) -> int:
+def total_worlds(enc: EncodedTable, log10: bool = False):
+    """The number of worlds, prod_j delta_j^M_j (or its log10)."""
     missing = enc.is_missing().sum(axis=0)
+    if log10:
+        return float(np.dot(missing, np.log10(enc.delta)))
     return math.prod(int(dj) ** int(mj) for dj, mj in zip(enc.delta, missing))
 
 
@@ -217,7 +226,8 @@ def count_encoded(enc: EncodedTable, T: np.ndarray, alpha=0, *, method="auto", n
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
     N, delta = enc.label_sizes, enc.delta
-    total = total_worlds(enc)
+    log10_total = total_worlds(enc, log10=True)
+    total = total_worlds(enc) if log10_total < MAX_TOTAL_DIGITS else None
     rng = np.random.default_rng(seed)
     labels = enc.labels
     out = []
@@ -229,9 +239,10 @@ def count_encoded(enc: EncodedTable, T: np.ndarray, alpha=0, *, method="auto", n
                     counts, ties = _count_batch(pt, N, delta, alpha, max_states)
                 else:
                     counts = _count_exact(pt, N, delta, alpha, max_states)
-                    ties = total - sum(counts)
                     used = "exact"
-                out.append(WorldCounts(used, total, dict(zip(labels, counts)), ties))
+                total = total_worlds(enc) if total is None else total  # exact answers need it
+                ties = total - sum(counts) if method != "batch" else ties
+                out.append(WorldCounts(used, total, log10_total, dict(zip(labels, counts)), ties))
                 continue
             except TooLarge as e:
                 if method != "auto":
@@ -241,7 +252,7 @@ def count_encoded(enc: EncodedTable, T: np.ndarray, alpha=0, *, method="auto", n
         z = NormalDist().inv_cdf(1 - (1 - confidence) / (2 * (len(labels) + 1)))
         fr = wins / n_samples
         out.append(WorldCounts(
-            "montecarlo", total, fractions=dict(zip(labels, fr[1:].tolist())), tie_fraction=float(fr[0]),
+            "montecarlo", total, log10_total, fractions=dict(zip(labels, fr[1:].tolist())), tie_fraction=float(fr[0]),
             intervals={lab: _wilson(int(w), n_samples, z) for lab, w in zip(labels, wins[1:])},
             tie_interval=_wilson(int(wins[0]), n_samples, z), samples=n_samples))
     return out

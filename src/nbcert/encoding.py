@@ -173,9 +173,10 @@ def encode(train: pd.DataFrame, label: str, *, missing: Iterable | None = None,
     n, d = len(train), len(features)
     local = np.empty((n, d), dtype=np.intp)
     cats = []
-    block = train[list(features)].to_numpy(dtype=object)  # one conversion: factorizing object arrays is fastest
     for j, f in enumerate(features):
-        codes, uniques = pd.factorize(block[:, j])
+        col = train[f]
+        # string columns factorize fastest as plain object arrays; others (ints, categoricals) as they are
+        codes, uniques = pd.factorize(col.to_numpy(dtype=object) if pd.api.types.is_string_dtype(col) else col)
         if len(uniques) == 0:
             raise InputError(f"{name}: feature column {f!r} has no observed value")
         local[:, j] = codes
