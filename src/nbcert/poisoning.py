@@ -73,15 +73,18 @@ class _Poisoned:
         new.blanked = list(self.blanked)
         return new
 
-    def blank(self, r: int, j: int):
-        v, l = self.enc.X[r, j], self.y[r]
-        self.M[l, j] += 1
-        if v == self.tcode[j]:
-            self.A[l, j] -= 1
-        self.cnt[v] -= 1
-        self.ndist[j] -= self.cnt[v] == 0
-        self.left[j] -= 1
-        self.blanked.append((r, j))
+    def blank(self, rows, j: int):
+        """Blank the cells of column j in the given rows (positions in enc.X)."""
+        rows = np.atleast_1d(rows)
+        enc = self.enc
+        v, l = enc.X[rows, j], self.y[rows]
+        self.M[:, j] += np.bincount(l, minlength=enc.m)
+        self.A[:, j] -= np.bincount(l[v == self.tcode[j]], minlength=enc.m)
+        lo, hi = enc.offsets[j], enc.offsets[j + 1]
+        self.cnt[lo:hi] -= np.bincount(v - lo, minlength=hi - lo)
+        self.ndist[j] = np.count_nonzero(self.cnt[lo:hi - 1])
+        self.left[j] -= len(rows)
+        self.blanked.extend((int(r), j) for r in rows)
 
     def robust(self) -> bool:
         return bool(_decide(self.A[None], self.M[None], self.cnt[self.tcode][None] > 0,
@@ -127,17 +130,18 @@ def _min_fill(x: list, cap: list, need: int, avoid: list):
     return [yj - xj for yj, xj in zip(y, x)]
 
 
-def _rows_where(enc, l, j, mask_fn, count):
+def _rows_where(enc, l, j, value, agree: bool, count):
+    """The first ``count`` rows of label l whose column j equals (or differs from) value."""
     a, b = enc.label_bounds[l], enc.label_bounds[l + 1]
-    return a + np.flatnonzero(mask_fn(enc.X[a:b, j]))[:count]
+    col = enc.X[a:b, j]
+    return a + np.flatnonzero((col == value) if agree else (col != value))[:count]
 
 
 def _optimal(enc: EncodedTable, star: int, state: _Poisoned):
     A, N, d = state.A, enc.label_sizes, enc.d
-    tcode = state.tcode
     usable = enc.delta >= 2
     D = N[:, None] - A
-    plans = []
+    plans = []  # (cells, [(label, column, agreeing cells?, how many)])
     for l2 in range(enc.m):
         if l2 == star:
             continue
@@ -149,7 +153,7 @@ def _optimal(enc: EncodedTable, star: int, state: _Poisoned):
             rest = lhs0 // int(A[star, j0]) if A[star, j0] else 0
             keep = rhs0 // rest if rest else int(A[star, j0])
             a = int(A[star, j0]) - min(int(A[star, j0]), keep)
-            plans.append((a, [(j0, _rows_where(enc, star, j0, lambda c: c == tcode[j0], a))]))
+            plans.append((a, [(star, j0, True, a)]))
         # A1: blank l''s disagreeing cells, smallest agreeing counts first.
         x = A[l2]
         others = D.sum(axis=0) - D[l2]
@@ -158,13 +162,11 @@ def _optimal(enc: EncodedTable, star: int, state: _Poisoned):
         for cap in (np.where(usable, N[l2], x), np.where(neutral, N[l2] - 1, np.where(usable, N[l2], x))):
             b = _min_fill(x.tolist(), cap.tolist(), need, neutral.tolist())
             if b is not None:
-                plans.append((sum(b), [(j, _rows_where(enc, l2, j, lambda c, j=j: c != tcode[j], b[j]))
-                                       for j in range(d) if b[j]]))
-    for _, cells in sorted(plans, key=lambda p: p[0]):
+                plans.append((sum(b), [(l2, j, False, b[j]) for j in range(d) if b[j]]))
+    for _, steps in sorted(plans, key=lambda p: p[0]):
         st = state.copy()
-        for j, rows in cells:
-            for r in rows:
-                st.blank(int(r), j)
+        for l, j, agree, count in steps:
+            st.blank(_rows_where(enc, l, j, st.tcode[j], agree, count), j)
         if not st.robust():
             return st.result()
     return Poisoning(False)
@@ -239,8 +241,9 @@ def _random(enc, state, rng, window=4096):
         robust = _decide(A, M, tleft > 0, ndist, enc).robust
         hit = np.flatnonzero(~robust)
         if len(hit):
-            for rr, jj in zip(r[:hit[0] + 1], j[:hit[0] + 1]):
-                state.blank(int(rr), int(jj))
+            r, j = r[:hit[0] + 1], j[:hit[0] + 1]
+            for col in np.unique(j):
+                state.blank(r[j == col], int(col))
             return state.result()
         A0, M0, nd0 = A[-1], M[-1], ndist[-1]
         np.subtract.at(cnt0, v, 1)
