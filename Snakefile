@@ -5,6 +5,9 @@ from snakemake.utils import min_version, validate
 min_version("8.0")
 
 
+report: "workflow/report/workflow.rst"
+
+
 configfile: "config.yaml"
 
 

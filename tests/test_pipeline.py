@@ -1,32 +1,14 @@
 """The reproduction pipeline end to end on the small test config, from the mirror."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-MIRROR = ROOT.parent / "shared" / "datasets"
-SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+from conftest import snakemake
 
 
-def snakemake(workdir, *args):
-    env = {**os.environ, "NBCERT_DATA_MIRROR": str(MIRROR)}
-    cmd = [str(SNAKEMAKE), "-s", str(ROOT / "Snakefile"), "--configfile", str(ROOT / "config" / "test.yaml"), *args]
-    return subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, timeout=600)
-
-
-@pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    if not MIRROR.is_dir():
-        pytest.skip(f"no data mirror at {MIRROR}")
-    work = tmp_path_factory.mktemp("pipeline")
-    proc = snakemake(work, "--cores", "2")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return work
+@pytest.fixture
+def run(local_run):
+    return local_run
 
 
 def test_outputs_exist_and_are_not_empty(run):
@@ -73,3 +55,10 @@ def test_rerun_does_nothing_and_recomputing_gives_the_same_tables(run):
     assert proc.returncode == 0, proc.stderr[-3000:]
     pd.testing.assert_frame_equal(pd.read_csv(table).drop(columns="seconds"), before)
     pd.testing.assert_frame_equal(pd.read_csv(run / "results/tables/poisoning_mushrooms.csv").drop(columns="seconds"), poison)
+
+
+def test_snakemake_report_contains_the_figures(run):
+    proc = snakemake(run, "--report", "report.html")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    html = (run / "report.html").read_text(errors="replace")
+    assert all(f"fig{num}.png" in html for num in (6, 7, 8, 9, 10))

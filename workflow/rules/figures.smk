@@ -1,5 +1,5 @@
 # Stage 6a: Figures 6-10, one panel per obtained data set (nbcert.figures).
-FIGURE_CAPTION = "workflow/report/figure.rst"
+FIGURE_CAPTION = "../report/figure.rst"
 
 
 rule figure_rates:

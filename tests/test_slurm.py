@@ -1,0 +1,149 @@
+"""The pipeline through a real single-node Slurm, via `--profile profiles/slurm`.
+
+The fixture installs Slurm and MUNGE from Debian's packages if needed, starts munged,
+slurmctld and slurmd (state, logs and pid files in a temporary folder) and stops each
+daemon by its PID afterwards.  The Slurm config goes to /etc/slurm/slurm.conf because
+the plugin's job steps drop SLURM_CONF from the environment of their inner srun.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from conftest import ROOT, snakemake
+
+PACKAGES = ["slurmctld", "slurmd", "slurm-client", "munge"]
+MARK = "# written by nbcert's tests/test_slurm.py\n"
+ETC = Path("/etc/slurm")
+
+
+def _ensure_packages():
+    if os.geteuid() != 0:
+        pytest.skip("a real Slurm needs root to start its daemons")
+    if all(shutil.which(c) for c in ("slurmctld", "slurmd", "sbatch", "munged")):
+        return
+    if not shutil.which("apt-get"):
+        pytest.skip("Slurm is not installed and there is no apt-get to install it")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    subprocess.run(["apt-get", "update", "-qq"], env=env, check=True, capture_output=True)
+    subprocess.run(["apt-get", "install", "-y", "-qq", *PACKAGES], env=env, check=True, capture_output=True)
+
+
+def _slurm_conf(tmp: Path) -> str:
+    return MARK + f"""ClusterName=nbcert
+SlurmctldHost=localhost
+SlurmUser=root
+AuthType=auth/munge
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+MinJobAge=600
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+ReturnToService=2
+StateSaveLocation={tmp}/state
+SlurmdSpoolDir={tmp}/spool
+SlurmctldPidFile={tmp}/slurmctld.pid
+SlurmdPidFile={tmp}/slurmd.pid
+SlurmctldLogFile={tmp}/slurmctld.log
+SlurmdLogFile={tmp}/slurmd.log
+NodeName=localhost CPUs={os.cpu_count()} RealMemory=8000 State=UNKNOWN
+PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+"""
+
+
+def _wait(predicate, seconds, what):
+    end = time.time() + seconds
+    while time.time() < end:
+        if predicate():
+            return
+        time.sleep(0.5)
+    raise TimeoutError(f"timed out waiting for {what}")
+
+
+@pytest.fixture(scope="module")
+def slurm(tmp_path_factory):
+    _ensure_packages()
+    conf = ETC / "slurm.conf"
+    if conf.exists() and not conf.read_text().startswith(MARK):
+        pytest.skip(f"{conf} belongs to a real Slurm installation; not touching it")
+    tmp = tmp_path_factory.mktemp("slurm")
+    for sub in ("state", "spool"):
+        (tmp / sub).mkdir()
+    ETC.mkdir(exist_ok=True)
+    conf.write_text(_slurm_conf(tmp))
+    (ETC / "cgroup.conf").write_text(MARK + "CgroupPlugin=autodetect\nIgnoreSystemd=yes\n")
+    run = Path("/run/munge")
+    run.mkdir(exist_ok=True)
+    shutil.chown(run, "munge", "munge")
+    pids = []
+    try:
+        subprocess.run(["runuser", "-u", "munge", "--", "munged", "--force"], check=True)
+        _wait(lambda: (run / "munged.pid").exists(), 10, "munged")
+        pids.append(int((run / "munged.pid").read_text()))
+        subprocess.run(["slurmctld"], check=True)
+        _wait(lambda: (tmp / "slurmctld.pid").exists(), 20, "slurmctld")
+        pids.append(int((tmp / "slurmctld.pid").read_text()))
+        subprocess.run(["slurmd", "-N", "localhost"], check=True)
+        _wait(lambda: (tmp / "slurmd.pid").exists(), 20, "slurmd")
+        pids.append(int((tmp / "slurmd.pid").read_text()))
+        _wait(lambda: "idle" in subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True).stdout,
+              60, "the node to become idle")
+        yield tmp
+    finally:
+        for pid in reversed(pids):
+            try:
+                os.kill(pid, 15)
+            except ProcessLookupError:
+                pass
+        for f in (conf, ETC / "cgroup.conf"):
+            if f.exists() and f.read_text().startswith(MARK):
+                f.unlink()
+
+
+def _cancel_one_decide_job(stop: threading.Event, cancelled: list):
+    """Wait for a running `decide` job and scancel it, as a failed node would."""
+    while not stop.is_set() and not cancelled:
+        out = subprocess.run(["squeue", "-h", "-t", "RUNNING", "-o", "%i %k"], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            job, _, comment = line.partition(" ")
+            if "decide" in comment:
+                subprocess.run(["scancel", job])
+                cancelled.append(job)
+                return
+        time.sleep(0.5)
+
+
+def test_pipeline_runs_through_slurm_and_matches_a_local_run(slurm, local_run, tmp_path):
+    stop, cancelled = threading.Event(), []
+    killer = threading.Thread(target=_cancel_one_decide_job, args=(stop, cancelled))
+    killer.start()
+    try:
+        proc = snakemake(tmp_path, "--profile", str(ROOT / "profiles" / "slurm"), "--slurm-status-command", "squeue",
+                         "--slurm-no-account", "--jobs", "8", "--slurm-init-seconds-before-status-checks", "1",
+                         "--seconds-between-status-checks", "2", timeout=1500)
+    finally:
+        stop.set()
+        killer.join()
+    log = proc.stdout + proc.stderr
+    assert proc.returncode == 0, log[-3000:]
+    job_ids = set(re.findall(r"submitted with SLURM jobid (\d+)", log))
+    assert len(job_ids) >= 70, "every rule but `all` should have gone through sbatch"
+    assert cancelled and cancelled[0] in job_ids
+    assert re.search(rf"SLURM-job '{cancelled[0]}' failed", log), "the cancelled job was noticed and retried"
+    for table in sorted((local_run / "results" / "tables").glob("*.csv")):
+        here = pd.read_csv(tmp_path / "results" / "tables" / table.name)
+        pd.testing.assert_frame_equal(here.drop(columns="seconds"), pd.read_csv(table).drop(columns="seconds"))
+    assert (tmp_path / "results" / "report.md").stat().st_size > 0
+    # re-running the same command after the failure has nothing left to do
+    again = snakemake(tmp_path, "--profile", str(ROOT / "profiles" / "slurm"), "--slurm-no-account", "-n")
+    assert "Nothing to be done" in again.stdout
