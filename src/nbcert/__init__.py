@@ -5,10 +5,11 @@ Bayes over incomplete categorical data (Certifiable Robustness for Naive Bayes
 Classifiers, sections 3-5), exact where the answer is a certificate.
 """
 
-from .api import certify, count_worlds, poison
+from .api import certify, count_worlds, poison, poison_many
 from .counting import WorldCounts
 from .encoding import EncodedTable, InputError, encode, from_codes, read_csv
 from .poisoning import Poisoning
+from .poisoning_many import ManyPoisoning
 
 
 def __getattr__(name):
@@ -20,5 +21,5 @@ def __getattr__(name):
     raise AttributeError(f"module 'nbcert' has no attribute {name!r}")
 
 
-__all__ = ["certify", "count_worlds", "poison", "WorldCounts", "Poisoning", "EncodedTable",
+__all__ = ["certify", "count_worlds", "poison", "poison_many", "ManyPoisoning", "WorldCounts", "Poisoning", "EncodedTable",
            "InputError", "encode", "from_codes", "read_csv", "CertifiedNB"]

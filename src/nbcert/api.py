@@ -10,7 +10,7 @@ from typing import Iterable, Literal
 
 import pandas as pd
 
-from . import counting, decision, poisoning
+from . import counting, decision, poisoning, poisoning_many
 from .encoding import EncodedTable, InputError, _as_missing, encode
 from .support import as_alpha
 
@@ -25,6 +25,13 @@ def _prepare(train, test, label, missing, *, alpha=0):
         raise InputError(f"test table: expected a pandas DataFrame, got {type(test).__name__}")
     T = enc.encode_test(_as_missing(test, missing))
     return enc, T
+
+
+def _require_complete(enc: EncodedTable):
+    if enc.is_missing().any():
+        r, c = map(int, next(zip(*enc.is_missing().nonzero())))
+        raise InputError(f"training table: poisoning needs a complete table, but data row "
+                         f"{int(enc.rows[r])} is missing column {enc.features[c]!r}")
 
 
 def certify(train: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0,
@@ -78,13 +85,23 @@ def poison(train: pd.DataFrame, test: pd.DataFrame, label: str, *,
     blanking can do it.
     """
     enc, T = _prepare(train, test, label, missing)
-    if enc.is_missing().any():
-        r, c = map(int, next(zip(*enc.is_missing().nonzero())))
-        raise InputError(f"training table: poisoning needs a complete table, but data row "
-                         f"{int(enc.rows[r])} is missing column {enc.features[c]!r}")
+    _require_complete(enc)
     if method not in ("op", "sr", "rp"):
         raise InputError(f"unknown poison method {method!r} (use op, sr or rp)")
     return [poisoning.poison_encoded(enc, T[p], method=method, seed=seed) for p in range(len(T))]
 
 
-__all__ = ["certify", "count_worlds", "poison", "EncodedTable", "InputError"]
+def poison_many(train: pd.DataFrame, test: pd.DataFrame, label: str, *,
+                method: Literal["auto", "exact", "greedy"] = "auto", time_limit: float = 30.0,
+                missing: Iterable | None = None) -> poisoning_many.ManyPoisoning:
+    """The fewest cells of the complete table ``train`` to blank so that every test row is
+    non-robust at once (alpha = 0).  ``exact`` solves a mixed-integer program (HiGHS) within
+    ``time_limit`` seconds and reports whether the answer is proven optimal and a proven
+    lower bound; ``greedy`` is fast for large instances; ``auto`` picks by size.
+    """
+    enc, T = _prepare(train, test, label, missing)
+    _require_complete(enc)
+    return poisoning_many.poison_many_encoded(enc, T, method=method, time_limit=time_limit)
+
+
+__all__ = ["certify", "count_worlds", "poison", "poison_many", "EncodedTable", "InputError"]

@@ -62,24 +62,21 @@ def _version() -> str:
         return getattr(sys.modules.get("nbcert"), "__version__", "unknown")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+def _int_at_least(minimum: int, what: str):
+    """An argparse type for integers >= minimum."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+    return parse
 
 
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return value
+_positive_int = _int_at_least(1, "a positive integer")
+_seed = _int_at_least(0, "a non-negative integer")
 
 
 def _confidence(text: str) -> float:
@@ -163,10 +160,15 @@ def build_parser() -> argparse.ArgumentParser:
                                          "a row that is already not robust and null (shown as -) "
                                          "when no blanking can do it."),
                        epilog=_EPILOG)
-    p.add_argument("--method", choices=("op", "sr", "rp"), default="op",
+    p.add_argument("--method", choices=("op", "sr", "rp", "auto", "exact", "greedy"), default=None,
                    help="op (default) finds a minimum set; sr and rp are the paper's "
-                        "randomized baselines")
+                        "randomized baselines; with --together: auto (default), exact or greedy")
     p.add_argument("--seed", type=_seed, default=None, metavar="S", help="random seed for sr and rp")
+    p.add_argument("--together", action="store_true",
+                   help="one set of cells that makes every test row non-robust at once "
+                        "(--method auto|exact|greedy; exact proves optimality or gives a lower bound)")
+    p.add_argument("--time-limit", type=float, default=30.0, metavar="SEC",
+                   help="time limit of the exact solver with --together (default 30)")
     p.set_defaults(run=_run_poison)
     return parser
 
@@ -307,12 +309,33 @@ def _run_count(args, ctx) -> None:
     _emit(args, results, text)
 
 
+def _run_poison_together(args, X, train) -> None:
+    import nbcert
+
+    method = args.method or "auto"
+    if method not in ("auto", "exact", "greedy"):
+        raise _InputError(f"--method {method} does not apply to --together (use auto, exact or greedy)")
+    res = nbcert.poison_many(train.df, X, args.label, method=method, time_limit=args.time_limit)
+    cells = [{"row": int(r), "column": str(c)} for r, c in res.cells] if res.possible else []
+    result = {"test_indices": [int(i) for i in X.index], "num_cells": res.num_cells, "cells": cells,
+              "method": res.method, "optimal": bool(res.optimal), "lower_bound": res.lower_bound}
+    shown = ", ".join(f"{c['row']}:{c['column']}" for c in cells) if res.possible else "(impossible)"
+    text = _table(["test_rows", "num_cells", "optimal", "lower_bound", "cells (row:column)"],
+                  [[str(len(X)), "-" if res.num_cells is None else str(res.num_cells), "yes" if res.optimal else "no",
+                    "-" if res.lower_bound is None else str(res.lower_bound), shown]], right={0, 1, 3})
+    _emit(args, [result], text)
+
+
 def _run_poison(args, ctx) -> None:
     import nbcert
 
     train, test, X = _load(args)
     ctx.update(train=train, test=test)
-    res = nbcert.poison(train.df, X, args.label, method=args.method, seed=args.seed)
+    if args.together:
+        return _run_poison_together(args, X, train)
+    if args.method not in (None, "op", "sr", "rp"):
+        raise _InputError(f"--method {args.method} needs --together (single rows use op, sr or rp)")
+    res = nbcert.poison(train.df, X, args.label, method=args.method or "op", seed=args.seed)
     results, rows = [], []
     for i, p in zip(X.index, res):
         if p.possible:

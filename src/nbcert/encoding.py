@@ -145,6 +145,30 @@ def _as_missing(df: pd.DataFrame, missing: Iterable | None) -> pd.DataFrame:
     return df.replace(tokens, np.nan) if tokens else df
 
 
+def _factorize(col: pd.Series):
+    """Codes (-1 = missing) and domain values of one column, by the fastest exact route.
+
+    Small non-negative integer values (integer-coded data, even stored as floats with NaN)
+    are coded by a lookup table in a few array passes; strings are hashed as plain object
+    arrays; anything else goes to pandas.factorize.
+    """
+    if pd.api.types.is_string_dtype(col):
+        return pd.factorize(col.to_numpy(dtype=object))
+    x = col.to_numpy()
+    if x.dtype.kind in "iuf" and x.size:
+        observed = ~np.isnan(x) if x.dtype.kind == "f" else np.ones(len(x), bool)
+        v = x[observed]
+        if v.size and v.min() >= 0 and v.max() < 1 << 20 and (x.dtype.kind != "f" or np.array_equal(v, np.floor(v))):
+            iv = v.astype(np.intp)
+            values = np.flatnonzero(np.bincount(iv))
+            lookup = np.full(values[-1] + 1, -1, np.intp)
+            lookup[values] = np.arange(len(values))
+            codes = np.full(len(x), -1, np.intp)
+            codes[observed] = lookup[iv]
+            return codes, values.astype(x.dtype)
+    return pd.factorize(col)
+
+
 def encode(train: pd.DataFrame, label: str, *, missing: Iterable | None = None,
            name: str = "training table") -> EncodedTable:
     """Encode a training DataFrame; raise InputError naming the column or row at fault."""
@@ -171,23 +195,22 @@ def encode(train: pd.DataFrame, label: str, *, missing: Iterable | None = None,
         y, labels = pd.factorize(y_col)
 
     n, d = len(train), len(features)
-    local = np.empty((n, d), dtype=np.intp)
+    order = np.argsort(y, kind="stable")
+    grouped = bool(np.all(order == np.arange(n)))
+    by_feature = np.empty((d, n), dtype=np.intp)  # built column by column, contiguous
     cats = []
+    offsets = np.zeros(d + 1, dtype=np.intp)
     for j, f in enumerate(features):
-        col = train[f]
-        # string columns factorize fastest as plain object arrays; others (ints, categoricals) as they are
-        codes, uniques = pd.factorize(col.to_numpy(dtype=object) if pd.api.types.is_string_dtype(col) else col)
+        codes, uniques = _factorize(train[f])
         if len(uniques) == 0:
             raise InputError(f"{name}: feature column {f!r} has no observed value")
-        local[:, j] = codes
         cats.append(pd.Index(uniques))
-    delta = np.array([len(c) for c in cats], dtype=np.intp)
-    offsets = np.zeros(d + 1, dtype=np.intp)
-    np.cumsum(delta + 1, out=offsets[1:])
-
-    order = np.argsort(y, kind="stable")
-    glob = np.where(local >= 0, local, delta) + offsets[:-1]
-    X = np.ascontiguousarray(glob[order])
+        offsets[j + 1] = offsets[j] + len(uniques) + 1
+        codes[codes < 0] = len(uniques)  # the missing slot
+        codes += offsets[j]
+        by_feature[j] = codes if grouped else codes[order]
+    delta = np.diff(offsets) - 1
+    X = np.ascontiguousarray(by_feature.T)
     bounds = np.zeros(len(labels) + 1, dtype=np.intp)
     np.cumsum(np.bincount(y, minlength=len(labels)), out=bounds[1:])
     return EncodedTable(X=X, label_bounds=bounds, rows=order.astype(np.intp), offsets=offsets,

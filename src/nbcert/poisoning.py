@@ -49,7 +49,7 @@ class Poisoning:
         return len(self.cells) if self.possible else None
 
 
-class _Poisoned:
+class PoisonedCounts:
     """Counts of a table under blanking, updated cell by cell in O(1)."""
 
     def __init__(self, enc: EncodedTable, t: np.ndarray):
@@ -65,8 +65,8 @@ class _Poisoned:
         self.left = np.full(enc.d, enc.n)  # observed cells per column
         self.blanked: list = []
 
-    def copy(self) -> "_Poisoned":
-        new = object.__new__(_Poisoned)
+    def copy(self) -> "PoisonedCounts":
+        new = object.__new__(PoisonedCounts)
         new.__dict__.update(self.__dict__)
         for name in ("A", "M", "cnt", "ndist", "left"):
             setattr(new, name, getattr(self, name).copy())
@@ -86,9 +86,13 @@ class _Poisoned:
         self.left[j] -= len(rows)
         self.blanked.extend((int(r), j) for r in rows)
 
+    def winner(self) -> int:
+        """The label every world predicts, -1 when not robust."""
+        return int(_decide(self.A[None], self.M[None], self.cnt[self.tcode][None] > 0,
+                           self.ndist[None], self.enc).label[0])
+
     def robust(self) -> bool:
-        return bool(_decide(self.A[None], self.M[None], self.cnt[self.tcode][None] > 0,
-                            self.ndist[None], self.enc).robust[0])
+        return self.winner() >= 0
 
     def result(self) -> Poisoning:
         enc = self.enc
@@ -130,43 +134,61 @@ def _min_fill(x: list, cap: list, need: int, avoid: list):
     return [yj - xj for yj, xj in zip(y, x)]
 
 
-def _rows_where(enc, l, j, value, agree: bool, count):
-    """The first ``count`` rows of label l whose column j equals (or differs from) value."""
+def _rows_where(enc, l, j, value, agree: bool, count, blanked=None):
+    """The first ``count`` rows of label l whose column j equals (or differs from) value,
+    skipping rows whose cell is already blanked."""
     a, b = enc.label_bounds[l], enc.label_bounds[l + 1]
     col = enc.X[a:b, j]
-    return a + np.flatnonzero((col == value) if agree else (col != value))[:count]
+    hit = (col == value) if agree else (col != value)
+    if blanked is not None:
+        hit &= ~blanked[a:b, j]
+    return a + np.flatnonzero(hit)[:count]
 
 
-def _optimal(enc: EncodedTable, star: int, state: _Poisoned):
-    A, N, d = state.A, enc.label_sizes, enc.d
-    usable = enc.delta >= 2
-    D = N[:, None] - A
-    plans = []  # (cells, [(label, column, agreeing cells?, how many)])
+def plans(enc: EncodedTable, star: int, state: PoisonedCounts) -> list:
+    """Candidate blankings that end l*'s dominance, cheapest first: (cells, steps) with
+    steps (label, column, agreeing cells?, how many).  Works from the state's current
+    counts, so it also extends a partly blanked table (many-point poisoning)."""
+    N, d = enc.label_sizes, enc.d
+    lo = state.A  # l's smallest agreeing counts: unblanked agreeing cells
+    hi = state.A + state.M  # l's largest: every blank may take t_j
+    usable = state.ndist >= 2
+    free = N[:, None] - hi  # unblanked disagreeing cells
+    out = []
     for l2 in range(enc.m):
         if l2 == star:
             continue
-        lhs0 = math.prod(A[star].tolist()) * int(N[l2]) ** (d - 1)
-        rhs0 = math.prod(A[l2].tolist()) * int(N[star]) ** (d - 1)
+        lhs0 = math.prod(lo[star].tolist()) * int(N[l2]) ** (d - 1)
+        rhs0 = math.prod(hi[l2].tolist()) * int(N[star]) ** (d - 1)
         # A2: blank l*'s agreeing cells in its rarest usable column.
         if usable.any():
-            j0 = int(np.flatnonzero(usable)[np.argmin(A[star, usable])])
-            rest = lhs0 // int(A[star, j0]) if A[star, j0] else 0
-            keep = rhs0 // rest if rest else int(A[star, j0])
-            a = int(A[star, j0]) - min(int(A[star, j0]), keep)
-            plans.append((a, [(star, j0, True, a)]))
-        # A1: blank l''s disagreeing cells, smallest agreeing counts first.
-        x = A[l2]
-        others = D.sum(axis=0) - D[l2]
-        neutral = usable & (others == 0) & (D[l2] > 0)  # blanking all of them leaves only t_j
-        need = -(-lhs0 // int(N[star]) ** (d - 1))  # ceil(prod A* N'^(d-1) / N*^(d-1))
+            j0 = int(np.flatnonzero(usable)[np.argmin(lo[star, usable])])
+            rest = lhs0 // int(lo[star, j0]) if lo[star, j0] else 0
+            keep = rhs0 // rest if rest else int(lo[star, j0])
+            a = int(lo[star, j0]) - min(int(lo[star, j0]), keep)
+            out.append((a, [(star, j0, True, a)]))
+        # A1: blank l''s disagreeing cells, smallest largest-counts first.
+        x = hi[l2]
+        others = free.sum(axis=0) - free[l2]
+        neutral = usable & (others == 0) & (free[l2] > 0)  # blanking all of them leaves only t_j
+        need = -(-lhs0 // int(N[star]) ** (d - 1))  # ceil(prod lo* N'^(d-1) / N*^(d-1))
         for cap in (np.where(usable, N[l2], x), np.where(neutral, N[l2] - 1, np.where(usable, N[l2], x))):
             b = _min_fill(x.tolist(), cap.tolist(), need, neutral.tolist())
             if b is not None:
-                plans.append((sum(b), [(l2, j, False, b[j]) for j in range(d) if b[j]]))
-    for _, steps in sorted(plans, key=lambda p: p[0]):
+                out.append((sum(b), [(l2, j, False, b[j]) for j in range(d) if b[j]]))
+    return sorted(out, key=lambda p: p[0])
+
+
+def cells_of(enc: EncodedTable, tcode: np.ndarray, steps, blanked=None) -> list:
+    """Concrete (column, rows) for a plan's steps."""
+    return [(j, _rows_where(enc, l, j, tcode[j], agree, count, blanked)) for l, j, agree, count in steps]
+
+
+def _optimal(enc: EncodedTable, star: int, state: PoisonedCounts):
+    for _, steps in plans(enc, star, state):
         st = state.copy()
-        for l, j, agree, count in steps:
-            st.blank(_rows_where(enc, l, j, st.tcode[j], agree, count), j)
+        for j, rows in cells_of(enc, st.tcode, steps):
+            st.blank(rows, j)
         if not st.robust():
             return st.result()
     return Poisoning(False)
@@ -252,7 +274,7 @@ def _random(enc, state, rng, window=4096):
 
 def poison_encoded(enc: EncodedTable, t: np.ndarray, method: str = "op", seed=None) -> Poisoning:
     """Poison a complete encoded table for one test point (local codes t)."""
-    state = _Poisoned(enc, t)
+    state = PoisonedCounts(enc, t)
     first = _decide(state.A[None], state.M[None], state.seen0[None], enc.delta[None], enc)
     if not first.robust[0]:
         return Poisoning(True)

@@ -1,0 +1,230 @@
+"""Poisoning several test points at once (beyond the paper, whose section 5.2 proves it
+NP-hard for three or more features and stops there).
+
+The fewest cells to blank in a complete table (alpha = 0) so that every given test point
+stops being certifiably robust:
+
+* ``greedy``: repeatedly take the still-robust point whose single-point OP plan, worked
+  out on the table as poisoned so far, is cheapest, and blank its cells.  Blanking more
+  cells never makes a point robust again while every column keeps t_j and another value,
+  and the result is checked exactly for every point at the end.
+* ``exact``: a mixed-integer program solved by HiGHS (scipy.optimize.milp) with a time
+  limit.  Cells of one (label, column, value) are interchangeable, so the variables are
+  how many of each group to blank; per point, one-hot variables select l*'s agreeing and
+  each rival's disagreeing counts per column, and a linear constraint on their logarithms
+  states the point's non-robustness for one chosen rival (the single-point condition of
+  ``poisoning``).  The program is slightly relaxed (a 1e-9 margin on logarithms), so its
+  objective bound is a proven lower bound on the optimum; the solution is checked exactly
+  and, if it passes and meets the bound, it is the optimum.  The greedy answer bounds the
+  counts from above.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .encoding import EncodedTable
+from .poisoning import PoisonedCounts, cells_of, plans
+
+
+@dataclass(frozen=True)
+class ManyPoisoning:
+    """Cells to blank so that every given test point is non-robust at once.
+
+    ``optimal`` says whether ``cells`` is proven minimum; ``lower_bound`` is a proven bound
+    on the minimum (equal to ``num_cells`` when optimal).
+    """
+
+    possible: bool
+    cells: tuple = ()
+    method: str = "greedy"
+    optimal: bool = False
+    lower_bound: int | None = None
+
+    @property
+    def num_cells(self) -> int | None:
+        return len(self.cells) if self.possible else None
+
+
+def _names(enc, blanked: np.ndarray) -> tuple:
+    r, j = np.nonzero(blanked)
+    order = np.lexsort((j, enc.rows[r]))
+    return tuple((int(enc.rows[r[o]]), enc.features[j[o]]) for o in order)
+
+
+def _blank_all(states, blanked, cells):
+    for j, rows in cells:
+        rows = rows[~blanked[rows, j]]
+        blanked[rows, j] = True
+        for st in states:
+            st.blank(rows, j)
+
+
+def _all_nonrobust(enc, T, blanked) -> bool:
+    states = [PoisonedCounts(enc, t) for t in T]
+    _blank_all(states, np.zeros_like(blanked), [(j, np.flatnonzero(blanked[:, j])) for j in range(enc.d)])
+    return not any(st.robust() for st in states)
+
+
+def _cheapest(enc, st: PoisonedCounts, star: int, blanked):
+    """The cheapest plan that really ends this point's robustness: (cells, [(column, rows)])."""
+    for cost, steps in plans(enc, star, st):
+        cells = cells_of(enc, st.tcode, steps, blanked)
+        trial = st.copy()
+        for j, rows in cells:
+            trial.blank(rows, j)
+        if not trial.robust():
+            return cost, cells
+    return None
+
+
+def greedy(enc: EncodedTable, T: np.ndarray) -> np.ndarray | None:
+    """Blanked-cell mask (n, d) making every point non-robust, or None if greedy fails."""
+    states = [PoisonedCounts(enc, t) for t in T]
+    blanked = np.zeros((enc.n, enc.d), bool)
+    for _ in range(4 * len(T) + 4):
+        options = [_cheapest(enc, st, star, blanked) for st in states if (star := st.winner()) >= 0]
+        if not options:
+            return blanked
+        if None in options:
+            return None
+        _blank_all(states, blanked, min(options, key=lambda o: o[0])[1])
+    return None
+
+
+def _milp(enc: EncodedTable, T: np.ndarray, upper: int, time_limit: float):
+    """Solve the relaxed program; returns (blanked mask or None, proven lower bound)."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import lil_matrix
+
+    n, d, m = enc.n, enc.d, enc.m
+    N = enc.label_sizes
+    # group sizes: count of (label, column, global code)
+    group = np.zeros((m, d, enc.n_codes), np.intp)
+    for l in range(m):
+        block = enc.X[enc.label_bounds[l]:enc.label_bounds[l + 1]]
+        for j in range(d):
+            group[l, j] = np.bincount(block[:, j], minlength=enc.n_codes)
+    states = [PoisonedCounts(enc, t) for t in T]
+    points = [(st, st.winner()) for st in states]
+    points = [(st, star) for st, star in points if star >= 0]
+    usable = enc.delta >= 2
+
+    cols, lo, hi, cost, integral = [], [], [], [], []
+
+    def var(lower, upper_, c=0.0):
+        cols.append(len(cols))
+        lo.append(lower)
+        hi.append(upper_)
+        cost.append(c)
+        integral.append(1)
+        return len(cols) - 1
+
+    y = {}
+
+    def yv(l, j, v):
+        if (l, j, v) not in y:
+            y[(l, j, v)] = var(0, min(int(group[l, j, v]), upper), 1.0)
+        return y[(l, j, v)]
+
+    rows_eq, rows_le = [], []  # (coefficients dict, rhs)
+    L = math.log(n + 1)
+    pen = 10 * d * L + 10  # a largest support of zero: the rival cannot win this way
+    for st, star in points:
+        t = st.tcode
+        A0 = st.A
+        C = {}
+        lhs_terms = []
+        for j in np.flatnonzero(usable):
+            a_max = min(int(A0[star, j]), upper)
+            z = [var(0, 1) for _ in range(a_max + 1)]
+            rows_eq.append(({**{zi: 1.0 for zi in z}}, 1.0))
+            rows_eq.append(({**{zi: float(a) for a, zi in enumerate(z)}, yv(star, j, int(t[j])): -1.0}, 0.0))
+            for a, zi in enumerate(z):
+                lhs_terms.append((zi, math.log(A0[star, j] - a) if a < A0[star, j] else None))
+        rivals = [l for l in range(m) if l != star]
+        r = {l2: var(0, 1) for l2 in rivals}
+        rows_le.append(({ri: -1.0 for ri in r.values()}, -1.0))
+        const = sum(math.log(A0[star, j]) for j in np.flatnonzero(~usable))
+        for l2 in rivals:
+            coef = {}
+            rhs = (d - 1) * (math.log(N[star]) - math.log(N[l2])) - const
+            rhs += sum(math.log(A0[l2, j]) if A0[l2, j] else -pen for j in np.flatnonzero(~usable))
+            for j in np.flatnonzero(usable):
+                others = [v for v in range(enc.offsets[j], enc.offsets[j + 1] - 1) if v != t[j] and group[l2, j, v]]
+                b_max = min(int(N[l2] - A0[l2, j]), upper)
+                w = [var(0, 1) for _ in range(b_max + 1)]
+                rows_eq.append(({wi: 1.0 for wi in w}, 1.0))
+                link = {wi: float(b) for b, wi in enumerate(w)}
+                for v in others:
+                    link[yv(l2, j, v)] = link.get(yv(l2, j, v), 0.0) - 1.0
+                rows_eq.append((link, 0.0))
+                for b, wi in enumerate(w):
+                    g = math.log(A0[l2, j] + b) if A0[l2, j] + b else -pen
+                    coef[wi] = coef.get(wi, 0.0) - g
+            C[l2] = (coef, rhs)
+        kill = d * pen + d * L + 10 * (d + 1) * L + 10  # l*'s smallest support is zero: always non-robust
+        big = 2 * kill + 2 * d * pen
+        for l2, (coef, rhs) in C.items():
+            row = dict(coef)
+            for zi, f in lhs_terms:
+                row[zi] = row.get(zi, 0.0) + (f if f is not None else -kill)
+            row[r[l2]] = row.get(r[l2], 0.0) + big
+            rows_le.append((row, rhs + big + 1e-9))
+    nvar = len(cols)
+    A = lil_matrix((len(rows_eq) + len(rows_le), nvar))
+    lb, ub = [], []
+    for i, (row, rhs) in enumerate(rows_eq):
+        for c_, v in row.items():
+            A[i, c_] = v
+        lb.append(rhs)
+        ub.append(rhs)
+    for i, (row, rhs) in enumerate(rows_le, start=len(rows_eq)):
+        for c_, v in row.items():
+            A[i, c_] = v
+        lb.append(-np.inf)
+        ub.append(rhs)
+    res = milp(np.array(cost), constraints=LinearConstraint(A.tocsr(), lb, ub), integrality=np.array(integral),
+               bounds=Bounds(lo, hi), options={"time_limit": time_limit, "disp": False})
+    bound = getattr(res, "mip_dual_bound", None)
+    lower = max(0, math.ceil(bound - 1e-6)) if bound is not None and np.isfinite(bound) else 0
+    if res.x is None:
+        return None, lower
+    blanked = np.zeros((n, d), bool)
+    for (l, j, v), idx in y.items():
+        count = int(round(res.x[idx]))
+        if count:
+            a = enc.label_bounds[l]
+            rows = a + np.flatnonzero(enc.X[a:enc.label_bounds[l + 1], j] == v)[:count]
+            blanked[rows, j] = True
+    return blanked, lower
+
+
+def poison_many_encoded(enc: EncodedTable, T: np.ndarray, method: str = "auto",
+                        time_limit: float = 30.0) -> ManyPoisoning:
+    """Fewest cells making every test point (local codes T, shape (k, d)) non-robust.
+
+    ``auto`` runs the exact program when the greedy answer is at most 200 cells and falls
+    back to the greedy answer (with the program's lower bound) when it times out.
+    """
+    if method not in ("auto", "exact", "greedy"):
+        raise ValueError(f"unknown method {method!r} (use auto, exact or greedy)")
+    start = greedy(enc, T)
+    if start is None:
+        return ManyPoisoning(False, method="greedy")
+    upper = int(start.sum())
+    if upper == 0:
+        return ManyPoisoning(True, (), "greedy", True, 0)
+    if method == "greedy" or (method == "auto" and upper > 200):
+        return ManyPoisoning(True, _names(enc, start), "greedy", False, None)
+    blanked, lower = _milp(enc, T, upper, time_limit)
+    if blanked is not None and int(blanked.sum()) <= upper and _all_nonrobust(enc, T, blanked):
+        best = blanked
+    else:
+        best = start
+    cells = int(best.sum())
+    lower = min(lower, cells)
+    return ManyPoisoning(True, _names(enc, best), "exact", cells == lower, lower)
