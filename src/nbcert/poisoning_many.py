@@ -22,6 +22,7 @@ stops being certifiably robust:
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,7 +36,9 @@ class ManyPoisoning:
     """Cells to blank so that every given test point is non-robust at once.
 
     ``optimal`` says whether ``cells`` is proven minimum; ``lower_bound`` is a proven bound
-    on the minimum (equal to ``num_cells`` when optimal).
+    on the minimum (equal to ``num_cells`` when optimal).  ``possible`` False with
+    ``optimal`` True is a proof that no blanking works; from ``greedy`` it only says that
+    the heuristic found none.
     """
 
     possible: bool
@@ -69,29 +72,30 @@ def _all_nonrobust(enc, T, blanked) -> bool:
     return not any(st.robust() for st in states)
 
 
-def _cheapest(enc, st: PoisonedCounts, star: int, blanked):
-    """The cheapest plan that really ends this point's robustness: (cells, [(column, rows)])."""
-    for cost, steps in plans(enc, star, st):
-        cells = cells_of(enc, st.tcode, steps, blanked)
-        trial = st.copy()
-        for j, rows in cells:
-            trial.blank(rows, j)
-        if not trial.robust():
-            return cost, cells
-    return None
-
-
 def greedy(enc: EncodedTable, T: np.ndarray) -> np.ndarray | None:
-    """Blanked-cell mask (n, d) making every point non-robust, or None if greedy fails."""
+    """Blanked-cell mask (n, d) making every point non-robust, or None if greedy fails.
+
+    Each round takes, over the still-robust points, the cheapest single-point plan (worked
+    out on the table as poisoned so far) that ends its point's robustness without making
+    any other point robust again (a column left with t_j alone forces blanks back)."""
     states = [PoisonedCounts(enc, t) for t in T]
     blanked = np.zeros((enc.n, enc.d), bool)
     for _ in range(4 * len(T) + 4):
-        options = [_cheapest(enc, st, star, blanked) for st in states if (star := st.winner()) >= 0]
-        if not options:
+        live = [(st, star) for st in states if (star := st.winner()) >= 0]
+        if not live:
             return blanked
-        if None in options:
+        done = len(states) - len(live)
+        options = sorted(((cost, i, steps) for i, (st, star) in enumerate(live)
+                          for cost, steps in plans(enc, star, st)), key=lambda o: (o[0], o[1]))
+        for _, i, steps in options:
+            cells = cells_of(enc, live[i][0].tcode, steps, blanked)
+            trial = [st.copy() for st in states]
+            _blank_all(trial, blanked.copy(), cells)
+            if sum(1 for st in trial if not st.robust()) > done:
+                _blank_all(states, blanked, cells)
+                break
+        else:
             return None
-        _blank_all(states, blanked, min(options, key=lambda o: o[0])[1])
     return None
 
 
@@ -174,32 +178,63 @@ def _milp(enc: EncodedTable, T: np.ndarray, upper: int, time_limit: float):
                 row[zi] = row.get(zi, 0.0) + (f if f is not None else -kill)
             row[r[l2]] = row.get(r[l2], 0.0) + big
             rows_le.append((row, rhs + big + 1e-9))
-    nvar = len(cols)
-    A = lil_matrix((len(rows_eq) + len(rows_le), nvar))
-    lb, ub = [], []
-    for i, (row, rhs) in enumerate(rows_eq):
-        for c_, v in row.items():
-            A[i, c_] = v
-        lb.append(rhs)
-        ub.append(rhs)
-    for i, (row, rhs) in enumerate(rows_le, start=len(rows_eq)):
-        for c_, v in row.items():
-            A[i, c_] = v
-        lb.append(-np.inf)
-        ub.append(rhs)
-    res = milp(np.array(cost), constraints=LinearConstraint(A.tocsr(), lb, ub), integrality=np.array(integral),
-               bounds=Bounds(lo, hi), options={"time_limit": time_limit, "disp": False})
-    bound = getattr(res, "mip_dual_bound", None)
-    lower = max(0, math.ceil(bound - 1e-6)) if bound is not None and np.isfinite(bound) else 0
-    if res.x is None:
-        return None, lower
-    blanked = np.zeros((n, d), bool)
-    for (l, j, v), idx in y.items():
-        count = int(round(res.x[idx]))
-        if count:
-            a = enc.label_bounds[l]
-            rows = a + np.flatnonzero(enc.X[a:enc.label_bounds[l + 1], j] == v)[:count]
-            blanked[rows, j] = True
+    def solve(cuts, seconds):
+        rows = rows_eq + rows_le + cuts
+        A = lil_matrix((len(rows), len(cols)))
+        for i, (row, _) in enumerate(rows):
+            for c_, v in row.items():
+                A[i, c_] = v
+        lb = [rhs for _, rhs in rows_eq] + [-np.inf] * (len(rows_le) + len(cuts))
+        ub = [rhs for _, rhs in rows]
+        res = milp(np.array(cost), constraints=LinearConstraint(A.tocsr(), lb, ub), integrality=np.array(integral),
+                   bounds=Bounds(lo, hi), options={"time_limit": seconds, "disp": False})
+        bound = getattr(res, "mip_dual_bound", None)
+        lower = max(0, math.ceil(bound - 1e-6)) if bound is not None and np.isfinite(bound) else 0
+        if res.status == 2:  # infeasible: no blanking at all works
+            return None, math.inf
+        if res.x is None:
+            return None, lower
+        blanked = np.zeros((n, d), bool)
+        for (l, j, v), idx in y.items():
+            count = int(round(res.x[idx]))
+            if count:
+                a = enc.label_bounds[l]
+                rows_ = a + np.flatnonzero(enc.X[a:enc.label_bounds[l + 1], j] == v)[:count]
+                blanked[rows_, j] = True
+        return blanked, lower
+
+    def cut_forcing(blanked):
+        """Rows forbidding what made a solution fail: a column left with t_j as its only value
+        forces every blank back to t_j, which the program does not model."""
+        cuts = []
+        for st in states:
+            t = st.tcode
+            for j in range(d):
+                col = enc.X[:, j][~blanked[:, j]]
+                if col.size and np.all(col == t[j]):
+                    others = {idx: 1.0 for (l, jj, v), idx in y.items() if jj == j and v != t[j]}
+                    total = int(np.sum(enc.X[:, j] != t[j]))
+                    if others:
+                        cuts.append((others, float(total - 1)))
+        return cuts
+
+    # The first solve is a relaxation of the true problem (every valid blanking satisfies
+    # it), so its bound is a proven lower bound.  Its solution may rely on a column left
+    # with t_j alone; forbid that and solve again, a few times at most.
+    deadline = time.monotonic() + time_limit
+    blanked, lower = solve([], time_limit)
+    cuts = []
+    for _ in range(5):
+        if blanked is None or _all_nonrobust(enc, T, blanked):
+            break
+        cuts += cut_forcing(blanked)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            blanked = None
+            break
+        blanked, _ = solve(cuts, left)
+    else:
+        blanked = None
     return blanked, lower
 
 
@@ -212,19 +247,22 @@ def poison_many_encoded(enc: EncodedTable, T: np.ndarray, method: str = "auto",
     """
     if method not in ("auto", "exact", "greedy"):
         raise ValueError(f"unknown method {method!r} (use auto, exact or greedy)")
+    if enc.m == 1:  # one label is predicted in every world, whatever is blanked
+        return ManyPoisoning(False, method=method, optimal=True)
     start = greedy(enc, T)
-    if start is None:
-        return ManyPoisoning(False, method="greedy")
-    upper = int(start.sum())
-    if upper == 0:
+    if start is not None and not start.any():
         return ManyPoisoning(True, (), "greedy", True, 0)
-    if method == "greedy" or (method == "auto" and upper > 200):
+    if method == "greedy" or (method == "auto" and (start is None or start.sum() > 200)):
+        if start is None:
+            return ManyPoisoning(False, method="greedy")
         return ManyPoisoning(True, _names(enc, start), "greedy", False, None)
+    upper = int(start.sum()) if start is not None else enc.n * enc.d
     blanked, lower = _milp(enc, T, upper, time_limit)
-    if blanked is not None and int(blanked.sum()) <= upper and _all_nonrobust(enc, T, blanked):
-        best = blanked
-    else:
-        best = start
+    if lower == math.inf:
+        return ManyPoisoning(False, method="exact", optimal=True)
+    candidates = [b for b in (blanked, start) if b is not None]
+    if not candidates:
+        return ManyPoisoning(False, method="exact", lower_bound=lower)
+    best = min(candidates, key=lambda b: int(b.sum()))
     cells = int(best.sum())
-    lower = min(lower, cells)
-    return ManyPoisoning(True, _names(enc, best), "exact", cells == lower, lower)
+    return ManyPoisoning(True, _names(enc, best), "exact", cells <= lower, min(lower, cells))
