@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .encoding import EncodedTable
-from .poisoning import PoisonedCounts, cells_of, plans
+from .poisoning import PoisonedCounts, cells_of, plans, poison_encoded
 
 
 @dataclass(frozen=True)
@@ -238,12 +238,28 @@ def _milp(enc: EncodedTable, T: np.ndarray, upper: int, time_limit: float):
     return blanked, lower
 
 
+MAX_PROGRAM_VARIABLES = 300_000
+
+
+def _program_size(enc: EncodedTable, T: np.ndarray, upper: int) -> int:
+    """How many one-hot variables the program needs (an upper estimate)."""
+    size = 0
+    for t in T:
+        st = PoisonedCounts(enc, t)
+        width = np.minimum(np.maximum(st.A, enc.label_sizes[:, None] - st.A), upper) + 1
+        size += int(width.sum())
+    return size
+
+
 def poison_many_encoded(enc: EncodedTable, T: np.ndarray, method: str = "auto",
                         time_limit: float = 30.0) -> ManyPoisoning:
     """Fewest cells making every test point (local codes T, shape (k, d)) non-robust.
 
-    ``auto`` runs the exact program when the greedy answer is at most 200 cells and falls
-    back to the greedy answer (with the program's lower bound) when it times out.
+    ``greedy`` returns the heuristic's answer.  ``exact`` solves the program within
+    ``time_limit`` seconds (skipped when it would exceed MAX_PROGRAM_VARIABLES) and returns
+    the best verified answer with a proven lower bound: the larger of the program's bound
+    and the largest single-point minimum.  ``auto`` is ``exact`` when the greedy answer has
+    at most 200 cells, ``greedy`` otherwise.
     """
     if method not in ("auto", "exact", "greedy"):
         raise ValueError(f"unknown method {method!r} (use auto, exact or greedy)")
@@ -257,7 +273,16 @@ def poison_many_encoded(enc: EncodedTable, T: np.ndarray, method: str = "auto",
             return ManyPoisoning(False, method="greedy")
         return ManyPoisoning(True, _names(enc, start), "greedy", False, None)
     upper = int(start.sum()) if start is not None else enc.n * enc.d
-    blanked, lower = _milp(enc, T, upper, time_limit)
+    # every point needs at least its own single-point minimum (OP is exact)
+    singles = [poison_encoded(enc, t, "op") for t in T]
+    if not all(p.possible for p in singles):
+        return ManyPoisoning(False, method="exact", optimal=True)
+    floor = max(p.num_cells for p in singles)
+    if _program_size(enc, T, upper) > MAX_PROGRAM_VARIABLES:
+        blanked, lower = None, 0  # too large to build: the greedy answer and the single-point bound
+    else:
+        blanked, lower = _milp(enc, T, upper, time_limit)
+    lower = max(lower, floor)
     if lower == math.inf:
         return ManyPoisoning(False, method="exact", optimal=True)
     candidates = [b for b in (blanked, start) if b is not None]

@@ -9,6 +9,8 @@ K_MAX = max(config["k_values"])
 
 if config["k_for_rates"] not in config["k_values"]:
     raise ValueError(f"config: k_for_rates {config['k_for_rates']} is not one of k_values {config['k_values']}")
+if max(config["beyond"]["poison_many"]["k_values"]) > K_MAX:
+    raise ValueError(f"config: beyond.poison_many.k_values must not exceed the {K_MAX} test points drawn (k_values)")
 if config["rate_for_k"] not in config["missing_rates"]:
     raise ValueError(f"config: rate_for_k {config['rate_for_k']} is not one of missing_rates {config['missing_rates']}")
 

@@ -11,6 +11,12 @@ rule decide:
         ks=lambda w: ks_for(w.rate),
         ad_worlds=config["ad_worlds"],
         seed=config["seed"],
+    threads: 1  # timings are single-threaded, as in the paper
+    resources:
+        mem_mb=lambda w, input, attempt: attempt * (800 + 60 * input.size_mb),
+        runtime=lambda w, input, attempt: attempt * (10 + 10 * int(input.size_mb)),
+    benchmark:
+        "benchmarks/decide/{ds}/rep{rep}/{kind}_{rate}.tsv"
     log:
         "logs/decide/{ds}/rep{rep}/{kind}_{rate}.log",
     script:

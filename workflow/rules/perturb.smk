@@ -9,6 +9,12 @@ rule split:
     params:
         k=K_MAX,
         seed=config["seed"],
+    threads: 1
+    resources:
+        mem_mb=lambda w, input, attempt: attempt * (500 + 40 * input.size_mb),
+        runtime=lambda w, input, attempt: attempt * (5 + int(input.size_mb)),
+    benchmark:
+        "benchmarks/split/{ds}/rep{rep}.tsv"
     log:
         "logs/split/{ds}/rep{rep}.log",
     script:
@@ -24,6 +30,12 @@ rule perturb:
         label=lambda w: config["datasets"][w.ds]["label"],
         seed=config["seed"],
         feature_share=config["feature_share"],
+    threads: 1
+    resources:
+        mem_mb=lambda w, input, attempt: attempt * (500 + 40 * input.size_mb),
+        runtime=lambda w, input, attempt: attempt * (5 + int(input.size_mb)),
+    benchmark:
+        "benchmarks/perturb/{ds}/rep{rep}/{kind}_{rate}.tsv"
     log:
         "logs/perturb/{ds}/rep{rep}/{kind}_{rate}.log",
     script:

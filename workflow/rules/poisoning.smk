@@ -8,6 +8,12 @@ rule poison:
     params:
         label=lambda w: config["datasets"][w.ds]["label"],
         seed=config["seed"],
+    threads: 1
+    resources:
+        mem_mb=lambda w, input, attempt: attempt * (800 + 60 * input.size_mb),
+        runtime=lambda w, input, attempt: attempt * (10 + 5 * int(input.size_mb)),
+    benchmark:
+        "benchmarks/poison/{ds}/rep{rep}.tsv"
     log:
         "logs/poison/{ds}/rep{rep}.log",
     script:

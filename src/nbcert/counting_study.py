@@ -1,0 +1,327 @@
+"""Beyond the paper: counting possible worlds in practice, on the real data sets.
+
+For each data set a small training table is subsampled (exact counting grows with the
+number of missing cells per label), test points are drawn from the other rows, and the
+training cells are blanked uniformly at each missing rate.  For every test point the
+three counting methods of :mod:`nbcert.counting` are timed one point at a time:
+
+* ``batch`` - Algorithm 2 of the paper, the joint enumeration (the reference);
+* ``exact`` - the per-label distributions combined by sorting;
+* ``montecarlo`` - sampled worlds with simultaneous Wilson intervals.
+
+A problem larger than ``max_states`` is recorded as skipped for that method (NaN
+seconds, ``skipped`` true), never as an error.  The *majority label* of a point is the
+label most worlds predict in the exact answer (the Monte-Carlo one when neither exact
+method ran); each row records the share of worlds predicting it, and the Monte-Carlo
+row its interval and whether the exact share lies inside.  Algorithm 2 and the
+per-label method must give identical counts: a difference raises.
+
+All random choices derive from (seed, data set name, "counting", ...) via
+:func:`nbcert.experiments.rng_for`, so the table is reproducible except for the times.
+"""
+
+from __future__ import annotations
+
+import time
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from .counting import TooLarge, count_encoded, total_worlds  # noqa: E402
+from .decision import count_index  # noqa: E402
+from .encoding import encode  # noqa: E402
+from .experiments import perturbed, rng_for, split  # noqa: E402
+from .figures import _save  # noqa: E402
+
+METHODS = ("batch", "exact", "montecarlo")
+NAMES = {"batch": "Algorithm 2", "exact": "per-label exact", "montecarlo": "Monte-Carlo"}
+STYLE = {"batch": ("tab:red", "s"), "exact": ("tab:green", "^"), "montecarlo": ("tab:blue", "o")}
+REP = "counting"  # the `rep` part of every seed of this study
+COLUMNS = ["dataset", "missing_rate", "point", "method", "skipped", "seconds", "elapsed", "majority_label",
+           "majority_from", "fraction", "tie_fraction", "ci_low", "ci_high", "exact_in_interval",
+           "batch_equals_exact", "log10_worlds", "log10_batch_states", "train_rows", "features", "samples", "confidence", "max_states"]
+FLAGS = ("skipped", "exact_in_interval", "batch_equals_exact")
+
+
+def draw(df: pd.DataFrame, label: str, name: str, seed: int, subsample: int, points: int):
+    """(train, test): ``points`` test rows, then ``subsample`` training rows from the rest."""
+    if subsample + points > len(df):
+        raise ValueError(f"{name}: {subsample} training rows + {points} test points exceed its {len(df)} rows")
+    pool, test = split(df, points, seed, name, REP)
+    keep = np.sort(rng_for(seed, name, REP, "subsample").choice(len(pool), size=subsample, replace=False))
+    return pool.iloc[keep].reset_index(drop=True), test
+
+
+def batch_states(enc, T: np.ndarray) -> np.ndarray:
+    """log10 of the beta matrices Algorithm 2 enumerates per test point: the product over
+    labels l and features j of (M_lj + 1), for features whose test value occurs in
+    training and whose domain has more than one value (the others have one option)."""
+    M = count_index(enc)[:, enc.missing_codes]  # (m, d) missing cells per label and feature
+    per = np.log10(M + 1.0) * (enc.delta > 1)  # (m, d)
+    return ((T >= 0) * per.sum(axis=0)).sum(axis=1)
+
+
+def _count(enc, T, method, alpha, cfg, rng):
+    """(WorldCounts or None if too large, elapsed seconds) for one test point."""
+    t0 = time.perf_counter()
+    try:
+        wc = count_encoded(enc, T, alpha, method=method, n_samples=int(cfg["samples"]),
+                           confidence=float(cfg["confidence"]), seed=rng, max_states=int(cfg["max_states"]))[0]
+    except ValueError as e:
+        if not isinstance(e.__context__, TooLarge):  # count_encoded re-raises TooLarge as ValueError
+            raise
+        wc = None
+    return wc, time.perf_counter() - t0
+
+
+def _same(a, b) -> bool:
+    return a.counts == b.counts and a.ties == b.ties and a.total == b.total
+
+
+def _point_rows(enc, t, alpha, cfg, rngs, base):
+    res = {m: _count(enc, t[None, :], m, alpha, cfg, rngs[m]) for m in METHODS}
+    batch, exact, mc = (res[m][0] for m in METHODS)
+    if batch is not None and exact is not None and not _same(batch, exact):
+        raise AssertionError(f"{base['dataset']} rate {base['missing_rate']} point {base['point']}: Algorithm 2 "
+                             f"counts {batch.counts} (ties {batch.ties}) but per-label exact {exact.counts} "
+                             f"(ties {exact.ties})")
+    ref = exact if exact is not None else batch
+    if ref is not None:
+        majority = max(enc.labels, key=lambda lab: ref.counts[lab])  # first label on a tie
+        truth = ref.counts[majority] / ref.total
+    else:
+        majority = max(enc.labels, key=lambda lab: mc.fractions[lab])
+        truth = None
+    rows = []
+    for method in METHODS:
+        wc, elapsed = res[method]
+        row = {**base, "method": method, "skipped": wc is None, "seconds": np.nan if wc is None else elapsed,
+               "elapsed": elapsed, "majority_label": majority,
+               "majority_from": "montecarlo" if ref is None else ref.method,
+               "fraction": np.nan, "tie_fraction": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+               "exact_in_interval": pd.NA, "batch_equals_exact": pd.NA}
+        if wc is not None and wc.counts is not None:
+            row["fraction"] = wc.counts[majority] / wc.total
+            row["tie_fraction"] = wc.ties / wc.total
+        elif wc is not None:
+            low, high = wc.intervals[majority]
+            row.update(fraction=wc.fractions[majority], tie_fraction=wc.tie_fraction, ci_low=low, ci_high=high)
+            if truth is not None:
+                row["exact_in_interval"] = bool(low <= truth <= high)
+        if method == "batch" and batch is not None and exact is not None:
+            row["batch_equals_exact"] = True  # checked above
+        rows.append(row)
+    return rows
+
+
+def run(df: pd.DataFrame, label: str, name: str, seed: int, cfg: dict, progress=print) -> pd.DataFrame:
+    """The study on one data set; one row per (missing rate, test point, method).
+
+    ``cfg`` is ``config["beyond"]["counting"]``: subsample, missing_rates, points,
+    samples, confidence, max_states (and optionally alpha, 0 by default: the paper's
+    classifier).
+    """
+    alpha = cfg.get("alpha", 0)
+    train, test = draw(df, label, name, seed, int(cfg["subsample"]), int(cfg["points"]))
+    rows = []
+    for rate in cfg["missing_rates"]:
+        rate = float(rate)
+        dirty = perturbed(train, label, "uniform", rate, seed, name, REP, 0.0)
+        blank = [c for c in dirty.columns if c != label and dirty[c].isna().all()]
+        if blank:  # a feature without any observed value has no domain: leave it out
+            progress(f"{name} rate {rate:g}: dropping fully blanked feature(s) {blank}")
+            dirty = dirty.drop(columns=blank)
+        enc = encode(dirty, label)
+        T = enc.encode_test(test)
+        base = {"dataset": name, "missing_rate": rate, "train_rows": enc.n, "features": enc.d,
+                "samples": int(cfg["samples"]), "confidence": float(cfg["confidence"]),
+                "max_states": int(cfg["max_states"])}
+        log10 = total_worlds(enc, log10=True)
+        states = batch_states(enc, T)
+        for p in range(len(T)):
+            rngs = {m: rng_for(seed, name, REP, f"{rate:.4f}", p, m) for m in METHODS}
+            point_rows = _point_rows(enc, T[p], alpha, cfg, rngs,
+                                     {**base, "point": p, "log10_worlds": log10,
+                                      "log10_batch_states": float(states[p])})
+            rows += point_rows
+            times = ", ".join(f"{r['method']} " + ("skipped" if r["skipped"] else f"{r['seconds']:.4f}s")
+                              for r in point_rows)
+            progress(f"{name} rate {rate:g} point {p}: 10^{log10:.1f} worlds, {times}, "
+                     f"majority {point_rows[0]['majority_label']!r} share {point_rows[1]['fraction']:.4g}")
+    out = pd.DataFrame(rows, columns=COLUMNS)
+    for col in FLAGS:
+        out[col] = out[col].astype("boolean")
+    return out
+
+
+def load(paths) -> pd.DataFrame:
+    """The per-data-set tables, concatenated, with labels as strings and flags as booleans."""
+    frames = [pd.read_csv(p, dtype={"majority_label": str, "dataset": str}) for p in paths]
+    return _normalise(pd.concat(frames, ignore_index=True))
+
+
+def _normalise(table: pd.DataFrame) -> pd.DataFrame:
+    t = table.copy()
+    for col in FLAGS:
+        t[col] = t[col].map(lambda v: pd.NA if pd.isna(v) else str(v) in ("True", "true", "1", "1.0")).astype("boolean")
+    return t
+
+
+def majority_shares(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per (dataset, missing_rate, point): the majority share, exact where it ran."""
+    t = table[~table.skipped.astype(bool)]
+    pref = {"exact": 0, "batch": 1, "montecarlo": 2}
+    t = t.assign(_order=t.method.map(pref)).sort_values(["dataset", "missing_rate", "point", "_order"])
+    best = t.groupby(["dataset", "missing_rate", "point"], sort=False).head(1)
+    return best[["dataset", "missing_rate", "point", "method", "fraction"]].reset_index(drop=True)
+
+
+def figure(table: pd.DataFrame, outputs):
+    """Top: time per method vs missing rate; bottom: majority-label share per rate."""
+    t = _normalise(table)
+    names = list(dict.fromkeys(t.dataset))
+    fig, axes = plt.subplots(2, len(names), figsize=(3.8 * len(names), 6.6), squeeze=False)
+    rows, points = t.train_rows.max(), t.point.nunique()
+    fig.suptitle(f"Counting worlds - {points} test points, about {rows} training rows per data set")
+    shares = majority_shares(t)
+    for i, name in enumerate(names):
+        sub = t[t.dataset == name]
+        ax = axes[0, i]
+        notes = []
+        for method in METHODS:
+            per = sub[sub.method == method]
+            ran = per[~per.skipped.astype(bool)]
+            if len(ran) < len(per):
+                notes.append(f"{NAMES[method]}: {len(per) - len(ran)} of {len(per)} skipped")
+            if ran.empty:
+                continue
+            stats = ran.groupby("missing_rate").seconds.agg(["mean", "min", "max"])
+            color, marker = STYLE[method]
+            ax.plot(stats.index, stats["mean"], color=color, marker=marker, label=NAMES[method])
+            ax.fill_between(stats.index, stats["min"], stats["max"], color=color, alpha=0.2)
+        if notes:
+            ax.text(0.02, 0.02, "\n".join(notes), transform=ax.transAxes, fontsize=6, va="bottom")
+        ax.set_yscale("log")
+        ax.set_title(name)
+        ax.set_xlabel("missing rate")
+        ax.set_ylabel("time per test point (s)")
+        ax.grid(True, which="both", alpha=0.3)
+
+        ax = axes[1, i]
+        sh = shares[shares.dataset == name]
+        rates = sorted(sh.missing_rate.unique())
+        width = 0.5 * (min(np.diff(rates)) if len(rates) > 1 else 0.2)
+        data = [sh[sh.missing_rate == r].fraction.to_numpy() for r in rates]
+        if rates:
+            ax.boxplot(data, positions=rates, widths=width, showfliers=False, manage_ticks=False,
+                       medianprops={"color": "black"})
+        jitter = rng_for(0, name, "jitter").uniform(-width / 3, width / 3, len(sh))
+        for src, color, lab in (("exact", "tab:green", "exact"), ("batch", "tab:red", "exact (Algorithm 2)"),
+                                ("montecarlo", "tab:blue", "Monte-Carlo (exact skipped)")):
+            sel = (sh.method == src).to_numpy()
+            if sel.any():
+                ax.scatter(sh.missing_rate.to_numpy()[sel] + jitter[sel], sh.fraction.to_numpy()[sel], s=8,
+                           color=color, alpha=0.7, label=lab, zorder=3)
+        ax.set_ylim(-0.03, 1.03)
+        if rates:
+            ax.set_xlim(rates[0] - width, rates[-1] + width)
+            ax.set_xticks(rates, [f"{r:g}" for r in rates])
+        ax.set_xlabel("missing rate")
+        ax.set_ylabel("share of worlds predicting\nthe majority label")
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=6, loc="lower left")
+    axes[0, 0].legend(fontsize=7)
+    _save(fig, outputs)
+
+
+def _fmt_seconds(s: pd.Series, total: int) -> str:
+    ran = s.dropna()
+    if ran.empty:
+        return f"— ({total} skipped)"
+    text = f"{ran.median():.3g}"
+    return text + (f" ({total - len(ran)} skipped)" if len(ran) < total else "")
+
+
+def _ratio_text(r: pd.Series) -> str:
+    r = r.replace([np.inf, -np.inf], np.nan).dropna()
+    return f"{r.median():.3g}x (range {r.min():.3g}x to {r.max():.3g}x)" if len(r) else "—"
+
+
+def summary_markdown(table: pd.DataFrame) -> str:
+    """The report's "Counting in practice" section, computed from the table."""
+    t = _normalise(table)
+    first = t.iloc[0]
+    lines = ["### Counting in practice", "",
+             f"Worlds predicting each label, counted for each of {t.point.nunique()} test points per data set on "
+             f"{int(first.train_rows)} training rows subsampled from it (test points drawn from the other rows), "
+             "blanked uniformly at each missing rate: Algorithm 2 (joint enumeration), the per-label exact method "
+             f"and a Monte-Carlo estimate ({int(first.samples)} sampled worlds, simultaneous "
+             f"{first.confidence:.0%} intervals). A method whose problem exceeds {int(first.max_states)} states is "
+             "skipped. Times are medians per test point in seconds; the majority label is the one most worlds "
+             "predict in the exact answer; its share is the median over test points (Monte-Carlo where no exact "
+             "method ran).", ""]
+    shares = majority_shares(t)
+    for name in dict.fromkeys(t.dataset):
+        sub = t[t.dataset == name]
+        lines += [f"**{name}** ({int(sub.train_rows.max())} training rows, {int(sub.features.max())} features)", "",
+                  "| missing rate | worlds (log10, max) | Algorithm 2 (s) | per-label exact (s) | Monte-Carlo (s) "
+                  "| exact share inside the MC interval | majority-label share |",
+                  "|---|---|---|---|---|---|---|"]
+        for rate, r in sub.groupby("missing_rate"):
+            n = r.point.nunique()
+            sec = {m: _fmt_seconds(r[r.method == m].seconds, n) for m in METHODS}
+            mc = r[r.method == "montecarlo"].exact_in_interval.dropna()
+            inside = f"{int(mc.sum())} of {len(mc)}" if len(mc) else "— (no exact answer)"
+            sh = shares[(shares.dataset == name) & (shares.missing_rate == rate)].fraction
+            lines.append(f"| {rate:g} | {r.log10_worlds.max():.1f} | {sec['batch']} | {sec['exact']} | "
+                         f"{sec['montecarlo']} | {inside} | {sh.median():.3g} |")
+        lines.append("")
+    lines += [_paragraph(t, shares), ""]
+    return "\n".join(lines)
+
+
+def _paragraph(t: pd.DataFrame, shares: pd.DataFrame) -> str:
+    wide = t.pivot_table(index=["dataset", "missing_rate", "point"], columns="method", values="seconds",
+                         aggfunc="first", dropna=False).reindex(columns=list(METHODS))
+    n = len(wide)
+    ran = {m: int(wide[m].notna().sum()) for m in METHODS}
+    both = wide.dropna(subset=["batch", "exact"])
+    equal = t[(t.method == "batch")].batch_equals_exact.dropna()
+    parts = [f"Of {n} counting problems, Algorithm 2 ran on {ran['batch']}, the per-label exact method on "
+             f"{ran['exact']} and Monte-Carlo on {ran['montecarlo']}; the others exceeded the state limit."]
+    if len(both):
+        ratio = both["batch"] / both["exact"]
+        parts.append(f"Where both exact methods ran ({len(both)} problems) they gave identical counts "
+                     f"({int(equal.sum())} of {len(equal)} checked), and Algorithm 2 took {_ratio_text(ratio)} "
+                     f"the per-label method's time; the per-label method was faster on {int((ratio > 1).sum())} "
+                     f"of them.")
+    ex = wide.dropna(subset=["exact", "montecarlo"])
+    if len(ex):
+        parts.append(f"Monte-Carlo took {_ratio_text(ex['montecarlo'] / ex['exact'])} the per-label exact time.")
+    mc = t[t.method == "montecarlo"].exact_in_interval.dropna()
+    if len(mc):
+        conf = t.confidence.iloc[0]
+        parts.append(f"The exact majority-label share lay inside the Monte-Carlo interval on {int(mc.sum())} of "
+                     f"{len(mc)} points where both ran ({mc.mean():.1%}; the intervals are stated at "
+                     f"{conf:.0%} simultaneously over labels and ties).")
+    trend = []
+    for name in dict.fromkeys(t.dataset):
+        med = shares[shares.dataset == name].groupby("missing_rate").fraction.median()
+        if len(med) > 1:
+            lo, hi = med.iloc[0], med.iloc[-1]
+            if abs(hi - lo) < 0.02:
+                trend.append(f"{name}: about {lo:.3g} at every rate from {med.index[0]:g} to {med.index[-1]:g}")
+            else:
+                trend.append(f"{name}: {'falls' if hi < lo else 'rises'} from {lo:.3g} at rate {med.index[0]:g} "
+                             f"to {hi:.3g} at rate {med.index[-1]:g}")
+        elif len(med):
+            trend.append(f"{name}: {med.iloc[0]:.3g} at rate {med.index[0]:g}")
+    if trend:
+        parts.append("The median share of worlds predicting the majority label (" + "; ".join(trend) + ") shows "
+                     "how far missing cells leave the prediction open: a share of 1 means a certifiably robust "
+                     "point, lower shares how many completions change the answer.")
+    return " ".join(parts)
