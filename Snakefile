@@ -21,6 +21,8 @@ include: "workflow/rules/perturb.smk"
 include: "workflow/rules/decision.smk"
 include: "workflow/rules/poisoning.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/poisoning_many.smk"
+include: "workflow/rules/beyond.smk"
 include: "workflow/rules/report.smk"
 
 

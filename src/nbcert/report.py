@@ -46,7 +46,8 @@ def poisoning_summary(poi: pd.DataFrame) -> pd.DataFrame:
         "op_lowest": lowest.sum(), "reps": lowest.size()})
 
 
-def render(dec: pd.DataFrame, poi: pd.DataFrame, statuses: list, figures, config: dict) -> str:
+def render(dec: pd.DataFrame, poi: pd.DataFrame, statuses: list, figures, config: dict,
+           beyond: list = (), beyond_figures=()) -> str:
     k = config["k_for_rates"]
     ds = decision_summary(dec, k)
     ps = poisoning_summary(poi)
@@ -90,4 +91,8 @@ def render(dec: pd.DataFrame, poi: pd.DataFrame, statuses: list, figures, config
     lines += ["", "## Figures", ""]
     for f in figures:
         lines += [f"![{Path(f).stem}](figures/{Path(f).name})", ""]
+    if beyond:
+        lines += ["## Beyond the paper", ""]
+        for section, f in zip(beyond, beyond_figures):
+            lines += [section.strip(), "", f"![{Path(f).stem}](figures/{Path(f).name})", ""]
     return "\n".join(lines) + "\n"

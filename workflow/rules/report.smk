@@ -5,6 +5,8 @@ rule report:
         poisoning=lambda w: expand("results/tables/poisoning_{ds}.csv", ds=available()),
         figures=expand("results/figures/fig{num}.png", num=[6, 7, 8, 9, 10]),
         status=lambda w: [checkpoints.fetch.get(ds=ds).output[0] for ds in DATASETS],
+        beyond=expand("results/beyond/{study}.md", study=BEYOND),
+        beyond_figures=expand("results/figures/{study}.png", study=BEYOND),
     output:
         "results/report.md",
     params:

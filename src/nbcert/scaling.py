@@ -1,0 +1,445 @@
+"""Scaling study (beyond the paper): time and memory of every method as the table grows.
+
+For each n, ``run_size`` draws a synthetic table with planted Naive Bayes structure
+(nbcert.synthetic): the complete table for poisoning (OP, SR, RP), the same table with
+``missing_rate`` of its feature cells blanked for deciding (Iterate+Index, Iterate, AD)
+and Monte-Carlo counting.  The k test points come from the same model, not from the
+table, and are the same for every n (they depend on the seed only).
+
+Time is ``time.perf_counter`` around one call.  Memory is the peak resident set size the
+call adds: the kernel's high-water mark (VmHWM) is reset through /proc/self/clear_refs
+just before the call and read after it, minus the resident size (VmRSS) before it.  That
+counts every page the call touches (numpy buffers, Python objects, C temporaries) at no
+cost to the timing.  Where clear_refs cannot be written, tracemalloc is used instead
+(Python and numpy heap allocations; the time then includes its overhead); the
+``memory_method`` column says which.
+
+Before building a size, the memory it needs is estimated from bytes per cell (n*d)
+measured on this code (``SETUP_BYTES``, ``HELD_BYTES``, ``EXTRA_BYTES``) and compared with
+MemAvailable from /proc/meminfo (or a given budget): a size, or a method, that would not
+fit is skipped and the row says why.  AD samples ``ad_worlds`` worlds per point; where
+that exceeds ``ad_max_samples`` sampled cells it is timed on fewer points (at least one),
+and the ``points`` column says how many: times are reported per test point, measured,
+never extrapolated.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import tracemalloc
+
+import numpy as np
+import pandas as pd
+
+from . import decision, poisoning
+from .counting import count_encoded
+from .encoding import from_codes
+from .experiments import rng_for
+from .perturb import blank_mask
+from .synthetic import synthetic_table
+
+DECISION = ("Iterate+Index", "Iterate", "AD")
+COUNTING = ("Monte-Carlo",)
+POISON = ("OP", "SR", "RP")
+METHODS = DECISION + COUNTING + POISON
+SETUP = ("generate", "encode complete", "blank + encode")
+KIND = {**{m: "decision" for m in DECISION}, **{m: "counting" for m in COUNTING},
+        **{m: "poisoning" for m in POISON}, **{m: "setup" for m in SETUP}}
+
+# Bytes per cell of the n x d table, measured with this module at n = 10^6, d = 20 and
+# rounded up (see the report).  HELD: the encoded table kept while the methods run;
+# SETUP: the peak while generating, encoding and blanking (up to three n x d intp copies
+# plus the blanking draw); EXTRA: what each method adds on top of the held table.
+HELD_BYTES = 8
+SETUP_BYTES = 36
+EXTRA_BYTES = {"Iterate+Index": 1, "Iterate": 4, "AD": 24, "Monte-Carlo": 3, "OP": 4, "SR": 40, "RP": 44}
+BASE_BYTES = 300 * 2**20  # interpreter, numpy, pandas and small arrays
+SAFETY = 0.8  # use at most this share of the available memory
+
+
+def mem_available() -> int | None:
+    """MemAvailable of /proc/meminfo in bytes (None where it cannot be read)."""
+    try:
+        with open("/proc/meminfo") as f:
+            info = {k: int(v.split()[0]) * 1024 for k, v in (line.split(":", 1) for line in f)}
+    except (OSError, ValueError):
+        return None
+    return info.get("MemAvailable", info.get("MemFree"))
+
+
+def estimate_bytes(n: int, d: int, method: str | None = None) -> int:
+    """Estimated peak resident bytes of the setup (method None) or of one method."""
+    cells = n * d
+    if method is None:
+        return BASE_BYTES + SETUP_BYTES * cells
+    return BASE_BYTES + (HELD_BYTES + EXTRA_BYTES[method]) * cells
+
+
+def job_mem_mb(n: int, d: int) -> int:
+    """Memory a scaling job needs (MB): the largest of its estimates."""
+    return math.ceil(max(estimate_bytes(n, d, m) for m in (None, *METHODS)) / 2**20)
+
+
+def _status() -> dict:
+    out = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(("VmHWM", "VmRSS")):
+                key, value = line.split(":")
+                out[key] = int(value.split()[0]) * 1024
+    return out
+
+
+class Meter:
+    """Times calls and measures the peak memory each adds (see the module docstring)."""
+
+    def __init__(self):
+        self.process_peak = 0
+        try:
+            self._reset()
+            self.method = "peak RSS added (VmHWM reset via /proc/self/clear_refs, minus VmRSS before)"
+        except OSError:
+            self.method = "tracemalloc peak (Python and numpy heap allocations)"
+
+    def _reset(self):
+        self.process_peak = max(self.process_peak, _status()["VmHWM"])
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+
+    def peak(self) -> int:
+        """The process's peak resident bytes so far (over all resets)."""
+        try:
+            self.process_peak = max(self.process_peak, _status()["VmHWM"])
+        except OSError:
+            pass
+        return self.process_peak
+
+    def __call__(self, fn):
+        """(result, seconds, peak bytes added) of fn()."""
+        if self.method.startswith("tracemalloc"):
+            tracemalloc.start()
+            t0 = time.perf_counter()
+            out = fn()
+            seconds = time.perf_counter() - t0
+            added = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            return out, seconds, added
+        self._reset()
+        before = _status()["VmRSS"]
+        t0 = time.perf_counter()
+        out = fn()
+        seconds = time.perf_counter() - t0
+        return out, seconds, max(0, _status()["VmHWM"] - before)
+
+
+def ad_points(n: int, d: int, cfg: dict, max_samples: float) -> int:
+    """Test points AD is timed on: all k unless k * worlds * missing cells > max_samples."""
+    per_point = cfg["ad_worlds"] * max(1.0, cfg["missing_rate"] * n * d)
+    return int(min(cfg["k"], max(1, max_samples // per_point)))
+
+
+def run_size(n: int, cfg: dict, seed: int, *, mem_budget: int | None = None, ad_max_samples: float = 4e9,
+             mc_samples: int = 20_000, progress=print) -> pd.DataFrame:
+    """Time and measure every method on one synthetic table of n rows (see the module docstring).
+
+    cfg: d, domain, labels, missing_rate, k, ad_worlds.  mem_budget: bytes the run may use
+    (default: MemAvailable).  One row per method plus three setup rows.
+    """
+    d, domain, labels, rate, k = cfg["d"], cfg["domain"], cfg["labels"], cfg["missing_rate"], cfg["k"]
+    meter = Meter()
+    avail = mem_budget if mem_budget is not None else mem_available()
+    limit = None if avail is None else SAFETY * avail
+    base = {"n": n, "d": d, "domain": domain, "labels": labels, "k": k, "table_mb": n * d * 8 / 2**20,
+            "available_mb": None if avail is None else avail / 2**20, "memory_method": meter.method}
+    rows = []
+
+    def row(method, seconds=None, peak=None, points=None, est=None, skipped="", **extra):
+        rows.append({**base, "method": method, "kind": KIND[method], "points": points, "seconds": seconds,
+                     "seconds_per_point": None if seconds is None or not points else seconds / points,
+                     "peak_mb": None if peak is None else peak / 2**20,
+                     "estimate_mb": None if est is None else est / 2**20, "skipped": skipped, **extra})
+
+    def done(actual_rate=None):
+        out = pd.DataFrame(rows)
+        out["missing_rate"] = rate if actual_rate is None else actual_rate
+        out["process_peak_mb"] = meter.peak() / 2**20
+        return out
+
+    need = estimate_bytes(n, d)
+    if limit is not None and need > limit:
+        why = (f"not run: building the tables needs about {need / 2**20:,.0f} MB, over {SAFETY:.0%} of the "
+               f"{avail / 2**20:,.0f} MB available")
+        progress(f"n={n}: {why}")
+        for method in SETUP + METHODS:
+            row(method, est=estimate_bytes(n, d, None if method in SETUP else method), skipped=why)
+        return done()
+
+    def fits(method):
+        est = estimate_bytes(n, d, method)
+        if limit is None or est <= limit:
+            return est, ""
+        return est, (f"not run: needs about {est / 2**20:,.0f} MB, over {SAFETY:.0%} of the "
+                     f"{avail / 2**20:,.0f} MB available")
+
+    # Setup: the table and the test points, then the complete encoded table.
+    (model, X, y, T, t_labels), s, peak = meter(lambda: synthetic_table(n, d, domain, labels, seed=rng_for(seed, "scaling").bit_generator.seed_seq, k=k))
+    row("generate", s, peak, est=need)
+    delta = np.full(d, domain, np.intp)
+    enc, s, peak = meter(lambda: from_codes(X, y, delta))
+    del X
+    row("encode complete", s, peak, est=need)
+    progress(f"n={n}: table and {k} test points ready")
+
+    # Poisoning: one test point on the complete table.
+    t = T[0]
+    for method in POISON:
+        est, why = fits(method)
+        if why:
+            row(method, est=est, skipped=why)
+            continue
+        res, s, peak = meter(lambda: poisoning.poison_encoded(enc, t, method.lower(),
+                                                              seed=rng_for(seed, "scaling", n, method)))
+        row(method, s, peak, 1, est, possible=res.possible, cells=res.num_cells,
+            poisoning_rate=None if not res.possible else res.num_cells / (n * d))
+        progress(f"n={n}: {method} {res.num_cells} cells in {s:.3f}s, +{peak / 2**20:.0f} MB")
+
+    # Blank cells of the same table, in place (the complete table is given up).
+    cover = max(domain, labels)  # the rows that make every value occur are never blanked
+
+    def blank():
+        L = enc.X
+        L -= enc.offsets[:-1]  # back to local codes
+        mask = blank_mask(n, d, rate, "uniform", rng_for(seed, "scaling", n, "blank"))
+        mask[:cover] = False
+        L[mask] = -1
+        return from_codes(L, y, delta), float(mask.mean())
+
+    (dirty, actual_rate), s, peak = meter(blank)
+    del enc
+    row("blank + encode", s, peak, est=need)
+
+    # Deciding k points, counting one.
+    truth = t_labels
+    exact = None
+    for method in DECISION + COUNTING:
+        est, why = fits(method)
+        if why:
+            row(method, est=est, skipped=why)
+            continue
+        if method == "Iterate+Index":
+            dec, s, peak = meter(lambda: decision.certify_index(dirty, T))
+            exact, p = dec, k
+        elif method == "Iterate":
+            dec, s, peak = meter(lambda: decision.certify_iterate(dirty, T))
+            p = k
+            if exact is not None and not (np.array_equal(dec.robust, exact.robust)
+                                          and np.array_equal(dec.label, exact.label)):
+                raise AssertionError(f"n={n}: Iterate and Iterate+Index disagree")
+        elif method == "AD":
+            p = ad_points(n, d, cfg, ad_max_samples)
+            dec, s, peak = meter(lambda: decision.certify_ad(dirty, T[:p], n_worlds=cfg["ad_worlds"],
+                                                             seed=rng_for(seed, "scaling", n, "ad")))
+            if exact is not None and (exact.robust[:p] & ~dec.robust).any():
+                raise AssertionError(f"n={n}: AD called a robust point non-robust")
+        else:
+            res, s, peak = meter(lambda: count_encoded(dirty, T[:1], method="montecarlo", n_samples=mc_samples,
+                                                       seed=rng_for(seed, "scaling", n, "count")))
+            row(method, s, peak, 1, est, samples=mc_samples,
+                top_fraction=max(res[0].fractions.values()))
+            progress(f"n={n}: {method} in {s:.3f}s, +{peak / 2**20:.0f} MB")
+            continue
+        extra = {"robust": int(dec.robust.sum()),
+                 "correct": int((dec.robust & (dec.label == truth[:p])).sum())}
+        if method == "AD":
+            extra["worlds"] = cfg["ad_worlds"]
+            if exact is not None:
+                extra["ad_false_robust"] = int((dec.robust & ~exact.robust[:p]).sum())
+        row(method, s, peak, p, est, **extra)
+        progress(f"n={n}: {method} {p} points in {s:.3f}s, +{peak / 2**20:.0f} MB")
+    return done(actual_rate)
+
+
+# ---------------------------------------------------------------- summaries
+
+def _timed(table: pd.DataFrame) -> pd.DataFrame:
+    ok = table[(table.kind != "setup") & table.seconds_per_point.notna() & (table.seconds_per_point > 0)]
+    if "skipped" in ok:
+        ok = ok[ok.skipped.fillna("").astype(str) == ""]
+    return ok
+
+
+def fit_slopes(table: pd.DataFrame) -> pd.DataFrame:
+    """Per method: least-squares slope of log time per point vs log n (all sizes run),
+    and the slope between the two largest sizes."""
+    out = []
+    ok = _timed(table)
+    for method in [m for m in METHODS if m in set(ok.method)] + sorted(set(ok.method) - set(METHODS)):
+        sub = ok[ok.method == method].groupby("n").seconds_per_point.mean().sort_index()
+        x, yv = np.log10(sub.index.to_numpy(float)), np.log10(sub.to_numpy(float))
+        slope = intercept = last = np.nan
+        if len(sub) >= 2:
+            slope, intercept = np.polyfit(x, yv, 1)
+            last = (yv[-1] - yv[-2]) / (x[-1] - x[-2])
+        out.append({"method": method, "kind": KIND.get(method, ""), "slope": slope, "intercept": intercept,
+                    "slope_largest": last, "sizes": len(sub), "n_min": int(sub.index.min()),
+                    "n_max": int(sub.index.max()), "seconds_at_max": float(sub.iloc[-1])})
+    return pd.DataFrame(out, columns=["method", "kind", "slope", "intercept", "slope_largest", "sizes", "n_min",
+                                      "n_max", "seconds_at_max"])
+
+
+STYLE = {"Iterate+Index": ("tab:green", "^", "-"), "Iterate": ("tab:blue", "o", "-"), "AD": ("tab:red", "s", "-"),
+         "Monte-Carlo": ("tab:purple", "D", "-"), "OP": ("tab:green", "^", "--"), "SR": ("tab:orange", "v", "--"),
+         "RP": ("tab:red", "x", "--")}
+
+
+def figure(table: pd.DataFrame, outputs):
+    """Log-log time per test point vs n, one line per method, fitted slope in the legend.
+
+    ``outputs`` has ``pdf`` and ``png`` paths (written atomically)."""
+    from .figures import _save, plt
+
+    slopes = fit_slopes(table).set_index("method")
+    ok = _timed(table)
+    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    for method in slopes.index:
+        sub = ok[ok.method == method].groupby("n").seconds_per_point.mean().sort_index()
+        color, marker, ls = STYLE.get(method, ("black", ".", ":"))
+        sl = slopes.loc[method, "slope"]
+        ax.plot(sub.index, sub.to_numpy(), color=color, marker=marker, linestyle=ls,
+                label=f"{method} (slope {sl:.2f})" if np.isfinite(sl) else method)
+    first = table.iloc[0] if len(table) else None
+    if first is not None:
+        ax.set_title(f"Scaling: d={first.d}, domain {first.domain}, {first.labels} labels, "
+                     f"{float(first.missing_rate):.0%} missing", fontsize=9)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("rows n")
+    ax.set_ylabel("time per test point (s)")
+    ax.grid(True, which="both", alpha=0.3)
+    if len(slopes):
+        ax.legend(fontsize=7)
+    _save(fig, outputs)
+
+
+def _n(n) -> str:
+    n = int(n)
+    e = round(math.log10(n)) if n > 0 else 0
+    return f"10^{e}" if n == 10 ** e else f"{n:,}"
+
+
+def _mb(x) -> str:
+    if x is None or not np.isfinite(x):
+        return "-"
+    return f"{x / 1024:.2f} GB" if x >= 1024 else f"{x:.1f} MB" if x >= 1 else f"{x * 1024:.0f} kB"
+
+
+def _s(x) -> str:
+    if x is None or not np.isfinite(x):
+        return "-"
+    return f"{x:.3g} s" if x >= 1e-3 else f"{x * 1e3:.3g} ms"
+
+
+def summary_markdown(table: pd.DataFrame) -> str:
+    """The "### Scaling" section of the report, computed from the table."""
+    lines = ["### Scaling", ""]
+    if table.empty:
+        return "\n".join(lines + ["No scaling runs.", ""])
+    first = table.iloc[0]
+    sizes = sorted(table.n.unique())
+    ran = sorted(table[(table.kind == "setup") & (table.skipped.fillna("").astype(str) == "")].n.unique())
+    rate = table[table.n.isin(ran)].missing_rate.mean() if ran else first.missing_rate
+    lines.append(
+        f"Synthetic tables with planted Naive Bayes structure (nbcert.synthetic): d = {first.d} features with "
+        f"{first.domain} values, {first.labels} labels, n = {', '.join(_n(n) for n in sizes)} rows. Deciding and "
+        f"counting run on the table with {rate:.0%} of its feature cells blanked, poisoning on the complete table. "
+        f"The k = {first.k} test points come from the same model, not from the table. Times are per test point: "
+        f"Iterate+Index and Iterate certify all k, AD as many as the table below says, Monte-Carlo counting "
+        f"({int(table.samples.dropna().iloc[0]) if 'samples' in table and table.samples.notna().any() else '-'} "
+        f"samples) and OP, SR and RP one point. Memory is the {first.memory_method}.")
+    lines.append("")
+    slopes = fit_slopes(table)
+    if ran:
+        nmax = max(ran)
+        at = table[table.n == nmax].set_index("method")
+        lines += [f"| method | slope (all sizes) | slope (two largest) | time per point at n = {_n(nmax)} "
+                  f"| points timed | peak memory added at n = {_n(nmax)} | estimate |",
+                  "|---|---|---|---|---|---|---|"]
+        for _, r in slopes.iterrows():
+            a = at.loc[r.method] if r.method in at.index else None
+            lines.append(f"| {r.method} | {r.slope:.2f} | {r.slope_largest:.2f} | "
+                         f"{_s(a.seconds_per_point) if a is not None else '-'} | "
+                         f"{int(a.points) if a is not None and pd.notna(a.points) else '-'} | "
+                         f"{_mb(a.peak_mb) if a is not None else '-'} | "
+                         f"{_mb(a.estimate_mb) if a is not None else '-'} |")
+        lines.append("")
+        ad = table[(table.method == "AD") & table.points.notna()].sort_values("n")
+        if len(ad):
+            lines.append("AD points timed per size: " + ", ".join(
+                f"{int(r.points)} at n = {_n(r.n)}" for _, r in ad.iterrows())
+                + f" (each sampling up to {int(ad.worlds.dropna().iloc[0]) if 'worlds' in ad and ad.worlds.notna().any() else '-'} worlds).")
+            lines.append("")
+    skipped = table[table.skipped.fillna("").astype(str) != ""]
+    if len(skipped):
+        lines.append("Skipped:")
+        for (n, why), sub in skipped.groupby(["n", "skipped"]):
+            methods = [m for m in sub.method if KIND.get(m) != "setup"]
+            lines.append(f"- n = {_n(n)}: {', '.join(methods)}: {why}")
+        lines.append("")
+    lines.append(_paragraph(table, slopes, ran))
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _paragraph(table, slopes, ran) -> str:
+    if not ran or slopes.empty:
+        return "No size could be run on this machine (see above)."
+    nmax = max(ran)
+    at = table[(table.n == nmax)].set_index("method")
+    out = []
+    fit = slopes[np.isfinite(slopes.slope_largest)]
+    if len(fit):
+        lin = fit[(fit.slope_largest >= 0.8) & (fit.slope_largest <= 1.2)].method.tolist()
+        sub = fit[fit.slope_largest < 0.8].method.tolist()
+        sup = fit[fit.slope_largest > 1.2].method.tolist()
+        part = []
+        if lin:
+            part.append(f"about linearly in n ({', '.join(lin)})")
+        if sub:
+            part.append(f"sublinearly, still dominated by per-call costs ({', '.join(sub)})")
+        if sup:
+            part.append(f"faster than linearly ({', '.join(sup)})")
+        lo, hi = fit.slope_largest.min(), fit.slope_largest.max()
+        out.append(f"Between the two largest sizes run, time grows {'; '.join(part)}: slopes {lo:.2f} to {hi:.2f}.")
+        small = fit[fit.slope < fit.slope_largest - 0.15].method.tolist()
+        if small:
+            out.append(f"Fitted over all sizes the slopes of {', '.join(small)} are lower, because fixed "
+                       f"costs per call dominate at the smallest tables.")
+    dec = at[at.kind == "decision"].seconds_per_point.dropna()
+    if "Iterate+Index" in dec and len(dec) > 1:
+        others = ", ".join(f"{dec[m] / dec['Iterate+Index']:.0f}x faster than {m}"
+                           for m in dec.index if m != "Iterate+Index")
+        out.append(f"At n = {_n(nmax)} Iterate+Index certifies a point in {_s(dec['Iterate+Index'])} "
+                   f"({others}).")
+    poi = at[at.kind == "poisoning"]
+    poi = poi[poi.seconds.notna()]
+    if len(poi):
+        out.append("Poisoning one point at n = " + _n(nmax) + " took " + ", ".join(
+            f"{m} {_s(r.seconds)} ({int(r.cells) if pd.notna(r.cells) else 'no'} cells)" for m, r in poi.iterrows())
+            + ".")
+    peaks = at[at.kind != "setup"].peak_mb.dropna()
+    setup_peak = at[at.kind == "setup"].peak_mb.dropna()
+    if len(peaks):
+        big = peaks.idxmax()
+        total = table[table.n == nmax].process_peak_mb.max()
+        out.append(
+            f"Memory: the encoded table at n = {_n(nmax)} is {_mb(at.table_mb.iloc[0])} (n·d·8 bytes); "
+            f"the methods added between {_mb(peaks.min())} and {_mb(peaks.max())} ({big} the most)"
+            + (f", building the tables up to {_mb(setup_peak.max())}" if len(setup_peak) else "")
+            + f", and the whole run peaked at {_mb(total)} resident"
+            + (f" of {_mb(at.available_mb.iloc[0])} available" if pd.notna(at.available_mb.iloc[0]) else "") + ".")
+    ad = at.loc["AD"] if "AD" in at.index else None
+    if ad is not None and pd.notna(ad.points) and ad.points < ad.k:
+        out.append(f"AD was timed on {int(ad.points)} of {int(ad.k)} points at n = {_n(nmax)} to keep the run short; "
+                   f"its time per point is the mean over those points, not an extrapolation.")
+    return " ".join(out)
