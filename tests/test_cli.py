@@ -515,3 +515,28 @@ def test_module_entry_point_error(tmp_path):
     assert proc.stdout == ""
     assert proc.stderr.splitlines() == [f"nbcert: error: {tmp_path / 'train.csv'}: no label column "
                                         f"'class' (columns: 'odor', 'cap', 'y')"]
+
+
+CLEAN = "odor,cap,y\nn,s,p\nn,x,p\nn,s,e\nf,s,e\nf,x,e\nf,x,e\n"
+CLEAN_TEST = "odor,cap\nn,s\nn,x\n"
+
+
+def test_poison_together_json(tmp_path, capsys):
+    res = run_json(capsys, "poison", *files(tmp_path, CLEAN, CLEAN_TEST), "--together", "--method", "exact")
+    assert len(res) == 1
+    r = res[0]
+    assert r["test_indices"] == [0, 1] and r["method"] == "exact"
+    assert r["num_cells"] == len(r["cells"]) and r["optimal"] is True and r["lower_bound"] == r["num_cells"]
+    # blanking the reported cells makes both rows non-robust
+    rows = [line.split(",") for line in CLEAN.strip().splitlines()]
+    for c in r["cells"]:
+        rows[1 + c["row"]][rows[0].index(c["column"])] = ""
+    write(tmp_path, "poisoned.csv", "\n".join(",".join(x) for x in rows) + "\n")
+    out = run_json(capsys, "certify", "--train", str(tmp_path / "poisoned.csv"), "--test",
+                   str(tmp_path / "test.csv"), "--label", "y")
+    assert [x["robust"] for x in out] == [False, False]
+
+
+def test_poison_together_rejects_single_point_methods(tmp_path, capsys):
+    rc, out, err = run(capsys, "poison", *files(tmp_path, CLEAN, CLEAN_TEST), "--together", "--method", "sr")
+    assert rc == 2 and "--together" in err and len(err.strip().splitlines()) == 1
