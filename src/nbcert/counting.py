@@ -195,7 +195,8 @@ def _wilson(k, n, z):
     den = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / den
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # with no (or only) successes the end is exactly 0 (or 1); rounding would leave 1e-20
+    return (0.0 if k == 0 else max(0.0, centre - half)), (1.0 if k == n else min(1.0, centre + half))
 
 
 def point_stats(enc: EncodedTable, T: np.ndarray, index: np.ndarray | None = None):

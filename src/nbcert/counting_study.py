@@ -16,6 +16,11 @@ method ran); each row records the share of worlds predicting it, and the Monte-C
 row its interval and whether the exact share lies inside.  Algorithm 2 and the
 per-label method must give identical counts: a difference raises.
 
+With alpha = 0 (the paper's classifier, the default here) a test value that no observed
+training cell takes (common on a few dozen rows with many cells blanked) gives every
+label support 0 in every world: no label wins anywhere.  Such points are flagged
+``all_ties``; their majority share is 0.
+
 All random choices derive from (seed, data set name, "counting", ...) via
 :func:`nbcert.experiments.rng_for`, so the table is reproducible except for the times.
 """
@@ -42,9 +47,16 @@ NAMES = {"batch": "Algorithm 2", "exact": "per-label exact", "montecarlo": "Mont
 STYLE = {"batch": ("tab:red", "s"), "exact": ("tab:green", "^"), "montecarlo": ("tab:blue", "o")}
 REP = "counting"  # the `rep` part of every seed of this study
 COLUMNS = ["dataset", "missing_rate", "point", "method", "skipped", "seconds", "elapsed", "majority_label",
-           "majority_from", "fraction", "tie_fraction", "ci_low", "ci_high", "exact_in_interval",
-           "batch_equals_exact", "log10_worlds", "log10_batch_states", "train_rows", "features", "samples", "confidence", "max_states"]
-FLAGS = ("skipped", "exact_in_interval", "batch_equals_exact")
+           "majority_from", "all_ties", "fraction", "tie_fraction", "ci_low", "ci_high", "outside_by",
+           "exact_in_interval", "batch_equals_exact", "log10_worlds", "log10_batch_states", "train_rows", "features",
+           "samples", "confidence", "max_states"]
+FLAGS = ("skipped", "all_ties", "exact_in_interval", "batch_equals_exact")
+# The Wilson interval's ends are computed in floating point: with no sampled success the
+# lower end can come out near 1e-20 rather than 0 (the upper end likewise a rounding
+# error short of 1 with all successes), so an exact share of 0 or 1 would be "outside"
+# by rounding alone.  The share counts as inside within this margin; the raw distance is
+# kept in `outside_by`.
+INTERVAL_SLACK = 1e-12
 
 
 def draw(df: pd.DataFrame, label: str, name: str, seed: int, subsample: int, points: int):
@@ -93,17 +105,18 @@ def _point_rows(enc, t, alpha, cfg, rngs, base):
     if ref is not None:
         majority = max(enc.labels, key=lambda lab: ref.counts[lab])  # first label on a tie
         truth = ref.counts[majority] / ref.total
+        all_ties = ref.ties == ref.total
     else:
         majority = max(enc.labels, key=lambda lab: mc.fractions[lab])
-        truth = None
+        truth, all_ties = None, mc.tie_fraction == 1.0
     rows = []
     for method in METHODS:
         wc, elapsed = res[method]
         row = {**base, "method": method, "skipped": wc is None, "seconds": np.nan if wc is None else elapsed,
                "elapsed": elapsed, "majority_label": majority,
-               "majority_from": "montecarlo" if ref is None else ref.method,
+               "majority_from": "montecarlo" if ref is None else ref.method, "all_ties": all_ties,
                "fraction": np.nan, "tie_fraction": np.nan, "ci_low": np.nan, "ci_high": np.nan,
-               "exact_in_interval": pd.NA, "batch_equals_exact": pd.NA}
+               "outside_by": np.nan, "exact_in_interval": pd.NA, "batch_equals_exact": pd.NA}
         if wc is not None and wc.counts is not None:
             row["fraction"] = wc.counts[majority] / wc.total
             row["tie_fraction"] = wc.ties / wc.total
@@ -111,7 +124,8 @@ def _point_rows(enc, t, alpha, cfg, rngs, base):
             low, high = wc.intervals[majority]
             row.update(fraction=wc.fractions[majority], tie_fraction=wc.tie_fraction, ci_low=low, ci_high=high)
             if truth is not None:
-                row["exact_in_interval"] = bool(low <= truth <= high)
+                row["outside_by"] = max(0.0, low - truth, truth - high)
+                row["exact_in_interval"] = bool(row["outside_by"] <= INTERVAL_SLACK)
         if method == "batch" and batch is not None and exact is not None:
             row["batch_equals_exact"] = True  # checked above
         rows.append(row)
@@ -126,7 +140,18 @@ def run(df: pd.DataFrame, label: str, name: str, seed: int, cfg: dict, progress=
     classifier).
     """
     alpha = cfg.get("alpha", 0)
-    train, test = draw(df, label, name, seed, int(cfg["subsample"]), int(cfg["points"]))
+    rows = []
+    sizes = [int(cfg["subsample"])] + ([int(cfg["batch_rows"])] if cfg.get("batch_rows") else [])
+    for size in sizes:  # the main subsample, then a tiny one where Algorithm 2 can run too
+        rows += _run_size(df, label, name, seed, cfg, alpha, size, progress)
+    out = pd.DataFrame(rows, columns=COLUMNS)
+    for col in FLAGS:
+        out[col] = out[col].astype("boolean")
+    return out
+
+
+def _run_size(df, label, name, seed, cfg, alpha, size, progress) -> list:
+    train, test = draw(df, label, name, seed, size, int(cfg["points"]))
     rows = []
     for rate in cfg["missing_rates"]:
         rate = float(rate)
@@ -135,6 +160,9 @@ def run(df: pd.DataFrame, label: str, name: str, seed: int, cfg: dict, progress=
         if blank:  # a feature without any observed value has no domain: leave it out
             progress(f"{name} rate {rate:g}: dropping fully blanked feature(s) {blank}")
             dirty = dirty.drop(columns=blank)
+            if dirty.shape[1] == 1:
+                raise ValueError(f"{name}: missing rate {rate:g} blanks every feature cell of the {len(dirty)} "
+                                 "training rows; there is nothing to count")
         enc = encode(dirty, label)
         T = enc.encode_test(test)
         base = {"dataset": name, "missing_rate": rate, "train_rows": enc.n, "features": enc.d,
@@ -150,12 +178,15 @@ def run(df: pd.DataFrame, label: str, name: str, seed: int, cfg: dict, progress=
             rows += point_rows
             times = ", ".join(f"{r['method']} " + ("skipped" if r["skipped"] else f"{r['seconds']:.4f}s")
                               for r in point_rows)
-            progress(f"{name} rate {rate:g} point {p}: 10^{log10:.1f} worlds, {times}, "
+            progress(f"{name} {size} rows, rate {rate:g} point {p}: 10^{log10:.1f} worlds, {times}, "
                      f"majority {point_rows[0]['majority_label']!r} share {point_rows[1]['fraction']:.4g}")
-    out = pd.DataFrame(rows, columns=COLUMNS)
-    for col in FLAGS:
-        out[col] = out[col].astype("boolean")
-    return out
+    return rows
+
+
+def split_sizes(table: pd.DataFrame):
+    """(main, tiny): rows of each data set's largest subsample, and of its smaller one."""
+    largest = table.groupby("dataset").train_rows.transform("max")
+    return table[table.train_rows == largest], table[table.train_rows < largest]
 
 
 def load(paths) -> pd.DataFrame:
@@ -167,17 +198,19 @@ def load(paths) -> pd.DataFrame:
 def _normalise(table: pd.DataFrame) -> pd.DataFrame:
     t = table.copy()
     for col in FLAGS:
-        t[col] = t[col].map(lambda v: pd.NA if pd.isna(v) else str(v) in ("True", "true", "1", "1.0")).astype("boolean")
+        t[col] = t[col].map(lambda v: pd.NA if pd.isna(v) else str(v) in ("True", "true", "1", "1.0"))
+        t[col] = t[col].astype("boolean")
     return t
 
 
 def majority_shares(table: pd.DataFrame) -> pd.DataFrame:
     """One row per (dataset, missing_rate, point): the majority share, exact where it ran."""
-    t = table[~table.skipped.astype(bool)]
+    t = split_sizes(table)[0]
+    t = t[~t.skipped.astype(bool)]
     pref = {"exact": 0, "batch": 1, "montecarlo": 2}
     t = t.assign(_order=t.method.map(pref)).sort_values(["dataset", "missing_rate", "point", "_order"])
     best = t.groupby(["dataset", "missing_rate", "point"], sort=False).head(1)
-    return best[["dataset", "missing_rate", "point", "method", "fraction"]].reset_index(drop=True)
+    return best[["dataset", "missing_rate", "point", "method", "fraction", "all_ties"]].reset_index(drop=True)
 
 
 def figure(table: pd.DataFrame, outputs):
@@ -188,21 +221,27 @@ def figure(table: pd.DataFrame, outputs):
     rows, points = t.train_rows.max(), t.point.nunique()
     fig.suptitle(f"Counting worlds - {points} test points, about {rows} training rows per data set")
     shares = majority_shares(t)
+    main, tiny = split_sizes(t)
     for i, name in enumerate(names):
-        sub = t[t.dataset == name]
         ax = axes[0, i]
         notes = []
-        for method in METHODS:
-            per = sub[sub.method == method]
-            ran = per[~per.skipped.astype(bool)]
-            if len(ran) < len(per):
-                notes.append(f"{NAMES[method]}: {len(per) - len(ran)} of {len(per)} skipped")
-            if ran.empty:
+        for part, style in ((main, "-"), (tiny, "--")):
+            sub = part[part.dataset == name]
+            if sub.empty:
                 continue
-            stats = ran.groupby("missing_rate").seconds.agg(["mean", "min", "max"])
-            color, marker = STYLE[method]
-            ax.plot(stats.index, stats["mean"], color=color, marker=marker, label=NAMES[method])
-            ax.fill_between(stats.index, stats["min"], stats["max"], color=color, alpha=0.2)
+            size = int(sub.train_rows.max())
+            for method in METHODS:
+                per = sub[sub.method == method]
+                ran = per[~per.skipped.astype(bool)]
+                if len(ran) < len(per):
+                    notes.append(f"{NAMES[method]} ({size} rows): {len(per) - len(ran)} of {len(per)} skipped")
+                if ran.empty:
+                    continue
+                stats = ran.groupby("missing_rate").seconds.agg(["mean", "min", "max"])
+                color, marker = STYLE[method]
+                ax.plot(stats.index, stats["mean"], color=color, marker=marker, linestyle=style,
+                        label=f"{NAMES[method]} ({size} rows)")
+                ax.fill_between(stats.index, stats["min"], stats["max"], color=color, alpha=0.2)
         if notes:
             ax.text(0.02, 0.02, "\n".join(notes), transform=ax.transAxes, fontsize=6, va="bottom")
         ax.set_yscale("log")
@@ -220,20 +259,23 @@ def figure(table: pd.DataFrame, outputs):
             ax.boxplot(data, positions=rates, widths=width, showfliers=False, manage_ticks=False,
                        medianprops={"color": "black"})
         jitter = rng_for(0, name, "jitter").uniform(-width / 3, width / 3, len(sh))
-        for src, color, lab in (("exact", "tab:green", "exact"), ("batch", "tab:red", "exact (Algorithm 2)"),
-                                ("montecarlo", "tab:blue", "Monte-Carlo (exact skipped)")):
-            sel = (sh.method == src).to_numpy()
-            if sel.any():
-                ax.scatter(sh.missing_rate.to_numpy()[sel] + jitter[sel], sh.fraction.to_numpy()[sel], s=8,
-                           color=color, alpha=0.7, label=lab, zorder=3)
-        ax.set_ylim(-0.03, 1.03)
+        ties = sh.all_ties.fillna(False).astype(bool).to_numpy()
+        for src, color, lab in (("exact", "tab:green", "exact"), ("batch", "tab:red", "Algorithm 2"),
+                                ("montecarlo", "tab:blue", "MC (exact skipped)")):
+            for tie, marker, suffix in ((False, "o", ""), (True, "x", ", all ties")):
+                sel = (sh.method == src).to_numpy() & (ties == tie)
+                if sel.any():
+                    ax.scatter(sh.missing_rate.to_numpy()[sel] + jitter[sel], sh.fraction.to_numpy()[sel], s=10,
+                               color=color, marker=marker, alpha=0.7, label=lab + suffix, zorder=3)
+        ax.set_ylim(-0.03, 1.32)  # room above 1 for the legend
+        ax.set_yticks(np.linspace(0, 1, 6))
         if rates:
             ax.set_xlim(rates[0] - width, rates[-1] + width)
             ax.set_xticks(rates, [f"{r:g}" for r in rates])
         ax.set_xlabel("missing rate")
         ax.set_ylabel("share of worlds predicting\nthe majority label")
         ax.grid(True, axis="y", alpha=0.3)
-        ax.legend(fontsize=6, loc="lower left")
+        ax.legend(fontsize=6, loc="upper center", ncol=2, columnspacing=0.8, handletextpad=0.3)
     axes[0, 0].legend(fontsize=7)
     _save(fig, outputs)
 
@@ -253,14 +295,15 @@ def _ratio_text(r: pd.Series) -> str:
 
 def summary_markdown(table: pd.DataFrame) -> str:
     """The report's "Counting in practice" section, computed from the table."""
-    t = _normalise(table)
+    t, tiny = split_sizes(_normalise(table))
     first = t.iloc[0]
     lines = ["### Counting in practice", "",
              f"Worlds predicting each label, counted for each of {t.point.nunique()} test points per data set on "
              f"{int(first.train_rows)} training rows subsampled from it (test points drawn from the other rows), "
              "blanked uniformly at each missing rate: Algorithm 2 (joint enumeration), the per-label exact method "
              f"and a Monte-Carlo estimate ({int(first.samples)} sampled worlds, simultaneous "
-             f"{first.confidence:.0%} intervals). A method whose problem exceeds {int(first.max_states)} states is "
+             f"{first.confidence:.0%} intervals). A method whose problem exceeds "
+             f"{' / '.join(str(int(v)) for v in sorted(t.max_states.unique()))} states is "
              "skipped. Times are medians per test point in seconds; the majority label is the one most worlds "
              "predict in the exact answer; its share is the median over test points (Monte-Carlo where no exact "
              "method ran).", ""]
@@ -268,19 +311,36 @@ def summary_markdown(table: pd.DataFrame) -> str:
     for name in dict.fromkeys(t.dataset):
         sub = t[t.dataset == name]
         lines += [f"**{name}** ({int(sub.train_rows.max())} training rows, {int(sub.features.max())} features)", "",
-                  "| missing rate | worlds (log10, max) | Algorithm 2 (s) | per-label exact (s) | Monte-Carlo (s) "
-                  "| exact share inside the MC interval | majority-label share |",
-                  "|---|---|---|---|---|---|---|"]
+                  "| missing rate | worlds (log10) | Algorithm 2 states (log10, median) | Algorithm 2 (s) "
+                  "| per-label exact (s) | Monte-Carlo (s) | exact share inside the MC interval "
+                  "| points where every world ties | majority-label share |",
+                  "|---|---|---|---|---|---|---|---|---|"]
         for rate, r in sub.groupby("missing_rate"):
             n = r.point.nunique()
             sec = {m: _fmt_seconds(r[r.method == m].seconds, n) for m in METHODS}
             mc = r[r.method == "montecarlo"].exact_in_interval.dropna()
             inside = f"{int(mc.sum())} of {len(mc)}" if len(mc) else "— (no exact answer)"
-            sh = shares[(shares.dataset == name) & (shares.missing_rate == rate)].fraction
-            lines.append(f"| {rate:g} | {r.log10_worlds.max():.1f} | {sec['batch']} | {sec['exact']} | "
-                         f"{sec['montecarlo']} | {inside} | {sh.median():.3g} |")
+            sh = shares[(shares.dataset == name) & (shares.missing_rate == rate)]
+            ties = int(sh.all_ties.fillna(False).astype(bool).sum())
+            states = r[r.method == "batch"].log10_batch_states.median()
+            lines.append(f"| {rate:g} | {r.log10_worlds.max():.1f} | {states:.1f} | {sec['batch']} | "
+                         f"{sec['exact']} | {sec['montecarlo']} | {inside} | {ties} of {n} | "
+                         f"{sh.fraction.median():.3g} |")
         lines.append("")
     lines += [_paragraph(t, shares), ""]
+    if len(tiny):
+        lines += [f"On a tiny subsample ({int(tiny.train_rows.max())} training rows, the same test points), where "
+                  "Algorithm 2 can run, median seconds per test point:", "",
+                  "| data set | missing rate | Algorithm 2 | per-label exact | Monte-Carlo |", "|---|---|---|---|---|"]
+        for (name, rate), r in tiny.groupby(["dataset", "missing_rate"], sort=False):
+            n = r.point.nunique()
+            sec = {m: _fmt_seconds(r[r.method == m].seconds, n) for m in METHODS}
+            lines.append(f"| {name} | {rate:g} | {sec['batch']} | {sec['exact']} | {sec['montecarlo']} |")
+        wide = tiny.pivot_table(index=["dataset", "missing_rate", "point"], columns="method", values="seconds",
+                                aggfunc="first", dropna=False).reindex(columns=list(METHODS)).dropna()
+        if len(wide):
+            lines += ["", f"Where both exact methods ran on the tiny tables ({len(wide)} problems), Algorithm 2 took "
+                      f"{_ratio_text(wide['batch'] / wide['exact'])} the per-label method's time.", ""]
     return "\n".join(lines)
 
 
@@ -289,25 +349,48 @@ def _paragraph(t: pd.DataFrame, shares: pd.DataFrame) -> str:
                          aggfunc="first", dropna=False).reindex(columns=list(METHODS))
     n = len(wide)
     ran = {m: int(wide[m].notna().sum()) for m in METHODS}
+    limit = " / ".join(str(int(v)) for v in sorted(t.max_states.unique()))
+    parts = [f"Of {n} counting problems (data set, missing rate, test point), Algorithm 2 ran on {ran['batch']}, "
+             f"the per-label exact method on {ran['exact']} and Monte-Carlo on {ran['montecarlo']}."]
+    skipped = t[(t.method == "batch") & t.skipped.astype(bool)].log10_batch_states
+    if len(skipped):
+        parts.append(f"Algorithm 2 was skipped on {len(skipped)}: its joint enumeration would visit "
+                     f"10^{skipped.min():.1f} to 10^{skipped.max():.1f} beta matrices per point "
+                     f"(median 10^{skipped.median():.1f}) against a limit of {limit}.")
     both = wide.dropna(subset=["batch", "exact"])
-    equal = t[(t.method == "batch")].batch_equals_exact.dropna()
-    parts = [f"Of {n} counting problems, Algorithm 2 ran on {ran['batch']}, the per-label exact method on "
-             f"{ran['exact']} and Monte-Carlo on {ran['montecarlo']}; the others exceeded the state limit."]
     if len(both):
+        equal = t[t.method == "batch"].batch_equals_exact.dropna()
         ratio = both["batch"] / both["exact"]
-        parts.append(f"Where both exact methods ran ({len(both)} problems) they gave identical counts "
-                     f"({int(equal.sum())} of {len(equal)} checked), and Algorithm 2 took {_ratio_text(ratio)} "
-                     f"the per-label method's time; the per-label method was faster on {int((ratio > 1).sum())} "
-                     f"of them.")
+        parts.append(f"Where both exact methods ran ({len(both)} problems) their counts were identical "
+                     f"({int(equal.sum())} of {len(equal)} checked) and Algorithm 2 took {_ratio_text(ratio)} "
+                     f"the per-label method's time (the per-label method faster on {int((ratio > 1).sum())}).")
+    n_exact_skip = n - ran["exact"]
+    if n_exact_skip:
+        parts.append(f"The per-label method exceeded {limit} distinct supports for a label on {n_exact_skip}.")
     ex = wide.dropna(subset=["exact", "montecarlo"])
     if len(ex):
-        parts.append(f"Monte-Carlo took {_ratio_text(ex['montecarlo'] / ex['exact'])} the per-label exact time.")
-    mc = t[t.method == "montecarlo"].exact_in_interval.dropna()
-    if len(mc):
-        conf = t.confidence.iloc[0]
-        parts.append(f"The exact majority-label share lay inside the Monte-Carlo interval on {int(mc.sum())} of "
-                     f"{len(mc)} points where both ran ({mc.mean():.1%}; the intervals are stated at "
-                     f"{conf:.0%} simultaneously over labels and ties).")
+        parts.append(f"Where the per-label method ran, Monte-Carlo took {_ratio_text(ex['montecarlo'] / ex['exact'])} "
+                     "its time.")
+    per_rate = t[t.method == "montecarlo"].groupby(["dataset", "missing_rate"]).seconds.median()
+    if len(per_rate):
+        parts.append(f"Monte-Carlo's median time per point lay between {per_rate.min():.3g} s and "
+                     f"{per_rate.max():.3g} s for every data set and missing rate.")
+    mcrows = t[(t.method == "montecarlo") & t.exact_in_interval.notna()]
+    if len(mcrows):
+        inside = mcrows.exact_in_interval.astype(bool)
+        text = (f"The exact majority-label share lay inside the Monte-Carlo interval on {int(inside.sum())} of "
+                f"{len(mcrows)} points where both ran ({inside.mean():.1%}; the intervals are simultaneous over "
+                f"labels and ties at {t.confidence.iloc[0]:.0%})")
+        rounding = mcrows.outside_by[inside & (mcrows.outside_by > 0)]
+        if len(rounding):
+            text += (f"; on {len(rounding)} of them only within floating-point rounding of an interval end (an "
+                     f"exact share of 0 or 1 against an end computed at most {rounding.max():.1g} from it)")
+        parts.append(text + ".")
+    ties = shares.all_ties.fillna(False).astype(bool)
+    if ties.any():
+        parts.append(f"On {int(ties.sum())} of {len(shares)} points no label wins in any world (every world a tie: "
+                     "typically a test value that no observed training cell takes, so with alpha = 0 every label "
+                     "has support 0); their majority share is 0.")
     trend = []
     for name in dict.fromkeys(t.dataset):
         med = shares[shares.dataset == name].groupby("missing_rate").fraction.median()
@@ -321,7 +404,6 @@ def _paragraph(t: pd.DataFrame, shares: pd.DataFrame) -> str:
         elif len(med):
             trend.append(f"{name}: {med.iloc[0]:.3g} at rate {med.index[0]:g}")
     if trend:
-        parts.append("The median share of worlds predicting the majority label (" + "; ".join(trend) + ") shows "
-                     "how far missing cells leave the prediction open: a share of 1 means a certifiably robust "
-                     "point, lower shares how many completions change the answer.")
+        parts.append("The median share of worlds predicting the majority label (" + "; ".join(trend) + ") measures "
+                     "how open the missing cells leave the prediction: a share of 1 is a certifiably robust point.")
     return " ".join(parts)

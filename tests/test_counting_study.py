@@ -1,0 +1,148 @@
+"""nbcert.counting_study: the "counting in practice" experiment on small hand-made tables."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nbcert import counting_study as cs
+from nbcert.counting import WorldCounts
+from nbcert.outputs import write_csv
+
+CFG = {"subsample": 10, "missing_rates": [0.2, 0.5], "points": 6, "samples": 4000, "confidence": 0.95,
+       "max_states": 200_000}
+
+
+def _table(n=60, seed=0):
+    """Three small categorical features loosely tied to a two-valued label (strings, as in the pipeline)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    cols = {}
+    for j, k in enumerate((2, 3, 3)):
+        noise = rng.integers(0, k, n)
+        cols[f"f{j}"] = np.where(rng.random(n) < 0.6, y % k, noise)
+    df = pd.DataFrame({f: [f"v{v}" for v in c] for f, c in cols.items()})
+    df["label"] = np.where(y == 1, "yes", "no")
+    return df
+
+
+@pytest.fixture(scope="module")
+def table():
+    return cs.run(_table(), "label", "toy", 11, CFG, progress=lambda s: None)
+
+
+def _wide(t, col):
+    return t.pivot_table(index=["missing_rate", "point"], columns="method", values=col, aggfunc="first")
+
+
+def test_shape_and_columns(table):
+    assert list(table.columns) == cs.COLUMNS
+    assert len(table) == len(CFG["missing_rates"]) * CFG["points"] * len(cs.METHODS)
+    assert set(table.method) == set(cs.METHODS)
+    assert (table.train_rows == CFG["subsample"]).all()
+    assert table.groupby(["missing_rate", "point"]).majority_label.nunique().eq(1).all()
+
+
+def test_batch_equals_exact(table):
+    batch = table[table.method == "batch"]
+    assert not batch.skipped.any(), "the toy problems are small enough for Algorithm 2"
+    assert batch.batch_equals_exact.all()
+    frac = _wide(table, "fraction")
+    np.testing.assert_array_equal(frac["batch"], frac["exact"])
+    ties = _wide(table, "tie_fraction")
+    np.testing.assert_array_equal(ties["batch"], ties["exact"])
+    assert table[table.method != "batch"].batch_equals_exact.isna().all()
+
+
+def test_shares_are_fractions_and_timed(table):
+    assert table.fraction.between(0, 1).all()
+    assert (table.seconds > 0).all()
+    mc = table[table.method == "montecarlo"]
+    assert (mc.ci_low <= mc.fraction).all() and (mc.fraction <= mc.ci_high).all()
+    assert table[table.method != "montecarlo"].ci_low.isna().all()
+    exact = table[table.method == "exact"]
+    assert (exact.all_ties == (exact.tie_fraction == 1)).all()
+
+
+def test_exact_share_inside_montecarlo_interval(table):
+    mc = table[table.method == "montecarlo"]
+    inside = mc.exact_in_interval
+    assert inside.notna().all()
+    assert inside.sum() >= len(inside) - 1, mc[["missing_rate", "point", "fraction", "ci_low", "ci_high"]]
+    assert (mc.outside_by[inside.astype(bool)] <= cs.INTERVAL_SLACK).all()
+
+
+def test_tiny_state_limit_is_skipped_not_an_error():
+    t = cs.run(_table(), "label", "toy", 11, {**CFG, "max_states": 1}, progress=lambda s: None)
+    for method in ("batch", "exact"):
+        rows = t[t.method == method]
+        assert rows.skipped.any()
+        assert rows[rows.skipped].seconds.isna().all()
+        assert (rows[rows.skipped].elapsed > 0).all()
+    assert t[t.method == "batch"].skipped.all()  # every toy point has several beta matrices
+    mc = t[t.method == "montecarlo"]
+    assert not mc.skipped.any() and mc.fraction.notna().all()
+    both = t[(t.method == "exact") & t.skipped]
+    skipped_points = set(zip(both.missing_rate, both.point))
+    mc_on_skipped = mc[[(r, p) in skipped_points for r, p in zip(mc.missing_rate, mc.point)]]
+    assert mc_on_skipped.exact_in_interval.isna().all()
+    assert (mc_on_skipped.majority_from == "montecarlo").all()
+
+
+def test_same_seed_same_table():
+    a = cs.run(_table(), "label", "toy", 11, CFG, progress=lambda s: None)
+    b = cs.run(_table(), "label", "toy", 11, CFG, progress=lambda s: None)
+    c = cs.run(_table(), "label", "toy", 12, CFG, progress=lambda s: None)
+    timing = ["seconds", "elapsed"]
+    pd.testing.assert_frame_equal(a.drop(columns=timing), b.drop(columns=timing))
+    assert not a.drop(columns=timing).equals(c.drop(columns=timing))
+
+
+def test_disagreeing_counts_raise(monkeypatch):
+    real = cs.count_encoded
+
+    def off_by_one(enc, T, alpha, method, **kw):
+        out = real(enc, T, alpha, method=method, **kw)
+        if method == "batch":
+            wc = out[0]
+            lab = enc.labels[0]
+            out = [WorldCounts(wc.method, wc.total, wc.log10_total, {**wc.counts, lab: wc.counts[lab] + 1},
+                               wc.ties - 1)]
+        return out
+
+    monkeypatch.setattr(cs, "count_encoded", off_by_one)
+    with pytest.raises(AssertionError, match="Algorithm 2"):
+        cs.run(_table(), "label", "toy", 11, CFG, progress=lambda s: None)
+
+
+def test_too_many_rows_and_full_blanking_are_errors():
+    with pytest.raises(ValueError, match="exceed"):
+        cs.run(_table(n=12), "label", "toy", 1, CFG, progress=lambda s: None)
+    with pytest.raises(ValueError, match="nothing to count"):
+        cs.run(_table(), "label", "toy", 1, {**CFG, "missing_rates": [1.0]}, progress=lambda s: None)
+
+
+def test_figure_and_markdown_from_the_csv_tables(table, tmp_path):
+    other = cs.run(_table(seed=3), "label", "toy2", 5, {**CFG, "max_states": 3}, progress=lambda s: None)
+    paths = [tmp_path / "counting_toy.csv", tmp_path / "counting_toy2.csv"]
+    write_csv(table, paths[0])
+    write_csv(other, paths[1])
+    loaded = cs.load(paths)
+    assert loaded.skipped.dtype == "boolean" and loaded.majority_label.map(type).eq(str).all()
+    out = SimpleNamespace(pdf=tmp_path / "fig" / "counting.pdf", png=tmp_path / "fig" / "counting.png")
+    cs.figure(loaded, out)
+    for f in (out.pdf, out.png):
+        assert f.stat().st_size > 1000
+    md = cs.summary_markdown(loaded)
+    assert md.startswith("### Counting in practice")
+    assert "**toy**" in md and "**toy2**" in md
+    rows = [line for line in md.splitlines() if line.startswith("| 0.")]
+    assert len(rows) == 2 * len(CFG["missing_rates"])
+    n = CFG["points"]
+    toy_inside = int(table[table.method == "montecarlo"].exact_in_interval.sum())
+    assert f"{toy_inside} of {n}" in rows[0] + rows[1] or f"{n} of {n}" in rows[0]
+    assert "skipped" in md  # toy2's tiny state limit
+    assert f"Of {2 * 2 * n} counting problems" in md

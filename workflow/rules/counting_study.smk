@@ -1,0 +1,34 @@
+# Beyond the paper: counting possible worlds on the real data sets - Algorithm 2 vs the
+# per-label exact method vs Monte-Carlo (nbcert.counting_study).
+rule counting_study:
+    input:
+        "data/discretized/{ds}.csv",
+    output:
+        "results/tables/counting_{ds}.csv",
+    params:
+        label=lambda w: config["datasets"][w.ds]["label"],
+        seed=config["seed"],
+        cfg=config["beyond"]["counting"],
+    threads: 1  # timings are single-threaded
+    resources:
+        mem_mb=lambda w, input, attempt: attempt * (1000 + 20 * input.size_mb),
+        runtime=lambda w, attempt: attempt * 15,
+    benchmark:
+        "benchmarks/counting_study/{ds}.tsv"
+    log:
+        "logs/counting_study/{ds}.log",
+    script:
+        "../scripts/counting_study_run.py"
+
+
+rule counting_study_figure:
+    input:
+        lambda w: expand("results/tables/counting_{ds}.csv", ds=available()),
+    output:
+        pdf="results/figures/counting.pdf",
+        png=report("results/figures/counting.png", caption="../report/figure.rst", category="Beyond the paper"),
+        md="results/beyond/counting.md",
+    log:
+        "logs/figures/counting.log",
+    script:
+        "../scripts/counting_study_figure.py"
