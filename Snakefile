@@ -23,6 +23,7 @@ include: "workflow/rules/poisoning.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/poisoning_many.smk"
 include: "workflow/rules/counting_study.smk"
+include: "workflow/rules/scaling.smk"
 include: "workflow/rules/beyond.smk"
 include: "workflow/rules/report.smk"
 

@@ -169,3 +169,19 @@ def test_brute_helpers_sanity():
     assert brute_robust(train, "y", {"f": "a"}, 0) == (True, "q")
     assert not brute_is_nonrobust_after(train, "y", {"f": "a"}, [(0, "f"), (2, "f")])
     assert brute_is_nonrobust_after(train, "y", {"f": "a"}, [(0, "f")])
+
+
+@pytest.mark.parametrize("method", ["rp", "sr", "op"])
+def test_answers_on_a_table_larger_than_rps_window_are_valid(method):
+    # RP checks prefixes a window of 4096 cells at a time; its answer must hold every cell so far
+    from nbcert.synthetic import synthetic_codes
+
+    X, y = synthetic_codes(3000, 6, domain=3, labels=2, seed=4)
+    train = pd.DataFrame(X.astype(str), columns=[f"f{j}" for j in range(6)]).assign(y=y.astype(str))
+    test = train.drop(columns="y").iloc[[5, 17]]
+    for p, row in zip(nbcert.poison(train, test, "y", method=method, seed=1), range(2)):
+        assert p.possible
+        poisoned = train.copy()
+        for r, c in p.cells:
+            poisoned.iloc[r, poisoned.columns.get_loc(c)] = np.nan
+        assert not nbcert.certify(poisoned, test.iloc[[row]], "y").robust.iloc[0], (method, p.num_cells)

@@ -263,7 +263,8 @@ def _random(enc, state, rng, window=4096):
         robust = _decide(A, M, tleft > 0, ndist, enc).robust
         hit = np.flatnonzero(~robust)
         if len(hit):
-            r, j = r[:hit[0] + 1], j[:hit[0] + 1]
+            end = start + hit[0] + 1  # every cell of the order so far, earlier windows included
+            r, j = rows_all[:end], cols_all[:end]
             for col in np.unique(j):
                 state.blank(r[j == col], int(col))
             return state.result()

@@ -6,13 +6,20 @@ For each n, ``run_size`` draws a synthetic table with planted Naive Bayes struct
 and Monte-Carlo counting.  The k test points come from the same model, not from the
 table, and are the same for every n (they depend on the seed only).
 
-Time is ``time.perf_counter`` around one call.  Memory is the peak resident set size the
+Time is ``time.perf_counter`` around one call (wall clock; the figure and slopes use it)
+and ``time.process_time`` (CPU seconds of the process, which a busy shared machine
+inflates less; the methods are single-threaded).  Memory is the peak resident set size the
 call adds: the kernel's high-water mark (VmHWM) is reset through /proc/self/clear_refs
 just before the call and read after it, minus the resident size (VmRSS) before it.  That
 counts every page the call touches (numpy buffers, Python objects, C temporaries) at no
-cost to the timing.  Where clear_refs cannot be written, tracemalloc is used instead
-(Python and numpy heap allocations; the time then includes its overhead); the
-``memory_method`` column says which.
+cost to the timing; free C-heap pages are handed back (malloc_trim) before each call so
+that memory the call reuses is counted too.  Where clear_refs cannot be written,
+tracemalloc is used instead (Python and numpy heap allocations; the time then includes
+its overhead); the ``memory_method`` column says which.  (The reset also resets the
+maximum RSS that getrusage and /usr/bin/time report; ``process_peak_mb`` is the true peak.)
+
+Every poisoning answer is re-checked outside the timing (``verify_poisoning``: its cells
+blanked on fresh counts, then the point must be non-robust); ``verified`` records it.
 
 Before building a size, the memory it needs is estimated from bytes per cell (n*d)
 measured on this code (``SETUP_BYTES``, ``HELD_BYTES``, ``EXTRA_BYTES``) and compared with
@@ -47,15 +54,18 @@ SETUP = ("generate", "encode complete", "blank + encode")
 KIND = {**{m: "decision" for m in DECISION}, **{m: "counting" for m in COUNTING},
         **{m: "poisoning" for m in POISON}, **{m: "setup" for m in SETUP}}
 
-# Bytes per cell of the n x d table, measured with this module at n = 10^6, d = 20 and
-# rounded up (see the report).  HELD: the encoded table kept while the methods run;
-# SETUP: the peak while generating, encoding and blanking (up to three n x d intp copies
-# plus the blanking draw); EXTRA: what each method adds on top of the held table.
+# Bytes per cell of the n x d table, the larger of what this module measured at n = 10^6
+# and 10^7 (d = 20), rounded up by a fifth or more.  HELD: the encoded table kept while
+# the methods run (8).  SETUP: the peak while generating, encoding and blanking (8 held
+# + 18.4: up to three n x d intp copies and the blanking draw).  EXTRA: what each method
+# adds on top of the held table (OP 2.4, SR 21.1, RP 33.4, AD 21.0, Iterate 2.0,
+# Monte-Carlo 2.1, Iterate+Index ~0).
 HELD_BYTES = 8
-SETUP_BYTES = 36
-EXTRA_BYTES = {"Iterate+Index": 1, "Iterate": 4, "AD": 24, "Monte-Carlo": 3, "OP": 4, "SR": 40, "RP": 44}
-BASE_BYTES = 300 * 2**20  # interpreter, numpy, pandas and small arrays
+SETUP_BYTES = 32
+EXTRA_BYTES = {"Iterate+Index": 1, "Iterate": 3, "AD": 26, "Monte-Carlo": 3, "OP": 3, "SR": 26, "RP": 40}
+BASE_BYTES = 300 * 10**6  # interpreter, numpy, pandas and small arrays
 SAFETY = 0.8  # use at most this share of the available memory
+MB = 10**6  # memory is reported in decimal megabytes
 
 
 def mem_available() -> int | None:
@@ -68,17 +78,37 @@ def mem_available() -> int | None:
     return info.get("MemAvailable", info.get("MemFree"))
 
 
-def estimate_bytes(n: int, d: int, method: str | None = None) -> int:
+def fixed_bytes(method: str, d: int, labels: int = 3, mc_samples: int = 20_000) -> int:
+    """What a method allocates whatever n: Monte-Carlo's (samples, m, d) arrays, RP's
+    (4096, m, d) windows (a few of each, as measured)."""
+    if method == "Monte-Carlo":
+        return 5 * 8 * mc_samples * labels * d
+    if method == "RP":
+        return 10 * 8 * 4096 * labels * d
+    return 0
+
+
+def estimate_bytes(n: int, d: int, method: str | None = None, labels: int = 3, mc_samples: int = 20_000) -> int:
     """Estimated peak resident bytes of the setup (method None) or of one method."""
     cells = n * d
     if method is None:
         return BASE_BYTES + SETUP_BYTES * cells
-    return BASE_BYTES + (HELD_BYTES + EXTRA_BYTES[method]) * cells
+    return BASE_BYTES + (HELD_BYTES + EXTRA_BYTES[method]) * cells + fixed_bytes(method, d, labels, mc_samples)
 
 
-def job_mem_mb(n: int, d: int) -> int:
+def job_mem_mb(n: int, d: int, labels: int = 3) -> int:
     """Memory a scaling job needs (MB): the largest of its estimates."""
-    return math.ceil(max(estimate_bytes(n, d, m) for m in (None, *METHODS)) / 2**20)
+    return math.ceil(max(estimate_bytes(n, d, m, labels) for m in (None, *METHODS)) / MB)
+
+
+def _malloc_trim():
+    """Return the C heap's free pages to the kernel, so that memory a call reuses is counted."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def _status() -> dict:
@@ -103,6 +133,7 @@ class Meter:
             self.method = "tracemalloc peak (Python and numpy heap allocations)"
 
     def _reset(self):
+        _malloc_trim()
         self.process_peak = max(self.process_peak, _status()["VmHWM"])
         with open("/proc/self/clear_refs", "w") as f:
             f.write("5")
@@ -116,30 +147,47 @@ class Meter:
         return self.process_peak
 
     def __call__(self, fn):
-        """(result, seconds, peak bytes added) of fn()."""
+        """(result, wall seconds, peak bytes added) of fn(); its CPU seconds are left in ``self.cpu``."""
         if self.method.startswith("tracemalloc"):
             tracemalloc.start()
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             out = fn()
-            seconds = time.perf_counter() - t0
+            seconds, self.cpu = time.perf_counter() - t0, time.process_time() - c0
             added = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
             return out, seconds, added
         self._reset()
         before = _status()["VmRSS"]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         out = fn()
-        seconds = time.perf_counter() - t0
+        seconds, self.cpu = time.perf_counter() - t0, time.process_time() - c0
         return out, seconds, max(0, _status()["VmHWM"] - before)
 
 
-def ad_points(n: int, d: int, cfg: dict, max_samples: float) -> int:
+def verify_poisoning(enc, t: np.ndarray, res) -> bool | None:
+    """Whether blanking the answer's cells on fresh counts leaves t non-robust (None if
+    no poisoning was found)."""
+    if not res.possible:
+        return None
+    state = poisoning.PoisonedCounts(enc, t)
+    pos = np.empty_like(enc.rows)
+    pos[enc.rows] = np.arange(len(enc.rows))  # training-table row -> position in enc.X
+    col = {f: j for j, f in enumerate(enc.features)}
+    by_col: dict = {}
+    for r, f in res.cells:
+        by_col.setdefault(col[f], []).append(r)
+    for j, rows in by_col.items():
+        state.blank(pos[np.asarray(rows, np.intp)], j)
+    return not state.robust()
+
+
+def ad_points(n: int, cfg: dict, max_samples: float) -> int:
     """Test points AD is timed on: all k unless k * worlds * missing cells > max_samples."""
-    per_point = cfg["ad_worlds"] * max(1.0, cfg["missing_rate"] * n * d)
+    per_point = cfg["ad_worlds"] * max(1.0, cfg["missing_rate"] * n * cfg["d"])
     return int(min(cfg["k"], max(1, max_samples // per_point)))
 
 
-def run_size(n: int, cfg: dict, seed: int, *, mem_budget: int | None = None, ad_max_samples: float = 4e9,
+def run_size(n: int, cfg: dict, seed: int, *, mem_budget: int | None = None, ad_max_samples: float = 3e9,
              mc_samples: int = 20_000, progress=print) -> pd.DataFrame:
     """Time and measure every method on one synthetic table of n rows (see the module docstring).
 
@@ -150,40 +198,47 @@ def run_size(n: int, cfg: dict, seed: int, *, mem_budget: int | None = None, ad_
     meter = Meter()
     avail = mem_budget if mem_budget is not None else mem_available()
     limit = None if avail is None else SAFETY * avail
-    base = {"n": n, "d": d, "domain": domain, "labels": labels, "k": k, "table_mb": n * d * 8 / 2**20,
-            "available_mb": None if avail is None else avail / 2**20, "memory_method": meter.method}
+    base = {"n": n, "d": d, "domain": domain, "labels": labels, "k": k, "table_mb": n * d * 8 / MB,
+            "available_mb": None if avail is None else avail / MB, "memory_method": meter.method}
     rows = []
 
     def row(method, seconds=None, peak=None, points=None, est=None, skipped="", **extra):
+        added = (EXTRA_BYTES[method] * n * d + fixed_bytes(method, d, labels, mc_samples)
+                 if method in EXTRA_BYTES else None)
+        cpu = None if seconds is None else meter.cpu
         rows.append({**base, "method": method, "kind": KIND[method], "points": points, "seconds": seconds,
                      "seconds_per_point": None if seconds is None or not points else seconds / points,
-                     "peak_mb": None if peak is None else peak / 2**20,
-                     "estimate_mb": None if est is None else est / 2**20, "skipped": skipped, **extra})
+                     "cpu_seconds": cpu, "cpu_per_point": None if cpu is None or not points else cpu / points,
+                     "peak_mb": None if peak is None else peak / MB,
+                     "estimate_added_mb": None if added is None else added / MB,
+                     "estimate_mb": None if est is None else est / MB, "skipped": skipped, **extra})
 
     def done(actual_rate=None):
         out = pd.DataFrame(rows)
         out["missing_rate"] = rate if actual_rate is None else actual_rate
-        out["process_peak_mb"] = meter.peak() / 2**20
+        out["process_peak_mb"] = meter.peak() / MB
         return out
 
     need = estimate_bytes(n, d)
     if limit is not None and need > limit:
-        why = (f"not run: building the tables needs about {need / 2**20:,.0f} MB, over {SAFETY:.0%} of the "
-               f"{avail / 2**20:,.0f} MB available")
+        why = (f"not run: building the tables needs about {need / MB:,.0f} MB, over {SAFETY:.0%} of the "
+               f"{avail / MB:,.0f} MB available")
         progress(f"n={n}: {why}")
         for method in SETUP + METHODS:
-            row(method, est=estimate_bytes(n, d, None if method in SETUP else method), skipped=why)
+            row(method, est=estimate_bytes(n, d, None if method in SETUP else method, labels, mc_samples),
+                skipped=why)
         return done()
 
     def fits(method):
-        est = estimate_bytes(n, d, method)
+        est = estimate_bytes(n, d, method, labels, mc_samples)
         if limit is None or est <= limit:
             return est, ""
-        return est, (f"not run: needs about {est / 2**20:,.0f} MB, over {SAFETY:.0%} of the "
-                     f"{avail / 2**20:,.0f} MB available")
+        return est, (f"not run: needs about {est / MB:,.0f} MB, over {SAFETY:.0%} of the "
+                     f"{avail / MB:,.0f} MB available")
 
     # Setup: the table and the test points, then the complete encoded table.
-    (model, X, y, T, t_labels), s, peak = meter(lambda: synthetic_table(n, d, domain, labels, seed=rng_for(seed, "scaling").bit_generator.seed_seq, k=k))
+    table_seed = rng_for(seed, "scaling").bit_generator.seed_seq  # the model and test points: seed only
+    (model, X, y, T, t_labels), s, peak = meter(lambda: synthetic_table(n, d, domain, labels, table_seed, k))
     row("generate", s, peak, est=need)
     delta = np.full(d, domain, np.intp)
     enc, s, peak = meter(lambda: from_codes(X, y, delta))
@@ -200,9 +255,11 @@ def run_size(n: int, cfg: dict, seed: int, *, mem_budget: int | None = None, ad_
             continue
         res, s, peak = meter(lambda: poisoning.poison_encoded(enc, t, method.lower(),
                                                               seed=rng_for(seed, "scaling", n, method)))
-        row(method, s, peak, 1, est, possible=res.possible, cells=res.num_cells,
+        ok = verify_poisoning(enc, t, res)
+        row(method, s, peak, 1, est, possible=res.possible, cells=res.num_cells, verified=ok,
             poisoning_rate=None if not res.possible else res.num_cells / (n * d))
-        progress(f"n={n}: {method} {res.num_cells} cells in {s:.3f}s, +{peak / 2**20:.0f} MB")
+        progress(f"n={n}: {method} {res.num_cells} cells in {s:.3f}s, +{peak / MB:.0f} MB"
+                 + ("" if ok is not False else " (the cells do NOT make the point non-robust)"))
 
     # Blank cells of the same table, in place (the complete table is given up).
     cover = max(domain, labels)  # the rows that make every value occur are never blanked
@@ -237,7 +294,7 @@ def run_size(n: int, cfg: dict, seed: int, *, mem_budget: int | None = None, ad_
                                           and np.array_equal(dec.label, exact.label)):
                 raise AssertionError(f"n={n}: Iterate and Iterate+Index disagree")
         elif method == "AD":
-            p = ad_points(n, d, cfg, ad_max_samples)
+            p = ad_points(n, cfg, ad_max_samples)
             dec, s, peak = meter(lambda: decision.certify_ad(dirty, T[:p], n_worlds=cfg["ad_worlds"],
                                                              seed=rng_for(seed, "scaling", n, "ad")))
             if exact is not None and (exact.robust[:p] & ~dec.robust).any():
@@ -247,7 +304,7 @@ def run_size(n: int, cfg: dict, seed: int, *, mem_budget: int | None = None, ad_
                                                        seed=rng_for(seed, "scaling", n, "count")))
             row(method, s, peak, 1, est, samples=mc_samples,
                 top_fraction=max(res[0].fractions.values()))
-            progress(f"n={n}: {method} in {s:.3f}s, +{peak / 2**20:.0f} MB")
+            progress(f"n={n}: {method} in {s:.3f}s, +{peak / MB:.0f} MB")
             continue
         extra = {"robust": int(dec.robust.sum()),
                  "correct": int((dec.robust & (dec.label == truth[:p])).sum())}
@@ -256,7 +313,7 @@ def run_size(n: int, cfg: dict, seed: int, *, mem_budget: int | None = None, ad_
             if exact is not None:
                 extra["ad_false_robust"] = int((dec.robust & ~exact.robust[:p]).sum())
         row(method, s, peak, p, est, **extra)
-        progress(f"n={n}: {method} {p} points in {s:.3f}s, +{peak / 2**20:.0f} MB")
+        progress(f"n={n}: {method} {p} points in {s:.3f}s, +{peak / MB:.0f} MB")
     return done(actual_rate)
 
 
@@ -289,7 +346,7 @@ def fit_slopes(table: pd.DataFrame) -> pd.DataFrame:
 
 
 STYLE = {"Iterate+Index": ("tab:green", "^", "-"), "Iterate": ("tab:blue", "o", "-"), "AD": ("tab:red", "s", "-"),
-         "Monte-Carlo": ("tab:purple", "D", "-"), "OP": ("tab:green", "^", "--"), "SR": ("tab:orange", "v", "--"),
+         "Monte-Carlo": ("tab:purple", "D", "-"), "OP": ("tab:olive", "P", "--"), "SR": ("tab:orange", "v", "--"),
          "RP": ("tab:red", "x", "--")}
 
 
@@ -301,7 +358,7 @@ def figure(table: pd.DataFrame, outputs):
 
     slopes = fit_slopes(table).set_index("method")
     ok = _timed(table)
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    fig, ax = plt.subplots(figsize=(7.6, 4.4))
     for method in slopes.index:
         sub = ok[ok.method == method].groupby("n").seconds_per_point.mean().sort_index()
         color, marker, ls = STYLE.get(method, ("black", ".", ":"))
@@ -318,7 +375,7 @@ def figure(table: pd.DataFrame, outputs):
     ax.set_ylabel("time per test point (s)")
     ax.grid(True, which="both", alpha=0.3)
     if len(slopes):
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     _save(fig, outputs)
 
 
@@ -331,13 +388,17 @@ def _n(n) -> str:
 def _mb(x) -> str:
     if x is None or not np.isfinite(x):
         return "-"
-    return f"{x / 1024:.2f} GB" if x >= 1024 else f"{x:.1f} MB" if x >= 1 else f"{x * 1024:.0f} kB"
+    return f"{x / 1000:.2f} GB" if x >= 1000 else f"{x:.1f} MB" if x >= 1 else f"{x * 1000:.0f} kB"
 
 
 def _s(x) -> str:
     if x is None or not np.isfinite(x):
         return "-"
-    return f"{x:.3g} s" if x >= 1e-3 else f"{x * 1e3:.3g} ms"
+    return f"{x:.3g} s" if x >= 0.1 else f"{x * 1e3:.3g} ms"
+
+
+def _f(x) -> str:
+    return f"{x:.2f}" if np.isfinite(x) else "-"
 
 
 def summary_markdown(table: pd.DataFrame) -> str:
@@ -347,7 +408,7 @@ def summary_markdown(table: pd.DataFrame) -> str:
         return "\n".join(lines + ["No scaling runs.", ""])
     first = table.iloc[0]
     sizes = sorted(table.n.unique())
-    ran = sorted(table[(table.kind == "setup") & (table.skipped.fillna("").astype(str) == "")].n.unique())
+    ran = sorted(_timed(table).n.unique())
     rate = table[table.n.isin(ran)].missing_rate.mean() if ran else first.missing_rate
     lines.append(
         f"Synthetic tables with planted Naive Bayes structure (nbcert.synthetic): d = {first.d} features with "
@@ -363,21 +424,23 @@ def summary_markdown(table: pd.DataFrame) -> str:
         nmax = max(ran)
         at = table[table.n == nmax].set_index("method")
         lines += [f"| method | slope (all sizes) | slope (two largest) | time per point at n = {_n(nmax)} "
-                  f"| points timed | peak memory added at n = {_n(nmax)} | estimate |",
-                  "|---|---|---|---|---|---|---|"]
+                  f"| CPU per point | points timed | peak memory added at n = {_n(nmax)} | estimated |",
+                  "|---|---|---|---|---|---|---|---|"]
         for _, r in slopes.iterrows():
             a = at.loc[r.method] if r.method in at.index else None
-            lines.append(f"| {r.method} | {r.slope:.2f} | {r.slope_largest:.2f} | "
+            lines.append(f"| {r.method} | {_f(r.slope)} | {_f(r.slope_largest)} | "
                          f"{_s(a.seconds_per_point) if a is not None else '-'} | "
+                         f"{_s(a.get('cpu_per_point', np.nan)) if a is not None else '-'} | "
                          f"{int(a.points) if a is not None and pd.notna(a.points) else '-'} | "
                          f"{_mb(a.peak_mb) if a is not None else '-'} | "
-                         f"{_mb(a.estimate_mb) if a is not None else '-'} |")
+                         f"{_mb(a.estimate_added_mb) if a is not None else '-'} |")
         lines.append("")
         ad = table[(table.method == "AD") & table.points.notna()].sort_values("n")
         if len(ad):
+            worlds = int(ad.worlds.dropna().iloc[0]) if "worlds" in ad and ad.worlds.notna().any() else "-"
             lines.append("AD points timed per size: " + ", ".join(
                 f"{int(r.points)} at n = {_n(r.n)}" for _, r in ad.iterrows())
-                + f" (each sampling up to {int(ad.worlds.dropna().iloc[0]) if 'worlds' in ad and ad.worlds.notna().any() else '-'} worlds).")
+                + f" (each sampling up to {worlds} worlds).")
             lines.append("")
     skipped = table[table.skipped.fillna("").astype(str) != ""]
     if len(skipped):
@@ -424,9 +487,19 @@ def _paragraph(table, slopes, ran) -> str:
     poi = at[at.kind == "poisoning"]
     poi = poi[poi.seconds.notna()]
     if len(poi):
+        def bad(r):
+            return "verified" in r and str(r.verified) == "False"
+
         out.append("Poisoning one point at n = " + _n(nmax) + " took " + ", ".join(
-            f"{m} {_s(r.seconds)} ({int(r.cells) if pd.notna(r.cells) else 'no'} cells)" for m, r in poi.iterrows())
-            + ".")
+            f"{m} {_s(r.seconds)} ({int(r.cells) if pd.notna(r.cells) else 'no'} cells"
+            f"{', which do not verify' if bad(r) else ''})" for m, r in poi.iterrows()) + ".")
+        if "verified" in table:
+            failed = table[table.verified.astype(str) == "False"]
+            if len(failed):
+                out.append(f"Re-checked on fresh counts, the cells returned by "
+                           f"{', '.join(dict.fromkeys(failed.method))} at n = "
+                           f"{', '.join(_n(n) for n in sorted(set(failed.n)))} do not make the point non-robust, "
+                           f"so those cell counts are not comparable with OP's.")
     peaks = at[at.kind != "setup"].peak_mb.dropna()
     setup_peak = at[at.kind == "setup"].peak_mb.dropna()
     if len(peaks):
@@ -434,11 +507,27 @@ def _paragraph(table, slopes, ran) -> str:
         total = table[table.n == nmax].process_peak_mb.max()
         out.append(
             f"Memory: the encoded table at n = {_n(nmax)} is {_mb(at.table_mb.iloc[0])} (n·d·8 bytes); "
-            f"the methods added between {_mb(peaks.min())} and {_mb(peaks.max())} ({big} the most)"
-            + (f", building the tables up to {_mb(setup_peak.max())}" if len(setup_peak) else "")
+            f"the methods added between {_mb(peaks.min())} and {_mb(peaks.max())} ({big} the most"
+            + (f"; building the tables added up to {_mb(setup_peak.max())}" if len(setup_peak) else "") + ")"
             + f", and the whole run peaked at {_mb(total)} resident"
             + (f" of {_mb(at.available_mb.iloc[0])} available" if pd.notna(at.available_mb.iloc[0]) else "") + ".")
+    if "estimate_added_mb" in at:
+        short = at[(at.kind != "setup") & (at.peak_mb > at.estimate_added_mb)]
+        if len(short):
+            out.append("The memory estimate fell short for " + ", ".join(
+                f"{m} ({_mb(r.peak_mb)} measured, {_mb(r.estimate_added_mb)} estimated)" for m, r in short.iterrows())
+                + ".")
+    timed = _timed(table)
+    if "cpu_seconds" in timed and timed.cpu_seconds.notna().any():
+        slow = (timed.seconds / timed.cpu_seconds)[timed.seconds > 0.05].max()  # ignore tiny timings
+        if np.isfinite(slow) and slow > 1.2:
+            out.append(f"The machine was shared while timing: wall time exceeds the process's CPU time by up to "
+                       f"{slow:.1f}x (CPU per point is in the table).")
     ad = at.loc["AD"] if "AD" in at.index else None
+    if ad is not None and pd.notna(ad.get("ad_false_robust")) and ad.ad_false_robust > 0:
+        out.append(f"AD called {int(ad.ad_false_robust)} of its {int(ad.points)} points at n = {_n(nmax)} robust "
+                   f"that are not: {int(ad.worlds)} sampled worlds per point missed every world that changes "
+                   f"the prediction.")
     if ad is not None and pd.notna(ad.points) and ad.points < ad.k:
         out.append(f"AD was timed on {int(ad.points)} of {int(ad.k)} points at n = {_n(nmax)} to keep the run short; "
                    f"its time per point is the mean over those points, not an extrapolation.")

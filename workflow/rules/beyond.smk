@@ -1,5 +1,5 @@
 # Beyond the paper: `snakemake beyond` builds the extra studies' figures and report sections.
-BEYOND = ["poisoning_many", "counting"]
+BEYOND = ["poisoning_many", "counting", "scaling"]
 
 
 rule beyond:

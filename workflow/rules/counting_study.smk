@@ -26,7 +26,7 @@ rule counting_study_figure:
         lambda w: expand("results/tables/counting_{ds}.csv", ds=available()),
     output:
         pdf="results/figures/counting.pdf",
-        png=report("results/figures/counting.png", caption="../report/figure.rst", category="Beyond the paper"),
+        png=report("results/figures/counting.png", caption="../report/beyond.rst", category="Beyond the paper"),
         md="results/beyond/counting.md",
     log:
         "logs/figures/counting.log",

@@ -29,7 +29,7 @@ rule poisoning_many_figure:
     output:
         table="results/tables/poisoning_many.csv",
         pdf="results/figures/poisoning_many.pdf",
-        png=report("results/figures/poisoning_many.png", caption="../report/figure.rst", category="Beyond the paper"),
+        png=report("results/figures/poisoning_many.png", caption="../report/beyond.rst", category="Beyond the paper"),
         md="results/beyond/poisoning_many.md",
     log:
         "logs/figures/poisoning_many.log",

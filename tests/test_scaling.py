@@ -1,0 +1,177 @@
+"""The scaling study (nbcert.scaling) and the synthetic generator it draws from."""
+
+import types
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nbcert import decision, poisoning, scaling
+from nbcert.encoding import from_codes
+from nbcert.synthetic import planted_model, synthetic_codes, synthetic_table
+
+CFG = {"d": 6, "domain": 4, "labels": 3, "missing_rate": 0.3, "k": 4, "ad_worlds": 5}
+
+
+@pytest.fixture(scope="module")
+def small():
+    return scaling.run_size(3000, CFG, 7, progress=lambda *a: None)
+
+
+def test_run_size_times_every_method(small):
+    assert set(scaling.METHODS) | set(scaling.SETUP) == set(small.method)
+    timed = small[small.method.isin(scaling.METHODS)].set_index("method")
+    assert (timed.skipped.fillna("") == "").all()
+    assert (timed.seconds > 0).all() and (timed.seconds_per_point > 0).all()
+    assert (timed.peak_mb >= 0).all() and (small.process_peak_mb > 0).all()
+    assert timed.loc["Iterate+Index", "points"] == timed.loc["Iterate", "points"] == CFG["k"]
+    assert 1 <= timed.loc["AD", "points"] <= CFG["k"]
+    assert small.missing_rate.iloc[0] == pytest.approx(CFG["missing_rate"], abs=0.01)
+
+
+def test_iterate_and_index_agree(small):
+    timed = small.set_index("method")
+    assert timed.loc["Iterate", "robust"] == timed.loc["Iterate+Index", "robust"]
+    _, X, y, T, _ = synthetic_table(3000, 6, 4, 3, seed=5, k=8)
+    X[np.random.default_rng(0).random(X.shape) < 0.3] = -1
+    X[:4] = np.arange(4)[:, None]  # keep every value observed
+    enc = from_codes(X, y, np.full(6, 4))
+    a, b = decision.certify_index(enc, T), decision.certify_iterate(enc, T)
+    assert np.array_equal(a.robust, b.robust) and np.array_equal(a.label, b.label)
+
+
+def test_op_needs_fewest_cells(small):
+    by = small.set_index("method")
+    assert by.loc["OP", "possible"] and by.loc["OP", "verified"] and by.loc["SR", "verified"]
+    cells = by.cells
+    assert 0 < cells["OP"] <= cells["SR"] and cells["OP"] <= cells["RP"]
+
+
+def _poison_case(n=10_000, d=20):
+    _, X, y, T, _ = synthetic_table(n, d, 5, 3, seed=4, k=1)
+    return from_codes(X, y, np.full(d, 5)), T[0]
+
+
+def test_verify_poisoning_checks_the_cells():
+    enc, t = _poison_case(2000, 8)
+    op = poisoning.poison_encoded(enc, t, "op")
+    assert op.num_cells > 1 and scaling.verify_poisoning(enc, t, op)
+    fewer = poisoning.Poisoning(True, op.cells[:-1])  # OP is optimal: one cell fewer is not enough
+    assert scaling.verify_poisoning(enc, t, fewer) is False
+
+
+def test_rp_cells_make_the_point_non_robust():
+    enc, t = _poison_case()
+    rp = poisoning.poison_encoded(enc, t, "rp", seed=0)
+    assert rp.num_cells >= poisoning.poison_encoded(enc, t, "op").num_cells
+    assert scaling.verify_poisoning(enc, t, rp)
+
+
+def test_ad_is_capped_and_says_so():
+    assert scaling.ad_points(10**4, {**CFG, "d": 20, "ad_worlds": 100, "k": 32}, 3e9) == 32
+    assert scaling.ad_points(10**7, {**CFG, "d": 20, "ad_worlds": 100, "k": 32, "missing_rate": 0.4}, 3e9) == 1
+    t = scaling.run_size(2000, CFG, 1, ad_max_samples=1, progress=lambda *a: None).set_index("method")
+    assert t.loc["AD", "points"] == 1 and t.loc["Iterate", "points"] == CFG["k"]
+
+
+def _fake(slopes, ns=(10**4, 10**5, 10**6, 10**7)):
+    rows = [{"n": n, "d": 20, "domain": 5, "labels": 3, "k": 32, "missing_rate": 0.4, "method": m,
+             "kind": scaling.KIND[m], "points": 1, "seconds": 1e-7 * n ** s, "seconds_per_point": 1e-7 * n ** s,
+             "cpu_seconds": 1e-7 * n ** s, "cpu_per_point": 1e-7 * n ** s, "peak_mb": 8e-6 * n,
+             "estimate_added_mb": 1e-5 * n, "estimate_mb": 300 + 1e-5 * n, "cells": 10,
+             "skipped": "", "table_mb": 160e-6 * n, "available_mb": 20000.0, "process_peak_mb": 4e-4 * n,
+             "memory_method": "test"} for n in ns for m, s in slopes.items()]
+    return pd.DataFrame(rows)
+
+
+def test_fit_recovers_known_slopes():
+    fit = scaling.fit_slopes(_fake({"Iterate": 1.0, "OP": 1.3, "AD": 0.5})).set_index("method")
+    assert fit.slope.to_dict() == pytest.approx({"Iterate": 1.0, "OP": 1.3, "AD": 0.5})
+    assert fit.slope_largest.to_dict() == pytest.approx({"Iterate": 1.0, "OP": 1.3, "AD": 0.5})
+    assert list(fit.index) == ["Iterate", "AD", "OP"]  # the methods' order
+    noisy = _fake({"RP": 2.0})
+    noisy.loc[noisy.n == 10**5, "seconds_per_point"] *= 1.5
+    assert 1.8 < scaling.fit_slopes(noisy).slope[0] < 2.2
+
+
+def test_figure_and_markdown(tmp_path):
+    table = _fake({m: 1.0 + 0.1 * i for i, m in enumerate(scaling.METHODS)})
+    out = types.SimpleNamespace(pdf=tmp_path / "s.pdf", png=tmp_path / "s.png")
+    scaling.figure(table, out)
+    assert out.pdf.stat().st_size > 1000 and out.png.stat().st_size > 1000
+    md = scaling.summary_markdown(table)
+    assert md.startswith("### Scaling")
+    assert "| method | slope (all sizes) | slope (two largest) |" in md
+    for i, m in enumerate(scaling.METHODS):
+        assert f"| {m} | {1.0 + 0.1 * i:.2f} | {1.0 + 0.1 * i:.2f} |" in md
+    assert "n = 10^7" in md and "peak memory added" in md and "peaked at" in md
+
+
+def test_markdown_of_a_real_run(small):
+    md = scaling.summary_markdown(small)
+    assert "### Scaling" in md and "| OP |" in md and "AD points timed" in md
+
+
+def test_generator_is_deterministic():
+    a = synthetic_table(500, 5, 4, 3, seed=11, k=6)
+    b = synthetic_table(500, 5, 4, 3, seed=11, k=6)
+    for x, y in zip(a[1:], b[1:]):
+        assert np.array_equal(x, y)
+    c = synthetic_table(800, 5, 4, 3, seed=11, k=6)
+    assert np.array_equal(a[3], c[3]) and np.allclose(a[0].cdf, c[0].cdf)  # same model and test points
+    assert not np.array_equal(a[1], synthetic_table(500, 5, 4, 3, seed=12, k=6)[1])
+    X, y = a[1], a[2]
+    assert X.dtype == np.intp and X.min() == 0 and X.max() == 3 and set(y) == {0, 1, 2}
+    assert np.all(np.diff(y) >= 0)
+    assert np.array_equal(synthetic_codes(400, 5, seed=3)[0], synthetic_codes(400, 5, seed=3)[0])
+
+
+def test_planted_structure_makes_predictions_meaningful():
+    model, X, y, T, ty = synthetic_table(5000, 10, 5, 3, seed=2, k=200)
+    assert (model.predict(T) == ty).mean() > 0.8
+    assert np.allclose(model.cdf[:, :, -1], 1)
+
+
+def test_synthetic_codes_unchanged():
+    """synthetic_codes draws exactly what it drew before the searchsorted rewrite."""
+    n, d, domain, labels, seed = 700, 4, 5, 3, 9
+    rng = np.random.default_rng(seed)
+    prior = rng.dirichlet(np.full(labels, 5.0))
+    y = np.sort(rng.choice(labels, size=n, p=prior))
+    y[:labels] = np.arange(labels)
+    y.sort()
+    X = np.empty((n, d), np.intp)
+    for j in range(d):
+        cdf = np.cumsum(rng.dirichlet(np.full(domain, 0.5), size=labels), axis=1)
+        X[:, j] = (rng.random(n)[:, None] > cdf[y]).sum(axis=1)
+        X[:domain, j] = np.arange(domain)
+    X2, y2 = synthetic_codes(n, d, domain, labels, seed)
+    assert np.array_equal(np.minimum(X, domain - 1), X2) and np.array_equal(y, y2)
+
+
+def test_impossible_size_is_skipped_with_a_reason():
+    t = scaling.run_size(10**9, CFG, 0, mem_budget=10**6, progress=lambda *a: None)
+    assert set(t.method) == set(scaling.METHODS) | set(scaling.SETUP)
+    assert t.seconds.isna().all() and t.skipped.str.contains("not run: building the tables needs about").all()
+    md = scaling.summary_markdown(t)
+    assert "Skipped:" in md and "No size could be run" in md
+
+
+def test_method_over_budget_is_skipped_alone():
+    n, d = 2000, CFG["d"]
+    budget = int(scaling.estimate_bytes(n, d, "AD") / scaling.SAFETY) - 1  # fits the setup, not AD
+    t = scaling.run_size(n, CFG, 0, mem_budget=budget, progress=lambda *a: None).set_index("method")
+    over = {m for m in scaling.METHODS if scaling.estimate_bytes(n, d, m) > scaling.SAFETY * budget}
+    assert {"AD", "RP", "Monte-Carlo"} <= over and not over & {"Iterate+Index", "Iterate", "OP"}
+    for m in scaling.METHODS:
+        if m in over:
+            assert t.loc[m, "skipped"].startswith("not run: needs about") and pd.isna(t.loc[m, "seconds"])
+        else:
+            assert t.loc[m, "seconds"] > 0
+    assert "RP" in scaling.summary_markdown(t.reset_index()).split("Skipped:")[1]
+
+
+def test_memory_helpers():
+    assert scaling.mem_available() > 0
+    assert scaling.job_mem_mb(10**7, 20) * 10**6 >= scaling.estimate_bytes(10**7, 20, "RP")
+    assert scaling.estimate_bytes(10**7, 20, "RP") > scaling.estimate_bytes(10**7, 20, "Iterate+Index")
