@@ -22,6 +22,19 @@ def test_outputs_exist_and_are_not_empty(run):
     assert "19.5x" in report and "![fig10](figures/fig10.png)" in report
 
 
+def test_beyond_the_paper_is_reported(run):
+    report = (run / "results/report.md").read_text()
+    assert "## Beyond the paper" in report
+    for study, heading in (("poisoning_many", "### Poisoning many test points at once"),
+                           ("counting", "### Counting in practice"), ("scaling", "### Scaling")):
+        assert heading in report and f"figures/{study}.png" in report
+        assert (run / f"results/figures/{study}.png").stat().st_size > 1000
+    many = pd.read_csv(run / "results/tables/poisoning_many.csv")
+    assert set(many.method) == {"union of OP", "greedy", "exact"}
+    solved = many[many.method != "union of OP"].pivot(index=["dataset", "k"], columns="method", values="cells")
+    assert (solved.exact <= solved.greedy).all()  # the exact program never returns more than greedy
+
+
 def test_decision_tables_are_consistent(run):
     for name in ("fetal_health", "bodyPerformance", "mushrooms"):
         dec = pd.read_csv(run / f"results/tables/decision_{name}.csv")
