@@ -40,7 +40,7 @@ from .counting import TooLarge, count_encoded, total_worlds  # noqa: E402
 from .decision import count_index  # noqa: E402
 from .encoding import encode  # noqa: E402
 from .experiments import perturbed, rng_for, split  # noqa: E402
-from .figures import _save  # noqa: E402
+from .figures import save_figure  # noqa: E402
 
 METHODS = ("batch", "exact", "montecarlo")
 NAMES = {"batch": "Algorithm 2", "exact": "per-label exact", "montecarlo": "Monte-Carlo"}
@@ -277,7 +277,7 @@ def figure(table: pd.DataFrame, outputs):
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize=6, loc="upper center", ncol=2, columnspacing=0.8, handletextpad=0.3)
     axes[0, 0].legend(fontsize=7)
-    _save(fig, outputs)
+    save_figure(fig, outputs)
 
 
 def _fmt_seconds(s: pd.Series, total: int) -> str:

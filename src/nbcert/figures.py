@@ -31,7 +31,7 @@ def _panels(names, title):
     return fig, dict(zip(names, axes[0]))
 
 
-def _save(fig, outputs):
+def save_figure(fig, outputs):
     fig.tight_layout()
     for ext in ("pdf", "png"):
         tmp, dest = atomic_path(getattr(outputs, ext))
@@ -67,7 +67,7 @@ def time_vs_rate(df: pd.DataFrame, kind: str, k: int, outputs):
         ax.set_title(name)
         ax.set_xlabel("missing rate")
     next(iter(axes.values())).legend(fontsize=7)
-    _save(fig, outputs)
+    save_figure(fig, outputs)
 
 
 def time_vs_k(df: pd.DataFrame, kind: str, rate: float, outputs):
@@ -81,7 +81,7 @@ def time_vs_k(df: pd.DataFrame, kind: str, rate: float, outputs):
         ax.set_title(name)
         ax.set_xlabel("number of test points")
     next(iter(axes.values())).legend(fontsize=7)
-    _save(fig, outputs)
+    save_figure(fig, outputs)
 
 
 def poisoning(df: pd.DataFrame, outputs):
@@ -102,4 +102,4 @@ def poisoning(df: pd.DataFrame, outputs):
         ax.set_title(title)
         ax.grid(True, axis="y", which="both", alpha=0.3)
     ax_t.legend(fontsize=7)
-    _save(fig, outputs)
+    save_figure(fig, outputs)

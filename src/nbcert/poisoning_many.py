@@ -66,7 +66,8 @@ def _blank_all(states, blanked, cells):
             st.blank(rows, j)
 
 
-def _all_nonrobust(enc, T, blanked) -> bool:
+def all_nonrobust(enc, T, blanked) -> bool:
+    """Exact check: after blanking the cells of the (n, d) mask, is every point non-robust?"""
     states = [PoisonedCounts(enc, t) for t in T]
     _blank_all(states, np.zeros_like(blanked), [(j, np.flatnonzero(blanked[:, j])) for j in range(enc.d)])
     return not any(st.robust() for st in states)
@@ -225,7 +226,7 @@ def _milp(enc: EncodedTable, T: np.ndarray, upper: int, time_limit: float):
     blanked, lower = solve([], time_limit)
     cuts = []
     for _ in range(5):
-        if blanked is None or _all_nonrobust(enc, T, blanked):
+        if blanked is None or all_nonrobust(enc, T, blanked):
             break
         cuts += cut_forcing(blanked)
         left = deadline - time.monotonic()

@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 
 from .encoding import encode
-from .figures import _save, plt
+from .figures import save_figure, plt
 from .poisoning import poison_encoded
-from .poisoning_many import _all_nonrobust, greedy, poison_many_encoded
+from .poisoning_many import all_nonrobust, greedy, poison_many_encoded
 
 
 def run(train: pd.DataFrame, test: pd.DataFrame, label: str, k: int, *, time_limit: float,
@@ -35,7 +35,7 @@ def run(train: pd.DataFrame, test: pd.DataFrame, label: str, k: int, *, time_lim
         single_possible &= res.possible
         for r, f in res.cells:
             union[row_of[r], pos[f]] = True
-    valid = single_possible and _all_nonrobust(enc, T, union)
+    valid = single_possible and all_nonrobust(enc, T, union)
     rows.append({**base, "method": "union of OP", "seconds": time.perf_counter() - t0,
                  "cells": int(union.sum()) if single_possible else None, "valid": valid,
                  "optimal": False, "lower_bound": None})
@@ -81,7 +81,7 @@ def figure(table: pd.DataFrame, outputs):
         ax.set_ylabel("cells blanked")
         ax.grid(True, which="both", alpha=0.3)
     axes[0][0].legend(fontsize=7)
-    _save(fig, outputs)
+    save_figure(fig, outputs)
 
 
 def summary_markdown(table: pd.DataFrame) -> str:

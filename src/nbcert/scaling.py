@@ -354,7 +354,7 @@ def figure(table: pd.DataFrame, outputs):
     """Log-log time per test point vs n, one line per method, fitted slope in the legend.
 
     ``outputs`` has ``pdf`` and ``png`` paths (written atomically)."""
-    from .figures import _save, plt
+    from .figures import save_figure, plt
 
     slopes = fit_slopes(table).set_index("method")
     ok = _timed(table)
@@ -376,7 +376,7 @@ def figure(table: pd.DataFrame, outputs):
     ax.grid(True, which="both", alpha=0.3)
     if len(slopes):
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
-    _save(fig, outputs)
+    save_figure(fig, outputs)
 
 
 def _n(n) -> str:
