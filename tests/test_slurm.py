@@ -115,7 +115,8 @@ def _deterministic(table: pd.DataFrame) -> pd.DataFrame:
     solver reached (the exact many-point rows) are left out."""
     if "method" in table and "optimal" in table:
         table = table[table.method != "exact"].reset_index(drop=True)
-    return table.drop(columns=[c for c in ("seconds", "elapsed", "peak_mb") if c in table])
+    machine = [c for c in table if any(w in c for w in ("seconds", "cpu", "elapsed")) or c.endswith("_mb")]
+    return table.drop(columns=machine)
 
 
 def _cancel_one_decide_job(stop: threading.Event, cancelled: list):
