@@ -52,25 +52,6 @@ def test_exact_is_minimum_and_greedy_is_valid(inst):
             assert res.num_cells == best, (method, res, best)  # "proven optimal" must be true
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(tiny)
-def test_exact_finds_and_proves_the_optimum_unless_a_column_is_left_with_one_value(inst):
-    """Where the optimum keeps t_j and another value in every column, the program's model is
-    exact: it must find the optimum and prove it."""
-    best = brute_min_together(inst)
-    res = nbcert.poison_many(inst.train, inst.test, inst.label, method="exact", time_limit=20)
-    if best is None or not res.possible or res.optimal:
-        return
-    # not proven: then no minimum set may keep every column with two values
-    cells = feature_cells(inst.train, inst.label)
-    for subset in itertools.combinations(cells, best):
-        if all_nonrobust(inst, list(subset)):
-            poisoned = inst.train.copy()
-            for r, f in subset:
-                poisoned.iloc[r, poisoned.columns.get_loc(f)] = np.nan
-            assert any(poisoned[f].nunique() < 2 for f in inst.features), (res, best, subset)
-
-
 def test_shared_cells_beat_the_union_of_single_point_answers():
     # two points sharing the rare value 'r' in column f: blanking l*'s single 'r' row
     # flips both, while single-point answers need no coordination
