@@ -87,7 +87,7 @@ def certify_index(enc: EncodedTable, T: np.ndarray, alpha=0, index: np.ndarray |
     return decide_counts(lo, hi, enc.label_sizes, enc.delta, alpha)
 
 
-def _block_sums(mask: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+def block_sums(mask: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     """Per-label column sums of a (n, d) boolean mask whose rows are grouped by label."""
     return np.stack([mask[bounds[l]:bounds[l + 1]].sum(axis=0) for l in range(len(bounds) - 1)])
 
@@ -99,8 +99,8 @@ def certify_iterate(enc: EncodedTable, T: np.ndarray, alpha=0) -> Decision:
     G = enc.global_codes(T)
     for p in range(len(T)):
         seen = _seen(T[p])
-        E = _block_sums((enc.X == G[p]) & seen, enc.label_bounds)
-        M = _block_sums(enc.X == enc.missing_codes, enc.label_bounds)
+        E = block_sums((enc.X == G[p]) & seen, enc.label_bounds)
+        M = block_sums(enc.X == enc.missing_codes, enc.label_bounds)
         lo, hi = extremes(E[None], M, enc.delta, seen[None])
         dec = decide_counts(lo, hi, enc.label_sizes, enc.delta, alpha)
         robust[p], label[p] = dec.robust[0], dec.label[0]

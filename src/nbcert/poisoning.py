@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .decision import decide_counts, extremes
+from .decision import block_sums, decide_counts, extremes
 from .encoding import EncodedTable
 
 
@@ -50,7 +50,8 @@ class Poisoning:
 
 
 class PoisonedCounts:
-    """Counts of a table under blanking, updated cell by cell in O(1)."""
+    """Counts of a complete table under blanking, updated per batch of blanked cells
+    without recounting the table."""
 
     def __init__(self, enc: EncodedTable, t: np.ndarray):
         self.enc = enc
@@ -58,7 +59,7 @@ class PoisonedCounts:
         self.tcode = enc.global_codes(t[None])[0]
         self.y = np.repeat(np.arange(enc.m), enc.label_sizes)
         agree = (enc.X == self.tcode) & self.seen0
-        self.A = np.stack([agree[a:b].sum(axis=0) for a, b in zip(enc.label_bounds[:-1], enc.label_bounds[1:])])
+        self.A = block_sums(agree, enc.label_bounds)
         self.M = np.zeros_like(self.A)
         self.cnt = np.bincount(enc.X.ravel(), minlength=enc.n_codes)
         self.ndist = enc.delta.copy()
