@@ -16,7 +16,7 @@ import pandas as pd
 
 from . import decision, poisoning
 from .encoding import encode
-from .perturb import blank_mask
+from .perturb import perturb
 
 KINDS = ("uniform", "feature")
 
@@ -38,12 +38,8 @@ def split(df: pd.DataFrame, k: int, seed: int, name: str, rep: int):
 
 def perturbed(train: pd.DataFrame, label: str, kind: str, rate: float, seed: int, name: str, rep: int,
               feature_share: float) -> pd.DataFrame:
-    rng = rng_for(seed, name, rep, kind, f"{rate:.4f}")
-    features = [c for c in train.columns if c != label]
-    mask = blank_mask(len(train), len(features), rate, kind, rng, feature_share)
-    out = train.copy()
-    out[features] = out[features].mask(mask)
-    return out
+    """The table of one perturbation variant, drawn from a generator seeded by the variant."""
+    return perturb(train, label, rate, kind, rng_for(seed, name, rep, kind, f"{rate:.4f}"), feature_share)
 
 
 def _timed(fn):
