@@ -239,10 +239,10 @@ def count_encoded(enc: EncodedTable, T: np.ndarray, alpha=0, *, method="auto", n
                 if method == "batch":
                     counts, ties = _count_batch(pt, N, delta, alpha, max_states)
                 else:
-                    counts = _count_exact(pt, N, delta, alpha, max_states)
-                    used = "exact"
-                total = total_worlds(enc) if total is None else total  # exact answers need it
-                ties = total - sum(counts) if method != "batch" else ties
+                    counts, ties, used = _count_exact(pt, N, delta, alpha, max_states), None, "exact"
+                # only now: where exact counting is too large the total can take seconds
+                total = total_worlds(enc) if total is None else total
+                ties = total - sum(counts) if ties is None else ties
                 out.append(WorldCounts(used, total, log10_total, dict(zip(labels, counts)), ties))
                 continue
             except TooLarge as e:
