@@ -70,6 +70,12 @@ def _wait(predicate, seconds, what):
     raise TimeoutError(f"timed out waiting for {what}")
 
 
+def _pid(path: Path) -> int:
+    """A daemon's PID, once its pid file exists and has been written (it starts empty)."""
+    _wait(lambda: path.exists() and path.read_text().strip().isdigit(), 20, path.name)
+    return int(path.read_text())
+
+
 @pytest.fixture(scope="module")
 def slurm(tmp_path_factory):
     _ensure_packages()
@@ -87,15 +93,13 @@ def slurm(tmp_path_factory):
     shutil.chown(run, "munge", "munge")
     pids = []
     try:
+        (run / "munged.pid").unlink(missing_ok=True)  # a stale one from an earlier run
         subprocess.run(["runuser", "-u", "munge", "--", "munged", "--force"], check=True)
-        _wait(lambda: (run / "munged.pid").exists(), 10, "munged")
-        pids.append(int((run / "munged.pid").read_text()))
+        pids.append(_pid(run / "munged.pid"))
         subprocess.run(["slurmctld"], check=True)
-        _wait(lambda: (tmp / "slurmctld.pid").exists(), 20, "slurmctld")
-        pids.append(int((tmp / "slurmctld.pid").read_text()))
+        pids.append(_pid(tmp / "slurmctld.pid"))
         subprocess.run(["slurmd", "-N", "localhost"], check=True)
-        _wait(lambda: (tmp / "slurmd.pid").exists(), 20, "slurmd")
-        pids.append(int((tmp / "slurmd.pid").read_text()))
+        pids.append(_pid(tmp / "slurmd.pid"))
         _wait(lambda: "idle" in subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True).stdout,
               60, "the node to become idle")
         yield tmp
