@@ -1,4 +1,4 @@
-"""nbcert.counting_study: the "counting in practice" experiment on small hand-made tables."""
+"""nbcert.repro.studies.counting: the "counting in practice" experiment on small hand-made tables."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nbcert import counting_study as cs
+from nbcert.repro.studies import counting as cs
 from nbcert.counting import WorldCounts
-from nbcert.outputs import write_csv
+from nbcert.repro.outputs import write_csv
 
 CFG = {"subsample": 10, "missing_rates": [0.2, 0.5], "points": 6, "samples": 4000, "confidence": 0.95,
        "max_states": 200_000}

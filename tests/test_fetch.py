@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from nbcert.fetch import FetchError, Source, Unavailable, fetch, mirror_folder
+from nbcert.repro.fetch import FetchError, Source, Unavailable, fetch, mirror_folder
 
 CSV = b"a,b,label\nx,y,p\n"
 SHA = hashlib.sha256(CSV).hexdigest()

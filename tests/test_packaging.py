@@ -19,3 +19,15 @@ def test_environment_matches_pyproject():
     env = yaml.safe_load((ROOT / "environment.yml").read_text())["dependencies"]
     conda = {_name(s): s.replace(" ", "") for s in env if isinstance(s, str) and _name(s) not in ("python", "pip")}
     assert conda == wanted
+
+
+def test_import_nbcert_pulls_no_pipeline_dependency():
+    """The library a user imports needs none of the [pipeline] extra."""
+    import subprocess
+    import sys
+
+    code = ("import sys, nbcert, nbcert.cli, nbcert.api; "
+            "bad = [m for m in ('matplotlib', 'kagglehub', 'snakemake', 'nbcert.repro') if m in sys.modules]; "
+            "print(','.join(bad))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "", f"import nbcert imported {out}"

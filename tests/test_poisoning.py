@@ -174,7 +174,7 @@ def test_brute_helpers_sanity():
 @pytest.mark.parametrize("method", ["rp", "sr", "op"])
 def test_answers_on_a_table_larger_than_rps_window_are_valid(method):
     # RP checks prefixes a window of 4096 cells at a time; its answer must hold every cell so far
-    from nbcert.synthetic import synthetic_codes
+    from nbcert.repro.synthetic import synthetic_codes
 
     X, y = synthetic_codes(3000, 6, domain=3, labels=2, seed=4)
     train = pd.DataFrame(X.astype(str), columns=[f"f{j}" for j in range(6)]).assign(y=y.astype(str))

@@ -1,4 +1,4 @@
-"""The scaling study (nbcert.scaling) and the synthetic generator it draws from."""
+"""The scaling study (nbcert.repro.studies.scaling) and the synthetic generator it draws from."""
 
 import types
 
@@ -6,9 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nbcert import decision, poisoning, scaling
+from nbcert import decision, poisoning
+from nbcert.repro.studies import scaling
 from nbcert.encoding import from_codes
-from nbcert.synthetic import planted_model, synthetic_codes, synthetic_table
+from nbcert.repro.synthetic import planted_model, synthetic_codes, synthetic_table
 
 CFG = {"d": 6, "domain": 4, "labels": 3, "missing_rate": 0.3, "k": 4, "ad_worlds": 5}
 

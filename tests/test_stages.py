@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nbcert.discretize import discretize
+from nbcert.repro.discretize import discretize
 from nbcert.encoding import InputError
-from nbcert.experiments import perturbed, split
-from nbcert.perturb import blank_mask
+from nbcert.repro.stages import perturbed, split
+from nbcert.repro.perturb import blank_mask
 
 
 def table(n=200, seed=0):

@@ -1,5 +1,5 @@
 # Beyond the paper: counting possible worlds on the real data sets - Algorithm 2 vs the
-# per-label exact method vs Monte-Carlo (nbcert.counting_study).
+# per-label exact method vs Monte-Carlo (nbcert.repro.studies.counting).
 rule counting_study:
     input:
         "data/discretized/{ds}.csv",

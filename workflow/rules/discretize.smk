@@ -1,4 +1,4 @@
-# Stage 2: numeric features into bins with KBinsDiscretizer (nbcert.discretize).
+# Stage 2: numeric features into bins with KBinsDiscretizer (nbcert.repro.discretize).
 rule discretize:
     input:
         raw_file,

@@ -1,4 +1,4 @@
-# Stage 1: the raw file of each data set, from the mirror or from Kaggle (nbcert.fetch).
+# Stage 1: the raw file of each data set, from the mirror or from Kaggle (nbcert.repro.fetch).
 checkpoint fetch:
     output:
         directory("data/raw/{ds}"),

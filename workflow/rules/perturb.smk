@@ -1,5 +1,5 @@
 # Stage 3: per repetition, k test points drawn from the complete data, then the rest
-# perturbed at each missing rate (nbcert.experiments).
+# perturbed at each missing rate (nbcert.repro.stages).
 rule split:
     input:
         "data/discretized/{ds}.csv",

@@ -1,4 +1,4 @@
-# Beyond the paper: poisoning k test points at once (nbcert.poisoning_many_study).
+# Beyond the paper: poisoning k test points at once (nbcert.repro.studies.poisoning_many).
 rule poison_many:
     input:
         train="data/splits/{ds}/rep0/train.csv",

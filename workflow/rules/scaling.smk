@@ -1,5 +1,5 @@
 # Beyond the paper: time and memory of every decision, counting and poisoning method vs n
-# on synthetic tables with planted Naive Bayes structure (nbcert.scaling), one job per n.
+# on synthetic tables with planted Naive Bayes structure (nbcert.repro.studies.scaling), one job per n.
 SCALING = config["beyond"]["scaling"]
 
 
@@ -13,7 +13,7 @@ rule scaling_run:
         seed=config["seed"],
     threads: 1  # timings are single-threaded
     resources:
-        # nbcert.scaling.job_mem_mb: 300 MB + 48 bytes per cell (the table, 8, plus RP's 40)
+        # nbcert.repro.studies.scaling.job_mem_mb: 300 MB + 48 bytes per cell (the table, 8, plus RP's 40)
         mem_mb=lambda w, attempt: attempt * (400 + int(w.n) * SCALING["d"] * 48 // 10**6),
         # about 1.5 us per cell measured (AD on one point at the largest n included), doubled
         runtime=lambda w, attempt: attempt * (10 + int(w.n) * SCALING["d"] // 10**7),

@@ -1,8 +1,8 @@
-"""Counting in practice: the figure and the report section (nbcert.counting_study)."""
+"""Counting in practice: the figure and the report section (nbcert.repro.studies.counting)."""
 import sys
 
-from nbcert.counting_study import figure, load, summary_markdown
-from nbcert.outputs import write_text
+from nbcert.repro.studies.counting import figure, load, summary_markdown
+from nbcert.repro.outputs import write_text
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
 table = load(snakemake.input)

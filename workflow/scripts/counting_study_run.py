@@ -1,10 +1,10 @@
-"""Counting in practice on one data set (nbcert.counting_study.run)."""
+"""Counting in practice on one data set (nbcert.repro.studies.counting.run)."""
 import sys
 
 import pandas as pd
 
-from nbcert.counting_study import run
-from nbcert.outputs import write_csv
+from nbcert.repro.studies.counting import run
+from nbcert.repro.outputs import write_csv
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
 p = snakemake.params

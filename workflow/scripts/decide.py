@@ -1,9 +1,9 @@
-"""Time the decision methods on one perturbed table (nbcert.experiments.decision_runs)."""
+"""Time the decision methods on one perturbed table (nbcert.repro.stages.decision_runs)."""
 import sys
 
 from nbcert.encoding import read_csv
-from nbcert.experiments import decision_runs
-from nbcert.outputs import write_csv
+from nbcert.repro.stages import decision_runs
+from nbcert.repro.outputs import write_csv
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
 w, p = snakemake.wildcards, snakemake.params

@@ -1,11 +1,11 @@
-"""Discretize one data set (nbcert.discretize), optionally subsampled."""
+"""Discretize one data set (nbcert.repro.discretize), optionally subsampled."""
 import sys
 
 import pandas as pd
 
-from nbcert.discretize import discretize
-from nbcert.experiments import rng_for
-from nbcert.outputs import write_csv
+from nbcert.repro.discretize import discretize
+from nbcert.repro.stages import rng_for
+from nbcert.repro.outputs import write_csv
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
 cfg, name = snakemake.params.source, snakemake.wildcards.ds

@@ -1,10 +1,10 @@
-"""Fetch one data set's raw file (nbcert.fetch); record the outcome in status.json."""
+"""Fetch one data set's raw file (nbcert.repro.fetch); record the outcome in status.json."""
 import json
 import sys
 from pathlib import Path
 
-from nbcert.fetch import FetchError, Source, Unavailable, fetch, mirror_folder
-from nbcert.outputs import write_text
+from nbcert.repro.fetch import FetchError, Source, Unavailable, fetch, mirror_folder
+from nbcert.repro.outputs import write_text
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
 name, cfg = snakemake.wildcards.ds, snakemake.params.source

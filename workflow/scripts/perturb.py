@@ -1,10 +1,10 @@
-"""Blank cells of a training table (nbcert.experiments.perturbed)."""
+"""Blank cells of a training table (nbcert.repro.stages.perturbed)."""
 import sys
 
 import pandas as pd
 
-from nbcert.experiments import perturbed
-from nbcert.outputs import write_csv
+from nbcert.repro.stages import perturbed
+from nbcert.repro.outputs import write_csv
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
 w, p = snakemake.wildcards, snakemake.params

@@ -1,9 +1,9 @@
-"""Run RP, SR and OP for one repetition (nbcert.experiments.poisoning_runs)."""
+"""Run RP, SR and OP for one repetition (nbcert.repro.stages.poisoning_runs)."""
 import sys
 
 from nbcert.encoding import read_csv
-from nbcert.experiments import poisoning_runs
-from nbcert.outputs import write_csv
+from nbcert.repro.stages import poisoning_runs
+from nbcert.repro.outputs import write_csv
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
 w, p = snakemake.wildcards, snakemake.params

@@ -1,9 +1,9 @@
-"""Poison the first k test points at once (nbcert.poisoning_many_study.run)."""
+"""Poison the first k test points at once (nbcert.repro.studies.poisoning_many.run)."""
 import sys
 
 from nbcert.encoding import read_csv
-from nbcert.outputs import write_csv
-from nbcert.poisoning_many_study import run
+from nbcert.repro.outputs import write_csv
+from nbcert.repro.studies.poisoning_many import run
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
 w, p = snakemake.wildcards, snakemake.params

@@ -1,10 +1,10 @@
-"""results/report.md: the paper's claims beside the numbers measured here (nbcert.report)."""
+"""results/report.md: the paper's claims beside the numbers measured here (nbcert.repro.report)."""
 import json
 import sys
 
-from nbcert.figures import load
-from nbcert.outputs import write_text
-from nbcert.report import render
+from nbcert.repro.figures import load
+from nbcert.repro.outputs import write_text
+from nbcert.repro.report import render
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
 statuses = [json.load(open(f"{d}/status.json")) for d in snakemake.input.status]

@@ -1,10 +1,10 @@
-"""Draw the repetition's test points from the complete table (nbcert.experiments.split)."""
+"""Draw the repetition's test points from the complete table (nbcert.repro.stages.split)."""
 import sys
 
 import pandas as pd
 
-from nbcert.experiments import split
-from nbcert.outputs import write_csv
+from nbcert.repro.stages import split
+from nbcert.repro.outputs import write_csv
 
 sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
 df = pd.read_csv(snakemake.input[0], dtype=str, keep_default_na=False)

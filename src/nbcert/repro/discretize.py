@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from sklearn.preprocessing import KBinsDiscretizer
 
-from .encoding import InputError
+from ..encoding import InputError
 
 
 def discretize(df: pd.DataFrame, label: str, *, n_bins: int = 5, strategy: str = "uniform",

@@ -12,10 +12,10 @@ import time
 import numpy as np
 import pandas as pd
 
-from .encoding import encode
-from .figures import save_figure, plt
-from .poisoning import poison_encoded
-from .poisoning_many import all_nonrobust, greedy, poison_many_encoded
+from ...encoding import encode
+from ..figures import save_figure, plt
+from ...poisoning import poison_encoded
+from ...poisoning_many import all_nonrobust, greedy, poison_many_encoded
 
 
 def run(train: pd.DataFrame, test: pd.DataFrame, label: str, k: int, *, time_limit: float,

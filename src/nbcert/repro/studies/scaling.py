@@ -1,7 +1,7 @@
 """Scaling study (beyond the paper): time and memory of every method as the table grows.
 
 For each n, ``run_size`` draws a synthetic table with planted Naive Bayes structure
-(nbcert.synthetic): the complete table for poisoning (OP, SR, RP), the same table with
+(nbcert.repro.synthetic): the complete table for poisoning (OP, SR, RP), the same table with
 ``missing_rate`` of its feature cells blanked for deciding (Iterate+Index, Iterate, AD)
 and Monte-Carlo counting.  The k test points come from the same model, not from the
 table, and are the same for every n (they depend on the seed only).
@@ -39,12 +39,12 @@ import tracemalloc
 import numpy as np
 import pandas as pd
 
-from . import decision, poisoning
-from .counting import count_encoded
-from .encoding import from_codes
-from .experiments import rng_for
-from .perturb import blank_mask
-from .synthetic import synthetic_table
+from ... import decision, poisoning
+from ...counting import count_encoded
+from ...encoding import from_codes
+from ..stages import rng_for
+from ..perturb import blank_mask
+from ..synthetic import synthetic_table
 
 DECISION = ("Iterate+Index", "Iterate", "AD")
 COUNTING = ("Monte-Carlo",)
@@ -354,7 +354,7 @@ def figure(table: pd.DataFrame, outputs):
     """Log-log time per test point vs n, one line per method, fitted slope in the legend.
 
     ``outputs`` has ``pdf`` and ``png`` paths (written atomically)."""
-    from .figures import save_figure, plt
+    from ..figures import save_figure, plt
 
     slopes = fit_slopes(table).set_index("method")
     ok = _timed(table)
@@ -411,7 +411,7 @@ def summary_markdown(table: pd.DataFrame) -> str:
     ran = sorted(_timed(table).n.unique())
     rate = table[table.n.isin(ran)].missing_rate.mean() if ran else first.missing_rate
     lines.append(
-        f"Synthetic tables with planted Naive Bayes structure (nbcert.synthetic): d = {first.d} features with "
+        f"Synthetic tables with planted Naive Bayes structure (nbcert.repro.synthetic): d = {first.d} features with "
         f"{first.domain} values, {first.labels} labels, n = {', '.join(_n(n) for n in sizes)} rows. Deciding and "
         f"counting run on the table with {rate:.0%} of its feature cells blanked, poisoning on the complete table. "
         f"The k = {first.k} test points come from the same model, not from the table. Times are per test point: "

@@ -22,7 +22,7 @@ label support 0 in every world: no label wins anywhere.  Such points are flagged
 ``all_ties``; their majority share is 0.
 
 All random choices derive from (seed, data set name, "counting", ...) via
-:func:`nbcert.experiments.rng_for`, so the table is reproducible except for the times.
+:func:`nbcert.repro.stages.rng_for`, so the table is reproducible except for the times.
 """
 
 from __future__ import annotations
@@ -36,11 +36,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .counting import TooLarge, count_encoded, total_worlds  # noqa: E402
-from .decision import count_index  # noqa: E402
-from .encoding import encode  # noqa: E402
-from .experiments import perturbed, rng_for, split  # noqa: E402
-from .figures import save_figure  # noqa: E402
+from ...counting import TooLarge, count_encoded, total_worlds  # noqa: E402
+from ...decision import count_index  # noqa: E402
+from ...encoding import encode  # noqa: E402
+from ..stages import perturbed, rng_for, split  # noqa: E402
+from ..figures import save_figure  # noqa: E402
 
 METHODS = ("batch", "exact", "montecarlo")
 NAMES = {"batch": "Algorithm 2", "exact": "per-label exact", "montecarlo": "Monte-Carlo"}

@@ -14,8 +14,8 @@ import zlib
 import numpy as np
 import pandas as pd
 
-from . import decision, poisoning
-from .encoding import encode
+from .. import decision, poisoning
+from ..encoding import encode
 from .perturb import perturb
 
 KINDS = ("uniform", "feature")

@@ -1,0 +1,132 @@
+"""Benchmark: ``python -m nbcert.bench [--data DIR] [--full]``.
+
+Prints, for bodyPerformance (5 uniform bins, 40 % of feature cells blanked, 32 held-out
+points) and a synthetic 10^6 x 20 table, the time of every method and its ratio to two
+references measured in the same run on the same data:
+
+* Plain: scikit-learn OrdinalEncoder + CategoricalNB fitted on the clean table and
+  predicting one point, starting from the DataFrame (what a user runs instead);
+* floor: one ``np.bincount`` pass over the integer-coded cells.
+
+Targets: Iterate+Index for 32 points <= 0.25x Plain from DataFrames and <= 2x the floor
+once encoded; OP for one point <= 0.25x Plain.  Times are the best of several runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.naive_bayes import CategoricalNB
+from sklearn.preprocessing import OrdinalEncoder
+
+from .. import api, decision, poisoning
+from ..counting import count_encoded
+from .discretize import discretize
+from ..encoding import encode
+from .perturb import perturb
+from .synthetic import synthetic_codes
+
+
+def best(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def plain(train: pd.DataFrame, test: pd.DataFrame, label: str):
+    feats = [c for c in train.columns if c != label]
+    oe = OrdinalEncoder()
+    Xc = oe.fit_transform(train[feats])
+    nb = CategoricalNB(min_categories=[len(c) for c in oe.categories_]).fit(Xc, train[label])
+    return nb.predict(oe.transform(test[feats].iloc[:1]))
+
+
+def split(df: pd.DataFrame, label: str, k: int, rng):
+    """Hold out k rows whose values all occur among the remaining rows."""
+    idx = rng.permutation(len(df))
+    test, train = df.iloc[idx[:k * 4]], df.iloc[idx[k * 4:]]
+    ok = np.all([test[c].isin(set(train[c])) for c in df.columns if c != label], axis=0)
+    test = test[ok].iloc[:k]
+    return pd.concat([train, df.iloc[idx[:k * 4]][ok].iloc[k:]]), test
+
+
+def run(name: str, clean: pd.DataFrame, label: str, rng, repeat: int, full: bool) -> list:
+    train, test = split(clean, label, 32, rng)
+    dirty = perturb(train, label, 0.4, "uniform", rng)
+    enc_clean = encode(train, label)
+    enc = encode(dirty, label)
+    T = enc.encode_test(test)
+    rows = []
+    t_plain = best(lambda: plain(train, test, label), repeat)
+    t_floor = best(lambda: np.bincount(enc.X.ravel(), minlength=enc.n_codes), repeat)
+
+    def add(what, seconds):
+        rows.append((name, what, seconds, seconds / t_plain, seconds / t_floor))
+
+    add("plain (sklearn, 1 point)", t_plain)
+    add("floor (one bincount)", t_floor)
+    add("index k=32 from DataFrames", best(lambda: api.certify(dirty, test, label), repeat))
+    for k in (1, 32):
+        add(f"index k={k} encoded", best(lambda: decision.certify_index(enc, T[:k]), repeat))
+        add(f"iterate k={k} encoded", best(lambda: decision.certify_iterate(enc, T[:k]), max(1, repeat // 2)))
+        if k == 1 or full:
+            add(f"ad k={k} encoded", best(lambda: decision.certify_ad(enc, T[:k], seed=0), 1))
+    add("count montecarlo k=1 encoded", best(lambda: count_encoded(enc, T[:1], method="montecarlo", seed=0), 1))
+    Tc = enc_clean.encode_test(test)
+    add("OP 1 point from DataFrames", best(lambda: api.poison(train, test.iloc[:1], label), repeat))
+    add("OP 1 point encoded", best(lambda: poisoning.poison_encoded(enc_clean, Tc[0]), repeat))
+    return rows
+
+
+def body_performance(data_dir: Path) -> pd.DataFrame:
+    df = pd.read_csv(data_dir / "bodyPerformance.csv")
+    return discretize(df, "class")
+
+
+def synthetic(n=1_000_000, d=20) -> pd.DataFrame:
+    X, y = synthetic_codes(n, d, domain=5, labels=3, seed=1)
+    df = pd.DataFrame(X, columns=[f"f{j}" for j in range(d)])
+    df["label"] = y
+    return df
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m nbcert.bench", description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=os.environ.get("NBCERT_DATA_MIRROR", "../shared/datasets"),
+                    help="folder holding bodyPerformance.csv")
+    ap.add_argument("--full", action="store_true", help="also time AD for 32 points (minutes at 10^6 rows)")
+    ap.add_argument("--no-synthetic", action="store_true")
+    args = ap.parse_args(argv)
+    rng = np.random.default_rng(0)
+    rows = []
+    path = Path(args.data)
+    if (path / "bodyPerformance.csv").exists():
+        rows += run("bodyPerformance", body_performance(path), "class", rng, 7, True)
+    else:
+        print(f"(skipping bodyPerformance: {path / 'bodyPerformance.csv'} not found)")
+    if not args.no_synthetic:
+        rows += run("synthetic 1e6x20", synthetic(), "label", rng, 3, args.full)
+    print(f"{'data':18} {'measure':32} {'seconds':>10} {'x plain':>9} {'x floor':>9}")
+    for name, what, s, rp, rf in rows:
+        print(f"{name:18} {what:32} {s:10.5f} {rp:9.3f} {rf:9.2f}")
+    print()
+    for name in dict.fromkeys(r[0] for r in rows):
+        get = {r[1]: r for r in rows if r[0] == name}
+        checks = [("index k=32 from DataFrames <= 0.25x plain", get["index k=32 from DataFrames"][3] <= 0.25),
+                  ("index k=32 encoded <= 2x floor", get["index k=32 encoded"][4] <= 2),
+                  ("OP 1 point from DataFrames <= 0.25x plain", get["OP 1 point from DataFrames"][3] <= 0.25)]
+        for what, ok in checks:
+            print(f"{name:18} {what:45} {'met' if ok else 'MISSED'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Studies beyond the paper: many-point poisoning, counting in practice, scaling."""
