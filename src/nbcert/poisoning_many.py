@@ -47,6 +47,7 @@ class ManyPoisoning:
     method: str = "greedy"
     optimal: bool = False
     lower_bound: int | None = None
+    time_limited: bool = False  # the solver's time limit cut a solve short: may differ between runs
 
     @property
     def num_cells(self) -> int | None:
@@ -101,8 +102,10 @@ def greedy(enc: EncodedTable, T: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def _milp(enc: EncodedTable, T: np.ndarray, upper: int, time_limit: float):
-    """Solve the relaxed program; returns (blanked mask or None, proven lower bound)."""
+def _milp(enc: EncodedTable, T: np.ndarray, upper: int, time_limit: float, node_limit: int | None = None):
+    """Solve the relaxed program; returns (blanked mask or None, proven lower bound, whether
+    the time limit stopped a solve).  ``node_limit`` (branch-and-bound nodes per solve) makes
+    the answer independent of the machine's speed; the time limit is then a safety cap."""
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import lil_matrix
 
@@ -180,6 +183,8 @@ def _milp(enc: EncodedTable, T: np.ndarray, upper: int, time_limit: float):
                 row[zi] = row.get(zi, 0.0) + (f if f is not None else -kill)
             row[r[l2]] = row.get(r[l2], 0.0) + big
             rows_le.append((row, rhs + big + 1e-9))
+    timed_out = []
+
     def solve(cuts, seconds):
         rows = rows_eq + rows_le + cuts
         A = lil_matrix((len(rows), len(cols)))
@@ -188,8 +193,11 @@ def _milp(enc: EncodedTable, T: np.ndarray, upper: int, time_limit: float):
                 A[i, c_] = v
         lb = [rhs for _, rhs in rows_eq] + [-np.inf] * (len(rows_le) + len(cuts))
         ub = [rhs for _, rhs in rows]
+        options = {"time_limit": seconds, "disp": False, **({"node_limit": node_limit} if node_limit else {})}
         res = milp(np.array(cost), constraints=LinearConstraint(A.tocsr(), lb, ub), integrality=np.array(integral),
-                   bounds=Bounds(lo, hi), options={"time_limit": seconds, "disp": False})
+                   bounds=Bounds(lo, hi), options=options)
+        if res.status == 1 and "time" in str(res.message).lower():
+            timed_out.append(True)
         bound = getattr(res, "mip_dual_bound", None)
         lower = max(0, math.ceil(bound - 1e-6)) if bound is not None and np.isfinite(bound) else 0
         if res.status == 2:  # infeasible: no blanking at all works
@@ -237,7 +245,7 @@ def _milp(enc: EncodedTable, T: np.ndarray, upper: int, time_limit: float):
         blanked, _ = solve(cuts, left)
     else:
         blanked = None
-    return blanked, lower
+    return blanked, lower, bool(timed_out)
 
 
 MAX_PROGRAM_VARIABLES = 300_000
@@ -254,11 +262,13 @@ def _program_size(enc: EncodedTable, T: np.ndarray, upper: int) -> int:
 
 
 def poison_many_encoded(enc: EncodedTable, T: np.ndarray, method: str = "auto",
-                        time_limit: float = 30.0) -> ManyPoisoning:
+                        time_limit: float = 30.0, node_limit: int | None = None) -> ManyPoisoning:
     """Fewest cells making every test point (local codes T, shape (k, d)) non-robust.
 
     ``greedy`` returns the heuristic's answer.  ``exact`` solves the program within
-    ``time_limit`` seconds (skipped when it would exceed MAX_PROGRAM_VARIABLES) and returns
+    ``time_limit`` seconds and ``node_limit`` branch-and-bound nodes per solve (a node limit
+    gives the same answer on every machine; a time limit does not, and a result it cut short
+    says so in ``time_limited``), skipped when it would exceed MAX_PROGRAM_VARIABLES, and returns
     the best verified answer with a proven lower bound: the larger of the program's bound
     and the largest single-point minimum.  ``auto`` is ``exact`` when the greedy answer has
     at most 200 cells, ``greedy`` otherwise.
@@ -280,16 +290,17 @@ def poison_many_encoded(enc: EncodedTable, T: np.ndarray, method: str = "auto",
     if not all(p.possible for p in singles):
         return ManyPoisoning(False, method="exact", optimal=True)
     floor = max(p.num_cells for p in singles)
+    timed_out = False
     if _program_size(enc, T, upper) > MAX_PROGRAM_VARIABLES:
         blanked, lower = None, 0  # too large to build: the greedy answer and the single-point bound
     else:
-        blanked, lower = _milp(enc, T, upper, time_limit)
+        blanked, lower, timed_out = _milp(enc, T, upper, time_limit, node_limit)
     lower = max(lower, floor)
     if lower == math.inf:
         return ManyPoisoning(False, method="exact", optimal=True)
     candidates = [b for b in (blanked, start) if b is not None]
     if not candidates:
-        return ManyPoisoning(False, method="exact", lower_bound=lower)
+        return ManyPoisoning(False, method="exact", lower_bound=lower, time_limited=timed_out)
     best = min(candidates, key=lambda b: int(b.sum()))
     cells = int(best.sum())
-    return ManyPoisoning(True, _names(enc, best), "exact", cells <= lower, min(lower, cells))
+    return ManyPoisoning(True, _names(enc, best), "exact", cells <= lower, min(lower, cells), timed_out)

@@ -1,46 +1,130 @@
-# Names, wildcards and helpers shared by the rules.
+# Settings, names and helpers shared by the rules.
 import json
+import re
+import os
+import sys
 
-DATASETS = list(config["datasets"])
-REPS = list(range(config["repetitions"]))
-RATES = [f"{r:g}" for r in config["missing_rates"]]
-KINDS = config["perturbations"]
-K_MAX = max(config["k_values"])
+from nbcert.repro import settings as nbsettings
+from nbcert.repro.settings import canonical
 
-if config["k_for_rates"] not in config["k_values"]:
-    raise ValueError(f"config: k_for_rates {config['k_for_rates']} is not one of k_values {config['k_values']}")
-if max(config["beyond"]["poison_many"]["k_values"]) > K_MAX:
-    raise ValueError(f"config: beyond.poison_many.k_values must not exceed the {K_MAX} test points drawn (k_values)")
-if config["rate_for_k"] not in config["missing_rates"]:
-    raise ValueError(f"config: rate_for_k {config['rate_for_k']} is not one of missing_rates {config['missing_rates']}")
+
+def _sources():
+    """The config files read (the workflow's first) and the --config values, for the report."""
+    files = sorted(map(str, workflow.configfiles), key=lambda f: os.path.isabs(f))
+    return files + [f"--config {k}={json.dumps(v)}" for k, v in dict(workflow.config_settings.config).items()]
+
+
+try:
+    S = nbsettings.load(config, os.path.join(workflow.basedir, "workflow/schemas/config.schema.yaml"),
+                        cli=workflow.config_settings.overwrite_config, sources=_sources())
+except nbsettings.ConfigError as e:
+    sys.exit(f"nbcert: config error: {e}")
+
+DATASETS = list(S.datasets)
+REPS = list(range(S.repetitions))
+RATES = [f"{r:g}" for r in S.missing_rates]
+KINDS = list(S.perturbations)
 
 
 wildcard_constraints:
-    ds="|".join(DATASETS),
+    ds="|".join(map(re.escape, DATASETS)),
     rep=r"\d+",
     kind="uniform|feature",
     rate=r"[0-9.]+",
 
 
+# ---------------------------------------------------------------- per-rule helpers
+
+def label(wildcards):
+    return S.datasets[wildcards.ds].label
+
+
+def dataset_json(wildcards):
+    return canonical(S.datasets[wildcards.ds])
+
+
+def mem_mb(base, per_input_mb=0):
+    """Memory for a job: base + per MB of input, doubled on each retry."""
+    return lambda wildcards, input, attempt: attempt * int(base + per_input_mb * input.size_mb)
+
+
+def minutes(base, per_input_mb=0):
+    """Run time for a job: base + per MB of input, doubled on each retry."""
+    return lambda wildcards, input, attempt: attempt * int(base + per_input_mb * input.size_mb)
+
+
+def decision_runs_expected(ds):
+    """What each decision run of a data set must hold: its row count and identity."""
+    return {f"results/runs/decision/{ds}/rep{rep}/{kind}_{rate}.csv":
+            {"rows": 2 + 3 * len(S.ks_for(rate)),
+             "equal": {"dataset": ds, "rep": rep, "perturbation": kind, "missing_rate": float(rate)}}
+            for rep in REPS for kind in KINDS for rate in RATES}
+
+
+# ---------------------------------------------------------------- data sets
+
 def raw_file(wildcards):
     """The fetched file of a data set (evaluated after its fetch checkpoint ran)."""
     folder = checkpoints.fetch.get(ds=wildcards.ds).output[0]
-    return f"{folder}/{config['datasets'][wildcards.ds]['file']}"
+    return f"{folder}/{S.datasets[wildcards.ds].file}"
+
+
+def fetch_status_files(wildcards=None):
+    return [f"{checkpoints.fetch.get(ds=ds).output[0]}/status.json" for ds in DATASETS]
 
 
 def fetch_status(ds):
-    folder = checkpoints.fetch.get(ds=ds).output[0]
-    with open(f"{folder}/status.json") as f:
+    with open(f"{checkpoints.fetch.get(ds=ds).output[0]}/status.json") as f:
         return json.load(f)
 
 
 def available(wildcards=None):
-    """Configured data sets that were obtained (the others are reported as missing)."""
+    """Selected data sets that were obtained (the others are reported as not obtained)."""
     return [ds for ds in DATASETS if fetch_status(ds)["ok"]]
 
 
-def ks_for(rate):
-    """All k at the rate of Figures 8/9, only the k of Figures 6/7 elsewhere."""
-    if float(rate) == float(config["rate_for_k"]):
-        return sorted(config["k_values"])
-    return [config["k_for_rates"]]
+def fetch_retry(wildcards):
+    """Part of fetch's params: a data set not obtained is fetched again once its file
+    appears in the mirror; one obtained is never fetched again for this."""
+    status = f"data/raw/{wildcards.ds}/status.json"
+    if os.path.exists(status) and json.load(open(status)).get("ok"):
+        return "obtained"
+    mirror = os.environ.get("NBCERT_DATA_MIRROR") or S.data_mirror
+    return f"in mirror: {bool(mirror) and os.path.isfile(os.path.join(mirror, S.datasets[wildcards.ds].file))}"
+
+
+# ---------------------------------------------------------------- targets
+
+REPORTED = ["seed", "repetitions", "missing_rates", "k_values", "k_for_rates", "subsample"]
+
+
+def stale_tables(wildcards=None):
+    """Tables in results/tables of data sets that are not in this run's config (ignored)."""
+    import glob
+    import re
+
+    pattern = re.compile(r"^(decision|poisoning|counting)_(.+)\.csv$")
+    shared = {"poisoning_many.csv"}
+    return sorted(os.path.basename(f) for f in glob.glob("results/tables/*_*.csv")
+                  if (m := pattern.search(os.path.basename(f))) and m[0] not in shared and m[2] not in DATASETS)
+
+
+def all_targets(wildcards):
+    """Every file the report uses and every intermediate it is made from, so deleting any of
+    them makes the next run rebuild it and exactly what depends on it."""
+    ds = available()
+    if not ds:
+        return ["results/data_status.json"]  # fails with one line: nothing could be obtained
+    per_rep = dict(ds=ds, rep=REPS)
+    return (["results/data_status.json", "results/report.md"]
+            + expand("data/discretized/{ds}.{ext}", ds=ds, ext=["csv", "json"])
+            + expand("data/splits/{ds}/rep{rep}/{part}.csv", **per_rep, part=["train", "test"])
+            + expand("data/perturbed/{ds}/rep{rep}/{kind}_{rate}.csv", **per_rep, kind=KINDS, rate=RATES)
+            + expand("results/runs/decision/{ds}/rep{rep}/{kind}_{rate}.csv", **per_rep, kind=KINDS, rate=RATES)
+            + expand("results/runs/poisoning/{ds}/rep{rep}.csv", **per_rep)
+            + expand("results/tables/{table}_{ds}.csv", table=["decision", "poisoning", "counting"], ds=ds)
+            + expand("results/runs/poisoning_many/{ds}/k{k}.csv", ds=ds, k=S.poison_many.k_values)
+            + expand("results/runs/scaling/n{n}.csv", n=S.scaling["n_values"])
+            + ["results/tables/poisoning_many.csv", "results/tables/scaling.csv"]
+            + expand("results/figures/fig{num}.{ext}", num=[6, 7, 8, 9, 10], ext=["pdf", "png"])
+            + expand("results/figures/{study}.{ext}", study=BEYOND, ext=["pdf", "png"]))

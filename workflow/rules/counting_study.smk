@@ -6,12 +6,13 @@ rule counting_study:
     output:
         "results/tables/counting_{ds}.csv",
     params:
-        label=lambda w: config["datasets"][w.ds]["label"],
-        seed=config["seed"],
-        cfg=config["beyond"]["counting"],
+        label=label,
+        seed=S.seed,
+        settings=canonical(S.counting),
     threads: 1  # timings are single-threaded
     resources:
-        mem_mb=lambda w, input, attempt: attempt * (1000 + 20 * input.size_mb),
+        timed=1,
+        mem_mb=mem_mb(1000, 20),
         runtime=lambda w, attempt: attempt * 15,
     benchmark:
         "benchmarks/counting_study/{ds}.tsv"
@@ -21,14 +22,13 @@ rule counting_study:
         "../scripts/counting_study_run.py"
 
 
-rule counting_study_figure:
+rule figure_counting:
     input:
         lambda w: expand("results/tables/counting_{ds}.csv", ds=available()),
     output:
         pdf="results/figures/counting.pdf",
         png=report("results/figures/counting.png", caption="../report/beyond.rst", category="Beyond the paper"),
-        md="results/beyond/counting.md",
     log:
         "logs/figures/counting.log",
     script:
-        "../scripts/counting_study_figure.py"
+        "../scripts/figure_counting.py"

@@ -1,4 +1,5 @@
 # Stage 4: AD, Iterate and Iterate+Index timed on every perturbed table, one job each.
+# `timed` jobs never run side by side (the profiles cap the resource at 1).
 rule decide:
     input:
         clean="data/splits/{ds}/rep{rep}/train.csv",
@@ -7,14 +8,15 @@ rule decide:
     output:
         "results/runs/decision/{ds}/rep{rep}/{kind}_{rate}.csv",
     params:
-        label=lambda w: config["datasets"][w.ds]["label"],
-        ks=lambda w: ks_for(w.rate),
-        ad_worlds=config["ad_worlds"],
-        seed=config["seed"],
+        label=label,
+        ks=lambda w: S.ks_for(w.rate),
+        ad_worlds=S.ad_worlds,
+        seed=S.seed,
     threads: 1  # timings are single-threaded, as in the paper
     resources:
-        mem_mb=lambda w, input, attempt: attempt * (800 + 60 * input.size_mb),
-        runtime=lambda w, input, attempt: attempt * (10 + 10 * int(input.size_mb)),
+        timed=1,
+        mem_mb=mem_mb(800, 60),
+        runtime=minutes(10, 10),
     benchmark:
         "benchmarks/decide/{ds}/rep{rep}/{kind}_{rate}.tsv"
     log:
@@ -28,6 +30,9 @@ rule gather_decision:
         expand("results/runs/decision/{{ds}}/rep{rep}/{kind}_{rate}.csv", rep=REPS, kind=KINDS, rate=RATES),
     output:
         "results/tables/decision_{ds}.csv",
+    params:
+        schema="decision_run",
+        expect=lambda w: canonical(decision_runs_expected(w.ds)),
     log:
         "logs/gather/decision_{ds}.log",
     script:

@@ -1,17 +1,19 @@
-# Stage 2: numeric features into bins with KBinsDiscretizer (nbcert.repro.discretize).
+# Stage 2: the raw file verified against its sha256, then numeric features into bins with
+# KBinsDiscretizer (nbcert.repro.discretize); a sidecar records what was verified.
 rule discretize:
     input:
         raw_file,
     output:
-        "data/discretized/{ds}.csv",
+        table="data/discretized/{ds}.csv",
+        info="data/discretized/{ds}.json",
     params:
-        source=lambda w: config["datasets"][w.ds],
-        subsample=config.get("subsample"),
-        seed=config["seed"],
+        dataset=dataset_json,
+        subsample=S.subsample,
+        seed=S.seed,
     threads: 1
     resources:
-        mem_mb=lambda w, input, attempt: attempt * (500 + 40 * input.size_mb),
-        runtime=lambda w, input, attempt: attempt * (5 + int(input.size_mb)),
+        mem_mb=mem_mb(500, 40),
+        runtime=minutes(5, 1),
     benchmark:
         "benchmarks/discretize/{ds}.tsv"
     log:

@@ -1,11 +1,14 @@
-# Stage 1: the raw file of each data set, from the mirror or from Kaggle (nbcert.repro.fetch).
+# Stage 1: the raw file of each data set, from the mirror or from Kaggle (nbcert.repro.fetch),
+# then one check that at least one data set was obtained.
 checkpoint fetch:
     output:
         directory("data/raw/{ds}"),
     params:
-        source=lambda w: config["datasets"][w.ds],
-        mirror=config.get("data_mirror"),
-        on_unavailable=config.get("on_unavailable", "skip"),
+        source=lambda w: canonical(S.datasets[w.ds].source()),  # only these re-trigger a download
+        retry=fetch_retry,
+        mirror=S.data_mirror,
+        on_unavailable=S.on_unavailable,
+    priority: 100
     threads: 1
     resources:
         mem_mb=500,
@@ -16,3 +19,17 @@ checkpoint fetch:
         "logs/fetch/{ds}.log",
     script:
         "../scripts/fetch.py"
+
+
+rule data_status:
+    input:
+        fetch_status_files,
+    output:
+        "results/data_status.json",
+    params:
+        datasets=DATASETS,
+    priority: 100
+    log:
+        "logs/data_status.log",
+    script:
+        "../scripts/data_status.py"

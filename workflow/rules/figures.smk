@@ -12,7 +12,7 @@ rule figure_rates:
         num="6|7",
     params:
         kind=lambda w: {"6": "uniform", "7": "feature"}[w.num],
-        k=config["k_for_rates"],
+        k=S.k_for_rates,
     log:
         "logs/figures/fig{num}.log",
     script:
@@ -29,7 +29,7 @@ rule figure_k:
         num="8|9",
     params:
         kind=lambda w: {"8": "uniform", "9": "feature"}[w.num],
-        rate=config["rate_for_k"],
+        rate=S.rate_for_k,
     log:
         "logs/figures/fig{num}.log",
     script:

@@ -1,4 +1,4 @@
-# Stage 3: per repetition, k test points drawn from the complete data, then the rest
+# Stage 3: per repetition, k test points drawn from the complete rows, then the rest
 # perturbed at each missing rate (nbcert.repro.stages).
 rule split:
     input:
@@ -7,12 +7,13 @@ rule split:
         train="data/splits/{ds}/rep{rep}/train.csv",
         test="data/splits/{ds}/rep{rep}/test.csv",
     params:
-        k=K_MAX,
-        seed=config["seed"],
+        label=label,
+        k=S.k_max,
+        seed=S.seed,
     threads: 1
     resources:
-        mem_mb=lambda w, input, attempt: attempt * (500 + 40 * input.size_mb),
-        runtime=lambda w, input, attempt: attempt * (5 + int(input.size_mb)),
+        mem_mb=mem_mb(500, 40),
+        runtime=minutes(5, 1),
     benchmark:
         "benchmarks/split/{ds}/rep{rep}.tsv"
     log:
@@ -27,13 +28,13 @@ rule perturb:
     output:
         "data/perturbed/{ds}/rep{rep}/{kind}_{rate}.csv",
     params:
-        label=lambda w: config["datasets"][w.ds]["label"],
-        seed=config["seed"],
-        feature_share=config["feature_share"],
+        label=label,
+        seed=S.seed,
+        feature_share=S.feature_share,
     threads: 1
     resources:
-        mem_mb=lambda w, input, attempt: attempt * (500 + 40 * input.size_mb),
-        runtime=lambda w, input, attempt: attempt * (5 + int(input.size_mb)),
+        mem_mb=mem_mb(500, 40),
+        runtime=minutes(5, 1),
     benchmark:
         "benchmarks/perturb/{ds}/rep{rep}/{kind}_{rate}.tsv"
     log:

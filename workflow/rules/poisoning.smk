@@ -1,4 +1,4 @@
-# Stage 5: RP, SR and OP on the complete table for a single test point per repetition.
+# Stage 5: RP, SR and OP on the complete training rows for a single test point per repetition.
 rule poison:
     input:
         train="data/splits/{ds}/rep{rep}/train.csv",
@@ -6,12 +6,13 @@ rule poison:
     output:
         "results/runs/poisoning/{ds}/rep{rep}.csv",
     params:
-        label=lambda w: config["datasets"][w.ds]["label"],
-        seed=config["seed"],
+        label=label,
+        seed=S.seed,
     threads: 1
     resources:
-        mem_mb=lambda w, input, attempt: attempt * (800 + 60 * input.size_mb),
-        runtime=lambda w, input, attempt: attempt * (10 + 5 * int(input.size_mb)),
+        timed=1,
+        mem_mb=mem_mb(800, 60),
+        runtime=minutes(10, 5),
     benchmark:
         "benchmarks/poison/{ds}/rep{rep}.tsv"
     log:
@@ -25,6 +26,10 @@ rule gather_poisoning:
         expand("results/runs/poisoning/{{ds}}/rep{rep}.csv", rep=REPS),
     output:
         "results/tables/poisoning_{ds}.csv",
+    params:
+        schema="poisoning_run",
+        expect=lambda w: canonical({f"results/runs/poisoning/{w.ds}/rep{rep}.csv":
+                                    {"rows": 3, "equal": {"dataset": w.ds, "rep": rep}} for rep in REPS}),
     log:
         "logs/gather/poisoning_{ds}.log",
     script:

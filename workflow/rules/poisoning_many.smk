@@ -8,12 +8,13 @@ rule poison_many:
     wildcard_constraints:
         k=r"\d+",
     params:
-        label=lambda w: config["datasets"][w.ds]["label"],
-        time_limit=config["beyond"]["poison_many"]["time_limit"],
+        label=label,
+        settings=canonical(S.poison_many),
     threads: 1
     resources:
-        mem_mb=lambda w, input, attempt: attempt * (1000 + 100 * input.size_mb),
-        runtime=lambda w, attempt: attempt * (5 + int(config["beyond"]["poison_many"]["time_limit"]) // 10),
+        timed=1,
+        mem_mb=mem_mb(1000, 100),
+        runtime=lambda w, attempt: attempt * (5 + int(S.poison_many.time_limit) // 10),
     benchmark:
         "benchmarks/poison_many/{ds}/k{k}.tsv"
     log:
@@ -22,16 +23,29 @@ rule poison_many:
         "../scripts/poison_many.py"
 
 
-rule poisoning_many_figure:
+rule gather_poisoning_many:
     input:
-        lambda w: expand("results/runs/poisoning_many/{ds}/k{k}.csv", ds=available(),
-                         k=config["beyond"]["poison_many"]["k_values"]),
+        lambda w: expand("results/runs/poisoning_many/{ds}/k{k}.csv", ds=available(), k=S.poison_many.k_values),
     output:
-        table="results/tables/poisoning_many.csv",
+        "results/tables/poisoning_many.csv",
+    params:
+        schema="poisoning_many_run",
+        expect=lambda w: canonical({f"results/runs/poisoning_many/{ds}/k{k}.csv":
+                                    {"rows": 3, "equal": {"dataset": ds, "k": k}}
+                                    for ds in available() for k in S.poison_many.k_values}),
+    log:
+        "logs/gather/poisoning_many.log",
+    script:
+        "../scripts/gather.py"
+
+
+rule figure_poisoning_many:
+    input:
+        "results/tables/poisoning_many.csv",
+    output:
         pdf="results/figures/poisoning_many.pdf",
         png=report("results/figures/poisoning_many.png", caption="../report/beyond.rst", category="Beyond the paper"),
-        md="results/beyond/poisoning_many.md",
     log:
         "logs/figures/poisoning_many.log",
     script:
-        "../scripts/poisoning_many_figure.py"
+        "../scripts/figure_poisoning_many.py"

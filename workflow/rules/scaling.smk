@@ -1,22 +1,24 @@
 # Beyond the paper: time and memory of every decision, counting and poisoning method vs n
-# on synthetic tables with planted Naive Bayes structure (nbcert.repro.studies.scaling), one job per n.
-SCALING = config["beyond"]["scaling"]
-
-
+# on synthetic tables with planted Naive Bayes structure (nbcert.repro.studies.scaling),
+# one job per n.  It needs no data set, but waits for the data check so that a run which
+# cannot reproduce anything stops before spending minutes here.
 rule scaling_run:
+    input:
+        "results/data_status.json",
     output:
-        "results/tables/scaling/n{n}.csv",
+        "results/runs/scaling/n{n}.csv",
     wildcard_constraints:
         n=r"\d+",
     params:
-        cfg=SCALING,
-        seed=config["seed"],
+        settings=canonical(S.scaling),
+        seed=S.seed,
     threads: 1  # timings are single-threaded
     resources:
+        timed=1,
         # nbcert.repro.studies.scaling.job_mem_mb: 300 MB + 48 bytes per cell (the table, 8, plus RP's 40)
-        mem_mb=lambda w, attempt: attempt * (400 + int(w.n) * SCALING["d"] * 48 // 10**6),
+        mem_mb=lambda w, attempt: attempt * (400 + int(w.n) * S.scaling["d"] * 48 // 10**6),
         # about 1.5 us per cell measured (AD on one point at the largest n included), doubled
-        runtime=lambda w, attempt: attempt * (10 + int(w.n) * SCALING["d"] // 10**7),
+        runtime=lambda w, attempt: attempt * (10 + int(w.n) * S.scaling["d"] // 10**7),
     benchmark:
         "benchmarks/scaling/n{n}.tsv"
     log:
@@ -25,15 +27,28 @@ rule scaling_run:
         "../scripts/scaling_run.py"
 
 
-rule scaling_figure:
+rule gather_scaling:
     input:
-        expand("results/tables/scaling/n{n}.csv", n=SCALING["n_values"]),
+        expand("results/runs/scaling/n{n}.csv", n=S.scaling["n_values"]),
     output:
-        table="results/tables/scaling.csv",
+        "results/tables/scaling.csv",
+    params:
+        schema="scaling_run",
+        expect=canonical({f"results/runs/scaling/n{n}.csv": {"rows": None, "equal": {"n": n}}
+                          for n in S.scaling["n_values"]}),
+    log:
+        "logs/gather/scaling.log",
+    script:
+        "../scripts/gather.py"
+
+
+rule figure_scaling:
+    input:
+        "results/tables/scaling.csv",
+    output:
         pdf="results/figures/scaling.pdf",
         png=report("results/figures/scaling.png", caption="../report/beyond.rst", category="Beyond the paper"),
-        md="results/beyond/scaling.md",
     log:
         "logs/figures/scaling.log",
     script:
-        "../scripts/scaling_figure.py"
+        "../scripts/figure_scaling.py"

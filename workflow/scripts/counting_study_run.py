@@ -1,12 +1,15 @@
 """Counting in practice on one data set (nbcert.repro.studies.counting.run)."""
-import sys
-
-import pandas as pd
-
+from nbcert.repro import job
+from nbcert.repro.settings import CountingSettings
 from nbcert.repro.studies.counting import run
-from nbcert.repro.outputs import write_csv
+from nbcert.repro.tables import read_data, write_table
 
-sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
-p = snakemake.params
-df = pd.read_csv(snakemake.input[0], dtype=str, keep_default_na=False)
-write_csv(run(df, p.label, snakemake.wildcards.ds, p.seed, p.cfg), snakemake.output[0])
+
+def main():
+    p = snakemake.params
+    df = read_data(snakemake.input[0], p.label)
+    table = run(df, p.label, snakemake.wildcards.ds, p.seed, CountingSettings.from_json(p.settings))
+    write_table(job.stamp(table), snakemake.output[0], "counting")
+
+
+job.run(snakemake, main)

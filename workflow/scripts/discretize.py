@@ -1,19 +1,32 @@
-"""Discretize one data set (nbcert.repro.discretize), optionally subsampled."""
-import sys
+"""Verify one data set's raw file, subsample it if configured, and discretize it."""
+import json
+from pathlib import Path
 
-import pandas as pd
-
+from nbcert.repro import job
 from nbcert.repro.discretize import discretize
-from nbcert.repro.stages import rng_for
-from nbcert.repro.outputs import write_csv
+from nbcert.repro.fetch import verify
+from nbcert.repro.outputs import write_csv, write_text
+from nbcert.repro.settings import DatasetSettings
+from nbcert.repro.stages import subsample
+from nbcert.repro.tables import read_data
 
-sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
-cfg, name = snakemake.params.source, snakemake.wildcards.ds
-df = pd.read_csv(snakemake.input[0])
-if snakemake.params.subsample and len(df) > snakemake.params.subsample:
-    keep = rng_for(snakemake.params.seed, name, "subsample").choice(len(df), snakemake.params.subsample, replace=False)
-    df = df.iloc[sorted(keep)]
-out = discretize(df, cfg["label"], n_bins=cfg.get("n_bins", 5), strategy=cfg.get("strategy", "uniform"),
-                 drop=cfg.get("drop", []), name=name)
-print(f"{name}: {out.shape[0]} rows, {out.shape[1] - 1} features, categories per column {out.nunique().to_dict()}")
-write_csv(out, snakemake.output[0])
+
+def main():
+    ds, p = DatasetSettings.from_json(snakemake.params.dataset), snakemake.params
+    raw = Path(snakemake.input[0])
+    fetched = json.loads((raw.parent / "status.json").read_text())
+    sha = verify(raw, fetched["sha256"], ds.name)
+    raw_df = read_data(raw, ds.label)
+    df = subsample(raw_df, p.subsample, p.seed, ds.name)
+    out = discretize(df, ds.label, n_bins=ds.n_bins, strategy=ds.strategy, drop=ds.drop, name=ds.name)
+    features = out.drop(columns=ds.label)
+    info = {"dataset": ds.name, "sha256": sha, "source": fetched["source"], "raw_rows": int(len(raw_df)),
+            "rows": int(len(out)), "features": int(features.shape[1]), "cells": int(features.size),
+            "missing_cells": int(features.isna().to_numpy().sum()),
+            "complete_rows": int(features.notna().all(axis=1).sum())}
+    print(json.dumps(info))
+    write_csv(out, snakemake.output.table)
+    write_text(json.dumps(info, indent=1) + "\n", snakemake.output.info)
+
+
+job.run(snakemake, main)

@@ -1,7 +1,7 @@
 """Figures 8/9: decision time vs number of test points (nbcert.repro.figures)."""
-import sys
+from nbcert.repro import job
+from nbcert.repro.figures import time_vs_k
+from nbcert.repro.tables import read_tables
 
-from nbcert.repro.figures import load, time_vs_k
-
-sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
-time_vs_k(load(snakemake.input), snakemake.params.kind, snakemake.params.rate, snakemake.output)
+job.run(snakemake, lambda: time_vs_k(read_tables(snakemake.input, "decision_run"), snakemake.params.kind,
+                                     snakemake.params.rate, snakemake.output))

@@ -1,7 +1,6 @@
 """Figure 10: poisoning time and poisoning rate (nbcert.repro.figures)."""
-import sys
+from nbcert.repro import job
+from nbcert.repro.figures import poisoning
+from nbcert.repro.tables import read_tables
 
-from nbcert.repro.figures import load, poisoning
-
-sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
-poisoning(load(snakemake.input), snakemake.output)
+job.run(snakemake, lambda: poisoning(read_tables(snakemake.input, "poisoning_run"), snakemake.output))

@@ -1,9 +1,18 @@
-"""Concatenate per-job tables into one tidy table."""
-import sys
+"""Check every per-job table (schema, row count, what its file name promises), then join them."""
+import json
 
 import pandas as pd
 
-from nbcert.repro.outputs import write_csv
+from nbcert.repro import job
+from nbcert.repro.tables import read_table, write_table
 
-sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
-write_csv(pd.concat([pd.read_csv(f) for f in snakemake.input], ignore_index=True), snakemake.output[0])
+
+def main():
+    p = snakemake.params
+    expect = json.loads(p.expect)
+    frames = [read_table(path, p.schema, rows=expect[path]["rows"], equal=expect[path]["equal"])
+              for path in snakemake.input]
+    write_table(pd.concat(frames, ignore_index=True), snakemake.output[0], p.schema)
+
+
+job.run(snakemake, main)

@@ -1,14 +1,16 @@
 """Blank cells of a training table (nbcert.repro.stages.perturbed)."""
-import sys
-
-import pandas as pd
-
-from nbcert.repro.stages import perturbed
+from nbcert.repro import job
 from nbcert.repro.outputs import write_csv
+from nbcert.repro.stages import perturbed
+from nbcert.repro.tables import read_data
 
-sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
-w, p = snakemake.wildcards, snakemake.params
-train = pd.read_csv(snakemake.input[0], dtype=str, keep_default_na=False)
-out = perturbed(train, p.label, w.kind, float(w.rate), p.seed, w.ds, int(w.rep), p.feature_share)
-print(f"blanked {int(out.isna().sum().sum())} cells")
-write_csv(out, snakemake.output[0])
+
+def main():
+    w, p = snakemake.wildcards, snakemake.params
+    train = read_data(snakemake.input[0], p.label)
+    out = perturbed(train, p.label, w.kind, float(w.rate), p.seed, w.ds, int(w.rep), p.feature_share)
+    print(f"blanked {int(out.isna().sum().sum() - train.isna().sum().sum())} cells")
+    write_csv(out, snakemake.output[0])
+
+
+job.run(snakemake, main)

@@ -1,12 +1,16 @@
 """Poison the first k test points at once (nbcert.repro.studies.poisoning_many.run)."""
-import sys
-
-from nbcert.encoding import read_csv
-from nbcert.repro.outputs import write_csv
+from nbcert.repro import job
+from nbcert.repro.settings import PoisonManySettings
 from nbcert.repro.studies.poisoning_many import run
+from nbcert.repro.tables import read_data, write_table
 
-sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
-w, p = snakemake.wildcards, snakemake.params
-table = run(read_csv(snakemake.input.train), read_csv(snakemake.input.test), p.label, int(w.k),
-            time_limit=p.time_limit, name=w.ds)
-write_csv(table, snakemake.output[0])
+
+def main():
+    w, p, i = snakemake.wildcards, snakemake.params, snakemake.input
+    train = read_data(i.train, p.label)
+    test = read_data(i.test, p.label, columns=train.columns, complete=True)
+    table = run(train, test, p.label, int(w.k), PoisonManySettings.from_json(p.settings), name=w.ds)
+    write_table(job.stamp(table), snakemake.output[0], "poisoning_many_run")
+
+
+job.run(snakemake, main)

@@ -1,14 +1,24 @@
-"""results/report.md: the paper's claims beside the numbers measured here (nbcert.repro.report)."""
+"""results/report.md from this run's checked tables (nbcert.repro.report)."""
 import json
-import sys
+from pathlib import Path
 
-from nbcert.repro.figures import load
+from nbcert.repro import job
 from nbcert.repro.outputs import write_text
-from nbcert.repro.report import render
+from nbcert.repro.report import ReportInputs, render
+from nbcert.repro.studies.counting import load as load_counting
+from nbcert.repro.tables import read_table, read_tables
 
-sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
-statuses = [json.load(open(f"{d}/status.json")) for d in snakemake.input.status]
-beyond = [open(f).read() for f in snakemake.input.beyond]
-text = render(load(snakemake.input.decision), load(snakemake.input.poisoning), statuses,
-              snakemake.input.figures, snakemake.params.config, beyond, snakemake.input.beyond_figures)
-write_text(text, snakemake.output[0])
+
+def main():
+    i, p = snakemake.input, snakemake.params
+    inputs = ReportInputs(
+        settings=json.loads(p.settings), sources=list(p.sources), statuses=json.loads(Path(i.status).read_text()),
+        infos=[json.loads(Path(f).read_text()) for f in i.info],
+        decision=read_tables(i.decision, "decision_run"), poisoning=read_tables(i.poisoning, "poisoning_run"),
+        figures=list(i.figures), poisoning_many=read_table(i.poisoning_many, "poisoning_many_run"),
+        counting=load_counting(i.counting), scaling=read_table(i.scaling, "scaling_run"),
+        beyond_figures={Path(f).stem: f for f in i.beyond_figures}, stale=list(p.stale))
+    write_text(render(inputs), snakemake.output[0])
+
+
+job.run(snakemake, main)

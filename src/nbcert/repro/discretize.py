@@ -1,7 +1,11 @@
 """Pipeline stage 2: numeric features into categorical bins (paper section 6.1).
 
 The paper partitions every numerical feature into 5 segments of equal size with
-scikit-learn's KBinsDiscretizer; categorical columns are kept as they are.
+scikit-learn's KBinsDiscretizer; categorical columns are kept as they are.  The table
+arrives as nbcert reads every CSV (:func:`nbcert.read_csv`: strings, an empty field is
+missing), so a column is numeric when every observed value parses as a number.  A user's
+data set may lack cells: the bins are fitted on each column's observed values and a
+missing cell stays missing.
 """
 
 from __future__ import annotations
@@ -10,26 +14,53 @@ from typing import Iterable
 
 import numpy as np
 import pandas as pd
-from sklearn.preprocessing import KBinsDiscretizer
 
 from ..encoding import InputError
 
 
+def _numeric(col: pd.Series) -> pd.Series | None:
+    """The column as floats if every observed value is a finite number, else None."""
+    observed = col.dropna()
+    if observed.empty:
+        return None
+    values = pd.to_numeric(observed, errors="coerce")
+    if values.isna().any() or not np.isfinite(values.to_numpy(float)).all():
+        return None
+    return pd.to_numeric(col, errors="coerce")
+
+
+def _bins(values: pd.Series, n_bins: int, strategy: str) -> pd.Series:
+    """Bin labels "bin0".."bin{n-1}" for the observed values; missing stays missing."""
+    from sklearn.preprocessing import KBinsDiscretizer
+
+    observed = values.dropna()
+    extra = {"quantile_method": "averaged_inverted_cdf"} if strategy == "quantile" else {}
+    kb = KBinsDiscretizer(n_bins=n_bins, encode="ordinal", strategy=strategy, **extra)
+    codes = kb.fit_transform(observed.to_numpy(float).reshape(-1, 1))[:, 0].astype(int)
+    out = pd.Series(np.nan, index=values.index, dtype=object)
+    out[observed.index] = np.char.add("bin", codes.astype(str))
+    return out
+
+
 def discretize(df: pd.DataFrame, label: str, *, n_bins: int = 5, strategy: str = "uniform",
                drop: Iterable[str] = (), name: str = "data set") -> pd.DataFrame:
-    """Return a table of strings: numeric features binned ("bin0".."bin{n-1}"), others as is."""
+    """Return a table of strings: numeric features binned ("bin0".."bin{n-1}"), others as is.
+
+    ``df`` holds the values as written (strings, NaN for missing).  Raises InputError naming
+    the data set and column for a missing column, a dropped label or a missing label value.
+    """
     drop = list(drop)
     for col in [label, *drop]:
         if col not in df.columns:
-            raise InputError(f"{name}: no column {col!r}")
-    out = df.drop(columns=drop)
-    features = [c for c in out.columns if c != label]
-    numeric = [c for c in features if pd.api.types.is_numeric_dtype(out[c])]
-    result = out.astype(object).astype(str).where(out.notna(), None)
-    if numeric:
-        kb = KBinsDiscretizer(n_bins=n_bins, encode="ordinal", strategy=strategy,
-                              **({"quantile_method": "averaged_inverted_cdf"} if strategy == "quantile" else {}))
-        bins = kb.fit_transform(out[numeric].to_numpy(dtype=float)).astype(int)
-        for i, c in enumerate(numeric):
-            result[c] = np.char.add("bin", bins[:, i].astype(str))
-    return result
+            raise InputError(f"{name}: no column {col!r} (columns: {', '.join(map(repr, df.columns))})")
+    if label in drop:
+        raise InputError(f"{name}: drop lists the label column {label!r}")
+    out = df.drop(columns=drop).astype(object)
+    na = out[label].isna().to_numpy()
+    if na.any():
+        raise InputError(f"{name}: data row {int(np.flatnonzero(na)[0])} has no value in label column {label!r}")
+    for c in out.columns:
+        values = _numeric(out[c]) if c != label else None
+        if values is not None:
+            out[c] = _bins(values, n_bins, strategy)
+    return out

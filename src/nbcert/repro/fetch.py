@@ -16,7 +16,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from .outputs import atomic_path
+from .outputs import atomic_path, publish
 
 
 class FetchError(Exception):
@@ -43,6 +43,16 @@ def sha256_of(path: Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+def verify(path, expected: str, name: str) -> str:
+    """The raw file's sha256, which must still be the ``expected`` one it was fetched with."""
+    path = Path(path)
+    seen = sha256_of(path)
+    if seen != expected.lower():
+        raise FetchError(f"{path}: sha256 is {seen}, but {name}'s file was fetched with {expected}: the file was "
+                         f"changed after fetching; delete {path.parent} and run again to fetch it anew")
+    return seen
 
 
 def mirror_folder(configured: str | None) -> Path | None:
@@ -96,5 +106,8 @@ def fetch(src: Source, mirror: Path | None, dest: Path) -> dict:
                    f"'sha256: {seen}' to pin it")
     tmp, dest = atomic_path(dest)
     shutil.copyfile(path, tmp)
-    os.replace(tmp, dest)
+    if sha256_of(tmp) != seen:
+        tmp.unlink()
+        raise FetchError(f"{src.name}: {path} changed while it was being copied; try again")
+    publish(tmp, dest, mode=0o444)  # read-only: the stages verify it against this sha256
     return {"ok": True, "data set": src.name, "source": how, "file": src.file, "sha256": seen, "warning": warning}

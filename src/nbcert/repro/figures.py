@@ -6,6 +6,8 @@ as a line and the spread (min to max) shaded; Plain is the black dashed referenc
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -13,7 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .outputs import atomic_path  # noqa: E402
+from .outputs import atomic_path, publish  # noqa: E402
 
 METHODS = ("AD", "Iterate", "Iterate+Index")
 POISON = ("RP", "SR", "OP")
@@ -25,9 +27,18 @@ def load(paths) -> pd.DataFrame:
     return pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
 
 
+def panels(names, title, *, rows: int = 1, width: float = 3.6, height: float = 3.2):
+    """A figure with one column of panels per data set and a title that fits: the figure is
+    at least 6 inches wide and the title wraps to its width (with a single data set a long
+    title was clipped).  Returns (figure, axes array of shape (rows, len(names)))."""
+    fig_width = max(6.0, width * len(names))
+    fig, axes = plt.subplots(rows, len(names), figsize=(fig_width, height * rows), squeeze=False)
+    fig.suptitle(textwrap.fill(title, width=int(fig_width * 11)))
+    return fig, axes
+
+
 def _panels(names, title):
-    fig, axes = plt.subplots(1, len(names), figsize=(3.6 * len(names), 3.2), squeeze=False)
-    fig.suptitle(title)
+    fig, axes = panels(names, title)
     return fig, dict(zip(names, axes[0]))
 
 
@@ -36,7 +47,7 @@ def save_figure(fig, outputs):
     for ext in ("pdf", "png"):
         tmp, dest = atomic_path(getattr(outputs, ext))
         fig.savefig(tmp, format=ext, dpi=150)
-        tmp.replace(dest)
+        publish(tmp, dest)
     plt.close(fig)
 
 

@@ -3,7 +3,13 @@
 Every random choice is drawn from a generator seeded by (config seed, data set name,
 repetition, variant), so every table except the timings is the same across runs and
 across ``--cores`` values.  Times are measured on integer-coded tables: all methods
-share the encoding, whose time is reported on its own row.
+share the encoding, whose time is reported on its own row.  Each timed row records wall
+seconds (``time.perf_counter``) and the process's CPU seconds (``time.process_time``):
+where they differ much, something else shared the CPU.
+
+A user's data set may lack cells.  Test points are then drawn from its complete rows only
+(a test point needs every feature), and poisoning, which starts from a complete table,
+runs on the complete training rows only.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .. import decision, poisoning
-from ..encoding import encode
+from ..encoding import InputError, encode
 from .perturb import perturb
 
 KINDS = ("uniform", "feature")
@@ -27,13 +33,29 @@ def rng_for(seed: int, *parts) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(keys))
 
 
+def subsample(df: pd.DataFrame, rows: int | None, seed: int, name: str) -> pd.DataFrame:
+    """Keep ``rows`` rows drawn at random (all of them when rows is None or too many)."""
+    if not rows or len(df) <= rows:
+        return df
+    keep = rng_for(seed, name, "subsample").choice(len(df), rows, replace=False)
+    return df.iloc[np.sort(keep)].reset_index(drop=True)
+
+
+def complete_rows(df: pd.DataFrame) -> np.ndarray:
+    """Positions of the rows with no missing cell."""
+    return np.flatnonzero(df.notna().all(axis=1).to_numpy())
+
+
 def split(df: pd.DataFrame, k: int, seed: int, name: str, rep: int):
-    """Draw k test rows (removed from training); returns (train, test), both re-indexed."""
+    """Draw k test rows from the complete rows (removed from training); returns (train,
+    test), both re-indexed.  On a complete table this is a uniform draw of k rows."""
+    complete = complete_rows(df)
+    if len(complete) < k:
+        raise InputError(f"{name}: only {len(complete)} rows have every feature, but {k} test points are needed")
     rng = rng_for(seed, name, rep, "split")
-    order = rng.permutation(len(df))
-    test = df.iloc[np.sort(order[:k])].reset_index(drop=True)
-    train = df.iloc[np.sort(order[k:])].reset_index(drop=True)
-    return train, test
+    picked = np.zeros(len(df), bool)
+    picked[complete[rng.permutation(len(complete))[:k]]] = True
+    return df[~picked].reset_index(drop=True), df[picked].reset_index(drop=True)
 
 
 def perturbed(train: pd.DataFrame, label: str, kind: str, rate: float, seed: int, name: str, rep: int,
@@ -42,24 +64,24 @@ def perturbed(train: pd.DataFrame, label: str, kind: str, rate: float, seed: int
     return perturb(train, label, rate, kind, rng_for(seed, name, rep, kind, f"{rate:.4f}"), feature_share)
 
 
-def _timed(fn):
-    t0 = time.perf_counter()
+def timed(fn):
+    """(result, wall seconds, CPU seconds) of fn()."""
+    t0, c0 = time.perf_counter(), time.process_time()
     out = fn()
-    return out, time.perf_counter() - t0
+    return out, time.perf_counter() - t0, time.process_time() - c0
 
 
-def plain_seconds(train: pd.DataFrame, test: pd.DataFrame, label: str) -> float:
+def plain_times(train: pd.DataFrame, test: pd.DataFrame, label: str) -> tuple:
     """CategoricalNB fit on the clean table + one prediction, on ordinal codes."""
     from sklearn.naive_bayes import CategoricalNB  # only the decision jobs pay for importing it
 
     feats = [c for c in train.columns if c != label]
     both = pd.concat([train[feats], test[feats]])
-    codes = both.apply(lambda c: pd.factorize(c)[0]).to_numpy()
+    codes = both.apply(lambda c: pd.factorize(c, use_na_sentinel=False)[0]).to_numpy()  # missing: own category
     Xtr, Xte = codes[:len(train)], codes[len(train):len(train) + 1]
     cats = codes.max(axis=0) + 1
     y = train[label].to_numpy()
-    _, s = _timed(lambda: CategoricalNB(min_categories=cats).fit(Xtr, y).predict(Xte))
-    return s
+    return timed(lambda: CategoricalNB(min_categories=cats).fit(Xtr, y).predict(Xte))[1:]
 
 
 def decision_runs(clean: pd.DataFrame, dirty: pd.DataFrame, test: pd.DataFrame, label: str, ks, *,
@@ -70,39 +92,47 @@ def decision_runs(clean: pd.DataFrame, dirty: pd.DataFrame, test: pd.DataFrame, 
     Also times Plain (CategoricalNB on the clean table, one point) and the shared
     encoding of the dirty table, as reference rows.
     """
-    enc, s_enc = _timed(lambda: encode(dirty, label))
+    enc, *t_enc = timed(lambda: encode(dirty, label))
     T = enc.encode_test(test)
     base = {"dataset": name, "rep": rep, "perturbation": kind, "missing_rate": rate}
     empty = {"robust": None, "nonrobust": None, "ad_false_robust": None}
-    rows = [{**base, "method": "encode", "k": 0, "seconds": s_enc, **empty},
-            {**base, "method": "Plain", "k": 1, "seconds": plain_seconds(clean, test, label), **empty}]
+    rows = [{**base, "method": "encode", "k": 0, **times(t_enc), **empty},
+            {**base, "method": "Plain", "k": 1, **times(plain_times(clean, test, label)), **empty}]
     for k in ks:
-        exact, s_index = _timed(lambda: decision.certify_index(enc, T[:k]))
-        it, s_iter = _timed(lambda: decision.certify_iterate(enc, T[:k]))
+        exact, *t_index = timed(lambda: decision.certify_index(enc, T[:k]))
+        it, *t_iter = timed(lambda: decision.certify_iterate(enc, T[:k]))
         if not (np.array_equal(it.robust, exact.robust) and np.array_equal(it.label, exact.label)):
             raise AssertionError(f"{name}: Iterate and Iterate+Index disagree (rep {rep}, {kind} {rate}, k={k})")
-        ad, s_ad = _timed(lambda: decision.certify_ad(enc, T[:k], n_worlds=ad_worlds,
-                                                      seed=rng_for(seed, name, rep, kind, rate, k, "ad")))
+        ad, *t_ad = timed(lambda: decision.certify_ad(enc, T[:k], n_worlds=ad_worlds,
+                                                       seed=rng_for(seed, name, rep, kind, rate, k, "ad")))
         if (exact.robust & ~ad.robust).any():
             raise AssertionError(f"{name}: AD called a robust point non-robust")
-        for method, dec, s in (("Iterate+Index", exact, s_index), ("Iterate", it, s_iter), ("AD", ad, s_ad)):
-            rows.append({**base, "method": method, "k": k, "seconds": s, "robust": int(dec.robust.sum()),
+        for method, dec, t in (("Iterate+Index", exact, t_index), ("Iterate", it, t_iter), ("AD", ad, t_ad)):
+            rows.append({**base, "method": method, "k": k, **times(t), "robust": int(dec.robust.sum()),
                          "nonrobust": int(k - dec.robust.sum()),
                          "ad_false_robust": int((ad.robust & ~exact.robust).sum()) if method == "AD" else None})
-        progress(f"{name} rep {rep} {kind} {rate}: k={k} index {s_index:.4f}s iterate {s_iter:.4f}s ad {s_ad:.3f}s")
+        progress(f"{name} rep {rep} {kind} {rate}: k={k} index {t_index[0]:.4f}s iterate {t_iter[0]:.4f}s "
+                 f"ad {t_ad[0]:.3f}s")
     return pd.DataFrame(rows)
+
+
+def times(t) -> dict:
+    """The columns of a (wall, CPU) pair of seconds."""
+    return {"seconds": t[0], "cpu_seconds": t[1]}
 
 
 def poisoning_runs(train: pd.DataFrame, test: pd.DataFrame, label: str, *, seed: int, name: str, rep: int,
                    progress=print) -> pd.DataFrame:
-    """RP, SR and OP on the complete table for the repetition's first test point."""
-    enc = encode(train, label)
+    """RP, SR and OP on the complete training rows for the repetition's first test point."""
+    enc = encode(train.iloc[complete_rows(train)], label)
     t = enc.encode_test(test.iloc[:1])[0]
     cells = enc.n * enc.d
     rows = []
     for method in ("RP", "SR", "OP"):
-        res, s = _timed(lambda: poisoning.poison_encoded(enc, t, method.lower(), seed=rng_for(seed, name, rep, method)))
-        rows.append({"dataset": name, "rep": rep, "method": method, "seconds": s, "possible": res.possible,
-                     "cells": res.num_cells, "poisoning_rate": (res.num_cells / cells) if res.possible else None})
-        progress(f"{name} rep {rep}: {method} {res.num_cells} cells in {s:.4f}s")
+        res, *t_run = timed(lambda: poisoning.poison_encoded(enc, t, method.lower(),
+                                                              seed=rng_for(seed, name, rep, method)))
+        rows.append({"dataset": name, "rep": rep, "method": method, **times(t_run), "train_rows": enc.n,
+                     "possible": res.possible, "cells": res.num_cells,
+                     "poisoning_rate": (res.num_cells / cells) if res.possible else None})
+        progress(f"{name} rep {rep}: {method} {res.num_cells} cells in {t_run[0]:.4f}s")
     return pd.DataFrame(rows)

@@ -38,9 +38,10 @@ import pandas as pd  # noqa: E402
 
 from ...counting import TooLarge, count_encoded, total_worlds  # noqa: E402
 from ...decision import count_index  # noqa: E402
-from ...encoding import encode  # noqa: E402
+from ...encoding import InputError, encode  # noqa: E402
 from ..stages import perturbed, rng_for, split  # noqa: E402
-from ..figures import save_figure  # noqa: E402
+from ..figures import panels, save_figure  # noqa: E402
+from ..settings import CountingSettings  # noqa: E402
 
 METHODS = ("batch", "exact", "montecarlo")
 NAMES = {"batch": "Algorithm 2", "exact": "per-label exact", "montecarlo": "Monte-Carlo"}
@@ -62,7 +63,7 @@ INTERVAL_SLACK = 1e-12
 def draw(df: pd.DataFrame, label: str, name: str, seed: int, subsample: int, points: int):
     """(train, test): ``points`` test rows, then ``subsample`` training rows from the rest."""
     if subsample + points > len(df):
-        raise ValueError(f"{name}: {subsample} training rows + {points} test points exceed its {len(df)} rows")
+        raise InputError(f"{name}: {subsample} training rows + {points} test points exceed its {len(df)} rows")
     pool, test = split(df, points, seed, name, REP)
     keep = np.sort(rng_for(seed, name, REP, "subsample").choice(len(pool), size=subsample, replace=False))
     return pool.iloc[keep].reset_index(drop=True), test
@@ -81,8 +82,8 @@ def _count(enc, T, method, alpha, cfg, rng):
     """(WorldCounts or None if too large, elapsed seconds) for one test point."""
     t0 = time.perf_counter()
     try:
-        wc = count_encoded(enc, T, alpha, method=method, n_samples=int(cfg["samples"]),
-                           confidence=float(cfg["confidence"]), seed=rng, max_states=int(cfg["max_states"]))[0]
+        wc = count_encoded(enc, T, alpha, method=method, n_samples=cfg.samples,
+                           confidence=cfg.confidence, seed=rng, max_states=cfg.max_states)[0]
     except ValueError as e:
         if not isinstance(e.__context__, TooLarge):  # count_encoded re-raises TooLarge as ValueError
             raise
@@ -132,16 +133,16 @@ def _point_rows(enc, t, alpha, cfg, rngs, base):
     return rows
 
 
-def run(df: pd.DataFrame, label: str, name: str, seed: int, cfg: dict, progress=print) -> pd.DataFrame:
+def run(df: pd.DataFrame, label: str, name: str, seed: int, cfg: CountingSettings,
+        progress=print) -> pd.DataFrame:
     """The study on one data set; one row per (missing rate, test point, method).
 
-    ``cfg`` is ``config["beyond"]["counting"]``: subsample, missing_rates, points,
-    samples, confidence, max_states (and optionally alpha, 0 by default: the paper's
-    classifier).
+    ``cfg`` holds subsample, missing_rates, points, samples, confidence, max_states,
+    batch_rows and alpha (0 by default: the paper's classifier).
     """
-    alpha = cfg.get("alpha", 0)
+    alpha = cfg.alpha
     rows = []
-    sizes = [int(cfg["subsample"])] + ([int(cfg["batch_rows"])] if cfg.get("batch_rows") else [])
+    sizes = [cfg.subsample] + ([cfg.batch_rows] if cfg.batch_rows else [])
     for size in sizes:  # the main subsample, then a tiny one where Algorithm 2 can run too
         rows += _run_size(df, label, name, seed, cfg, alpha, size, progress)
     out = pd.DataFrame(rows, columns=COLUMNS)
@@ -151,9 +152,9 @@ def run(df: pd.DataFrame, label: str, name: str, seed: int, cfg: dict, progress=
 
 
 def _run_size(df, label, name, seed, cfg, alpha, size, progress) -> list:
-    train, test = draw(df, label, name, seed, size, int(cfg["points"]))
+    train, test = draw(df, label, name, seed, size, cfg.points)
     rows = []
-    for rate in cfg["missing_rates"]:
+    for rate in cfg.missing_rates:
         rate = float(rate)
         dirty = perturbed(train, label, "uniform", rate, seed, name, REP, 0.0)
         blank = [c for c in dirty.columns if c != label and dirty[c].isna().all()]
@@ -161,13 +162,13 @@ def _run_size(df, label, name, seed, cfg, alpha, size, progress) -> list:
             progress(f"{name} rate {rate:g}: dropping fully blanked feature(s) {blank}")
             dirty = dirty.drop(columns=blank)
             if dirty.shape[1] == 1:
-                raise ValueError(f"{name}: missing rate {rate:g} blanks every feature cell of the {len(dirty)} "
+                raise InputError(f"{name}: missing rate {rate:g} blanks every feature cell of the {len(dirty)} "
                                  "training rows; there is nothing to count")
         enc = encode(dirty, label)
         T = enc.encode_test(test)
         base = {"dataset": name, "missing_rate": rate, "train_rows": enc.n, "features": enc.d,
-                "samples": int(cfg["samples"]), "confidence": float(cfg["confidence"]),
-                "max_states": int(cfg["max_states"])}
+                "samples": cfg.samples, "confidence": cfg.confidence,
+                "max_states": cfg.max_states}
         log10 = total_worlds(enc, log10=True)
         states = batch_states(enc, T)
         for p in range(len(T)):
@@ -190,12 +191,14 @@ def split_sizes(table: pd.DataFrame):
 
 
 def load(paths) -> pd.DataFrame:
-    """The per-data-set tables, concatenated, with labels as strings and flags as booleans."""
-    frames = [pd.read_csv(p, dtype={"majority_label": str, "dataset": str}) for p in paths]
-    return _normalise(pd.concat(frames, ignore_index=True))
+    """The per-data-set tables, each checked, concatenated, with flags as booleans."""
+    from ..tables import read_tables
+
+    return normalise(read_tables(paths, "counting"))
 
 
-def _normalise(table: pd.DataFrame) -> pd.DataFrame:
+def normalise(table: pd.DataFrame) -> pd.DataFrame:
+    """Flags as nullable booleans, however the CSV spelled them."""
     t = table.copy()
     for col in FLAGS:
         t[col] = t[col].map(lambda v: pd.NA if pd.isna(v) else str(v) in ("True", "true", "1", "1.0"))
@@ -215,11 +218,11 @@ def majority_shares(table: pd.DataFrame) -> pd.DataFrame:
 
 def figure(table: pd.DataFrame, outputs):
     """Top: time per method vs missing rate; bottom: majority-label share per rate."""
-    t = _normalise(table)
+    t = normalise(table)
     names = list(dict.fromkeys(t.dataset))
-    fig, axes = plt.subplots(2, len(names), figsize=(3.8 * len(names), 6.6), squeeze=False)
     rows, points = t.train_rows.max(), t.point.nunique()
-    fig.suptitle(f"Counting worlds - {points} test points, about {rows} training rows per data set")
+    fig, axes = panels(names, f"Counting worlds - {points} test points, about {rows} training rows per data set",
+                       rows=2, width=3.8, height=3.5)
     shares = majority_shares(t)
     main, tiny = split_sizes(t)
     for i, name in enumerate(names):
@@ -242,8 +245,9 @@ def figure(table: pd.DataFrame, outputs):
                 ax.plot(stats.index, stats["mean"], color=color, marker=marker, linestyle=style,
                         label=f"{NAMES[method]} ({size} rows)")
                 ax.fill_between(stats.index, stats["min"], stats["max"], color=color, alpha=0.2)
-        if notes:
-            ax.text(0.02, 0.02, "\n".join(notes), transform=ax.transAxes, fontsize=6, va="bottom")
+        if notes:  # below the axes, where no legend or line can cover them
+            ax.annotate("\n".join(notes), xy=(0, 0), xycoords="axes fraction", xytext=(0, -30),
+                        textcoords="offset points", fontsize=6, va="top")
         ax.set_yscale("log")
         ax.set_title(name)
         ax.set_xlabel("missing rate")
@@ -278,132 +282,3 @@ def figure(table: pd.DataFrame, outputs):
         ax.legend(fontsize=6, loc="upper center", ncol=2, columnspacing=0.8, handletextpad=0.3)
     axes[0, 0].legend(fontsize=7)
     save_figure(fig, outputs)
-
-
-def _fmt_seconds(s: pd.Series, total: int) -> str:
-    ran = s.dropna()
-    if ran.empty:
-        return f"— ({total} skipped)"
-    text = f"{ran.median():.3g}"
-    return text + (f" ({total - len(ran)} skipped)" if len(ran) < total else "")
-
-
-def _ratio_text(r: pd.Series) -> str:
-    r = r.replace([np.inf, -np.inf], np.nan).dropna()
-    return f"{r.median():.3g}x (range {r.min():.3g}x to {r.max():.3g}x)" if len(r) else "—"
-
-
-def summary_markdown(table: pd.DataFrame) -> str:
-    """The report's "Counting in practice" section, computed from the table."""
-    t, tiny = split_sizes(_normalise(table))
-    first = t.iloc[0]
-    lines = ["### Counting in practice", "",
-             f"Worlds predicting each label, counted for each of {t.point.nunique()} test points per data set on "
-             f"{int(first.train_rows)} training rows subsampled from it (test points drawn from the other rows), "
-             "blanked uniformly at each missing rate: Algorithm 2 (joint enumeration), the per-label exact method "
-             f"and a Monte-Carlo estimate ({int(first.samples)} sampled worlds, simultaneous "
-             f"{first.confidence:.0%} intervals). A method whose problem exceeds "
-             f"{' / '.join(str(int(v)) for v in sorted(t.max_states.unique()))} states is "
-             "skipped. Times are medians per test point in seconds; the majority label is the one most worlds "
-             "predict in the exact answer; its share is the median over test points (Monte-Carlo where no exact "
-             "method ran).", ""]
-    shares = majority_shares(t)
-    for name in dict.fromkeys(t.dataset):
-        sub = t[t.dataset == name]
-        lines += [f"**{name}** ({int(sub.train_rows.max())} training rows, {int(sub.features.max())} features)", "",
-                  "| missing rate | worlds (log10) | Algorithm 2 states (log10, median) | Algorithm 2 (s) "
-                  "| per-label exact (s) | Monte-Carlo (s) | exact share inside the MC interval "
-                  "| points where every world ties | majority-label share |",
-                  "|---|---|---|---|---|---|---|---|---|"]
-        for rate, r in sub.groupby("missing_rate"):
-            n = r.point.nunique()
-            sec = {m: _fmt_seconds(r[r.method == m].seconds, n) for m in METHODS}
-            mc = r[r.method == "montecarlo"].exact_in_interval.dropna()
-            inside = f"{int(mc.sum())} of {len(mc)}" if len(mc) else "— (no exact answer)"
-            sh = shares[(shares.dataset == name) & (shares.missing_rate == rate)]
-            ties = int(sh.all_ties.fillna(False).astype(bool).sum())
-            states = r[r.method == "batch"].log10_batch_states.median()
-            lines.append(f"| {rate:g} | {r.log10_worlds.max():.1f} | {states:.1f} | {sec['batch']} | "
-                         f"{sec['exact']} | {sec['montecarlo']} | {inside} | {ties} of {n} | "
-                         f"{sh.fraction.median():.3g} |")
-        lines.append("")
-    lines += [_paragraph(t, shares), ""]
-    if len(tiny):
-        lines += [f"On a tiny subsample ({int(tiny.train_rows.max())} training rows, the same test points), where "
-                  "Algorithm 2 can run, median seconds per test point:", "",
-                  "| data set | missing rate | Algorithm 2 | per-label exact | Monte-Carlo |", "|---|---|---|---|---|"]
-        for (name, rate), r in tiny.groupby(["dataset", "missing_rate"], sort=False):
-            n = r.point.nunique()
-            sec = {m: _fmt_seconds(r[r.method == m].seconds, n) for m in METHODS}
-            lines.append(f"| {name} | {rate:g} | {sec['batch']} | {sec['exact']} | {sec['montecarlo']} |")
-        wide = tiny.pivot_table(index=["dataset", "missing_rate", "point"], columns="method", values="seconds",
-                                aggfunc="first", dropna=False).reindex(columns=list(METHODS)).dropna()
-        if len(wide):
-            lines += ["", f"Where both exact methods ran on the tiny tables ({len(wide)} problems), Algorithm 2 took "
-                      f"{_ratio_text(wide['batch'] / wide['exact'])} the per-label method's time.", ""]
-    return "\n".join(lines)
-
-
-def _paragraph(t: pd.DataFrame, shares: pd.DataFrame) -> str:
-    wide = t.pivot_table(index=["dataset", "missing_rate", "point"], columns="method", values="seconds",
-                         aggfunc="first", dropna=False).reindex(columns=list(METHODS))
-    n = len(wide)
-    ran = {m: int(wide[m].notna().sum()) for m in METHODS}
-    limit = " / ".join(str(int(v)) for v in sorted(t.max_states.unique()))
-    parts = [f"Of {n} counting problems (data set, missing rate, test point), Algorithm 2 ran on {ran['batch']}, "
-             f"the per-label exact method on {ran['exact']} and Monte-Carlo on {ran['montecarlo']}."]
-    skipped = t[(t.method == "batch") & t.skipped.astype(bool)].log10_batch_states
-    if len(skipped):
-        parts.append(f"Algorithm 2 was skipped on {len(skipped)}: its joint enumeration would visit "
-                     f"10^{skipped.min():.1f} to 10^{skipped.max():.1f} beta matrices per point "
-                     f"(median 10^{skipped.median():.1f}) against a limit of {limit}.")
-    both = wide.dropna(subset=["batch", "exact"])
-    if len(both):
-        equal = t[t.method == "batch"].batch_equals_exact.dropna()
-        ratio = both["batch"] / both["exact"]
-        parts.append(f"Where both exact methods ran ({len(both)} problems) their counts were identical "
-                     f"({int(equal.sum())} of {len(equal)} checked) and Algorithm 2 took {_ratio_text(ratio)} "
-                     f"the per-label method's time (the per-label method faster on {int((ratio > 1).sum())}).")
-    n_exact_skip = n - ran["exact"]
-    if n_exact_skip:
-        parts.append(f"The per-label method exceeded {limit} distinct supports for a label on {n_exact_skip}.")
-    ex = wide.dropna(subset=["exact", "montecarlo"])
-    if len(ex):
-        parts.append(f"Where the per-label method ran, Monte-Carlo took {_ratio_text(ex['montecarlo'] / ex['exact'])} "
-                     "its time.")
-    per_rate = t[t.method == "montecarlo"].groupby(["dataset", "missing_rate"]).seconds.median()
-    if len(per_rate):
-        parts.append(f"Monte-Carlo's median time per point lay between {per_rate.min():.3g} s and "
-                     f"{per_rate.max():.3g} s for every data set and missing rate.")
-    mcrows = t[(t.method == "montecarlo") & t.exact_in_interval.notna()]
-    if len(mcrows):
-        inside = mcrows.exact_in_interval.astype(bool)
-        text = (f"The exact majority-label share lay inside the Monte-Carlo interval on {int(inside.sum())} of "
-                f"{len(mcrows)} points where both ran ({inside.mean():.1%}; the intervals are simultaneous over "
-                f"labels and ties at {t.confidence.iloc[0]:.0%})")
-        rounding = mcrows.outside_by[inside & (mcrows.outside_by > 0)]
-        if len(rounding):
-            text += (f"; on {len(rounding)} of them only within floating-point rounding of an interval end (an "
-                     f"exact share of 0 or 1 against an end computed at most {rounding.max():.1g} from it)")
-        parts.append(text + ".")
-    ties = shares.all_ties.fillna(False).astype(bool)
-    if ties.any():
-        parts.append(f"On {int(ties.sum())} of {len(shares)} points no label wins in any world (every world a tie: "
-                     "typically a test value that no observed training cell takes, so with alpha = 0 every label "
-                     "has support 0); their majority share is 0.")
-    trend = []
-    for name in dict.fromkeys(t.dataset):
-        med = shares[shares.dataset == name].groupby("missing_rate").fraction.median()
-        if len(med) > 1:
-            lo, hi = med.iloc[0], med.iloc[-1]
-            if abs(hi - lo) < 0.02:
-                trend.append(f"{name}: about {lo:.3g} at every rate from {med.index[0]:g} to {med.index[-1]:g}")
-            else:
-                trend.append(f"{name}: {'falls' if hi < lo else 'rises'} from {lo:.3g} at rate {med.index[0]:g} "
-                             f"to {hi:.3g} at rate {med.index[-1]:g}")
-        elif len(med):
-            trend.append(f"{name}: {med.iloc[0]:.3g} at rate {med.index[0]:g}")
-    if trend:
-        parts.append("The median share of worlds predicting the majority label (" + "; ".join(trend) + ") measures "
-                     "how open the missing cells leave the prediction: a share of 1 is a certifiably robust point.")
-    return " ".join(parts)
