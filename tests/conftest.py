@@ -1,6 +1,9 @@
-"""The small pipeline run shared by the pipeline and Slurm tests (it takes a minute or two)."""
+"""The small pipeline run shared by the pipeline and Slurm tests (it takes a minute or two),
+and helpers to run Snakemake on it or on a copy of it."""
 
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,20 +13,41 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 MIRROR = ROOT.parent / "shared" / "datasets"
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+TEST_CONFIG = ROOT / "config" / "test.yaml"
 
 
-def snakemake(workdir, *args, env=None, timeout=900):
-    """Run the pipeline with the test config from the mirror; returns the CompletedProcess."""
+def snakemake(workdir, *args, env=None, timeout=900, config="test.yaml"):
+    """Run the pipeline in ``workdir`` with a config file there (the test config, copied in
+    by :func:`workdir_with_config`), from the mirror; returns the CompletedProcess."""
     env = {**os.environ, "NBCERT_DATA_MIRROR": str(MIRROR), **(env or {})}
-    cmd = [str(SNAKEMAKE), "-s", str(ROOT / "Snakefile"), "--configfile", str(ROOT / "config" / "test.yaml"), *args]
+    cmd = [str(SNAKEMAKE), "-s", str(ROOT / "Snakefile")] + (["--configfile", config] if config else []) + list(args)
     return subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def workdir_with_config(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    shutil.copy(TEST_CONFIG, path / "test.yaml")
+    return path
+
+
+def copy_run(src: Path, dst: Path) -> Path:
+    """A copy of a finished run (files, times and Snakemake's records) to damage in a test."""
+    shutil.copytree(src, dst, symlinks=True, ignore=shutil.ignore_patterns("locks", "incomplete"))
+    return dst
+
+
+def job_counts(dry_run_stdout: str) -> dict:
+    """{rule: jobs} from the 'Job stats' table of a dry run (empty if nothing is to be done)."""
+    stats = dry_run_stdout.split("Job stats:")[-1] if "Job stats:" in dry_run_stdout else ""
+    rows = re.findall(r"^(\w+)\s+(\d+)\s*$", stats, flags=re.M)
+    return {rule: int(n) for rule, n in rows if rule != "total"}
 
 
 @pytest.fixture(scope="session")
 def local_run(tmp_path_factory):
     if not MIRROR.is_dir():
         pytest.skip(f"no data mirror at {MIRROR}")
-    work = tmp_path_factory.mktemp("pipeline")
+    work = workdir_with_config(tmp_path_factory.mktemp("pipeline"))
     proc = snakemake(work, "--cores", "2")
     assert proc.returncode == 0, proc.stderr[-3000:]
     return work

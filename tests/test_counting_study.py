@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -10,10 +11,13 @@ import pytest
 
 from nbcert.repro.studies import counting as cs
 from nbcert.counting import WorldCounts
-from nbcert.repro.outputs import write_csv
+from nbcert.repro import job
+from nbcert.repro.report.beyond import counting as counting_section
+from nbcert.repro.settings import CountingSettings
+from nbcert.repro.tables import write_table
 
-CFG = {"subsample": 10, "missing_rates": [0.2, 0.5], "points": 6, "samples": 4000, "confidence": 0.95,
-       "max_states": 200_000}
+CFG = CountingSettings(subsample=10, missing_rates=(0.2, 0.5), points=6, samples=4000, confidence=0.95,
+                       max_states=200_000)
 
 
 def _table(n=60, seed=0):
@@ -40,9 +44,9 @@ def _wide(t, col):
 
 def test_shape_and_columns(table):
     assert list(table.columns) == cs.COLUMNS
-    assert len(table) == len(CFG["missing_rates"]) * CFG["points"] * len(cs.METHODS)
+    assert len(table) == len(CFG.missing_rates) * CFG.points * len(cs.METHODS)
     assert set(table.method) == set(cs.METHODS)
-    assert (table.train_rows == CFG["subsample"]).all()
+    assert (table.train_rows == CFG.subsample).all()
     assert table.groupby(["missing_rate", "point"]).majority_label.nunique().eq(1).all()
 
 
@@ -76,7 +80,7 @@ def test_exact_share_inside_montecarlo_interval(table):
 
 
 def test_tiny_state_limit_is_skipped_not_an_error():
-    t = cs.run(_table(), "label", "toy", 11, {**CFG, "max_states": 1}, progress=lambda s: None)
+    t = cs.run(_table(), "label", "toy", 11, replace(CFG, max_states=1), progress=lambda s: None)
     for method in ("batch", "exact"):
         rows = t[t.method == method]
         assert rows.skipped.any()
@@ -118,30 +122,30 @@ def test_disagreeing_counts_raise(monkeypatch):
         cs.run(_table(), "label", "toy", 11, CFG, progress=lambda s: None)
 
 
-def test_too_many_rows_and_full_blanking_are_errors():
+def test_too_many_rows_is_an_error_and_no_feature_loses_its_domain():
     with pytest.raises(ValueError, match="exceed"):
         cs.run(_table(n=12), "label", "toy", 1, CFG, progress=lambda s: None)
-    with pytest.raises(ValueError, match="nothing to count"):
-        cs.run(_table(), "label", "toy", 1, {**CFG, "missing_rates": [1.0]}, progress=lambda s: None)
+    full = cs.run(_table(), "label", "toy", 1, replace(CFG, missing_rates=(1.0,)), progress=lambda s: None)
+    assert (full.features == 3).all()  # the perturbation keeps one observed cell per column
 
 
 def test_figure_and_markdown_from_the_csv_tables(table, tmp_path):
-    other = cs.run(_table(seed=3), "label", "toy2", 5, {**CFG, "max_states": 3}, progress=lambda s: None)
+    other = cs.run(_table(seed=3), "label", "toy2", 5, replace(CFG, max_states=3), progress=lambda s: None)
     paths = [tmp_path / "counting_toy.csv", tmp_path / "counting_toy2.csv"]
-    write_csv(table, paths[0])
-    write_csv(other, paths[1])
+    write_table(job.stamp(table), paths[0], "counting")  # the tables the pipeline writes, checked
+    write_table(job.stamp(other), paths[1], "counting")
     loaded = cs.load(paths)
     assert loaded.skipped.dtype == "boolean" and loaded.majority_label.map(type).eq(str).all()
     out = SimpleNamespace(pdf=tmp_path / "fig" / "counting.pdf", png=tmp_path / "fig" / "counting.png")
     cs.figure(loaded, out)
     for f in (out.pdf, out.png):
         assert f.stat().st_size > 1000
-    md = cs.summary_markdown(loaded)
+    md = counting_section(loaded)
     assert md.startswith("### Counting in practice")
     assert "**toy**" in md and "**toy2**" in md
     rows = [line for line in md.splitlines() if line.startswith("| 0.")]
-    assert len(rows) == 2 * len(CFG["missing_rates"])
-    n = CFG["points"]
+    assert len(rows) == 2 * len(CFG.missing_rates)
+    n = CFG.points
     toy_inside = int(table[table.method == "montecarlo"].exact_in_interval.sum())
     assert f"{toy_inside} of {n}" in rows[0] + rows[1] or f"{n} of {n}" in rows[0]
     assert "skipped" in md  # toy2's tiny state limit

@@ -31,3 +31,16 @@ def test_import_nbcert_pulls_no_pipeline_dependency():
             "print(','.join(bad))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "", f"import nbcert imported {out}"
+
+
+def test_pipeline_extra_has_what_snakemake_report_needs():
+    """`snakemake --report` imports pygments; the test extra must not be what provides it."""
+    pipeline = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["pipeline"]
+    assert "pygments" in {_name(s) for s in pipeline}
+
+
+def test_readme_lists_every_data_set_key():
+    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
+    keys = schema["definitions"]["dataset"]["properties"]
+    section = (ROOT / "README.md").read_text().split("**Adding a data set**")[1].split("**")[0]
+    assert [k for k in keys if f"| `{k}` |" not in section] == []

@@ -1,14 +1,38 @@
-"""The reproduction pipeline end to end on the small test config, from the mirror."""
+"""The reproduction pipeline end to end on the small test config, from the mirror, and the
+ways a user can damage, misconfigure or interrupt it (issue 8's numbered failures)."""
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import time
+from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
-from conftest import snakemake
+from conftest import MIRROR, copy_run, job_counts, snakemake, workdir_with_config
+from nbcert.repro.report.paper import overlapping_jobs
+
+MACHINE = ["seconds", "cpu_seconds", "elapsed", "host", "started", "finished"]  # differ between runs
 
 
 @pytest.fixture
 def run(local_run):
     return local_run
+
+
+def _table(path):
+    t = pd.read_csv(path)
+    return t.drop(columns=[c for c in MACHINE if c in t] + [c for c in t if c.endswith("_mb")])
+
+
+def _one_error_line(proc) -> str:
+    lines = [line for line in (proc.stdout + proc.stderr).splitlines() if line.startswith("nbcert:")]
+    assert lines, (proc.stdout + proc.stderr)[-2000:]
+    return lines[0]
 
 
 def test_outputs_exist_and_are_not_empty(run):
@@ -56,18 +80,218 @@ def test_op_poisons_fewest_cells(run):
         assert len(rate) == 2 and (rate.OP <= rate.SR).all() and (rate.OP <= rate.RP).all()
 
 
-def test_rerun_does_nothing_and_recomputing_gives_the_same_tables(run):
-    assert "Nothing to be done" in snakemake(run, "--cores", "1", "-n").stdout
-    table = run / "results/tables/decision_mushrooms.csv"
-    before = pd.read_csv(table).drop(columns="seconds")
-    poison = pd.read_csv(run / "results/tables/poisoning_mushrooms.csv").drop(columns="seconds")
-    for f in (run / "results/runs/decision/mushrooms/rep1").iterdir():
+# 1. every output is a target: deleting one rebuilds it and exactly what depends on it
+
+def test_deleting_a_table_or_a_run_rebuilds_exactly_what_depends_on_it(run, tmp_path):
+    work = copy_run(run, tmp_path / "w")
+    assert job_counts(snakemake(work, "-n").stdout) == {}
+    downstream = {"figure_rates": 2, "figure_k": 2, "report": 1, "all": 1}
+    table = work / "results/tables/decision_mushrooms.csv"
+    before = _table(table)
+    table.unlink()
+    assert job_counts(snakemake(work, "-n").stdout) == {"gather_decision": 1, **downstream}
+    for f in (work / "results/runs/decision/mushrooms/rep1").iterdir():
         f.unlink()
-    (run / "results/runs/poisoning/mushrooms/rep1.csv").unlink()
-    proc = snakemake(run, "--cores", "1")
+    assert job_counts(snakemake(work, "-n").stdout) == {"decide": 4, "gather_decision": 1, **downstream}
+    proc = snakemake(work, "--cores", "2")
     assert proc.returncode == 0, proc.stderr[-3000:]
-    pd.testing.assert_frame_equal(pd.read_csv(table).drop(columns="seconds"), before)
-    pd.testing.assert_frame_equal(pd.read_csv(run / "results/tables/poisoning_mushrooms.csv").drop(columns="seconds"), poison)
+    pd.testing.assert_frame_equal(_table(table), before)  # recomputed, the same but for the timings
+    assert job_counts(snakemake(work, "-n").stdout) == {}
+
+
+# 2. a damaged per-run file is never gathered
+
+def test_a_damaged_run_file_is_refused_with_one_line(run, tmp_path):
+    work = copy_run(run, tmp_path / "w")
+    victim = work / "results/runs/decision/mushrooms/rep1/uniform_0.2.csv"
+    victim.write_text("\n".join(victim.read_text().splitlines()[:3])[:-7] + "\n")
+    report = (work / "results/report.md").read_text()
+    proc = snakemake(work, "--cores", "1")
+    assert proc.returncode != 0
+    line = _one_error_line(proc)
+    assert str(victim.relative_to(work)) in line and "Traceback" not in proc.stdout + proc.stderr
+    assert (work / "results/report.md").read_text() == report
+
+
+# 3. an edited raw file is refused, whatever is downstream
+
+def test_an_edited_raw_file_is_refused_with_one_line(run, tmp_path):
+    work = copy_run(run, tmp_path / "w")
+    raw = work / "data/raw/mushrooms/mushrooms.csv"
+    assert stat.S_IMODE(raw.stat().st_mode) & 0o222 == 0, "raw files are kept read-only"
+    raw.chmod(0o644)
+    raw.write_text("\n".join(raw.read_text().splitlines()[:3000]) + "\n")
+    report = (work / "results/report.md").read_text()
+    proc = snakemake(work, "--cores", "1")
+    assert proc.returncode != 0
+    line = _one_error_line(proc)
+    assert "data/raw/mushrooms/mushrooms.csv" in line and "sha256" in line
+    assert (work / "results/report.md").read_text() == report
+
+
+# 4 + 5 + 9. a user's own data set with blank cells, run alone by its own config file
+
+def _users_data(path: Path):
+    df = pd.read_csv(MIRROR / "bodyPerformance.csv").iloc[:300]
+    df.loc[::7, "gender"] = None  # a categorical column with blanks
+    df.loc[3::11, "height_cm"] = None  # a numeric column with blanks
+    df.to_csv(path, index=False)
+    return int(df.drop(columns="class").isna().to_numpy().sum())
+
+
+def test_a_users_data_set_with_blank_cells_runs_alone_from_its_own_config(run, tmp_path):
+    work = copy_run(run, tmp_path / "w")
+    blanks = _users_data(work / "mine.csv")
+    cfg = {"repetitions": 1, "datasets": {"mine": {"local": str(work / "mine.csv"), "file": "mine.csv",
+                                                    "label": "class", "sha256": None, "n_bins": 4}}}
+    (work / "mine.yaml").write_text(yaml.safe_dump(cfg))
+    proc = snakemake(work, "--cores", "2", "--configfile", "mine.yaml")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = (work / "results/report.md").read_text()
+    assert "`test.yaml`, `mine.yaml`" in report  # the config files this run used
+    datasets = report.split("## Data sets")[1].split("## Machine")[0].split("Not used:")
+    assert "| mine | obtained |" in datasets[0] and "fetal_health" not in datasets[0]
+    assert f"{blanks} of " in report and "complete rows" in report
+    assert "decision_mushrooms.csv" in datasets[1]  # stale tables named, not used
+    test = pd.read_csv(work / "data/splits/mine/rep0/test.csv")
+    assert test.notna().all().all()  # test points come from complete rows
+    disc = pd.read_csv(work / "data/discretized/mine.csv")
+    assert disc.gender.isna().sum() > 0 and disc.height_cm.isna().sum() > 0  # blanks stay missing
+    assert set(disc.height_cm.dropna()) <= {f"bin{i}" for i in range(4)}
+    assert set(pd.read_csv(work / "results/tables/decision_mine.csv").dataset) == {"mine"}
+
+
+def test_only_selects_data_sets(run, tmp_path):
+    work = copy_run(run, tmp_path / "w")
+    (work / "results/runs/decision/fetal_health/rep0/uniform_0.2.csv").unlink()
+    (work / "results/runs/decision/mushrooms/rep0/uniform_0.2.csv").unlink()
+    counts = job_counts(snakemake(work, "-n", "--config", "only=[mushrooms]").stdout)
+    assert counts["decide"] == 1 and counts["gather_decision"] == 1
+
+
+# 6. params are hashed without regard to key order; fetch reruns only for its source
+
+def _reorder(obj):
+    return {k: _reorder(obj[k]) for k in reversed(list(obj))} if isinstance(obj, dict) else obj
+
+
+def test_key_order_changes_nothing_and_n_bins_does_not_refetch(run, tmp_path):
+    work = copy_run(run, tmp_path / "w")
+    cfg = yaml.safe_load((work / "test.yaml").read_text())
+    (work / "test.yaml").write_text(yaml.safe_dump(_reorder(cfg), sort_keys=False))
+    assert job_counts(snakemake(work, "-n").stdout) == {}
+    cfg["datasets"]["mushrooms"]["n_bins"] = 4
+    (work / "test.yaml").write_text(yaml.safe_dump(cfg))
+    counts = job_counts(snakemake(work, "-n").stdout)
+    assert counts.get("discretize") == 1 and "fetch" not in counts
+
+
+# 7. impossible configs are refused at once, in one line naming the key
+
+@pytest.mark.parametrize("change, key", [
+    ({"missing_rates": [1.0]}, "missing_rates.0"),
+    ({"datasets": {"mushrooms": {"drop": ["class"]}}}, "datasets.mushrooms.drop"),
+    ({"subsample": 20}, "subsample"),
+    ({"datasets": {"my data/set": {"kaggle": "a/b", "file": "x.csv", "label": "y"}}}, "datasets"),
+    ({"datasets": {"mushrooms": {"n_bins": 1}}}, "datasets.mushrooms.n_bins"),
+])
+def test_impossible_configs_fail_at_once_in_one_line(tmp_path, change, key):
+    work = workdir_with_config(tmp_path)
+    cfg = yaml.safe_load((work / "test.yaml").read_text())
+    for k, v in change.items():
+        if k == "datasets" and "mushrooms" in v:
+            cfg["datasets"]["mushrooms"].update(v["mushrooms"])
+        elif k == "datasets":
+            cfg["datasets"].update(v)
+        else:
+            cfg[k] = v
+    (work / "test.yaml").write_text(yaml.safe_dump(cfg))
+    proc = snakemake(work, "-n")
+    out = (proc.stdout + proc.stderr).strip()
+    assert proc.returncode != 0 and out.count("\n") == 0, out[-2000:]
+    assert out.startswith("nbcert: config error: " + key)
+
+
+# 8. kill -9 of Snakemake: the README's recovery works, killed jobs write nothing later
+
+def _job_processes(work: Path) -> list:
+    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if f"{work}/.snakemake/scripts" in line]
+
+
+def test_after_kill_9_recovery_works_and_killed_jobs_write_nothing(run, tmp_path):
+    work = copy_run(run, tmp_path / "w")
+    runs = work / "results/runs/decision"
+    for f in runs.glob("*/rep*/*.csv"):
+        f.unlink()
+    env = {**os.environ, "NBCERT_DATA_MIRROR": str(MIRROR)}
+    from conftest import ROOT, SNAKEMAKE
+
+    proc = subprocess.Popen([str(SNAKEMAKE), "-s", str(ROOT / "Snakefile"), "--configfile", "test.yaml",
+                             "--cores", "1"], cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and not _job_processes(work):
+        time.sleep(0.05)
+    assert _job_processes(work), "no job started"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    killed_at = time.time()
+    time.sleep(4)
+    assert not _job_processes(work), "a job kept running after Snakemake was killed"
+    late = [f for f in runs.glob("*/rep*/*.csv") if f.stat().st_mtime > killed_at]
+    assert not late, f"written after the kill: {late}"
+    # the README's recovery: unlock, then the same command again
+    assert snakemake(work, "--unlock").returncode == 0
+    again = snakemake(work, "--cores", "2")
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert job_counts(snakemake(work, "-n").stdout) == {}
+
+
+# 9. newcomers: normal file permissions
+
+def test_outputs_have_normal_permissions(run):
+    for f in [run / "results/report.md", run / "results/tables/decision_mushrooms.csv",
+              run / "results/figures/fig6.png", run / "data/discretized/mushrooms.csv"]:
+        assert stat.S_IMODE(f.stat().st_mode) & 0o044 == 0o044, f"{f} is not readable by others"
+
+
+# 10 + 11. timed jobs never overlapped, and the report says so; time-limited rows are marked
+
+def test_timed_jobs_never_overlap_and_the_report_says_so(run):
+    tables = [pd.read_csv(f) for f in (run / "results/tables").glob("*.csv")]
+    timed = [t for t in tables if "started" in t]
+    assert len(timed) >= 8
+    assert overlapping_jobs(timed) == 0
+    assert "no two of them overlapped on a host" in (run / "results/report.md").read_text()
+
+
+def test_time_limited_many_point_rows_are_marked(run):
+    many = pd.read_csv(run / "results/tables/poisoning_many.csv")
+    exact = many[many.method == "exact"]
+    report = (run / "results/report.md").read_text()
+    limited = int(exact.time_limited.sum())
+    if limited:
+        assert f"The time limit stopped the search on {limited} of them" in report
+        assert report.count("no (time limit)") == int((exact.time_limited & ~exact.optimal).sum())
+    else:
+        assert "No search was stopped by the time limit" in report
+
+
+# 12. no data set can be obtained: one line at once, and nothing else runs
+
+def test_no_data_set_obtainable_fails_at_once_in_one_line(tmp_path):
+    work = workdir_with_config(tmp_path)
+    empty = tmp_path / "empty-mirror"
+    empty.mkdir()
+    offline = {"NBCERT_DATA_MIRROR": str(empty), "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
+               "KAGGLEHUB_CACHE": str(tmp_path / "kh")}
+    t0 = time.time()
+    proc = snakemake(work, "--cores", "2", env=offline)
+    assert proc.returncode != 0 and time.time() - t0 < 120
+    line = _one_error_line(proc)
+    assert "no data set could be obtained" in line and "mirror" in line
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert not (work / "results/runs").exists(), "nothing but the fetches should have run"
 
 
 def test_snakemake_report_contains_the_figures(run):

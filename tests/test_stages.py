@@ -51,3 +51,148 @@ def test_draws_are_deterministic_and_disjoint():
     p2 = perturbed(tr1, "y", "uniform", 0.4, 3, "t", 0, 0.2)
     pd.testing.assert_frame_equal(p1, p2)
     assert p1["y"].notna().all() and p1.drop(columns="y").isna().to_numpy().mean() == pytest.approx(0.4, abs=0.01)
+
+
+# ---------------------------------------------------------------- users' data with blank cells
+
+def _blank_table():
+    df = table().astype({"num": object, "const": object})
+    df = df.astype(str)
+    df.loc[::5, "cat"] = np.nan
+    df.loc[2::7, "num"] = np.nan
+    return df
+
+
+def test_discretize_keeps_blank_cells_missing_and_bins_the_rest():
+    df = _blank_table()
+    out = discretize(df, "y", n_bins=3, name="mine")
+    assert out["num"].isna().equals(df["num"].isna()) and out["cat"].isna().equals(df["cat"].isna())
+    assert set(out["num"].dropna()) == {"bin0", "bin1", "bin2"}
+
+
+def test_discretize_names_the_data_set_and_column():
+    df = _blank_table()
+    df.loc[4, "y"] = np.nan
+    with pytest.raises(InputError, match=r"mine: data row 4 has no value in label column 'y'"):
+        discretize(df, "y", name="mine")
+    with pytest.raises(InputError, match="mine: drop lists the label column 'y'"):
+        discretize(_blank_table(), "y", drop=["y"], name="mine")
+    empty = _blank_table().assign(cat=np.nan)
+    with pytest.raises(InputError, match="mine: column 'cat' has no observed value"):
+        discretize(empty, "y", name="mine")
+
+
+def test_test_points_come_from_complete_rows():
+    df = _blank_table()
+    train, test = split(df, 30, seed=1, name="mine", rep=0)
+    assert test.notna().all().all() and len(train) + len(test) == len(df)
+    with pytest.raises(InputError, match="only .* rows have every feature"):
+        split(df, len(df), seed=1, name="mine", rep=0)
+
+
+def test_perturbation_counts_cells_already_missing():
+    df = _blank_table()
+    features = df.drop(columns="y")
+    out = perturbed(df, "y", "uniform", 0.4, 3, "mine", 0, 0.2)
+    assert out.drop(columns="y").isna().to_numpy().sum() == round(0.4 * features.size)
+    assert out.drop(columns="y").isna().to_numpy()[features.isna().to_numpy()].all()  # old blanks stay
+
+
+def test_no_column_is_blanked_entirely():
+    mask = blank_mask(5, 3, 1.0, "uniform", np.random.default_rng(0))
+    assert not mask.all(axis=0).any() and mask.sum() == 12
+
+
+# ---------------------------------------------------------------- checked tables
+
+def test_tables_are_checked_with_one_line_naming_file_row_and_column(tmp_path):
+    from nbcert.repro.tables import TableError, read_table, write_table
+
+    row = {"dataset": "d", "rep": 0, "method": "OP", "seconds": 0.1, "cpu_seconds": 0.1, "train_rows": 10,
+           "possible": True, "cells": 3, "poisoning_rate": 0.01, "host": "h", "started": 1.0, "finished": 2.0}
+    good = pd.DataFrame([row, {**row, "method": "SR"}, {**row, "method": "RP"}])
+    path = tmp_path / "rep0.csv"
+    write_table(good, path, "poisoning_run")
+    assert len(read_table(path, "poisoning_run", rows=3, equal={"dataset": "d", "rep": 0})) == 3
+    with pytest.raises(TableError, match=r"rep0.csv: has 3 data rows, expected 4"):
+        read_table(path, "poisoning_run", rows=4)
+    with pytest.raises(TableError, match=r"rep0.csv: data row 0 has rep 0, expected 1"):
+        read_table(path, "poisoning_run", equal={"rep": 1})
+    path.write_text(path.read_text().splitlines()[0] + "\nd,0,OP,0.1\n")
+    with pytest.raises(TableError, match=r"rep0.csv: data row 0, column '\w+' is empty") as e:
+        read_table(path, "poisoning_run")
+    assert "\n" not in str(e.value)
+    with pytest.raises(TableError, match="column 'method' holds 'XX'"):
+        write_table(good.assign(method="XX"), tmp_path / "bad.csv", "poisoning_run")
+    assert not (tmp_path / "bad.csv").exists()
+
+
+# ---------------------------------------------------------------- settings
+
+def _config():
+    import yaml
+    from pathlib import Path
+
+    return yaml.safe_load((Path(__file__).parents[1] / "config.yaml").read_text())
+
+
+def _load(config, cli=None):
+    from pathlib import Path
+
+    from nbcert.repro import settings
+
+    return settings.load(config, Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml", cli=cli)
+
+
+def test_settings_are_typed_and_canonical():
+    from nbcert.repro.settings import canonical
+
+    s = _load(_config())
+    assert s.counting.samples == 20000 and s.datasets["mushrooms"].label == "class"
+    reordered = dict(reversed(list(_config().items())))
+    assert canonical(_load(reordered).counting) == canonical(s.counting)
+    assert canonical({"b": 1, "a": 2}) == canonical({"a": 2, "b": 1})
+
+
+def test_command_line_datasets_replace_and_only_selects():
+    mine = {"mine": {"local": "/x.csv", "file": "x.csv", "label": "y"}}
+    assert list(_load({**_config(), "datasets": {**_config()["datasets"], **mine}}, cli={"datasets": mine}).datasets) \
+        == ["mine"]
+    assert list(_load({**_config(), "only": ["mushrooms"]}).datasets) == ["mushrooms"]
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"missing_rates": [0.2, 1.0]}, "missing_rates.1: 1.0 must be less than 1"),
+    ({"only": ["nope"]}, "only: 'nope' is not a configured data set"),
+    ({"subsample": 20}, "subsample: 20 rows leave fewer than 2 training rows"),
+    ({"k_for_rates": 3}, "k_for_rates: 3 is not one of k_values"),
+    ({"extra": 1}, "(top level): unknown key 'extra'"),
+])
+def test_settings_errors_are_one_line_naming_the_key(change, message):
+    from nbcert.repro.settings import ConfigError
+
+    with pytest.raises(ConfigError) as e:
+        _load({**_config(), **change})
+    assert str(e.value).startswith(message) and "\n" not in str(e.value) and len(str(e.value)) < 300
+
+
+# ---------------------------------------------------------------- figures and report prose
+
+def test_a_single_data_sets_figure_keeps_its_title(tmp_path):
+    from types import SimpleNamespace
+
+    from nbcert.repro import figures
+
+    fig, axes = figures.panels(["one"], "Decision - time vs missing rate (uniform perturbation, 32 test points)")
+    fig.tight_layout()
+    fig.canvas.draw()
+    title = fig._suptitle.get_window_extent()
+    assert title.x0 >= 0 and title.x1 <= fig.bbox.x1
+    figures.save_figure(fig, SimpleNamespace(pdf=tmp_path / "f.pdf", png=tmp_path / "f.png"))
+
+
+def test_savings_sentence_claims_only_what_was_saved():
+    from nbcert.repro.report.beyond import _savings_sentence
+
+    assert "saved no cells" in _savings_sentence([0.0, 0.0])
+    assert "in 1 of 3 cases" in _savings_sentence([0.0, 0.0, 0.25]) and "25%" in _savings_sentence([0.25])

@@ -93,16 +93,16 @@ def poison(train: pd.DataFrame, test: pd.DataFrame, label: str, *,
 
 def poison_many(train: pd.DataFrame, test: pd.DataFrame, label: str, *,
                 method: Literal["auto", "exact", "greedy"] = "auto", time_limit: float = 30.0,
-                node_limit: int | None = None, missing: Iterable | None = None) -> poisoning_many.ManyPoisoning:
+                missing: Iterable | None = None) -> poisoning_many.ManyPoisoning:
     """The fewest cells of the complete table ``train`` to blank so that every test row is
     non-robust at once (alpha = 0).  ``exact`` solves a mixed-integer program (HiGHS) within
-    ``time_limit`` seconds (and ``node_limit`` branch-and-bound nodes per solve, which makes
-    the answer the same on every machine) and reports whether the answer is proven optimal
-    and a proven lower bound; ``greedy`` is fast for large instances; ``auto`` picks by size.
+    ``time_limit`` seconds and reports whether the answer is proven optimal, a proven lower
+    bound, and whether the time limit cut the search short (``time_limited``: the answer then
+    depends on the machine's speed); ``greedy`` is fast for large instances; ``auto`` picks by size.
     """
     enc, T = _prepare(train, test, label, missing)
     _require_complete(enc)
-    return poisoning_many.poison_many_encoded(enc, T, method=method, time_limit=time_limit, node_limit=node_limit)
+    return poisoning_many.poison_many_encoded(enc, T, method=method, time_limit=time_limit)
 
 
 __all__ = ["certify", "count_worlds", "poison", "poison_many", "EncodedTable", "InputError"]

@@ -102,10 +102,9 @@ def greedy(enc: EncodedTable, T: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def _milp(enc: EncodedTable, T: np.ndarray, upper: int, time_limit: float, node_limit: int | None = None):
+def _milp(enc: EncodedTable, T: np.ndarray, upper: int, time_limit: float):
     """Solve the relaxed program; returns (blanked mask or None, proven lower bound, whether
-    the time limit stopped a solve).  ``node_limit`` (branch-and-bound nodes per solve) makes
-    the answer independent of the machine's speed; the time limit is then a safety cap."""
+    the time limit stopped a solve: then the answer depends on the machine's speed)."""
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import lil_matrix
 
@@ -193,7 +192,7 @@ def _milp(enc: EncodedTable, T: np.ndarray, upper: int, time_limit: float, node_
                 A[i, c_] = v
         lb = [rhs for _, rhs in rows_eq] + [-np.inf] * (len(rows_le) + len(cuts))
         ub = [rhs for _, rhs in rows]
-        options = {"time_limit": seconds, "disp": False, **({"node_limit": node_limit} if node_limit else {})}
+        options = {"time_limit": seconds, "disp": False}
         res = milp(np.array(cost), constraints=LinearConstraint(A.tocsr(), lb, ub), integrality=np.array(integral),
                    bounds=Bounds(lo, hi), options=options)
         if res.status == 1 and "time" in str(res.message).lower():
@@ -241,6 +240,7 @@ def _milp(enc: EncodedTable, T: np.ndarray, upper: int, time_limit: float, node_
         left = deadline - time.monotonic()
         if left <= 0:
             blanked = None
+            timed_out.append(True)
             break
         blanked, _ = solve(cuts, left)
     else:
@@ -262,13 +262,12 @@ def _program_size(enc: EncodedTable, T: np.ndarray, upper: int) -> int:
 
 
 def poison_many_encoded(enc: EncodedTable, T: np.ndarray, method: str = "auto",
-                        time_limit: float = 30.0, node_limit: int | None = None) -> ManyPoisoning:
+                        time_limit: float = 30.0) -> ManyPoisoning:
     """Fewest cells making every test point (local codes T, shape (k, d)) non-robust.
 
     ``greedy`` returns the heuristic's answer.  ``exact`` solves the program within
-    ``time_limit`` seconds and ``node_limit`` branch-and-bound nodes per solve (a node limit
-    gives the same answer on every machine; a time limit does not, and a result it cut short
-    says so in ``time_limited``), skipped when it would exceed MAX_PROGRAM_VARIABLES, and returns
+    ``time_limit`` seconds (a result the limit cut short says so in ``time_limited``: it
+    depends on the machine's speed), skipped when it would exceed MAX_PROGRAM_VARIABLES, and returns
     the best verified answer with a proven lower bound: the larger of the program's bound
     and the largest single-point minimum.  ``auto`` is ``exact`` when the greedy answer has
     at most 200 cells, ``greedy`` otherwise.
@@ -294,7 +293,7 @@ def poison_many_encoded(enc: EncodedTable, T: np.ndarray, method: str = "auto",
     if _program_size(enc, T, upper) > MAX_PROGRAM_VARIABLES:
         blanked, lower = None, 0  # too large to build: the greedy answer and the single-point bound
     else:
-        blanked, lower, timed_out = _milp(enc, T, upper, time_limit, node_limit)
+        blanked, lower, timed_out = _milp(enc, T, upper, time_limit)
     lower = max(lower, floor)
     if lower == math.inf:
         return ManyPoisoning(False, method="exact", optimal=True)

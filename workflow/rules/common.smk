@@ -9,9 +9,15 @@ from nbcert.repro.settings import canonical
 
 
 def _sources():
-    """The config files read (the workflow's first) and the --config values, for the report."""
-    files = sorted(map(str, workflow.configfiles), key=lambda f: os.path.isabs(f))
-    return files + [f"--config {k}={json.dumps(v)}" for k, v in dict(workflow.config_settings.config).items()]
+    """The config files read (the workflow's own first; paths relative to the working
+    directory where they lie in it) and the --config values, for the report."""
+    def shown(f):
+        rel = os.path.relpath(f)
+        return f if rel.startswith("..") else rel
+
+    files = sorted(map(str, workflow.configfiles), key=os.path.isabs)
+    return [shown(f) for f in files] + [f"--config {k}={json.dumps(v)}"
+                                        for k, v in dict(workflow.config_settings.config).items()]
 
 
 try:
@@ -83,14 +89,17 @@ def available(wildcards=None):
     return [ds for ds in DATASETS if fetch_status(ds)["ok"]]
 
 
-def fetch_retry(wildcards):
-    """Part of fetch's params: a data set not obtained is fetched again once its file
-    appears in the mirror; one obtained is never fetched again for this."""
-    status = f"data/raw/{wildcards.ds}/status.json"
-    if os.path.exists(status) and json.load(open(status)).get("ok"):
-        return "obtained"
+def fetch_input(wildcards):
+    """The file a data set is copied from when it is on this machine: a local file (its
+    changes re-trigger the fetch), or the mirror's copy (pinned by sha256, so only its
+    appearing re-triggers a fetch: a data set not obtained is fetched again once its file is
+    put in the mirror).  Nothing for a Kaggle download."""
+    ds = S.datasets[wildcards.ds]
+    if ds.local:
+        return [ds.local] if os.path.isfile(ds.local) else []
     mirror = os.environ.get("NBCERT_DATA_MIRROR") or S.data_mirror
-    return f"in mirror: {bool(mirror) and os.path.isfile(os.path.join(mirror, S.datasets[wildcards.ds].file))}"
+    path = os.path.join(mirror, ds.file) if mirror else None
+    return [ancient(path)] if path and os.path.isfile(path) else []
 
 
 # ---------------------------------------------------------------- targets

@@ -1,13 +1,12 @@
 # Stage 1: the raw file of each data set, from the mirror or from Kaggle (nbcert.repro.fetch),
 # then one check that at least one data set was obtained.
 checkpoint fetch:
+    input:
+        fetch_input,
     output:
         directory("data/raw/{ds}"),
     params:
         source=lambda w: canonical(S.datasets[w.ds].source()),  # only these re-trigger a download
-        retry=fetch_retry,
-        mirror=S.data_mirror,
-        on_unavailable=S.on_unavailable,
     priority: 100
     threads: 1
     resources:

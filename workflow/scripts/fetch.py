@@ -13,9 +13,9 @@ def main():
     out = Path(snakemake.output[0])
     out.mkdir(parents=True, exist_ok=True)
     try:
-        status = fetch(src, mirror_folder(p.mirror), out / src.file)
+        status = fetch(src, mirror_folder(snakemake.config.get("data_mirror")), out / src.file)
     except Unavailable as e:
-        if p.on_unavailable == "fail":
+        if snakemake.config.get("on_unavailable", "skip") == "fail":
             raise
         status = {"ok": False, "data set": name, "reason": str(e)}
         print(f"WARNING: {e} -- skipping this data set (on_unavailable: skip)")

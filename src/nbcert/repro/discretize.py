@@ -59,6 +59,9 @@ def discretize(df: pd.DataFrame, label: str, *, n_bins: int = 5, strategy: str =
     na = out[label].isna().to_numpy()
     if na.any():
         raise InputError(f"{name}: data row {int(np.flatnonzero(na)[0])} has no value in label column {label!r}")
+    empty = [c for c in out.columns if out[c].isna().all()]
+    if empty:
+        raise InputError(f"{name}: column {empty[0]!r} has no observed value (add it to drop:)")
     for c in out.columns:
         values = _numeric(out[c]) if c != label else None
         if values is not None:

@@ -68,8 +68,7 @@ class DatasetSettings:
 @dataclass(frozen=True)
 class PoisonManySettings:
     k_values: tuple
-    node_limit: int = 2000
-    time_limit: float = 600.0
+    time_limit: float = 60.0
 
     @classmethod
     def from_json(cls, text: str) -> "PoisonManySettings":

@@ -98,7 +98,9 @@ def read_table(path, name: str, *, rows: int | None = None, equal: dict | None =
         bad = df[col] != value if not isinstance(value, float) else ~np.isclose(df[col].astype(float), value)
         if bad.any():
             i = int(np.flatnonzero(bad.to_numpy())[0])
-            raise TableError(f"{where}: data row {i} has {col} {df[col].iloc[i]!r}, expected {value!r}")
+            found = df[col].iloc[i]
+            found = found.item() if hasattr(found, "item") else found
+            raise TableError(f"{where}: data row {i} has {col} {found!r}, expected {value!r}")
     return df
 
 

@@ -35,13 +35,16 @@ def poisoning_many(table: pd.DataFrame) -> str:
         if not pd.isna(u.cells) and not pd.isna(best) and u.cells:
             savings.append(1 - best / u.cells)
     exact = table[table.method == "exact"]
-    limits = sorted(set(exact.node_limit))
+    limits = ", ".join(f"{t:g}" for t in sorted(set(exact.time_limit)))
+    cut = exact.time_limited.astype(bool)
     text = [f"The exact program proved its answer optimal in {int(exact.optimal.astype(bool).sum())} of {len(exact)} "
-            f"cases within {', '.join(map(str, limits))} branch-and-bound nodes per solve."]
-    cut = int(exact.time_limited.astype(bool).sum())
-    if cut:
-        text.append(f"On {cut} of them the solver's time limit stopped it first: those rows depend on the "
-                    "machine's speed and may differ between runs.")
+            f"cases within its time limit of {limits} s."]
+    if cut.any():
+        text.append(f"The time limit stopped the search on {int(cut.sum())} of them (marked \"time limit\"): their "
+                    "answers and bounds depend on the machine's speed and may differ between runs; the others "
+                    "finished and are the same on every machine.")
+    else:
+        text.append("No search was stopped by the time limit, so these answers are the same on every machine.")
     text.append(_savings_sentence(savings))
     return "\n".join(lines + ["", " ".join(t for t in text if t), ""])
 
