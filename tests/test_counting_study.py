@@ -150,3 +150,19 @@ def test_figure_and_markdown_from_the_csv_tables(table, tmp_path):
     assert f"{toy_inside} of {n}" in rows[0] + rows[1] or f"{n} of {n}" in rows[0]
     assert "skipped" in md  # toy2's tiny state limit
     assert f"Of {2 * 2 * n} counting problems" in md
+
+
+def test_the_legend_never_covers_the_notes_on_skipped_problems(table):
+    """Notes on skipped methods sit below the time panels, outside every legend."""
+    fig = cs.draw_figure(table.assign(skipped=table.method == "batch"))
+    fig.tight_layout()
+    fig.canvas.draw()
+    top = fig.axes[0]
+    notes = [t for t in top.texts if "skipped" in t.get_text()]
+    assert notes, "the panel notes which problems were skipped"
+    box = notes[0].get_window_extent()
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is not None:
+            assert not box.overlaps(legend.get_window_extent())
+    assert box.y1 <= top.get_window_extent().y0  # below the axes

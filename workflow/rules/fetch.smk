@@ -25,8 +25,6 @@ rule data_status:
         fetch_status_files,
     output:
         "results/data_status.json",
-    params:
-        datasets=DATASETS,
     priority: 100
     log:
         "logs/data_status.log",

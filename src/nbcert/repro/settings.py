@@ -41,8 +41,15 @@ def _build(cls, data: dict):
     return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in names})
 
 
+class _FromJson:
+    @classmethod
+    def from_json(cls, text: str):
+        """The settings a stage received as :func:`canonical` JSON."""
+        return _build(cls, json.loads(text))
+
+
 @dataclass(frozen=True)
-class DatasetSettings:
+class DatasetSettings(_FromJson):
     """One data set: where its raw file comes from and how it is prepared."""
 
     name: str
@@ -60,23 +67,15 @@ class DatasetSettings:
         """What identifies the raw file: only these re-trigger a fetch."""
         return {k: getattr(self, k) for k in ("file", "kaggle", "version", "local", "sha256")}
 
-    @classmethod
-    def from_json(cls, text: str) -> "DatasetSettings":
-        return _build(cls, json.loads(text))
-
 
 @dataclass(frozen=True)
-class PoisonManySettings:
+class PoisonManySettings(_FromJson):
     k_values: tuple
     time_limit: float = 60.0
 
-    @classmethod
-    def from_json(cls, text: str) -> "PoisonManySettings":
-        return _build(cls, json.loads(text))
-
 
 @dataclass(frozen=True)
-class CountingSettings:
+class CountingSettings(_FromJson):
     subsample: int
     missing_rates: tuple
     points: int
@@ -85,10 +84,6 @@ class CountingSettings:
     max_states: int
     batch_rows: int | None = None
     alpha: float = 0
-
-    @classmethod
-    def from_json(cls, text: str) -> "CountingSettings":
-        return _build(cls, json.loads(text))
 
 
 @dataclass(frozen=True)

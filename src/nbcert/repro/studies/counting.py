@@ -218,6 +218,11 @@ def majority_shares(table: pd.DataFrame) -> pd.DataFrame:
 
 def figure(table: pd.DataFrame, outputs):
     """Top: time per method vs missing rate; bottom: majority-label share per rate."""
+    save_figure(draw_figure(table), outputs)
+
+
+def draw_figure(table: pd.DataFrame):
+    """The figure of :func:`figure`, not yet saved."""
     t = normalise(table)
     names = list(dict.fromkeys(t.dataset))
     rows, points = t.train_rows.max(), t.point.nunique()
@@ -281,4 +286,4 @@ def figure(table: pd.DataFrame, outputs):
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize=6, loc="upper center", ncol=2, columnspacing=0.8, handletextpad=0.3)
     axes[0, 0].legend(fontsize=7)
-    save_figure(fig, outputs)
+    return fig
