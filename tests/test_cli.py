@@ -317,9 +317,9 @@ def test_count_big_integers_in_full(tmp_path, capsys, monkeypatch):
 def test_poison_json_contract(tmp_path, capsys):
     res = run_json(capsys, "poison", *files(tmp_path, PTRAIN, PTEST))
     assert [r["test_index"] for r in res] == [0, 1, 2]
-    assert res[0]["num_cells"] == 2
+    assert res[0]["num_cells"] == 2 and res[0]["status"] == "poisoned"
     assert {(c["row"], c["column"]) for c in res[0]["cells"]} == {(1, "odor"), (4, "odor")}
-    assert res[1] == {"test_index": 1, "num_cells": 0, "cells": []}
+    assert res[1] == {"test_index": 1, "num_cells": 0, "cells": [], "status": "already_nonrobust"}
     feats, rows = parse(PTRAIN)
     k, sols = brute_min_poison(feats, rows, points(PTEST)[2])
     assert res[2]["num_cells"] == k == len(res[2]["cells"])
@@ -353,9 +353,32 @@ def test_poison_cells_break_robustness(tmp_path, capsys, method):
 def test_poison_impossible(tmp_path, capsys):
     # one label only: every world predicts it, no blanking can change that
     res = run_json(capsys, "poison", *files(tmp_path, "a,b,y\nx,u,e\nz,v,e\n", "a,b\nx,u\n"))
-    assert res == [{"test_index": 0, "num_cells": None, "cells": []}]
+    assert res == [{"test_index": 0, "num_cells": None, "cells": [], "status": "impossible"}]
     rc, out, err = run(capsys, "poison", *files(tmp_path, "a,b,y\nx,u,e\nz,v,e\n", "a,b\nx,u\n"))
     assert rc == 0 and out.splitlines()[1].split()[:2] == ["0", "-"] and "impossible" in out
+
+
+# OP blanks one 'a' of p (a tie with r); RP blanks cells in a random order and, for some
+# seeds, every prefix of that order leaves the row robust: it found none, which proves nothing.
+RP_TRAIN = "f0,class\na,r\nb,p\na,p\na,p\n"
+RP_TEST = "f0\na\n"
+
+
+def test_randomized_search_never_claims_impossible(tmp_path, capsys):
+    args = ["--train", write(tmp_path, "t.csv", RP_TRAIN), "--test", write(tmp_path, "q.csv", RP_TEST),
+            "--label", "class"]
+    assert run_json(capsys, "poison", *args)[0]["num_cells"] == 1  # OP: a poisoning of one cell exists
+    statuses = set()
+    for seed in range(8):
+        [res] = run_json(capsys, "poison", *args, "--method", "rp", "--seed", seed)
+        statuses.add(res["status"])
+        assert res["status"] in ("poisoned", "none_found")
+        assert (res["num_cells"] is None) == (res["status"] == "none_found")
+        rc, out, _ = run(capsys, "poison", *args, "--method", "rp", "--seed", seed)
+        assert rc == 0 and "impossible" not in out
+        if res["status"] == "none_found":
+            assert "none found" in out
+    assert "none_found" in statuses, "the example should make RP come back empty for some seed"
 
 
 def test_poison_text_table(tmp_path, capsys):
@@ -527,6 +550,7 @@ def test_poison_together_json(tmp_path, capsys):
     r = res[0]
     assert r["test_indices"] == [0, 1] and r["method"] == "exact"
     assert r["num_cells"] == len(r["cells"]) and r["optimal"] is True and r["lower_bound"] == r["num_cells"]
+    assert r["status"] == "poisoned"
     # blanking the reported cells makes both rows non-robust
     rows = [line.split(",") for line in CLEAN.strip().splitlines()]
     for c in r["cells"]:

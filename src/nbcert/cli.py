@@ -158,7 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
                                          "the 0-based data row of the training CSV (the header "
                                          "and blank lines are not data rows). num_cells is 0 for "
                                          "a row that is already not robust and null (shown as -) "
-                                         "when no blanking can do it."),
+                                         "when no blanking was found; status tells a proof that "
+                                         "none exists (impossible: op, exact) from a search that "
+                                         "found none (none_found: sr, rp, greedy)."),
                        epilog=_EPILOG)
     p.add_argument("--method", choices=("op", "sr", "rp", "auto", "exact", "greedy"), default=None,
                    help="op (default) finds a minimum set; sr and rp are the paper's "
@@ -309,6 +311,16 @@ def _run_count(args, ctx) -> None:
     _emit(args, results, text)
 
 
+# what the text table shows instead of cells; only a proof says "impossible"
+_SHOWN_STATUS = {"already_nonrobust": "(already not robust)",
+                 "impossible": "(impossible: no blanking makes it non-robust)",
+                 "none_found": "(none found by the heuristic search; not a proof)"}
+
+
+def _cells_text(cells: list) -> str:
+    return ", ".join(f"{c['row']}:{c['column']}" for c in cells)
+
+
 def _run_poison_together(args, X, train) -> None:
     import nbcert
 
@@ -318,8 +330,9 @@ def _run_poison_together(args, X, train) -> None:
     res = nbcert.poison_many(train.df, X, args.label, method=method, time_limit=args.time_limit)
     cells = [{"row": int(r), "column": str(c)} for r, c in res.cells] if res.possible else []
     result = {"test_indices": [int(i) for i in X.index], "num_cells": res.num_cells, "cells": cells,
-              "method": res.method, "optimal": bool(res.optimal), "lower_bound": res.lower_bound}
-    shown = ", ".join(f"{c['row']}:{c['column']}" for c in cells) if res.possible else "(impossible)"
+              "status": res.status, "method": res.method, "optimal": bool(res.optimal),
+              "lower_bound": res.lower_bound}
+    shown = _SHOWN_STATUS[res.status] if res.status != "poisoned" else _cells_text(cells)
     text = _table(["test_rows", "num_cells", "optimal", "lower_bound", "cells (row:column)"],
                   [[str(len(X)), "-" if res.num_cells is None else str(res.num_cells), "yes" if res.optimal else "no",
                     "-" if res.lower_bound is None else str(res.lower_bound), shown]], right={0, 1, 3})
@@ -338,19 +351,10 @@ def _run_poison(args, ctx) -> None:
     res = nbcert.poison(train.df, X, args.label, method=args.method or "op", seed=args.seed)
     results, rows = [], []
     for i, p in zip(X.index, res):
-        if p.possible:
-            cells = [{"row": int(r), "column": str(c)} for r, c in p.cells]
-            num = len(cells)
-        else:
-            cells, num = [], None
-        results.append({"test_index": int(i), "num_cells": num, "cells": cells})
-        if num is None:
-            shown = "(impossible: no blanking makes it non-robust)"
-        elif num == 0:
-            shown = "(already not robust)"
-        else:
-            shown = ", ".join(f"{c['row']}:{c['column']}" for c in cells)
-        rows.append([str(int(i)), "-" if num is None else str(num), shown])
+        cells = [{"row": int(r), "column": str(c)} for r, c in p.cells]
+        results.append({"test_index": int(i), "num_cells": p.num_cells, "cells": cells, "status": p.status})
+        shown = _SHOWN_STATUS[p.status] if p.status != "poisoned" else _cells_text(cells)
+        rows.append([str(int(i)), "-" if p.num_cells is None else str(p.num_cells), shown])
     _emit(args, results, _table(["test_index", "num_cells", "cells (row:column)"], rows, right={0, 1}))
 
 

@@ -52,6 +52,13 @@ class ManyPoisoning:
     def num_cells(self) -> int | None:
         return len(self.cells) if self.possible else None
 
+    @property
+    def status(self) -> str:
+        """'poisoned', 'already_nonrobust', 'impossible' (proven) or 'none_found'."""
+        if self.possible:
+            return "poisoned" if self.cells else "already_nonrobust"
+        return "impossible" if self.optimal else "none_found"
+
 
 def _names(enc, blanked: np.ndarray) -> tuple:
     r, j = np.nonzero(blanked)
