@@ -164,7 +164,7 @@ def test_certify_json_contract(tmp_path, capsys):
                    {"test_index": 1, "robust": True, "label": "e"}]
 
 
-@pytest.mark.parametrize("alpha", ["0", "1", "0.5", "1/3", "0.001"])
+@pytest.mark.parametrize("alpha", ["0", "1", "0.5", "1/3", "0.001", "1e308", "1e300", "1e-400"])
 @pytest.mark.parametrize("method", ["index", "iterate"])
 def test_certify_matches_brute_force(tmp_path, capsys, method, alpha):
     res = run_json(capsys, "certify", *files(tmp_path), "--alpha", alpha, "--method", method)
@@ -243,7 +243,7 @@ def test_count_json_contract(tmp_path, capsys, method):
     ]
 
 
-@pytest.mark.parametrize("alpha", ["1", "1/2", "0.001"])
+@pytest.mark.parametrize("alpha", ["1", "1/2", "0.001", "1e308"])
 def test_count_matches_brute_force(tmp_path, capsys, alpha):
     res = run_json(capsys, "count", *files(tmp_path), "--alpha", alpha)
     feats, rows = parse(TRAIN)
@@ -450,7 +450,7 @@ def test_input_errors(tmp_path, capsys, case, command):
     assert_error(rc, out, err, *names)
 
 
-@pytest.mark.parametrize("alpha", ["-1", "-0.5", "abc", "nan", "inf", "1/0", ""])
+@pytest.mark.parametrize("alpha", ["-1", "-0.5", "abc", "nan", "inf", "1/0", "", "1e400", "-inf"])
 @pytest.mark.parametrize("command", ["certify", "count"])
 def test_bad_alpha(tmp_path, capsys, command, alpha):
     rc, out, err = run(capsys, command, *files(tmp_path), f"--alpha={alpha}")

@@ -204,7 +204,7 @@ def _alpha(text: str) -> str:
     try:
         as_alpha(text)
     except (ValueError, TypeError):
-        raise _InputError(f"--alpha: expected a number >= 0 (e.g. 1, 0.5 or 1/3), got {text!r}") from None
+        raise _InputError(f"--alpha: expected a finite number >= 0 (e.g. 1, 0.5 or 1/3), got {text!r}") from None
     return text
 
 

@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 from .counting import count_encoded
 from .decision import certify_index, count_index
 from .encoding import encode
-from .support import as_alpha
+from .support import as_alpha, log_factors
 
 
 def _frame(X) -> pd.DataFrame:
@@ -55,12 +55,10 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
     def predict(self, X) -> np.ndarray:
         enc, idx = self.encoded_, self.index_
         T = self._codes(X)
-        a = float(as_alpha(self.alpha))
         seen = T >= 0
         C = np.where(seen[:, None, :], idx[:, enc.global_codes(T)].transpose(1, 0, 2), 0)
         observed = enc.label_sizes[:, None] - idx[:, enc.missing_codes]  # (m, d)
-        with np.errstate(divide="ignore"):
-            logs = (np.log(C + a) - np.log(observed + a * enc.delta)).sum(-1) + np.log(enc.label_sizes)
+        logs = log_factors(C, observed, enc.delta, as_alpha(self.alpha)).sum(-1) + np.log(enc.label_sizes)
         return self.classes_[np.argmax(logs, axis=1)]
 
     def certify(self, X) -> np.ndarray:
