@@ -79,14 +79,21 @@ _positive_int = _int_at_least(1, "a positive integer")
 _seed = _int_at_least(0, "a non-negative integer")
 
 
-def _confidence(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
-    return value
+def _float_where(ok, what: str):
+    """An argparse type for floats accepted by ``ok`` (NaN never is)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+    return parse
+
+
+_confidence = _float_where(lambda v: 0 < v < 1, "a number between 0 and 1")
+_seconds = _float_where(lambda v: 0 < v < float("inf"), "a positive number of seconds")
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):
@@ -169,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--together", action="store_true",
                    help="one set of cells that makes every test row non-robust at once "
                         "(--method auto|exact|greedy; exact proves optimality or gives a lower bound)")
-    p.add_argument("--time-limit", type=float, default=30.0, metavar="SEC",
+    p.add_argument("--time-limit", type=_seconds, default=30.0, metavar="SEC",
                    help="time limit of the exact solver with --together (default 30)")
     p.set_defaults(run=_run_poison)
     return parser

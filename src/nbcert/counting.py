@@ -224,8 +224,6 @@ def count_encoded(enc: EncodedTable, T: np.ndarray, alpha=0, *, method="auto", n
     alpha = as_alpha(alpha)
     if method not in ("auto", "exact", "batch", "montecarlo"):
         raise ValueError(f"unknown counting method {method!r} (use auto, exact, batch or montecarlo)")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
     N, delta = enc.label_sizes, enc.delta
     log10_total = total_worlds(enc, log10=True)
     total = total_worlds(enc) if log10_total < MAX_TOTAL_DIGITS else None
