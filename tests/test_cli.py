@@ -6,6 +6,7 @@ The tiny tables are small enough to check against a brute-force enumeration of w
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import subprocess
@@ -308,6 +309,40 @@ def test_count_big_integers_in_full(tmp_path, capsys, monkeypatch):
     finally:
         if setter:
             setter(old)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_count_progress_only_on_a_terminal(tmp_path, capsys, monkeypatch):
+    rc, out, err = run(capsys, "count", *files(tmp_path))
+    assert rc == 0 and err == ""  # stderr is not a terminal here: nothing is printed
+    tty = _Terminal()
+    monkeypatch.setattr(sys, "stderr", tty)
+    rc, out, _ = run(capsys, "count", *files(tmp_path))
+    assert rc == 0 and "test_index" in out  # results stay on stdout
+    shown = tty.getvalue()
+    assert "counting test row 1 of 2 (exact)" in shown
+    assert shown.endswith("\r\033[K")  # the line is erased when done
+
+
+def test_count_exact_too_large_is_one_line(tmp_path, capsys):
+    """A 50 x 300 table with 10% blanks: exact counting is refused quickly, in one line."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    cells = rng.choice(["a", "b", "c"], size=(50, 300))
+    cells[rng.random(cells.shape) < 0.1] = ""
+    header = ",".join(f"f{j}" for j in range(300))
+    train = "\n".join([header + ",y"] + [",".join(r) + "," + "pq"[i % 2] for i, r in enumerate(cells)]) + "\n"
+    test = header + "\n" + ",".join(["a"] * 300) + "\n"
+    args = files(tmp_path, train, test)
+    rc, out, err = run(capsys, "count", *args, "--method", "exact")
+    assert_error(rc, out, err, "too large", "montecarlo")
+    [res] = run_json(capsys, "count", *args, "--samples", "100")
+    assert res["method"] == "montecarlo"
 
 
 # ---------------------------------------------------------------------------------------

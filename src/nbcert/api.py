@@ -63,19 +63,21 @@ def certify(train: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0,
 def count_worlds(train: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0,
                  method: Literal["auto", "exact", "batch", "montecarlo"] = "auto",
                  missing: Iterable | None = None, n_samples: int = 20_000, confidence: float = 0.95,
-                 seed=None, max_states: int = 2_000_000) -> list[counting.WorldCounts]:
+                 seed=None, max_states: int = 2_000_000, progress=None) -> list[counting.WorldCounts]:
     """How many possible worlds predict each label (and how many tie), per test row.
 
     ``exact`` builds each label's support distribution separately and combines them;
     ``batch`` is the paper's Algorithm 2 (all labels jointly; a reference);
     ``montecarlo`` estimates the fractions with confidence intervals;
-    ``auto`` is exact unless a label's distribution would exceed ``max_states`` states.
-    Each result says which method produced it.
+    ``auto`` is exact unless a label's distribution is proven to exceed ``max_states``
+    states (decided before building it).  Each result says which method produced it.
+    ``progress(done, total, method)``, if given, is called before each test row and at
+    the end.
     """
     check_count_options(n_samples=n_samples, confidence=confidence, seed=seed, max_states=max_states)
     enc, T = _prepare(train, test, label, missing, alpha=alpha)
-    return counting.count_encoded(enc, T, alpha, method=method, n_samples=n_samples,
-                                  confidence=confidence, seed=seed, max_states=max_states)
+    return counting.count_encoded(enc, T, alpha, method=method, n_samples=n_samples, confidence=confidence,
+                                  seed=seed, max_states=max_states, progress=progress)
 
 
 def poison(train: pd.DataFrame, test: pd.DataFrame, label: str, *,

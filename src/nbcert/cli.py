@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import textwrap
+import time
 from dataclasses import dataclass
 
 import pandas as pd
@@ -266,6 +268,23 @@ def _run_certify(args, ctx) -> None:
     _emit(args, results, _table(["test_index", "robust", "label"], rows, right={0}))
 
 
+class _Progress:
+    """A progress line for a terminal's stderr, redrawn in place (at most every 0.2 s)
+    and erased when the work is done."""
+
+    def __init__(self, stream):
+        self.stream, self.last = stream, -math.inf
+
+    def __call__(self, done: int, total: int, method: str) -> None:
+        now = time.monotonic()
+        if done < total and now - self.last < 0.2:
+            return
+        self.last = now
+        line = "" if done >= total else f"nbcert: counting test row {done + 1} of {total} ({method})"
+        self.stream.write("\r\033[K" + line)
+        self.stream.flush()
+
+
 def _fmt_fraction(f: float) -> str:
     return f"{f:.4f}"
 
@@ -277,7 +296,8 @@ def _run_count(args, ctx) -> None:
     train, test, X = _load(args)
     ctx.update(train=train, test=test)
     wcs = nbcert.count_worlds(train.df, X, args.label, alpha=alpha, method=args.method,
-                              n_samples=args.samples, confidence=args.confidence, seed=args.seed)
+                              n_samples=args.samples, confidence=args.confidence, seed=args.seed,
+                              progress=_Progress(sys.stderr) if sys.stderr.isatty() else None)
     labels = list((wcs[0].counts or wcs[0].fractions) if wcs else [])  # every training label
     results, rows = [], []
     for i, wc in zip(X.index, wcs):
