@@ -61,7 +61,7 @@ def log_factors(C: np.ndarray, N: np.ndarray, delta: np.ndarray, alpha: Fraction
         return np.log1p(C / a) - (np.log1p(N / a / delta) + np.log(delta))
     with np.errstate(divide="ignore"):
         num = np.log(C + a)
-        if alpha:  # log(0 + alpha) from the exact value: a tiny alpha is a subnormal float
+        if alpha and a < np.finfo(float).tiny:  # subnormal (or 0.0): log(0 + alpha) from the exact value
             num = np.where(C == 0, _log_fraction(alpha), num)
         return num - np.log(N + a * delta)
 
