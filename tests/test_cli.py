@@ -6,6 +6,7 @@ The tiny tables are small enough to check against a brute-force enumeration of w
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import subprocess
@@ -164,7 +165,7 @@ def test_certify_json_contract(tmp_path, capsys):
                    {"test_index": 1, "robust": True, "label": "e"}]
 
 
-@pytest.mark.parametrize("alpha", ["0", "1", "0.5", "1/3", "0.001"])
+@pytest.mark.parametrize("alpha", ["0", "1", "0.5", "1/3", "0.001", "1e308", "1e300", "1e-400"])
 @pytest.mark.parametrize("method", ["index", "iterate"])
 def test_certify_matches_brute_force(tmp_path, capsys, method, alpha):
     res = run_json(capsys, "certify", *files(tmp_path), "--alpha", alpha, "--method", method)
@@ -243,7 +244,7 @@ def test_count_json_contract(tmp_path, capsys, method):
     ]
 
 
-@pytest.mark.parametrize("alpha", ["1", "1/2", "0.001"])
+@pytest.mark.parametrize("alpha", ["1", "1/2", "0.001", "1e308"])
 def test_count_matches_brute_force(tmp_path, capsys, alpha):
     res = run_json(capsys, "count", *files(tmp_path), "--alpha", alpha)
     feats, rows = parse(TRAIN)
@@ -310,6 +311,40 @@ def test_count_big_integers_in_full(tmp_path, capsys, monkeypatch):
             setter(old)
 
 
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_count_progress_only_on_a_terminal(tmp_path, capsys, monkeypatch):
+    rc, out, err = run(capsys, "count", *files(tmp_path))
+    assert rc == 0 and err == ""  # stderr is not a terminal here: nothing is printed
+    tty = _Terminal()
+    monkeypatch.setattr(sys, "stderr", tty)
+    rc, out, _ = run(capsys, "count", *files(tmp_path))
+    assert rc == 0 and "test_index" in out  # results stay on stdout
+    shown = tty.getvalue()
+    assert "counting test row 1 of 2 (exact)" in shown
+    assert shown.endswith("\r\033[K")  # the line is erased when done
+
+
+def test_count_exact_too_large_is_one_line(tmp_path, capsys):
+    """A 50 x 300 table with 10% blanks: exact counting is refused quickly, in one line."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    cells = rng.choice(["a", "b", "c"], size=(50, 300))
+    cells[rng.random(cells.shape) < 0.1] = ""
+    header = ",".join(f"f{j}" for j in range(300))
+    train = "\n".join([header + ",y"] + [",".join(r) + "," + "pq"[i % 2] for i, r in enumerate(cells)]) + "\n"
+    test = header + "\n" + ",".join(["a"] * 300) + "\n"
+    args = files(tmp_path, train, test)
+    rc, out, err = run(capsys, "count", *args, "--method", "exact")
+    assert_error(rc, out, err, "too large", "montecarlo")
+    [res] = run_json(capsys, "count", *args, "--samples", "100")
+    assert res["method"] == "montecarlo"
+
+
 # ---------------------------------------------------------------------------------------
 # poison
 
@@ -317,9 +352,9 @@ def test_count_big_integers_in_full(tmp_path, capsys, monkeypatch):
 def test_poison_json_contract(tmp_path, capsys):
     res = run_json(capsys, "poison", *files(tmp_path, PTRAIN, PTEST))
     assert [r["test_index"] for r in res] == [0, 1, 2]
-    assert res[0]["num_cells"] == 2
+    assert res[0]["num_cells"] == 2 and res[0]["status"] == "poisoned"
     assert {(c["row"], c["column"]) for c in res[0]["cells"]} == {(1, "odor"), (4, "odor")}
-    assert res[1] == {"test_index": 1, "num_cells": 0, "cells": []}
+    assert res[1] == {"test_index": 1, "num_cells": 0, "cells": [], "status": "already_nonrobust"}
     feats, rows = parse(PTRAIN)
     k, sols = brute_min_poison(feats, rows, points(PTEST)[2])
     assert res[2]["num_cells"] == k == len(res[2]["cells"])
@@ -353,9 +388,32 @@ def test_poison_cells_break_robustness(tmp_path, capsys, method):
 def test_poison_impossible(tmp_path, capsys):
     # one label only: every world predicts it, no blanking can change that
     res = run_json(capsys, "poison", *files(tmp_path, "a,b,y\nx,u,e\nz,v,e\n", "a,b\nx,u\n"))
-    assert res == [{"test_index": 0, "num_cells": None, "cells": []}]
+    assert res == [{"test_index": 0, "num_cells": None, "cells": [], "status": "impossible"}]
     rc, out, err = run(capsys, "poison", *files(tmp_path, "a,b,y\nx,u,e\nz,v,e\n", "a,b\nx,u\n"))
     assert rc == 0 and out.splitlines()[1].split()[:2] == ["0", "-"] and "impossible" in out
+
+
+# OP blanks one 'a' of p (a tie with r); RP blanks cells in a random order and, for some
+# seeds, every prefix of that order leaves the row robust: it found none, which proves nothing.
+RP_TRAIN = "f0,class\na,r\nb,p\na,p\na,p\n"
+RP_TEST = "f0\na\n"
+
+
+def test_randomized_search_never_claims_impossible(tmp_path, capsys):
+    args = ["--train", write(tmp_path, "t.csv", RP_TRAIN), "--test", write(tmp_path, "q.csv", RP_TEST),
+            "--label", "class"]
+    assert run_json(capsys, "poison", *args)[0]["num_cells"] == 1  # OP: a poisoning of one cell exists
+    statuses = set()
+    for seed in range(8):
+        [res] = run_json(capsys, "poison", *args, "--method", "rp", "--seed", seed)
+        statuses.add(res["status"])
+        assert res["status"] in ("poisoned", "none_found")
+        assert (res["num_cells"] is None) == (res["status"] == "none_found")
+        rc, out, _ = run(capsys, "poison", *args, "--method", "rp", "--seed", seed)
+        assert rc == 0 and "impossible" not in out
+        if res["status"] == "none_found":
+            assert "none found" in out
+    assert "none_found" in statuses, "the example should make RP come back empty for some seed"
 
 
 def test_poison_text_table(tmp_path, capsys):
@@ -427,7 +485,7 @@ def test_input_errors(tmp_path, capsys, case, command):
     assert_error(rc, out, err, *names)
 
 
-@pytest.mark.parametrize("alpha", ["-1", "-0.5", "abc", "nan", "inf", "1/0", ""])
+@pytest.mark.parametrize("alpha", ["-1", "-0.5", "abc", "nan", "inf", "1/0", "", "1e400", "-inf"])
 @pytest.mark.parametrize("command", ["certify", "count"])
 def test_bad_alpha(tmp_path, capsys, command, alpha):
     rc, out, err = run(capsys, command, *files(tmp_path), f"--alpha={alpha}")
@@ -527,6 +585,7 @@ def test_poison_together_json(tmp_path, capsys):
     r = res[0]
     assert r["test_indices"] == [0, 1] and r["method"] == "exact"
     assert r["num_cells"] == len(r["cells"]) and r["optimal"] is True and r["lower_bound"] == r["num_cells"]
+    assert r["status"] == "poisoned"
     # blanking the reported cells makes both rows non-robust
     rows = [line.split(",") for line in CLEAN.strip().splitlines()]
     for c in r["cells"]:

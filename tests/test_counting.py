@@ -228,3 +228,110 @@ def test_label_values_returned_as_given(method):
     [wc] = nbcert.count_worlds(train, test, "y", alpha=1, method=method)
     assert set(wc.counts) == {3, 5}
     assert (wc.counts, wc.ties) == brute_counts(train, "y", {"f": "a"}, 1)
+
+
+# ------------------------------------------------------------------------- deciding the method
+
+from hypothesis import strategies as st  # noqa: E402
+
+from nbcert import counting  # noqa: E402
+from nbcert.encoding import encode  # noqa: E402
+
+
+def _points(inst):
+    enc = encode(inst.train, inst.label)
+    return enc, counting.point_stats(enc, enc.encode_test(inst.test))
+
+
+@SETTINGS
+@given(inst=instances(max_rows=9, max_missing=10), alpha=alphas)
+def test_support_bounds_enclose_the_distinct_supports(inst, alpha):
+    """lower bound <= distinct supports of a label <= upper bound, and too_large is a proof."""
+    enc, pts = _points(inst)
+    a = nbcert.support.as_alpha(alpha)
+    for pt in pts:
+        for l in range(enc.m):
+            actual = len(counting._label_distribution(pt, enc.delta, l, a, 10**9))
+            assert counting.distinct_lower_bound(pt, enc.delta, l, a, 10**9) <= actual
+            assert actual <= math.exp(counting.log_support_bound(pt, enc.delta, l)) * (1 + 1e-9)
+            for limit in (1, 2, 3, 5, 8):
+                if counting.too_large(pt, enc.delta, a, limit, [l]):
+                    assert actual > limit
+
+
+@SETTINGS
+@given(inst=instances(max_rows=9, max_missing=10), alpha=alphas, max_states=st.integers(1, 12))
+def test_auto_is_exact_where_the_distribution_fits(inst, alpha, max_states):
+    """auto counts exactly whenever every label fits in max_states (unless even the upper
+    bound exceeds max_states squared); explicit exact refuses only what does not fit."""
+    enc, pts = _points(inst)
+    a = nbcert.support.as_alpha(alpha)
+    res = nbcert.count_worlds(inst.train, inst.test, inst.label, alpha=alpha, max_states=max_states,
+                              n_samples=50, seed=0)
+    for wc, pt in zip(res, pts):
+        sizes = [len(counting._label_distribution(pt, enc.delta, l, a, 10**9)) for l in range(enc.m)]
+        hopeless = any(counting.log_support_bound(pt, enc.delta, l) > 2 * math.log(max_states)
+                       for l in range(enc.m))
+        fits = max(sizes) <= max_states
+        assert wc.method == ("exact" if fits and not hopeless else "montecarlo")
+        assert not (wc.method == "montecarlo" and not hopeless and fits)
+    for row in range(len(inst.test)):
+        sizes = [len(counting._label_distribution(pts[row], enc.delta, l, a, 10**9)) for l in range(enc.m)]
+        one = inst.test.iloc[[row]]
+        if max(sizes) <= max_states:
+            [wc] = nbcert.count_worlds(inst.train, one, inst.label, alpha=alpha, method="exact", max_states=max_states)
+            assert wc.method == "exact"
+        else:
+            with pytest.raises(nbcert.InputError, match="too large"):
+                nbcert.count_worlds(inst.train, one, inst.label, alpha=alpha, method="exact", max_states=max_states)
+
+
+def _wide(n=50, d=2000, seed=0):
+    """The issue's case: 50 rows x 2000 columns, 10% missing, three values, two labels."""
+    rng = np.random.default_rng(seed)
+    X = rng.choice(np.array(["a", "b", "c"], dtype=object), size=(n, d))
+    X[rng.random((n, d)) < 0.1] = np.nan
+    train = pd.DataFrame(X, columns=[f"f{j}" for j in range(d)])
+    train["class"] = rng.choice(["p", "q"], size=n)
+    test = train.drop(columns="class").iloc[:2].fillna("a")
+    return train, test
+
+
+def test_wide_table_goes_straight_to_montecarlo(monkeypatch):
+    """auto decides from the bounds, building no exact distribution it would discard."""
+    train, test = _wide()
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("auto built an exact distribution")
+
+    monkeypatch.setattr(counting, "_label_distribution", forbidden)
+    monkeypatch.setattr(counting, "distinct_lower_bound", forbidden)
+    calls = []
+    res = nbcert.count_worlds(train, test, "class", n_samples=200, seed=1,
+                              progress=lambda *a: calls.append(a))
+    assert [wc.method for wc in res] == ["montecarlo", "montecarlo"]
+    assert all(wc.samples == 200 and math.isclose(sum(wc.fractions.values()) + wc.tie_fraction, 1)
+               for wc in res)
+    assert calls == [(0, 2, "montecarlo"), (1, 2, "montecarlo"), (2, 2, "montecarlo")]
+
+
+def test_wide_table_exact_fails_fast_with_a_proof(monkeypatch):
+    """explicit exact refuses from the residue lower bound, before building anything."""
+    train, test = _wide(d=400)
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("exact built a distribution it had to discard")
+
+    monkeypatch.setattr(counting, "_label_distribution", forbidden)
+    with pytest.raises(nbcert.InputError, match="too large") as e:
+        nbcert.count_worlds(train, test, "class", method="exact", max_states=20_000)
+    assert isinstance(e.value.__context__, counting.TooLarge)
+
+
+def test_montecarlo_batches_do_not_change_the_draws():
+    train, test, alpha = _mc_instances()[1]
+    enc = encode(train, "y")
+    [pt] = counting.point_stats(enc, enc.encode_test(test))
+    runs = [counting._count_montecarlo(pt, enc.label_sizes, enc.delta, nbcert.support.as_alpha(alpha), 1000,
+                                       np.random.default_rng(3), cells=cells) for cells in (1, 97, 1 << 22)]
+    assert all(np.array_equal(runs[0], r) for r in runs[1:]) and runs[0].sum() == 1000

@@ -25,9 +25,11 @@ small_complete = st.one_of(complete_instances(max_rows=6, max_features=2, min_la
 def _check_shape(p, train, label):
     assert isinstance(p, nbcert.Poisoning)
     assert isinstance(p.possible, (bool, np.bool_))
+    assert p.status in ("poisoned", "already_nonrobust", "impossible", "none_found")
     if not p.possible:
-        assert p.num_cells is None
+        assert p.num_cells is None and p.status in ("impossible", "none_found")
         return
+    assert p.status == ("poisoned" if p.cells else "already_nonrobust")
     assert p.num_cells == len(p.cells)
     feats = [c for c in train.columns if c != label]
     for cell in p.cells:
@@ -46,6 +48,7 @@ def test_op_is_minimum_and_valid(inst):
         _check_shape(p, inst.train, inst.label)
         expected = brute_min_poison(inst.train, inst.label, row)
         assert p.num_cells == expected, f"OP size {p.num_cells}, brute-force minimum {expected}"
+        assert (p.status == "impossible") == (expected is None), "OP's impossibility is a proof"
         if p.possible:
             assert brute_is_nonrobust_after(inst.train, inst.label, row, p.cells), \
                 f"blanking {p.cells} leaves the point robust (or is not allowed)"
@@ -66,6 +69,8 @@ def test_baselines_valid(method, inst, seed):
                 f"{method} blanking {p.cells} leaves the point robust (or is not allowed)"
             expected = brute_min_poison(inst.train, inst.label, row)
             assert expected is not None and p.num_cells >= expected
+        elif p.status == "impossible":  # only where proven: a single label
+            assert inst.train[inst.label].nunique() == 1
 
 
 @SETTINGS
@@ -104,9 +109,21 @@ def test_unseen_value_alpha0_is_already_nonrobust(method):
 
 @pytest.mark.parametrize("method", ["op", "sr", "rp"])
 def test_single_label_impossible(method):
+    # proven whatever the method: every world predicts the only label
     train = pd.DataFrame({"f": ["a", "b", "a"], "y": ["p", "p", "p"]}, dtype=object)
     p = _poison1(train, {"f": "a"}, method)
-    assert not p.possible and p.num_cells is None
+    assert not p.possible and p.num_cells is None and p.status == "impossible"
+
+
+def test_randomized_method_that_finds_none_says_none_found():
+    # a 1-cell poisoning exists (OP), but RP's random order misses it for some seeds
+    train = pd.DataFrame({"f0": ["a", "b", "a", "a"], "y": ["r", "p", "p", "p"]}, dtype=object)
+    assert brute_min_poison(train, "y", {"f0": "a"}) == 1
+    assert _poison1(train, {"f0": "a"}, "op").status == "poisoned"
+    found = [_poison1(train, {"f0": "a"}, "rp", seed) for seed in range(8)]
+    assert {p.status for p in found} == {"poisoned", "none_found"}
+    for p in found:
+        assert p.status != "impossible" and (p.num_cells is None) == (p.status == "none_found")
 
 
 @pytest.mark.parametrize("method", ["op", "sr", "rp"])
@@ -117,6 +134,7 @@ def test_one_value_column_cannot_help(method):
     assert brute_min_poison(train, "y", {"f": "a"}) is None
     p = _poison1(train, {"f": "a"}, method)
     assert not p.possible and p.num_cells is None
+    assert p.status == ("impossible" if method == "op" else "none_found")
 
 
 def test_recomputed_domain_matters():

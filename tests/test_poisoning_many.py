@@ -45,7 +45,10 @@ def test_exact_is_minimum_and_greedy_is_valid(inst):
             assert res.lower_bound <= best, (method, res, best)  # a proven bound never exceeds the optimum
         if not res.possible:
             assert not res.optimal or best is None, (method, res)  # "proven impossible" must be true
+            assert res.status == ("impossible" if res.optimal else "none_found")
+            assert method == "exact" or res.status == "none_found" or inst.train[inst.label].nunique() == 1
             continue
+        assert res.status == ("poisoned" if res.cells else "already_nonrobust")
         assert all_nonrobust(inst, list(res.cells)), (method, res)
         assert best is not None and res.num_cells >= best
         if res.optimal:

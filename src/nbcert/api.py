@@ -11,6 +11,7 @@ from typing import Iterable, Literal
 import pandas as pd
 
 from . import counting, decision, poisoning, poisoning_many
+from ._validation import check_count_options, check_int, check_real, check_seed
 from .encoding import EncodedTable, InputError, _as_missing, encode
 from .support import as_alpha
 
@@ -44,6 +45,8 @@ def certify(train: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0,
     (the prediction every world makes, None when not robust).  ``method="ad"`` samples
     ``n_worlds`` worlds per point and may wrongly report robust.
     """
+    check_int(n_worlds, "n_worlds")
+    check_seed(seed)
     enc, T = _prepare(train, test, label, missing, alpha=alpha)
     if method == "index":
         dec = decision.certify_index(enc, T, alpha)
@@ -60,18 +63,21 @@ def certify(train: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0,
 def count_worlds(train: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0,
                  method: Literal["auto", "exact", "batch", "montecarlo"] = "auto",
                  missing: Iterable | None = None, n_samples: int = 20_000, confidence: float = 0.95,
-                 seed=None, max_states: int = 2_000_000) -> list[counting.WorldCounts]:
+                 seed=None, max_states: int = 2_000_000, progress=None) -> list[counting.WorldCounts]:
     """How many possible worlds predict each label (and how many tie), per test row.
 
     ``exact`` builds each label's support distribution separately and combines them;
     ``batch`` is the paper's Algorithm 2 (all labels jointly; a reference);
     ``montecarlo`` estimates the fractions with confidence intervals;
-    ``auto`` is exact unless a label's distribution would exceed ``max_states`` states.
-    Each result says which method produced it.
+    ``auto`` is exact unless a label's distribution is proven to exceed ``max_states``
+    states (decided before building it).  Each result says which method produced it.
+    ``progress(done, total, method)``, if given, is called before each test row and at
+    the end.
     """
+    check_count_options(n_samples=n_samples, confidence=confidence, seed=seed, max_states=max_states)
     enc, T = _prepare(train, test, label, missing, alpha=alpha)
-    return counting.count_encoded(enc, T, alpha, method=method, n_samples=n_samples,
-                                  confidence=confidence, seed=seed, max_states=max_states)
+    return counting.count_encoded(enc, T, alpha, method=method, n_samples=n_samples, confidence=confidence,
+                                  seed=seed, max_states=max_states, progress=progress)
 
 
 def poison(train: pd.DataFrame, test: pd.DataFrame, label: str, *,
@@ -81,9 +87,11 @@ def poison(train: pd.DataFrame, test: pd.DataFrame, label: str, *,
     stops being certifiably robust (alpha = 0, the paper's classifier).
 
     ``op`` returns a minimum set; ``sr`` and ``rp`` are the paper's randomized baselines.
-    Cells are (row position in ``train``, column name); ``cells`` is None when no
-    blanking can do it.
+    Cells are (row position in ``train``, column name); when none was found ``num_cells``
+    is None and ``status`` says "impossible" (proven: op, or a single label) or
+    "none_found" (sr and rp prove nothing).
     """
+    check_seed(seed)
     enc, T = _prepare(train, test, label, missing)
     _require_complete(enc)
     if method not in ("op", "sr", "rp"):
@@ -100,6 +108,7 @@ def poison_many(train: pd.DataFrame, test: pd.DataFrame, label: str, *,
     bound, and whether the time limit cut the search short (``time_limited``: the answer then
     depends on the machine's speed); ``greedy`` is fast for large instances; ``auto`` picks by size.
     """
+    check_real(time_limit, "time_limit", 0.0)
     enc, T = _prepare(train, test, label, missing)
     _require_complete(enc)
     return poisoning_many.poison_many_encoded(enc, T, method=method, time_limit=time_limit)

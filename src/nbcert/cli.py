@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import textwrap
+import time
 from dataclasses import dataclass
 
 import pandas as pd
@@ -79,14 +81,21 @@ _positive_int = _int_at_least(1, "a positive integer")
 _seed = _int_at_least(0, "a non-negative integer")
 
 
-def _confidence(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
-    return value
+def _float_where(ok, what: str):
+    """An argparse type for floats accepted by ``ok`` (NaN never is)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+    return parse
+
+
+_confidence = _float_where(lambda v: 0 < v < 1, "a number between 0 and 1")
+_seconds = _float_where(lambda v: 0 < v < float("inf"), "a positive number of seconds")
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):
@@ -158,7 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
                                          "the 0-based data row of the training CSV (the header "
                                          "and blank lines are not data rows). num_cells is 0 for "
                                          "a row that is already not robust and null (shown as -) "
-                                         "when no blanking can do it."),
+                                         "when no blanking was found; status tells a proof that "
+                                         "none exists (impossible: op, exact) from a search that "
+                                         "found none (none_found: sr, rp, greedy)."),
                        epilog=_EPILOG)
     p.add_argument("--method", choices=("op", "sr", "rp", "auto", "exact", "greedy"), default=None,
                    help="op (default) finds a minimum set; sr and rp are the paper's "
@@ -167,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--together", action="store_true",
                    help="one set of cells that makes every test row non-robust at once "
                         "(--method auto|exact|greedy; exact proves optimality or gives a lower bound)")
-    p.add_argument("--time-limit", type=float, default=30.0, metavar="SEC",
+    p.add_argument("--time-limit", type=_seconds, default=30.0, metavar="SEC",
                    help="time limit of the exact solver with --together (default 30)")
     p.set_defaults(run=_run_poison)
     return parser
@@ -202,7 +213,7 @@ def _alpha(text: str) -> str:
     try:
         as_alpha(text)
     except (ValueError, TypeError):
-        raise _InputError(f"--alpha: expected a number >= 0 (e.g. 1, 0.5 or 1/3), got {text!r}") from None
+        raise _InputError(f"--alpha: expected a finite number >= 0 (e.g. 1, 0.5 or 1/3), got {text!r}") from None
     return text
 
 
@@ -257,6 +268,23 @@ def _run_certify(args, ctx) -> None:
     _emit(args, results, _table(["test_index", "robust", "label"], rows, right={0}))
 
 
+class _Progress:
+    """A progress line for a terminal's stderr, redrawn in place (at most every 0.2 s)
+    and erased when the work is done."""
+
+    def __init__(self, stream):
+        self.stream, self.last = stream, -math.inf
+
+    def __call__(self, done: int, total: int, method: str) -> None:
+        now = time.monotonic()
+        if done < total and now - self.last < 0.2:
+            return
+        self.last = now
+        line = "" if done >= total else f"nbcert: counting test row {done + 1} of {total} ({method})"
+        self.stream.write("\r\033[K" + line)
+        self.stream.flush()
+
+
 def _fmt_fraction(f: float) -> str:
     return f"{f:.4f}"
 
@@ -268,7 +296,8 @@ def _run_count(args, ctx) -> None:
     train, test, X = _load(args)
     ctx.update(train=train, test=test)
     wcs = nbcert.count_worlds(train.df, X, args.label, alpha=alpha, method=args.method,
-                              n_samples=args.samples, confidence=args.confidence, seed=args.seed)
+                              n_samples=args.samples, confidence=args.confidence, seed=args.seed,
+                              progress=_Progress(sys.stderr) if sys.stderr.isatty() else None)
     labels = list((wcs[0].counts or wcs[0].fractions) if wcs else [])  # every training label
     results, rows = [], []
     for i, wc in zip(X.index, wcs):
@@ -309,6 +338,16 @@ def _run_count(args, ctx) -> None:
     _emit(args, results, text)
 
 
+# what the text table shows instead of cells; only a proof says "impossible"
+_SHOWN_STATUS = {"already_nonrobust": "(already not robust)",
+                 "impossible": "(impossible: no blanking makes it non-robust)",
+                 "none_found": "(none found by the heuristic search; not a proof)"}
+
+
+def _cells_text(cells: list) -> str:
+    return ", ".join(f"{c['row']}:{c['column']}" for c in cells)
+
+
 def _run_poison_together(args, X, train) -> None:
     import nbcert
 
@@ -318,8 +357,9 @@ def _run_poison_together(args, X, train) -> None:
     res = nbcert.poison_many(train.df, X, args.label, method=method, time_limit=args.time_limit)
     cells = [{"row": int(r), "column": str(c)} for r, c in res.cells] if res.possible else []
     result = {"test_indices": [int(i) for i in X.index], "num_cells": res.num_cells, "cells": cells,
-              "method": res.method, "optimal": bool(res.optimal), "lower_bound": res.lower_bound}
-    shown = ", ".join(f"{c['row']}:{c['column']}" for c in cells) if res.possible else "(impossible)"
+              "status": res.status, "method": res.method, "optimal": bool(res.optimal),
+              "lower_bound": res.lower_bound}
+    shown = _SHOWN_STATUS[res.status] if res.status != "poisoned" else _cells_text(cells)
     text = _table(["test_rows", "num_cells", "optimal", "lower_bound", "cells (row:column)"],
                   [[str(len(X)), "-" if res.num_cells is None else str(res.num_cells), "yes" if res.optimal else "no",
                     "-" if res.lower_bound is None else str(res.lower_bound), shown]], right={0, 1, 3})
@@ -338,19 +378,10 @@ def _run_poison(args, ctx) -> None:
     res = nbcert.poison(train.df, X, args.label, method=args.method or "op", seed=args.seed)
     results, rows = [], []
     for i, p in zip(X.index, res):
-        if p.possible:
-            cells = [{"row": int(r), "column": str(c)} for r, c in p.cells]
-            num = len(cells)
-        else:
-            cells, num = [], None
-        results.append({"test_index": int(i), "num_cells": num, "cells": cells})
-        if num is None:
-            shown = "(impossible: no blanking makes it non-robust)"
-        elif num == 0:
-            shown = "(already not robust)"
-        else:
-            shown = ", ".join(f"{c['row']}:{c['column']}" for c in cells)
-        rows.append([str(int(i)), "-" if num is None else str(num), shown])
+        cells = [{"row": int(r), "column": str(c)} for r, c in p.cells]
+        results.append({"test_index": int(i), "num_cells": p.num_cells, "cells": cells, "status": p.status})
+        shown = _SHOWN_STATUS[p.status] if p.status != "poisoned" else _cells_text(cells)
+        rows.append([str(int(i)), "-" if p.num_cells is None else str(p.num_cells), shown])
     _emit(args, results, _table(["test_index", "num_cells", "cells (row:column)"], rows, right={0, 1}))
 
 

@@ -1,20 +1,90 @@
-"""A scikit-learn style estimator, so certification drops into existing sklearn code."""
+"""A scikit-learn style estimator, so certification drops into existing sklearn code.
+
+Inputs are checked here, the way scikit-learn's own estimators check them (2-D dense X,
+a 1-D y of class labels, NotFittedError before ``fit``), with one difference: a NaN in
+X is a missing cell, which is the point of the estimator, not an error.
+"""
 
 from __future__ import annotations
+
+import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from ._validation import check_count_options
 from .counting import count_encoded
 from .decision import certify_index, count_index
 from .encoding import encode
-from .support import as_alpha
+from .support import as_alpha, log_factors, log_tolerance
 
 
-def _frame(X) -> pd.DataFrame:
-    return X.reset_index(drop=True) if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X, dtype=object))
+def _frame(X, name: str = "X") -> pd.DataFrame:
+    """X as a DataFrame of objects, after sklearn's shape checks (with its messages)."""
+    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+        raise TypeError(f"{name}: sparse input is not supported; pass a dense array or a DataFrame")
+    if isinstance(X, pd.DataFrame):
+        Xf = X.reset_index(drop=True)
+    else:
+        arr = np.asarray(X)
+        if np.iscomplexobj(arr):
+            raise ValueError(f"{name}: Complex data not supported")
+        if arr.ndim != 2:
+            raise ValueError(f"{name}: expected a 2-dimensional array, got {arr.ndim} dimension(s). "
+                             "Reshape your data with array.reshape(-1, 1) for a single feature or "
+                             "array.reshape(1, -1) for a single sample.")
+        Xf = pd.DataFrame(arr.astype(object))
+    for size, what in ((Xf.shape[0], "sample"), (Xf.shape[1], "feature")):
+        if size == 0:
+            raise ValueError(f"{name}: Found array with 0 {what}(s) (shape={Xf.shape}) while a minimum "
+                             "of 1 is required.")
+    return Xf
+
+
+def _labels(y, n: int) -> np.ndarray:
+    """y as a 1-D object array of class labels, n of them, none missing."""
+    if y is None:
+        raise ValueError("CertifiedNB requires y to be passed, but the target y is None")
+    arr = np.asarray(y)
+    # a list mixing text and NaN becomes text, NaN the string "nan": keep the objects
+    y = column_or_1d(np.asarray(y, dtype=object) if arr.dtype.kind in "US" else arr, warn=True)
+    if np.iscomplexobj(y):
+        raise ValueError("y: Complex data not supported")
+    if y.dtype.kind == "f":
+        finite = y[np.isfinite(y)]
+        if np.isinf(y).any() or np.any(finite != np.floor(finite)):
+            raise ValueError("y: Unknown label type: continuous; y must hold class labels")
+    if len(y) != n:
+        raise ValueError(f"X has {n} rows but y has {len(y)} elements")
+    missing = pd.isna(y)
+    if missing.any():
+        raise ValueError(f"y: element {int(np.flatnonzero(missing)[0])} is missing")
+    return y.astype(object)
+
+
+def _argmax(logs, C, observed, enc, alpha) -> np.ndarray:
+    """Per row the first label of largest support; rows whose top two log supports are
+    closer than the rounding bound (a near-tie, or any row with a huge alpha) are decided
+    in exact arithmetic: N_l * prod_j (q C_lj + p) / (q observed_lj + p delta_j)."""
+    best = np.argmax(logs, axis=1)
+    if enc.m == 1:
+        return best
+    top2 = -np.sort(-logs, axis=1)[:, :2]
+    with np.errstate(invalid="ignore"):  # nan: 0/0 where alpha = 0 and a label never observed j
+        unsure = (np.isfinite(top2).all(axis=1) & ~np.isnan(logs).any(axis=1)
+                  & (top2[:, 0] - top2[:, 1] <= log_tolerance(enc.d, enc.n, alpha)))
+    if not unsure.any():
+        return best
+    p, q = alpha.numerator, alpha.denominator
+    dens = [math.prod(q * int(o) + p * int(dj) for o, dj in zip(observed[l], enc.delta)) for l in range(enc.m)]
+    for r in np.flatnonzero(unsure):
+        supports = [Fraction(int(enc.label_sizes[l]) * math.prod(q * int(c) + p for c in C[r, l]), dens[l])
+                    for l in range(enc.m)]
+        best[r] = supports.index(max(supports))
+    return best
 
 
 class CertifiedNB(ClassifierMixin, BaseEstimator):
@@ -30,45 +100,61 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
     def __init__(self, alpha=0.0):
         self.alpha = alpha
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # NaN is a missing cell
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
     def fit(self, X, y):
         as_alpha(self.alpha)
         Xf = _frame(X)
+        labels = _labels(y, len(Xf))
         label = "__label__"
         while label in Xf.columns:
             label += "_"
-        table = Xf.assign(**{label: np.asarray(y, dtype=object)})
-        self.encoded_ = encode(table, label)
+        self.encoded_ = encode(Xf.assign(**{label: labels}), label, name="X")
         self.index_ = count_index(self.encoded_)
-        self.classes_ = np.array(self.encoded_.labels, dtype=object)
-        self.feature_names_in_ = np.array(self.encoded_.features, dtype=object)
+        self.classes_ = pd.Index(self.encoded_.labels).to_numpy()
+        self.n_features_in_ = self.encoded_.d
+        if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
+            self.feature_names_in_ = np.array(X.columns, dtype=object)
         return self
 
     def _codes(self, X):
         check_is_fitted(self, "encoded_")
         Xf = _frame(X)
         if not isinstance(X, pd.DataFrame):
-            if Xf.shape[1] != len(self.encoded_.features):
-                raise ValueError(f"X has {Xf.shape[1]} features, the estimator was fitted with {len(self.encoded_.features)}")
+            if Xf.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {Xf.shape[1]} features, but CertifiedNB is expecting "
+                                 f"{self.n_features_in_} features as input")
             Xf.columns = list(self.encoded_.features)
         return self.encoded_.encode_test(Xf, name="X")
 
     def predict(self, X) -> np.ndarray:
-        enc, idx = self.encoded_, self.index_
         T = self._codes(X)
-        a = float(as_alpha(self.alpha))
+        enc, idx = self.encoded_, self.index_
         seen = T >= 0
         C = np.where(seen[:, None, :], idx[:, enc.global_codes(T)].transpose(1, 0, 2), 0)
         observed = enc.label_sizes[:, None] - idx[:, enc.missing_codes]  # (m, d)
-        with np.errstate(divide="ignore"):
-            logs = (np.log(C + a) - np.log(observed + a * enc.delta)).sum(-1) + np.log(enc.label_sizes)
-        return self.classes_[np.argmax(logs, axis=1)]
+        alpha = as_alpha(self.alpha)
+        logs = log_factors(C, observed, enc.delta, alpha).sum(-1) + np.log(enc.label_sizes)
+        return self.classes_[_argmax(logs, C, observed, enc, alpha)]
 
     def certify(self, X) -> np.ndarray:
-        return certify_index(self.encoded_, self._codes(X), self.alpha, index=self.index_).robust
+        T = self._codes(X)
+        return certify_index(self.encoded_, T, self.alpha, index=self.index_).robust
 
     def certified_predict(self, X) -> np.ndarray:
-        dec = certify_index(self.encoded_, self._codes(X), self.alpha, index=self.index_)
+        T = self._codes(X)
+        dec = certify_index(self.encoded_, T, self.alpha, index=self.index_)
         return np.array([self.classes_[c] if c >= 0 else None for c in dec.label], dtype=object)
 
-    def count_worlds(self, X, **kwargs):
-        return count_encoded(self.encoded_, self._codes(X), self.alpha, **kwargs)
+    def count_worlds(self, X, *, method="auto", n_samples=20_000, confidence=0.95, seed=None,
+                     max_states=2_000_000):
+        """Worlds per predicted label for each row of X; see ``nbcert.count_worlds``."""
+        check_count_options(n_samples=n_samples, confidence=confidence, seed=seed, max_states=max_states)
+        T = self._codes(X)
+        return count_encoded(self.encoded_, T, self.alpha, method=method, n_samples=n_samples,
+                             confidence=confidence, seed=seed, max_states=max_states)

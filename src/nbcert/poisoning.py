@@ -32,21 +32,38 @@ from .decision import block_sums, decide_counts, extremes
 from .encoding import EncodedTable
 
 
+STATUSES = ("poisoned", "already_nonrobust", "impossible", "none_found")
+
+
 @dataclass(frozen=True)
 class Poisoning:
     """Cells to blank so a test point is no longer certifiably robust.
 
     ``cells`` lists (row position in the training table, column name); it is empty when
-    the point is already non-robust, and ``possible`` is False (``cells`` empty) when no
-    set of cells can do it.
+    the point is already non-robust.  ``possible`` is False (``cells`` empty) when no
+    blanking was found; ``impossible`` then says whether that is proven (OP, or a table
+    with a single label) or only that a randomized search (SR, RP) found none.
+    ``status`` names the four cases.
     """
 
     possible: bool
     cells: tuple = ()
+    impossible: bool = False
+
+    def __post_init__(self):
+        if self.possible and self.impossible:
+            raise ValueError("a poisoning that was found cannot be impossible")
 
     @property
     def num_cells(self) -> int | None:
         return len(self.cells) if self.possible else None
+
+    @property
+    def status(self) -> str:
+        """'poisoned', 'already_nonrobust', 'impossible' (proven) or 'none_found'."""
+        if self.possible:
+            return "poisoned" if self.cells else "already_nonrobust"
+        return "impossible" if self.impossible else "none_found"
 
 
 class PoisonedCounts:
@@ -192,7 +209,7 @@ def _optimal(enc: EncodedTable, star: int, state: PoisonedCounts):
             st.blank(rows, j)
         if not st.robust():
             return st.result()
-    return Poisoning(False)
+    return Poisoning(False, impossible=True)  # OP is exact: no plan works, so no blanking does
 
 
 # ---------------------------------------------------------------- SR, RP
@@ -215,7 +232,7 @@ def _smarter_random(enc, star, state, rng):
             if open_:
                 moves.append((l, min(open_, key=lambda j: score[j])))
         if not moves:
-            return Poisoning(False)
+            return Poisoning(False)  # none found; a random search proves nothing
         l, j = moves[int(rng.integers(len(moves)))]
         r = pools[l][j].pop()
         if state.left[j] > 1:  # a column must keep one observed cell
@@ -271,7 +288,7 @@ def _random(enc, state, rng, window=4096):
             return state.result()
         A0, M0, nd0 = A[-1], M[-1], ndist[-1]
         np.subtract.at(cnt0, v, 1)
-    return Poisoning(False)
+    return Poisoning(False)  # none found: blanking is not monotone, another order may work
 
 
 def poison_encoded(enc: EncodedTable, t: np.ndarray, method: str = "op", seed=None) -> Poisoning:
@@ -281,8 +298,8 @@ def poison_encoded(enc: EncodedTable, t: np.ndarray, method: str = "op", seed=No
     if not first.robust[0]:
         return Poisoning(True)
     star = int(first.label[0])
-    if enc.m == 1:
-        return Poisoning(False)
+    if enc.m == 1:  # one label is predicted in every world, whatever is blanked
+        return Poisoning(False, impossible=True)
     rng = np.random.default_rng(seed)
     if method == "op":
         return _optimal(enc, star, state)

@@ -38,7 +38,7 @@ class ManyPoisoning:
     ``optimal`` says whether ``cells`` is proven minimum; ``lower_bound`` is a proven bound
     on the minimum (equal to ``num_cells`` when optimal).  ``possible`` False with
     ``optimal`` True is a proof that no blanking works; otherwise it only says that none
-    was found.  The exact program can miss (and then not prove) an optimum that leaves a
+    was found (``status`` names the cases as ``Poisoning.status`` does).  The exact program can miss (and then not prove) an optimum that leaves a
     column with a single value, whose blanks are all forced to it.
     """
 
@@ -52,6 +52,13 @@ class ManyPoisoning:
     @property
     def num_cells(self) -> int | None:
         return len(self.cells) if self.possible else None
+
+    @property
+    def status(self) -> str:
+        """'poisoned', 'already_nonrobust', 'impossible' (proven) or 'none_found'."""
+        if self.possible:
+            return "poisoned" if self.cells else "already_nonrobust"
+        return "impossible" if self.optimal else "none_found"
 
 
 def _names(enc, blanked: np.ndarray) -> tuple:

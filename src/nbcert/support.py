@@ -23,12 +23,15 @@ def as_alpha(alpha) -> Fraction:
     """Validate the smoothing parameter and return it as an exact fraction.
 
     A float is read as the decimal it prints as (0.1 means 1/10), which is what a
-    user typing it means.
+    user typing it means.  Raises TypeError for a value that is not a number (or a
+    string of one) and ValueError for a negative one or one that is not a finite
+    float (nan, inf, 1e400).
     """
     if isinstance(alpha, bool) or not isinstance(alpha, (Real, str, Fraction)):
-        raise ValueError(f"alpha must be a number, got {alpha!r}")
+        raise TypeError(f"alpha must be a number, got {alpha!r}")
     try:
         a = Fraction(str(alpha)) if isinstance(alpha, float) else Fraction(alpha)
+        float(a)
     except (ValueError, ZeroDivisionError, OverflowError):
         raise ValueError(f"alpha must be a finite number, got {alpha!r}") from None
     if a < 0:
@@ -36,28 +39,52 @@ def as_alpha(alpha) -> Fraction:
     return a
 
 
+def _log_fraction(x: Fraction) -> float:
+    """log of a positive fraction, without converting it to a float first (which can
+    underflow to 0 or lose digits as a subnormal)."""
+    return math.log(x.numerator) - math.log(x.denominator)
+
+
+def log_factors(C: np.ndarray, N: np.ndarray, delta: np.ndarray, alpha: Fraction) -> np.ndarray:
+    """log((C + alpha) / (N + alpha * delta)) elementwise (C, N and delta broadcast), -inf
+    where the factor is exactly 0.
+
+    For alpha > 1 both logs are taken relative to alpha, log1p(C / alpha) -
+    log1p(N / (alpha * delta)) - log(delta): nothing overflows however large alpha is,
+    and as alpha grows each factor tends to 1 / delta, as it should.
+    """
+    a = float(alpha)
+    C = np.asarray(C, dtype=float)
+    N = np.asarray(N, dtype=float)
+    delta = np.asarray(delta, dtype=float)
+    if a > 1:
+        return np.log1p(C / a) - (np.log1p(N / a / delta) + np.log(delta))
+    with np.errstate(divide="ignore"):
+        num = np.log(C + a)
+        if alpha and a < np.finfo(float).tiny:  # subnormal (or 0.0): log(0 + alpha) from the exact value
+            num = np.where(C == 0, _log_fraction(alpha), num)
+        return num - np.log(N + a * delta)
+
+
 def log_support(C: np.ndarray, N: np.ndarray, delta: np.ndarray, alpha: Fraction) -> np.ndarray:
     """log S(l|t) up to the common term -log n; -inf where the support is exactly 0.
 
     C has shape (..., m, d): the count of label-l rows whose feature j equals t_j.
     """
-    a = float(alpha)
-    Nf = N.astype(float)
-    den = np.log(Nf[:, None] + a * delta.astype(float))  # (m, d)
-    with np.errstate(divide="ignore"):
-        num = np.log(C + a) if a else np.log(C.astype(float))
-    return np.log(Nf) + (num - den).sum(axis=-1)
+    return np.log(N.astype(float)) + log_factors(C, N[:, None], delta, alpha).sum(axis=-1)
 
 
 def log_tolerance(d: int, n: int, alpha: Fraction) -> float:
     """A bound on the absolute rounding error of one log_support value.
 
-    Each of the 2d+1 logs is within a few ulps of its true value and their sum adds at
-    most (2d+1) ulps of the largest partial sum; we take a generous multiple of that.
+    Each of the 3d+1 logs is within a few ulps of its true value (a rounded quotient
+    C / alpha moves log1p by at most an ulp too) and their sum adds at most (3d+1) ulps
+    of the largest partial sum; every term is at most ``biggest`` in size, and we take a
+    generous multiple of that.
     """
-    a = float(alpha)
-    biggest = math.log(n + 1 + a * (n + 1)) + (abs(math.log(a)) if a else 0.0) + 1.0
-    terms = 2 * d + 2
+    log_a = abs(_log_fraction(alpha)) if alpha else 0.0
+    biggest = math.log(n + 1) + math.log1p(float(alpha)) + log_a + 1.0
+    terms = 3 * d + 2
     return 16.0 * terms * terms * biggest * _EPS
 
 
