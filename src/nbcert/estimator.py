@@ -8,8 +8,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .counting import count_encoded
-from .decision import certify_index, count_index
+from .decision import certify_index
 from .encoding import encode
+from .stats import from_table
 from .support import as_alpha
 
 
@@ -38,7 +39,8 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
             label += "_"
         table = Xf.assign(**{label: np.asarray(y, dtype=object)})
         self.encoded_ = encode(table, label)
-        self.index_ = count_index(self.encoded_)
+        self.stats_ = from_table(self.encoded_)
+        self.index_ = self.stats_.counts
         self.classes_ = np.array(self.encoded_.labels, dtype=object)
         self.feature_names_in_ = np.array(self.encoded_.features, dtype=object)
         return self
@@ -64,11 +66,11 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(logs, axis=1)]
 
     def certify(self, X) -> np.ndarray:
-        return certify_index(self.encoded_, self._codes(X), self.alpha, index=self.index_).robust
+        return certify_index(self.stats_, self._codes(X), self.alpha).robust
 
     def certified_predict(self, X) -> np.ndarray:
-        dec = certify_index(self.encoded_, self._codes(X), self.alpha, index=self.index_)
+        dec = certify_index(self.stats_, self._codes(X), self.alpha)
         return np.array([self.classes_[c] if c >= 0 else None for c in dec.label], dtype=object)
 
     def count_worlds(self, X, **kwargs):
-        return count_encoded(self.encoded_, self._codes(X), self.alpha, **kwargs)
+        return count_encoded(self.stats_, self._codes(X), self.alpha, **kwargs)

@@ -265,8 +265,8 @@ def run_size(n: int, cfg: dict, seed: int, *, mem_budget: int | None = None, ad_
     cover = max(domain, labels)  # the rows that make every value occur are never blanked
 
     def blank():
-        L = enc.X
-        L -= enc.offsets[:-1]  # back to local codes
+        L = np.empty(enc.X.shape, np.int8 if domain < 127 else np.int32)
+        np.subtract(enc.X, enc.offsets[:-1], out=L, casting="unsafe")  # back to local codes
         mask = blank_mask(n, d, rate, "uniform", rng_for(seed, "scaling", n, "blank"))
         mask[:cover] = False
         L[mask] = -1
