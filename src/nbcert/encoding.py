@@ -128,10 +128,11 @@ def _arrow_backed(dtype) -> bool:
 
 
 def _arrow_codes(arr, exact: bool = True):
-    """Codes (-1 = missing) and domain values of a pyarrow Array or ChunkedArray.
-
-    A dictionary-typed input may list values that no cell holds; with ``exact`` they are
-    dropped here (one counting pass), otherwise the caller drops them from its counts.
+    """Codes and domain values of a pyarrow Array or ChunkedArray.  The codes are the
+    dictionary indices as an Arrow array (null = missing), or a numpy array (-1 = missing)
+    where values had to be dropped: a dictionary-typed input may list values that no cell
+    holds; with ``exact`` they are dropped here (one counting pass), otherwise the caller
+    drops them from its counts.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -146,13 +147,37 @@ def _arrow_codes(arr, exact: bool = True):
     if arr.num_chunks == 0:
         return np.zeros(0, np.int32), pd.Index([])
     indices = pa.chunked_array([c.indices for c in arr.chunks], type=arr.type.index_type)
-    codes = pc.fill_null(indices, -1).to_numpy()
     values = pd.Index(arr.chunk(0).dictionary.to_pandas())
     if given and exact:
+        codes = pc.fill_null(indices, -1).to_numpy()
         present = np.bincount(codes + 1, minlength=len(values) + 1)[1:] > 0
         if not present.all():
-            codes, values = _drop_values(codes, values, ~present)
-    return codes, values
+            return _drop_values(codes, values, ~present)
+    return indices, values
+
+
+def _numpy_codes(codes) -> np.ndarray:
+    """Codes as numpy, -1 = missing."""
+    if isinstance(codes, np.ndarray):
+        return codes
+    import pyarrow.compute as pc
+
+    return pc.fill_null(codes, -1).to_numpy()
+
+
+def _missing_as(codes, k: int, compact: bool) -> np.ndarray:
+    """Codes with the missing cells as k: in the smallest type holding k + 1 codes when
+    ``compact``, else as they come (Arrow's int32)."""
+    dt = code_dtype(k + 1)
+    if isinstance(codes, np.ndarray):
+        out = codes.astype(dt if compact else np.int32 if k < 1 << 31 else np.int64)
+        out[codes < 0] = k
+        return out
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    filled = pc.fill_null(codes, k)
+    return (filled.cast(pa.from_numpy_dtype(dt)) if compact else filled).to_numpy()
 
 
 def _small_int_codes(x: np.ndarray):
@@ -203,29 +228,29 @@ def _drop_values(codes: np.ndarray, values: pd.Index, drop: np.ndarray):
     return lookup[codes], values[keep]
 
 
-def code_column(col, tokens: Sequence = (), exact: bool = True) -> CodedColumn:
-    """Code one column (a pandas Series or a pyarrow array); ``tokens`` are values that
-    also mean missing.  With ``exact`` False the domain may list values no cell holds."""
-    codes, values = _raw_codes(col, exact)
+def _without_tokens(codes, values: pd.Index, tokens: Sequence):
     if len(tokens) and len(values):
         drop = np.asarray(values.isin(list(tokens)), bool)
         if drop.any():
-            codes, values = _drop_values(codes, values, drop)
-    k = len(values)
-    out = codes.astype(code_dtype(k + 1))
-    out[codes < 0] = k
-    return CodedColumn(out, values)
+            return _drop_values(_numpy_codes(codes), values, drop)
+    return codes, values
+
+
+def code_column(col, tokens: Sequence = (), exact: bool = True, compact: bool = True) -> CodedColumn:
+    """Code one column (a pandas Series or a pyarrow array); ``tokens`` are values that
+    also mean missing.  With ``exact`` False the domain may list values no cell holds;
+    with ``compact`` False the codes may take a wider type (faster where they are only
+    counted)."""
+    codes, values = _without_tokens(*_raw_codes(col, exact), tokens)
+    return CodedColumn(_missing_as(codes, len(values), compact), values)
 
 
 def code_labels(col, name: str, label: str, start: int = 0, tokens: Sequence = ()):
     """Label codes (intp) and the labels, sorted where they can be (else in order of
     appearance); a missing label (or one of the ``tokens``) is an InputError naming its
     data row (``start`` is the row number of the column's first cell)."""
-    codes, values = _raw_codes(col)
-    if len(tokens) and len(values):
-        drop = np.asarray(values.isin(list(tokens)), bool)
-        if drop.any():
-            codes, values = _drop_values(codes, values, drop)
+    codes, values = _without_tokens(*_raw_codes(col), tokens)
+    codes = _numpy_codes(codes)
     missing = codes < 0
     if missing.any():
         raise InputError(f"{name}: data row {start + int(np.flatnonzero(missing)[0])} has no value in "
@@ -280,15 +305,16 @@ def check_columns(columns: list, label: str, name: str) -> tuple:
 
 
 def code_frame(frame, label: str, *, missing: Iterable | None = None, name: str = "training table", start: int = 0,
-               exact: bool = True):
+               exact: bool = True, compact: bool = True):
     """(label codes, labels, features, coded columns) of a pandas DataFrame or Arrow table
-    (``start``: the row number of its first row, for messages; ``exact``: see code_column)."""
+    (``start``: the row number of its first row, for messages; ``exact``, ``compact``: see
+    code_column)."""
     if not isinstance(frame, pd.DataFrame) and not hasattr(frame, "column_names"):
         raise InputError(f"{name}: expected a pandas DataFrame, got {type(frame).__name__}")
     features = check_frame(frame, label, name)
     tokens = list(missing or [])
     y, labels = code_labels(_column(frame, label), name, label, start, tokens)
-    columns = [code_column(_column(frame, f), tokens, exact) for f in features]
+    columns = [code_column(_column(frame, f), tokens, exact, compact) for f in features]
     return y, labels, features, columns
 
 

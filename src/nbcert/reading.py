@@ -9,8 +9,8 @@ and line), an empty file, a file with no data rows and a file that is not UTF-8 
 errors naming the file.
 
 How: the file is cut at record ends (a newline outside quotes) into pieces of about
-``PIECE_BYTES``, read in one forward pass, so a pipe or ``/dev/stdin`` works too.  Each
-piece is parsed by ``pyarrow.csv.read_csv`` on every core into dictionary-encoded columns:
+``PIECE_BYTES``, read in one forward pass (a pipe or ``/dev/stdin`` is read once and its
+bytes kept for the passes after the first: never read twice).  Each piece is parsed by ``pyarrow.csv.read_csv`` on every core into dictionary-encoded columns:
 integer codes with no Python-level pass over cells.  The table in memory is the pieces'
 concatenation; streaming hands on each piece's record batches and lets it go, so memory
 is bounded by the piece.  A faulty record is located by re-reading only its piece on one
@@ -30,8 +30,10 @@ import numpy as np
 
 from .encoding import InputError
 
-PIECE_BYTES = 64 << 20
+PIECE_BYTES = 64 << 20  # bytes of file per piece
+BLOCK_BYTES = 8 << 20  # bytes per parallel parse block (pyarrow's unit of work)
 PARQUET_SUFFIXES = (".parquet", ".parq", ".pq")
+PARQUET_BATCH_ROWS = 1 << 20
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -227,7 +229,7 @@ class TableSource:
 
     def _parse(self, piece: bytes, dictionary: bool, threads: bool = True, log: list | None = None):
         pa, pacsv = _pa()
-        block = 1 << 20
+        block = BLOCK_BYTES
         while True:
             try:
                 return pacsv.read_csv(
@@ -337,13 +339,14 @@ class TableSource:
 
     # -- public
 
-    def tables(self, dictionary: bool = True, piece_bytes: int = PIECE_BYTES) -> Iterator[tuple]:
-        """(first data row, Arrow table or record batch) of consecutive parts of the file."""
+    def tables(self, dictionary: bool = True, piece_bytes: int | None = None) -> Iterator[tuple]:
+        """(first data row, Arrow table or record batch) of consecutive parts of the file
+        (CSV: pieces of about ``piece_bytes``, default PIECE_BYTES)."""
         if self.kind == "parquet":
-            return self._parquet_batches(dictionary, 1 << 17)
-        return self._csv_pieces(dictionary, piece_bytes)
+            return self._parquet_batches(dictionary, PARQUET_BATCH_ROWS)
+        return self._csv_pieces(dictionary, piece_bytes or PIECE_BYTES)
 
-    def batches(self, batch_rows: int | None = None, piece_bytes: int = PIECE_BYTES) -> Iterator[tuple]:
+    def batches(self, batch_rows: int | None = None, piece_bytes: int | None = None) -> Iterator[tuple]:
         """(first data row, record batch) of at most ``batch_rows`` rows each, in file order."""
         pa, _ = _pa()
         for start, part in self.tables(True, piece_bytes):

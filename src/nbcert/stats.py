@@ -128,7 +128,8 @@ def partial_counts(frame, label: str, *, missing=None, name: str = "training tab
     the data row of its first row (for messages); ``features`` the whole table's feature
     names, which the part must have in that order; ``find_missing``: locate its first
     missing cell (needed until one part has one)."""
-    y, labels, feats, columns = code_frame(frame, label, missing=missing, name=name, start=start, exact=False)
+    y, labels, feats, columns = code_frame(frame, label, missing=missing, name=name, start=start, exact=False,
+                                          compact=False)
     if features is not None and feats != features:
         raise InputError(f"{name}: columns {list(feats)} differ from the first part's {list(features)}")
     m = len(labels)

@@ -52,7 +52,8 @@ def source_stats(source: TableSource, label: str, batch_rows: int | None = None)
     """The statistics of a file, read batch by batch (memory bounded by the batch)."""
     features = _features(source, label)
     merger = Merger(features=features, name=source.name)
-    for start, batch in source.batches(batch_rows):
+    parts = source.batches(batch_rows) if batch_rows else source.tables()  # a whole piece is one part
+    for start, batch in parts:
         if batch.num_rows:
             merger.add(partial_counts(batch, label, missing=source.missing, name=source.name, start=start,
                                       features=features, find_missing=merger.first_missing is None))
