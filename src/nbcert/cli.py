@@ -118,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "than memory allows); methods that need rows, except poison --method op, then refuse")
     g.add_argument("--batch-rows", type=_positive_int, default=None, metavar="N",
                    help="rows per record batch when reading the training file (default: about 64 MB of file)")
+    g.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask scheduler (e.g. tcp://host:8786; default: $NBCERT_DASK_SCHEDULER) whose "
+                        "workers read a Parquet training file or folder and count it per partition")
     out = argparse.ArgumentParser(add_help=False)
     out.add_argument("--json", action="store_true",
                      help='print {"results": [...]} as JSON instead of a text table')
@@ -190,17 +193,26 @@ class _Table:
     data: object  # the training table's TableSource (read by the library), the test DataFrame
 
 
-def _load(args):
+def _load(args, ctx):
     """Open the training file (its header is checked; the library reads the rest) and read
     the test file; the CLI checks only what is about files: a test column that the
-    training file does not have."""
+    training file does not have.  With a Dask scheduler the training table becomes a Dask
+    DataFrame read by the workers."""
     import nbcert
 
-    train = _Table(args.train, nbcert.TableSource(args.train, args.missing, args.train, text=True))
+    source = nbcert.TableSource(args.train, args.missing, args.train, text=True)
+    train = _Table(args.train, source)
     test = _Table(args.test, nbcert.read_csv(args.test, missing=args.missing, name=args.test))
-    extra = [c for c in test.data.columns if c not in train.data.columns]
+    ctx.update(train=train, test=test)
+    extra = [c for c in test.data.columns if c not in source.columns]
     if extra:
         raise _InputError(f"{test.path}: column {extra[0]!r} is not a column of {train.path}")
+    from .cluster import connect, read_on_cluster, scheduler_address
+
+    address = scheduler_address(args.scheduler)
+    if address:
+        ctx["client"] = connect(address)
+        train.data = read_on_cluster(source, args.train)
     return train, test, test.data.drop(columns=[args.label], errors="ignore")
 
 
@@ -256,8 +268,7 @@ def _run_certify(args, ctx) -> None:
     import nbcert
 
     alpha = _alpha(args.alpha)
-    train, test, X = _load(args)
-    ctx.update(train=train, test=test)
+    train, test, X = _load(args, ctx)
     res = nbcert.certify(train.data, X, args.label, alpha=alpha, method=args.method,
                          n_worlds=args.worlds, seed=args.seed, **_reading(args))
     results = []
@@ -278,8 +289,7 @@ def _run_count(args, ctx) -> None:
     import nbcert
 
     alpha = _alpha(args.alpha)
-    train, test, X = _load(args)
-    ctx.update(train=train, test=test)
+    train, test, X = _load(args, ctx)
     wcs = nbcert.count_worlds(train.data, X, args.label, alpha=alpha, method=args.method,
                               n_samples=args.samples, confidence=args.confidence, seed=args.seed,
                               **_reading(args))
@@ -343,8 +353,7 @@ def _run_poison_together(args, X, train) -> None:
 def _run_poison(args, ctx) -> None:
     import nbcert
 
-    train, test, X = _load(args)
-    ctx.update(train=train, test=test)
+    train, test, X = _load(args, ctx)
     if args.together:
         return _run_poison_together(args, X, train)
     if args.method not in (None, "op", "sr", "rp"):
@@ -412,6 +421,8 @@ def main(argv=None) -> int:
     finally:
         if set_digits:
             set_digits(old_digits)
+        if "client" in ctx:
+            ctx["client"].close()
     return EXIT_OK
 
 

@@ -37,6 +37,21 @@ class InputError(ValueError):
     """A user mistake in the input; the message is one line meant for the user."""
 
 
+class RowError(InputError):
+    """An InputError about one data row of a part of a table; ``shifted(k)`` is the same
+    error for the part starting k rows further on (the row counted over the whole table)."""
+
+    def __init__(self, template: str, row: int):
+        super().__init__(template.format(row=row))
+        self.template, self.row = template, row
+
+    def shifted(self, k: int) -> "RowError":
+        return RowError(self.template, self.row + k)
+
+    def __reduce__(self):  # pickled from a Dask worker to the client
+        return RowError, (self.template, self.row)
+
+
 def code_dtype(n_codes: int) -> np.dtype:
     """The smallest integer type holding codes 0 .. n_codes - 1."""
     if n_codes <= 1 << 8:
@@ -253,8 +268,11 @@ def code_labels(col, name: str, label: str, start: int = 0, tokens: Sequence = (
     codes = _numpy_codes(codes)
     missing = codes < 0
     if missing.any():
-        raise InputError(f"{name}: data row {start + int(np.flatnonzero(missing)[0])} has no value in "
-                         f"label column {label!r}")
+        def esc(text: str) -> str:
+            return text.replace("{", "{{").replace("}", "}}")
+
+        raise RowError(f"{esc(name)}: data row {{row}} has no value in label column {esc(repr(label))}",
+                       start + int(np.flatnonzero(missing)[0]))
     ranks, labels = sort_labels(values)
     return ranks[codes], labels
 
