@@ -162,7 +162,7 @@ def _arrow_codes(arr, exact: bool = True):
     if arr.num_chunks == 0:
         return np.zeros(0, np.int32), pd.Index([])
     indices = pa.chunked_array([c.indices for c in arr.chunks], type=arr.type.index_type)
-    values = pd.Index(arr.chunk(0).dictionary.to_pandas())
+    values = pd.Index(arr.chunk(0).dictionary.to_pylist(), dtype=object)  # object: fast lookups of test values
     if given and exact:
         codes = pc.fill_null(indices, -1).to_numpy()
         present = np.bincount(codes + 1, minlength=len(values) + 1)[1:] > 0

@@ -36,7 +36,15 @@ class Stats(Domains):
     """
 
     counts: np.ndarray  # (m, n_codes) int64
-    first_missing: tuple | None = None
+    missing_at: tuple | None = None  # see first_missing
+    locate: object = field(default=None, compare=False, repr=False)  # finds missing_at when first asked
+
+    @property
+    def first_missing(self) -> tuple | None:
+        if self.locate is not None:
+            object.__setattr__(self, "missing_at", self.locate())
+            object.__setattr__(self, "locate", None)
+        return self.missing_at
 
     @property
     def label_sizes(self) -> np.ndarray:
@@ -78,7 +86,7 @@ def from_table(enc: EncodedTable, counts: np.ndarray | None = None) -> Stats:
     """The statistics of an encoded table (``counts``: its count index, if already built)."""
     counts = count_index(enc) if counts is None else counts
     return Stats(offsets=enc.offsets, delta=enc.delta, features=enc.features, categories=enc.categories,
-                 labels=enc.labels, counts=counts, first_missing=_first_missing_of_table(enc, counts))
+                 labels=enc.labels, counts=counts, locate=lambda: _first_missing_of_table(enc, counts))
 
 
 def as_stats(source) -> Stats:
@@ -206,7 +214,7 @@ class Merger:
         offsets = np.zeros(len(delta) + 1, dtype=np.intp)
         np.cumsum(delta + 1, out=offsets[1:])
         return Stats(offsets=offsets, delta=delta, features=self.features, categories=tuple(cats),
-                     labels=labels, counts=np.concatenate(blocks, axis=1), first_missing=self.first_missing)
+                     labels=labels, counts=np.concatenate(blocks, axis=1), missing_at=self.first_missing)
 
 
 def frame_stats(frame, label: str, *, missing=None, name: str = "training table") -> Stats:

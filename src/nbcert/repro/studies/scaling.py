@@ -41,7 +41,7 @@ import pandas as pd
 
 from ... import decision, poisoning
 from ...counting import count_encoded
-from ...encoding import from_codes
+from ...encoding import code_dtype, from_codes
 from ..stages import rng_for
 from ..perturb import blank_mask
 from ..synthetic import synthetic_table
@@ -56,12 +56,12 @@ KIND = {**{m: "decision" for m in DECISION}, **{m: "counting" for m in COUNTING}
 
 # Bytes per cell of the n x d table, the larger of what this module measured at n = 10^6
 # and 10^7 (d = 20), rounded up by a fifth or more.  HELD: the encoded table kept while
-# the methods run (8).  SETUP: the peak while generating, encoding and blanking (8 held
+# the methods run (1: compact codes; it was 8 with intp codes).  SETUP: the peak while generating, encoding and blanking (8 held
 # + 18.4: up to three n x d intp copies and the blanking draw).  EXTRA: what each method
 # adds on top of the held table (OP 2.4, SR 21.1, RP 33.4, AD 21.0, Iterate 2.0,
 # Monte-Carlo 2.1, Iterate+Index ~0).
-HELD_BYTES = 8
-SETUP_BYTES = 32
+HELD_BYTES = 1  # codes take one byte per cell (nbcert.encoding.code_dtype) at these domains
+SETUP_BYTES = 16  # the generator's intp table (8) and the compact copies and blanking draw
 EXTRA_BYTES = {"Iterate+Index": 1, "Iterate": 3, "AD": 26, "Monte-Carlo": 3, "OP": 3, "SR": 26, "RP": 40}
 BASE_BYTES = 300 * 10**6  # interpreter, numpy, pandas and small arrays
 SAFETY = 0.8  # use at most this share of the available memory
@@ -126,6 +126,7 @@ class Meter:
 
     def __init__(self):
         self.process_peak = 0
+        self.last_peak = None
         try:
             self._reset()
             self.method = "peak RSS added (VmHWM reset via /proc/self/clear_refs, minus VmRSS before)"
@@ -161,7 +162,8 @@ class Meter:
         t0, c0 = time.perf_counter(), time.process_time()
         out = fn()
         seconds, self.cpu = time.perf_counter() - t0, time.process_time() - c0
-        return out, seconds, max(0, _status()["VmHWM"] - before)
+        self.last_peak = _status()["VmHWM"]  # the process's peak during the call, held data included
+        return out, seconds, max(0, self.last_peak - before)
 
 
 def verify_poisoning(enc, t: np.ndarray, res) -> bool | None:
@@ -188,17 +190,20 @@ def ad_points(n: int, cfg: dict, max_samples: float) -> int:
 
 
 def run_size(n: int, cfg: dict, seed: int, *, mem_budget: int | None = None, ad_max_samples: float = 3e9,
-             mc_samples: int = 20_000, progress=print) -> pd.DataFrame:
-    """Time and measure every method on one synthetic table of n rows (see the module docstring).
+             mc_samples: int = 20_000, progress=print, methods: tuple = METHODS) -> pd.DataFrame:
+    """Time and measure every method (or those in ``methods``) on one synthetic table of n
+    rows (see the module docstring).
 
     cfg: d, domain, labels, missing_rate, k, ad_worlds.  mem_budget: bytes the run may use
-    (default: MemAvailable).  One row per method plus three setup rows.
+    (default: MemAvailable).  One row per method plus three setup rows; ``peak_mb`` is the
+    memory a call added, ``call_peak_mb`` the process's resident peak during it (the held
+    table included).
     """
     d, domain, labels, rate, k = cfg["d"], cfg["domain"], cfg["labels"], cfg["missing_rate"], cfg["k"]
     meter = Meter()
     avail = mem_budget if mem_budget is not None else mem_available()
     limit = None if avail is None else SAFETY * avail
-    base = {"n": n, "d": d, "domain": domain, "labels": labels, "k": k, "table_mb": n * d * 8 / MB,
+    base = {"n": n, "d": d, "domain": domain, "labels": labels, "k": k, "table_mb": n * d * code_dtype(d * (domain + 1)).itemsize / MB,
             "available_mb": None if avail is None else avail / MB, "memory_method": meter.method}
     rows = []
 
@@ -206,7 +211,9 @@ def run_size(n: int, cfg: dict, seed: int, *, mem_budget: int | None = None, ad_
         added = (EXTRA_BYTES[method] * n * d + fixed_bytes(method, d, labels, mc_samples)
                  if method in EXTRA_BYTES else None)
         cpu = None if seconds is None else meter.cpu
+        call_peak = None if seconds is None or meter.last_peak is None else meter.last_peak / MB
         rows.append({**base, "method": method, "kind": KIND[method], "points": points, "seconds": seconds,
+                     "call_peak_mb": call_peak,
                      "seconds_per_point": None if seconds is None or not points else seconds / points,
                      "cpu_seconds": cpu, "cpu_per_point": None if cpu is None or not points else cpu / points,
                      "peak_mb": None if peak is None else peak / MB,
@@ -231,6 +238,8 @@ def run_size(n: int, cfg: dict, seed: int, *, mem_budget: int | None = None, ad_
 
     def fits(method):
         est = estimate_bytes(n, d, method, labels, mc_samples)
+        if method not in methods:
+            return est, "not run: not asked for"
         if limit is None or est <= limit:
             return est, ""
         return est, (f"not run: needs about {est / MB:,.0f} MB, over {SAFETY:.0%} of the "
@@ -506,7 +515,8 @@ def _paragraph(table, slopes, ran) -> str:
         big = peaks.idxmax()
         total = table[table.n == nmax].process_peak_mb.max()
         out.append(
-            f"Memory: the encoded table at n = {_n(nmax)} is {_mb(at.table_mb.iloc[0])} (n·d·8 bytes); "
+            f"Memory: the encoded table at n = {_n(nmax)} is {_mb(at.table_mb.iloc[0])} ("
+            f"{at.table_mb.iloc[0] * MB / (nmax * at.d.iloc[0]):.0f} byte per cell); "
             f"the methods added between {_mb(peaks.min())} and {_mb(peaks.max())} ({big} the most"
             + (f"; building the tables added up to {_mb(setup_peak.max())}" if len(setup_peak) else "") + ")"
             + f", and the whole run peaked at {_mb(total)} resident"
