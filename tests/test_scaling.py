@@ -176,3 +176,17 @@ def test_memory_helpers():
     assert scaling.mem_available() > 0
     assert scaling.job_mem_mb(10**7, 20) * 10**6 >= scaling.estimate_bytes(10**7, 20, "RP")
     assert scaling.estimate_bytes(10**7, 20, "RP") > scaling.estimate_bytes(10**7, 20, "Iterate+Index")
+
+
+def test_streamed_size_runs_from_disk_and_says_what_it_skips(monkeypatch):
+    t = scaling.run_streamed(5000, CFG, 7, progress=lambda *a: None).set_index("method")
+    for m in ("Iterate+Index", "Monte-Carlo", "OP"):
+        assert t.loc[f"{m} (streamed)", "seconds"] > 0 and t.loc[f"{m} (streamed)", "call_peak_mb"] > 0
+    assert t.loc["OP (streamed)", "cells"] > 0
+    assert t.loc["Iterate", "skipped"].startswith("not run: needs the table in memory")
+    md = scaling.summary_markdown(pd.concat([scaling.run_size(2000, CFG, 7, progress=lambda *a: None),
+                                             t.reset_index()], ignore_index=True))
+    assert "Streamed from a generated CSV on disk" in md and "n = 5,000" in md
+    monkeypatch.setattr(scaling, "csv_bytes_per_row", lambda d: 10**12)
+    t = scaling.run_streamed(5000, CFG, 7, progress=lambda *a: None)
+    assert t.seconds.isna().all() and t.skipped.str.contains("of disk").any()

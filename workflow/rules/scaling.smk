@@ -14,7 +14,9 @@ rule scaling_run:
     threads: 1  # timings are single-threaded
     resources:
         # nbcert.repro.studies.scaling.job_mem_mb: 300 MB + 48 bytes per cell (the table, 8, plus RP's 40)
-        mem_mb=lambda w, attempt: attempt * (400 + int(w.n) * SCALING["d"] * 48 // 10**6),
+        # (a streamed size holds one record batch: 2 GB)
+        mem_mb=lambda w, attempt: attempt * (2000 if int(w.n) in SCALING.get("stream_n_values", []) else
+                                             400 + int(w.n) * SCALING["d"] * 48 // 10**6),
         # about 1.5 us per cell measured (AD on one point at the largest n included), doubled
         runtime=lambda w, attempt: attempt * (10 + int(w.n) * SCALING["d"] // 10**7),
     benchmark:
@@ -27,7 +29,7 @@ rule scaling_run:
 
 rule scaling_figure:
     input:
-        expand("results/tables/scaling/n{n}.csv", n=SCALING["n_values"]),
+        expand("results/tables/scaling/n{n}.csv", n=SCALING["n_values"] + SCALING.get("stream_n_values", [])),
     output:
         table="results/tables/scaling.csv",
         pdf="results/figures/scaling.pdf",

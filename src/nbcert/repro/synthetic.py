@@ -125,14 +125,21 @@ def synthetic_table(n: int, d: int, domain: int = 5, labels: int = 3, seed=0, k:
     Returns (model, X (n, d), y (n,), T (k, d), t_labels (k,)).  The model and the test
     points depend only on the seed (not on n), so tables of different sizes share both.
     """
+    model, T, t_labels, train_seed = model_and_tests(d, domain, labels, seed, k, concentration)
+    X, y = model.sample(n, np.random.SeedSequence([*train_seed.generate_state(4), n]))
+    return model, X, y, T, t_labels
+
+
+def model_and_tests(d: int, domain: int = 5, labels: int = 3, seed=0, k: int = 0, concentration: float = 0.5):
+    """The model and k test points of ``synthetic_table`` (they depend on the seed only),
+    and the seed of its training rows: (model, T, t_labels, train_seed)."""
     model_seed, test_seed, train_seed = np.random.SeedSequence(_entropy(seed)).spawn(3)
     model = planted_model(d, domain, labels, model_seed, concentration)
     T, t_labels = model.sample(k, test_seed, cover=False) if k else (np.empty((0, d), np.intp), np.empty(0, np.intp))
     if k:  # sample() sorts by label; shuffle the test points back into drawing order
         order = np.random.default_rng(test_seed.spawn(1)[0]).permutation(k)
         T, t_labels = T[order], t_labels[order]
-    X, y = model.sample(n, np.random.SeedSequence([*train_seed.generate_state(4), n]))
-    return model, X, y, T, t_labels
+    return model, T, t_labels, train_seed
 
 
 def _entropy(seed):
@@ -174,17 +181,17 @@ def _arrow_chunk(X: np.ndarray, y: np.ndarray, blank: np.ndarray, names: list, d
 
 
 def write_table(path, n: int, d: int = 20, domain: int = 5, labels: int = 3, missing: float = 0.4, seed=0,
-                fmt: str = "csv", files: int = 1, chunk: int = 1_000_000):
+                fmt: str = "csv", files: int = 1, chunk: int = 1_000_000, model: PlantedNB | None = None):
     """Write n rows of a planted Naive Bayes table (feature columns f0..f{d-1}, label column
     ``class``) with ``missing`` of the feature cells empty, chunk by chunk (memory bounded
     by the chunk): one CSV file, or Parquet split into ``files`` files of a folder (one
     file: ``path`` itself).  Values are v0..v{domain-1}, labels l0..l{labels-1} (both < 10).
-    Returns the model, for test points."""
+    Returns the model (``model`` if given), for test points."""
     from pathlib import Path
 
     if domain > 10 or labels > 10:
         raise ValueError("write_table writes values and labels below 10")
-    model = planted_model(d, domain, labels, seed)
+    model = model or planted_model(d, domain, labels, seed)
     names = [f"f{j}" for j in range(d)] + ["class"]
     path = Path(path)
     per_file = -(-n // files)
@@ -228,10 +235,12 @@ def write_table(path, n: int, d: int = 20, domain: int = 5, labels: int = 3, mis
     return model
 
 
-def test_frame(model: PlantedNB, k: int, seed=0):
-    """k complete test points drawn from the model, as text (columns f0.., no label)."""
+def test_frame(model: PlantedNB, k: int, seed=0, T: np.ndarray | None = None):
+    """k complete test points drawn from the model (or the coded points T), as text
+    (columns f0.., no label)."""
     import pandas as pd
 
-    T, _ = model.sample(k, seed, cover=False)
-    T = T[np.random.default_rng(seed).permutation(k)]
-    return pd.DataFrame({f"f{j}": [VALUE_TEXT.format(v) for v in T[:, j]] for j in range(model.d)})
+    if T is None:
+        T, _ = model.sample(k, seed, cover=False)
+        T = T[np.random.default_rng(seed).permutation(k)]
+    return pd.DataFrame({f"f{j}": [VALUE_TEXT.format(v) for v in T[:, j]] for j in range(T.shape[1])})

@@ -413,6 +413,8 @@ def _f(x) -> str:
 def summary_markdown(table: pd.DataFrame) -> str:
     """The "### Scaling" section of the report, computed from the table."""
     lines = ["### Scaling", ""]
+    streamed = table[table["streamed"].fillna(False).astype(bool)] if "streamed" in table else table.iloc[:0]
+    table = table.drop(streamed.index)
     if table.empty:
         return "\n".join(lines + ["No scaling runs.", ""])
     first = table.iloc[0]
@@ -460,7 +462,28 @@ def summary_markdown(table: pd.DataFrame) -> str:
         lines.append("")
     lines.append(_paragraph(table, slopes, ran))
     lines.append("")
+    lines += _streamed_lines(streamed)
     return "\n".join(lines)
+
+
+def _streamed_lines(streamed: pd.DataFrame) -> list:
+    """What the sizes streamed from disk measured (their times include reading the file)."""
+    if streamed.empty:
+        return []
+    out = []
+    for n, sub in streamed.groupby("n"):
+        ran = sub[sub.seconds.notna() & sub.method.isin(STREAMED.values())]
+        why = sub.skipped.fillna("").astype(str)
+        if ran.empty:
+            out.append(f"Streamed from disk, n = {_n(n)}: {why[why != ''].iloc[0] if (why != '').any() else 'not run'}.")
+            continue
+        parts = [f"{r.method.replace(' (streamed)', '')} {_s(r.seconds)} for {int(r.points)} point"
+                 f"{'s' * (int(r.points) != 1)}, peak {_mb(r.call_peak_mb)} resident"
+                 + (f", {int(r.cells)} cells" if pd.notna(r.get("cells", np.nan)) else "") for _, r in ran.iterrows()]
+        out.append(f"Streamed from a generated CSV on disk (deleted after), n = {_n(n)}: " + "; ".join(parts)
+                   + ". These times include reading the whole file (OP twice: plan, then its cells); Iterate, AD, "
+                     "SR and RP need the table in memory and were not run.")
+    return out + [""]
 
 
 def _paragraph(table, slopes, ran) -> str:
@@ -542,3 +565,94 @@ def _paragraph(table, slopes, ran) -> str:
         out.append(f"AD was timed on {int(ad.points)} of {int(ad.k)} points at n = {_n(nmax)} to keep the run short; "
                    f"its time per point is the mean over those points, not an extrapolation.")
     return " ".join(out)
+
+
+# ---------------------------------------------------------------- sizes beyond memory
+
+STREAM_METHODS = ("Iterate+Index", "Monte-Carlo", "OP")
+STREAMED = {m: f"{m} (streamed)" for m in STREAM_METHODS}  # their times include reading the file
+KIND.update({STREAMED[m]: KIND[m] for m in STREAM_METHODS})
+
+
+def csv_bytes_per_row(d: int) -> int:
+    """Bytes per row of the generated CSV (two characters a value), rounded up."""
+    return 3 * d + 4
+
+
+def run_streamed(n: int, cfg: dict, seed: int, *, scratch=None, mc_samples: int = 20_000,
+                 progress=print) -> pd.DataFrame:
+    """Iterate+Index, Monte-Carlo counting and OP on an n-row table that stays on disk
+    (rows named "<method> (streamed)": their times include reading the file).
+
+    The table (same model and test points as ``run_size``) is written as CSV in a scratch
+    folder, read back in record batches by the library (memory bounded by the batch), and
+    deleted; OP runs on a second, complete file and names its cells in a second pass.
+    Iterate, AD, SR and RP need the table in memory and are listed as not run; a size whose
+    files the disk cannot hold is skipped with the reason.  Same columns as ``run_size``.
+    """
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from ... import api
+    from ..synthetic import model_and_tests, test_frame, write_table
+
+    d, domain, labels, rate, k = cfg["d"], cfg["domain"], cfg["labels"], cfg["missing_rate"], cfg["k"]
+    meter = Meter()
+    folder = Path(tempfile.mkdtemp(prefix="nbcert-scaling-", dir=scratch))
+    base = {"n": n, "d": d, "domain": domain, "labels": labels, "k": k, "table_mb": 0.0, "streamed": True,
+            "available_mb": None, "memory_method": meter.method}
+    rows = []
+
+    def row(method, seconds=None, peak=None, points=None, skipped="", **extra):
+        rows.append({**base, "method": method, "kind": KIND[method], "points": points, "seconds": seconds,
+                     "call_peak_mb": None if seconds is None else meter.last_peak / MB if meter.last_peak else None,
+                     "seconds_per_point": None if seconds is None or not points else seconds / points,
+                     "cpu_seconds": None if seconds is None else meter.cpu,
+                     "cpu_per_point": None if seconds is None or not points else meter.cpu / points,
+                     "peak_mb": None if peak is None else peak / MB, "estimate_added_mb": None, "estimate_mb": None,
+                     "skipped": skipped, **extra})
+
+    need = 2 * n * csv_bytes_per_row(d)
+    free = shutil.disk_usage(folder).free
+    why = "" if need * 1.1 < free else (f"not run: the streamed files need about {need / 1e9:.1f} GB of disk, "
+                                        f"{free / 1e9:.1f} GB free")
+    try:
+        model, T, truth, _ = model_and_tests(d, domain, labels, rng_for(seed, "scaling").bit_generator.seed_seq, k)
+        test = test_frame(model, k, T=T)
+        for method in METHODS:
+            if method not in STREAM_METHODS:
+                row(method, skipped=why or "not run: needs the table in memory (a streamed size)")
+            elif why:
+                row(STREAMED[method], skipped=why)
+        if why:
+            progress(f"n={n}: {why}")
+            return _streamed_frame(rows, rate, meter)
+        dirty, clean = folder / "dirty.csv", folder / "clean.csv"
+        _, s, peak = meter(lambda: write_table(dirty, n, d, domain, labels, rate, model=model))
+        row("generate", s, peak)
+        res, s, peak = meter(lambda: api.certify(str(dirty), test, "class"))
+        robust = res.robust.to_numpy()
+        correct = robust & (res.label.to_numpy() == np.array([f"l{v}" for v in truth], dtype=object))
+        row(STREAMED["Iterate+Index"], s, peak, k, robust=int(robust.sum()), correct=int(correct.sum()))
+        progress(f"n={n}: Iterate+Index {k} points streamed in {s:.1f}s, +{peak / MB:.0f} MB")
+        wc, s, peak = meter(lambda: api.count_worlds(str(dirty), test.iloc[:1], "class", method="montecarlo",
+                                                     n_samples=mc_samples, seed=rng_for(seed, "scaling", n, "count")))
+        row(STREAMED["Monte-Carlo"], s, peak, 1, samples=mc_samples, top_fraction=max(wc[0].fractions.values()))
+        dirty.unlink()
+        _, s, peak = meter(lambda: write_table(clean, n, d, domain, labels, 0.0, model=model))
+        row("encode complete", s, peak)
+        res, s, peak = meter(lambda: api.poison(str(clean), test.iloc[:1], "class", stream=True))
+        row(STREAMED["OP"], s, peak, 1, possible=res[0].possible, cells=res[0].num_cells,
+            poisoning_rate=None if not res[0].possible else res[0].num_cells / (n * d))
+        progress(f"n={n}: OP streamed in {s:.1f}s ({res[0].num_cells} cells), +{peak / MB:.0f} MB")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return _streamed_frame(rows, rate, meter)
+
+
+def _streamed_frame(rows, rate, meter) -> pd.DataFrame:
+    out = pd.DataFrame(rows)
+    out["missing_rate"] = rate
+    out["process_peak_mb"] = meter.peak() / MB
+    return out
