@@ -42,6 +42,7 @@ import pandas as pd
 from ... import decision, poisoning
 from ...counting import count_encoded
 from ...encoding import code_dtype, from_codes
+from ...streaming import mem_available
 from ..stages import rng_for
 from ..perturb import blank_mask
 from ..synthetic import synthetic_table
@@ -66,16 +67,6 @@ EXTRA_BYTES = {"Iterate+Index": 1, "Iterate": 3, "AD": 26, "Monte-Carlo": 3, "OP
 BASE_BYTES = 300 * 10**6  # interpreter, numpy, pandas and small arrays
 SAFETY = 0.8  # use at most this share of the available memory
 MB = 10**6  # memory is reported in decimal megabytes
-
-
-def mem_available() -> int | None:
-    """MemAvailable of /proc/meminfo in bytes (None where it cannot be read)."""
-    try:
-        with open("/proc/meminfo") as f:
-            info = {k: int(v.split()[0]) * 1024 for k, v in (line.split(":", 1) for line in f)}
-    except (OSError, ValueError):
-        return None
-    return info.get("MemAvailable", info.get("MemFree"))
 
 
 def fixed_bytes(method: str, d: int, labels: int = 3, mc_samples: int = 20_000) -> int:
