@@ -2,16 +2,19 @@
 
 import types
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from nbcert import decision, poisoning
+from nbcert.repro.settings import ScalingSettings
 from nbcert.repro.studies import scaling
 from nbcert.encoding import from_codes
 from nbcert.repro.synthetic import planted_model, synthetic_codes, synthetic_table
 
-CFG = {"d": 6, "domain": 4, "labels": 3, "missing_rate": 0.3, "k": 4, "ad_worlds": 5}
+CFG = ScalingSettings(n_values=(), d=6, domain=4, labels=3, missing_rate=0.3, k=4, ad_worlds=5)
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +72,8 @@ def test_rp_cells_make_the_point_non_robust():
 
 
 def test_ad_is_capped_and_says_so():
-    assert scaling.ad_points(10**4, {**CFG, "d": 20, "ad_worlds": 100, "k": 32}, 3e9) == 32
-    assert scaling.ad_points(10**7, {**CFG, "d": 20, "ad_worlds": 100, "k": 32, "missing_rate": 0.4}, 3e9) == 1
+    assert scaling.ad_points(10**4, replace(CFG, d=20, ad_worlds=100, k=32), 3e9) == 32
+    assert scaling.ad_points(10**7, replace(CFG, d=20, ad_worlds=100, k=32, missing_rate=0.4), 3e9) == 1
     t = scaling.run_size(2000, CFG, 1, ad_max_samples=1, progress=lambda *a: None).set_index("method")
     assert t.loc["AD", "points"] == 1 and t.loc["Iterate", "points"] == CFG["k"]
 
@@ -176,3 +179,17 @@ def test_memory_helpers():
     assert scaling.mem_available() > 0
     assert scaling.job_mem_mb(10**7, 20) * 10**6 >= scaling.estimate_bytes(10**7, 20, "RP")
     assert scaling.estimate_bytes(10**7, 20, "RP") > scaling.estimate_bytes(10**7, 20, "Iterate+Index")
+
+
+def test_streamed_size_runs_from_disk_and_says_what_it_skips(monkeypatch):
+    t = scaling.run_streamed(5000, CFG, 7, progress=lambda *a: None).set_index("method")
+    for m in ("Iterate+Index", "Monte-Carlo", "OP"):
+        assert t.loc[f"{m} (streamed)", "seconds"] > 0 and t.loc[f"{m} (streamed)", "call_peak_mb"] > 0
+    assert t.loc["OP (streamed)", "cells"] > 0
+    assert t.loc["Iterate", "skipped"].startswith("not run: needs the table in memory")
+    md = scaling.summary_markdown(pd.concat([scaling.run_size(2000, CFG, 7, progress=lambda *a: None),
+                                             t.reset_index()], ignore_index=True))
+    assert "Streamed from a generated CSV on disk" in md and "n = 5,000" in md
+    monkeypatch.setattr(scaling, "csv_bytes_per_row", lambda d: 10**12)
+    t = scaling.run_streamed(5000, CFG, 7, progress=lambda *a: None)
+    assert t.seconds.isna().all() and t.skipped.str.contains("of disk").any()

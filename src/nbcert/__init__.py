@@ -7,7 +7,9 @@ Classifiers, sections 3-5), exact where the answer is a certificate.
 
 from .api import certify, count_worlds, poison, poison_many
 from .counting import WorldCounts
-from .encoding import EncodedTable, InputError, encode, from_codes, read_csv
+from .encoding import EncodedTable, InputError, encode, from_codes
+from .reading import TableSource, read_csv
+from .stats import Stats
 from .poisoning import Poisoning
 from .poisoning_many import ManyPoisoning
 
@@ -22,4 +24,4 @@ def __getattr__(name):
 
 
 __all__ = ["certify", "count_worlds", "poison", "poison_many", "ManyPoisoning", "WorldCounts", "Poisoning", "EncodedTable",
-           "InputError", "encode", "from_codes", "read_csv", "CertifiedNB"]
+           "InputError", "encode", "from_codes", "read_csv", "CertifiedNB", "Stats", "TableSource"]

@@ -16,7 +16,6 @@ import textwrap
 import time
 from dataclasses import dataclass
 
-import pandas as pd
 
 EXIT_OK = 0
 EXIT_ERROR = 2
@@ -38,9 +37,11 @@ def _text(*paragraphs: str) -> str:
 _DESCRIPTION = _text(
     "Certifiable robustness, possible-world counting and data poisoning for Naive Bayes "
     "classifiers trained on incomplete categorical data.",
-    "Input is CSV with a header row. An empty field means missing (add more tokens with "
+    "Input is CSV with a header row (the training table may also be Parquet: a .parquet "
+    "file or a folder of them). An empty field means missing (add more tokens with "
     "--missing); every other value is a category, read as the text written in the file. "
-    + _WORLD)
+    "Certify and count read the training file in record batches, so it may be larger than "
+    "memory. " + _WORLD)
 
 _EPILOG = _text("exit status: 0 on success, 2 on a usage or input error (reported as one "
                 "line on stderr).",
@@ -113,13 +114,22 @@ def build_parser() -> argparse.ArgumentParser:
     files = argparse.ArgumentParser(add_help=False)
     g = files.add_argument_group("input")
     g.add_argument("--train", required=True, metavar="T.csv",
-                   help="training table (CSV with a header row; empty fields are missing)")
+                   help="training table (CSV with a header row, empty fields missing; or Parquet: "
+                        "a .parquet file or a folder of them)")
     g.add_argument("--test", required=True, metavar="Q.csv",
                    help="test rows: the training table's feature columns, all filled in "
                         "(a label column is ignored)")
     g.add_argument("--label", required=True, metavar="COL", help="name of the label column")
     g.add_argument("--missing", action="append", default=[], metavar="TOKEN",
                    help="a value that also means missing, in both files (repeatable), e.g. --missing ?")
+    g.add_argument("--stream", action="store_true",
+                   help="never hold the training table in memory (automatic when the file is larger "
+                        "than memory allows); methods that need rows, except poison --method op, then refuse")
+    g.add_argument("--batch-rows", type=_positive_int, default=None, metavar="N",
+                   help="rows per record batch when reading the training file (default: about 64 MB of file)")
+    g.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask scheduler (e.g. tcp://host:8786; default: $NBCERT_DASK_SCHEDULER) whose "
+                        "workers read a Parquet training file or folder and count it per partition")
     out = argparse.ArgumentParser(add_help=False)
     out.add_argument("--json", action="store_true",
                      help='print {"results": [...]} as JSON instead of a text table')
@@ -191,20 +201,35 @@ def build_parser() -> argparse.ArgumentParser:
 @dataclass
 class _Table:
     path: str
-    df: pd.DataFrame
+    data: object  # the training table's TableSource (read by the library), the test DataFrame
 
 
-def _load(args):
-    """Read both files; the library checks the values, the CLI only what is about files:
-    a test column that the training file does not have."""
+def _load(args, ctx):
+    """Open the training file (its header is checked; the library reads the rest) and read
+    the test file; the CLI checks only what is about files: a test column that the
+    training file does not have.  With a Dask scheduler the training table becomes a Dask
+    DataFrame read by the workers."""
     import nbcert
 
-    train = _Table(args.train, nbcert.read_csv(args.train, missing=args.missing, name=args.train))
+    source = nbcert.TableSource(args.train, args.missing, args.train, text=True)
+    train = _Table(args.train, source)
     test = _Table(args.test, nbcert.read_csv(args.test, missing=args.missing, name=args.test))
-    extra = [c for c in test.df.columns if c not in train.df.columns]
+    ctx.update(train=train, test=test)
+    extra = [c for c in test.data.columns if c not in source.columns]
     if extra:
         raise _InputError(f"{test.path}: column {extra[0]!r} is not a column of {train.path}")
-    return train, test, test.df.drop(columns=[args.label], errors="ignore")
+    from .cluster import connect, read_on_cluster, scheduler_address
+
+    address = scheduler_address(args.scheduler)
+    if address:
+        ctx["client"] = connect(address)
+        train.data = read_on_cluster(source, args.train)
+    return train, test, test.data.drop(columns=[args.label], errors="ignore")
+
+
+def _reading(args) -> dict:
+    """How the library reads the training file."""
+    return {"stream": True if args.stream else None, "batch_rows": args.batch_rows}
 
 
 def _alpha(text: str) -> str:
@@ -254,10 +279,9 @@ def _run_certify(args, ctx) -> None:
     import nbcert
 
     alpha = _alpha(args.alpha)
-    train, test, X = _load(args)
-    ctx.update(train=train, test=test)
-    res = nbcert.certify(train.df, X, args.label, alpha=alpha, method=args.method,
-                         n_worlds=args.worlds, seed=args.seed)
+    train, test, X = _load(args, ctx)
+    res = nbcert.certify(train.data, X, args.label, alpha=alpha, method=args.method,
+                         n_worlds=args.worlds, seed=args.seed, **_reading(args))
     results = []
     for i, robust, lab in zip(X.index, res["robust"], res["label"]):
         robust = bool(robust)
@@ -293,11 +317,10 @@ def _run_count(args, ctx) -> None:
     import nbcert
 
     alpha = _alpha(args.alpha)
-    train, test, X = _load(args)
-    ctx.update(train=train, test=test)
-    wcs = nbcert.count_worlds(train.df, X, args.label, alpha=alpha, method=args.method,
+    train, test, X = _load(args, ctx)
+    wcs = nbcert.count_worlds(train.data, X, args.label, alpha=alpha, method=args.method,
                               n_samples=args.samples, confidence=args.confidence, seed=args.seed,
-                              progress=_Progress(sys.stderr) if sys.stderr.isatty() else None)
+                              progress=_Progress(sys.stderr) if sys.stderr.isatty() else None, **_reading(args))
     labels = list((wcs[0].counts or wcs[0].fractions) if wcs else [])  # every training label
     results, rows = [], []
     for i, wc in zip(X.index, wcs):
@@ -354,7 +377,7 @@ def _run_poison_together(args, X, train) -> None:
     method = args.method or "auto"
     if method not in ("auto", "exact", "greedy"):
         raise _InputError(f"--method {method} does not apply to --together (use auto, exact or greedy)")
-    res = nbcert.poison_many(train.df, X, args.label, method=method, time_limit=args.time_limit)
+    res = nbcert.poison_many(train.data, X, args.label, method=method, time_limit=args.time_limit)
     cells = [{"row": int(r), "column": str(c)} for r, c in res.cells] if res.possible else []
     result = {"test_indices": [int(i) for i in X.index], "num_cells": res.num_cells, "cells": cells,
               "status": res.status, "method": res.method, "optimal": bool(res.optimal),
@@ -369,13 +392,12 @@ def _run_poison_together(args, X, train) -> None:
 def _run_poison(args, ctx) -> None:
     import nbcert
 
-    train, test, X = _load(args)
-    ctx.update(train=train, test=test)
+    train, test, X = _load(args, ctx)
     if args.together:
         return _run_poison_together(args, X, train)
     if args.method not in (None, "op", "sr", "rp"):
         raise _InputError(f"--method {args.method} needs --together (single rows use op, sr or rp)")
-    res = nbcert.poison(train.df, X, args.label, method=args.method or "op", seed=args.seed)
+    res = nbcert.poison(train.data, X, args.label, method=args.method or "op", seed=args.seed, **_reading(args))
     results, rows = [], []
     for i, p in zip(X.index, res):
         cells = [{"row": int(r), "column": str(c)} for r, c in p.cells]
@@ -429,6 +451,8 @@ def main(argv=None) -> int:
     finally:
         if set_digits:
             set_digits(old_digits)
+        if "client" in ctx:
+            ctx["client"].close()
     return EXIT_OK
 
 

@@ -29,8 +29,9 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .decision import count_index
+from .decision import point_counts
 from .encoding import EncodedTable, InputError
+from .stats import Stats, as_stats
 from .support import as_alpha, exact_support, log_support, log_tolerance
 
 
@@ -278,23 +279,20 @@ def _wilson(k, n, z):
     return (0.0 if k == 0 else max(0.0, centre - half)), (1.0 if k == n else min(1.0, centre + half))
 
 
-def point_stats(enc: EncodedTable, T: np.ndarray, index: np.ndarray | None = None):
-    """E, M, seen for each test point, from the count index."""
-    if index is None:
-        index = count_index(enc)
-    G = enc.global_codes(T)
+def point_stats(stats: Stats, T: np.ndarray):
+    """E, M, seen for each test point, from the table's statistics."""
+    E, M = point_counts(stats, T)
     seen = T >= 0
-    E = np.where(seen[:, None, :], index[:, G].transpose(1, 0, 2), 0)
-    M = index[:, enc.missing_codes]
     return [_Point(E[p], M, seen[p]) for p in range(len(T))]
 
 
-def total_worlds(enc: EncodedTable, log10: bool = False):
+def total_worlds(source: Stats | EncodedTable, log10: bool = False):
     """The number of worlds, prod_j delta_j^M_j (or its log10)."""
-    missing = enc.is_missing().sum(axis=0)
+    stats = as_stats(source)
+    missing = stats.missing_per_feature
     if log10:
-        return float(np.dot(missing, np.log10(enc.delta)))
-    return math.prod(int(dj) ** int(mj) for dj, mj in zip(enc.delta, missing))
+        return float(np.dot(missing, np.log10(stats.delta)))
+    return math.prod(int(dj) ** int(mj) for dj, mj in zip(stats.delta, missing))
 
 
 def too_large(pt: _Point, delta: np.ndarray, alpha, max_states: int, labels=None) -> bool:
@@ -346,9 +344,10 @@ def _montecarlo_counts(pt, enc, alpha, n_samples, confidence, rng, total, log10_
         tie_interval=_wilson(int(wins[0]), n_samples, z), samples=n_samples)
 
 
-def count_encoded(enc: EncodedTable, T: np.ndarray, alpha=0, *, method="auto", n_samples=20_000,
+def count_encoded(source: Stats | EncodedTable, T: np.ndarray, alpha=0, *, method="auto", n_samples=20_000,
                   confidence=0.95, seed=None, max_states=2_000_000, progress=None) -> list[WorldCounts]:
-    """World counts per test point; see the module docstring for the methods.
+    """World counts per test point from the table's statistics (built from an
+    EncodedTable if given one); see the module docstring for the methods.
 
     ``progress``, if given, is called as ``progress(done, total, method)`` before each
     point (with the method it is counted by) and once when all are done.  ``exact`` or
@@ -357,6 +356,7 @@ def count_encoded(enc: EncodedTable, T: np.ndarray, alpha=0, *, method="auto", n
     alpha = as_alpha(alpha)
     if method not in ("auto", "exact", "batch", "montecarlo"):
         raise ValueError(f"unknown counting method {method!r} (use auto, exact, batch or montecarlo)")
+    enc = as_stats(source)
     log10_total = total_worlds(enc, log10=True)
     total = total_worlds(enc) if log10_total < MAX_TOTAL_DIGITS else None
     rng = np.random.default_rng(seed)

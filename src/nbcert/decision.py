@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .encoding import EncodedTable
+from .stats import Stats, as_stats, count_index
 from .support import as_alpha, exact_support, greater, log_support, log_tolerance
 
 
@@ -29,15 +30,6 @@ class Decision:
 
     robust: np.ndarray  # (k,) bool
     label: np.ndarray  # (k,) label code, -1 where not robust
-
-
-def count_index(enc: EncodedTable) -> np.ndarray:
-    """(m, n_codes) counts of every global code per label: one bincount pass over X."""
-    idx = np.empty((enc.m, enc.n_codes), dtype=np.intp)
-    for l in range(enc.m):
-        lo, hi = enc.label_bounds[l], enc.label_bounds[l + 1]
-        idx[l] = np.bincount(enc.X[lo:hi].ravel(), minlength=enc.n_codes)
-    return idx
 
 
 def extremes(E: np.ndarray, M: np.ndarray, delta: np.ndarray, seen: np.ndarray):
@@ -76,15 +68,20 @@ def _seen(T: np.ndarray) -> np.ndarray:
     return T >= 0
 
 
-def certify_index(enc: EncodedTable, T: np.ndarray, alpha=0, index: np.ndarray | None = None) -> Decision:
-    """Iterate+Index: one counting pass builds the index, each point then costs O(md)."""
-    if index is None:
-        index = count_index(enc)
-    G = enc.global_codes(T)  # (k, d)
-    E = np.where(_seen(T)[:, None, :], index[:, G].transpose(1, 0, 2), 0)  # (k, m, d)
-    M = index[:, enc.missing_codes]  # (m, d)
-    lo, hi = extremes(E, M, enc.delta, _seen(T))
-    return decide_counts(lo, hi, enc.label_sizes, enc.delta, alpha)
+def point_counts(stats: Stats, T: np.ndarray):
+    """Per test point the observed agreeing counts E (k, m, d), and the missing counts M (m, d)."""
+    G = stats.global_codes(T)  # (k, d)
+    E = np.where(_seen(T)[:, None, :], stats.counts[:, G].transpose(1, 0, 2), 0)
+    return E, stats.counts[:, stats.missing_codes]
+
+
+def certify_index(source: Stats | EncodedTable, T: np.ndarray, alpha=0) -> Decision:
+    """Iterate+Index: the index (the table's Stats; built by one counting pass from an
+    EncodedTable) answers each point in O(md)."""
+    stats = as_stats(source)
+    E, M = point_counts(stats, T)
+    lo, hi = extremes(E, M, stats.delta, _seen(T))
+    return decide_counts(lo, hi, stats.label_sizes, stats.delta, alpha)
 
 
 def block_sums(mask: np.ndarray, bounds: np.ndarray) -> np.ndarray:

@@ -3,20 +3,29 @@
 Every algorithm in nbcert works on the arrays built here, so the semantics of the
 input live in one place:
 
-* a missing cell is NaN (or one of the ``missing`` tokens); a missing label is an error;
+* a missing cell is NaN/None/null (or one of the ``missing`` tokens); a missing label is
+  an error;
 * the domain of feature j is the set of its non-missing training values (closed world);
   a feature with no observed value is an error;
 * test values never seen in training are allowed (they get the local code -1).
 
 Cells are stored as *global* codes: feature j's values occupy codes
 ``offsets[j] .. offsets[j] + delta[j] - 1`` and its missing cells the code
-``offsets[j] + delta[j]``.  Rows are grouped by label, so building the count index is
-one ``np.bincount`` per label over a contiguous block of cells.
+``offsets[j] + delta[j]``.  Codes take the smallest integer type that holds them
+(``code_dtype``: one byte per cell while all domains together have at most 255 values).
+Rows are grouped by label, so the count index is a bincount per label over a contiguous
+block of cells.
+
+A column is coded once, by the fastest exact route for its type (``code_column``):
+Arrow-backed columns (pandas' ``str`` dtype, Arrow tables read from CSV or Parquet) by
+``pyarrow.compute.dictionary_encode``, other strings and objects by ``pandas.factorize``,
+small non-negative integers by a lookup table.  Domains are in order of first appearance;
+labels are sorted where they can be (else in order of appearance), whatever the path, so
+answers never depend on how the table reached us.
 """
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -28,13 +37,34 @@ class InputError(ValueError):
     """A user mistake in the input; the message is one line meant for the user."""
 
 
-@dataclass(frozen=True)
-class EncodedTable:
-    """An integer-coded training table, rows grouped by label."""
+class RowError(InputError):
+    """An InputError about one data row of a part of a table; ``shifted(k)`` is the same
+    error for the part starting k rows further on (the row counted over the whole table)."""
 
-    X: np.ndarray  # (n, d) intp global codes, rows grouped by label
-    label_bounds: np.ndarray  # (m + 1,) row offsets of each label's block in X
-    rows: np.ndarray  # (n,) original 0-based row position of each row of X
+    def __init__(self, template: str, row: int):
+        super().__init__(template.format(row=row))
+        self.template, self.row = template, row
+
+    def shifted(self, k: int) -> "RowError":
+        return RowError(self.template, self.row + k)
+
+    def __reduce__(self):  # pickled from a Dask worker to the client
+        return RowError, (self.template, self.row)
+
+
+def code_dtype(n_codes: int) -> np.dtype:
+    """The smallest integer type holding codes 0 .. n_codes - 1."""
+    if n_codes <= 1 << 8:
+        return np.dtype(np.uint8)
+    if n_codes <= 1 << 16:
+        return np.dtype(np.uint16)
+    return np.dtype(np.int32 if n_codes <= 1 << 31 else np.int64)
+
+
+@dataclass(frozen=True)
+class Domains:
+    """Feature names, their domains and the labels: what every question needs besides counts."""
+
     offsets: np.ndarray  # (d + 1,) first global code of each feature
     delta: np.ndarray  # (d,) domain size of each feature
     features: tuple  # feature column names
@@ -42,12 +72,8 @@ class EncodedTable:
     labels: tuple  # label values, in label-code order
 
     @property
-    def n(self) -> int:
-        return self.X.shape[0]
-
-    @property
     def d(self) -> int:
-        return self.X.shape[1]
+        return len(self.features)
 
     @property
     def m(self) -> int:
@@ -60,13 +86,6 @@ class EncodedTable:
     @property
     def missing_codes(self) -> np.ndarray:
         return self.offsets[1:] - 1
-
-    @property
-    def label_sizes(self) -> np.ndarray:
-        return np.diff(self.label_bounds)
-
-    def is_missing(self) -> np.ndarray:
-        return self.X == self.missing_codes
 
     def encode_test(self, test: pd.DataFrame, name: str = "test table") -> np.ndarray:
         """Local codes (k, d) of test rows; -1 marks a value unseen in training."""
@@ -87,141 +106,292 @@ class EncodedTable:
         return np.where(T >= 0, T + self.offsets[:-1], self.missing_codes)
 
 
-def _check_shape(path, name: str) -> None:
-    """Reject what pandas silently repairs: short rows (padded with NaN), long rows
-    (leading fields turned into an index), duplicate or empty header names."""
-    with open(path, newline="", encoding="utf-8-sig") as f:
-        reader = csv.reader(f)
-        header, rows, start = None, 0, 1
-        for record in reader:
-            line, start = start, reader.line_num + 1
-            if not record or (len(record) == 1 and not record[0].strip()):
-                continue  # pandas skips blank lines too
-            if header is None:
-                header = record
-                if "" in header:
-                    raise InputError(f"{name}: column {header.index('') + 1} of the header has no name")
-                dup = next((h for i, h in enumerate(header) if h in header[:i]), None)
-                if dup is not None:
-                    raise InputError(f"{name}: duplicate column {dup!r} in the header")
-                continue
-            if len(record) != len(header):
-                raise InputError(f"{name}: data row {rows} (line {line}) has {len(record)} "
-                                 f"field{'s' * (len(record) != 1)}, expected {len(header)}")
-            rows += 1
+@dataclass(frozen=True)
+class EncodedTable(Domains):
+    """An integer-coded training table, rows grouped by label."""
+
+    X: np.ndarray  # (n, d) global codes (code_dtype), rows grouped by label
+    label_bounds: np.ndarray  # (m + 1,) row offsets of each label's block in X
+    rows: np.ndarray  # (n,) original 0-based row position of each row of X
+
+    @property
+    def n(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def label_sizes(self) -> np.ndarray:
+        return np.diff(self.label_bounds)
+
+    def is_missing(self) -> np.ndarray:
+        return self.X == self.missing_codes
 
 
-def read_csv(path, missing: Sequence[str] | None = None, name: str | None = None) -> pd.DataFrame:
-    """Read a CSV keeping every value as the string written in it.
+# ---------------------------------------------------------------------------------------
+# coding one column
 
-    Only an empty field (and the given ``missing`` tokens) means missing, so values such
-    as ``NA`` or ``null`` stay ordinary categories.  A malformed file is an InputError
-    naming the file, and the row and line where that applies.
+
+@dataclass(frozen=True)
+class CodedColumn:
+    """One column as local codes: 0 .. k-1 for its k observed values, k for missing."""
+
+    codes: np.ndarray  # (n,) unsigned, the smallest type holding k + 1 codes
+    values: pd.Index  # the k observed values, in order of first appearance
+
+
+def _arrow_backed(dtype) -> bool:
+    return isinstance(dtype, getattr(pd, "ArrowDtype", ())) or str(getattr(dtype, "storage", "")).startswith("pyarrow")
+
+
+def _arrow_codes(arr, exact: bool = True):
+    """Codes and domain values of a pyarrow Array or ChunkedArray.  The codes are the
+    dictionary indices as an Arrow array (null = missing), or a numpy array (-1 = missing)
+    where values had to be dropped: a dictionary-typed input may list values that no cell
+    holds; with ``exact`` they are dropped here (one counting pass), otherwise the caller
+    drops them from its counts.
     """
-    name = name or str(path)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(arr, pa.Array):
+        arr = pa.chunked_array([arr])
+    given = pa.types.is_dictionary(arr.type)
+    if not given:
+        arr = pc.dictionary_encode(arr)  # one dictionary shared by every chunk
+    elif arr.num_chunks > 1:
+        arr = pa.table({"c": arr}).unify_dictionaries().column(0)
+    if arr.num_chunks == 0:
+        return np.zeros(0, np.int32), pd.Index([])
+    indices = pa.chunked_array([c.indices for c in arr.chunks], type=arr.type.index_type)
+    values = pd.Index(arr.chunk(0).dictionary.to_pylist(), dtype=object)  # object: fast lookups of test values
+    if given and exact:
+        codes = pc.fill_null(indices, -1).to_numpy()
+        present = np.bincount(codes + 1, minlength=len(values) + 1)[1:] > 0
+        if not present.all():
+            return _drop_values(codes, values, ~present)
+    return indices, values
+
+
+def _numpy_codes(codes) -> np.ndarray:
+    """Codes as numpy, -1 = missing."""
+    if isinstance(codes, np.ndarray):
+        return codes
+    import pyarrow.compute as pc
+
+    return pc.fill_null(codes, -1).to_numpy()
+
+
+def _missing_as(codes, k: int, compact: bool) -> np.ndarray:
+    """Codes with the missing cells as k: in the smallest type holding k + 1 codes when
+    ``compact``, else as they come (Arrow's int32)."""
+    dt = code_dtype(k + 1)
+    if isinstance(codes, np.ndarray):
+        out = codes.astype(dt if compact else np.int32 if k < 1 << 31 else np.int64)
+        out[codes < 0] = k
+        return out
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    filled = pc.fill_null(codes, k)
+    return (filled.cast(pa.from_numpy_dtype(dt)) if compact else filled).to_numpy()
+
+
+def _small_int_codes(x: np.ndarray):
+    """Lookup-table codes of small non-negative integers (stored as ints or floats), or None."""
+    observed = ~np.isnan(x) if x.dtype.kind == "f" else np.ones(len(x), bool)
+    v = x[observed]
+    if not (v.size and v.min() >= 0 and v.max() < 1 << 20 and (x.dtype.kind != "f" or np.array_equal(v, np.floor(v)))):
+        return None
+    iv = v.astype(np.intp)
+    values = np.flatnonzero(np.bincount(iv))
+    lookup = np.full(values[-1] + 1, -1, np.intp)
+    lookup[values] = np.arange(len(values))
+    codes = np.full(len(x), -1, np.intp)
+    codes[observed] = lookup[iv]
+    return codes, pd.Index(values.astype(x.dtype))
+
+
+def _raw_codes(col, exact: bool = True):
+    """Codes (-1 = missing) and domain values of a column, by the fastest exact route.
+
+    Arrow data is dictionary-encoded by Arrow; Python strings and objects are hashed as
+    plain object arrays; small non-negative integers (even stored as floats with NaN)
+    are coded by a lookup table; anything else goes to pandas.factorize.
+    """
+    if not isinstance(col, pd.Series):
+        return _arrow_codes(col, exact)
+    if _arrow_backed(col.dtype):
+        import pyarrow as pa
+
+        return _arrow_codes(pa.array(col.array), exact)
+    if pd.api.types.is_string_dtype(col):
+        codes, values = pd.factorize(col.to_numpy(dtype=object))
+        return codes, pd.Index(values, dtype=object)
+    x = col.to_numpy()
+    if x.dtype.kind in "iuf" and x.size:
+        coded = _small_int_codes(x)
+        if coded is not None:
+            return coded
+    codes, values = pd.factorize(col)
+    return codes, pd.Index(values)
+
+
+def _drop_values(codes: np.ndarray, values: pd.Index, drop: np.ndarray):
+    """Codes and values with the values marked in ``drop`` turned into missing cells."""
+    keep = ~drop
+    lookup = np.full(len(values) + 1, -1, np.intp)  # the last entry serves code -1
+    lookup[:-1][keep] = np.arange(int(keep.sum()))
+    return lookup[codes], values[keep]
+
+
+def _without_tokens(codes, values: pd.Index, tokens: Sequence):
+    if len(tokens) and len(values):
+        drop = np.asarray(values.isin(list(tokens)), bool)
+        if drop.any():
+            return _drop_values(_numpy_codes(codes), values, drop)
+    return codes, values
+
+
+def code_column(col, tokens: Sequence = (), exact: bool = True, compact: bool = True) -> CodedColumn:
+    """Code one column (a pandas Series or a pyarrow array); ``tokens`` are values that
+    also mean missing.  With ``exact`` False the domain may list values no cell holds;
+    with ``compact`` False the codes may take a wider type (faster where they are only
+    counted)."""
+    codes, values = _without_tokens(*_raw_codes(col, exact), tokens)
+    return CodedColumn(_missing_as(codes, len(values), compact), values)
+
+
+def code_labels(col, name: str, label: str, start: int = 0, tokens: Sequence = ()):
+    """Label codes (intp) and the labels, sorted where they can be (else in order of
+    appearance); a missing label (or one of the ``tokens``) is an InputError naming its
+    data row (``start`` is the row number of the column's first cell)."""
+    codes, values = _without_tokens(*_raw_codes(col), tokens)
+    codes = _numpy_codes(codes)
+    missing = codes < 0
+    if missing.any():
+        def esc(text: str) -> str:
+            return text.replace("{", "{{").replace("}", "}}")
+
+        raise RowError(f"{esc(name)}: data row {{row}} has no value in label column {esc(repr(label))}",
+                       start + int(np.flatnonzero(missing)[0]))
+    ranks, labels = sort_labels(values)
+    return ranks[codes], labels
+
+
+def sort_labels(values) -> tuple:
+    """(rank of each value, labels in label-code order): sorted where the values can be
+    compared (as ``pandas.factorize(sort=True)`` does), else in their given order."""
+    values = pd.Index(values)
     try:
-        _check_shape(path, name)
-        df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""] + list(missing or []),
-                         index_col=False)
-    except FileNotFoundError:
-        raise InputError(f"{name}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{name}: is a directory, not a CSV file") from None
-    except OSError as e:
-        raise InputError(f"{name}: cannot read the file ({e.strerror or e})") from None
-    except pd.errors.EmptyDataError:
-        raise InputError(f"{name}: the file is empty") from None
-    except (pd.errors.ParserError, csv.Error) as e:
-        raise InputError(f"{name}: cannot parse CSV ({str(e).strip().splitlines()[-1]})") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{name}: not a UTF-8 text file") from None
-    if len(df) == 0:
+        ranks, labels = pd.factorize(values, sort=True)
+    except TypeError:  # labels of mixed types: keep their order of appearance
+        ranks, labels = pd.factorize(values)
+    return ranks.astype(np.intp), tuple(labels)
+
+
+# ---------------------------------------------------------------------------------------
+# coding a table
+
+
+def column_names(frame) -> list:
+    return list(frame.columns) if isinstance(frame, pd.DataFrame) else list(frame.column_names)
+
+
+def _column(frame, name):
+    return frame[name] if isinstance(frame, pd.DataFrame) else frame.column(name)
+
+
+def check_frame(frame, label: str, name: str) -> tuple:
+    """The feature names of a table (pandas DataFrame or Arrow table), after the checks
+    every input path shares."""
+    features = check_columns(column_names(frame), label, name)
+    if len(frame) == 0:
         raise InputError(f"{name}: the table has no data rows")
-    return df
+    return features
 
 
-def _as_missing(df: pd.DataFrame, missing: Iterable | None) -> pd.DataFrame:
+def check_columns(columns: list, label: str, name: str) -> tuple:
+    """The feature names of a table with these columns; the label must be one of them."""
+    if label not in columns:
+        raise InputError(f"{name}: no label column {label!r} (columns: {', '.join(map(repr, columns))})")
+    dup = pd.Index(columns).duplicated()
+    if dup.any():
+        raise InputError(f"{name}: duplicate column {pd.Index(columns)[dup][0]!r}")
+    features = tuple(c for c in columns if c != label)
+    if not features:
+        raise InputError(f"{name}: no feature columns besides the label {label!r}")
+    return features
+
+
+def code_frame(frame, label: str, *, missing: Iterable | None = None, name: str = "training table", start: int = 0,
+               exact: bool = True, compact: bool = True):
+    """(label codes, labels, features, coded columns) of a pandas DataFrame or Arrow table
+    (``start``: the row number of its first row, for messages; ``exact``, ``compact``: see
+    code_column)."""
+    if not isinstance(frame, pd.DataFrame) and not hasattr(frame, "column_names"):
+        raise InputError(f"{name}: expected a pandas DataFrame, got {type(frame).__name__}")
+    features = check_frame(frame, label, name)
+    tokens = list(missing or [])
+    y, labels = code_labels(_column(frame, label), name, label, start, tokens)
+    columns = [code_column(_column(frame, f), tokens, exact, compact) for f in features]
+    return y, labels, features, columns
+
+
+def no_observed_value(name: str, feature) -> InputError:
+    return InputError(f"{name}: feature column {feature!r} has no observed value")
+
+
+def assemble(y: np.ndarray, labels: tuple, features: tuple, columns: list, name: str) -> EncodedTable:
+    """The EncodedTable of coded columns: global codes, rows grouped by label."""
+    for f, c in zip(features, columns):
+        if len(c.values) == 0:
+            raise no_observed_value(name, f)
+    n, d = len(y), len(features)
+    delta = np.array([len(c.values) for c in columns], dtype=np.intp)
+    offsets = np.zeros(d + 1, dtype=np.intp)
+    np.cumsum(delta + 1, out=offsets[1:])
+    dt = code_dtype(int(offsets[-1]))
+    order = np.argsort(y, kind="stable")
+    grouped = bool(np.all(order == np.arange(n)))
+    by_feature = np.empty((d, n), dtype=dt)  # built column by column, contiguous
+    for j, c in enumerate(columns):
+        g = c.codes.astype(dt)
+        g += dt.type(offsets[j])
+        by_feature[j] = g if grouped else g[order]
+    bounds = np.zeros(len(labels) + 1, dtype=np.intp)
+    np.cumsum(np.bincount(y, minlength=len(labels)), out=bounds[1:])
+    return EncodedTable(X=np.ascontiguousarray(by_feature.T), label_bounds=bounds, rows=_row_ids(order),
+                        offsets=offsets, delta=delta, features=features,
+                        categories=tuple(c.values for c in columns), labels=tuple(labels))
+
+
+def _row_ids(order: np.ndarray) -> np.ndarray:
+    return order.astype(np.int32 if len(order) < 1 << 31 else np.intp)
+
+
+def encode(train, label: str, *, missing: Iterable | None = None, name: str = "training table") -> EncodedTable:
+    """Encode a training table (pandas DataFrame or Arrow table); raise InputError naming
+    the column or row at fault."""
+    y, labels, features, columns = code_frame(train, label, missing=missing, name=name)
+    return assemble(y, labels, features, columns, name)
+
+
+def as_missing(df: pd.DataFrame, missing: Iterable | None) -> pd.DataFrame:
+    """The DataFrame with the ``missing`` tokens replaced by NaN."""
     tokens = list(missing or [])
     return df.replace(tokens, np.nan) if tokens else df
 
 
-def _factorize(col: pd.Series):
-    """Codes (-1 = missing) and domain values of one column, by the fastest exact route.
+_as_missing = as_missing  # the name the pipeline's older code uses
 
-    Small non-negative integer values (integer-coded data, even stored as floats with NaN)
-    are coded by a lookup table in a few array passes; strings are hashed as plain object
-    arrays; anything else goes to pandas.factorize.
-    """
-    if pd.api.types.is_string_dtype(col):
-        return pd.factorize(col.to_numpy(dtype=object))
-    x = col.to_numpy()
-    if x.dtype.kind in "iuf" and x.size:
-        observed = ~np.isnan(x) if x.dtype.kind == "f" else np.ones(len(x), bool)
-        v = x[observed]
-        if v.size and v.min() >= 0 and v.max() < 1 << 20 and (x.dtype.kind != "f" or np.array_equal(v, np.floor(v))):
-            iv = v.astype(np.intp)
-            values = np.flatnonzero(np.bincount(iv))
-            lookup = np.full(values[-1] + 1, -1, np.intp)
-            lookup[values] = np.arange(len(values))
-            codes = np.full(len(x), -1, np.intp)
-            codes[observed] = lookup[iv]
-            return codes, values.astype(x.dtype)
-    return pd.factorize(col)
-
-
-def encode(train: pd.DataFrame, label: str, *, missing: Iterable | None = None,
-           name: str = "training table") -> EncodedTable:
-    """Encode a training DataFrame; raise InputError naming the column or row at fault."""
-    if not isinstance(train, pd.DataFrame):
-        raise InputError(f"{name}: expected a pandas DataFrame, got {type(train).__name__}")
-    if label not in train.columns:
-        raise InputError(f"{name}: no label column {label!r} (columns: {', '.join(map(repr, train.columns))})")
-    if len(train) == 0:
-        raise InputError(f"{name}: the table has no data rows")
-    if train.columns.duplicated().any():
-        raise InputError(f"{name}: duplicate column {train.columns[train.columns.duplicated()][0]!r}")
-    train = _as_missing(train, missing)
-    features = tuple(c for c in train.columns if c != label)
-    if not features:
-        raise InputError(f"{name}: no feature columns besides the label {label!r}")
-
-    y_col = train[label]
-    na = y_col.isna().to_numpy()
-    if na.any():
-        raise InputError(f"{name}: data row {int(np.flatnonzero(na)[0])} has no value in label column {label!r}")
-    try:
-        y, labels = pd.factorize(y_col, sort=True)
-    except TypeError:  # labels of mixed types: keep their order of appearance
-        y, labels = pd.factorize(y_col)
-
-    n, d = len(train), len(features)
-    order = np.argsort(y, kind="stable")
-    grouped = bool(np.all(order == np.arange(n)))
-    by_feature = np.empty((d, n), dtype=np.intp)  # built column by column, contiguous
-    cats = []
-    offsets = np.zeros(d + 1, dtype=np.intp)
-    for j, f in enumerate(features):
-        codes, uniques = _factorize(train[f])
-        if len(uniques) == 0:
-            raise InputError(f"{name}: feature column {f!r} has no observed value")
-        cats.append(pd.Index(uniques))
-        offsets[j + 1] = offsets[j] + len(uniques) + 1
-        codes[codes < 0] = len(uniques)  # the missing slot
-        codes += offsets[j]
-        by_feature[j] = codes if grouped else codes[order]
-    delta = np.diff(offsets) - 1
-    X = np.ascontiguousarray(by_feature.T)
-    bounds = np.zeros(len(labels) + 1, dtype=np.intp)
-    np.cumsum(np.bincount(y, minlength=len(labels)), out=bounds[1:])
-    return EncodedTable(X=X, label_bounds=bounds, rows=order.astype(np.intp), offsets=offsets,
-                        delta=delta, features=features, categories=tuple(cats), labels=tuple(labels))
+CHUNK_ROWS = 1 << 16
 
 
 def from_codes(X: np.ndarray, y: np.ndarray, delta: Sequence[int]) -> EncodedTable:
     """Build an EncodedTable from local integer codes (-1 = missing) and label codes.
 
     The entry point for callers who already hold integer-coded data: values of feature j
-    must lie in ``0 .. delta[j] - 1`` and labels in ``0 .. m - 1``.
+    must lie in ``0 .. delta[j] - 1`` and labels in ``0 .. m - 1``.  Works in row chunks,
+    so no full-size wide temporary is made.
     """
     X = np.asarray(X)
     y = np.asarray(y)
@@ -230,21 +400,32 @@ def from_codes(X: np.ndarray, y: np.ndarray, delta: Sequence[int]) -> EncodedTab
         raise InputError("from_codes: X must be (n, d), y (n,) and delta (d,)")
     if X.size and (X.min() < -1 or (X.max(axis=0) >= delta).any()):
         raise InputError("from_codes: a code lies outside its feature's domain")
+    n, d = X.shape
     m = int(y.max()) + 1 if y.size else 0
-    offsets = np.zeros(X.shape[1] + 1, dtype=np.intp)
+    offsets = np.zeros(d + 1, dtype=np.intp)
     np.cumsum(delta + 1, out=offsets[1:])
+    dt = code_dtype(int(offsets[-1]))
     sorted_ = bool(np.all(y[1:] >= y[:-1]))
-    order = np.arange(len(y), dtype=np.intp) if sorted_ else np.argsort(y, kind="stable").astype(np.intp)
-    Xs = X if sorted_ else X[order]
-    glob = np.where(Xs >= 0, Xs, delta).astype(np.intp, copy=False) + offsets[:-1]
+    order = np.arange(n, dtype=np.intp) if sorted_ else np.argsort(y, kind="stable").astype(np.intp)
+    glob = np.empty((n, d), dt)
+    present = np.zeros(offsets[-1], dtype=bool)
+    for a in range(0, n, CHUNK_ROWS):
+        part = X[a:a + CHUNK_ROWS] if sorted_ else X[order[a:a + CHUNK_ROWS]]
+        g = np.where(part >= 0, part, delta) + offsets[:-1]
+        glob[a:a + CHUNK_ROWS] = g
+        present[g.ravel()] = True
     bounds = np.zeros(m + 1, dtype=np.intp)
     np.cumsum(np.bincount(y, minlength=m), out=bounds[1:])
-    present = np.zeros(offsets[-1], dtype=bool)
-    present[glob.ravel()] = True
-    for j in range(X.shape[1]):
+    for j in range(d):
         if not present[offsets[j]:offsets[j] + delta[j]].all():
             raise InputError(f"from_codes: feature {j} has a domain value that never occurs")
     cats = tuple(pd.RangeIndex(int(k)) for k in delta)
-    return EncodedTable(X=np.ascontiguousarray(glob), label_bounds=bounds, rows=order, offsets=offsets,
-                        delta=delta, features=tuple(range(X.shape[1])), categories=cats,
-                        labels=tuple(range(m)))
+    return EncodedTable(X=glob, label_bounds=bounds, rows=_row_ids(order), offsets=offsets,
+                        delta=delta, features=tuple(range(d)), categories=cats, labels=tuple(range(m)))
+
+
+def read_csv(path, missing: Sequence[str] | None = None, name: str | None = None) -> pd.DataFrame:
+    """nbcert.reading.read_csv, under the name the pipeline's scripts import."""
+    from .reading import read_csv as read
+
+    return read(path, missing, name)

@@ -17,8 +17,9 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ._validation import check_count_options
 from .counting import count_encoded
-from .decision import certify_index, count_index
+from .decision import certify_index
 from .encoding import encode
+from .stats import from_table
 from .support import as_alpha, log_factors, log_tolerance
 
 
@@ -115,7 +116,8 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         while label in Xf.columns:
             label += "_"
         self.encoded_ = encode(Xf.assign(**{label: labels}), label, name="X")
-        self.index_ = count_index(self.encoded_)
+        self.stats_ = from_table(self.encoded_)
+        self.index_ = self.stats_.counts
         self.classes_ = pd.Index(self.encoded_.labels).to_numpy()
         self.n_features_in_ = self.encoded_.d
         if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
@@ -143,12 +145,10 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         return self.classes_[_argmax(logs, C, observed, enc, alpha)]
 
     def certify(self, X) -> np.ndarray:
-        T = self._codes(X)
-        return certify_index(self.encoded_, T, self.alpha, index=self.index_).robust
+        return certify_index(self.stats_, self._codes(X), self.alpha).robust
 
     def certified_predict(self, X) -> np.ndarray:
-        T = self._codes(X)
-        dec = certify_index(self.encoded_, T, self.alpha, index=self.index_)
+        dec = certify_index(self.stats_, self._codes(X), self.alpha)
         return np.array([self.classes_[c] if c >= 0 else None for c in dec.label], dtype=object)
 
     def count_worlds(self, X, *, method="auto", n_samples=20_000, confidence=0.95, seed=None,
@@ -156,5 +156,5 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         """Worlds per predicted label for each row of X; see ``nbcert.count_worlds``."""
         check_count_options(n_samples=n_samples, confidence=confidence, seed=seed, max_states=max_states)
         T = self._codes(X)
-        return count_encoded(self.encoded_, T, self.alpha, method=method, n_samples=n_samples,
+        return count_encoded(self.stats_, T, self.alpha, method=method, n_samples=n_samples,
                              confidence=confidence, seed=seed, max_states=max_states)

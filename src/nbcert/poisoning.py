@@ -28,8 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .decision import block_sums, decide_counts, extremes
+from .decision import decide_counts, extremes
 from .encoding import EncodedTable
+from .stats import Stats, count_index
 
 
 STATUSES = ("poisoned", "already_nonrobust", "impossible", "none_found")
@@ -70,15 +71,17 @@ class PoisonedCounts:
     """Counts of a complete table under blanking, updated per batch of blanked cells
     without recounting the table."""
 
-    def __init__(self, enc: EncodedTable, t: np.ndarray):
+    def __init__(self, enc: EncodedTable | Stats, t: np.ndarray, counts: np.ndarray | None = None):
+        """``counts``: the table's count index (stats.count_index), if already built.  From
+        Stats alone (a streamed table) cells are blanked by ``blank_cells``, named by row."""
         self.enc = enc
         self.seen0 = t >= 0
         self.tcode = enc.global_codes(t[None])[0]
-        self.y = np.repeat(np.arange(enc.m), enc.label_sizes)
-        agree = (enc.X == self.tcode) & self.seen0
-        self.A = block_sums(agree, enc.label_bounds)
+        if counts is None:
+            counts = enc.counts if isinstance(enc, Stats) else count_index(enc)
+        self.A = np.where(self.seen0, counts[:, self.tcode], 0)
         self.M = np.zeros_like(self.A)
-        self.cnt = np.bincount(enc.X.ravel(), minlength=enc.n_codes)
+        self.cnt = counts.sum(axis=0)
         self.ndist = enc.delta.copy()
         self.left = np.full(enc.d, enc.n)  # observed cells per column
         self.blanked: list = []
@@ -91,18 +94,29 @@ class PoisonedCounts:
         new.blanked = list(self.blanked)
         return new
 
+    @property
+    def y(self) -> np.ndarray:
+        """Label code of each row of enc.X (made when first needed)."""
+        if "_y" not in self.__dict__:
+            self._y = np.repeat(np.arange(self.enc.m), self.enc.label_sizes)
+        return self._y
+
     def blank(self, rows, j: int):
         """Blank the cells of column j in the given rows (positions in enc.X)."""
         rows = np.atleast_1d(rows)
+        self.blank_cells(j, self.enc.X[rows, j], self.y[rows], rows)
+
+    def blank_cells(self, j: int, v: np.ndarray, l: np.ndarray, ids):
+        """Blank cells of column j holding global codes v in rows of labels l; ``ids``
+        name the rows (positions in enc.X, or table rows for Stats)."""
         enc = self.enc
-        v, l = enc.X[rows, j], self.y[rows]
         self.M[:, j] += np.bincount(l, minlength=enc.m)
         self.A[:, j] -= np.bincount(l[v == self.tcode[j]], minlength=enc.m)
         lo, hi = enc.offsets[j], enc.offsets[j + 1]
         self.cnt[lo:hi] -= np.bincount(v - lo, minlength=hi - lo)
         self.ndist[j] = np.count_nonzero(self.cnt[lo:hi - 1])
-        self.left[j] -= len(rows)
-        self.blanked.extend((int(r), j) for r in rows)
+        self.left[j] -= len(v)
+        self.blanked.extend((int(r), j) for r in ids)
 
     def winner(self) -> int:
         """The label every world predicts, -1 when not robust."""
@@ -114,6 +128,8 @@ class PoisonedCounts:
 
     def result(self) -> Poisoning:
         enc = self.enc
+        if isinstance(enc, Stats):
+            return Poisoning(True, tuple((r, enc.features[j]) for r, j in self.blanked))
         return Poisoning(True, tuple((int(enc.rows[r]), enc.features[j]) for r, j in self.blanked))
 
 
@@ -202,11 +218,20 @@ def cells_of(enc: EncodedTable, tcode: np.ndarray, steps, blanked=None) -> list:
     return [(j, _rows_where(enc, l, j, tcode[j], agree, count, blanked)) for l, j, agree, count in steps]
 
 
-def _optimal(enc: EncodedTable, star: int, state: PoisonedCounts):
-    for _, steps in plans(enc, star, state):
+def _optimal(enc: EncodedTable | Stats, star: int, state: PoisonedCounts, find=None):
+    """The cheapest plan that works.  ``find(plans)`` names the cells of every plan's steps
+    for a table known only by its Stats: {step: (row ids, global codes)}."""
+    candidates = plans(enc, star, state)
+    found = find([steps for _, steps in candidates]) if find is not None else None
+    for _, steps in candidates:
         st = state.copy()
-        for j, rows in cells_of(enc, st.tcode, steps):
-            st.blank(rows, j)
+        if found is None:
+            for j, rows in cells_of(enc, st.tcode, steps):
+                st.blank(rows, j)
+        else:
+            for l, j, agree, count in steps:
+                ids, codes = found[(l, j, agree)]
+                st.blank_cells(j, codes[:count], np.full(min(count, len(codes)), l), ids[:count])
         if not st.robust():
             return st.result()
     return Poisoning(False, impossible=True)  # OP is exact: no plan works, so no blanking does
@@ -291,8 +316,9 @@ def _random(enc, state, rng, window=4096):
     return Poisoning(False)  # none found: blanking is not monotone, another order may work
 
 
-def poison_encoded(enc: EncodedTable, t: np.ndarray, method: str = "op", seed=None) -> Poisoning:
-    """Poison a complete encoded table for one test point (local codes t)."""
+def poison_encoded(enc: EncodedTable | Stats, t: np.ndarray, method: str = "op", seed=None, find=None) -> Poisoning:
+    """Poison a complete encoded table for one test point (local codes t).  A table known
+    only by its Stats takes OP with ``find`` (see _optimal) naming the cells."""
     state = PoisonedCounts(enc, t)
     first = _decide(state.A[None], state.M[None], state.seen0[None], enc.delta[None], enc)
     if not first.robust[0]:
@@ -302,7 +328,7 @@ def poison_encoded(enc: EncodedTable, t: np.ndarray, method: str = "op", seed=No
         return Poisoning(False, impossible=True)
     rng = np.random.default_rng(seed)
     if method == "op":
-        return _optimal(enc, star, state)
+        return _optimal(enc, star, state, find)
     if method == "sr":
         return _smarter_random(enc, star, state, rng)
     if method == "rp":

@@ -29,6 +29,7 @@ import numpy as np
 
 from .encoding import EncodedTable
 from .poisoning import PoisonedCounts, cells_of, plans, poison_encoded
+from .stats import count_index
 
 
 @dataclass(frozen=True)
@@ -75,9 +76,15 @@ def _blank_all(states, blanked, cells):
             st.blank(rows, j)
 
 
+def _states(enc: EncodedTable, T: np.ndarray) -> list:
+    """One PoisonedCounts per test point, from one counting pass."""
+    counts = count_index(enc)
+    return [PoisonedCounts(enc, t, counts) for t in T]
+
+
 def all_nonrobust(enc, T, blanked) -> bool:
     """Exact check: after blanking the cells of the (n, d) mask, is every point non-robust?"""
-    states = [PoisonedCounts(enc, t) for t in T]
+    states = _states(enc, T)
     _blank_all(states, np.zeros_like(blanked), [(j, np.flatnonzero(blanked[:, j])) for j in range(enc.d)])
     return not any(st.robust() for st in states)
 
@@ -88,7 +95,7 @@ def greedy(enc: EncodedTable, T: np.ndarray) -> np.ndarray | None:
     Each round takes, over the still-robust points, the cheapest single-point plan (worked
     out on the table as poisoned so far) that ends its point's robustness without making
     any other point robust again (a column left with t_j alone forces blanks back)."""
-    states = [PoisonedCounts(enc, t) for t in T]
+    states = _states(enc, T)
     blanked = np.zeros((enc.n, enc.d), bool)
     for _ in range(4 * len(T) + 4):
         live = [(st, star) for st in states if (star := st.winner()) >= 0]
@@ -123,7 +130,7 @@ def _milp(enc: EncodedTable, T: np.ndarray, upper: int, time_limit: float):
         block = enc.X[enc.label_bounds[l]:enc.label_bounds[l + 1]]
         for j in range(d):
             group[l, j] = np.bincount(block[:, j], minlength=enc.n_codes)
-    states = [PoisonedCounts(enc, t) for t in T]
+    states = _states(enc, T)
     points = [(st, st.winner()) for st in states]
     points = [(st, star) for st, star in points if star >= 0]
     usable = enc.delta >= 2
@@ -261,8 +268,7 @@ MAX_PROGRAM_VARIABLES = 300_000
 def _program_size(enc: EncodedTable, T: np.ndarray, upper: int) -> int:
     """How many one-hot variables the program needs (an upper estimate)."""
     size = 0
-    for t in T:
-        st = PoisonedCounts(enc, t)
+    for st in _states(enc, T):
         width = np.minimum(np.maximum(st.A, enc.label_sizes[:, None] - st.A), upper) + 1
         size += int(width.sum())
     return size

@@ -16,9 +16,11 @@ rule scaling_run:
     resources:
         timed=1,
         # nbcert.repro.studies.scaling.job_mem_mb: 300 MB + 48 bytes per cell (the table, 8, plus RP's 40)
-        mem_mb=lambda w, attempt: attempt * (400 + int(w.n) * S.scaling["d"] * 48 // 10**6),
+        # (a streamed size holds one record batch: 2 GB)
+        mem_mb=lambda w, attempt: attempt * (2000 if int(w.n) in S.scaling.stream_n_values else
+                                             400 + int(w.n) * S.scaling.d * 48 // 10**6),
         # about 1.5 us per cell measured (AD on one point at the largest n included), doubled
-        runtime=lambda w, attempt: attempt * (10 + int(w.n) * S.scaling["d"] // 10**7),
+        runtime=lambda w, attempt: attempt * (10 + int(w.n) * S.scaling.d // 10**7),
     benchmark:
         "benchmarks/scaling/n{n}.tsv"
     log:
@@ -29,13 +31,13 @@ rule scaling_run:
 
 rule gather_scaling:
     input:
-        expand("results/runs/scaling/n{n}.csv", n=S.scaling["n_values"]),
+        expand("results/runs/scaling/n{n}.csv", n=S.scaling.sizes),
     output:
         "results/tables/scaling.csv",
     params:
         schema="scaling_run",
         expect=canonical({f"results/runs/scaling/n{n}.csv": {"rows": None, "equal": {"n": n}}
-                          for n in S.scaling["n_values"]}),
+                          for n in S.scaling.sizes}),
     log:
         "logs/gather/scaling.log",
     script:

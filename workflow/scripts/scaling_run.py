@@ -1,15 +1,14 @@
 """Time and measure every method on one synthetic table of n rows (nbcert.repro.studies.scaling.run_size)."""
-import json
-
 from nbcert.repro import job
-from nbcert.repro.studies.scaling import run_size
+from nbcert.repro.settings import ScalingSettings
+from nbcert.repro.studies.scaling import run_size, run_streamed
 from nbcert.repro.tables import write_table
 
 
 def main():
-    p = snakemake.params
-    table = run_size(int(snakemake.wildcards.n), json.loads(p.settings), p.seed)
-    write_table(job.stamp(table), snakemake.output[0], "scaling_run")
+    n, cfg = int(snakemake.wildcards.n), ScalingSettings.from_json(snakemake.params.settings)
+    run = run_streamed if n in cfg.stream_n_values else run_size  # beyond memory: files on disk
+    write_table(job.stamp(run(n, cfg, snakemake.params.seed)), snakemake.output[0], "scaling_run")
 
 
 job.run(snakemake, main)

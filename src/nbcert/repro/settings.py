@@ -87,6 +87,22 @@ class CountingSettings(_FromJson):
 
 
 @dataclass(frozen=True)
+class ScalingSettings(_FromJson):
+    n_values: tuple
+    d: int
+    domain: int
+    labels: int
+    missing_rate: float
+    k: int
+    ad_worlds: int
+    stream_n_values: tuple = ()  # sizes generated as a CSV on disk and streamed (beyond memory)
+
+    @property
+    def sizes(self) -> tuple:
+        return tuple(self.n_values) + tuple(self.stream_n_values)
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything the pipeline is configured with."""
 
@@ -102,7 +118,7 @@ class Settings:
     datasets: dict  # name -> DatasetSettings, only the selected ones
     poison_many: PoisonManySettings
     counting: CountingSettings
-    scaling: dict
+    scaling: ScalingSettings
     subsample: int | None = None
     data_mirror: str | None = None
     on_unavailable: str = "skip"
@@ -213,7 +229,7 @@ def load(config: dict, schema_path, *, cli: dict | None = None, sources=()) -> S
     paper = {k: v for k, v in config.items() if k not in ("datasets", "beyond", "only")}
     s = _build(Settings, {**paper, "datasets": _datasets(config, cli),
                           "poison_many": _build(PoisonManySettings, beyond["poison_many"]),
-                          "counting": _build(CountingSettings, beyond["counting"]), "scaling": dict(beyond["scaling"]),
+                          "counting": _build(CountingSettings, beyond["counting"]), "scaling": _build(ScalingSettings, beyond["scaling"]),
                           "sources": tuple(map(str, sources))})
     _check_combinations(s)
     return s

@@ -125,14 +125,21 @@ def synthetic_table(n: int, d: int, domain: int = 5, labels: int = 3, seed=0, k:
     Returns (model, X (n, d), y (n,), T (k, d), t_labels (k,)).  The model and the test
     points depend only on the seed (not on n), so tables of different sizes share both.
     """
+    model, T, t_labels, train_seed = model_and_tests(d, domain, labels, seed, k, concentration)
+    X, y = model.sample(n, np.random.SeedSequence([*train_seed.generate_state(4), n]))
+    return model, X, y, T, t_labels
+
+
+def model_and_tests(d: int, domain: int = 5, labels: int = 3, seed=0, k: int = 0, concentration: float = 0.5):
+    """The model and k test points of ``synthetic_table`` (they depend on the seed only),
+    and the seed of its training rows: (model, T, t_labels, train_seed)."""
     model_seed, test_seed, train_seed = np.random.SeedSequence(_entropy(seed)).spawn(3)
     model = planted_model(d, domain, labels, model_seed, concentration)
     T, t_labels = model.sample(k, test_seed, cover=False) if k else (np.empty((0, d), np.intp), np.empty(0, np.intp))
     if k:  # sample() sorts by label; shuffle the test points back into drawing order
         order = np.random.default_rng(test_seed.spawn(1)[0]).permutation(k)
         T, t_labels = T[order], t_labels[order]
-    X, y = model.sample(n, np.random.SeedSequence([*train_seed.generate_state(4), n]))
-    return model, X, y, T, t_labels
+    return model, T, t_labels, train_seed
 
 
 def _entropy(seed):
@@ -140,3 +147,100 @@ def _entropy(seed):
     if isinstance(seed, np.random.SeedSequence):
         return seed.generate_state(4)
     return seed
+
+
+# ---------------------------------------------------------------- files on disk
+
+VALUE_TEXT = "v{}"  # feature values are written as v0, v1, ...; labels as l0, l1, ...
+LABEL_TEXT = "l{}"
+
+
+def _csv_bytes(X: np.ndarray, y: np.ndarray, blank: np.ndarray) -> bytes:
+    """CSV lines of coded rows (values below 10: each cell two characters or empty)."""
+    n, d = X.shape
+    cells = np.empty((n, d + 1, 3), np.uint8)
+    cells[:, :d, 0], cells[:, d, 0] = ord("v"), ord("l")
+    cells[:, :d, 1], cells[:, d, 1] = ord("0") + X, ord("0") + y
+    cells[:, :, 2] = ord(",")
+    cells[:, d, 2] = ord("\n")
+    keep = np.ones(cells.shape, bool)
+    keep[:, :d, :2] = ~blank[:, :, None]
+    return cells[keep].tobytes()
+
+
+def _arrow_chunk(X: np.ndarray, y: np.ndarray, blank: np.ndarray, names: list, domain: int, labels: int):
+    import pyarrow as pa
+
+    values = pa.array([VALUE_TEXT.format(v) for v in range(domain)])
+    cols = [pa.DictionaryArray.from_arrays(pa.array(X[:, j].astype(np.int32), mask=blank[:, j]), values)
+            .dictionary_decode() for j in range(X.shape[1])]
+    cols.append(pa.DictionaryArray.from_arrays(pa.array(y.astype(np.int32)),
+                                               pa.array([LABEL_TEXT.format(v) for v in range(labels)]))
+                .dictionary_decode())
+    return pa.table(cols, names=names)
+
+
+def write_table(path, n: int, d: int = 20, domain: int = 5, labels: int = 3, missing: float = 0.4, seed=0,
+                fmt: str = "csv", files: int = 1, chunk: int = 1_000_000, model: PlantedNB | None = None):
+    """Write n rows of a planted Naive Bayes table (feature columns f0..f{d-1}, label column
+    ``class``) with ``missing`` of the feature cells empty, chunk by chunk (memory bounded
+    by the chunk): one CSV file, or Parquet split into ``files`` files of a folder (one
+    file: ``path`` itself).  Values are v0..v{domain-1}, labels l0..l{labels-1} (both < 10).
+    Returns the model (``model`` if given), for test points."""
+    from pathlib import Path
+
+    if domain > 10 or labels > 10:
+        raise ValueError("write_table writes values and labels below 10")
+    model = model or planted_model(d, domain, labels, seed)
+    names = [f"f{j}" for j in range(d)] + ["class"]
+    path = Path(path)
+    per_file = -(-n // files)
+    rng = np.random.default_rng([_entropy(seed) if not isinstance(seed, int) else seed, 1])
+    writer, done, start = None, 0, 0
+    out = open(path, "wb") if fmt == "csv" else None
+    if out is not None:
+        out.write((",".join(names) + "\n").encode())
+    try:
+        while done < n:
+            rows = min(chunk, n - done, start + per_file - done)
+            X, y = model.sample(rows, rng.integers(1 << 62), cover=done == 0 and rows >= max(domain, labels))
+            order = rng.permutation(rows)
+            X, y = X[order], y[order]
+            blank = rng.random(X.shape) < missing
+            if done == 0:
+                blank[:max(domain, labels)] = False  # every value occurs
+            if out is not None:
+                out.write(_csv_bytes(X, y, blank))
+            else:
+                import pyarrow.parquet as pq
+
+                if writer is None:
+                    target = path if files == 1 else path / f"part-{start // per_file:04d}.parquet"
+                    if files > 1:
+                        path.mkdir(parents=True, exist_ok=True)
+                    table = _arrow_chunk(X, y, blank, names, domain, labels)
+                    writer = pq.ParquetWriter(target, table.schema)
+                    writer.write_table(table)
+                else:
+                    writer.write_table(_arrow_chunk(X, y, blank, names, domain, labels))
+            done += rows
+            if done - start == per_file and writer is not None:
+                writer.close()
+                writer, start = None, done
+    finally:
+        if out is not None:
+            out.close()
+        if writer is not None:
+            writer.close()
+    return model
+
+
+def test_frame(model: PlantedNB, k: int, seed=0, T: np.ndarray | None = None):
+    """k complete test points drawn from the model (or the coded points T), as text
+    (columns f0.., no label)."""
+    import pandas as pd
+
+    if T is None:
+        T, _ = model.sample(k, seed, cover=False)
+        T = T[np.random.default_rng(seed).permutation(k)]
+    return pd.DataFrame({f"f{j}": [VALUE_TEXT.format(v) for v in T[:, j]] for j in range(T.shape[1])})

@@ -41,7 +41,9 @@ import pandas as pd
 
 from ... import decision, poisoning
 from ...counting import count_encoded
-from ...encoding import from_codes
+from ...encoding import code_dtype, from_codes
+from ...streaming import mem_available
+from ..settings import ScalingSettings
 from ..stages import rng_for
 from ..perturb import blank_mask
 from ..synthetic import synthetic_table
@@ -56,26 +58,16 @@ KIND = {**{m: "decision" for m in DECISION}, **{m: "counting" for m in COUNTING}
 
 # Bytes per cell of the n x d table, the larger of what this module measured at n = 10^6
 # and 10^7 (d = 20), rounded up by a fifth or more.  HELD: the encoded table kept while
-# the methods run (8).  SETUP: the peak while generating, encoding and blanking (8 held
+# the methods run (1: compact codes; it was 8 with intp codes).  SETUP: the peak while generating, encoding and blanking (8 held
 # + 18.4: up to three n x d intp copies and the blanking draw).  EXTRA: what each method
 # adds on top of the held table (OP 2.4, SR 21.1, RP 33.4, AD 21.0, Iterate 2.0,
 # Monte-Carlo 2.1, Iterate+Index ~0).
-HELD_BYTES = 8
-SETUP_BYTES = 32
+HELD_BYTES = 1  # codes take one byte per cell (nbcert.encoding.code_dtype) at these domains
+SETUP_BYTES = 16  # the generator's intp table (8) and the compact copies and blanking draw
 EXTRA_BYTES = {"Iterate+Index": 1, "Iterate": 3, "AD": 26, "Monte-Carlo": 3, "OP": 3, "SR": 26, "RP": 40}
 BASE_BYTES = 300 * 10**6  # interpreter, numpy, pandas and small arrays
 SAFETY = 0.8  # use at most this share of the available memory
 MB = 10**6  # memory is reported in decimal megabytes
-
-
-def mem_available() -> int | None:
-    """MemAvailable of /proc/meminfo in bytes (None where it cannot be read)."""
-    try:
-        with open("/proc/meminfo") as f:
-            info = {k: int(v.split()[0]) * 1024 for k, v in (line.split(":", 1) for line in f)}
-    except (OSError, ValueError):
-        return None
-    return info.get("MemAvailable", info.get("MemFree"))
 
 
 def fixed_bytes(method: str, d: int, labels: int = 3, mc_samples: int = 20_000) -> int:
@@ -126,6 +118,7 @@ class Meter:
 
     def __init__(self):
         self.process_peak = 0
+        self.last_peak = None
         try:
             self._reset()
             self.method = "peak RSS added (VmHWM reset via /proc/self/clear_refs, minus VmRSS before)"
@@ -161,7 +154,8 @@ class Meter:
         t0, c0 = time.perf_counter(), time.process_time()
         out = fn()
         seconds, self.cpu = time.perf_counter() - t0, time.process_time() - c0
-        return out, seconds, max(0, _status()["VmHWM"] - before)
+        self.last_peak = _status()["VmHWM"]  # the process's peak during the call, held data included
+        return out, seconds, max(0, self.last_peak - before)
 
 
 def verify_poisoning(enc, t: np.ndarray, res) -> bool | None:
@@ -181,24 +175,27 @@ def verify_poisoning(enc, t: np.ndarray, res) -> bool | None:
     return not state.robust()
 
 
-def ad_points(n: int, cfg: dict, max_samples: float) -> int:
+def ad_points(n: int, cfg: ScalingSettings, max_samples: float) -> int:
     """Test points AD is timed on: all k unless k * worlds * missing cells > max_samples."""
-    per_point = cfg["ad_worlds"] * max(1.0, cfg["missing_rate"] * n * cfg["d"])
-    return int(min(cfg["k"], max(1, max_samples // per_point)))
+    per_point = cfg.ad_worlds * max(1.0, cfg.missing_rate * n * cfg.d)
+    return int(min(cfg.k, max(1, max_samples // per_point)))
 
 
-def run_size(n: int, cfg: dict, seed: int, *, mem_budget: int | None = None, ad_max_samples: float = 3e9,
-             mc_samples: int = 20_000, progress=print) -> pd.DataFrame:
-    """Time and measure every method on one synthetic table of n rows (see the module docstring).
+def run_size(n: int, cfg: ScalingSettings, seed: int, *, mem_budget: int | None = None, ad_max_samples: float = 3e9,
+             mc_samples: int = 20_000, progress=print, methods: tuple = METHODS) -> pd.DataFrame:
+    """Time and measure every method (or those in ``methods``) on one synthetic table of n
+    rows (see the module docstring).
 
     cfg: d, domain, labels, missing_rate, k, ad_worlds.  mem_budget: bytes the run may use
-    (default: MemAvailable).  One row per method plus three setup rows.
+    (default: MemAvailable).  One row per method plus three setup rows; ``peak_mb`` is the
+    memory a call added, ``call_peak_mb`` the process's resident peak during it (the held
+    table included).
     """
-    d, domain, labels, rate, k = cfg["d"], cfg["domain"], cfg["labels"], cfg["missing_rate"], cfg["k"]
+    d, domain, labels, rate, k = cfg.d, cfg.domain, cfg.labels, cfg.missing_rate, cfg.k
     meter = Meter()
     avail = mem_budget if mem_budget is not None else mem_available()
     limit = None if avail is None else SAFETY * avail
-    base = {"n": n, "d": d, "domain": domain, "labels": labels, "k": k, "table_mb": n * d * 8 / MB,
+    base = {"n": n, "d": d, "domain": domain, "labels": labels, "k": k, "table_mb": n * d * code_dtype(d * (domain + 1)).itemsize / MB,
             "available_mb": None if avail is None else avail / MB, "memory_method": meter.method}
     rows = []
 
@@ -206,7 +203,9 @@ def run_size(n: int, cfg: dict, seed: int, *, mem_budget: int | None = None, ad_
         added = (EXTRA_BYTES[method] * n * d + fixed_bytes(method, d, labels, mc_samples)
                  if method in EXTRA_BYTES else None)
         cpu = None if seconds is None else meter.cpu
+        call_peak = None if seconds is None or meter.last_peak is None else meter.last_peak / MB
         rows.append({**base, "method": method, "kind": KIND[method], "points": points, "seconds": seconds,
+                     "call_peak_mb": call_peak,
                      "seconds_per_point": None if seconds is None or not points else seconds / points,
                      "cpu_seconds": cpu, "cpu_per_point": None if cpu is None or not points else cpu / points,
                      "peak_mb": None if peak is None else peak / MB,
@@ -231,6 +230,8 @@ def run_size(n: int, cfg: dict, seed: int, *, mem_budget: int | None = None, ad_
 
     def fits(method):
         est = estimate_bytes(n, d, method, labels, mc_samples)
+        if method not in methods:
+            return est, "not run: not asked for"
         if limit is None or est <= limit:
             return est, ""
         return est, (f"not run: needs about {est / MB:,.0f} MB, over {SAFETY:.0%} of the "
@@ -265,8 +266,8 @@ def run_size(n: int, cfg: dict, seed: int, *, mem_budget: int | None = None, ad_
     cover = max(domain, labels)  # the rows that make every value occur are never blanked
 
     def blank():
-        L = enc.X
-        L -= enc.offsets[:-1]  # back to local codes
+        L = np.empty(enc.X.shape, np.int8 if domain < 127 else np.int32)
+        np.subtract(enc.X, enc.offsets[:-1], out=L, casting="unsafe")  # back to local codes
         mask = blank_mask(n, d, rate, "uniform", rng_for(seed, "scaling", n, "blank"))
         mask[:cover] = False
         L[mask] = -1
@@ -295,7 +296,7 @@ def run_size(n: int, cfg: dict, seed: int, *, mem_budget: int | None = None, ad_
                 raise AssertionError(f"n={n}: Iterate and Iterate+Index disagree")
         elif method == "AD":
             p = ad_points(n, cfg, ad_max_samples)
-            dec, s, peak = meter(lambda: decision.certify_ad(dirty, T[:p], n_worlds=cfg["ad_worlds"],
+            dec, s, peak = meter(lambda: decision.certify_ad(dirty, T[:p], n_worlds=cfg.ad_worlds,
                                                              seed=rng_for(seed, "scaling", n, "ad")))
             if exact is not None and (exact.robust[:p] & ~dec.robust).any():
                 raise AssertionError(f"n={n}: AD called a robust point non-robust")
@@ -309,7 +310,7 @@ def run_size(n: int, cfg: dict, seed: int, *, mem_budget: int | None = None, ad_
         extra = {"robust": int(dec.robust.sum()),
                  "correct": int((dec.robust & (dec.label == truth[:p])).sum())}
         if method == "AD":
-            extra["worlds"] = cfg["ad_worlds"]
+            extra["worlds"] = cfg.ad_worlds
             if exact is not None:
                 extra["ad_false_robust"] = int((dec.robust & ~exact.robust[:p]).sum())
         row(method, s, peak, p, est, **extra)
@@ -404,6 +405,8 @@ def _f(x) -> str:
 def summary_markdown(table: pd.DataFrame) -> str:
     """The "### Scaling" section of the report, computed from the table."""
     lines = ["### Scaling", ""]
+    streamed = table[table["streamed"].fillna(False).astype(bool)] if "streamed" in table else table.iloc[:0]
+    table = table.drop(streamed.index)
     if table.empty:
         return "\n".join(lines + ["No scaling runs.", ""])
     first = table.iloc[0]
@@ -451,7 +454,28 @@ def summary_markdown(table: pd.DataFrame) -> str:
         lines.append("")
     lines.append(_paragraph(table, slopes, ran))
     lines.append("")
+    lines += _streamed_lines(streamed)
     return "\n".join(lines)
+
+
+def _streamed_lines(streamed: pd.DataFrame) -> list:
+    """What the sizes streamed from disk measured (their times include reading the file)."""
+    if streamed.empty:
+        return []
+    out = []
+    for n, sub in streamed.groupby("n"):
+        ran = sub[sub.seconds.notna() & sub.method.isin(STREAMED.values())]
+        why = sub.skipped.fillna("").astype(str)
+        if ran.empty:
+            out.append(f"Streamed from disk, n = {_n(n)}: {why[why != ''].iloc[0] if (why != '').any() else 'not run'}.")
+            continue
+        parts = [f"{r.method.replace(' (streamed)', '')} {_s(r.seconds)} for {int(r.points)} point"
+                 f"{'s' * (int(r.points) != 1)}, peak {_mb(r.call_peak_mb)} resident"
+                 + (f", {int(r.cells)} cells" if pd.notna(r.get("cells", np.nan)) else "") for _, r in ran.iterrows()]
+        out.append(f"Streamed from a generated CSV on disk (deleted after), n = {_n(n)}: " + "; ".join(parts)
+                   + ". These times include reading the whole file (OP twice: plan, then its cells); Iterate, AD, "
+                     "SR and RP need the table in memory and were not run.")
+    return out + [""]
 
 
 def _paragraph(table, slopes, ran) -> str:
@@ -506,7 +530,8 @@ def _paragraph(table, slopes, ran) -> str:
         big = peaks.idxmax()
         total = table[table.n == nmax].process_peak_mb.max()
         out.append(
-            f"Memory: the encoded table at n = {_n(nmax)} is {_mb(at.table_mb.iloc[0])} (n·d·8 bytes); "
+            f"Memory: the encoded table at n = {_n(nmax)} is {_mb(at.table_mb.iloc[0])} ("
+            f"{at.table_mb.iloc[0] * MB / (nmax * at.d.iloc[0]):.0f} byte per cell); "
             f"the methods added between {_mb(peaks.min())} and {_mb(peaks.max())} ({big} the most"
             + (f"; building the tables added up to {_mb(setup_peak.max())}" if len(setup_peak) else "") + ")"
             + f", and the whole run peaked at {_mb(total)} resident"
@@ -532,3 +557,94 @@ def _paragraph(table, slopes, ran) -> str:
         out.append(f"AD was timed on {int(ad.points)} of {int(ad.k)} points at n = {_n(nmax)} to keep the run short; "
                    f"its time per point is the mean over those points, not an extrapolation.")
     return " ".join(out)
+
+
+# ---------------------------------------------------------------- sizes beyond memory
+
+STREAM_METHODS = ("Iterate+Index", "Monte-Carlo", "OP")
+STREAMED = {m: f"{m} (streamed)" for m in STREAM_METHODS}  # their times include reading the file
+KIND.update({STREAMED[m]: KIND[m] for m in STREAM_METHODS})
+
+
+def csv_bytes_per_row(d: int) -> int:
+    """Bytes per row of the generated CSV (two characters a value), rounded up."""
+    return 3 * d + 4
+
+
+def run_streamed(n: int, cfg: ScalingSettings, seed: int, *, scratch=None, mc_samples: int = 20_000,
+                 progress=print) -> pd.DataFrame:
+    """Iterate+Index, Monte-Carlo counting and OP on an n-row table that stays on disk
+    (rows named "<method> (streamed)": their times include reading the file).
+
+    The table (same model and test points as ``run_size``) is written as CSV in a scratch
+    folder, read back in record batches by the library (memory bounded by the batch), and
+    deleted; OP runs on a second, complete file and names its cells in a second pass.
+    Iterate, AD, SR and RP need the table in memory and are listed as not run; a size whose
+    files the disk cannot hold is skipped with the reason.  Same columns as ``run_size``.
+    """
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from ... import api
+    from ..synthetic import model_and_tests, test_frame, write_table
+
+    d, domain, labels, rate, k = cfg.d, cfg.domain, cfg.labels, cfg.missing_rate, cfg.k
+    meter = Meter()
+    folder = Path(tempfile.mkdtemp(prefix="nbcert-scaling-", dir=scratch))
+    base = {"n": n, "d": d, "domain": domain, "labels": labels, "k": k, "table_mb": 0.0, "streamed": True,
+            "available_mb": None, "memory_method": meter.method}
+    rows = []
+
+    def row(method, seconds=None, peak=None, points=None, skipped="", **extra):
+        rows.append({**base, "method": method, "kind": KIND[method], "points": points, "seconds": seconds,
+                     "call_peak_mb": None if seconds is None else meter.last_peak / MB if meter.last_peak else None,
+                     "seconds_per_point": None if seconds is None or not points else seconds / points,
+                     "cpu_seconds": None if seconds is None else meter.cpu,
+                     "cpu_per_point": None if seconds is None or not points else meter.cpu / points,
+                     "peak_mb": None if peak is None else peak / MB, "estimate_added_mb": None, "estimate_mb": None,
+                     "skipped": skipped, **extra})
+
+    need = 2 * n * csv_bytes_per_row(d)
+    free = shutil.disk_usage(folder).free
+    why = "" if need * 1.1 < free else (f"not run: the streamed files need about {need / 1e9:.1f} GB of disk, "
+                                        f"{free / 1e9:.1f} GB free")
+    try:
+        model, T, truth, _ = model_and_tests(d, domain, labels, rng_for(seed, "scaling").bit_generator.seed_seq, k)
+        test = test_frame(model, k, T=T)
+        for method in METHODS:
+            if method not in STREAM_METHODS:
+                row(method, skipped=why or "not run: needs the table in memory (a streamed size)")
+            elif why:
+                row(STREAMED[method], skipped=why)
+        if why:
+            progress(f"n={n}: {why}")
+            return _streamed_frame(rows, rate, meter)
+        dirty, clean = folder / "dirty.csv", folder / "clean.csv"
+        _, s, peak = meter(lambda: write_table(dirty, n, d, domain, labels, rate, model=model))
+        row("generate", s, peak)
+        res, s, peak = meter(lambda: api.certify(str(dirty), test, "class"))
+        robust = res.robust.to_numpy()
+        correct = robust & (res.label.to_numpy() == np.array([f"l{v}" for v in truth], dtype=object))
+        row(STREAMED["Iterate+Index"], s, peak, k, robust=int(robust.sum()), correct=int(correct.sum()))
+        progress(f"n={n}: Iterate+Index {k} points streamed in {s:.1f}s, +{peak / MB:.0f} MB")
+        wc, s, peak = meter(lambda: api.count_worlds(str(dirty), test.iloc[:1], "class", method="montecarlo",
+                                                     n_samples=mc_samples, seed=rng_for(seed, "scaling", n, "count")))
+        row(STREAMED["Monte-Carlo"], s, peak, 1, samples=mc_samples, top_fraction=max(wc[0].fractions.values()))
+        dirty.unlink()
+        _, s, peak = meter(lambda: write_table(clean, n, d, domain, labels, 0.0, model=model))
+        row("encode complete", s, peak)
+        res, s, peak = meter(lambda: api.poison(str(clean), test.iloc[:1], "class", stream=True))
+        row(STREAMED["OP"], s, peak, 1, possible=res[0].possible, cells=res[0].num_cells,
+            poisoning_rate=None if not res[0].possible else res[0].num_cells / (n * d))
+        progress(f"n={n}: OP streamed in {s:.1f}s ({res[0].num_cells} cells), +{peak / MB:.0f} MB")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return _streamed_frame(rows, rate, meter)
+
+
+def _streamed_frame(rows, rate, meter) -> pd.DataFrame:
+    out = pd.DataFrame(rows)
+    out["missing_rate"] = rate
+    out["process_peak_mb"] = meter.peak() / MB
+    return out

@@ -1,0 +1,179 @@
+"""Benchmark of the input path: whole ``nbcert`` commands on big generated files against
+pyarrow reading the same file, measured in one run (part of ``python -m nbcert.bench``).
+
+Files (20 features of 5 values written v0..v4, 3 labels, 40 % of feature cells empty,
+drawn from a planted Naive Bayes model) are generated in a scratch folder, never kept in
+the repository, and deleted at the end unless ``--keep``; a size whose files the disk
+cannot hold is skipped with the reason.  Each command runs in its own process; its wall
+time and peak resident memory come from ``os.wait4`` (the child's own ru_maxrss).  Each
+pair is run ``repeat`` times, alternating, and the best time of each is kept.
+
+Targets (issue 9):
+
+* CSV, 10^7 rows: ``nbcert certify`` (32 points), whole command, <= 1.5x a bare
+  ``python -c`` importing pandas and pyarrow and calling ``pyarrow.csv.read_csv``;
+* CSV, 10^8 rows (streamed): peak RSS <= 1 GB, throughput >= 0.7x pyarrow's streaming
+  CSV reader (``pyarrow.csv.open_csv``) over the same file;
+* Parquet, 10^7 rows: <= 1.2x ``pyarrow.parquet.read_table``;
+* Dask, LocalCluster with 2 workers over a 10^7-row Parquet folder: throughput, reported
+  beside the single-process streaming path (no target).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .synthetic import test_frame, write_table
+
+GB = 10**9
+BYTES_PER_ROW = {"csv": 47, "parquet": 9}  # measured on these files (d = 20, 40 % empty)
+
+
+def run_command(cmd: list) -> tuple:
+    """(wall seconds, peak RSS bytes) of a command run to completion in its own process."""
+    with tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode:
+            err.seek(0)
+            raise RuntimeError(f"{cmd[:3]}... failed: {err.read().decode(errors='replace')[-500:]}")
+    return seconds, usage.ru_maxrss * 1024
+
+
+def best_pair(ours: list, ref: list, repeat: int) -> tuple:
+    """Best (seconds, peak bytes) of each command over ``repeat`` alternating runs."""
+    a, b = [], []
+    for _ in range(repeat):
+        a.append(run_command(ours))
+        b.append(run_command(ref))
+    return min(a), min(b)
+
+
+def _nbcert(train: Path, test: Path, *extra) -> list:
+    return [sys.executable, "-m", "nbcert.cli", "certify", "--train", str(train), "--test", str(test),
+            "--label", "class", "--json", *extra]
+
+
+def _python(code: str) -> list:
+    return [sys.executable, "-c", code]
+
+
+def _fits(scratch: Path, need: int) -> str:
+    free = shutil.disk_usage(scratch).free
+    return "" if free > need * 1.1 else (f"skipped: needs about {need / GB:.1f} GB of disk, "
+                                         f"{free / GB:.1f} GB free in {scratch}")
+
+
+class InputBench:
+    """Generates the files and runs each target; ``rows`` collects (target, measures, verdict)."""
+
+    def __init__(self, scratch: Path, repeat: int = 2, keep: bool = False, log=print):
+        self.scratch, self.repeat, self.keep, self.log = scratch, repeat, keep, log
+        self.rows: list = []
+        self.test = scratch / "q.csv"
+
+    def _file(self, name: str, n: int, fmt: str, files: int = 1) -> tuple:
+        path = self.scratch / name
+        why = "" if path.exists() else _fits(self.scratch, n * BYTES_PER_ROW[fmt])
+        if why:
+            return None, why
+        if not path.exists():
+            t0 = time.perf_counter()
+            model = write_table(path, n, fmt=fmt, files=files, seed=9)
+            self.log(f"  wrote {path} ({n:,} rows) in {time.perf_counter() - t0:.0f}s")
+            if not self.test.exists():
+                test_frame(model, 32, seed=3).to_csv(self.test, index=False)
+        return path, ""
+
+    def add(self, target: str, ok: bool | None, detail: str):
+        self.rows.append((target, "met" if ok else "MISSED" if ok is not None else "-", detail))
+        self.log(f"  {target}: {detail} -> {self.rows[-1][1]}")
+
+    def _versus(self, target: str, path, why: str, ref: str, what: str, limit: float):
+        """Whole certify command vs the reference code, both in fresh processes."""
+        if why:
+            return self.add(target, None, why)
+        (s, mem), (r, rmem) = best_pair(_nbcert(path, self.test), _python(ref), self.repeat)
+        self.add(target, s <= limit * r, f"nbcert {s:.2f}s ({mem / GB:.2f} GB peak), {what} {r:.2f}s "
+                                         f"({rmem / GB:.2f} GB), ratio {s / r:.2f}")
+
+    def csv_in_memory(self, n: int):
+        path, why = self._file(f"t{n}.csv", n, "csv")
+        self._versus(f"CSV {n:.0e} rows: certify <= 1.5x pyarrow.csv.read_csv", path, why,
+                     f"import pandas, pyarrow.csv as pc; pc.read_csv({str(path)!r})", "read_csv", 1.5)
+
+    def csv_streamed(self, n: int):
+        path, why = self._file(f"t{n}.csv", n, "csv")
+        target = f"CSV {n:.0e} rows streamed: peak <= 1 GB, >= 0.7x open_csv throughput"
+        if why:
+            return self.add(target, None, why)
+        ref = f"import pyarrow.csv as pc\nfor b in pc.open_csv({str(path)!r}): pass"
+        (s, mem), (r, _) = best_pair(_nbcert(path, self.test, "--stream"), _python(ref), 1)
+        size = path.stat().st_size
+        self.add(target, mem <= GB and r / s >= 0.7,
+                 f"nbcert {s:.1f}s = {size / s / 1e6:.0f} MB/s, peak {mem / GB:.2f} GB; open_csv {r:.1f}s = "
+                 f"{size / r / 1e6:.0f} MB/s; throughput ratio {r / s:.2f}")
+
+    def parquet(self, n: int):
+        path, why = self._file(f"t{n}.parquet", n, "parquet")
+        self._versus(f"Parquet {n:.0e} rows: certify <= 1.2x pyarrow.parquet.read_table", path, why,
+                     f"import pandas, pyarrow.parquet as pq; pq.read_table({str(path)!r})", "read_table", 1.2)
+
+    def dask(self, n: int, workers: int = 2):
+        path, why = self._file(f"t{n}-parts", n, "parquet", files=10)
+        target = f"Dask LocalCluster({workers} workers), Parquet folder of {n:.0e} rows"
+        if why:
+            return self.add(target, None, why)
+        try:
+            import dask.dataframe as dd
+            from distributed import Client, LocalCluster
+        except ImportError:
+            return self.add(target, None, "skipped: Dask is not installed (pip install 'nbcert[dask]')")
+        import pandas as pd
+
+        import nbcert
+
+        test = pd.read_csv(self.test, dtype=str)
+        t0 = time.perf_counter()
+        local = nbcert.certify(str(path), test, "class")
+        single = time.perf_counter() - t0
+        with LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None) as cluster, \
+                Client(cluster):
+            t0 = time.perf_counter()
+            res = nbcert.certify(dd.read_parquet(str(path)), test, "class")
+            on_dask = time.perf_counter() - t0
+        same = res.equals(local)
+        self.add(target, None if same else False, f"Dask {on_dask:.1f}s = {n / on_dask / 1e6:.1f} M rows/s, single-process streaming "
+                               f"{single:.1f}s = {n / single / 1e6:.1f} M rows/s (Dask/single time "
+                               f"{on_dask / single:.2f}); answers {'identical' if same else 'DIFFER'}")
+
+    def cleanup(self):
+        if not self.keep:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def run_input(scratch: str | None, *, stream: bool = True, dask: bool = True, repeat: int = 2, keep: bool = False,
+              log=print) -> list:
+    """Run every input target; returns (target, verdict, detail) rows."""
+    root = Path(scratch or tempfile.mkdtemp(prefix="nbcert-bench-"))
+    root.mkdir(parents=True, exist_ok=True)
+    bench = InputBench(root, repeat=repeat, keep=keep, log=log)
+    try:
+        bench.csv_in_memory(10**7)
+        bench.parquet(10**7)
+        if dask:
+            bench.dask(10**7)
+        if stream:
+            bench.csv_streamed(10**8)
+    finally:
+        bench.cleanup()
+    return [(t, v, d) for t, v, d in bench.rows]

@@ -1,0 +1,225 @@
+"""The sufficient statistics of a training table: the paper's index.
+
+Certification (Iterate+Index), world counting (exact and Monte-Carlo) and OP's plan need
+only, per label, the count of every (feature, value) and of every feature's missing
+cells, plus the domains and the labels.  ``Stats`` is that object, and the seam between
+where the data is and what is asked: it is built from an EncodedTable (one chunked
+bincount per label block), from a table in one pass (``partial_counts``), or from any
+number of record batches or Dask partitions, whose partial counts are merged with their
+domains aligned (``Merger``).
+
+Merging keeps every path's answers identical: domain values are appended in order of
+first appearance (batches are merged in file order), labels are sorted at the end where
+they can be (as ``encode`` does), and values that no cell holds (a batch's dictionary can
+list more than occur) are dropped from the domain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .encoding import (CodedColumn, Domains, EncodedTable, InputError, code_frame, column_names, no_observed_value,
+                       sort_labels)
+
+CHUNK_CELLS = 1 << 22  # cells per bincount call: its intp copy stays at 32 MB
+
+
+@dataclass(frozen=True)
+class Stats(Domains):
+    """Per-label counts of every global code (values and each feature's missing slot).
+
+    ``first_missing`` is the (data row, feature) of the first missing feature cell, or
+    None for a complete table: poisoning needs a complete table and says where it is not.
+    """
+
+    counts: np.ndarray  # (m, n_codes) int64
+    missing_at: tuple | None = None  # see first_missing
+    locate: object = field(default=None, compare=False, repr=False)  # finds missing_at when first asked
+
+    @property
+    def first_missing(self) -> tuple | None:
+        if self.locate is not None:
+            object.__setattr__(self, "missing_at", self.locate())
+            object.__setattr__(self, "locate", None)
+        return self.missing_at
+
+    @property
+    def label_sizes(self) -> np.ndarray:
+        return self.counts[:, self.offsets[0]:self.offsets[1]].sum(axis=1)
+
+    @property
+    def n(self) -> int:
+        return int(self.label_sizes.sum())
+
+    @property
+    def missing_per_feature(self) -> np.ndarray:
+        """(d,) missing cells of each feature."""
+        return self.counts[:, self.missing_codes].sum(axis=0)
+
+
+def count_index(enc: EncodedTable) -> np.ndarray:
+    """(m, n_codes) counts of every global code per label: bincounts over X's label blocks,
+    a bounded number of cells at a time."""
+    idx = np.zeros((enc.m, enc.n_codes), dtype=np.int64)
+    step = max(1, CHUNK_CELLS // max(1, enc.d))
+    for l in range(enc.m):
+        for a in range(enc.label_bounds[l], enc.label_bounds[l + 1], step):
+            b = min(a + step, enc.label_bounds[l + 1])
+            idx[l] += np.bincount(enc.X[a:b].ravel(), minlength=enc.n_codes)
+    return idx
+
+
+def _first_missing_of_table(enc: EncodedTable, counts: np.ndarray):
+    """(data row, feature) of the first missing cell in the table's row order, or None."""
+    if not counts[:, enc.missing_codes].any():
+        return None
+    miss = enc.is_missing()
+    where = np.flatnonzero(miss.any(axis=1))
+    r = where[np.argmin(enc.rows[where])]
+    return int(enc.rows[r]), enc.features[int(np.argmax(miss[r]))]
+
+
+def from_table(enc: EncodedTable, counts: np.ndarray | None = None) -> Stats:
+    """The statistics of an encoded table (``counts``: its count index, if already built)."""
+    counts = count_index(enc) if counts is None else counts
+    return Stats(offsets=enc.offsets, delta=enc.delta, features=enc.features, categories=enc.categories,
+                 labels=enc.labels, counts=counts, locate=lambda: _first_missing_of_table(enc, counts))
+
+
+def as_stats(source) -> Stats:
+    """Stats as they are, or built from an EncodedTable."""
+    return source if isinstance(source, Stats) else from_table(source)
+
+
+# ---------------------------------------------------------------------------------------
+# partial statistics and their merge
+
+
+@dataclass
+class Partial:
+    """Counts of one part of a table (a batch, a partition) under its own local domains."""
+
+    labels: tuple  # local labels; counts' rows follow them
+    values: list  # per feature: pandas Index of its local values
+    counts: list  # per feature: (m_local, k_j + 1) counts, the last column missing cells
+    rows: int
+    first_missing: tuple | None = None  # (row within the part, feature index)
+
+
+def _column_counts(y: np.ndarray, m: int, col: CodedColumn) -> np.ndarray:
+    k1 = len(col.values) + 1
+    return np.bincount(y * k1 + col.codes, minlength=m * k1).reshape(m, k1)
+
+
+def _first_missing(columns: list, counts: list) -> tuple | None:
+    """(row, feature index) of the first missing cell, searched in windows from the top
+    and only in columns that have one."""
+    best = None
+    for j, (c, cnt) in enumerate(zip(columns, counts)):
+        if not cnt[:, -1].any():
+            continue
+        k, stop = len(c.values), len(c.codes) if best is None else best[0]
+        for a in range(0, stop, 4096):
+            hit = np.flatnonzero(c.codes[a:min(a + 4096, stop)] == k)
+            if hit.size:
+                best = (a + int(hit[0]), j)
+                break
+    return best
+
+
+def partial_counts(frame, label: str, *, missing=None, name: str = "training table", start: int = 0,
+                   features: tuple | None = None, find_missing: bool = True) -> Partial:
+    """The Partial of one table part (pandas DataFrame or Arrow table/batch).  ``start`` is
+    the data row of its first row (for messages); ``features`` the whole table's feature
+    names, which the part must have in that order; ``find_missing``: locate its first
+    missing cell (needed until one part has one)."""
+    y, labels, feats, columns = code_frame(frame, label, missing=missing, name=name, start=start, exact=False,
+                                          compact=False)
+    if features is not None and feats != features:
+        raise InputError(f"{name}: columns {list(feats)} differ from the first part's {list(features)}")
+    m = len(labels)
+    counts = [_column_counts(y, m, c) for c in columns]
+    return Partial(labels=labels, values=[c.values for c in columns], counts=counts, rows=len(y),
+                   first_missing=_first_missing(columns, counts) if find_missing else None)
+
+
+def _extend(index: pd.Index, new: pd.Index):
+    """(index with new's unseen values appended in their order, position of each of new's values)."""
+    pos = index.get_indexer(new)
+    if (pos < 0).any():
+        fresh = new[pos < 0]
+        index = fresh if len(index) == 0 else index.append(fresh)
+        pos = index.get_indexer(new)
+    return index, pos
+
+
+def _grow(a: np.ndarray, m: int, k: int) -> np.ndarray:
+    """A (m, k + 1) copy of a (m0, k0 + 1) count array, the missing column kept last."""
+    if a.shape == (m, k + 1):
+        return a
+    out = np.zeros((m, k + 1), np.int64)
+    out[:a.shape[0], :a.shape[1] - 1] = a[:, :-1]
+    out[:a.shape[0], -1] = a[:, -1]
+    return out
+
+
+@dataclass
+class Merger:
+    """Adds Partials in table order; ``finish`` gives the Stats of their union."""
+
+    features: tuple
+    name: str = "training table"
+    labels: pd.Index = field(default_factory=lambda: pd.Index([], dtype=object))
+    values: list = field(default_factory=list)
+    counts: list = field(default_factory=list)
+    rows: int = 0
+    first_missing: tuple | None = None
+
+    def __post_init__(self):
+        d = len(self.features)
+        self.values = [pd.Index([], dtype=object) for _ in range(d)]
+        self.counts = [np.zeros((0, 1), np.int64) for _ in range(d)]
+
+    def add(self, part: Partial) -> None:
+        self.labels, lab = _extend(self.labels, pd.Index(list(part.labels), dtype=object))
+        m = len(self.labels)
+        for j, (vals, cnt) in enumerate(zip(part.values, part.counts)):
+            self.values[j], pos = _extend(self.values[j], vals)
+            k = len(self.values[j])
+            self.counts[j] = _grow(self.counts[j], m, k)
+            self.counts[j][np.ix_(lab, np.append(pos, k))] += cnt
+        if self.first_missing is None and part.first_missing is not None:
+            r, j = part.first_missing
+            self.first_missing = (self.rows + r, self.features[j])
+        self.rows += part.rows
+
+    def finish(self) -> Stats:
+        """The merged statistics: labels sorted where they can be, unheld values dropped."""
+        if self.rows == 0:
+            raise InputError(f"{self.name}: the table has no data rows")
+        ranks, labels = sort_labels(self.labels)
+        cats, blocks = [], []
+        for f, vals, cnt in zip(self.features, self.values, self.counts):
+            held = cnt[:, :-1].sum(axis=0) > 0
+            if not held.any():
+                raise no_observed_value(self.name, f)
+            sorted_cnt = np.empty_like(cnt)
+            sorted_cnt[ranks] = cnt
+            cats.append(vals[held])
+            blocks.append(np.concatenate([sorted_cnt[:, :-1][:, held], sorted_cnt[:, -1:]], axis=1))
+        delta = np.array([len(c) for c in cats], dtype=np.intp)
+        offsets = np.zeros(len(delta) + 1, dtype=np.intp)
+        np.cumsum(delta + 1, out=offsets[1:])
+        return Stats(offsets=offsets, delta=delta, features=self.features, categories=tuple(cats),
+                     labels=labels, counts=np.concatenate(blocks, axis=1), missing_at=self.first_missing)
+
+
+def frame_stats(frame, label: str, *, missing=None, name: str = "training table") -> Stats:
+    """The statistics of a whole table (pandas DataFrame or Arrow table) in one pass."""
+    part = partial_counts(frame, label, missing=missing, name=name)
+    merger = Merger(features=tuple(c for c in column_names(frame) if c != label), name=name)
+    merger.add(part)
+    return merger.finish()

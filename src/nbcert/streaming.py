@@ -1,0 +1,130 @@
+"""A training table given as a path: its statistics batch by batch, or the table in memory.
+
+Certification and counting need only the statistics (``nbcert.stats``): the file is read
+in record batches whose partial counts are merged, so memory is bounded by the batch
+whatever the number of rows, and a value, a label or an error first met in a late batch
+is handled as in an early one (an error names its data row and line; nothing is written
+before the whole file has been read).  Methods that need rows read the whole table into
+memory, unless it is to be streamed (asked for, or the file is larger than memory allows):
+then OP plans from the statistics and names its cells in a second pass over the file, and
+the other row methods say that they need the table in memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+import pandas as pd
+
+from .encoding import EncodedTable, InputError, check_columns, code_frame, encode
+from .reading import TableSource
+from .stats import Merger, Stats, partial_counts
+
+MEMORY_PER_FILE_BYTE = 3  # an in-memory CSV table holds about this many bytes per byte of file
+OP = "poison method 'op'"
+
+
+def mem_available() -> int | None:
+    """MemAvailable of /proc/meminfo in bytes (None where it cannot be read)."""
+    try:
+        with open("/proc/meminfo") as f:
+            info = {k: int(v.split()[0]) * 1024 for k, v in (line.split(":", 1) for line in f)}
+    except (OSError, ValueError):
+        return None
+    return info.get("MemAvailable", info.get("MemFree"))
+
+
+@dataclass(frozen=True)
+class StreamedStats(Stats):
+    """Stats of a file that stays on disk, with what a second pass over it needs."""
+
+    source: TableSource | None = None
+    label: str = ""
+    batch_rows: int | None = None
+
+
+def _features(source: TableSource, label: str) -> tuple:
+    return check_columns(source.columns, label, source.name)
+
+
+def source_stats(source: TableSource, label: str, batch_rows: int | None = None) -> StreamedStats:
+    """The statistics of a file, read batch by batch (memory bounded by the batch)."""
+    features = _features(source, label)
+    merger = Merger(features=features, name=source.name)
+    parts = source.batches(batch_rows) if batch_rows else source.tables()  # a whole piece is one part
+    for start, batch in parts:
+        if batch.num_rows:
+            merger.add(partial_counts(batch, label, missing=source.missing, name=source.name, start=start,
+                                      features=features, find_missing=merger.first_missing is None))
+    stats = merger.finish()
+    return StreamedStats(**{f.name: getattr(stats, f.name) for f in fields(Stats)}, source=source, label=label,
+                         batch_rows=batch_rows)
+
+
+def too_big(source: TableSource) -> bool:
+    """Whether the file's table would not fit in the memory available now."""
+    avail = mem_available()
+    return source.size is not None and avail is not None and source.size * MEMORY_PER_FILE_BYTE > 0.8 * avail
+
+
+def train_from_path(train, label: str, missing, *, rows: str | None, stream: bool | None,
+                    batch_rows: int | None) -> Stats | EncodedTable:
+    """Stats of the file (``rows`` None), else the table in memory for the method named by
+    ``rows``; a table to be streamed gives OP its StreamedStats and the others an error."""
+    source = train if isinstance(train, TableSource) else TableSource(train, missing)
+    if rows is None:
+        return source_stats(source, label, batch_rows)
+    streamed = stream if stream is not None else too_big(source)
+    if not streamed:
+        _features(source, label)
+        return encode(source.read(), label, missing=source.missing, name=source.name)
+    if rows == OP:
+        return source_stats(source, label, batch_rows)
+    why = "it is streamed as asked" if stream else (f"the file ({source.size / 1e9:.1f} GB) is larger than the "
+                                                    f"memory available allows")
+    raise InputError(f"{source.name}: {rows} needs the training table in memory, but {why} "
+                     f"(certify with method index, count and poison with method op stream it)")
+
+
+def find_cells(stats: StreamedStats, tcode: np.ndarray, step_lists: list) -> dict:
+    """The second pass of a streamed OP: for each step (label l, column j, agreeing?, count)
+    of the given plans, the first ``count`` rows of label l whose column j equals (or
+    differs from) the test value, in file order: {(l, j, agree): (row ids, global codes)}."""
+    need: dict = {}
+    for steps in step_lists:
+        for l, j, agree, count in steps:
+            need[(l, j, agree)] = max(need.get((l, j, agree), 0), int(count))
+    got = {key: ([], []) for key in need}
+    labels = pd.Index(list(stats.labels), dtype=object)
+    source = stats.source
+    for start, batch in source.batches(stats.batch_rows):
+        if not batch.num_rows or all(v <= 0 for v in need.values()):
+            continue
+        y, blabels, _, columns = code_frame(batch, stats.label, missing=source.missing, name=source.name,
+                                            start=start, exact=False)
+        lab = labels.get_indexer(pd.Index(list(blabels), dtype=object))[y]
+        for (l, j, agree), k in need.items():
+            if k <= 0:
+                continue
+            col = columns[j]
+            local = np.append(stats.categories[j].get_indexer(col.values), stats.delta[j])[col.codes]
+            same = local == tcode[j] - stats.offsets[j]
+            idx = np.flatnonzero((lab == l) & (same if agree else ~same))[:k]
+            got[(l, j, agree)][0].append(start + idx)
+            got[(l, j, agree)][1].append(local[idx] + stats.offsets[j])
+            need[(l, j, agree)] = k - len(idx)
+    return {key: (np.concatenate(ids).tolist() if ids else [], np.concatenate(codes) if codes else np.zeros(0, np.intp))
+            for key, (ids, codes) in got.items()}
+
+
+def poison_streamed(stats: StreamedStats, t: np.ndarray):
+    """OP for one test point on a streamed table: plan from the statistics, name the cells
+    in a second pass over the file."""
+    from .poisoning import poison_encoded
+
+    tcode = stats.global_codes(t[None])[0]
+    return poison_encoded(stats, t, "op", find=lambda step_lists: find_cells(stats, tcode, step_lists))
+
+
+__all__ = ["StreamedStats", "source_stats", "train_from_path", "poison_streamed", "find_cells", "InputError"]

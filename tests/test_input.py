@@ -1,0 +1,238 @@
+"""Input paths: CSV and Parquet files read by pyarrow, in memory or streamed in batches of
+any size, compact codes and the statistics seam.  Every path must give the answers of the
+in-memory DataFrame path (itself held against the brute-force enumerator)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import nbcert
+from nbcert import reading, stats
+from nbcert.encoding import code_dtype, encode, from_codes
+from brute import brute_robust
+from strategies import complete_instances, instances
+from test_cli import ERROR_CASES, TEST, TRAIN, assert_error, files, run, run_json, write
+
+SETTINGS = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                           HealthCheck.function_scoped_fixture])
+
+
+def as_text(df: pd.DataFrame) -> pd.DataFrame:
+    """The table as a CSV file shows it: every value its text, missing cells None."""
+    return df.apply(lambda c: c.map(lambda v: None if pd.isna(v) else str(v))).astype(object)
+
+
+def write_csv(df: pd.DataFrame, path) -> str:
+    as_text(df).to_csv(path, index=False)
+    return str(path)
+
+
+def write_parquet(df: pd.DataFrame, path, row_group_size=None) -> str:
+    as_text(df).to_parquet(path, index=False, row_group_size=row_group_size)
+    return str(path)
+
+
+class pieces:
+    """Cut CSV files into pieces of about this many bytes (each with its own dictionaries)."""
+
+    def __init__(self, size):
+        self.size = size
+
+    def __enter__(self):
+        self.old, reading.PIECE_BYTES = reading.PIECE_BYTES, self.size
+
+    def __exit__(self, *exc):
+        reading.PIECE_BYTES = self.old
+
+
+def frame(res: pd.DataFrame) -> list:
+    return [(bool(r), None if lab is None else str(lab)) for r, lab in zip(res["robust"], res["label"])]
+
+
+def counts(wcs) -> list:
+    return [({str(k): v for k, v in wc.counts.items()}, wc.ties, wc.total) for wc in wcs]
+
+
+@SETTINGS
+@given(inst=instances(), data=st.data())
+def test_streamed_csv_and_parquet_equal_in_memory(tmp_path_factory, inst, data):
+    """Any batch size (down to one row), any row order, CSV or Parquet: the answers of the
+    DataFrame in memory, which the brute-force enumerator confirms."""
+    tmp = tmp_path_factory.mktemp("stream")
+    order = data.draw(st.permutations(range(len(inst.train))), label="row order")
+    train = inst.train.iloc[list(order)]
+    test = as_text(inst.test[inst.features])
+    expected = frame(nbcert.certify(as_text(train), test, inst.label))
+    for i, row in enumerate(test.to_dict("records")):
+        robust, lab = brute_robust(as_text(train), inst.label, row, 0)
+        assert expected[i] == (robust, lab if robust else None)
+    batch = data.draw(st.sampled_from([None, 1, 2, 3, len(train)]), label="batch rows")
+    piece = data.draw(st.sampled_from([1, 10, 30, 1 << 26]), label="piece bytes")
+    csv = write_csv(train, tmp / "t.csv")
+    parquet = write_parquet(train, tmp / "t.parquet", row_group_size=data.draw(st.integers(1, len(train))))
+    with pieces(piece):
+        for path in (csv, parquet):
+            assert frame(nbcert.certify(path, test, inst.label, batch_rows=batch)) == expected, path
+        assert counts(nbcert.count_worlds(csv, test, inst.label, batch_rows=batch, method="exact")) == \
+            counts(nbcert.count_worlds(as_text(train), test, inst.label, method="exact"))
+
+
+@SETTINGS
+@given(inst=complete_instances(min_labels=2), data=st.data())
+def test_streamed_op_names_the_same_cells(tmp_path_factory, inst, data):
+    """OP on a streamed file (statistics, then a second pass for the cells) returns the
+    cells the in-memory OP returns."""
+    tmp = tmp_path_factory.mktemp("op")
+    test = as_text(inst.test[inst.features])
+    path = write_csv(inst.train, tmp / "t.csv")
+    batch = data.draw(st.sampled_from([None, 1, 2, 3]), label="batch rows")
+    with pieces(data.draw(st.sampled_from([1, 10, 1 << 26]), label="piece bytes")):
+        streamed = nbcert.poison(path, test, inst.label, stream=True, batch_rows=batch)
+    in_memory = nbcert.poison(as_text(inst.train), test, inst.label)
+    assert [(p.possible, p.cells) for p in streamed] == [(p.possible, p.cells) for p in in_memory]
+
+
+@pytest.mark.parametrize("piece", [1, 7, 64])
+@pytest.mark.parametrize("case", [c for c, v in ERROR_CASES.items() if v[0] is not None and v[2] == []])
+def test_errors_in_late_pieces(tmp_path, capsys, monkeypatch, case, piece):
+    """Cut into pieces of a few bytes, every file gives the same one-line error."""
+    monkeypatch.setattr(reading, "PIECE_BYTES", piece)
+    train, test, extra, names = ERROR_CASES[case]
+    write(tmp_path, "train.csv", train)
+    if test is not None:
+        write(tmp_path, "test.csv", test)
+    rc, out, err = run(capsys, "certify", "--train", tmp_path / "train.csv", "--test", tmp_path / "test.csv",
+                       "--label", "y", "--batch-rows", "1")
+    assert_error(rc, out, err, *names)
+
+
+GOOD = "".join(f"{'n' if i % 3 else 'f'},{'s' if i % 2 else 'x'},{'e' if i % 5 else 'p'}\n" for i in range(2000))
+
+
+@pytest.mark.parametrize("fault, names", [
+    ("n,s\n", ["data row 2000 (line 2002)", "2 fields", "expected 3"]),
+    ("n,s,e,9\n", ["data row 2000 (line 2002)", "4 fields"]),
+    ("n,s,\n", ["data row 2000", "'y'"]),
+    ("\n\n  \nn,\"a\nb\",e,1\n", ["data row 2000 (line 2005)", "4 fields"]),
+    ("n,\xff,e\n", ["not a UTF-8 text file"]),
+])
+@pytest.mark.parametrize("command", ["certify", "count", "poison"])
+def test_fault_after_many_rows(tmp_path, capsys, monkeypatch, fault, names, command):
+    monkeypatch.setattr(reading, "PIECE_BYTES", 1000)
+    (tmp_path / "train.csv").write_bytes(("odor,cap,y\n" + GOOD + fault + GOOD).encode("utf-8", "surrogateescape")
+                                         .replace("\xff".encode(), b"\xff"))
+    write(tmp_path, "test.csv", TEST)
+    rc, out, err = run(capsys, command, "--train", tmp_path / "train.csv", "--test", tmp_path / "test.csv",
+                       "--label", "y")
+    assert_error(rc, out, err, str(tmp_path / "train.csv"), *names)
+
+
+def test_late_values_labels_and_all_missing_feature(tmp_path, capsys, monkeypatch):
+    """A value and a label first seen in the last piece count; a feature missing in every
+    piece is an error."""
+    monkeypatch.setattr(reading, "PIECE_BYTES", 50)
+    train = "odor,cap,y\n" + GOOD + "z,w,late\n"
+    whole = run_json(capsys, "count", *files(tmp_path, train, "odor,cap\nz,w\nn,s\n"))
+    monkeypatch.setattr(reading, "PIECE_BYTES", 1 << 26)
+    assert whole == run_json(capsys, "count", *files(tmp_path, train, "odor,cap\nz,w\nn,s\n"))
+    assert "late" in whole[0]["counts"]
+    monkeypatch.setattr(reading, "PIECE_BYTES", 50)
+    empty = "odor,cap,y\n" + "".join(f"n,,{'e' if i % 2 else 'p'}\n" for i in range(300))
+    rc, out, err = run(capsys, "certify", *files(tmp_path, empty))
+    assert_error(rc, out, err, "train.csv", "'cap'", "no observed value")
+
+
+def test_train_from_stdin(tmp_path):
+    """A pipe is read once (it cannot be read twice)."""
+    test = write(tmp_path, "test.csv", TEST)
+    for command in ("certify", "poison"):
+        proc = subprocess.run([sys.executable, "-m", "nbcert.cli", command, "--train", "/dev/stdin", "--test", test,
+                               "--label", "y", "--json"], input=TRAIN if command == "certify" else
+                              "odor,cap,y\nn,s,p\nn,x,e\nf,s,e\nf,x,e\n", capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert len(proc.stdout) > 0 and proc.stderr == ""
+
+
+@pytest.mark.parametrize("size", [1 << 20, 3 << 20, 20 << 20])
+def test_huge_field(tmp_path, capsys, size):
+    """A field of 1 MB or more (beyond the csv module's limit and pyarrow's block) is a value."""
+    train = "odor,cap,y\n" + "x" * size + ",s,p\nn,,e\nn,s,e\nf,x,e\n"
+    res = run_json(capsys, "count", *files(tmp_path, train, "odor,cap\nn,s\n"))
+    assert res[0]["total"] == "2"
+
+
+def test_quoted_fields_across_pieces(tmp_path, capsys, monkeypatch):
+    """Newlines inside quoted values never cut a piece."""
+    rows = "".join(f'"a\nb{i % 3}","c,""d""{i % 2}",{"p" if i % 4 else "e"}\n' for i in range(400))
+    train = "odor,cap,y\n" + rows
+    test = 'odor,cap\n"a\nb1","c,""d""0"\n'
+    monkeypatch.setattr(reading, "PIECE_BYTES", 37)
+    small = run_json(capsys, "count", *files(tmp_path, train, test))
+    monkeypatch.setattr(reading, "PIECE_BYTES", 1 << 26)
+    assert small == run_json(capsys, "count", *files(tmp_path, train, test))
+    df = nbcert.read_csv(write(tmp_path, "t.csv", train))
+    assert df.shape == (400, 3) and df["odor"].iloc[0] == "a\nb0" and df["cap"].iloc[0] == 'c,"d"0'
+
+
+def test_parquet_folder_and_text_values(tmp_path, capsys):
+    """A folder of Parquet files is one table (files in name order); the CLI compares
+    Parquet values with the CSV test file as text."""
+    df = pd.DataFrame({"odor": [1, 1, 2, 2, 3], "cap": ["s", None, "s", "x", "x"], "y": ["p", "e", "e", "p", "e"]})
+    folder = tmp_path / "pq"
+    folder.mkdir()
+    df.iloc[:2].to_parquet(folder / "part-0.parquet", index=False)
+    df.iloc[2:].to_parquet(folder / "part-1.parquet", index=False)
+    csv = write_csv(df, tmp_path / "t.csv")
+    test = write(tmp_path, "q.csv", "odor,cap\n1,s\n3,x\n")
+    assert run_json(capsys, "count", "--train", folder, "--test", test, "--label", "y") == \
+        run_json(capsys, "count", "--train", csv, "--test", test, "--label", "y")
+    res = nbcert.certify(str(folder), df[["odor", "cap"]].iloc[[0]].assign(cap="s"), "y")
+    assert frame(res) == frame(nbcert.certify(df, df[["odor", "cap"]].iloc[[0]].assign(cap="s"), "y"))
+
+
+def test_row_methods_refuse_a_streamed_table(tmp_path, capsys):
+    for argv in (["certify", "--method", "iterate"], ["poison", "--method", "sr"]):
+        rc, out, err = run(capsys, argv[0], *files(tmp_path), *argv[1:], "--stream")
+        assert_error(rc, out, err, "train.csv", "needs the training table in memory")
+
+
+def test_compact_codes():
+    assert [code_dtype(k) for k in (1, 256, 257, 65536, 65537)] == [np.uint8, np.uint8, np.uint16, np.uint16, np.int32]
+    df = pd.DataFrame({"a": list("xyzx"), "b": [1, 2, None, 1], "y": ["p", "q", "p", "p"]})
+    assert encode(df, "y").X.dtype == np.uint8
+    wide = pd.DataFrame({"a": [f"v{i}" for i in range(300)], "y": ["p", "q"] * 150})
+    assert encode(wide, "y").X.dtype == np.uint16
+
+
+def test_count_index_in_chunks(monkeypatch):
+    rng = np.random.default_rng(0)
+    X = rng.integers(-1, 4, (5000, 7))
+    X[:4] = np.arange(4)[:, None]
+    y = rng.integers(0, 3, 5000)
+    enc = from_codes(X, y, np.full(7, 4))
+    whole = stats.count_index(enc)
+    monkeypatch.setattr(stats, "CHUNK_CELLS", 13)
+    assert np.array_equal(stats.count_index(enc), whole)
+    naive = np.stack([np.bincount(enc.X[enc.label_bounds[l]:enc.label_bounds[l + 1]].ravel().astype(np.intp),
+                                  minlength=enc.n_codes) for l in range(enc.m)])
+    assert np.array_equal(whole, naive)
+
+
+@SETTINGS
+@given(inst=instances())
+def test_arrow_backed_strings_equal_objects(inst):
+    """pandas' Arrow-backed string columns and object columns give the same answers."""
+    text = as_text(inst.train)
+    arrow = text.astype("string[pyarrow]")
+    test = as_text(inst.test[inst.features])
+    assert frame(nbcert.certify(arrow, test, inst.label)) == frame(nbcert.certify(text, test, inst.label))
+    assert frame(nbcert.certify(arrow, test, inst.label, method="iterate")) == \
+        frame(nbcert.certify(text, test, inst.label))
