@@ -1,7 +1,6 @@
 """The reproduction pipeline end to end on the small test config, from the mirror, and the
 ways a user can damage, misconfigure or interrupt it (issue 8's numbered failures)."""
 
-import json
 import os
 import signal
 import stat

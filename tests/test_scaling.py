@@ -10,6 +10,7 @@ import pytest
 
 from nbcert import decision, poisoning
 from nbcert.repro.settings import ScalingSettings
+from nbcert.repro.report.scaling import scaling as scaling_section
 from nbcert.repro.studies import scaling
 from nbcert.encoding import from_codes
 from nbcert.repro.synthetic import planted_model, synthetic_codes, synthetic_table
@@ -28,9 +29,9 @@ def test_run_size_times_every_method(small):
     assert (timed.skipped.fillna("") == "").all()
     assert (timed.seconds > 0).all() and (timed.seconds_per_point > 0).all()
     assert (timed.peak_mb >= 0).all() and (small.process_peak_mb > 0).all()
-    assert timed.loc["Iterate+Index", "points"] == timed.loc["Iterate", "points"] == CFG["k"]
-    assert 1 <= timed.loc["AD", "points"] <= CFG["k"]
-    assert small.missing_rate.iloc[0] == pytest.approx(CFG["missing_rate"], abs=0.01)
+    assert timed.loc["Iterate+Index", "points"] == timed.loc["Iterate", "points"] == CFG.k
+    assert 1 <= timed.loc["AD", "points"] <= CFG.k
+    assert small.missing_rate.iloc[0] == pytest.approx(CFG.missing_rate, abs=0.01)
 
 
 def test_iterate_and_index_agree(small):
@@ -75,7 +76,7 @@ def test_ad_is_capped_and_says_so():
     assert scaling.ad_points(10**4, replace(CFG, d=20, ad_worlds=100, k=32), 3e9) == 32
     assert scaling.ad_points(10**7, replace(CFG, d=20, ad_worlds=100, k=32, missing_rate=0.4), 3e9) == 1
     t = scaling.run_size(2000, CFG, 1, ad_max_samples=1, progress=lambda *a: None).set_index("method")
-    assert t.loc["AD", "points"] == 1 and t.loc["Iterate", "points"] == CFG["k"]
+    assert t.loc["AD", "points"] == 1 and t.loc["Iterate", "points"] == CFG.k
 
 
 def _fake(slopes, ns=(10**4, 10**5, 10**6, 10**7)):
@@ -103,7 +104,7 @@ def test_figure_and_markdown(tmp_path):
     out = types.SimpleNamespace(pdf=tmp_path / "s.pdf", png=tmp_path / "s.png")
     scaling.figure(table, out)
     assert out.pdf.stat().st_size > 1000 and out.png.stat().st_size > 1000
-    md = scaling.summary_markdown(table)
+    md = scaling_section(table)
     assert md.startswith("### Scaling")
     assert "| method | slope (all sizes) | slope (two largest) |" in md
     for i, m in enumerate(scaling.METHODS):
@@ -112,7 +113,7 @@ def test_figure_and_markdown(tmp_path):
 
 
 def test_markdown_of_a_real_run(small):
-    md = scaling.summary_markdown(small)
+    md = scaling_section(small)
     assert "### Scaling" in md and "| OP |" in md and "AD points timed" in md
 
 
@@ -157,12 +158,12 @@ def test_impossible_size_is_skipped_with_a_reason():
     t = scaling.run_size(10**9, CFG, 0, mem_budget=10**6, progress=lambda *a: None)
     assert set(t.method) == set(scaling.METHODS) | set(scaling.SETUP)
     assert t.seconds.isna().all() and t.skipped.str.contains("not run: building the tables needs about").all()
-    md = scaling.summary_markdown(t)
+    md = scaling_section(t)
     assert "Skipped:" in md and "No size could be run" in md
 
 
 def test_method_over_budget_is_skipped_alone():
-    n, d = 2000, CFG["d"]
+    n, d = 2000, CFG.d
     budget = int(scaling.estimate_bytes(n, d, "AD") / scaling.SAFETY) - 1  # fits the setup, not AD
     t = scaling.run_size(n, CFG, 0, mem_budget=budget, progress=lambda *a: None).set_index("method")
     over = {m for m in scaling.METHODS if scaling.estimate_bytes(n, d, m) > scaling.SAFETY * budget}
@@ -172,7 +173,7 @@ def test_method_over_budget_is_skipped_alone():
             assert t.loc[m, "skipped"].startswith("not run: needs about") and pd.isna(t.loc[m, "seconds"])
         else:
             assert t.loc[m, "seconds"] > 0
-    assert "RP" in scaling.summary_markdown(t.reset_index()).split("Skipped:")[1]
+    assert "RP" in scaling_section(t.reset_index()).split("Skipped:")[1]
 
 
 def test_memory_helpers():
@@ -187,7 +188,7 @@ def test_streamed_size_runs_from_disk_and_says_what_it_skips(monkeypatch):
         assert t.loc[f"{m} (streamed)", "seconds"] > 0 and t.loc[f"{m} (streamed)", "call_peak_mb"] > 0
     assert t.loc["OP (streamed)", "cells"] > 0
     assert t.loc["Iterate", "skipped"].startswith("not run: needs the table in memory")
-    md = scaling.summary_markdown(pd.concat([scaling.run_size(2000, CFG, 7, progress=lambda *a: None),
+    md = scaling_section(pd.concat([scaling.run_size(2000, CFG, 7, progress=lambda *a: None),
                                              t.reset_index()], ignore_index=True))
     assert "Streamed from a generated CSV on disk" in md and "n = 5,000" in md
     monkeypatch.setattr(scaling, "csv_bytes_per_row", lambda d: 10**12)

@@ -279,9 +279,9 @@ def _wilson(k, n, z):
     return (0.0 if k == 0 else max(0.0, centre - half)), (1.0 if k == n else min(1.0, centre + half))
 
 
-def point_stats(stats: Stats, T: np.ndarray):
+def point_stats(source: Stats | EncodedTable, T: np.ndarray):
     """E, M, seen for each test point, from the table's statistics."""
-    E, M = point_counts(stats, T)
+    E, M = point_counts(as_stats(source), T)
     seen = T >= 0
     return [_Point(E[p], M, seen[p]) for p in range(len(T))]
 

@@ -145,10 +145,12 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         return self.classes_[_argmax(logs, C, observed, enc, alpha)]
 
     def certify(self, X) -> np.ndarray:
-        return certify_index(self.stats_, self._codes(X), self.alpha).robust
+        T = self._codes(X)  # checks that the estimator is fitted
+        return certify_index(self.stats_, T, self.alpha).robust
 
     def certified_predict(self, X) -> np.ndarray:
-        dec = certify_index(self.stats_, self._codes(X), self.alpha)
+        T = self._codes(X)
+        dec = certify_index(self.stats_, T, self.alpha)
         return np.array([self.classes_[c] if c >= 0 else None for c in dec.label], dtype=object)
 
     def count_worlds(self, X, *, method="auto", n_samples=20_000, confidence=0.95, seed=None,

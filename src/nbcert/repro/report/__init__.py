@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import beyond, paper
+from .scaling import scaling as scaling_section
 
 
 @dataclass
@@ -38,8 +39,6 @@ def _figure(path) -> list:
 
 
 def render(r: ReportInputs) -> str:
-    from ..studies.scaling import summary_markdown as scaling_section
-
     timed = [r.decision, r.poisoning, r.poisoning_many, r.counting, r.scaling]
     lines = paper.header(r.sources, r.settings) + paper.datasets(r.statuses, r.infos, r.stale)
     lines += paper.machine({"decision": r.decision, "poisoning": r.poisoning,

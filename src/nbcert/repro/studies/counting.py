@@ -29,19 +29,15 @@ from __future__ import annotations
 
 import time
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from ...counting import TooLarge, count_encoded, total_worlds  # noqa: E402
-from ...decision import count_index  # noqa: E402
-from ...encoding import InputError, encode  # noqa: E402
-from ..stages import perturbed, rng_for, split  # noqa: E402
-from ..figures import panels, save_figure  # noqa: E402
-from ..settings import CountingSettings  # noqa: E402
+from ...counting import TooLarge, count_encoded, total_worlds
+from ...decision import count_index
+from ...encoding import InputError, encode
+from ..stages import perturbed, rng_for, split
+from ..figures import panels, save_figure
+from ..settings import CountingSettings
 
 METHODS = ("batch", "exact", "montecarlo")
 NAMES = {"batch": "Algorithm 2", "exact": "per-label exact", "montecarlo": "Monte-Carlo"}
