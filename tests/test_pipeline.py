@@ -216,7 +216,7 @@ def test_impossible_configs_fail_at_once_in_one_line(tmp_path, change, key):
 # 8. kill -9 of Snakemake: the README's recovery works, killed jobs write nothing later
 
 def _job_processes(work: Path) -> list:
-    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    out = subprocess.run(["ps", "-ww", "-eo", "pid,args"], capture_output=True, text=True).stdout
     return [line for line in out.splitlines() if f"{work}/.snakemake/scripts" in line]
 
 

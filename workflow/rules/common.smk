@@ -26,6 +26,10 @@ try:
 except nbsettings.ConfigError as e:
     sys.exit(f"nbcert: config error: {e}")
 
+# Jobs check that this process is still among their ancestors (nbcert.repro.job): after a
+# kill -9 of Snakemake none keeps running or writes its outputs later.
+os.environ["NBCERT_SNAKEMAKE_PID"] = str(os.getpid())
+
 DATASETS = list(S.datasets)
 REPS = list(range(S.repetitions))
 RATES = [f"{r:g}" for r in S.missing_rates]
