@@ -1,0 +1,614 @@
+"""Which missing cells to clean (beyond the paper): the fewest cleanings that certify.
+
+Cleaning a missing cell replaces it by its true value; domains are recomputed from the
+cleaned table (closed world), so a cleaning can add a value to its column's domain.
+
+Cells of one (label, column, true value) are interchangeable for every test point, so a
+set of cleanings is a count ``x[l, j, v]`` per *group*; this module works on those counts
+and turns them into cells (first rows first) only at the end.
+
+**Offline minimum, one point (exact).**  With the truth known, the fewest cells whose
+cleaning makes the point certifiably robust.  Fix a would-be winner w and the domain each
+column ends with.  Then only two kinds of cleaning matter: a cell of w in column j whose
+truth is t_j raises w's smallest count lo_wj by one, and a cell of a rival l whose truth
+is not t_j lowers l's largest count hi_lj by one; every other cleaning leaves the bounds
+alone.  The point is robust with winner w iff, for every rival l,
+
+    left_l * prod_j (lo_wj + alpha)  >  right_l * prod_j (hi_lj - b_lj + alpha)
+
+(integers once alpha = p/q is cleared; left/right hold the label sizes, the columns whose
+factor is fixed and the denominators).  Raising prod_j (lo_wj + a_j) with A cleanings is a
+separable concave maximisation: *water-filling* (always raise the smallest count) is
+optimal for every A, and a larger product helps every rival at once.  Lowering a rival's
+product is *not* greedy: it minimises a sum of concave functions, so for the optimal
+budget some optimum lies at a vertex of the box -- every b_lj at 0 or at its cap except
+one "partial" column.  Per rival we therefore enumerate the Pareto set (cost, product) of
+full-column subsets without column p (pruned exactly up to floating-point near-ties, which
+are kept) and combine it with a partial column p, whose amount has a closed form.  The
+rivals share the a's, so the optimum is min over A of A + sum_l cost_l(A): computed for all
+A in floating point with a rounding bound, then confirmed by exact integer arithmetic in
+best-first order (an A is evaluated exactly unless its floating-point lower bound already
+exceeds the best exact total), so the result is exact.
+
+Domains: a cleaning can add a value to a column.  That matters only through whether t_j
+is in the domain, whether the domain has one value (which forces every missing cell to
+it) and, with alpha > 0, its size (every label's denominator).  We branch over the
+reachable final domains of each column: which new values are introduced and which
+cleaned cell introduces each (a rival's cell whose lowering helps, w's t_j cell, or a
+cell that helps nothing -- the latter only when no helpful one exists, which is never
+worse).  With alpha = 0 only two cases branch: a column whose observed values are all t_j
+(stay forced, or unforce it with one cleaning) and a test value seen only among missing
+cells (w must clean one of its own t_j cells).  Every plan is checked exactly on the
+cleaned counts before it is returned.  "No cleaning makes it robust" is proven: every
+(winner, branch) is infeasible even with all its helpful cells cleaned.  Note that the
+fully cleaned table may tie while a partial cleaning certifies the point (a column left
+with t_j alone neutralises a feature), so the full table alone proves nothing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .decision import Decision, decide_counts, extremes
+from .encoding import EncodedTable
+from .support import as_alpha
+
+_EPS = np.finfo(float).eps
+_NEVER = np.iinfo(np.int64).max // 8  # an impossible cost; a few of them still sum in int64
+
+
+# ----------------------------------------------------------------------------- tables
+
+@dataclass(frozen=True)
+class CleaningTable:
+    """A dirty table whose missing cells' true values are known, in group form.
+
+    ``enc`` encodes the complete (true) table, so its domains hold every value; ``missing``
+    (n, d), in ``enc``'s row order, marks the cells missing in the dirty table.  ``obs`` and
+    ``hid`` (m, d, K) count observed and missing cells per (label, column, true value).
+    """
+
+    enc: EncodedTable
+    missing: np.ndarray
+    obs: np.ndarray
+    hid: np.ndarray
+
+    @classmethod
+    def build(cls, enc: EncodedTable, missing: np.ndarray) -> "CleaningTable":
+        local = (enc.X.astype(np.int64) - enc.offsets[:-1]).astype(np.int64)
+        K = int(enc.delta.max())
+        y = np.repeat(np.arange(enc.m), enc.label_sizes)
+        key = (y[:, None] * enc.d + np.arange(enc.d)) * K + local  # (n, d) group index
+        size = enc.m * enc.d * K
+        obs = np.bincount(key[~missing], minlength=size).reshape(enc.m, enc.d, K)
+        hid = np.bincount(key[missing], minlength=size).reshape(enc.m, enc.d, K)
+        return cls(enc, np.asarray(missing, bool), obs, hid)
+
+    @property
+    def N(self) -> np.ndarray:
+        return self.enc.label_sizes
+
+    def values(self) -> np.ndarray:
+        """(n, d) local value codes of the true table, rows in ``enc`` order."""
+        return self.enc.X.astype(np.int64) - self.enc.offsets[:-1]
+
+    def cells(self, x: np.ndarray, done: np.ndarray | None = None) -> list:
+        """Concrete cells (row in enc, column) for group counts x: first rows first,
+        skipping cells already in ``done`` (n, d)."""
+        Z = self.values()
+        out = []
+        for l, j, v in zip(*np.nonzero(x)):
+            a, b = self.enc.label_bounds[l], self.enc.label_bounds[l + 1]
+            hit = self.missing[a:b, j] & (Z[a:b, j] == v)
+            if done is not None:
+                hit &= ~done[a:b, j]
+            rows = a + np.flatnonzero(hit)[:x[l, j, v]]
+            out.extend((int(r), int(j)) for r in rows)
+        return out
+
+
+def state_decision(obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, alpha) -> Decision:
+    """Robustness of test points T (k, d) (local codes, -1 unseen) for observed counts
+    obs (m, d, K) and missing counts M (m, d); domains are the observed values."""
+    m, d, K = obs.shape
+    dom = obs.sum(axis=0) > 0  # (d, K)
+    delta = dom.sum(axis=1)
+    Tc = np.maximum(T, 0)
+    cols = np.arange(d)
+    seen = (T >= 0) & dom[cols, Tc]  # (k, d)
+    E = np.where(seen[:, None, :], obs[:, cols, Tc].transpose(1, 0, 2), 0)  # (k, m, d)
+    lo, hi = extremes(E, M, delta, seen)
+    return decide_counts(lo, hi, N, delta, alpha)
+
+
+# ----------------------------------------------------------------------------- fixed domains
+
+def _tolerance(terms: int, biggest: float) -> float:
+    """A generous bound on the rounding error of a sum of ``terms`` logs of size <= biggest."""
+    return 64.0 * terms * terms * max(biggest, 1.0) * _EPS
+
+
+def _waterfill(c0: np.ndarray, cap: np.ndarray) -> np.ndarray:
+    """Counts c(A) (A + 1, J) after A water-filling steps (always raise the smallest count,
+    lowest column first among equals), for A = 0 .. sum(cap)."""
+    J = len(c0)
+    level = np.concatenate([c0[j] + np.arange(cap[j]) for j in range(J)]) if J else np.zeros(0, np.int64)
+    col = np.repeat(np.arange(J), cap)
+    order = np.lexsort((col, level))
+    steps = np.zeros((len(order) + 1, J), np.int64)
+    steps[np.arange(1, len(order) + 1), col[order]] = 1
+    return c0 + np.cumsum(steps, axis=0)
+
+
+class _Rival:
+    """One rival's side: lower prod_j (q (h_j - b_j) + p) with b_j in [0, cap_j].
+
+    Candidates are the vertices that can be optimal: a set of full columns (from the Pareto
+    set of subsets without column ``part``) plus a partial amount in column ``part`` (-1:
+    none).  ``curve[c]`` is the smallest log product reachable with at most c cleanings.
+    """
+
+    def __init__(self, h, cap, p: int, q: int, tol: float):
+        self.h, self.cap, self.p, self.q, self.tol = np.asarray(h, np.int64), np.asarray(cap, np.int64), p, q, tol
+        with np.errstate(divide="ignore"):
+            self.logv0 = np.log(float(q) * self.h + p)
+            self.logfull = np.log(float(q) * (self.h - self.cap) + p)
+        parts = [-1] + np.flatnonzero(self.cap).tolist()
+        sets = [self._pareto(part) for part in parts]
+        self.cost = np.concatenate([s[0] for s in sets])
+        self.logq = np.concatenate([s[1] for s in sets])
+        self.member = np.concatenate([s[2] for s in sets])
+        self.part = np.repeat(parts, [len(s[0]) for s in sets])
+        self.curve = self._curve()
+
+    def value(self, j: int, b) -> int:
+        return self.q * (int(self.h[j]) - int(b)) + self.p
+
+    def _pareto(self, skip: int):
+        """Full-column subsets without column ``skip``: (cost, log product, membership),
+        dominated ones removed (near-ties within the tolerance kept)."""
+        J = len(self.h)
+        cost, logq, member = np.zeros(1, np.int64), np.array([self.logv0.sum()]), np.zeros((1, J), bool)
+        for j in np.flatnonzero(self.cap):
+            if j == skip:
+                continue
+            add = member.copy()
+            add[:, j] = True
+            cost = np.concatenate([cost, cost + self.cap[j]])
+            logq = np.concatenate([logq, logq - self.logv0[j] + self.logfull[j]])
+            member = np.concatenate([member, add])
+            order = np.lexsort((logq, cost))
+            cost, logq, member = cost[order], logq[order], member[order]
+            prev = np.minimum.accumulate(np.concatenate([[np.inf], logq[:-1]]))
+            keep = (logq <= prev + self.tol) & ~np.isneginf(prev)
+            cost, logq, member = cost[keep], logq[keep], member[keep]
+        return cost, logq, member
+
+    def _curve(self) -> np.ndarray:
+        L = np.full(int(self.cap.sum()) + 1, np.inf)
+        L[0] = self.logq[0]
+        for part in np.flatnonzero(self.cap):
+            with np.errstate(divide="ignore"):
+                tail = np.log(float(self.q) * (self.h[part] - np.arange(self.cap[part] + 1)) + self.p) - self.logv0[part]
+            pick = self.part == part
+            for cs, lq in zip(self.cost[pick].tolist(), self.logq[pick].tolist()):
+                seg = L[cs:cs + len(tail)]
+                np.minimum(seg, lq + tail, out=seg)
+        return np.minimum.accumulate(L)
+
+    def product(self, member: np.ndarray, part: int = -1, b: int = 0) -> int:
+        out = 1
+        for j in range(len(self.h)):
+            out *= self.value(j, self.cap[j] if member[j] else (b if j == part else 0))
+        return out
+
+    def _optimistic(self, need: float) -> np.ndarray:
+        """Per candidate, a lower bound on its cost for the log bound ``need`` (floats)."""
+        part = self.part  # -1 (no partial column) picks the appended zeros
+        logv0, h, cap = np.append(self.logv0, 0.0), np.append(self.h, 0), np.append(self.cap, 0)
+        with np.errstate(invalid="ignore", over="ignore"):
+            z = need + self.tol - (self.logq - logv0[part])
+            b = np.floor(h[part] - (np.exp(z) - self.p) / self.q) + 1
+        b = np.where(np.isnan(b), 0, np.maximum(b, 0))
+        cost = np.where(part >= 0, self.cost + b, np.where(self.logq < need + self.tol, self.cost, np.inf))
+        return np.where((part >= 0) & (b > cap[part]), np.inf, cost)
+
+    def cheapest(self, X: int, Y: int, need: float, limit):
+        """Exact fewest cleanings (cost, member, part, b) with Y * product < X, among plans
+        cheaper than ``limit``; None if there is none.  Candidates are tried in the order
+        of their floating-point lower bounds and exactly."""
+        if X <= 0:
+            return None
+        if Y == 0:
+            return (0, self.member[0], -1, 0) if limit > 0 else None
+        bound = self._optimistic(need)
+        best = None
+        for i in np.argsort(bound, kind="stable"):
+            if not bound[i] < min(limit, best[0] if best else math.inf):
+                break
+            part, mem = int(self.part[i]), self.member[i]
+            if part < 0:
+                if Y * self.product(mem) < X:
+                    best = (int(self.cost[i]), mem, -1, 0)
+                continue
+            rest = Y * (self.product(mem, part, 0) // self.value(part, 0))
+            if rest == 0:
+                b = 0
+            else:
+                vmax = (X - 1) // rest  # need q (h - b) + p <= vmax
+                if vmax < self.value(part, self.cap[part]):
+                    continue
+                b = max(0, int(self.h[part]) - (vmax - self.p) // self.q)
+            total = int(self.cost[i]) + b
+            if total < min(limit, best[0] if best else math.inf):
+                best = (total, mem, part, b)
+        return best
+
+    def amounts(self, plan) -> np.ndarray:
+        _, mem, part, b = plan
+        out = np.where(mem, self.cap, 0)
+        if part >= 0:
+            out[part] = b
+        return out
+
+
+class _Fixed:
+    """The fixed-domain problem for one winner: min sum a + sum_l sum b_l such that, for
+    every rival l, left_l * prod_j (q (cw_j + a_j) + p) > right_l * prod_j (q (h_lj - b_lj) + p)."""
+
+    def __init__(self, cw, capA, h, capB, left, right, alpha: Fraction):
+        self.p, self.q = alpha.numerator, alpha.denominator
+        self.cw, self.capA = np.asarray(cw, np.int64), np.asarray(capA, np.int64)
+        self.left, self.right = [int(v) for v in left], [int(v) for v in right]
+        J = len(self.cw)
+        big = max([1.0] + [abs(math.log(v)) for v in self.left + self.right if v > 0])
+        top = max([1] + [int(v) for v in self.cw + self.capA] + [int(v) for hr in h for v in hr])
+        self.tol = _tolerance(2 * J + 6, big + (2 * J + 2) * math.log(self.q * (top + 1) + self.p + 1))
+        self.h, self.capB = h, capB
+        self.rivals = None  # built on demand: only for winners that can win at all
+
+    def w_product(self, c) -> int:
+        return math.prod(self.q * int(v) + self.p for v in c)
+
+    def _feasible_at_all(self) -> bool:
+        P = self.w_product(self.cw + self.capA)
+        return all(r * math.prod(self.q * (int(hj) - int(cj)) + self.p for hj, cj in zip(hr, cr)) < lft * P
+                   for lft, r, hr, cr in zip(self.left, self.right, self.h, self.capB))
+
+    def _need(self, logP: np.ndarray, k: int) -> np.ndarray:
+        """The bound the rival's log product must stay under, per A."""
+        if self.left[k] == 0:
+            return np.full(len(logP), -np.inf)
+        if self.right[k] == 0:
+            return np.where(np.isneginf(logP), -np.inf, np.inf)
+        return logP + math.log(self.left[k]) - math.log(self.right[k])
+
+    def solve(self, limit=math.inf):
+        """(cost, a, [b per rival]) of a cheapest plan costing less than ``limit``, or None."""
+        if not self._feasible_at_all():
+            return None
+        self.rivals = [_Rival(hr, cr, self.p, self.q, self.tol) for hr, cr in zip(self.h, self.capB)]
+        C = _waterfill(self.cw, self.capA)  # (A + 1, J) w's counts after A cleanings
+        with np.errstate(divide="ignore"):
+            logP = np.log(float(self.q) * C + self.p).sum(axis=1)
+        needs = [self._need(logP, k) for k in range(len(self.rivals))]
+        lo = np.arange(len(C), dtype=np.int64)
+        for r, need in zip(self.rivals, needs):
+            with np.errstate(invalid="ignore"):
+                idx = np.searchsorted(-r.curve, -(need + self.tol), side="right")
+            lo += np.where(np.isneginf(need) | (idx >= len(r.curve)), _NEVER, idx)
+        best, best_plan = limit, None
+        for A in np.argsort(lo, kind="stable"):
+            if lo[A] >= min(best, _NEVER):
+                break
+            P = self.w_product(C[A])
+            total, plans = int(A), []
+            for k, r in enumerate(self.rivals):
+                got = r.cheapest(self.left[k] * P, self.right[k], float(needs[k][A]), best - total)
+                if got is None:
+                    break
+                total += got[0]
+                plans.append(got)
+            else:
+                best, best_plan = total, (C[A] - self.cw, plans)
+        if best_plan is None:
+            return None
+        a, plans = best_plan
+        return int(best), a, [r.amounts(pl) for r, pl in zip(self.rivals, plans)]
+
+
+# ----------------------------------------------------------------------------- domain branches
+
+@dataclass(frozen=True)
+class _Option:
+    """How one column ends up: its kind, usable true values, and the cleanings that
+    introduce its new values (w's t_j cell, a rival's cell, or a cell that helps nothing)."""
+
+    kind: str  # "active", "forced" or "unseen"
+    usable: tuple  # true values whose cells may be cleaned (active columns)
+    delta: int  # the column's final domain size (matters for alpha > 0)
+    by_w: int = 0  # w cleans one of its t_j cells to introduce t_j
+    by_rival: tuple = ()  # (rival, value): that rival cleans one of its cells of this value
+    pure: tuple = ()  # (label, value): a cleaning that only introduces the value
+
+
+def _column_options(obs_j: np.ndarray, hid_j: np.ndarray, t: int, w: int, zero: bool) -> list:
+    """Every reachable end state of one column worth considering, for winner w.
+
+    obs_j, hid_j (m, K): observed and missing counts per label and true value."""
+    D0 = tuple(np.flatnonzero(obs_j.sum(axis=0) > 0).tolist())
+    new = tuple(np.flatnonzero((obs_j.sum(axis=0) == 0) & (hid_j.sum(axis=0) > 0)).tolist())
+    every = tuple(sorted(D0 + new))
+    m = obs_j.shape[0]
+    if zero:
+        # alpha = 0: only "is t_j seen" and "is the domain {t_j}" matter
+        if t < 0 or (t not in D0 and t not in new):
+            return []  # every label's support is 0 in every world
+        if t not in D0:
+            return [_Option("active", every, len(every), by_w=1)] if hid_j[w, t] else []
+        if len(D0) >= 2:
+            return [_Option("active", every, len(every))]
+        out = [_Option("forced", (t,), 1)]
+        others = [l for l in range(m) if l != w and hid_j[l].sum() - hid_j[l, t] > 0]
+        if others:
+            out += [_Option("active", every, len(every), by_rival=((l, -1),)) for l in others]
+        elif hid_j[w].sum() - hid_j[w, t] > 0:
+            v = next(v for v in every if v != t and hid_j[w, v])
+            out.append(_Option("active", every, len(every), pure=((w, v),)))
+        return out
+    out = []
+    for size in range(len(new) + 1):
+        for intro in itertools.combinations(new, size):
+            dom = tuple(sorted(D0 + intro))
+            seen = t >= 0 and t in dom
+            kind = "unseen" if not seen else ("forced" if len(dom) == 1 else "active")
+            choices = []
+            for v in intro:
+                if v == t:
+                    choices.append([("w", w)] if hid_j[w, t] else
+                                   [("pure", next(l for l in range(m) if hid_j[l, t]))])
+                else:
+                    rivals = [l for l in range(m) if l != w and hid_j[l, v]]
+                    choices.append([("rival", l) for l in rivals] or [("pure", w)])
+            for pick in itertools.product(*choices):
+                by_w = sum(1 for how, _ in pick if how == "w")
+                by_rival = tuple((l, v) for (how, l), v in zip(pick, intro) if how == "rival")
+                pure = tuple((l, v) for (how, l), v in zip(pick, intro) if how == "pure")
+                out.append(_Option(kind, dom, len(dom), by_w, by_rival, pure))
+    return out
+
+
+MAX_BRANCHES = 4096
+
+
+class TooManyBranches(ValueError):
+    """The exact offline minimum would branch over too many column domain outcomes."""
+
+
+@dataclass(frozen=True)
+class CleaningPlan:
+    """Group counts x (m, d, K) to clean, their number, and the winner they certify."""
+
+    x: np.ndarray
+    cost: int
+    winner: int
+
+
+def _branch_problem(tab: CleaningTable, t: np.ndarray, w: int, opts: tuple, alpha: Fraction):
+    """The fixed-domain problem of one branch, and the cleanings its options prepay.
+
+    Column j's factor for label l is (q lo_lj + p) / (q N_l + p delta_j): 1 in a forced
+    column (lo = N_l, delta = 1), p / (q N_l + p delta_j) in an unseen one."""
+    obs, hid, N = tab.obs, tab.hid, tab.N
+    m = obs.shape[0]
+    p, q = alpha.numerator, alpha.denominator
+    rivals = [l for l in range(m) if l != w]
+    active = [j for j, o in enumerate(opts) if o.kind == "active"]
+    x0 = np.zeros_like(hid)
+    num = [1] * m  # product of the fixed numerators, per label
+    den = [1] * m
+    for j, o in enumerate(opts):
+        if o.kind != "forced":
+            den = [dl * (q * int(N[l]) + p * o.delta) for l, dl in enumerate(den)]
+        if o.kind == "unseen":
+            num = [nl * p for nl in num]
+        x0[w, j, t[j]] += o.by_w
+        for l, v in o.by_rival:
+            if v < 0:  # alpha = 0 unforcing: any value but t_j
+                v = next(u for u in o.usable if u != t[j] and hid[l, j, u])
+            x0[l, j, v] += 1
+        for l, v in o.pure:
+            x0[l, j, v] += 1
+    cw = [int(obs[w, j, t[j]] + x0[w, j, t[j]]) for j in active]
+    capA = [int(hid[w, j, t[j]] - x0[w, j, t[j]]) for j in active]
+    h = [[int(obs[l, j, t[j]] + x0[l, j, t[j]] + hid[l, j].sum() - x0[l, j].sum()) for j in active] for l in rivals]
+    capB = [[int(sum(hid[l, j, v] - x0[l, j, v] for v in opts[j].usable if v != t[j])) for j in active]
+            for l in rivals]
+    left = [int(N[w]) * num[w] * den[l] for l in rivals]
+    right = [int(N[l]) * num[l] * den[w] for l in rivals]
+    return _Fixed(cw, capA, h, capB, left, right, alpha), active, rivals, x0
+
+
+def _spread(tab: CleaningTable, x: np.ndarray, l: int, j: int, count: int, usable, t: int) -> None:
+    """Add ``count`` cleanings of label l's column-j cells whose truth is usable and not t."""
+    for v in usable:
+        if v == t or count <= 0:
+            continue
+        take = min(count, int(tab.hid[l, j, v] - x[l, j, v]))
+        x[l, j, v] += take
+        count -= take
+    assert count == 0, "internal: not enough cells to spread"
+
+
+def _verify(tab: CleaningTable, t: np.ndarray, x: np.ndarray, alpha) -> int:
+    """The label every world predicts after cleaning x, -1 if the point is not robust."""
+    dec = state_decision(tab.obs + x, (tab.hid - x).sum(axis=2), tab.N, t[None], alpha)
+    return int(dec.label[0])
+
+
+def offline_minimum(tab: CleaningTable, t: np.ndarray, alpha=0) -> CleaningPlan | None:
+    """The fewest cleanings (group counts) that make test point t (local codes of the true
+    table, -1 = unseen) certifiably robust; None when no set of cleanings does (proven)."""
+    alpha = as_alpha(alpha)
+    m, d, _ = tab.obs.shape
+    zero = np.zeros_like(tab.hid)
+    if m == 1:
+        return CleaningPlan(zero, 0, 0)
+    now = _verify(tab, t, zero, alpha)
+    if now >= 0:
+        return CleaningPlan(zero, 0, now)
+    best = None
+    for w in range(m):
+        options = [_column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, alpha == 0) for j in range(d)]
+        if math.prod(len(o) for o in options) > MAX_BRANCHES:
+            raise TooManyBranches(f"the exact minimum would try more than {MAX_BRANCHES} column domain outcomes")
+        for opts in itertools.product(*options):
+            prob, active, rivals, x0 = _branch_problem(tab, t, w, opts, alpha)
+            extra = int(x0.sum())
+            limit = (best.cost if best else math.inf) - extra
+            if limit <= 0:
+                continue
+            res = prob.solve(limit)
+            if res is None:
+                continue
+            cost, a, bs = res
+            x = x0.copy()
+            for i, j in enumerate(active):
+                x[w, j, t[j]] += a[i]
+                for k, l in enumerate(rivals):
+                    _spread(tab, x, l, j, int(bs[k][i]), opts[j].usable, int(t[j]))
+            if _verify(tab, t, x, alpha) != w or int(x.sum()) != extra + cost:
+                raise AssertionError(f"internal: a cleaning plan failed its exact check (winner {w})")
+            best = CleaningPlan(x, extra + cost, w)
+    return best
+
+
+# ----------------------------------------------------------------------------- many points
+
+def after(tab: CleaningTable, x: np.ndarray) -> CleaningTable:
+    """The table once the cleanings x are done (its missing cells are the rest)."""
+    return CleaningTable(tab.enc, tab.missing, tab.obs + x, tab.hid - x)
+
+
+def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0):
+    """Greedy for several points: repeatedly clean the cheapest single-point minimum
+    completion (on the table as cleaned so far) among the non-robust points.
+
+    Returns (x, lower bound): x the group counts (None if some point cannot be made robust
+    from the state greedy reached) and the largest single-point minimum of the start, a
+    proven lower bound (None when a point provably cannot be made robust at all).
+    """
+    alpha = as_alpha(alpha)
+    singles = [offline_minimum(tab, t, alpha) for t in T]
+    if any(s is None for s in singles):
+        return None, None
+    lower = max((s.cost for s in singles), default=0)
+    x = np.zeros_like(tab.hid)
+    plans = dict(enumerate(singles))
+    for _ in range(int(tab.hid.sum()) + 1):
+        cur = after(tab, x)
+        dec = state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha)
+        todo = np.flatnonzero(~dec.robust)
+        if not len(todo):
+            return x, lower
+        plans = {p: plans[p] if x.sum() == 0 else offline_minimum(cur, T[p], alpha) for p in todo}
+        if any(plans[p] is None for p in todo):
+            return None, lower
+        pick = min(todo, key=lambda p: (plans[p].cost, p))
+        x = x + plans[pick].x
+    raise AssertionError("internal: greedy did not terminate")
+
+
+# ----------------------------------------------------------------------------- policy (no truth)
+
+PRIORS = ("observed", "worlds")
+
+
+def truth_odds(obs: np.ndarray, T: np.ndarray, prior: str) -> np.ndarray:
+    """(k, m, d): probability that a missing cell of (label l, column j) holds t_j.
+
+    ``worlds``: uniform over the column's domain, as the possible worlds weight it;
+    ``observed``: label l's observed frequency of t_j in column j (the column's frequency
+    when label l has no observed cell there) -- the estimate under cells missing at random.
+    """
+    m, d, K = obs.shape
+    dom = obs.sum(axis=0) > 0
+    Tc = np.maximum(T, 0)
+    cols = np.arange(d)
+    seen = (T >= 0) & dom[cols, Tc]  # (k, d)
+    if prior == "worlds":
+        return np.broadcast_to(np.where(seen, 1.0 / dom.sum(axis=1), 0.0)[:, None, :], (len(T), m, d)).copy()
+    if prior != "observed":
+        raise ValueError(f"unknown prior {prior!r} (use {' or '.join(PRIORS)})")
+    per_label = obs.sum(axis=2).astype(float)  # (m, d)
+    column = obs.sum(axis=(0, 2)).astype(float)  # (d,)
+    hit = obs[:, cols, Tc].transpose(1, 0, 2).astype(float)  # (k, m, d)
+    col_hit = obs.sum(axis=0)[cols, Tc].astype(float)  # (k, d)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        own = hit / per_label
+        fallback = col_hit / column
+    return np.where(seen[:, None, :], np.where(per_label > 0, own, fallback[:, None, :]), 0.0)
+
+
+def group_scores(obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, alpha=0,
+                 prior: str = "observed"):
+    """Score of cleaning one more cell of each (label, column) group, for the non-robust
+    points among T, and the number of those points each group helps.
+
+    Per point, w is the label the expected table predicts and D_l = log Smax_l - log Smin_w
+    the deficit against rival l.  A cell of w in column j raises lo_wj by one with the odds
+    pi that it holds t_j (all deficits shrink); a cell of rival l lowers hi_lj by one with
+    odds 1 - pi.  A rival's gain is convex in the cells cleaned, so its group is scored by
+    the best average over its first k cells (k up to what closes the deficit), w's by the
+    first cell (its gain is concave); each point's gains are capped by its deficits and
+    summed over points.  A heuristic: it ignores domain changes and the truth.
+    """
+    alpha = as_alpha(alpha)
+    a = float(alpha)
+    m, d, K = obs.shape
+    dom = obs.sum(axis=0) > 0
+    delta = dom.sum(axis=1)
+    Tc = np.maximum(T, 0)
+    cols = np.arange(d)
+    seen = (T >= 0) & dom[cols, Tc]
+    E = np.where(seen[:, None, :], obs[:, cols, Tc].transpose(1, 0, 2), 0)
+    lo, hi = extremes(E, M, delta, seen)
+    dec = decide_counts(lo, hi, N, delta, alpha)
+    E, lo, hi = E.astype(float), lo.astype(float), hi.astype(float)
+    todo = ~dec.robust
+    pi = truth_odds(obs, T, prior)
+    den = np.log(N[:, None] + a * delta).sum(axis=1)  # (m,)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expect = np.log(E + pi * M + a).sum(axis=2) + np.log(N) - den  # (k, m) expected log support
+        w = np.argmax(np.where(np.isnan(expect), -np.inf, expect), axis=1)
+        smin = np.log(lo + a).sum(axis=2) + np.log(N) - den
+        smax = np.log(hi + a).sum(axis=2) + np.log(N) - den
+        k = len(T)
+        D = smax - smin[np.arange(k), w][:, None]  # (k, m) deficit per rival
+        D[np.arange(k), w] = 0.0
+        D = np.where(np.isnan(D), 0.0, np.maximum(D, 0.0))
+        D[~todo] = 0.0
+        D = np.where(np.isinf(D), 1e6, D)
+        # w's side: one cell raises lo_wj by 1 with odds pi
+        low = lo[np.arange(k), w] + a  # (k, d)
+        step = np.where(low > 0, np.log1p(1.0 / low), np.inf)
+        pw = pi[np.arange(k), w]
+        gain_w = (np.minimum(D[:, :, None], step[:, None, :]).sum(axis=1)) * pw  # (k, d)
+        # rivals: cleaning k cells lowers hi by (1 - pi) k in expectation
+        h = hi + a
+        q = 1.0 - pi
+        cut = h * (1.0 - np.exp(-D))[:, :, None]  # lowering of h that closes the deficit
+        full = q * M
+        kk = np.minimum(np.where(q > 0, cut / q, np.inf), M)
+        got = np.minimum(D[:, :, None], np.where(h - full > 0, np.log(h / (h - full)), np.inf))
+        gain_r = np.where(kk > 0, np.where(full >= cut, D[:, :, None] / np.maximum(kk, 1.0), got / np.maximum(M, 1)), 0.0)
+    gain_r = np.where((M > 0) & np.isfinite(gain_r), gain_r, 0.0)
+    gain_r[np.arange(k), w] = 0.0
+    gain_r[np.arange(k), w] = np.where(M[w] > 0, gain_w, 0.0)
+    gain_r = np.where(todo[:, None, None], np.nan_to_num(gain_r, posinf=1e6), 0.0)
+    return gain_r.sum(axis=0), (gain_r > 0).sum(axis=0)
