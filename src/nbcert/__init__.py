@@ -23,3 +23,9 @@ def __getattr__(name):
 
 __all__ = ["certify", "count_worlds", "poison", "poison_many", "ManyPoisoning", "WorldCounts", "Poisoning", "EncodedTable",
            "InputError", "encode", "from_codes", "read_csv", "CertifiedNB"]
+
+# which cells to clean (beyond the paper)
+from .api import clean, clean_offline  # noqa: E402
+from .cleaning import CleaningReport, PointCleaning, TogetherCleaning  # noqa: E402
+
+__all__ += ["clean", "clean_offline", "CleaningReport", "PointCleaning", "TogetherCleaning"]

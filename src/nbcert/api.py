@@ -105,3 +105,91 @@ def poison_many(train: pd.DataFrame, test: pd.DataFrame, label: str, *,
 
 
 __all__ = ["certify", "count_worlds", "poison", "poison_many", "EncodedTable", "InputError"]
+
+
+# ---------------------------------------------------------------------------------------
+# which cells to clean (beyond the paper)
+
+from . import cleaning  # noqa: E402
+
+
+def _prepare_truth(train, truth, label, missing):
+    """The truth table's encoding and the dirty table's missing cells in its row order,
+    after checking that the truth has the same header and rows and agrees on every
+    non-missing cell."""
+    if not isinstance(truth, pd.DataFrame):
+        raise InputError(f"truth table: expected a pandas DataFrame, got {type(truth).__name__}")
+    dirty, truth = _as_missing(train, missing), _as_missing(truth, missing)
+    if list(truth.columns) != list(dirty.columns):
+        raise InputError(f"truth table: its header ({', '.join(map(str, truth.columns))}) differs from the "
+                         f"training table's ({', '.join(map(str, dirty.columns))})")
+    if len(truth) != len(dirty):
+        raise InputError(f"truth table: it has {len(truth)} data rows, the training table has {len(dirty)}")
+    gaps = truth.isna().to_numpy()
+    if gaps.any():
+        r, c = map(int, next(zip(*gaps.nonzero())))
+        raise InputError(f"truth table: data row {r} has no value in column {truth.columns[c]!r} "
+                         "(the truth must be complete)")
+    known = dirty.notna().to_numpy()
+    differ = known & (dirty.to_numpy(dtype=object) != truth.to_numpy(dtype=object))
+    if differ.any():
+        r, c = map(int, next(zip(*differ.nonzero())))
+        raise InputError(f"truth table: data row {r}, column {truth.columns[c]!r} is {truth.iat[r, c]!r} but the "
+                         f"training table has {dirty.iat[r, c]!r} there")
+    enc = encode(truth, label, name="truth table")
+    features = list(enc.features)
+    return enc, dirty[features].isna().to_numpy()[enc.rows]
+
+
+def clean(train: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0, missing: Iterable | None = None,
+          prior: Literal["observed", "worlds"] = "observed", top: int = 10) -> pd.DataFrame:
+    """Which missing cells of ``train`` to clean next so that the test rows become
+    certifiably robust (a heuristic policy; the truth is unknown).
+
+    Cells of one (label, column) are interchangeable, so one row per such group is returned,
+    best first: ``row`` and ``column`` of its first missing cell, the row's ``label``, the
+    group's size ``group_cells``, the policy's ``score`` and how many non-robust test rows
+    it may help as their likely winner's cell (``as_winner``: its truth may equal the test
+    value) or as a rival's (``as_rival``: its truth may differ).  ``prior`` weighs a missing
+    cell's possible values: ``observed`` by its label's observed frequencies, ``worlds``
+    uniformly over the domain.  Empty when every test row is robust or nothing may help.
+    """
+    enc, T = _prepare(train, test, label, missing, alpha=alpha)
+    if prior not in cleaning.PRIORS:
+        raise InputError(f"unknown prior {prior!r} (use observed or worlds)")
+    rows = cleaning.advice(enc, T, alpha, prior, top)
+    return pd.DataFrame(rows, columns=["row", "column", "label", "score", "group_cells", "as_winner", "as_rival"])
+
+
+def clean_offline(train: pd.DataFrame, truth: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0,
+                  missing: Iterable | None = None, prior: Literal["observed", "worlds"] = "observed",
+                  method: Literal["auto", "exact", "greedy"] = "auto", node_limit: int = 20_000,
+                  time_limit: float = 60.0, batch: int = 1) -> cleaning.CleaningReport:
+    """With the true values of ``train``'s missing cells known (``truth``: the same header
+    and rows, agreeing on every non-missing cell): per test row the fewest cells whose
+    cleaning certifies it (exact; ``num_cells`` None when none does, proven), the fewest
+    for all rows together (``method``: ``exact`` solves a HiGHS program for alpha = 0 within
+    ``node_limit`` nodes and says whether it is proven optimal, ``greedy`` gives a proven
+    lower bound; ``auto`` picks by size), and the path the ``clean`` policy would take,
+    cleaning ``batch`` cells of its chosen group per step.
+    """
+    encode(train, label, missing=missing)  # the dirty table's own checks
+    enc, miss = _prepare_truth(train, truth, label, missing)
+    if not isinstance(test, pd.DataFrame):
+        raise InputError(f"test table: expected a pandas DataFrame, got {type(test).__name__}")
+    try:
+        as_alpha(alpha)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    if prior not in cleaning.PRIORS:
+        raise InputError(f"unknown prior {prior!r} (use observed or worlds)")
+    if method not in ("auto", "exact", "greedy"):
+        raise InputError(f"unknown method {method!r} (use auto, exact or greedy)")
+    if method == "exact" and as_alpha(alpha) != 0:
+        raise InputError("method 'exact' (the many-point program) needs alpha = 0; use 'greedy' or 'auto'")
+    T = enc.encode_test(_as_missing(test, missing))
+    tab = cleaning.CleaningTable.build(enc, miss)
+    return cleaning.report(tab, T, alpha, prior, method, node_limit, time_limit, batch)
+
+
+__all__ += ["clean", "clean_offline"]

@@ -495,33 +495,277 @@ def after(tab: CleaningTable, x: np.ndarray) -> CleaningTable:
     return CleaningTable(tab.enc, tab.missing, tab.obs + x, tab.hid - x)
 
 
-def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0):
-    """Greedy for several points: repeatedly clean the cheapest single-point minimum
-    completion (on the table as cleaned so far) among the non-robust points.
+def all_robust(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> bool:
+    """Exact check: after cleaning x, is every point of T certifiably robust?"""
+    return bool(state_decision(tab.obs + x, (tab.hid - x).sum(axis=2), tab.N, T, alpha).robust.all())
 
-    Returns (x, lower bound): x the group counts (None if some point cannot be made robust
-    from the state greedy reached) and the largest single-point minimum of the start, a
-    proven lower bound (None when a point provably cannot be made robust at all).
-    """
+
+def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0) -> np.ndarray | None:
+    """Group counts making every point robust, or None if greedy gets stuck.
+
+    Repeatedly cleans the cheapest single-point minimum completion (on the table as
+    cleaned so far) among the non-robust points, then prunes: each group's count is cut
+    to the smallest that keeps every point robust (binary search, each answer checked)."""
     alpha = as_alpha(alpha)
-    singles = [offline_minimum(tab, t, alpha) for t in T]
-    if any(s is None for s in singles):
-        return None, None
-    lower = max((s.cost for s in singles), default=0)
     x = np.zeros_like(tab.hid)
-    plans = dict(enumerate(singles))
     for _ in range(int(tab.hid.sum()) + 1):
         cur = after(tab, x)
-        dec = state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha)
-        todo = np.flatnonzero(~dec.robust)
+        todo = np.flatnonzero(~state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust)
         if not len(todo):
-            return x, lower
-        plans = {p: plans[p] if x.sum() == 0 else offline_minimum(cur, T[p], alpha) for p in todo}
-        if any(plans[p] is None for p in todo):
-            return None, lower
-        pick = min(todo, key=lambda p: (plans[p].cost, p))
-        x = x + plans[pick].x
+            return prune(tab, T, x, alpha)
+        plans = [offline_minimum(cur, T[p], alpha) for p in todo]
+        if any(pl is None for pl in plans):
+            return None
+        x = x + min(plans, key=lambda pl: pl.cost).x
     raise AssertionError("internal: greedy did not terminate")
+
+
+def prune(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> np.ndarray:
+    """Cut each group's count (largest groups first) to the smallest value that keeps every
+    point robust, found by binary search; only checked states are kept."""
+    x = x.copy()
+    for g in np.argsort(-x, axis=None, kind="stable"):
+        g = np.unravel_index(g, x.shape)
+        lo, hi = -1, int(x[g])  # hi: known to work
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            x[g] = mid
+            lo, hi = (lo, mid) if all_robust(tab, T, x, alpha) else (mid, hi)
+        x[g] = hi
+    return x
+
+
+@dataclass(frozen=True)
+class ManyCleaning:
+    """Cleanings making every given point robust at once.
+
+    ``optimal`` says whether ``x`` is proven minimum; ``lower_bound`` is a proven bound on
+    the minimum.  ``possible`` False with ``optimal`` True is a proof that no cleaning
+    works; otherwise it says that none was found.
+    """
+
+    possible: bool
+    x: np.ndarray | None
+    method: str
+    optimal: bool
+    lower_bound: int | None
+
+    @property
+    def num_cells(self) -> int | None:
+        return int(self.x.sum()) if self.possible else None
+
+
+MAX_PROGRAM_VARIABLES = 200_000
+
+
+class _Program:
+    """Rows and integer columns of a mixed-integer program for scipy.optimize.milp."""
+
+    def __init__(self):
+        self.lo, self.hi, self.cost, self.rows = [], [], [], []
+
+    def var(self, lo, hi, cost=0.0) -> int:
+        self.lo.append(lo)
+        self.hi.append(hi)
+        self.cost.append(cost)
+        return len(self.lo) - 1
+
+    def row(self, coef: dict, lo=-np.inf, hi=np.inf):
+        self.rows.append((coef, lo, hi))
+
+    def solve(self, node_limit: int, time_limit: float):
+        from scipy.optimize import Bounds, LinearConstraint, milp
+        from scipy.sparse import coo_matrix
+
+        r, c, v = [], [], []
+        for i, (coef, _, _) in enumerate(self.rows):
+            r += [i] * len(coef)
+            c += list(coef)
+            v += list(coef.values())
+        A = coo_matrix((v, (r, c)), shape=(len(self.rows), len(self.lo))).tocsr()
+        cons = LinearConstraint(A, [lo for _, lo, _ in self.rows], [hi for _, _, hi in self.rows])
+        return milp(np.array(self.cost), constraints=cons, integrality=np.ones(len(self.lo)),
+                    bounds=Bounds(self.lo, self.hi),
+                    options={"node_limit": node_limit, "time_limit": time_limit, "disp": False})
+
+
+def _table_var(prog: _Program, values, logs, expr: dict, const: int, forced=None, big=0):
+    """One-hot over the possible values of a count (const + expr); returns {slot: log}.
+    With ``forced`` (a 0/1 column meaning "the column is unforced"), an extra slot is on
+    exactly when the column is forced, and the count link is released then."""
+    z = [prog.var(0, 1) for _ in values]
+    out = dict(zip(z, logs))
+    link = {zi: float(v) for zi, v in zip(z, values)}
+    for k, coef in expr.items():
+        link[k] = link.get(k, 0.0) - coef
+    if forced is None:
+        prog.row({zi: 1.0 for zi in z}, 1, 1)
+        prog.row(link, const, const)
+        return out, z
+    zf = prog.var(0, 1)
+    prog.row({**{zi: 1.0 for zi in z}, zf: 1.0}, 1, 1)
+    prog.row({zf: 1.0, forced: 1.0}, 1, 1)
+    prog.row({**link, zf: -big}, -np.inf, const)
+    prog.row({**link, zf: big}, const, np.inf)
+    return out, z, zf
+
+
+def _build_program(tab: CleaningTable, T: np.ndarray, winners: list, upper: int, margin: float):
+    """The alpha = 0 program: integer group counts x; per point one winner; per column a
+    one-hot table of each needed count; a log inequality per (winner, rival) switched on
+    by the winner's indicator.  A column whose observed values are all t_j is forced
+    unless some other value's cell is cleaned (an indicator per column)."""
+    obs, hid, N = tab.obs, tab.hid, tab.N
+    m, d, K = obs.shape
+    n = int(N.sum())
+    prog = _Program()
+    x = {}
+    for g in zip(*np.nonzero(hid)):
+        x[g] = prog.var(0, min(int(hid[g]), upper), 1.0)
+    prog.row({k: 1.0 for k in x.values()}, 0, upper)
+    D0 = obs.sum(axis=0) > 0
+    unforced = {}
+    BIG = 2 * (d + 2) * math.log(n + 1) + 10
+    SWITCH = 2 * BIG * (d + 1)
+    for p, t in enumerate(T):
+        omega = {w: prog.var(0, 1) for w in winners[p]}
+        prog.row({o: 1.0 for o in omega.values()}, 1, 1)
+        C, R = {}, {}
+        for j in range(d):
+            tj = int(t[j])
+            switch = bool(D0[j].sum() == 1 and D0[j, tj])
+            if switch and hid[:, j].sum() == hid[:, j, tj].sum():
+                continue  # forced in every cleaning: every label's factor is 1
+            forced = None
+            if switch:
+                if j not in unforced:
+                    f = prog.var(0, 1)
+                    others = {x[g]: 1.0 for g in x if g[1] == j and g[2] != tj}
+                    prog.row({**others, f: -1.0}, 0, np.inf)
+                    for k in others:
+                        prog.row({k: 1.0, f: -float(prog.hi[k])}, -np.inf, 0)
+                    unforced[j] = f
+                forced = unforced[j]
+            for l in range(m):
+                tag = (l, j, tj)
+                if l in omega:
+                    lo0, span = int(obs[tag]), int(hid[tag]) if tag in x else 0
+                    vals = list(range(lo0, lo0 + min(span, upper) + 1))
+                    logs = [math.log(v) if v else 0.0 for v in vals]
+                    got = _table_var(prog, vals, logs, {x[tag]: 1.0} if tag in x else {}, lo0,
+                                     forced, int(N[l]))
+                    if forced is not None:
+                        got[0][got[2]] = math.log(N[l])
+                    C[l] = C.get(l, {})
+                    for zi, lg in got[0].items():
+                        C[l][zi] = C[l].get(zi, 0.0) + lg - math.log(N[l])
+                    if vals[0] == 0:
+                        prog.row({got[1][0]: 1.0, omega[l]: 1.0}, -np.inf, 1)  # the winner's count is never 0
+                if any(w != l for w in omega):
+                    mis = int(hid[l, j].sum())
+                    top = int(obs[tag]) + mis
+                    drop = {x[g]: 1.0 for g in x if g[0] == l and g[1] == j and g[2] != tj}
+                    span = min(sum(int(hid[g]) for g in x if g[0] == l and g[1] == j and g[2] != tj), upper)
+                    vals = list(range(top - span, top + 1))
+                    logs = [math.log(v) if v else -BIG for v in vals]
+                    got = _table_var(prog, vals, logs, {k: -1.0 for k in drop}, top, forced, int(N[l]))
+                    if forced is not None:
+                        got[0][got[2]] = math.log(N[l])
+                    R[l] = R.get(l, {})
+                    for zi, lg in got[0].items():
+                        R[l][zi] = R[l].get(zi, 0.0) + lg - math.log(N[l])
+        for w, ow in omega.items():
+            for l in range(m):
+                if l == w:
+                    continue
+                row = dict(C.get(w, {}))
+                for zi, lg in R.get(l, {}).items():
+                    row[zi] = row.get(zi, 0.0) - lg
+                row[ow] = row.get(ow, 0.0) - SWITCH
+                prog.row(row, margin - SWITCH - math.log(N[w]) + math.log(N[l]), np.inf)
+    return prog, x
+
+
+def exact_many(tab: CleaningTable, T: np.ndarray, upper: int, floor: int, node_limit: int = 20_000,
+               time_limit: float = 60.0):
+    """Solve the alpha = 0 program; returns (x or None, proven lower bound).
+
+    The first solve accepts ties (a relaxation), so its bound is a proven lower bound; its
+    solution is checked exactly, and if it fails (a tie), a second solve asks for a small
+    positive margin."""
+    winners = [[w for w in range(tab.obs.shape[0]) if _winner_possible(tab, t, w)] for t in T]
+    lower = 0
+    best = None
+    for margin in (-1e-9, 1e-6):
+        prog, xv = _build_program(tab, T, winners, upper, margin)
+        if len(prog.lo) > MAX_PROGRAM_VARIABLES:
+            return None, floor
+        res = prog.solve(node_limit, time_limit)
+        if margin < 0:
+            bound = getattr(res, "mip_dual_bound", None)
+            if res.status == 2:
+                return None, math.inf
+            if bound is not None and np.isfinite(bound):
+                lower = max(0, math.ceil(bound - 1e-6))
+        if res.x is None:
+            continue
+        x = np.zeros_like(tab.hid)
+        for g, k in xv.items():
+            x[g] = int(round(res.x[k]))
+        if all_robust(tab, T, x, 0):
+            best = x
+            break
+    return best, max(lower, floor)
+
+
+def _winner_possible(tab: CleaningTable, t: np.ndarray, w: int) -> bool:
+    """Can w become the certified winner of t on its own (some branch feasible)?"""
+    m, d, _ = tab.obs.shape
+    options = [_column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, True) for j in range(d)]
+    for opts in itertools.product(*options):
+        prob = _branch_problem(tab, t, w, opts, Fraction(0))[0]
+        if prob._feasible_at_all():
+            return True
+    return False
+
+
+def clean_many(tab: CleaningTable, T: np.ndarray, alpha=0, method: str = "auto",
+               node_limit: int = 20_000, time_limit: float = 60.0) -> ManyCleaning:
+    """Fewest cleanings making every point of T robust at once.
+
+    ``greedy`` returns the pruned greedy answer with the largest single-point minimum as a
+    proven lower bound.  ``exact`` (alpha = 0 only) also solves the program with HiGHS
+    within ``node_limit`` nodes (and ``time_limit`` seconds as a safety net) and keeps the
+    better verified answer; it is optimal when it meets the program's proven bound.
+    ``auto`` is ``exact`` when alpha = 0 and the greedy answer has at most 300 cells.
+    """
+    alpha = as_alpha(alpha)
+    if method not in ("auto", "exact", "greedy"):
+        raise ValueError(f"unknown method {method!r} (use auto, exact or greedy)")
+    if method == "exact" and alpha != 0:
+        raise ValueError("the exact many-point program is for alpha = 0; use method='greedy'")
+    zero = np.zeros_like(tab.hid)
+    if all_robust(tab, T, zero, alpha):
+        return ManyCleaning(True, zero, "greedy", True, 0)
+    singles = [offline_minimum(tab, t, alpha) for t in T]
+    if any(s is None for s in singles):
+        return ManyCleaning(False, None, "greedy", True, None)  # some point alone is impossible
+    floor = max(s.cost for s in singles)
+    start = greedy_many(tab, T, alpha)
+    use_exact = method == "exact" or (method == "auto" and alpha == 0 and start is not None and start.sum() <= 300)
+    if not use_exact:
+        if start is None:
+            return ManyCleaning(False, None, "greedy", False, floor)
+        return ManyCleaning(True, start, "greedy", int(start.sum()) <= floor, floor)
+    upper = int(start.sum()) if start is not None else int(tab.hid.sum())
+    best, lower = exact_many(tab, T, upper, floor, node_limit, time_limit)
+    if lower == math.inf:
+        return ManyCleaning(False, None, "exact", True, None)
+    found = [b for b in (best, start) if b is not None]
+    if not found:
+        return ManyCleaning(False, None, "exact", False, lower)
+    x = min(found, key=lambda b: int(b.sum()))
+    return ManyCleaning(True, x, "exact", int(x.sum()) <= lower, min(lower, int(x.sum())))
 
 
 # ----------------------------------------------------------------------------- policy (no truth)
@@ -555,22 +799,22 @@ def truth_odds(obs: np.ndarray, T: np.ndarray, prior: str) -> np.ndarray:
     return np.where(seen[:, None, :], np.where(per_label > 0, own, fallback[:, None, :]), 0.0)
 
 
-def group_scores(obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, alpha=0,
-                 prior: str = "observed"):
-    """Score of cleaning one more cell of each (label, column) group, for the non-robust
-    points among T, and the number of those points each group helps.
+@dataclass(frozen=True)
+class GroupScores:
+    """Per (label, column) group: the policy's score for cleaning one more of its cells and
+    how many non-robust points it may help as their likely winner's and as a rival's."""
 
-    Per point, w is the label the expected table predicts and D_l = log Smax_l - log Smin_w
-    the deficit against rival l.  A cell of w in column j raises lo_wj by one with the odds
-    pi that it holds t_j (all deficits shrink); a cell of rival l lowers hi_lj by one with
-    odds 1 - pi.  A rival's gain is convex in the cells cleaned, so its group is scored by
-    the best average over its first k cells (k up to what closes the deficit), w's by the
-    first cell (its gain is concave); each point's gains are capped by its deficits and
-    summed over points.  A heuristic: it ignores domain changes and the truth.
-    """
-    alpha = as_alpha(alpha)
+    score: np.ndarray  # (m, d)
+    as_winner: np.ndarray  # (m, d)
+    as_rival: np.ndarray  # (m, d)
+    todo: int  # non-robust points
+
+
+def _deficits(obs, M, N, T, alpha, pi):
+    """Per point: the bounds lo, hi (k, m, d) as floats, the likely winner w (the label the
+    expected table predicts), and D (k, m) = log Smax_l - log Smin_w (0 where beaten or robust)."""
     a = float(alpha)
-    m, d, K = obs.shape
+    m, d, _ = obs.shape
     dom = obs.sum(axis=0) > 0
     delta = dom.sum(axis=1)
     Tc = np.maximum(T, 0)
@@ -578,37 +822,194 @@ def group_scores(obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, a
     seen = (T >= 0) & dom[cols, Tc]
     E = np.where(seen[:, None, :], obs[:, cols, Tc].transpose(1, 0, 2), 0)
     lo, hi = extremes(E, M, delta, seen)
-    dec = decide_counts(lo, hi, N, delta, alpha)
-    E, lo, hi = E.astype(float), lo.astype(float), hi.astype(float)
-    todo = ~dec.robust
-    pi = truth_odds(obs, T, prior)
-    den = np.log(N[:, None] + a * delta).sum(axis=1)  # (m,)
+    robust = decide_counts(lo, hi, N, delta, alpha).robust
+    lo, hi = lo.astype(float) + a, hi.astype(float) + a
+    base = np.log(N) - np.log(N[:, None] + a * delta).sum(axis=1)  # (m,)
+    k = np.arange(len(T))
     with np.errstate(divide="ignore", invalid="ignore"):
-        expect = np.log(E + pi * M + a).sum(axis=2) + np.log(N) - den  # (k, m) expected log support
-        w = np.argmax(np.where(np.isnan(expect), -np.inf, expect), axis=1)
-        smin = np.log(lo + a).sum(axis=2) + np.log(N) - den
-        smax = np.log(hi + a).sum(axis=2) + np.log(N) - den
-        k = len(T)
-        D = smax - smin[np.arange(k), w][:, None]  # (k, m) deficit per rival
-        D[np.arange(k), w] = 0.0
-        D = np.where(np.isnan(D), 0.0, np.maximum(D, 0.0))
-        D[~todo] = 0.0
-        D = np.where(np.isinf(D), 1e6, D)
-        # w's side: one cell raises lo_wj by 1 with odds pi
-        low = lo[np.arange(k), w] + a  # (k, d)
-        step = np.where(low > 0, np.log1p(1.0 / low), np.inf)
-        pw = pi[np.arange(k), w]
-        gain_w = (np.minimum(D[:, :, None], step[:, None, :]).sum(axis=1)) * pw  # (k, d)
-        # rivals: cleaning k cells lowers hi by (1 - pi) k in expectation
-        h = hi + a
-        q = 1.0 - pi
-        cut = h * (1.0 - np.exp(-D))[:, :, None]  # lowering of h that closes the deficit
-        full = q * M
-        kk = np.minimum(np.where(q > 0, cut / q, np.inf), M)
-        got = np.minimum(D[:, :, None], np.where(h - full > 0, np.log(h / (h - full)), np.inf))
-        gain_r = np.where(kk > 0, np.where(full >= cut, D[:, :, None] / np.maximum(kk, 1.0), got / np.maximum(M, 1)), 0.0)
-    gain_r = np.where((M > 0) & np.isfinite(gain_r), gain_r, 0.0)
-    gain_r[np.arange(k), w] = 0.0
-    gain_r[np.arange(k), w] = np.where(M[w] > 0, gain_w, 0.0)
-    gain_r = np.where(todo[:, None, None], np.nan_to_num(gain_r, posinf=1e6), 0.0)
-    return gain_r.sum(axis=0), (gain_r > 0).sum(axis=0)
+        expect = np.log(E + pi * M + a).sum(axis=2) + base
+        w = np.argmax(np.nan_to_num(expect, nan=-np.inf), axis=1)
+        smin = np.log(lo).sum(axis=2) + base
+        smax = np.log(hi).sum(axis=2) + base
+        D = smax - smin[k, w][:, None]
+    D = np.nan_to_num(np.maximum(D, 0.0), nan=0.0, posinf=1e6)  # -inf - -inf: a tie of zeros
+    D[k, w] = 0.0
+    D[robust] = 0.0
+    return lo, hi, w, D, robust
+
+
+def group_scores(obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, alpha=0,
+                 prior: str = "observed") -> GroupScores:
+    """Score cleaning one more cell of each (label, column) group (a heuristic).
+
+    For each non-robust point, w is the label the expected table predicts (missing cells
+    filled by the prior's odds) and D_l = log Smax_l - log Smin_w its deficit against rival
+    l.  A cell of w in column j raises lo_wj by one with odds pi that it holds t_j, shrinking
+    every deficit (concave: scored by its first cell).  A cell of rival l lowers hi_lj by
+    one with odds 1 - pi; that gain is convex in the cells cleaned, so the group is scored
+    by its best average: the deficit over the cells expected to close it, or the whole
+    group's gain over its size.  Gains are capped by the deficits and summed over points.
+    Domain changes are ignored.
+    """
+    alpha = as_alpha(alpha)
+    pi = truth_odds(obs, T, prior)
+    lo, hi, w, D, robust = _deficits(obs, M, N, T, alpha, pi)
+    k = np.arange(len(T))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        step = np.log1p(1.0 / lo[k, w])  # (k, d): w's gain from one more t_j cell
+        win = np.minimum(D[:, :, None], step[:, None, :]).sum(axis=1) * pi[k, w]
+        odds = 1.0 - pi
+        close = hi * -np.expm1(-D)[:, :, None] / odds  # cells expected to close the deficit
+        whole = np.minimum(D[:, :, None], -np.log1p(-odds * M / hi))  # the whole group's gain
+        rival = np.where(close <= M, D[:, :, None] / np.maximum(close, 1.0), whole / M)
+    gain = np.where((M > 0) & (D[:, :, None] > 0), np.nan_to_num(rival, nan=0.0, posinf=1e6), 0.0)
+    gain[k, w] = np.where(M[w] > 0, np.nan_to_num(win, nan=0.0, posinf=1e6), 0.0)
+    gain[robust] = 0.0
+    helps = gain > 0
+    is_w = np.zeros_like(helps)
+    is_w[k, w] = True
+    return GroupScores(gain.sum(axis=0), (helps & is_w).sum(axis=0), (helps & ~is_w).sum(axis=0),
+                       int((~robust).sum()))
+
+
+def next_group(obs, M, N, T, alpha=0, prior="observed"):
+    """The (label, column) group the policy cleans next: the best score, else (no point
+    left to help by the policy's estimate) the largest group; None when nothing is left."""
+    if not M.any():
+        return None
+    s = group_scores(obs, M, N, T, alpha, prior).score
+    s = np.where(M > 0, s, -1.0)
+    if s.max() <= 0:
+        s = np.where(M > 0, M.astype(float), -1.0)
+    return np.unravel_index(int(np.argmax(s)), s.shape)
+
+
+def policy_path(tab: CleaningTable, T: np.ndarray, alpha=0, prior: str = "observed", batch: int = 1,
+                order: np.ndarray | None = None):
+    """Follow the policy with the truth revealed as cells are cleaned, until every point is
+    robust or nothing is left to clean.
+
+    Within a group cells are taken in ``order`` (a key per row of ``enc``; default: row
+    order).  Returns (cells in cleaning order as (row in enc, column), robust count after
+    each step, cells cleaned after each step)."""
+    alpha = as_alpha(alpha)
+    Z = tab.values()
+    m, d, _ = tab.obs.shape
+    key = np.arange(tab.enc.n) if order is None else np.asarray(order)
+    queue = {}
+    for l in range(m):
+        a, b = tab.enc.label_bounds[l], tab.enc.label_bounds[l + 1]
+        for j in range(d):
+            rows = a + np.flatnonzero(tab.missing[a:b, j])
+            queue[(l, j)] = list(rows[np.argsort(key[rows], kind="stable")])
+    obs, M = tab.obs.copy(), tab.hid.sum(axis=2)
+    cells, robust, done = [], [], []
+    while True:
+        count = int(state_decision(obs, M, tab.N, T, alpha).robust.sum())
+        if count == len(T) or not M.any():
+            return cells, robust, done, count == len(T)
+        l, j = next_group(obs, M, tab.N, T, alpha, prior)
+        take, queue[(l, j)] = queue[(l, j)][:batch], queue[(l, j)][batch:]
+        for r in take:
+            obs[l, j, Z[r, j]] += 1
+        M[l, j] -= len(take)
+        cells.extend((int(r), int(j)) for r in take)
+        robust.append(count)
+        done.append(len(cells))
+
+
+# ----------------------------------------------------------------------------- results
+
+@dataclass(frozen=True)
+class PointCleaning:
+    """The fewest cells whose cleaning certifies one test point (alone).
+
+    ``cells`` lists (row position in the training table, column name), empty when the
+    point is already robust; ``possible`` False (proven) when no cleaning makes it robust.
+    ``label`` is the prediction the cleaned table certifies."""
+
+    possible: bool
+    cells: tuple = ()
+    label: object = None
+
+    @property
+    def num_cells(self) -> int | None:
+        return len(self.cells) if self.possible else None
+
+
+@dataclass(frozen=True)
+class TogetherCleaning:
+    """Cells whose cleaning certifies every test point at once; ``optimal`` says whether the
+    number is proven minimum, ``lower_bound`` is a proven bound on the minimum."""
+
+    possible: bool
+    cells: tuple
+    method: str
+    optimal: bool
+    lower_bound: int | None
+
+    @property
+    def num_cells(self) -> int | None:
+        return len(self.cells) if self.possible else None
+
+
+@dataclass(frozen=True)
+class CleaningReport:
+    """What the truth says: per point its offline minimum, the fewest cells for all points
+    together, and the cells the truth-free policy would clean, in order, until every point
+    is robust (``path_certifies``) or nothing is left."""
+
+    points: list
+    together: TogetherCleaning
+    path: tuple
+    path_certifies: bool
+
+
+def named(tab: CleaningTable, cells) -> tuple:
+    """(row in enc, column) cells as (original row, column name), sorted."""
+    out = [(int(tab.enc.rows[r]), j) for r, j in cells]
+    return tuple((r, tab.enc.features[j]) for r, j in sorted(out))
+
+
+def report(tab: CleaningTable, T: np.ndarray, alpha=0, prior: str = "observed", method: str = "auto",
+           node_limit: int = 20_000, time_limit: float = 60.0, batch: int = 1) -> CleaningReport:
+    """Offline minima per point and together, and the policy's path, with the truth known."""
+    points = []
+    for t in T:
+        plan = offline_minimum(tab, t, alpha)
+        points.append(PointCleaning(False) if plan is None else
+                      PointCleaning(True, named(tab, tab.cells(plan.x)), tab.enc.labels[plan.winner]))
+    many = clean_many(tab, T, alpha, method, node_limit, time_limit)
+    together = TogetherCleaning(many.possible, named(tab, tab.cells(many.x)) if many.possible else (),
+                                many.method, many.optimal, many.lower_bound)
+    cells, _, _, certified = policy_path(tab, T, alpha, prior, batch)
+    path = tuple((int(tab.enc.rows[r]), tab.enc.features[j]) for r, j in cells)
+    return CleaningReport(points, together, path, certified)
+
+
+def advice(enc: EncodedTable, T: np.ndarray, alpha=0, prior: str = "observed", top: int = 10) -> list:
+    """The policy's ranked groups for a dirty table: per group (best first) a dict with its
+    first missing cell, the group's size, score and the points it may help."""
+    from .decision import count_index
+
+    m, d, K = enc.m, enc.d, int(enc.delta.max())
+    index = count_index(enc)
+    obs = np.zeros((m, d, K), np.int64)
+    for j in range(d):
+        obs[:, j, :enc.delta[j]] = index[:, enc.offsets[j]:enc.offsets[j + 1] - 1]
+    M = index[:, enc.missing_codes]
+    gs = group_scores(obs, M, enc.label_sizes, T, alpha, prior)
+    order = np.argsort(-gs.score, axis=None, kind="stable")
+    out = []
+    miss = enc.is_missing()
+    for g in order[:max(0, top)]:
+        l, j = np.unravel_index(g, gs.score.shape)
+        if gs.score[l, j] <= 0:
+            break
+        a, b = enc.label_bounds[l], enc.label_bounds[l + 1]
+        rows = a + np.flatnonzero(miss[a:b, j])
+        first = int(enc.rows[rows].min())
+        out.append({"row": first, "column": enc.features[j], "label": enc.labels[l], "score": float(gs.score[l, j]),
+                    "group_cells": int(M[l, j]), "as_winner": int(gs.as_winner[l, j]),
+                    "as_rival": int(gs.as_rival[l, j])})
+    return out
