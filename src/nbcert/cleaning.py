@@ -91,7 +91,8 @@ class CleaningTable:
 
     @property
     def N(self) -> np.ndarray:
-        return self.enc.label_sizes
+        """Rows per label (every row has one cell, observed or missing, in column 0)."""
+        return (self.obs[:, 0] + self.hid[:, 0]).sum(axis=1)
 
     def values(self) -> np.ndarray:
         """(n, d) local value codes of the true table, rows in ``enc`` order."""
@@ -777,26 +778,25 @@ def truth_odds(obs: np.ndarray, T: np.ndarray, prior: str) -> np.ndarray:
     """(k, m, d): probability that a missing cell of (label l, column j) holds t_j.
 
     ``worlds``: uniform over the column's domain, as the possible worlds weight it;
-    ``observed``: label l's observed frequency of t_j in column j (the column's frequency
-    when label l has no observed cell there) -- the estimate under cells missing at random.
+    ``observed``: label l's observed frequency of t_j in column j with one added count per
+    domain value (the posterior mean under a uniform prior; uniform when l has no observed
+    cell there) -- the estimate when cells are missing at random.  0 where t_j is not in
+    the domain.
     """
     m, d, K = obs.shape
     dom = obs.sum(axis=0) > 0
+    delta = dom.sum(axis=1)
     Tc = np.maximum(T, 0)
     cols = np.arange(d)
     seen = (T >= 0) & dom[cols, Tc]  # (k, d)
     if prior == "worlds":
-        return np.broadcast_to(np.where(seen, 1.0 / dom.sum(axis=1), 0.0)[:, None, :], (len(T), m, d)).copy()
-    if prior != "observed":
+        odds = np.broadcast_to(1.0 / delta, (len(T), m, d))
+    elif prior == "observed":
+        hit = obs[:, cols, Tc].transpose(1, 0, 2)  # (k, m, d)
+        odds = (hit + 1.0) / (obs.sum(axis=2) + delta)
+    else:
         raise ValueError(f"unknown prior {prior!r} (use {' or '.join(PRIORS)})")
-    per_label = obs.sum(axis=2).astype(float)  # (m, d)
-    column = obs.sum(axis=(0, 2)).astype(float)  # (d,)
-    hit = obs[:, cols, Tc].transpose(1, 0, 2).astype(float)  # (k, m, d)
-    col_hit = obs.sum(axis=0)[cols, Tc].astype(float)  # (k, d)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        own = hit / per_label
-        fallback = col_hit / column
-    return np.where(seen[:, None, :], np.where(per_label > 0, own, fallback[:, None, :]), 0.0)
+    return np.where(seen[:, None, :], odds, 0.0)
 
 
 @dataclass(frozen=True)
@@ -824,6 +824,8 @@ def _deficits(obs, M, N, T, alpha, pi):
     lo, hi = extremes(E, M, delta, seen)
     robust = decide_counts(lo, hi, N, delta, alpha).robust
     lo, hi = lo.astype(float) + a, hi.astype(float) + a
+    zero = lo == 0
+    lo = np.where(zero, 0.5, lo)  # a count of 0 weighs like half a count
     base = np.log(N) - np.log(N[:, None] + a * delta).sum(axis=1)  # (m,)
     k = np.arange(len(T))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -831,10 +833,14 @@ def _deficits(obs, M, N, T, alpha, pi):
         w = np.argmax(np.nan_to_num(expect, nan=-np.inf), axis=1)
         smin = np.log(lo).sum(axis=2) + base
         smax = np.log(hi).sum(axis=2) + base
-        D = smax - smin[k, w][:, None]
-    D = np.nan_to_num(np.maximum(D, 0.0), nan=0.0, posinf=1e6)  # -inf - -inf: a tie of zeros
+        D = np.maximum(smax - smin[k, w][:, None], 0.0)  # a rival with a zero count is beaten
+    # while w has a zero count it beats nobody: every rival keeps at least the deficit that
+    # one t_j cell (0 -> 1, weighed 0.5 -> 1.5) removes
+    D = np.where(zero[k, w].any(axis=1)[:, None], np.maximum(D, math.log(3.0)), D)
     D[k, w] = 0.0
     D[robust] = 0.0
+    if alpha == 0:  # a test value outside the domain: every support is 0, nothing visible helps
+        D[~seen.all(axis=1)] = 0.0
     return lo, hi, w, D, robust
 
 
@@ -862,8 +868,8 @@ def group_scores(obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, a
         close = hi * -np.expm1(-D)[:, :, None] / odds  # cells expected to close the deficit
         whole = np.minimum(D[:, :, None], -np.log1p(-odds * M / hi))  # the whole group's gain
         rival = np.where(close <= M, D[:, :, None] / np.maximum(close, 1.0), whole / M)
-    gain = np.where((M > 0) & (D[:, :, None] > 0), np.nan_to_num(rival, nan=0.0, posinf=1e6), 0.0)
-    gain[k, w] = np.where(M[w] > 0, np.nan_to_num(win, nan=0.0, posinf=1e6), 0.0)
+    gain = np.where((M > 0) & (D[:, :, None] > 0), np.nan_to_num(rival, nan=0.0), 0.0)
+    gain[k, w] = np.where(M[w] > 0, np.nan_to_num(win, nan=0.0), 0.0)
     gain[robust] = 0.0
     helps = gain > 0
     is_w = np.zeros_like(helps)
@@ -884,14 +890,15 @@ def next_group(obs, M, N, T, alpha=0, prior="observed"):
     return np.unravel_index(int(np.argmax(s)), s.shape)
 
 
-def policy_path(tab: CleaningTable, T: np.ndarray, alpha=0, prior: str = "observed", batch: int = 1,
-                order: np.ndarray | None = None):
-    """Follow the policy with the truth revealed as cells are cleaned, until every point is
-    robust or nothing is left to clean.
+def follow(tab: CleaningTable, T: np.ndarray, choose, alpha=0, batch: int = 1, order: np.ndarray | None = None):
+    """Clean with the truth revealed as cells are cleaned: ``choose(obs, M)`` names the next
+    (label, column) group from what is observed so far, and ``batch`` of its cells are
+    cleaned, until every point is robust or nothing is left.
 
     Within a group cells are taken in ``order`` (a key per row of ``enc``; default: row
-    order).  Returns (cells in cleaning order as (row in enc, column), robust count after
-    each step, cells cleaned after each step)."""
+    order).  Returns (cells in cleaning order as (row in enc, column), history of (cells
+    cleaned, robust points) at every state from the start, every point robust at the end).
+    """
     alpha = as_alpha(alpha)
     Z = tab.values()
     m, d, _ = tab.obs.shape
@@ -903,19 +910,24 @@ def policy_path(tab: CleaningTable, T: np.ndarray, alpha=0, prior: str = "observ
             rows = a + np.flatnonzero(tab.missing[a:b, j])
             queue[(l, j)] = list(rows[np.argsort(key[rows], kind="stable")])
     obs, M = tab.obs.copy(), tab.hid.sum(axis=2)
-    cells, robust, done = [], [], []
+    cells, history = [], []
     while True:
         count = int(state_decision(obs, M, tab.N, T, alpha).robust.sum())
+        history.append((len(cells), count))
         if count == len(T) or not M.any():
-            return cells, robust, done, count == len(T)
-        l, j = next_group(obs, M, tab.N, T, alpha, prior)
+            return cells, history, count == len(T)
+        l, j = choose(obs, M)
         take, queue[(l, j)] = queue[(l, j)][:batch], queue[(l, j)][batch:]
         for r in take:
             obs[l, j, Z[r, j]] += 1
         M[l, j] -= len(take)
         cells.extend((int(r), int(j)) for r in take)
-        robust.append(count)
-        done.append(len(cells))
+
+
+def policy_path(tab: CleaningTable, T: np.ndarray, alpha=0, prior: str = "observed", batch: int = 1,
+                order: np.ndarray | None = None):
+    """The policy's path (see ``follow``): each step cleans cells of ``next_group``'s group."""
+    return follow(tab, T, lambda obs, M: next_group(obs, M, tab.N, T, alpha, prior), alpha, batch, order)
 
 
 # ----------------------------------------------------------------------------- results
@@ -982,7 +994,7 @@ def report(tab: CleaningTable, T: np.ndarray, alpha=0, prior: str = "observed", 
     many = clean_many(tab, T, alpha, method, node_limit, time_limit)
     together = TogetherCleaning(many.possible, named(tab, tab.cells(many.x)) if many.possible else (),
                                 many.method, many.optimal, many.lower_bound)
-    cells, _, _, certified = policy_path(tab, T, alpha, prior, batch)
+    cells, _, certified = policy_path(tab, T, alpha, prior, batch)
     path = tuple((int(tab.enc.rows[r]), tab.enc.features[j]) for r, j in cells)
     return CleaningReport(points, together, path, certified)
 
