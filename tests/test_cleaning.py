@@ -169,7 +169,7 @@ def test_truth_odds_follow_the_prior():
     obs[1, 0] = [0, 0, 2]
     T = np.array([[0]])
     assert np.allclose(cleaning.truth_odds(obs, T, "worlds")[0, :, 0], [1 / 3, 1 / 3])
-    assert np.allclose(cleaning.truth_odds(obs, T, "observed")[0, :, 0], [4 / 7, 1 / 5])  # add-one smoothed
+    assert np.allclose(cleaning.truth_odds(obs, T, "observed")[0, :, 0], [3 / 4, 0.0])
     assert np.allclose(cleaning.truth_odds(obs, np.array([[-1]]), "observed"), 0.0)  # unseen: never
 
 

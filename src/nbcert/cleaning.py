@@ -43,6 +43,28 @@ cleaned counts before it is returned.  "No cleaning makes it robust" is proven: 
 (winner, branch) is infeasible even with all its helpful cells cleaned.  Note that the
 fully cleaned table may tie while a partial cleaning certifies the point (a column left
 with t_j alone neutralises a feature), so the full table alone proves nothing.
+Cost per point: sum over winners and branches of O(d P + A d) floating-point work (P the
+Pareto sets' sizes, A the winner's cleanable cells) plus a few exact products.
+
+**Several points (exact where small, else greedy with a proven bound).**  ``exact``
+(alpha = 0) is a mixed-integer program for HiGHS: integer group counts shared by all points,
+per point a winner indicator, one-hot tables of every count a winner's or rival's factor
+can take, a log inequality per (winner, rival), and a forcing indicator per column whose
+observed values are one test value.  It is first solved allowing ties (a relaxation: its
+bound is a proven lower bound), with a node limit so that results do not depend on the
+machine; its answer is checked exactly.  ``greedy`` repeatedly cleans the cheapest
+single-point completion on the table cleaned so far, then prunes each group's count by
+binary search; its bound is the largest single-point minimum.
+
+**Without the truth (a heuristic policy).**  For each non-robust point, the likely winner
+is the label the expected table predicts (missing cells counted with the odds that they hold
+t_j: the observed frequencies of their label, or uniform over the domain as
+the possible worlds weigh them), and each rival's deficit is log Smax - log Smin_w.  A cell
+of w in column j may raise lo_wj (concave: scored by one cell); a rival's cells may lower
+its hi (convex: scored by the best average over the cells expected to close its deficit,
+which is what a one-cell score misses).  Gains are capped by the deficits and summed over
+the points; cells of one (label, column) are interchangeable, so groups are scored, in
+O(k m^2 d) per decision.
 """
 
 from __future__ import annotations
@@ -778,10 +800,11 @@ def truth_odds(obs: np.ndarray, T: np.ndarray, prior: str) -> np.ndarray:
     """(k, m, d): probability that a missing cell of (label l, column j) holds t_j.
 
     ``worlds``: uniform over the column's domain, as the possible worlds weight it;
-    ``observed``: label l's observed frequency of t_j in column j with one added count per
-    domain value (the posterior mean under a uniform prior; uniform when l has no observed
-    cell there) -- the estimate when cells are missing at random.  0 where t_j is not in
-    the domain.
+    ``observed``: label l's observed frequency of t_j in column j (the column's frequency
+    when l has no observed cell there) -- the estimate when cells are missing at random.
+    Not smoothed: real tables have values a label never takes, and smoothing them (one
+    added count per value) made the policy chase such labels' zero counts (e.g. 11,149
+    instead of 6,186 cells on mushrooms, 20 % missing).  0 where t_j is not in the domain.
     """
     m, d, K = obs.shape
     dom = obs.sum(axis=0) > 0
@@ -792,8 +815,10 @@ def truth_odds(obs: np.ndarray, T: np.ndarray, prior: str) -> np.ndarray:
     if prior == "worlds":
         odds = np.broadcast_to(1.0 / delta, (len(T), m, d))
     elif prior == "observed":
-        hit = obs[:, cols, Tc].transpose(1, 0, 2)  # (k, m, d)
-        odds = (hit + 1.0) / (obs.sum(axis=2) + delta)
+        per_label = obs.sum(axis=2)  # (m, d)
+        own = obs[:, cols, Tc].transpose(1, 0, 2) / np.maximum(per_label, 1)  # (k, m, d)
+        column = obs.sum(axis=0)[cols, Tc] / obs.sum(axis=(0, 2))  # (k, d)
+        odds = np.where(per_label > 0, own, column[:, None, :])
     else:
         raise ValueError(f"unknown prior {prior!r} (use {' or '.join(PRIORS)})")
     return np.where(seen[:, None, :], odds, 0.0)
