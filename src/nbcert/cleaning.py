@@ -54,7 +54,10 @@ observed values are one test value.  It is first solved allowing ties (a relaxat
 bound is a proven lower bound), with a node limit so that results do not depend on the
 machine; its answer is checked exactly.  ``greedy`` repeatedly cleans the cheapest
 single-point completion on the table cleaned so far, then prunes each group's count by
-binary search; its bound is the largest single-point minimum.
+binary search.  Its proven lower bound is the larger of the largest single-point minimum
+and (alpha = 0) a relaxation solved by HiGHS: tangents bound the winner's log counts from
+above, secants the rivals' -log counts (convex in the cells cleaned), so every certifying
+cleaning satisfies it.
 
 **Without the truth (a heuristic policy).**  For each non-robust point, the likely winner
 is the label the expected table predicts (missing cells counted with the odds that they hold
@@ -585,12 +588,13 @@ class _Program:
     """Rows and integer columns of a mixed-integer program for scipy.optimize.milp."""
 
     def __init__(self):
-        self.lo, self.hi, self.cost, self.rows = [], [], [], []
+        self.lo, self.hi, self.cost, self.rows, self.integer = [], [], [], [], []
 
-    def var(self, lo, hi, cost=0.0) -> int:
+    def var(self, lo, hi, cost=0.0, integer: bool = True) -> int:
         self.lo.append(lo)
         self.hi.append(hi)
         self.cost.append(cost)
+        self.integer.append(integer)
         return len(self.lo) - 1
 
     def row(self, coef: dict, lo=-np.inf, hi=np.inf):
@@ -607,7 +611,7 @@ class _Program:
             v += list(coef.values())
         A = coo_matrix((v, (r, c)), shape=(len(self.rows), len(self.lo))).tocsr()
         cons = LinearConstraint(A, [lo for _, lo, _ in self.rows], [hi for _, _, hi in self.rows])
-        return milp(np.array(self.cost), constraints=cons, integrality=np.ones(len(self.lo)),
+        return milp(np.array(self.cost), constraints=cons, integrality=np.array(self.integer, dtype=float),
                     bounds=Bounds(self.lo, self.hi),
                     options={"node_limit": node_limit, "time_limit": time_limit, "disp": False})
 
@@ -741,6 +745,85 @@ def exact_many(tab: CleaningTable, T: np.ndarray, upper: int, floor: int, node_l
     return best, max(lower, floor)
 
 
+def _tangent_points(lo: int, hi: int, ratio: float = 1.1) -> list:
+    """Where to cut log(u) on [lo, hi] (u integer): every integer up to 10, then a
+    geometric grid, and both ends."""
+    pts = {max(lo, 1), max(hi, 1)}
+    c = max(lo, 1)
+    while c < hi:
+        pts.add(c)
+        c = c + 1 if c < 10 else math.ceil(c * ratio)
+    return sorted(pts)
+
+
+def relaxed_bound(tab: CleaningTable, T: np.ndarray, node_limit: int = 2_000, time_limit: float = 60.0):
+    """A proven lower bound on the fewest cleanings certifying every point (alpha = 0).
+
+    For each point with a single possible winner w and no column whose observed values are
+    all t_j (forcing), the condition log S_w > log S_l is relaxed: log of w's count
+    (concave) is bounded from above by tangents, -log of a rival's count (convex in the
+    cells cleaned) by its secant, and a rival's count that can reach 0 by a 0/1 switch that
+    beats that rival.  Every cleaning certifying the points satisfies the relaxation, so
+    the bound HiGHS proves for it (within ``node_limit`` nodes) bounds the true minimum
+    (math.inf: not even the relaxation can be met).  Points left out only weaken it."""
+    obs, hid, N = tab.obs, tab.hid, tab.N
+    m, d, _ = obs.shape
+    prog = _Program()
+    x = {g: prog.var(0, int(hid[g]), 1.0) for g in zip(*np.nonzero(hid))}
+    D0 = obs.sum(axis=0) > 0
+    robust = state_decision(obs, hid.sum(axis=2), N, T, 0).robust
+    used = 0
+    for t, done in zip(T, robust):
+        single = (D0.sum(axis=1) == 1) & D0[np.arange(d), np.maximum(t, 0)] & (t >= 0)
+        switch = single & (hid.sum(axis=(0, 2)) > hid[:, np.arange(d), np.maximum(t, 0)].sum(axis=0))
+        winners = [w for w in range(m) if _winner_possible(tab, t, w)]
+        if done or switch.any() or len(winners) != 1:
+            continue
+        used += 1
+        w = winners[0]
+        active = [j for j in range(d) if not single[j]]  # the others are forced to t_j: factor 1
+        tau = {}
+        for j in active:
+            g, a0 = (w, j, int(t[j])), int(obs[w, j, t[j]])
+            tau[j] = prog.var(-2.0, np.inf, integer=False)
+            for c in _tangent_points(a0, a0 + int(hid[g])):  # tau <= log c - 1 + u / c
+                prog.row({tau[j]: 1.0, **({x[g]: -1.0 / c} if g in x else {})}, -np.inf, math.log(c) - 1 + a0 / c)
+        for l in range(m):
+            if l == w:
+                continue
+            row, const, worst = {k: 1.0 for k in tau.values()}, math.log(N[w]) - math.log(N[l]), 0.0
+            const += len(active) * (math.log(N[l]) - math.log(N[w]))
+            killable = []
+            for j in active:
+                H = int(obs[l, j, t[j]] + hid[l, j].sum())
+                drop = [g for g in x if g[0] == l and g[1] == j and g[2] != t[j]]
+                B = sum(int(hid[g]) for g in drop)
+                if H == 0:
+                    break  # this rival's largest support is already 0: beaten
+                span = B - 1 if H == B else B
+                slope = (math.log(H) - math.log(H - span)) / span if span > 0 else 0.0
+                const -= math.log(H)
+                worst -= math.log(H)
+                for g in drop:  # -log(H - b) <= -log H + slope * b
+                    row[x[g]] = row.get(x[g], 0.0) + slope
+                if H == B:
+                    kappa = prog.var(0, 1)
+                    prog.row({**{x[g]: 1.0 for g in drop}, kappa: -float(B)}, 0, np.inf)  # kappa = 1 needs b = B
+                    killable.append(kappa)
+            else:
+                big = abs(const) + 2.0 * len(active) + abs(worst) + 10.0
+                for kappa in killable:
+                    row[kappa] = big
+                prog.row(row, -const, np.inf)
+    if not used:
+        return 0
+    res = prog.solve(node_limit, time_limit)
+    if res.status == 2:
+        return math.inf  # not even the relaxation can be met: no cleaning works
+    bound = getattr(res, "mip_dual_bound", None)
+    return max(0, math.ceil(bound - 1e-6)) if bound is not None and np.isfinite(bound) else 0
+
+
 def _winner_possible(tab: CleaningTable, t: np.ndarray, w: int) -> bool:
     """Can w become the certified winner of t on its own (some branch feasible)?"""
     m, d, _ = tab.obs.shape
@@ -756,8 +839,8 @@ def clean_many(tab: CleaningTable, T: np.ndarray, alpha=0, method: str = "auto",
                node_limit: int = 20_000, time_limit: float = 60.0) -> ManyCleaning:
     """Fewest cleanings making every point of T robust at once.
 
-    ``greedy`` returns the pruned greedy answer with the largest single-point minimum as a
-    proven lower bound.  ``exact`` (alpha = 0 only) also solves the program with HiGHS
+    ``greedy`` returns the pruned greedy answer with a proven lower bound: the largest
+    single-point minimum and, for alpha = 0, the bound of ``relaxed_bound``.  ``exact`` (alpha = 0 only) also solves the program with HiGHS
     within ``node_limit`` nodes (and ``time_limit`` seconds as a safety net) and keeps the
     better verified answer; it is optimal when it meets the program's proven bound.
     ``auto`` is ``exact`` when alpha = 0 and the greedy answer has at most 300 cells.
@@ -774,6 +857,10 @@ def clean_many(tab: CleaningTable, T: np.ndarray, alpha=0, method: str = "auto",
     if any(s is None for s in singles):
         return ManyCleaning(False, None, "greedy", True, None)  # some point alone is impossible
     floor = max(s.cost for s in singles)
+    if alpha == 0:
+        floor = max(floor, relaxed_bound(tab, T, node_limit, time_limit))
+        if floor == math.inf:
+            return ManyCleaning(False, None, "greedy", True, None)
     start = greedy_many(tab, T, alpha)
     use_exact = method == "exact" or (method == "auto" and alpha == 0 and start is not None and start.sum() <= 300)
     if not use_exact:
