@@ -92,6 +92,40 @@ def test_exact_program_proves_an_optimum_above_every_single_point_minimum():
     assert rep.together.num_cells == rep.together.lower_bound == want == 2
 
 
+def _medium(seed):
+    """A 20-50 row table (labels tied to the features), 20-40 % of its cells blanked, and three
+    of its rows as test points: too big for exhaustive search, small for the exact program."""
+    rng = np.random.default_rng(seed)
+    n, d, m = rng.integers(20, 50), rng.integers(2, 4), rng.integers(2, 4)
+    y = rng.integers(0, m, n)
+    truth = pd.DataFrame({f"f{j}": [f"v{v}" for v in np.where(rng.random(n) < 0.6, y % 3, rng.integers(0, 3, n))]
+                          for j in range(d)})
+    truth["y"] = [f"L{v}" for v in y]
+    miss = rng.random((n, d)) < rng.choice([0.2, 0.4])
+    miss[0] = False
+    enc = nbcert.encode(truth, "y")
+    tab = cleaning.CleaningTable.build(enc, miss[enc.rows])
+    return tab, enc.encode_test(truth.drop(columns="y").iloc[rng.choice(n, 3, replace=False)])
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(st.integers(0, 2**32 - 1))
+def test_relaxed_bound_never_exceeds_a_proven_optimum(seed):
+    tab, T = _medium(seed)
+    singles = [cleaning.offline_minimum(tab, t) for t in T]
+    if any(s is None for s in singles):
+        return
+    floor = max(s.cost for s in singles)
+    start = cleaning.greedy_many(tab, T)
+    x, lower = cleaning.exact_many(tab, T, int(start.sum()), floor, node_limit=5_000, time_limit=30)
+    bound = cleaning.relaxed_bound(tab, T)
+    event("relaxed bound above the largest single-point minimum" if bound > floor else "relaxed bound no better")
+    best = min(int(b.sum()) for b in (x, start) if b is not None)
+    if best <= lower:  # proven optimal by the program and the single-point minima alone
+        event("optimum proven")
+        assert bound <= best
+
+
 # ----------------------------------------------------------------------------- worked cases
 
 def test_partial_cleaning_certifies_where_the_full_table_ties():
