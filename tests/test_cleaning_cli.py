@@ -15,6 +15,7 @@ import nbcert
 from brute import brute_is_robust_after_cleaning, brute_min_clean
 from nbcert.cli import main
 from strategies import dirty_instances
+from test_cli import run, write
 
 # Rows are not grouped by label (p, q, p, q, q, p, p), so data rows differ from encoded rows.
 #   test (a, x): robust p already.  test (a, y): two cells must be cleaned (4:g and 5:g,
@@ -24,18 +25,6 @@ DIRTY = "f,g,y\na,x,p\nb,y,q\na,x,p\n,y,q\nb,,q\na,,p\n,x,p\n"
 TRUTH = "f,g,y\na,x,p\nb,y,q\na,x,p\na,y,q\nb,x,q\na,y,p\nb,x,p\n"
 TEST = "f,g\na,x\na,y\nc,x\n"
 ROWS = [{"f": "a", "g": "x"}, {"f": "a", "g": "y"}, {"f": "c", "g": "x"}]
-
-
-def write(tmp_path: Path, name: str, text: str) -> str:
-    p = tmp_path / name
-    p.write_text(text)
-    return str(p)
-
-
-def run(capsys, *argv):
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 @pytest.fixture
