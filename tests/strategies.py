@@ -112,25 +112,18 @@ def n_missing(inst: Instance) -> int:
 
 
 @dataclass
-class DirtyInstance:
-    """A dirty training table, the complete table its missing cells were blanked from, and
-    test rows."""
+class DirtyInstance(Instance):
+    """An Instance whose training table is dirty, with the complete table its missing cells
+    were blanked from."""
 
-    dirty: pd.DataFrame
-    truth: pd.DataFrame
-    test: pd.DataFrame
-    label: str
+    truth: pd.DataFrame = None
 
     @property
-    def features(self) -> list[str]:
-        return [c for c in self.truth.columns if c != self.label]
-
-    def test_rows(self):
-        return [{f: self.test[f].iloc[i] for f in self.features} for i in range(len(self.test))]
+    def dirty(self) -> pd.DataFrame:
+        return self.train
 
     def __repr__(self) -> str:
-        return (f"DirtyInstance(label={self.label!r},\ndirty=\n{self.dirty.to_string()}\ntruth=\n"
-                f"{self.truth.to_string()}\ntest=\n{self.test.to_string()})")
+        return super().__repr__()[:-1] + f"\ntruth=\n{self.truth.to_string()})"
 
 
 @st.composite
@@ -166,4 +159,4 @@ def dirty_instances(draw, *, max_rows: int = 6, max_features: int = 3, max_missi
             hidden = sorted(set(truth[f][dirty[f].isna()]) - set(truth[f][dirty[f].notna()]))
             if hidden and draw(st.booleans()):
                 test.loc[0, f] = draw(st.sampled_from(hidden))
-    return DirtyInstance(dirty=dirty, truth=truth, test=test, label=inst.label)
+    return DirtyInstance(train=dirty, test=test, label=inst.label, truth=truth)
