@@ -390,11 +390,21 @@ def _add_clean(sub, files, out, alpha_help) -> None:
                         "greedy (with a proven lower bound) or auto (default: exact when small)")
     p.add_argument("--node-limit", type=_positive_int, default=20000, metavar="N",
                    help="branch-and-bound nodes of the exact program (default 20000)")
-    p.add_argument("--time-limit", type=float, default=60.0, metavar="SEC",
+    p.add_argument("--time-limit", type=_positive_seconds, default=60.0, metavar="SEC",
                    help="time limit of the exact program, a safety net (default 60)")
     p.add_argument("--batch", type=_positive_int, default=1, metavar="N",
                    help="with --truth, cells the policy cleans per step along its path (default 1)")
     p.set_defaults(run=_run_clean)
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
 
 
 def _why(r: dict) -> str:

@@ -148,7 +148,7 @@ def run_one(tab: cleaning.CleaningTable, T: np.ndarray, base: dict, cfg: dict, s
     """Every method on one perturbed table; tidy rows."""
     alpha = cfg.get("alpha", 0)
     missing = int(tab.hid.sum())
-    batch = max(1, round(cfg.get("batch_share", 0.002) * missing))
+    batch = max(1, round(cfg.get("batch_share", 0.005) * missing))
     possible = np.array([cleaning.offline_minimum(tab, t, alpha) is not None for t in T], bool)
     T = T[possible]  # a point no cleaning can certify (proven) is left out
     base = {**base, "points": len(T), "excluded": int((~possible).sum()), "missing_cells": missing, "batch": batch}
@@ -159,7 +159,7 @@ def run_one(tab: cleaning.CleaningTable, T: np.ndarray, base: dict, cfg: dict, s
     rows += _rows(base, "random", hist, time.perf_counter() - t0, len(hist) - 1)
     for method in ("CPClean-style", "nbcert"):
         if method == "CPClean-style":
-            choose = entropy_chooser(tab.N, T, alpha, cfg.get("samples", 256), batch, rng_for(*seed_parts, method))
+            choose = entropy_chooser(tab.N, T, alpha, cfg.get("samples", 128), batch, rng_for(*seed_parts, method))
         else:
             def choose(obs, M):
                 return cleaning.next_group(obs, M, tab.N, T, alpha, cfg.get("prior", "observed"))
