@@ -244,3 +244,21 @@ def test_api_arguments_are_checked():
         nbcert.clean_offline(dirty, truth, test, "y", alpha=1, method="exact")
     with pytest.raises(nbcert.InputError, match="truth table: expected a pandas DataFrame"):
         nbcert.clean_offline(dirty, "truth.csv", test, "y")
+
+
+def test_too_many_domain_outcomes_is_a_clear_error():
+    # with alpha > 0 each column whose true values include one never observed branches (is it
+    # introduced, and by whom?): 13 such columns exceed the limit
+    d = 13
+    dirty = pd.DataFrame({f"f{j}": ["a", "c", None, None] for j in range(d)} | {"y": ["p", "q", "p", "q"]})
+    truth = dirty.fillna("b")
+    test = pd.DataFrame({f"f{j}": ["a"] for j in range(d)})
+    with pytest.raises(nbcert.InputError, match="column domain outcomes"):
+        nbcert.clean_offline(dirty, truth, test, "y", alpha=1)
+    # with alpha = 0 a new value changes nothing here (t_j is observed with another value): no
+    # branching; p and q tie until one of q's blanks (truly 'b') is cleaned, zeroing q's support
+    pt = nbcert.clean_offline(dirty, truth, test, "y", alpha=0).points[0]
+    assert pt.num_cells == 1 and pt.label == "p" and pt.cells[0][0] == 3
+    cleaned = dirty.copy()
+    cleaned.loc[3, pt.cells[0][1]] = "b"
+    assert nbcert.certify(cleaned, test, "y").label.iloc[0] == "p"

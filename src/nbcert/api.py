@@ -189,7 +189,11 @@ def clean_offline(train: pd.DataFrame, truth: pd.DataFrame, test: pd.DataFrame, 
         raise InputError("method 'exact' (the many-point program) needs alpha = 0; use 'greedy' or 'auto'")
     T = enc.encode_test(_as_missing(test, missing))
     tab = cleaning.CleaningTable.build(enc, miss)
-    return cleaning.report(tab, T, alpha, prior, method, node_limit, time_limit, batch)
+    try:
+        return cleaning.report(tab, T, alpha, prior, method, node_limit, time_limit, batch)
+    except cleaning.TooManyBranches as e:
+        raise InputError(f"{e}: many columns hold values seen only among their missing cells (with alpha > 0) "
+                         "or have one observed value") from None
 
 
 __all__ += ["clean", "clean_offline"]

@@ -270,8 +270,8 @@ def figure(table: pd.DataFrame, outputs, perturbation: str | None = None, missin
     kind = perturbation or ("uniform" if (table.perturbation == "uniform").any() else table.perturbation.iloc[0])
     rates = sorted(table[table.perturbation == kind].missing_rate.unique())
     rate = missing_rate if missing_rate is not None else rates[len(rates) // 2]
-    fig, axes = plt.subplots(1, len(names), figsize=(3.8 * len(names), 3.3), squeeze=False)
-    fig.suptitle(f"Which cells to clean - {kind} perturbation, missing rate {rate:g}")
+    fig, axes = plt.subplots(1, len(names), figsize=(max(3.8 * len(names), 5.5), 3.4), squeeze=False)
+    fig.suptitle(f"Which cells to clean ({kind} perturbation, missing rate {rate:g})")
     grid = np.linspace(0, 1, 201)
     for name, ax in zip(names, axes[0]):
         sub = table[(table.dataset == name) & (table.perturbation == kind) & np.isclose(table.missing_rate, rate)]
