@@ -47,6 +47,8 @@ def test_offline_minimum_matches_exhaustive_search(inst, alpha):
             event("no cleaning makes the point robust")
             continue
         event("already robust" if best == 0 else "needs cleaning")
+        if any(inst.truth.loc[r, c] not in set(inst.dirty[c].dropna()) for r, c in pt.cells):
+            event("the minimum cleans a cell whose truth is new to its column")
         assert set(pt.cells) <= blanks and len(set(pt.cells)) == len(pt.cells)
         assert brute_is_robust_after_cleaning(inst.dirty, inst.truth, inst.label, row, pt.cells, alpha)
         cleaned = inst.dirty.copy()
