@@ -203,3 +203,36 @@ def brute_min_poison(train: pd.DataFrame, label: str, test_row, max_size: int | 
             if not _robust(Table(base.y, cols), t, 0)[0]:
                 return k
     return None
+
+
+# ---------------------------------------------------------------------------- cleaning
+
+def clean_cells(dirty: pd.DataFrame, truth: pd.DataFrame, cells) -> pd.DataFrame:
+    """A copy of dirty with the given (row position, column name) cells set to their truth."""
+    out = dirty.copy().astype(object)
+    for r, f in cells:
+        c = out.columns.get_loc(f)
+        out.iloc[r, c] = truth.iloc[r, c]
+    return out
+
+
+def missing_cells(dirty: pd.DataFrame, label: str) -> list[tuple[int, str]]:
+    """The missing feature cells (row position, column name) of a dirty table."""
+    return [(r, f) for f in features_of(dirty, label) for r in range(len(dirty)) if _is_missing(dirty[f].iloc[r])]
+
+
+def brute_is_robust_after_cleaning(dirty, truth, label, test_row, cells, alpha=0) -> bool:
+    """Is test_row certifiably robust once ``cells`` are cleaned (domains recomputed)?"""
+    return brute_robust(clean_cells(dirty, truth, cells), label, test_row, alpha)[0]
+
+
+def brute_min_clean(dirty: pd.DataFrame, truth: pd.DataFrame, label: str, test_rows, alpha=0):
+    """Fewest missing cells whose cleaning makes every given test row robust at once, or
+    None when no subset does.  Tries every subset in increasing size."""
+    cells = missing_cells(dirty, label)
+    for k in range(len(cells) + 1):
+        for subset in itertools.combinations(cells, k):
+            cleaned = clean_cells(dirty, truth, subset)
+            if all(brute_robust(cleaned, label, row, alpha)[0] for row in test_rows):
+                return k
+    return None

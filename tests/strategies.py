@@ -111,3 +111,54 @@ def complete_instances(**kw) -> st.SearchStrategy[Instance]:
 
 def n_missing(inst: Instance) -> int:
     return int(inst.train[inst.features].isna().to_numpy().sum())
+
+
+@dataclass
+class DirtyInstance(Instance):
+    """An Instance whose training table is dirty, with the complete table its missing cells
+    were blanked from."""
+
+    truth: pd.DataFrame = None
+
+    @property
+    def dirty(self) -> pd.DataFrame:
+        return self.train
+
+    def __repr__(self) -> str:
+        return super().__repr__()[:-1] + f"\ntruth=\n{self.truth.to_string()})"
+
+
+@st.composite
+def dirty_instances(draw, *, max_rows: int = 6, max_features: int = 3, max_missing: int = 6,
+                    max_tests: int = 2, min_labels: int = 1) -> DirtyInstance:
+    """Blank cells of a complete instance.  Per column: cells at a random rate, every cell of
+    one value (its truth is then new to the dirty domain: a domain-changing cleaning), or
+    none; each column keeps one observed cell and at most ``max_missing`` cells are blanked."""
+    inst = draw(instances(complete=True, max_rows=max_rows, max_features=max_features, max_tests=max_tests,
+                          min_labels=min_labels))
+    truth = inst.train.reset_index(drop=True)
+    dirty = truth.copy().astype(object)
+    n, budget = len(truth), max_missing
+    for f in inst.features:
+        col = truth[f].tolist()
+        mode = draw(st.sampled_from(["rate", "value", "rate", "none"]))
+        if mode == "value":
+            v = draw(st.sampled_from(sorted(set(col))))
+            rows = [r for r in range(n) if col[r] == v]
+        elif mode == "rate":
+            rate = draw(st.sampled_from([30, 60, 100]))
+            rows = [r for r in range(n) if draw(st.integers(0, 99)) < rate]
+        else:
+            rows = []
+        if len(rows) == n:
+            rows.remove(draw(st.sampled_from(rows)))  # keep one observed cell
+        for r in rows[:budget]:
+            dirty.iloc[r, dirty.columns.get_loc(f)] = np.nan
+        budget -= min(len(rows), budget)
+    test = inst.test.reset_index(drop=True)
+    if draw(st.booleans()):  # test values that occur only among the blanked cells
+        for f in inst.features:
+            hidden = sorted(set(truth[f][dirty[f].isna()]) - set(truth[f][dirty[f].notna()]))
+            if hidden and draw(st.booleans()):
+                test.loc[0, f] = draw(st.sampled_from(hidden))
+    return DirtyInstance(train=dirty, test=test, label=inst.label, truth=truth)

@@ -2,10 +2,12 @@
 
 Certifiable robustness, possible-world counting and minimum data poisoning for Naive
 Bayes over incomplete categorical data (Certifiable Robustness for Naive Bayes
-Classifiers, sections 3-5), exact where the answer is a certificate.
+Classifiers, sections 3-5), exact where the answer is a certificate; and, beyond the
+paper, which missing cells to clean.
 """
 
-from .api import certify, count_worlds, poison, poison_many
+from .api import certify, clean, clean_offline, count_worlds, poison, poison_many
+from .cleaning import CleaningReport, PointCleaning, TogetherCleaning
 from .counting import WorldCounts
 from .encoding import EncodedTable, InputError, encode, from_codes
 from .reading import TableSource, read_csv
@@ -23,5 +25,6 @@ def __getattr__(name):
     raise AttributeError(f"module 'nbcert' has no attribute {name!r}")
 
 
-__all__ = ["certify", "count_worlds", "poison", "poison_many", "ManyPoisoning", "WorldCounts", "Poisoning", "EncodedTable",
-           "InputError", "encode", "from_codes", "read_csv", "CertifiedNB", "Stats", "TableSource"]
+__all__ = ["certify", "count_worlds", "poison", "poison_many", "clean", "clean_offline", "ManyPoisoning", "WorldCounts",
+           "Poisoning", "CleaningReport", "PointCleaning", "TogetherCleaning", "EncodedTable", "InputError", "encode",
+           "from_codes", "read_csv", "CertifiedNB", "Stats", "TableSource"]

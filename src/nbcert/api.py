@@ -17,7 +17,7 @@ from typing import Iterable, Literal
 
 import pandas as pd
 
-from . import counting, decision, poisoning, poisoning_many
+from . import cleaning, counting, decision, poisoning, poisoning_many
 from ._validation import check_count_options, check_int, check_real, check_seed
 from .encoding import EncodedTable, InputError, as_missing, encode
 from .stats import Stats, frame_stats
@@ -175,4 +175,90 @@ def poison_many(train, test: pd.DataFrame, label: str, *,
     return poisoning_many.poison_many_encoded(source, T, method=method, time_limit=time_limit)
 
 
-__all__ = ["certify", "count_worlds", "poison", "poison_many", "EncodedTable", "InputError"]
+# ---------------------------------------------------------------------------------------
+# which cells to clean (beyond the paper)
+
+
+def _prepare_truth(train, truth, label, missing):
+    """The truth table's encoding and the dirty table's missing cells in its row order,
+    after checking that the truth has the same header and rows and agrees on every
+    non-missing cell."""
+    if not isinstance(truth, pd.DataFrame):
+        raise InputError(f"truth table: expected a pandas DataFrame, got {type(truth).__name__}")
+    dirty, truth = as_missing(train, missing), as_missing(truth, missing)
+    if list(truth.columns) != list(dirty.columns):
+        raise InputError(f"truth table: its header ({', '.join(map(str, truth.columns))}) differs from the "
+                         f"training table's ({', '.join(map(str, dirty.columns))})")
+    if len(truth) != len(dirty):
+        raise InputError(f"truth table: it has {len(truth)} data rows, the training table has {len(dirty)}")
+    gaps = truth.isna().to_numpy()
+    if gaps.any():
+        r, c = map(int, next(zip(*gaps.nonzero())))
+        raise InputError(f"truth table: data row {r} has no value in column {truth.columns[c]!r} "
+                         "(the truth must be complete)")
+    known = dirty.notna().to_numpy()
+    differ = known & (dirty.to_numpy(dtype=object) != truth.to_numpy(dtype=object))
+    if differ.any():
+        r, c = map(int, next(zip(*differ.nonzero())))
+        raise InputError(f"truth table: data row {r}, column {truth.columns[c]!r} is {truth.iat[r, c]!r} but the "
+                         f"training table has {dirty.iat[r, c]!r} there")
+    enc = encode(truth, label, name="truth table")
+    features = list(enc.features)
+    return enc, dirty[features].isna().to_numpy()[enc.rows]
+
+
+def clean(train: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0, missing: Iterable | None = None,
+          prior: Literal["observed", "worlds"] = "observed", top: int = 10) -> pd.DataFrame:
+    """Which missing cells of ``train`` to clean next so that the test rows become
+    certifiably robust (a heuristic policy; the truth is unknown).
+
+    Cells of one (label, column) are interchangeable, so one row per such group is returned,
+    best first: ``row`` and ``column`` of its first missing cell, the row's ``label``, the
+    group's size ``group_cells``, the policy's ``score`` and how many non-robust test rows
+    it may help as their likely winner's cell (``as_winner``: its truth may equal the test
+    value) or as a rival's (``as_rival``: its truth may differ).  ``prior`` weighs a missing
+    cell's possible values: ``observed`` by its label's observed frequencies, ``worlds``
+    uniformly over the domain.  Empty when every test row is robust or nothing may help.
+    """
+    check_int(top, "top")
+    enc, T = _prepare(train, test, label, missing, alpha=alpha, rows="cleaning advice", stream=False)
+    if prior not in cleaning.PRIORS:
+        raise InputError(f"unknown prior {prior!r} (use observed or worlds)")
+    rows = cleaning.advice(enc, T, alpha, prior, top)
+    return pd.DataFrame(rows, columns=["row", "column", "label", "score", "group_cells", "as_winner", "as_rival"])
+
+
+def clean_offline(train: pd.DataFrame, truth: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0,
+                  missing: Iterable | None = None, prior: Literal["observed", "worlds"] = "observed",
+                  method: Literal["auto", "exact", "greedy"] = "auto", node_limit: int = 20_000,
+                  time_limit: float = 60.0, batch: int = 1) -> cleaning.CleaningReport:
+    """With the true values of ``train``'s missing cells known (``truth``: the same header
+    and rows, agreeing on every non-missing cell): per test row the fewest cells whose
+    cleaning certifies it (exact; ``num_cells`` None when none does, proven), the fewest
+    for all rows together (``method``: ``exact`` solves a HiGHS program for alpha = 0 within
+    ``node_limit`` nodes and says whether it is proven optimal, ``greedy`` gives a proven
+    lower bound; ``auto`` picks by size), and the path the ``clean`` policy would take,
+    cleaning ``batch`` cells of its chosen group per step.
+    """
+    _check_alpha(alpha)
+    check_int(node_limit, "node_limit")
+    check_int(batch, "batch")
+    check_real(time_limit, "time_limit", 0.0)
+    encode(train, label, missing=missing)  # the dirty table's own checks
+    enc, miss = _prepare_truth(train, truth, label, missing)
+    if prior not in cleaning.PRIORS:
+        raise InputError(f"unknown prior {prior!r} (use observed or worlds)")
+    if method not in ("auto", "exact", "greedy"):
+        raise InputError(f"unknown method {method!r} (use auto, exact or greedy)")
+    if method == "exact" and as_alpha(alpha) != 0:
+        raise InputError("method 'exact' (the many-point program) needs alpha = 0; use 'greedy' or 'auto'")
+    T = _test_codes(enc, test, missing)
+    tab = cleaning.CleaningTable.build(enc, miss)
+    try:
+        return cleaning.report(tab, T, alpha, prior, method, node_limit, time_limit, batch)
+    except cleaning.TooManyBranches as e:
+        raise InputError(f"{e}: many columns hold values seen only among their missing cells (with alpha > 0) "
+                         "or have one observed value") from None
+
+
+__all__ = ["certify", "count_worlds", "poison", "poison_many", "clean", "clean_offline", "EncodedTable", "InputError"]

@@ -191,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=_seconds, default=30.0, metavar="SEC",
                    help="time limit of the exact solver with --together (default 30)")
     p.set_defaults(run=_run_poison)
+    _add_clean(sub, files, out, alpha_help)
     return parser
 
 
@@ -405,6 +406,151 @@ def _run_poison(args, ctx) -> None:
         shown = _SHOWN_STATUS[p.status] if p.status != "poisoned" else _cells_text(cells)
         rows.append([str(int(i)), "-" if p.num_cells is None else str(p.num_cells), shown])
     _emit(args, results, _table(["test_index", "num_cells", "cells (row:column)"], rows, right={0, 1}))
+
+
+# ---------------------------------------------------------------------------------------
+# clean: which cells to clean (beyond the paper)
+
+_CLEAN = ("For test rows that are not certifiably robust, which missing training cells to clean "
+          "(replace by their true value) first. Cells of one label and column are "
+          "interchangeable, so one cell per such group is listed, best first, with how many "
+          "test rows it may help and why. The ranking is a heuristic policy: it does not "
+          "know the true values.")
+_CLEAN_TRUTH = ("With --truth (the complete table the missing cells were blanked from: the same "
+                "header and rows, agreeing on every non-missing cell), prints instead, per test "
+                "row, the fewest cells whose cleaning makes it robust (exact; num_cells is 0 "
+                "for a row already robust and null, shown as -, when no cleaning can make it "
+                "robust), the fewest cells for all rows together, and the path the policy "
+                "would take with the truth revealed as it cleans.")
+
+
+def _add_clean(sub, files, out, alpha_help) -> None:
+    p = sub.add_parser("clean", parents=[files, out], formatter_class=_Formatter,
+                       help="which missing cells to clean first so the test rows become robust",
+                       description=_text(_CLEAN, _CLEAN_TRUTH, "Cells are reported as row:column, row "
+                                         "being the 0-based data row of the training CSV."),
+                       epilog=_EPILOG)
+    p.add_argument("--truth", metavar="CLEAN.csv", default=None,
+                   help="the complete table: compute the offline minimum and the policy's path")
+    p.add_argument("--alpha", default="0", metavar="A", help=alpha_help)
+    p.add_argument("--prior", choices=("observed", "worlds"), default="observed",
+                   help="how the policy weighs a missing cell's possible values: observed (default: "
+                        "its label's observed frequencies) or worlds (uniform over the domain)")
+    p.add_argument("--top", type=_positive_int, default=10, metavar="N",
+                   help="cells listed without --truth (default 10)")
+    p.add_argument("--method", choices=("auto", "exact", "greedy"), default="auto",
+                   help="with --truth, for all rows together: exact (a HiGHS program, alpha 0), "
+                        "greedy (with a proven lower bound) or auto (default: exact when small)")
+    p.add_argument("--node-limit", type=_positive_int, default=20000, metavar="N",
+                   help="branch-and-bound nodes of the exact program (default 20000)")
+    p.add_argument("--time-limit", type=_positive_seconds, default=60.0, metavar="SEC",
+                   help="time limit of the exact program, a safety net (default 60)")
+    p.add_argument("--batch", type=_positive_int, default=1, metavar="N",
+                   help="with --truth, cells the policy cleans per step along its path (default 1)")
+    p.set_defaults(run=_run_clean)
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
+def _why(r: dict) -> str:
+    parts = []
+    if r["as_winner"]:
+        parts.append(f"may hold the test value: raises {r['label']}'s count for {r['as_winner']} "
+                     f"test row{'s' * (r['as_winner'] != 1)} that {r['label']} likely wins")
+    if r["as_rival"]:
+        parts.append(f"may hold another value: lowers rival {r['label']}'s count for {r['as_rival']} "
+                     f"test row{'s' * (r['as_rival'] != 1)}")
+    return "; ".join(parts)
+
+
+def _cells_json(cells) -> list:
+    return [{"row": int(r), "column": str(c)} for r, c in cells]
+
+
+def _n_cells(n: int) -> str:
+    return f"{n} cell{'s' * (n != 1)}"
+
+
+def _cells_text(cells) -> str:
+    return ", ".join(f"{r}:{c}" for r, c in cells)
+
+
+def _run_clean_advice(args, train, X) -> None:
+    import nbcert
+
+    res = nbcert.clean(train.df, X, args.label, alpha=args.alpha, prior=args.prior, top=args.top)
+    results = []
+    for rank, r in enumerate(res.to_dict("records"), 1):
+        r = {"rank": rank, "row": int(r["row"]), "column": str(r["column"]), "label": str(r["label"]),
+             "group_cells": int(r["group_cells"]), "score": round(float(r["score"]), 6),
+             "as_winner": int(r["as_winner"]), "as_rival": int(r["as_rival"])}
+        results.append({**r, "why": _why(r)})
+    rows = [[str(r["rank"]), str(r["row"]), r["column"], r["label"], str(r["group_cells"]), f"{r['score']:.4g}",
+             r["why"]] for r in results]
+    text = _table(["rank", "row", "column", "label", "group_cells", "score", "why"], rows, right={0, 1, 4, 5})
+    if not results:
+        text = "(nothing to clean: every test row is robust, or no cleaning is expected to help)"
+    _emit(args, results, text)
+
+
+def _run_clean_truth(args, train, X) -> None:
+    import nbcert
+    from .encoding import InputError
+
+    truth = nbcert.read_csv(args.truth, missing=args.missing, name=args.truth)
+    try:
+        rep = nbcert.clean_offline(train.df, truth, X, args.label, alpha=args.alpha, prior=args.prior,
+                                   method=args.method, node_limit=args.node_limit, time_limit=args.time_limit,
+                                   batch=args.batch)
+    except InputError as e:
+        msg = str(e)
+        if msg.startswith("truth table:"):
+            msg = args.truth + msg[len("truth table"):].replace("the training table", train.path)
+        raise _InputError(_library_message(msg, train, None)) from None
+    results, rows = [], []
+    for i, pt in zip(X.index, rep.points):
+        results.append({"test_index": int(i), "num_cells": pt.num_cells, "cells": _cells_json(pt.cells),
+                        "label": None if not pt.possible else str(pt.label)})
+        shown = ("(impossible: no cleaning makes it robust)" if not pt.possible else
+                 "(already robust)" if not pt.cells else _cells_text(pt.cells))
+        rows.append([str(int(i)), "-" if pt.num_cells is None else str(pt.num_cells),
+                     "-" if not pt.possible else str(pt.label), shown])
+    tg = rep.together
+    together = {"num_cells": tg.num_cells, "cells": _cells_json(tg.cells), "method": tg.method,
+                "optimal": bool(tg.optimal), "lower_bound": tg.lower_bound}
+    path = {"num_cells": len(rep.path), "cells": _cells_json(rep.path), "certifies_all": bool(rep.path_certifies)}
+    if args.json:
+        out = {"results": results, "together": together, "path": path}
+        sys.stdout.write(json.dumps(out, indent=2, allow_nan=False) + "\n")
+        return
+    claim = ("optimal" if tg.optimal else f"not proven optimal, lower bound {tg.lower_bound}") + f", {tg.method}"
+    lines = [_table(["test_index", "num_cells", "label", "cells (row:column)"], rows, right={0, 1}), "",
+             "all rows together: " + (f"{_n_cells(tg.num_cells)} ({claim}): {_cells_text(tg.cells) or '-'}"
+                                       if tg.possible else ("impossible" if tg.optimal else "none found")),
+             f"policy path: {_n_cells(len(rep.path))}, " + ("certifies every row" if rep.path_certifies else
+                                                        "does not certify every row") +
+             (f": {_cells_text(rep.path)}" if rep.path else "")]
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _run_clean(args, ctx) -> None:
+    args.alpha = _alpha(args.alpha)
+    train, test, X = _load(args)
+    ctx.update(train=train, test=test)
+    if args.truth is None:
+        for flag, default in (("method", "auto"), ("batch", 1)):
+            if getattr(args, flag) != default:
+                raise _InputError(f"--{flag} needs --truth")
+        return _run_clean_advice(args, train, X)
+    return _run_clean_truth(args, train, X)
 
 
 # ---------------------------------------------------------------------------------------

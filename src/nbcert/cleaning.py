@@ -1,0 +1,1139 @@
+"""Which missing cells to clean (beyond the paper): the fewest cleanings that certify.
+
+Cleaning a missing cell replaces it by its true value; domains are recomputed from the
+cleaned table (closed world), so a cleaning can add a value to its column's domain.
+
+Cells of one (label, column, true value) are interchangeable for every test point, so a
+set of cleanings is a count ``x[l, j, v]`` per *group*; this module works on those counts
+and turns them into cells (first rows first) only at the end.
+
+**Offline minimum, one point (exact).**  With the truth known, the fewest cells whose
+cleaning makes the point certifiably robust.  Fix a would-be winner w and the domain each
+column ends with.  Then only two kinds of cleaning matter: a cell of w in column j whose
+truth is t_j raises w's smallest count lo_wj by one, and a cell of a rival l whose truth
+is not t_j lowers l's largest count hi_lj by one; every other cleaning leaves the bounds
+alone.  The point is robust with winner w iff, for every rival l,
+
+    left_l * prod_j (lo_wj + alpha)  >  right_l * prod_j (hi_lj - b_lj + alpha)
+
+(integers once alpha = p/q is cleared; left/right hold the label sizes, the columns whose
+factor is fixed and the denominators).  Raising prod_j (lo_wj + a_j) with A cleanings is a
+separable concave maximisation: *water-filling* (always raise the smallest count) is
+optimal for every A, and a larger product helps every rival at once.  Lowering a rival's
+product is *not* greedy: it minimises a sum of concave functions, so for the optimal
+budget some optimum lies at a vertex of the box -- every b_lj at 0 or at its cap except
+one "partial" column.  Per rival we therefore enumerate the Pareto set (cost, product) of
+full-column subsets without column p (pruned exactly up to floating-point near-ties, which
+are kept) and combine it with a partial column p, whose amount has a closed form.  The
+rivals share the a's, so the optimum is min over A of A + sum_l cost_l(A): computed for all
+A in floating point with a rounding bound, then confirmed by exact integer arithmetic in
+best-first order (an A is evaluated exactly unless its floating-point lower bound already
+exceeds the best exact total), so the result is exact.
+
+Domains: a cleaning can add a value to a column.  That matters only through whether t_j
+is in the domain, whether the domain has one value (which forces every missing cell to
+it) and, with alpha > 0, its size (every label's denominator).  We branch over the
+reachable final domains of each column: which new values are introduced and which
+cleaned cell introduces each (a rival's cell whose lowering helps, w's t_j cell, or a
+cell that helps nothing -- the latter only when no helpful one exists, which is never
+worse).  With alpha = 0 only two cases branch: a column whose observed values are all t_j
+(stay forced, or unforce it with one cleaning) and a test value seen only among missing
+cells (w must clean one of its own t_j cells).  Every plan is checked exactly on the
+cleaned counts before it is returned.  "No cleaning makes it robust" is proven: every
+(winner, branch) is infeasible even with all its helpful cells cleaned.  Note that the
+fully cleaned table may tie while a partial cleaning certifies the point (a column left
+with t_j alone neutralises a feature), so the full table alone proves nothing.
+Cost per point: sum over winners and branches of O(d P + A d) floating-point work (P the
+Pareto sets' sizes, A the winner's cleanable cells) plus a few exact products.
+
+**Several points (exact where small, else greedy with a proven bound).**  ``exact``
+(alpha = 0) is a mixed-integer program for HiGHS: integer group counts shared by all points,
+per point a winner indicator, one-hot tables of every count a winner's or rival's factor
+can take, a log inequality per (winner, rival), and a forcing indicator per column whose
+observed values are one test value.  It is first solved allowing ties (a relaxation: its
+bound is a proven lower bound), with a node limit so that results do not depend on the
+machine; its answer is checked exactly.  ``greedy`` repeatedly cleans the cheapest
+single-point completion on the table cleaned so far, then prunes each group's count by
+binary search.  Its proven lower bound is the larger of the largest single-point minimum
+and (alpha = 0) a relaxation solved by HiGHS: tangents bound the winner's log counts from
+above, secants the rivals' -log counts (convex in the cells cleaned), so every certifying
+cleaning satisfies it.
+
+**Without the truth (a heuristic policy).**  For each non-robust point, the likely winner
+is the label the expected table predicts (missing cells counted with the odds that they hold
+t_j: the observed frequencies of their label, or uniform over the domain as
+the possible worlds weigh them), and each rival's deficit is log Smax - log Smin_w.  A cell
+of w in column j may raise lo_wj (concave: scored by one cell); a rival's cells may lower
+its hi (convex: scored by the best average over the cells expected to close its deficit,
+which is what a one-cell score misses).  Gains are capped by the deficits and summed over
+the points; cells of one (label, column) are interchangeable, so groups are scored, in
+O(k m^2 d) per decision.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .decision import Decision, decide_counts, extremes
+from .encoding import EncodedTable
+from .support import as_alpha
+
+_EPS = np.finfo(float).eps
+_NEVER = np.iinfo(np.int64).max // 8  # an impossible cost; a few of them still sum in int64
+
+
+# ----------------------------------------------------------------------------- tables
+
+@dataclass(frozen=True)
+class CleaningTable:
+    """A dirty table whose missing cells' true values are known, in group form.
+
+    ``enc`` encodes the complete (true) table, so its domains hold every value; ``missing``
+    (n, d), in ``enc``'s row order, marks the cells missing in the dirty table.  ``obs`` and
+    ``hid`` (m, d, K) count observed and missing cells per (label, column, true value).
+    """
+
+    enc: EncodedTable
+    missing: np.ndarray
+    obs: np.ndarray
+    hid: np.ndarray
+
+    @classmethod
+    def build(cls, enc: EncodedTable, missing: np.ndarray) -> "CleaningTable":
+        local = (enc.X.astype(np.int64) - enc.offsets[:-1]).astype(np.int64)
+        K = int(enc.delta.max())
+        y = np.repeat(np.arange(enc.m), enc.label_sizes)
+        key = (y[:, None] * enc.d + np.arange(enc.d)) * K + local  # (n, d) group index
+        size = enc.m * enc.d * K
+        obs = np.bincount(key[~missing], minlength=size).reshape(enc.m, enc.d, K)
+        hid = np.bincount(key[missing], minlength=size).reshape(enc.m, enc.d, K)
+        return cls(enc, np.asarray(missing, bool), obs, hid)
+
+    @property
+    def N(self) -> np.ndarray:
+        """Rows per label (every row has one cell, observed or missing, in column 0)."""
+        return (self.obs[:, 0] + self.hid[:, 0]).sum(axis=1)
+
+    def values(self) -> np.ndarray:
+        """(n, d) local value codes of the true table, rows in ``enc`` order."""
+        return self.enc.X.astype(np.int64) - self.enc.offsets[:-1]
+
+    def cells(self, x: np.ndarray, done: np.ndarray | None = None) -> list:
+        """Concrete cells (row in enc, column) for group counts x: first rows first,
+        skipping cells already in ``done`` (n, d)."""
+        Z = self.values()
+        out = []
+        for l, j, v in zip(*np.nonzero(x)):
+            a, b = self.enc.label_bounds[l], self.enc.label_bounds[l + 1]
+            hit = self.missing[a:b, j] & (Z[a:b, j] == v)
+            if done is not None:
+                hit &= ~done[a:b, j]
+            rows = a + np.flatnonzero(hit)[:x[l, j, v]]
+            out.extend((int(r), int(j)) for r in rows)
+        return out
+
+
+def state_decision(obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, alpha) -> Decision:
+    """Robustness of test points T (k, d) (local codes, -1 unseen) for observed counts
+    obs (m, d, K) and missing counts M (m, d); domains are the observed values."""
+    m, d, K = obs.shape
+    dom = obs.sum(axis=0) > 0  # (d, K)
+    delta = dom.sum(axis=1)
+    Tc = np.maximum(T, 0)
+    cols = np.arange(d)
+    seen = (T >= 0) & dom[cols, Tc]  # (k, d)
+    E = np.where(seen[:, None, :], obs[:, cols, Tc].transpose(1, 0, 2), 0)  # (k, m, d)
+    lo, hi = extremes(E, M, delta, seen)
+    return decide_counts(lo, hi, N, delta, alpha)
+
+
+# ----------------------------------------------------------------------------- fixed domains
+
+def _tolerance(terms: int, biggest: float) -> float:
+    """A generous bound on the rounding error of a sum of ``terms`` logs of size <= biggest."""
+    return 64.0 * terms * terms * max(biggest, 1.0) * _EPS
+
+
+def _waterfill(c0: np.ndarray, cap: np.ndarray) -> np.ndarray:
+    """Counts c(A) (A + 1, J) after A water-filling steps (always raise the smallest count,
+    lowest column first among equals), for A = 0 .. sum(cap)."""
+    J = len(c0)
+    level = np.concatenate([c0[j] + np.arange(cap[j]) for j in range(J)]) if J else np.zeros(0, np.int64)
+    col = np.repeat(np.arange(J), cap)
+    order = np.lexsort((col, level))
+    steps = np.zeros((len(order) + 1, J), np.int64)
+    steps[np.arange(1, len(order) + 1), col[order]] = 1
+    return c0 + np.cumsum(steps, axis=0)
+
+
+class _Rival:
+    """One rival's side: lower prod_j (q (h_j - b_j) + p) with b_j in [0, cap_j].
+
+    Candidates are the vertices that can be optimal: a set of full columns (from the Pareto
+    set of subsets without column ``part``) plus a partial amount in column ``part`` (-1:
+    none).  ``curve[c]`` is the smallest log product reachable with at most c cleanings.
+    """
+
+    def __init__(self, h, cap, p: int, q: int, tol: float):
+        self.h, self.cap, self.p, self.q, self.tol = np.asarray(h, np.int64), np.asarray(cap, np.int64), p, q, tol
+        with np.errstate(divide="ignore"):
+            self.logv0 = np.log(float(q) * self.h + p)
+            self.logfull = np.log(float(q) * (self.h - self.cap) + p)
+        parts = [-1] + np.flatnonzero(self.cap).tolist()
+        sets = [self._pareto(part) for part in parts]
+        self.cost = np.concatenate([s[0] for s in sets])
+        self.logq = np.concatenate([s[1] for s in sets])
+        self.member = np.concatenate([s[2] for s in sets])
+        self.part = np.repeat(parts, [len(s[0]) for s in sets])
+        self.curve = self._curve()
+
+    def value(self, j: int, b) -> int:
+        return self.q * (int(self.h[j]) - int(b)) + self.p
+
+    def _pareto(self, skip: int):
+        """Full-column subsets without column ``skip``: (cost, log product, membership),
+        dominated ones removed (near-ties within the tolerance kept)."""
+        J = len(self.h)
+        cost, logq, member = np.zeros(1, np.int64), np.array([self.logv0.sum()]), np.zeros((1, J), bool)
+        for j in np.flatnonzero(self.cap):
+            if j == skip:
+                continue
+            add = member.copy()
+            add[:, j] = True
+            cost = np.concatenate([cost, cost + self.cap[j]])
+            logq = np.concatenate([logq, logq - self.logv0[j] + self.logfull[j]])
+            member = np.concatenate([member, add])
+            order = np.lexsort((logq, cost))
+            cost, logq, member = cost[order], logq[order], member[order]
+            prev = np.minimum.accumulate(np.concatenate([[np.inf], logq[:-1]]))
+            keep = (logq <= prev + self.tol) & ~np.isneginf(prev)
+            cost, logq, member = cost[keep], logq[keep], member[keep]
+        return cost, logq, member
+
+    def _curve(self) -> np.ndarray:
+        L = np.full(int(self.cap.sum()) + 1, np.inf)
+        L[0] = self.logq[0]
+        for part in np.flatnonzero(self.cap):
+            with np.errstate(divide="ignore"):
+                tail = np.log(float(self.q) * (self.h[part] - np.arange(self.cap[part] + 1)) + self.p) - self.logv0[part]
+            pick = self.part == part
+            for cs, lq in zip(self.cost[pick].tolist(), self.logq[pick].tolist()):
+                seg = L[cs:cs + len(tail)]
+                np.minimum(seg, lq + tail, out=seg)
+        return np.minimum.accumulate(L)
+
+    def product(self, member: np.ndarray, part: int = -1, b: int = 0) -> int:
+        out = 1
+        for j in range(len(self.h)):
+            out *= self.value(j, self.cap[j] if member[j] else (b if j == part else 0))
+        return out
+
+    def _optimistic(self, need: float) -> np.ndarray:
+        """Per candidate, a lower bound on its cost for the log bound ``need`` (floats)."""
+        part = self.part  # -1 (no partial column) picks the appended zeros
+        logv0, h, cap = np.append(self.logv0, 0.0), np.append(self.h, 0), np.append(self.cap, 0)
+        with np.errstate(invalid="ignore", over="ignore"):
+            z = need + self.tol - (self.logq - logv0[part])
+            b = np.floor(h[part] - (np.exp(z) - self.p) / self.q) + 1
+        b = np.where(np.isnan(b), 0, np.maximum(b, 0))
+        cost = np.where(part >= 0, self.cost + b, np.where(self.logq < need + self.tol, self.cost, np.inf))
+        return np.where((part >= 0) & (b > cap[part]), np.inf, cost)
+
+    def cheapest(self, X: int, Y: int, need: float, limit):
+        """Exact fewest cleanings (cost, member, part, b) with Y * product < X, among plans
+        cheaper than ``limit``; None if there is none.  Candidates are tried in the order
+        of their floating-point lower bounds and exactly."""
+        if X <= 0:
+            return None
+        if Y == 0:
+            return (0, self.member[0], -1, 0) if limit > 0 else None
+        bound = self._optimistic(need)
+        best = None
+        for i in np.argsort(bound, kind="stable"):
+            if not bound[i] < min(limit, best[0] if best else math.inf):
+                break
+            part, mem = int(self.part[i]), self.member[i]
+            if part < 0:
+                if Y * self.product(mem) < X:
+                    best = (int(self.cost[i]), mem, -1, 0)
+                continue
+            rest = Y * (self.product(mem, part, 0) // self.value(part, 0))
+            if rest == 0:
+                b = 0
+            else:
+                vmax = (X - 1) // rest  # need q (h - b) + p <= vmax
+                if vmax < self.value(part, self.cap[part]):
+                    continue
+                b = max(0, int(self.h[part]) - (vmax - self.p) // self.q)
+            total = int(self.cost[i]) + b
+            if total < min(limit, best[0] if best else math.inf):
+                best = (total, mem, part, b)
+        return best
+
+    def amounts(self, plan) -> np.ndarray:
+        _, mem, part, b = plan
+        out = np.where(mem, self.cap, 0)
+        if part >= 0:
+            out[part] = b
+        return out
+
+
+class _Fixed:
+    """The fixed-domain problem for one winner: min sum a + sum_l sum b_l such that, for
+    every rival l, left_l * prod_j (q (cw_j + a_j) + p) > right_l * prod_j (q (h_lj - b_lj) + p)."""
+
+    def __init__(self, cw, capA, h, capB, left, right, alpha: Fraction):
+        self.p, self.q = alpha.numerator, alpha.denominator
+        self.cw, self.capA = np.asarray(cw, np.int64), np.asarray(capA, np.int64)
+        self.left, self.right = [int(v) for v in left], [int(v) for v in right]
+        J = len(self.cw)
+        big = max([1.0] + [abs(math.log(v)) for v in self.left + self.right if v > 0])
+        top = max([1] + [int(v) for v in self.cw + self.capA] + [int(v) for hr in h for v in hr])
+        self.tol = _tolerance(2 * J + 6, big + (2 * J + 2) * math.log(self.q * (top + 1) + self.p + 1))
+        self.h, self.capB = h, capB
+        self.rivals = None  # built on demand: only for winners that can win at all
+
+    def w_product(self, c) -> int:
+        return math.prod(self.q * int(v) + self.p for v in c)
+
+    def _feasible_at_all(self) -> bool:
+        P = self.w_product(self.cw + self.capA)
+        return all(r * math.prod(self.q * (int(hj) - int(cj)) + self.p for hj, cj in zip(hr, cr)) < lft * P
+                   for lft, r, hr, cr in zip(self.left, self.right, self.h, self.capB))
+
+    def _need(self, logP: np.ndarray, k: int) -> np.ndarray:
+        """The bound the rival's log product must stay under, per A."""
+        if self.left[k] == 0:
+            return np.full(len(logP), -np.inf)
+        if self.right[k] == 0:
+            return np.where(np.isneginf(logP), -np.inf, np.inf)
+        return logP + math.log(self.left[k]) - math.log(self.right[k])
+
+    def solve(self, limit=math.inf):
+        """(cost, a, [b per rival]) of a cheapest plan costing less than ``limit``, or None."""
+        if not self._feasible_at_all():
+            return None
+        self.rivals = [_Rival(hr, cr, self.p, self.q, self.tol) for hr, cr in zip(self.h, self.capB)]
+        C = _waterfill(self.cw, self.capA)  # (A + 1, J) w's counts after A cleanings
+        with np.errstate(divide="ignore"):
+            logP = np.log(float(self.q) * C + self.p).sum(axis=1)
+        needs = [self._need(logP, k) for k in range(len(self.rivals))]
+        lo = np.arange(len(C), dtype=np.int64)
+        for r, need in zip(self.rivals, needs):
+            with np.errstate(invalid="ignore"):
+                idx = np.searchsorted(-r.curve, -(need + self.tol), side="right")
+            lo += np.where(np.isneginf(need) | (idx >= len(r.curve)), _NEVER, idx)
+        best, best_plan = limit, None
+        for A in np.argsort(lo, kind="stable"):
+            if lo[A] >= min(best, _NEVER):
+                break
+            P = self.w_product(C[A])
+            total, plans = int(A), []
+            for k, r in enumerate(self.rivals):
+                got = r.cheapest(self.left[k] * P, self.right[k], float(needs[k][A]), best - total)
+                if got is None:
+                    break
+                total += got[0]
+                plans.append(got)
+            else:
+                best, best_plan = total, (C[A] - self.cw, plans)
+        if best_plan is None:
+            return None
+        a, plans = best_plan
+        return int(best), a, [r.amounts(pl) for r, pl in zip(self.rivals, plans)]
+
+
+# ----------------------------------------------------------------------------- domain branches
+
+@dataclass(frozen=True)
+class _Option:
+    """How one column ends up: its kind, usable true values, and the cleanings that
+    introduce its new values (w's t_j cell, a rival's cell, or a cell that helps nothing)."""
+
+    kind: str  # "active", "forced" or "unseen"
+    usable: tuple  # true values whose cells may be cleaned (active columns)
+    delta: int  # the column's final domain size (matters for alpha > 0)
+    by_w: int = 0  # w cleans one of its t_j cells to introduce t_j
+    by_rival: tuple = ()  # (rival, value): that rival cleans one of its cells of this value
+    pure: tuple = ()  # (label, value): a cleaning that only introduces the value
+
+
+def _column_options(obs_j: np.ndarray, hid_j: np.ndarray, t: int, w: int, zero: bool) -> list:
+    """Every reachable end state of one column worth considering, for winner w.
+
+    obs_j, hid_j (m, K): observed and missing counts per label and true value."""
+    D0 = tuple(np.flatnonzero(obs_j.sum(axis=0) > 0).tolist())
+    new = tuple(np.flatnonzero((obs_j.sum(axis=0) == 0) & (hid_j.sum(axis=0) > 0)).tolist())
+    every = tuple(sorted(D0 + new))
+    m = obs_j.shape[0]
+    if zero:
+        # alpha = 0: only "is t_j seen" and "is the domain {t_j}" matter
+        if t < 0 or (t not in D0 and t not in new):
+            return []  # every label's support is 0 in every world
+        if t not in D0:
+            return [_Option("active", every, len(every), by_w=1)] if hid_j[w, t] else []
+        if len(D0) >= 2:
+            return [_Option("active", every, len(every))]
+        out = [_Option("forced", (t,), 1)]
+        others = [l for l in range(m) if l != w and hid_j[l].sum() - hid_j[l, t] > 0]
+        if others:
+            out += [_Option("active", every, len(every), by_rival=((l, -1),)) for l in others]
+        elif hid_j[w].sum() - hid_j[w, t] > 0:
+            v = next(v for v in every if v != t and hid_j[w, v])
+            out.append(_Option("active", every, len(every), pure=((w, v),)))
+        return out
+    out = []
+    for size in range(len(new) + 1):
+        for intro in itertools.combinations(new, size):
+            dom = tuple(sorted(D0 + intro))
+            seen = t >= 0 and t in dom
+            kind = "unseen" if not seen else ("forced" if len(dom) == 1 else "active")
+            choices = []
+            for v in intro:
+                if v == t:
+                    choices.append([("w", w)] if hid_j[w, t] else
+                                   [("pure", next(l for l in range(m) if hid_j[l, t]))])
+                else:
+                    rivals = [l for l in range(m) if l != w and hid_j[l, v]]
+                    choices.append([("rival", l) for l in rivals] or [("pure", w)])
+            for pick in itertools.product(*choices):
+                by_w = sum(1 for how, _ in pick if how == "w")
+                by_rival = tuple((l, v) for (how, l), v in zip(pick, intro) if how == "rival")
+                pure = tuple((l, v) for (how, l), v in zip(pick, intro) if how == "pure")
+                out.append(_Option(kind, dom, len(dom), by_w, by_rival, pure))
+    return out
+
+
+MAX_BRANCHES = 4096
+
+
+class TooManyBranches(ValueError):
+    """The exact offline minimum would branch over too many column domain outcomes."""
+
+
+@dataclass(frozen=True)
+class CleaningPlan:
+    """Group counts x (m, d, K) to clean, their number, and the winner they certify."""
+
+    x: np.ndarray
+    cost: int
+    winner: int
+
+
+def _branch_problem(tab: CleaningTable, t: np.ndarray, w: int, opts: tuple, alpha: Fraction):
+    """The fixed-domain problem of one branch, and the cleanings its options prepay.
+
+    Column j's factor for label l is (q lo_lj + p) / (q N_l + p delta_j): 1 in a forced
+    column (lo = N_l, delta = 1), p / (q N_l + p delta_j) in an unseen one."""
+    obs, hid, N = tab.obs, tab.hid, tab.N
+    m = obs.shape[0]
+    p, q = alpha.numerator, alpha.denominator
+    rivals = [l for l in range(m) if l != w]
+    active = [j for j, o in enumerate(opts) if o.kind == "active"]
+    x0 = np.zeros_like(hid)
+    num = [1] * m  # product of the fixed numerators, per label
+    den = [1] * m
+    for j, o in enumerate(opts):
+        if o.kind != "forced":
+            den = [dl * (q * int(N[l]) + p * o.delta) for l, dl in enumerate(den)]
+        if o.kind == "unseen":
+            num = [nl * p for nl in num]
+        x0[w, j, t[j]] += o.by_w
+        for l, v in o.by_rival:
+            if v < 0:  # alpha = 0 unforcing: any value but t_j
+                v = next(u for u in o.usable if u != t[j] and hid[l, j, u])
+            x0[l, j, v] += 1
+        for l, v in o.pure:
+            x0[l, j, v] += 1
+    cw = [int(obs[w, j, t[j]] + x0[w, j, t[j]]) for j in active]
+    capA = [int(hid[w, j, t[j]] - x0[w, j, t[j]]) for j in active]
+    h = [[int(obs[l, j, t[j]] + x0[l, j, t[j]] + hid[l, j].sum() - x0[l, j].sum()) for j in active] for l in rivals]
+    capB = [[int(sum(hid[l, j, v] - x0[l, j, v] for v in opts[j].usable if v != t[j])) for j in active]
+            for l in rivals]
+    left = [int(N[w]) * num[w] * den[l] for l in rivals]
+    right = [int(N[l]) * num[l] * den[w] for l in rivals]
+    return _Fixed(cw, capA, h, capB, left, right, alpha), active, rivals, x0
+
+
+def _spread(tab: CleaningTable, x: np.ndarray, l: int, j: int, count: int, usable, t: int) -> None:
+    """Add ``count`` cleanings of label l's column-j cells whose truth is usable and not t."""
+    for v in usable:
+        if v == t or count <= 0:
+            continue
+        take = min(count, int(tab.hid[l, j, v] - x[l, j, v]))
+        x[l, j, v] += take
+        count -= take
+    assert count == 0, "internal: not enough cells to spread"
+
+
+def _verify(tab: CleaningTable, t: np.ndarray, x: np.ndarray, alpha) -> int:
+    """The label every world predicts after cleaning x, -1 if the point is not robust."""
+    dec = state_decision(tab.obs + x, (tab.hid - x).sum(axis=2), tab.N, t[None], alpha)
+    return int(dec.label[0])
+
+
+def offline_minimum(tab: CleaningTable, t: np.ndarray, alpha=0) -> CleaningPlan | None:
+    """The fewest cleanings (group counts) that make test point t (local codes of the true
+    table, -1 = unseen) certifiably robust; None when no set of cleanings does (proven)."""
+    alpha = as_alpha(alpha)
+    m, d, _ = tab.obs.shape
+    zero = np.zeros_like(tab.hid)
+    if m == 1:
+        return CleaningPlan(zero, 0, 0)
+    now = _verify(tab, t, zero, alpha)
+    if now >= 0:
+        return CleaningPlan(zero, 0, now)
+    best = None
+    for w in range(m):
+        options = [_column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, alpha == 0) for j in range(d)]
+        if math.prod(len(o) for o in options) > MAX_BRANCHES:
+            raise TooManyBranches(f"the exact minimum would try more than {MAX_BRANCHES} column domain outcomes")
+        for opts in itertools.product(*options):
+            prob, active, rivals, x0 = _branch_problem(tab, t, w, opts, alpha)
+            extra = int(x0.sum())
+            limit = (best.cost if best else math.inf) - extra
+            if limit <= 0:
+                continue
+            res = prob.solve(limit)
+            if res is None:
+                continue
+            cost, a, bs = res
+            x = x0.copy()
+            for i, j in enumerate(active):
+                x[w, j, t[j]] += a[i]
+                for k, l in enumerate(rivals):
+                    _spread(tab, x, l, j, int(bs[k][i]), opts[j].usable, int(t[j]))
+            if _verify(tab, t, x, alpha) != w or int(x.sum()) != extra + cost:
+                raise AssertionError(f"internal: a cleaning plan failed its exact check (winner {w})")
+            best = CleaningPlan(x, extra + cost, w)
+    return best
+
+
+# ----------------------------------------------------------------------------- many points
+
+def after(tab: CleaningTable, x: np.ndarray) -> CleaningTable:
+    """The table once the cleanings x are done (its missing cells are the rest)."""
+    return CleaningTable(tab.enc, tab.missing, tab.obs + x, tab.hid - x)
+
+
+def all_robust(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> bool:
+    """Exact check: after cleaning x, is every point of T certifiably robust?"""
+    return bool(state_decision(tab.obs + x, (tab.hid - x).sum(axis=2), tab.N, T, alpha).robust.all())
+
+
+def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0) -> np.ndarray | None:
+    """Group counts making every point robust, or None if greedy gets stuck.
+
+    Repeatedly cleans the cheapest single-point minimum completion (on the table as
+    cleaned so far) among the non-robust points, then prunes: each group's count is cut
+    to the smallest that keeps every point robust (binary search, each answer checked)."""
+    alpha = as_alpha(alpha)
+    x = np.zeros_like(tab.hid)
+    for _ in range(int(tab.hid.sum()) + 1):
+        cur = after(tab, x)
+        todo = np.flatnonzero(~state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust)
+        if not len(todo):
+            return prune(tab, T, x, alpha)
+        plans = [offline_minimum(cur, T[p], alpha) for p in todo]
+        if any(pl is None for pl in plans):
+            return None
+        x = x + min(plans, key=lambda pl: pl.cost).x
+    raise AssertionError("internal: greedy did not terminate")
+
+
+def prune(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> np.ndarray:
+    """Cut each group's count (largest groups first) to the smallest value that keeps every
+    point robust, found by binary search; only checked states are kept."""
+    x = x.copy()
+    for g in np.argsort(-x, axis=None, kind="stable"):
+        g = np.unravel_index(g, x.shape)
+        lo, hi = -1, int(x[g])  # hi: known to work
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            x[g] = mid
+            lo, hi = (lo, mid) if all_robust(tab, T, x, alpha) else (mid, hi)
+        x[g] = hi
+    return x
+
+
+@dataclass(frozen=True)
+class ManyCleaning:
+    """Cleanings making every given point robust at once.
+
+    ``optimal`` says whether ``x`` is proven minimum; ``lower_bound`` is a proven bound on
+    the minimum.  ``possible`` False with ``optimal`` True is a proof that no cleaning
+    works; otherwise it says that none was found.
+    """
+
+    possible: bool
+    x: np.ndarray | None
+    method: str
+    optimal: bool
+    lower_bound: int | None
+
+    @property
+    def num_cells(self) -> int | None:
+        return int(self.x.sum()) if self.possible else None
+
+
+MAX_PROGRAM_VARIABLES = 200_000
+
+
+class _Program:
+    """Rows and integer columns of a mixed-integer program for scipy.optimize.milp."""
+
+    def __init__(self):
+        self.lo, self.hi, self.cost, self.rows, self.integer = [], [], [], [], []
+
+    def var(self, lo, hi, cost=0.0, integer: bool = True) -> int:
+        self.lo.append(lo)
+        self.hi.append(hi)
+        self.cost.append(cost)
+        self.integer.append(integer)
+        return len(self.lo) - 1
+
+    def row(self, coef: dict, lo=-np.inf, hi=np.inf):
+        self.rows.append((coef, lo, hi))
+
+    def solve(self, node_limit: int, time_limit: float):
+        from scipy.optimize import Bounds, LinearConstraint, milp
+        from scipy.sparse import coo_matrix
+
+        r, c, v = [], [], []
+        for i, (coef, _, _) in enumerate(self.rows):
+            r += [i] * len(coef)
+            c += list(coef)
+            v += list(coef.values())
+        A = coo_matrix((v, (r, c)), shape=(len(self.rows), len(self.lo))).tocsr()
+        cons = LinearConstraint(A, [lo for _, lo, _ in self.rows], [hi for _, _, hi in self.rows])
+        return milp(np.array(self.cost), constraints=cons, integrality=np.array(self.integer, dtype=float),
+                    bounds=Bounds(self.lo, self.hi),
+                    options={"node_limit": node_limit, "time_limit": time_limit, "disp": False})
+
+
+def _table_var(prog: _Program, values, logs, expr: dict, const: int, forced=None, big=0):
+    """One-hot over the possible values of a count (const + expr); returns {slot: log}.
+    With ``forced`` (a 0/1 column meaning "the column is unforced"), an extra slot is on
+    exactly when the column is forced, and the count link is released then."""
+    z = [prog.var(0, 1) for _ in values]
+    out = dict(zip(z, logs))
+    link = {zi: float(v) for zi, v in zip(z, values)}
+    for k, coef in expr.items():
+        link[k] = link.get(k, 0.0) - coef
+    if forced is None:
+        prog.row({zi: 1.0 for zi in z}, 1, 1)
+        prog.row(link, const, const)
+        return out, z
+    zf = prog.var(0, 1)
+    prog.row({**{zi: 1.0 for zi in z}, zf: 1.0}, 1, 1)
+    prog.row({zf: 1.0, forced: 1.0}, 1, 1)
+    prog.row({**link, zf: -big}, -np.inf, const)
+    prog.row({**link, zf: big}, const, np.inf)
+    return out, z, zf
+
+
+def _build_program(tab: CleaningTable, T: np.ndarray, winners: list, upper: int, margin: float):
+    """The alpha = 0 program: integer group counts x; per point one winner; per column a
+    one-hot table of each needed count; a log inequality per (winner, rival) switched on
+    by the winner's indicator.  A column whose observed values are all t_j is forced
+    unless some other value's cell is cleaned (an indicator per column)."""
+    obs, hid, N = tab.obs, tab.hid, tab.N
+    m, d, K = obs.shape
+    n = int(N.sum())
+    prog = _Program()
+    x = {}
+    for g in zip(*np.nonzero(hid)):
+        x[g] = prog.var(0, min(int(hid[g]), upper), 1.0)
+    prog.row({k: 1.0 for k in x.values()}, 0, upper)
+    D0 = obs.sum(axis=0) > 0
+    unforced = {}
+    BIG = 2 * (d + 2) * math.log(n + 1) + 10
+    SWITCH = 2 * BIG * (d + 1)
+    for p, t in enumerate(T):
+        omega = {w: prog.var(0, 1) for w in winners[p]}
+        prog.row({o: 1.0 for o in omega.values()}, 1, 1)
+        C, R = {}, {}
+        for j in range(d):
+            tj = int(t[j])
+            switch = bool(D0[j].sum() == 1 and D0[j, tj])
+            if switch and hid[:, j].sum() == hid[:, j, tj].sum():
+                continue  # forced in every cleaning: every label's factor is 1
+            forced = None
+            if switch:
+                if j not in unforced:
+                    f = prog.var(0, 1)
+                    others = {x[g]: 1.0 for g in x if g[1] == j and g[2] != tj}
+                    prog.row({**others, f: -1.0}, 0, np.inf)
+                    for k in others:
+                        prog.row({k: 1.0, f: -float(prog.hi[k])}, -np.inf, 0)
+                    unforced[j] = f
+                forced = unforced[j]
+            for l in range(m):
+                tag = (l, j, tj)
+                if l in omega:
+                    lo0, span = int(obs[tag]), int(hid[tag]) if tag in x else 0
+                    vals = list(range(lo0, lo0 + min(span, upper) + 1))
+                    logs = [math.log(v) if v else 0.0 for v in vals]
+                    got = _table_var(prog, vals, logs, {x[tag]: 1.0} if tag in x else {}, lo0,
+                                     forced, int(N[l]))
+                    if forced is not None:
+                        got[0][got[2]] = math.log(N[l])
+                    C[l] = C.get(l, {})
+                    for zi, lg in got[0].items():
+                        C[l][zi] = C[l].get(zi, 0.0) + lg - math.log(N[l])
+                    if vals[0] == 0:
+                        prog.row({got[1][0]: 1.0, omega[l]: 1.0}, -np.inf, 1)  # the winner's count is never 0
+                if any(w != l for w in omega):
+                    mis = int(hid[l, j].sum())
+                    top = int(obs[tag]) + mis
+                    drop = {x[g]: 1.0 for g in x if g[0] == l and g[1] == j and g[2] != tj}
+                    span = min(sum(int(hid[g]) for g in x if g[0] == l and g[1] == j and g[2] != tj), upper)
+                    vals = list(range(top - span, top + 1))
+                    logs = [math.log(v) if v else -BIG for v in vals]
+                    got = _table_var(prog, vals, logs, {k: -1.0 for k in drop}, top, forced, int(N[l]))
+                    if forced is not None:
+                        got[0][got[2]] = math.log(N[l])
+                    R[l] = R.get(l, {})
+                    for zi, lg in got[0].items():
+                        R[l][zi] = R[l].get(zi, 0.0) + lg - math.log(N[l])
+        for w, ow in omega.items():
+            for l in range(m):
+                if l == w:
+                    continue
+                row = dict(C.get(w, {}))
+                for zi, lg in R.get(l, {}).items():
+                    row[zi] = row.get(zi, 0.0) - lg
+                row[ow] = row.get(ow, 0.0) - SWITCH
+                prog.row(row, margin - SWITCH - math.log(N[w]) + math.log(N[l]), np.inf)
+    return prog, x
+
+
+def exact_many(tab: CleaningTable, T: np.ndarray, upper: int, floor: int, node_limit: int = 20_000,
+               time_limit: float = 60.0):
+    """Solve the alpha = 0 program; returns (x or None, proven lower bound).
+
+    The first solve accepts ties (a relaxation), so its bound is a proven lower bound; its
+    solution is checked exactly, and if it fails (a tie), a second solve asks for a small
+    positive margin."""
+    winners = [[w for w in range(tab.obs.shape[0]) if _winner_possible(tab, t, w)] for t in T]
+    lower = 0
+    best = None
+    for margin in (-1e-9, 1e-6):
+        prog, xv = _build_program(tab, T, winners, upper, margin)
+        if len(prog.lo) > MAX_PROGRAM_VARIABLES:
+            return None, floor
+        res = prog.solve(node_limit, time_limit)
+        if margin < 0:
+            bound = getattr(res, "mip_dual_bound", None)
+            if res.status == 2:
+                return None, math.inf
+            if bound is not None and np.isfinite(bound):
+                lower = max(0, math.ceil(bound - 1e-6))
+        if res.x is None:
+            continue
+        x = np.zeros_like(tab.hid)
+        for g, k in xv.items():
+            x[g] = int(round(res.x[k]))
+        if all_robust(tab, T, x, 0):
+            best = x
+            break
+    return best, max(lower, floor)
+
+
+def _tangent_points(lo: int, hi: int, ratio: float = 1.1) -> list:
+    """Where to cut log(u) on [lo, hi] (u integer): every integer up to 10, then a
+    geometric grid, and both ends."""
+    pts = {max(lo, 1), max(hi, 1)}
+    c = max(lo, 1)
+    while c < hi:
+        pts.add(c)
+        c = c + 1 if c < 10 else math.ceil(c * ratio)
+    return sorted(pts)
+
+
+def relaxed_bound(tab: CleaningTable, T: np.ndarray, node_limit: int = 2_000, time_limit: float = 60.0):
+    """A proven lower bound on the fewest cleanings certifying every point (alpha = 0).
+
+    For each point with a single possible winner w and no column whose observed values are
+    all t_j (forcing), the condition log S_w > log S_l is relaxed: log of w's count
+    (concave) is bounded from above by tangents, -log of a rival's count (convex in the
+    cells cleaned) by its secant, and a rival's count that can reach 0 by a 0/1 switch that
+    beats that rival.  Every cleaning certifying the points satisfies the relaxation, so
+    the bound HiGHS proves for it (within ``node_limit`` nodes) bounds the true minimum
+    (math.inf: not even the relaxation can be met).  Points left out only weaken it."""
+    obs, hid, N = tab.obs, tab.hid, tab.N
+    m, d, _ = obs.shape
+    prog = _Program()
+    x = {g: prog.var(0, int(hid[g]), 1.0) for g in zip(*np.nonzero(hid))}
+    D0 = obs.sum(axis=0) > 0
+    robust = state_decision(obs, hid.sum(axis=2), N, T, 0).robust
+    used = 0
+    for t, done in zip(T, robust):
+        single = (D0.sum(axis=1) == 1) & D0[np.arange(d), np.maximum(t, 0)] & (t >= 0)
+        switch = single & (hid.sum(axis=(0, 2)) > hid[:, np.arange(d), np.maximum(t, 0)].sum(axis=0))
+        winners = [w for w in range(m) if _winner_possible(tab, t, w)]
+        if done or switch.any() or len(winners) != 1:
+            continue
+        used += 1
+        w = winners[0]
+        active = [j for j in range(d) if not single[j]]  # the others are forced to t_j: factor 1
+        tau = {}
+        for j in active:
+            g, a0 = (w, j, int(t[j])), int(obs[w, j, t[j]])
+            tau[j] = prog.var(-2.0, np.inf, integer=False)
+            for c in _tangent_points(a0, a0 + int(hid[g])):  # tau <= log c - 1 + u / c
+                prog.row({tau[j]: 1.0, **({x[g]: -1.0 / c} if g in x else {})}, -np.inf, math.log(c) - 1 + a0 / c)
+        for l in range(m):
+            if l == w:
+                continue
+            row, const, worst = {k: 1.0 for k in tau.values()}, math.log(N[w]) - math.log(N[l]), 0.0
+            const += len(active) * (math.log(N[l]) - math.log(N[w]))
+            killable = []
+            for j in active:
+                H = int(obs[l, j, t[j]] + hid[l, j].sum())
+                drop = [g for g in x if g[0] == l and g[1] == j and g[2] != t[j]]
+                B = sum(int(hid[g]) for g in drop)
+                if H == 0:
+                    break  # this rival's largest support is already 0: beaten
+                span = B - 1 if H == B else B
+                slope = (math.log(H) - math.log(H - span)) / span if span > 0 else 0.0
+                const -= math.log(H)
+                worst -= math.log(H)
+                for g in drop:  # -log(H - b) <= -log H + slope * b
+                    row[x[g]] = row.get(x[g], 0.0) + slope
+                if H == B:
+                    kappa = prog.var(0, 1)
+                    prog.row({**{x[g]: 1.0 for g in drop}, kappa: -float(B)}, 0, np.inf)  # kappa = 1 needs b = B
+                    killable.append(kappa)
+            else:
+                big = abs(const) + 2.0 * len(active) + abs(worst) + 10.0
+                for kappa in killable:
+                    row[kappa] = big
+                prog.row(row, -const, np.inf)
+    if not used:
+        return 0
+    res = prog.solve(node_limit, time_limit)
+    if res.status == 2:
+        return math.inf  # not even the relaxation can be met: no cleaning works
+    bound = getattr(res, "mip_dual_bound", None)
+    return max(0, math.ceil(bound - 1e-6)) if bound is not None and np.isfinite(bound) else 0
+
+
+def _winner_possible(tab: CleaningTable, t: np.ndarray, w: int) -> bool:
+    """Can w become the certified winner of t on its own (some branch feasible)?"""
+    m, d, _ = tab.obs.shape
+    options = [_column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, True) for j in range(d)]
+    for opts in itertools.product(*options):
+        prob = _branch_problem(tab, t, w, opts, Fraction(0))[0]
+        if prob._feasible_at_all():
+            return True
+    return False
+
+
+def clean_many(tab: CleaningTable, T: np.ndarray, alpha=0, method: str = "auto",
+               node_limit: int = 20_000, time_limit: float = 60.0) -> ManyCleaning:
+    """Fewest cleanings making every point of T robust at once.
+
+    ``greedy`` returns the pruned greedy answer with a proven lower bound: the largest
+    single-point minimum and, for alpha = 0, the bound of ``relaxed_bound``.  ``exact`` (alpha = 0 only) also solves the program with HiGHS
+    within ``node_limit`` nodes (and ``time_limit`` seconds as a safety net) and keeps the
+    better verified answer; it is optimal when it meets the program's proven bound.
+    ``auto`` is ``exact`` when alpha = 0 and the greedy answer has at most 300 cells.
+    """
+    alpha = as_alpha(alpha)
+    if method not in ("auto", "exact", "greedy"):
+        raise ValueError(f"unknown method {method!r} (use auto, exact or greedy)")
+    if method == "exact" and alpha != 0:
+        raise ValueError("the exact many-point program is for alpha = 0; use method='greedy'")
+    zero = np.zeros_like(tab.hid)
+    if all_robust(tab, T, zero, alpha):
+        return ManyCleaning(True, zero, "greedy", True, 0)
+    singles = [offline_minimum(tab, t, alpha) for t in T]
+    if any(s is None for s in singles):
+        return ManyCleaning(False, None, "greedy", True, None)  # some point alone is impossible
+    floor = max(s.cost for s in singles)
+    if alpha == 0:
+        floor = max(floor, relaxed_bound(tab, T, node_limit, time_limit))
+        if floor == math.inf:
+            return ManyCleaning(False, None, "greedy", True, None)
+    start = greedy_many(tab, T, alpha)
+    use_exact = method == "exact" or (method == "auto" and alpha == 0 and start is not None and start.sum() <= 300)
+    if not use_exact:
+        if start is None:
+            return ManyCleaning(False, None, "greedy", False, floor)
+        return ManyCleaning(True, start, "greedy", int(start.sum()) <= floor, floor)
+    upper = int(start.sum()) if start is not None else int(tab.hid.sum())
+    best, lower = exact_many(tab, T, upper, floor, node_limit, time_limit)
+    if lower == math.inf:
+        return ManyCleaning(False, None, "exact", True, None)
+    found = [b for b in (best, start) if b is not None]
+    if not found:
+        return ManyCleaning(False, None, "exact", False, lower)
+    x = min(found, key=lambda b: int(b.sum()))
+    return ManyCleaning(True, x, "exact", int(x.sum()) <= lower, min(lower, int(x.sum())))
+
+
+# ----------------------------------------------------------------------------- policy (no truth)
+
+PRIORS = ("observed", "worlds")
+
+
+def truth_odds(obs: np.ndarray, T: np.ndarray, prior: str) -> np.ndarray:
+    """(k, m, d): probability that a missing cell of (label l, column j) holds t_j.
+
+    ``worlds``: uniform over the column's domain, as the possible worlds weight it;
+    ``observed``: label l's observed frequency of t_j in column j (the column's frequency
+    when l has no observed cell there) -- the estimate when cells are missing at random.
+    Not smoothed: real tables have values a label never takes, and smoothing them (one
+    added count per value) made the policy chase such labels' zero counts (e.g. 11,149
+    instead of 6,186 cells on mushrooms, 20 % missing).  0 where t_j is not in the domain.
+    """
+    m, d, K = obs.shape
+    dom = obs.sum(axis=0) > 0
+    delta = dom.sum(axis=1)
+    Tc = np.maximum(T, 0)
+    cols = np.arange(d)
+    seen = (T >= 0) & dom[cols, Tc]  # (k, d)
+    if prior == "worlds":
+        odds = np.broadcast_to(1.0 / delta, (len(T), m, d))
+    elif prior == "observed":
+        per_label = obs.sum(axis=2)  # (m, d)
+        own = obs[:, cols, Tc].transpose(1, 0, 2) / np.maximum(per_label, 1)  # (k, m, d)
+        column = obs.sum(axis=0)[cols, Tc] / obs.sum(axis=(0, 2))  # (k, d)
+        odds = np.where(per_label > 0, own, column[:, None, :])
+    else:
+        raise ValueError(f"unknown prior {prior!r} (use {' or '.join(PRIORS)})")
+    return np.where(seen[:, None, :], odds, 0.0)
+
+
+@dataclass(frozen=True)
+class GroupScores:
+    """Per (label, column) group: the policy's score for cleaning one more of its cells and
+    how many non-robust points it may help as their likely winner's and as a rival's."""
+
+    score: np.ndarray  # (m, d)
+    as_winner: np.ndarray  # (m, d)
+    as_rival: np.ndarray  # (m, d)
+    todo: int  # non-robust points
+
+
+def _deficits(obs, M, N, T, alpha, pi):
+    """Per point: the bounds lo, hi (k, m, d) as floats, the likely winner w (the label the
+    expected table predicts), and D (k, m) = log Smax_l - log Smin_w (0 where beaten or robust)."""
+    a = float(alpha)
+    m, d, _ = obs.shape
+    dom = obs.sum(axis=0) > 0
+    delta = dom.sum(axis=1)
+    Tc = np.maximum(T, 0)
+    cols = np.arange(d)
+    seen = (T >= 0) & dom[cols, Tc]
+    E = np.where(seen[:, None, :], obs[:, cols, Tc].transpose(1, 0, 2), 0)
+    lo, hi = extremes(E, M, delta, seen)
+    robust = decide_counts(lo, hi, N, delta, alpha).robust
+    lo, hi = lo.astype(float) + a, hi.astype(float) + a
+    zero = lo == 0
+    lo = np.where(zero, 0.5, lo)  # a count of 0 weighs like half a count
+    base = np.log(N) - np.log(N[:, None] + a * delta).sum(axis=1)  # (m,)
+    k = np.arange(len(T))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expect = np.log(E + pi * M + a).sum(axis=2) + base
+        w = np.argmax(np.nan_to_num(expect, nan=-np.inf), axis=1)
+        smin = np.log(lo).sum(axis=2) + base
+        smax = np.log(hi).sum(axis=2) + base
+        D = np.maximum(smax - smin[k, w][:, None], 0.0)  # a rival with a zero count is beaten
+    # while w has a zero count it beats nobody: every rival keeps at least the deficit that
+    # one t_j cell (0 -> 1, weighed 0.5 -> 1.5) removes
+    D = np.where(zero[k, w].any(axis=1)[:, None], np.maximum(D, math.log(3.0)), D)
+    D[k, w] = 0.0
+    D[robust] = 0.0
+    if alpha == 0:  # a test value outside the domain: every support is 0, nothing visible helps
+        D[~seen.all(axis=1)] = 0.0
+    return lo, hi, w, D, robust
+
+
+def group_scores(obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, alpha=0,
+                 prior: str = "observed") -> GroupScores:
+    """Score cleaning one more cell of each (label, column) group (a heuristic).
+
+    For each non-robust point, w is the label the expected table predicts (missing cells
+    filled by the prior's odds) and D_l = log Smax_l - log Smin_w its deficit against rival
+    l.  A cell of w in column j raises lo_wj by one with odds pi that it holds t_j, shrinking
+    every deficit (concave: scored by its first cell).  A cell of rival l lowers hi_lj by
+    one with odds 1 - pi; that gain is convex in the cells cleaned, so the group is scored
+    by its best average: the deficit over the cells expected to close it, or the whole
+    group's gain over its size.  Gains are capped by the deficits and summed over points.
+    Domain changes are ignored.
+    """
+    alpha = as_alpha(alpha)
+    pi = truth_odds(obs, T, prior)
+    lo, hi, w, D, robust = _deficits(obs, M, N, T, alpha, pi)
+    k = np.arange(len(T))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        step = np.log1p(1.0 / lo[k, w])  # (k, d): w's gain from one more t_j cell
+        win = np.minimum(D[:, :, None], step[:, None, :]).sum(axis=1) * pi[k, w]
+        odds = 1.0 - pi
+        close = hi * -np.expm1(-D)[:, :, None] / odds  # cells expected to close the deficit
+        whole = np.minimum(D[:, :, None], -np.log1p(-odds * M / hi))  # the whole group's gain
+        rival = np.where(close <= M, D[:, :, None] / np.maximum(close, 1.0), whole / M)
+    gain = np.where((M > 0) & (D[:, :, None] > 0), np.nan_to_num(rival, nan=0.0), 0.0)
+    gain[k, w] = np.where(M[w] > 0, np.nan_to_num(win, nan=0.0), 0.0)
+    gain[robust] = 0.0
+    helps = gain > 0
+    is_w = np.zeros_like(helps)
+    is_w[k, w] = True
+    return GroupScores(gain.sum(axis=0), (helps & is_w).sum(axis=0), (helps & ~is_w).sum(axis=0),
+                       int((~robust).sum()))
+
+
+def next_group(obs, M, N, T, alpha=0, prior="observed"):
+    """The (label, column) group the policy cleans next: the best score, else (no point
+    left to help by the policy's estimate) the largest group; None when nothing is left."""
+    if not M.any():
+        return None
+    s = group_scores(obs, M, N, T, alpha, prior).score
+    s = np.where(M > 0, s, -1.0)
+    if s.max() <= 0:
+        s = np.where(M > 0, M.astype(float), -1.0)
+    return np.unravel_index(int(np.argmax(s)), s.shape)
+
+
+def follow(tab: CleaningTable, T: np.ndarray, choose, alpha=0, batch: int = 1, order: np.ndarray | None = None):
+    """Clean with the truth revealed as cells are cleaned: ``choose(obs, M)`` names the next
+    (label, column) group from what is observed so far, and ``batch`` of its cells are
+    cleaned, until every point is robust or nothing is left.
+
+    Within a group cells are taken in ``order`` (a key per row of ``enc``; default: row
+    order).  Returns (cells in cleaning order as (row in enc, column), history of (cells
+    cleaned, robust points) at every state from the start, every point robust at the end).
+    """
+    alpha = as_alpha(alpha)
+    Z = tab.values()
+    m, d, _ = tab.obs.shape
+    key = np.arange(tab.enc.n) if order is None else np.asarray(order)
+    queue = {}
+    for l in range(m):
+        a, b = tab.enc.label_bounds[l], tab.enc.label_bounds[l + 1]
+        for j in range(d):
+            rows = a + np.flatnonzero(tab.missing[a:b, j])
+            queue[(l, j)] = list(rows[np.argsort(key[rows], kind="stable")])
+    obs, M = tab.obs.copy(), tab.hid.sum(axis=2)
+    cells, history = [], []
+    while True:
+        count = int(state_decision(obs, M, tab.N, T, alpha).robust.sum())
+        history.append((len(cells), count))
+        if count == len(T) or not M.any():
+            return cells, history, count == len(T)
+        l, j = choose(obs, M)
+        take, queue[(l, j)] = queue[(l, j)][:batch], queue[(l, j)][batch:]
+        for r in take:
+            obs[l, j, Z[r, j]] += 1
+        M[l, j] -= len(take)
+        cells.extend((int(r), int(j)) for r in take)
+
+
+def policy_path(tab: CleaningTable, T: np.ndarray, alpha=0, prior: str = "observed", batch: int = 1,
+                order: np.ndarray | None = None):
+    """The policy's path (see ``follow``): each step cleans cells of ``next_group``'s group."""
+    return follow(tab, T, lambda obs, M: next_group(obs, M, tab.N, T, alpha, prior), alpha, batch, order)
+
+
+# ----------------------------------------------------------------------------- results
+
+@dataclass(frozen=True)
+class PointCleaning:
+    """The fewest cells whose cleaning certifies one test point (alone).
+
+    ``cells`` lists (row position in the training table, column name), empty when the
+    point is already robust; ``possible`` False (proven) when no cleaning makes it robust.
+    ``label`` is the prediction the cleaned table certifies."""
+
+    possible: bool
+    cells: tuple = ()
+    label: object = None
+
+    @property
+    def num_cells(self) -> int | None:
+        return len(self.cells) if self.possible else None
+
+
+@dataclass(frozen=True)
+class TogetherCleaning:
+    """Cells whose cleaning certifies every test point at once; ``optimal`` says whether the
+    number is proven minimum, ``lower_bound`` is a proven bound on the minimum."""
+
+    possible: bool
+    cells: tuple
+    method: str
+    optimal: bool
+    lower_bound: int | None
+
+    @property
+    def num_cells(self) -> int | None:
+        return len(self.cells) if self.possible else None
+
+
+@dataclass(frozen=True)
+class CleaningReport:
+    """What the truth says: per point its offline minimum, the fewest cells for all points
+    together, and the cells the truth-free policy would clean, in order, until every point
+    is robust (``path_certifies``) or nothing is left."""
+
+    points: list
+    together: TogetherCleaning
+    path: tuple
+    path_certifies: bool
+
+
+def named(tab: CleaningTable, cells) -> tuple:
+    """(row in enc, column) cells as (original row, column name), sorted."""
+    out = [(int(tab.enc.rows[r]), j) for r, j in cells]
+    return tuple((r, tab.enc.features[j]) for r, j in sorted(out))
+
+
+def report(tab: CleaningTable, T: np.ndarray, alpha=0, prior: str = "observed", method: str = "auto",
+           node_limit: int = 20_000, time_limit: float = 60.0, batch: int = 1) -> CleaningReport:
+    """Offline minima per point and together, and the policy's path, with the truth known."""
+    points = []
+    for t in T:
+        plan = offline_minimum(tab, t, alpha)
+        points.append(PointCleaning(False) if plan is None else
+                      PointCleaning(True, named(tab, tab.cells(plan.x)), tab.enc.labels[plan.winner]))
+    many = clean_many(tab, T, alpha, method, node_limit, time_limit)
+    together = TogetherCleaning(many.possible, named(tab, tab.cells(many.x)) if many.possible else (),
+                                many.method, many.optimal, many.lower_bound)
+    cells, _, certified = policy_path(tab, T, alpha, prior, batch)
+    path = tuple((int(tab.enc.rows[r]), tab.enc.features[j]) for r, j in cells)
+    return CleaningReport(points, together, path, certified)
+
+
+def advice(enc: EncodedTable, T: np.ndarray, alpha=0, prior: str = "observed", top: int = 10) -> list:
+    """The policy's ranked groups for a dirty table: per group (best first) a dict with its
+    first missing cell, the group's size, score and the points it may help."""
+    from .decision import count_index
+
+    m, d, K = enc.m, enc.d, int(enc.delta.max())
+    index = count_index(enc)
+    obs = np.zeros((m, d, K), np.int64)
+    for j in range(d):
+        obs[:, j, :enc.delta[j]] = index[:, enc.offsets[j]:enc.offsets[j + 1] - 1]
+    M = index[:, enc.missing_codes]
+    gs = group_scores(obs, M, enc.label_sizes, T, alpha, prior)
+    order = np.argsort(-gs.score, axis=None, kind="stable")
+    out = []
+    miss = enc.is_missing()
+    for g in order[:max(0, top)]:
+        l, j = np.unravel_index(g, gs.score.shape)
+        if gs.score[l, j] <= 0:
+            break
+        a, b = enc.label_bounds[l], enc.label_bounds[l + 1]
+        rows = a + np.flatnonzero(miss[a:b, j])
+        first = int(enc.rows[rows].min())
+        out.append({"row": first, "column": enc.features[j], "label": enc.labels[l], "score": float(gs.score[l, j]),
+                    "group_cells": int(M[l, j]), "as_winner": int(gs.as_winner[l, j]),
+                    "as_rival": int(gs.as_rival[l, j])})
+    return out

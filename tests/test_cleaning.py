@@ -1,0 +1,266 @@
+"""Which cells to clean: the offline minimum (one point and many) against exhaustive search
+over subsets of missing cells, the policy's ranked list, and the API's input checks."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+import nbcert
+from brute import brute_is_robust_after_cleaning, brute_min_clean, brute_robust, missing_cells
+from nbcert import cleaning
+from strategies import alphas, dirty_instances
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _events(inst, alpha):
+    """Record what the example covers (pytest --hypothesis-show-statistics)."""
+    dirty, truth = inst.dirty, inst.truth
+    event(f"labels: {truth[inst.label].nunique()}")
+    event(f"alpha: {alpha}")
+    for f in inst.features:
+        observed = set(dirty[f].dropna())
+        if set(truth[f]) - observed:
+            event("a truth outside the dirty domain (domain-changing cleaning)")
+        if len(observed) == 1:
+            event("a one-value dirty domain")
+    if any(v not in set(truth[f]) for row in inst.test_rows() for f, v in row.items()):
+        event("a test value unseen in the truth")
+
+
+@settings(max_examples=1000, **SETTINGS)
+@given(st.one_of(dirty_instances(min_labels=2), dirty_instances(min_labels=2), dirty_instances()), alphas)
+def test_offline_minimum_matches_exhaustive_search(inst, alpha):
+    _events(inst, alpha)
+    rep = nbcert.clean_offline(inst.dirty, inst.truth, inst.test, inst.label, alpha=alpha, method="greedy")
+    blanks = set(missing_cells(inst.dirty, inst.label))
+    for row, pt in zip(inst.test_rows(), rep.points):
+        best = brute_min_clean(inst.dirty, inst.truth, inst.label, [row], alpha)
+        assert pt.num_cells == best, (row, pt, best)
+        if best is None:
+            event("no cleaning makes the point robust")
+            continue
+        event("already robust" if best == 0 else "needs cleaning")
+        if any(inst.truth.loc[r, c] not in set(inst.dirty[c].dropna()) for r, c in pt.cells):
+            event("the minimum cleans a cell whose truth is new to its column")
+        assert set(pt.cells) <= blanks and len(set(pt.cells)) == len(pt.cells)
+        assert brute_is_robust_after_cleaning(inst.dirty, inst.truth, inst.label, row, pt.cells, alpha)
+        cleaned = inst.dirty.copy()
+        for r, c in pt.cells:
+            cleaned.loc[r, c] = inst.truth.loc[r, c]
+        assert brute_robust(cleaned, inst.label, row, alpha) == (True, pt.label)
+
+
+many_instances = st.one_of(dirty_instances(max_rows=5, max_features=2, max_missing=5, max_tests=3),
+                           dirty_instances(max_rows=4, max_features=3, max_missing=5, max_tests=2))
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(many_instances, st.sampled_from([0, 0, 0, Fraction(1, 2)]))
+def test_many_points_claims_are_true(inst, alpha):
+    rows = inst.test_rows()
+    best = brute_min_clean(inst.dirty, inst.truth, inst.label, rows, alpha)
+    for method in ("exact", "greedy") if alpha == 0 else ("greedy",):
+        tg = nbcert.clean_offline(inst.dirty, inst.truth, inst.test, inst.label, alpha=alpha, method=method).together
+        event(f"{method}: {'optimal' if tg.optimal else 'not proven'}, {'possible' if tg.possible else 'none'}")
+        if tg.lower_bound is not None and best is not None:
+            assert tg.lower_bound <= best, (method, tg, best)  # a proven bound never exceeds the optimum
+        if not tg.possible:
+            assert not tg.optimal or best is None, (method, tg, best)  # "proven impossible" is true
+            continue
+        assert best is not None and tg.num_cells >= best
+        assert all(brute_is_robust_after_cleaning(inst.dirty, inst.truth, inst.label, r, tg.cells, alpha)
+                   for r in rows)
+        if tg.optimal:
+            assert tg.num_cells == best, (method, tg, best)  # "proven optimal" is true
+
+
+def test_exact_program_proves_an_optimum_above_every_single_point_minimum():
+    # each point alone needs one cell, together they need two: the program proves it
+    dirty = pd.DataFrame({"f0": ["b", "a", None, "a", "b", "a"], "f1": ["a", None, "a", "a", None, "b"],
+                          "y": ["p", "q", "p", "p", "p", "q"]})
+    truth = dirty.assign(f0=["b", "a", "a", "a", "b", "a"], f1=["a", "b", "a", "a", "b", "b"])
+    test = pd.DataFrame({"f0": ["a", "b"], "f1": ["a", "b"]})
+    rep = nbcert.clean_offline(dirty, truth, test, "y", method="exact")
+    assert [p.num_cells for p in rep.points] == [1, 1]
+    want = brute_min_clean(dirty, truth, "y", [dict(r) for _, r in test.iterrows()])
+    assert rep.together.optimal and rep.together.method == "exact"
+    assert rep.together.num_cells == rep.together.lower_bound == want == 2
+
+
+def _medium(seed):
+    """A 20-50 row table (labels tied to the features), 20-40 % of its cells blanked, and three
+    of its rows as test points: too big for exhaustive search, small for the exact program."""
+    rng = np.random.default_rng(seed)
+    n, d, m = rng.integers(20, 50), rng.integers(2, 4), rng.integers(2, 4)
+    y = rng.integers(0, m, n)
+    truth = pd.DataFrame({f"f{j}": [f"v{v}" for v in np.where(rng.random(n) < 0.6, y % 3, rng.integers(0, 3, n))]
+                          for j in range(d)})
+    truth["y"] = [f"L{v}" for v in y]
+    miss = rng.random((n, d)) < rng.choice([0.2, 0.4])
+    miss[0] = False
+    enc = nbcert.encode(truth, "y")
+    tab = cleaning.CleaningTable.build(enc, miss[enc.rows])
+    return tab, enc.encode_test(truth.drop(columns="y").iloc[rng.choice(n, 3, replace=False)])
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(st.integers(0, 2**32 - 1))
+def test_relaxed_bound_never_exceeds_a_proven_optimum(seed):
+    tab, T = _medium(seed)
+    singles = [cleaning.offline_minimum(tab, t) for t in T]
+    if any(s is None for s in singles):
+        return
+    floor = max(s.cost for s in singles)
+    start = cleaning.greedy_many(tab, T)
+    x, lower = cleaning.exact_many(tab, T, int(start.sum()), floor, node_limit=5_000, time_limit=30)
+    bound = cleaning.relaxed_bound(tab, T)
+    event("relaxed bound above the largest single-point minimum" if bound > floor else "relaxed bound no better")
+    best = min(int(b.sum()) for b in (x, start) if b is not None)
+    if best <= lower:  # proven optimal by the program and the single-point minima alone
+        event("optimum proven")
+        assert bound <= best
+
+
+# ----------------------------------------------------------------------------- worked cases
+
+def test_partial_cleaning_certifies_where_the_full_table_ties():
+    # g's observed values are all 'a' (= t_g): the blank is forced to 'a' and g is neutral,
+    # so f decides for p with no cleaning; the true table ties (p loses on g what it wins
+    # on f).  The minimum is 0 although cleaning everything gives a tie.
+    dirty = pd.DataFrame({"f": ["x", "x", "x", "y"], "g": ["a", None, "a", "a"], "y": ["p", "p", "q", "q"]})
+    truth = dirty.assign(g=["a", "b", "a", "a"])
+    test = pd.DataFrame({"f": ["x"], "g": ["a"]})
+    assert not nbcert.certify(truth, test, "y").robust.iloc[0]
+    rep = nbcert.clean_offline(dirty, truth, test, "y")
+    assert rep.points[0].num_cells == 0 and rep.points[0].label == "p"
+
+
+def test_a_cleaning_that_adds_the_test_value_to_the_domain():
+    # t_f = 'c' is only among the blanks: every support is 0 until a 'c' cell of p is cleaned
+    dirty = pd.DataFrame({"f": ["a", None, "b", "b"], "y": ["p", "p", "q", "q"]})
+    truth = dirty.assign(f=["a", "c", "b", "b"])
+    test = pd.DataFrame({"f": ["c"]})
+    rep = nbcert.clean_offline(dirty, truth, test, "y")
+    assert rep.points[0].cells == ((1, "f"),) and rep.points[0].label == "p"
+
+
+def test_no_cleaning_helps_is_reported_as_impossible():
+    # the two labels have identical rows in the truth: every cleaned table ties
+    dirty = pd.DataFrame({"f": ["a", None, "a", None], "y": ["p", "p", "q", "q"]})
+    truth = dirty.assign(f=["a", "b", "a", "b"])
+    test = pd.DataFrame({"f": ["a"]})
+    rep = nbcert.clean_offline(dirty, truth, test, "y")
+    assert rep.points[0].num_cells is None and not rep.points[0].possible
+    assert brute_min_clean(dirty, truth, "y", [{"f": "a"}]) is None
+    assert not rep.together.possible and rep.together.optimal
+
+
+def test_a_rival_is_lowered_optimally_where_greedy_is_not():
+    # a rival's counts h = (10, 3), caps (10, 1), alpha = 0, and its product must reach 0:
+    # the greedy step (largest relative drop first: 3 -> 2) wastes a cell; emptying the
+    # first column alone takes 10
+    rival = cleaning._Rival([10, 3], [10, 1], 0, 1, 1e-9)
+    assert rival.cheapest(X=1, Y=1, need=0.0, limit=100)[0] == 10
+    # and a threshold reached with one partial column: 9 * 2 = 18 < 20 with two cells
+    assert rival.cheapest(X=20, Y=1, need=float(np.log(20)), limit=100)[0] == 2
+
+
+# ----------------------------------------------------------------------------- the policy
+
+def test_policy_ranking_is_the_api_answer_and_starts_the_path():
+    dirty = pd.DataFrame({"f": ["a", "a", None, "b", None, "b", "a", None],
+                          "g": ["x", None, "x", "y", "y", None, "x", "y"],
+                          "y": ["p", "p", "p", "q", "q", "q", "p", "q"]})
+    truth = dirty.assign(f=["a", "a", "a", "b", "a", "b", "a", "b"], g=["x", "y", "x", "y", "y", "x", "x", "y"])
+    test = pd.DataFrame({"f": ["a", "b"], "g": ["y", "x"]})
+    assert not nbcert.certify(dirty, test, "y").robust.any()
+    ranked = nbcert.clean(dirty, test, "y")
+    assert list(ranked.columns) == ["row", "column", "label", "score", "group_cells", "as_winner", "as_rival"]
+    assert (ranked.score.diff().dropna() <= 0).all() and len(ranked)
+    enc = nbcert.encode(dirty, "y")
+    T = enc.encode_test(test)
+    advice = cleaning.advice(enc, T)
+    assert [(a["row"], a["column"]) for a in advice] == list(zip(ranked.row, ranked.column))
+    rep = nbcert.clean_offline(dirty, truth, test, "y")
+    assert rep.path[0] == (int(ranked.row.iloc[0]), ranked.column.iloc[0])
+    assert rep.path_certifies
+
+
+def test_policy_is_empty_when_everything_is_robust():
+    train = pd.DataFrame({"f": ["a", "a", "b", None], "y": ["p", "p", "q", "q"]})
+    assert nbcert.certify(train, pd.DataFrame({"f": ["a"]}), "y").robust.all()
+    assert nbcert.clean(train, pd.DataFrame({"f": ["a"]}), "y").empty
+
+
+def test_truth_odds_follow_the_prior():
+    obs = np.zeros((2, 1, 3), np.int64)
+    obs[0, 0] = [3, 1, 0]
+    obs[1, 0] = [0, 0, 2]
+    T = np.array([[0]])
+    assert np.allclose(cleaning.truth_odds(obs, T, "worlds")[0, :, 0], [1 / 3, 1 / 3])
+    assert np.allclose(cleaning.truth_odds(obs, T, "observed")[0, :, 0], [3 / 4, 0.0])
+    assert np.allclose(cleaning.truth_odds(obs, np.array([[-1]]), "observed"), 0.0)  # unseen: never
+
+
+# ----------------------------------------------------------------------------- input checks
+
+TRUTH_CASES = [
+    (lambda t: t.rename(columns={"g": "h"}), "header"),
+    (lambda t: t.iloc[:-1], "data rows"),
+    (lambda t: t.assign(f=["a", "b", "a", "b"]), "data row 1, column 'f'"),
+    (lambda t: t.assign(g=["x", None, "x", "x"]), "data row 1 has no value in column 'g'"),
+]
+
+
+@pytest.mark.parametrize("change, words", TRUTH_CASES)
+def test_truth_table_errors_name_the_problem(change, words):
+    dirty = pd.DataFrame({"f": ["a", "a", None, "b"], "g": ["x", "y", "x", None], "y": ["p", "p", "q", "q"]})
+    truth = dirty.assign(f=["a", "a", "b", "b"], g=["x", "y", "x", "x"])
+    with pytest.raises(nbcert.InputError, match=words):
+        nbcert.clean_offline(dirty, change(truth), pd.DataFrame({"f": ["a"], "g": ["x"]}), "y")
+
+
+def test_first_disagreeing_cell_is_named():
+    dirty = pd.DataFrame({"f": ["a", "b", "a"], "g": ["x", "y", "y"], "y": ["p", "q", "q"]})
+    truth = dirty.assign(f=["a", "a", "b"], g=["x", "x", "y"])  # rows 1 (f and g) and 2 (f) differ
+    with pytest.raises(nbcert.InputError, match=r"data row 1, column 'f' is 'a' but the training table has 'b'"):
+        nbcert.clean_offline(dirty, truth, pd.DataFrame({"f": ["a"], "g": ["x"]}), "y")
+
+
+def test_api_arguments_are_checked():
+    dirty = pd.DataFrame({"f": ["a", None], "y": ["p", "q"]})
+    truth = pd.DataFrame({"f": ["a", "b"], "y": ["p", "q"]})
+    test = pd.DataFrame({"f": ["a"]})
+    with pytest.raises(nbcert.InputError, match="prior"):
+        nbcert.clean(dirty, test, "y", prior="uniform")
+    with pytest.raises(nbcert.InputError, match="alpha"):
+        nbcert.clean_offline(dirty, truth, test, "y", alpha=-1)
+    with pytest.raises(nbcert.InputError, match="alpha = 0"):
+        nbcert.clean_offline(dirty, truth, test, "y", alpha=1, method="exact")
+    with pytest.raises(nbcert.InputError, match="truth table: expected a pandas DataFrame"):
+        nbcert.clean_offline(dirty, "truth.csv", test, "y")
+
+
+def test_too_many_domain_outcomes_is_a_clear_error():
+    # with alpha > 0 each column whose true values include one never observed branches (is it
+    # introduced, and by whom?): 13 such columns exceed the limit
+    d = 13
+    dirty = pd.DataFrame({f"f{j}": ["a", "c", None, None] for j in range(d)} | {"y": ["p", "q", "p", "q"]})
+    truth = dirty.fillna("b")
+    test = pd.DataFrame({f"f{j}": ["a"] for j in range(d)})
+    with pytest.raises(nbcert.InputError, match="column domain outcomes"):
+        nbcert.clean_offline(dirty, truth, test, "y", alpha=1)
+    # with alpha = 0 a new value changes nothing here (t_j is observed with another value): no
+    # branching; p and q tie until one of q's blanks (truly 'b') is cleaned, zeroing q's support
+    pt = nbcert.clean_offline(dirty, truth, test, "y", alpha=0).points[0]
+    assert pt.num_cells == 1 and pt.label == "p" and pt.cells[0][0] == 3
+    cleaned = dirty.copy()
+    cleaned.loc[3, pt.cells[0][1]] = "b"
+    assert nbcert.certify(cleaned, test, "y").label.iloc[0] == "p"

@@ -1,0 +1,131 @@
+"""`nbcert clean`: the JSON contract with --truth, the ranked list without it, and one-line
+errors for a truth file that does not match the training file."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import nbcert
+from brute import brute_is_robust_after_cleaning, brute_min_clean
+from nbcert.cli import main
+from strategies import dirty_instances
+from test_cli import run, write
+
+# Rows are not grouped by label (p, q, p, q, q, p, p), so data rows differ from encoded rows.
+#   test (a, x): robust p already.  test (a, y): two cells must be cleaned (4:g and 5:g,
+#   found by exhaustive search).  test (c, x): 'c' occurs nowhere, so every support is 0
+#   in every cleaning (alpha = 0): impossible.
+DIRTY = "f,g,y\na,x,p\nb,y,q\na,x,p\n,y,q\nb,,q\na,,p\n,x,p\n"
+TRUTH = "f,g,y\na,x,p\nb,y,q\na,x,p\na,y,q\nb,x,q\na,y,p\nb,x,p\n"
+TEST = "f,g\na,x\na,y\nc,x\n"
+ROWS = [{"f": "a", "g": "x"}, {"f": "a", "g": "y"}, {"f": "c", "g": "x"}]
+
+
+@pytest.fixture
+def files(tmp_path):
+    return write(tmp_path, "dirty.csv", DIRTY), write(tmp_path, "truth.csv", TRUTH), write(tmp_path, "q.csv", TEST)
+
+
+def test_truth_json_contract(capsys, files):
+    dirty, truth, test = files
+    rc, out, err = run(capsys, "clean", "--train", dirty, "--test", test, "--label", "y", "--truth", truth, "--json")
+    assert rc == 0, err
+    doc = json.loads(out)
+    res = doc["results"]
+    assert [r["test_index"] for r in res] == [0, 1, 2]
+    assert res[0]["num_cells"] == 0 and res[0]["cells"] == [] and res[0]["label"] == "p"
+    assert res[1]["num_cells"] == 2 and res[1]["label"] == "p"
+    assert res[1]["cells"] == [{"row": 4, "column": "g"}, {"row": 5, "column": "g"}]
+    assert res[2]["num_cells"] is None and res[2]["cells"] == [] and res[2]["label"] is None
+    d, t = pd.read_csv(dirty, dtype=str), pd.read_csv(truth, dtype=str)
+    for r, row in zip(res, ROWS):
+        assert r["num_cells"] == brute_min_clean(d, t, "y", [row])
+    assert doc["together"]["num_cells"] is None and doc["together"]["optimal"] is True  # row 2 is impossible
+    assert set(doc["path"]) == {"num_cells", "cells", "certifies_all"} and doc["path"]["certifies_all"] is False
+
+
+def test_truth_text_output(capsys, files):
+    dirty, truth, test = files
+    rc, out, _ = run(capsys, "clean", "--train", dirty, "--test", test, "--label", "y", "--truth", truth)
+    assert rc == 0
+    assert "4:g, 5:g" in out and "(already robust)" in out and "(impossible: no cleaning makes it robust)" in out
+    assert "all rows together: impossible" in out and "policy path:" in out
+
+
+def test_ranked_list_is_the_api_answer(capsys, files):
+    dirty, _, test = files
+    rc, out, err = run(capsys, "clean", "--train", dirty, "--test", test, "--label", "y", "--json", "--top", "3")
+    assert rc == 0, err
+    got = json.loads(out)["results"]
+    want = nbcert.clean(nbcert.read_csv(dirty), nbcert.read_csv(test), "y", top=3)
+    assert [(r["row"], r["column"], r["label"], r["group_cells"]) for r in got] == \
+        list(zip(want.row, want.column, want.label, want.group_cells))
+    assert [r["rank"] for r in got] == list(range(1, len(got) + 1)) and all(r["why"] for r in got)
+    rc, text, _ = run(capsys, "clean", "--train", dirty, "--test", test, "--label", "y", "--top", "3")
+    assert rc == 0 and text.splitlines()[0].split()[:4] == ["rank", "row", "column", "label"]
+
+
+BAD_TRUTH = [
+    (TRUTH.replace("f,g,y", "f,h,y"), "header"),
+    (TRUTH.rsplit("b,x,p", 1)[0], "it has 6 data rows"),
+    (TRUTH.replace("a,x,p\na,y,q", "a,y,p\na,y,q").replace("a,y,p\nb,x,p", "b,y,p\nb,x,p"),
+     "data row 2, column 'g' is 'y' but"),
+    (TRUTH.replace("b,x,q", "b,,q"), "data row 4 has no value in column 'g'"),
+]
+
+
+@pytest.mark.parametrize("text, words", BAD_TRUTH)
+def test_truth_file_errors_are_one_line(capsys, tmp_path, files, text, words):
+    dirty, _, test = files
+    bad = write(tmp_path, "bad.csv", text)
+    rc, out, err = run(capsys, "clean", "--train", dirty, "--test", test, "--label", "y", "--truth", bad)
+    assert rc == 2 and out == ""
+    assert err.startswith(f"nbcert: error: {bad}: ") and words in err and err.count("\n") == 1
+    if "is 'y' but" in words:
+        assert err.rstrip().endswith(f"but {dirty} has 'x' there")  # the first disagreeing cell only
+
+
+@pytest.mark.parametrize("extra, words", [(["--method", "exact"], "--method needs --truth"),
+                                          (["--batch", "2"], "--batch needs --truth"),
+                                          (["--alpha", "x"], "--alpha")])
+def test_option_errors(capsys, files, extra, words):
+    dirty, _, test = files
+    rc, _, err = run(capsys, "clean", "--train", dirty, "--test", test, "--label", "y", *extra)
+    assert rc == 2 and words in err and err.count("\n") == 1
+
+
+def test_exact_needs_alpha_zero(capsys, files):
+    dirty, truth, test = files
+    rc, _, err = run(capsys, "clean", "--train", dirty, "--test", test, "--label", "y", "--truth", truth,
+                     "--alpha", "1", "--method", "exact")
+    assert rc == 2 and "alpha = 0" in err
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(dirty_instances(max_rows=5, max_missing=5, min_labels=2))
+def test_cli_minimum_matches_exhaustive_search(inst):
+    with tempfile.TemporaryDirectory() as tmp:
+        d, t, q = Path(tmp, "d.csv"), Path(tmp, "t.csv"), Path(tmp, "q.csv")
+        inst.dirty.to_csv(d, index=False)
+        inst.truth.to_csv(t, index=False)
+        inst.test[inst.features].to_csv(q, index=False)
+        import contextlib
+        import io
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            rc = main(["clean", "--train", str(d), "--test", str(q), "--label", inst.label, "--truth", str(t),
+                       "--json", "--method", "greedy"])
+        assert rc == 0
+        dirty, truth = nbcert.read_csv(d), nbcert.read_csv(t)
+        for r, row in zip(json.loads(buf.getvalue())["results"], inst.test_rows()):
+            row = {f: str(v) for f, v in row.items()}
+            assert r["num_cells"] == brute_min_clean(dirty, truth, inst.label, [row])
+            cells = [(c["row"], c["column"]) for c in r["cells"]]
+            if r["num_cells"]:
+                assert brute_is_robust_after_cleaning(dirty, truth, inst.label, row, cells)
