@@ -938,7 +938,8 @@ def _deficits(obs, M, N, T, alpha, pi):
     lo, hi = lo.astype(float) + a, hi.astype(float) + a
     zero = lo == 0
     lo = np.where(zero, 0.5, lo)  # a count of 0 weighs like half a count
-    base = np.log(N) - np.log(N[:, None] + a * delta).sum(axis=1)  # (m,)
+    den = np.log(a) + np.log(delta + N[:, None] / a) if a > 1 else np.log(N[:, None] + a * delta)  # no overflow
+    base = np.log(N) - den.sum(axis=1)  # (m,)
     k = np.arange(len(T))
     with np.errstate(divide="ignore", invalid="ignore"):
         expect = np.log(E + pi * M + a).sum(axis=2) + base

@@ -479,14 +479,15 @@ def _n_cells(n: int) -> str:
     return f"{n} cell{'s' * (n != 1)}"
 
 
-def _cells_text(cells) -> str:
-    return ", ".join(f"{r}:{c}" for r, c in cells)
+def _pairs_text(cells) -> str:
+    """row:column for (row, column) pairs."""
+    return _cells_text([{"row": r, "column": c} for r, c in cells])
 
 
 def _run_clean_advice(args, train, X) -> None:
     import nbcert
 
-    res = nbcert.clean(train.df, X, args.label, alpha=args.alpha, prior=args.prior, top=args.top)
+    res = nbcert.clean(train.data, X, args.label, alpha=args.alpha, prior=args.prior, top=args.top)
     results = []
     for rank, r in enumerate(res.to_dict("records"), 1):
         r = {"rank": rank, "row": int(r["row"]), "column": str(r["column"]), "label": str(r["label"]),
@@ -507,7 +508,7 @@ def _run_clean_truth(args, train, X) -> None:
 
     truth = nbcert.read_csv(args.truth, missing=args.missing, name=args.truth)
     try:
-        rep = nbcert.clean_offline(train.df, truth, X, args.label, alpha=args.alpha, prior=args.prior,
+        rep = nbcert.clean_offline(train.data, truth, X, args.label, alpha=args.alpha, prior=args.prior,
                                    method=args.method, node_limit=args.node_limit, time_limit=args.time_limit,
                                    batch=args.batch)
     except InputError as e:
@@ -520,7 +521,7 @@ def _run_clean_truth(args, train, X) -> None:
         results.append({"test_index": int(i), "num_cells": pt.num_cells, "cells": _cells_json(pt.cells),
                         "label": None if not pt.possible else str(pt.label)})
         shown = ("(impossible: no cleaning makes it robust)" if not pt.possible else
-                 "(already robust)" if not pt.cells else _cells_text(pt.cells))
+                 "(already robust)" if not pt.cells else _pairs_text(pt.cells))
         rows.append([str(int(i)), "-" if pt.num_cells is None else str(pt.num_cells),
                      "-" if not pt.possible else str(pt.label), shown])
     tg = rep.together
@@ -533,18 +534,23 @@ def _run_clean_truth(args, train, X) -> None:
         return
     claim = ("optimal" if tg.optimal else f"not proven optimal, lower bound {tg.lower_bound}") + f", {tg.method}"
     lines = [_table(["test_index", "num_cells", "label", "cells (row:column)"], rows, right={0, 1}), "",
-             "all rows together: " + (f"{_n_cells(tg.num_cells)} ({claim}): {_cells_text(tg.cells) or '-'}"
+             "all rows together: " + (f"{_n_cells(tg.num_cells)} ({claim}): {_pairs_text(tg.cells) or '-'}"
                                        if tg.possible else ("impossible" if tg.optimal else "none found")),
              f"policy path: {_n_cells(len(rep.path))}, " + ("certifies every row" if rep.path_certifies else
                                                         "does not certify every row") +
-             (f": {_cells_text(rep.path)}" if rep.path else "")]
+             (f": {_pairs_text(rep.path)}" if rep.path else "")]
     sys.stdout.write("\n".join(lines) + "\n")
 
 
 def _run_clean(args, ctx) -> None:
+    from .cluster import scheduler_address
+
     args.alpha = _alpha(args.alpha)
-    train, test, X = _load(args)
-    ctx.update(train=train, test=test)
+    if args.stream or scheduler_address(args.scheduler):
+        raise _InputError("clean needs the training table in memory (drop --stream, --scheduler and "
+                          "NBCERT_DASK_SCHEDULER)")
+    train, test, X = _load(args, ctx)
+    train.data = train.data.to_pandas()  # the cleaning methods work on the rows
     if args.truth is None:
         for flag, default in (("method", "auto"), ("batch", 1)):
             if getattr(args, flag) != default:
