@@ -575,6 +575,7 @@ class ManyCleaning:
     method: str
     optimal: bool
     lower_bound: int | None
+    time_limited: bool = False  # a solve was stopped by the time limit: depends on the machine's speed
 
     @property
     def num_cells(self) -> int | None:
@@ -600,7 +601,9 @@ class _Program:
     def row(self, coef: dict, lo=-np.inf, hi=np.inf):
         self.rows.append((coef, lo, hi))
 
-    def solve(self, node_limit: int, time_limit: float):
+    def solve(self, node_limit: int, time_limit: float, stops: list | None = None):
+        """Solve with HiGHS; a solve the time limit (not the node limit) stopped is noted in
+        ``stops``: its answer depends on the machine's speed."""
         from scipy.optimize import Bounds, LinearConstraint, milp
         from scipy.sparse import coo_matrix
 
@@ -611,9 +614,12 @@ class _Program:
             v += list(coef.values())
         A = coo_matrix((v, (r, c)), shape=(len(self.rows), len(self.lo))).tocsr()
         cons = LinearConstraint(A, [lo for _, lo, _ in self.rows], [hi for _, _, hi in self.rows])
-        return milp(np.array(self.cost), constraints=cons, integrality=np.array(self.integer, dtype=float),
-                    bounds=Bounds(self.lo, self.hi),
-                    options={"node_limit": node_limit, "time_limit": time_limit, "disp": False})
+        res = milp(np.array(self.cost), constraints=cons, integrality=np.array(self.integer, dtype=float),
+                   bounds=Bounds(self.lo, self.hi),
+                   options={"node_limit": node_limit, "time_limit": time_limit, "disp": False})
+        if stops is not None and res.status == 1 and "time" in str(res.message).lower():
+            stops.append(True)
+        return res
 
 
 def _table_var(prog: _Program, values, logs, expr: dict, const: int, forced=None, big=0):
@@ -714,7 +720,7 @@ def _build_program(tab: CleaningTable, T: np.ndarray, winners: list, upper: int,
 
 
 def exact_many(tab: CleaningTable, T: np.ndarray, upper: int, floor: int, node_limit: int = 20_000,
-               time_limit: float = 60.0):
+               time_limit: float = 60.0, stops: list | None = None):
     """Solve the alpha = 0 program; returns (x or None, proven lower bound).
 
     The first solve accepts ties (a relaxation), so its bound is a proven lower bound; its
@@ -727,7 +733,7 @@ def exact_many(tab: CleaningTable, T: np.ndarray, upper: int, floor: int, node_l
         prog, xv = _build_program(tab, T, winners, upper, margin)
         if len(prog.lo) > MAX_PROGRAM_VARIABLES:
             return None, floor
-        res = prog.solve(node_limit, time_limit)
+        res = prog.solve(node_limit, time_limit, stops)
         if margin < 0:
             bound = getattr(res, "mip_dual_bound", None)
             if res.status == 2:
@@ -756,7 +762,8 @@ def _tangent_points(lo: int, hi: int, ratio: float = 1.1) -> list:
     return sorted(pts)
 
 
-def relaxed_bound(tab: CleaningTable, T: np.ndarray, node_limit: int = 2_000, time_limit: float = 60.0):
+def relaxed_bound(tab: CleaningTable, T: np.ndarray, node_limit: int = 2_000, time_limit: float = 60.0,
+                  stops: list | None = None):
     """A proven lower bound on the fewest cleanings certifying every point (alpha = 0).
 
     For each point with a single possible winner w and no column whose observed values are
@@ -817,7 +824,7 @@ def relaxed_bound(tab: CleaningTable, T: np.ndarray, node_limit: int = 2_000, ti
                 prog.row(row, -const, np.inf)
     if not used:
         return 0
-    res = prog.solve(node_limit, time_limit)
+    res = prog.solve(node_limit, time_limit, stops)
     if res.status == 2:
         return math.inf  # not even the relaxation can be met: no cleaning works
     bound = getattr(res, "mip_dual_bound", None)
@@ -857,25 +864,26 @@ def clean_many(tab: CleaningTable, T: np.ndarray, alpha=0, method: str = "auto",
     if any(s is None for s in singles):
         return ManyCleaning(False, None, "greedy", True, None)  # some point alone is impossible
     floor = max(s.cost for s in singles)
+    stops: list = []
     if alpha == 0:
-        floor = max(floor, relaxed_bound(tab, T, node_limit, time_limit))
+        floor = max(floor, relaxed_bound(tab, T, node_limit, time_limit, stops))
         if floor == math.inf:
             return ManyCleaning(False, None, "greedy", True, None)
     start = greedy_many(tab, T, alpha)
     use_exact = method == "exact" or (method == "auto" and alpha == 0 and start is not None and start.sum() <= 300)
     if not use_exact:
         if start is None:
-            return ManyCleaning(False, None, "greedy", False, floor)
-        return ManyCleaning(True, start, "greedy", int(start.sum()) <= floor, floor)
+            return ManyCleaning(False, None, "greedy", False, floor, bool(stops))
+        return ManyCleaning(True, start, "greedy", int(start.sum()) <= floor, floor, bool(stops))
     upper = int(start.sum()) if start is not None else int(tab.hid.sum())
-    best, lower = exact_many(tab, T, upper, floor, node_limit, time_limit)
+    best, lower = exact_many(tab, T, upper, floor, node_limit, time_limit, stops)
     if lower == math.inf:
-        return ManyCleaning(False, None, "exact", True, None)
+        return ManyCleaning(False, None, "exact", True, None, bool(stops))
     found = [b for b in (best, start) if b is not None]
     if not found:
-        return ManyCleaning(False, None, "exact", False, lower)
+        return ManyCleaning(False, None, "exact", False, lower, bool(stops))
     x = min(found, key=lambda b: int(b.sum()))
-    return ManyCleaning(True, x, "exact", int(x.sum()) <= lower, min(lower, int(x.sum())))
+    return ManyCleaning(True, x, "exact", int(x.sum()) <= lower, min(lower, int(x.sum())), bool(stops))
 
 
 # ----------------------------------------------------------------------------- policy (no truth)

@@ -1,5 +1,5 @@
 # Beyond the paper: `snakemake beyond` builds the extra studies' tables and figures.
-BEYOND = ["poisoning_many", "counting", "scaling"]
+BEYOND = ["poisoning_many", "counting", "scaling", "cleaning"]
 
 
 rule beyond:
@@ -7,4 +7,5 @@ rule beyond:
         "results/tables/poisoning_many.csv",
         lambda w: expand("results/tables/counting_{ds}.csv", ds=available()),
         "results/tables/scaling.csv",
+        lambda w: expand("results/tables/cleaning_{ds}.csv", ds=available()),
         expand("results/figures/{study}.png", study=BEYOND),

@@ -116,7 +116,7 @@ def stale_tables(wildcards=None):
     import glob
     import re
 
-    pattern = re.compile(r"^(decision|poisoning|counting)_(.+)\.csv$")
+    pattern = re.compile(r"^(decision|poisoning|counting|cleaning)_(.+)\.csv$")
     shared = {"poisoning_many.csv"}
     return sorted(os.path.basename(f) for f in glob.glob("results/tables/*_*.csv")
                   if (m := pattern.search(os.path.basename(f))) and m[0] not in shared and m[2] not in DATASETS)
@@ -135,7 +135,7 @@ def all_targets(wildcards):
             + expand("data/perturbed/{ds}/rep{rep}/{kind}_{rate}.csv", **per_rep, kind=KINDS, rate=RATES)
             + expand("results/runs/decision/{ds}/rep{rep}/{kind}_{rate}.csv", **per_rep, kind=KINDS, rate=RATES)
             + expand("results/runs/poisoning/{ds}/rep{rep}.csv", **per_rep)
-            + expand("results/tables/{table}_{ds}.csv", table=["decision", "poisoning", "counting"], ds=ds)
+            + expand("results/tables/{table}_{ds}.csv", table=["decision", "poisoning", "counting", "cleaning"], ds=ds)
             + expand("results/runs/poisoning_many/{ds}/k{k}.csv", ds=ds, k=S.poison_many.k_values)
             + expand("results/runs/scaling/n{n}.csv", n=S.scaling.sizes)
             + ["results/tables/poisoning_many.csv", "results/tables/scaling.csv"]

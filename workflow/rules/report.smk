@@ -10,6 +10,7 @@ rule report:
         poisoning_many="results/tables/poisoning_many.csv",
         counting=lambda w: expand("results/tables/counting_{ds}.csv", ds=available()),
         scaling="results/tables/scaling.csv",
+        cleaning=lambda w: expand("results/tables/cleaning_{ds}.csv", ds=available()),
         beyond_figures=expand("results/figures/{study}.png", study=BEYOND),
     output:
         "results/report.md",

@@ -17,6 +17,7 @@ def main():
         decision=read_tables(i.decision, "decision_run"), poisoning=read_tables(i.poisoning, "poisoning_run"),
         figures=list(i.figures), poisoning_many=read_table(i.poisoning_many, "poisoning_many_run"),
         counting=load_counting(i.counting), scaling=read_table(i.scaling, "scaling_run"),
+        cleaning=read_tables(i.cleaning, "cleaning"),
         beyond_figures={Path(f).stem: f for f in i.beyond_figures}, stale=list(p.stale))
     write_text(render(inputs), snakemake.output[0])
 

@@ -87,6 +87,22 @@ class CountingSettings(_FromJson):
 
 
 @dataclass(frozen=True)
+class CleaningSettings(_FromJson):
+    repetitions: int = 3
+    perturbations: tuple = ("uniform", "feature")
+    missing_rates: tuple = (0.2, 0.4, 0.6, 0.8)
+    points: int = 32
+    feature_share: float = 0.2
+    batch_share: float = 0.005  # cells cleaned per decision, as a share of the missing cells
+    samples: int = 128  # Monte-Carlo worlds per point and decision of the CPClean-style rival
+    prior: str = "observed"
+    alpha: float = 0
+    node_limit: int = 20_000
+    time_limit: float = 60.0
+    subsample: int | None = None
+
+
+@dataclass(frozen=True)
 class ScalingSettings(_FromJson):
     n_values: tuple
     d: int
@@ -119,6 +135,7 @@ class Settings:
     poison_many: PoisonManySettings
     counting: CountingSettings
     scaling: ScalingSettings
+    cleaning: CleaningSettings
     subsample: int | None = None
     data_mirror: str | None = None
     on_unavailable: str = "skip"
@@ -209,6 +226,9 @@ def _check_combinations(s: Settings) -> None:
         if s.subsample < s.k_max + 2:
             raise ConfigError(f"subsample: {s.subsample} rows leave fewer than 2 training rows after drawing "
                               f"{s.k_max} test points (the largest of k_values)")
+        if s.subsample < s.cleaning.points + 2:
+            raise ConfigError(f"subsample: {s.subsample} rows leave fewer than 2 training rows after drawing the "
+                              f"cleaning study's {s.cleaning.points} test points (beyond.cleaning.points)")
         need = s.counting.subsample + s.counting.points
         if s.subsample < need:
             raise ConfigError(f"subsample: {s.subsample} rows cannot hold the counting study's "
@@ -230,6 +250,7 @@ def load(config: dict, schema_path, *, cli: dict | None = None, sources=()) -> S
     s = _build(Settings, {**paper, "datasets": _datasets(config, cli),
                           "poison_many": _build(PoisonManySettings, beyond["poison_many"]),
                           "counting": _build(CountingSettings, beyond["counting"]), "scaling": _build(ScalingSettings, beyond["scaling"]),
+                          "cleaning": _build(CleaningSettings, beyond["cleaning"]),
                           "sources": tuple(map(str, sources))})
     _check_combinations(s)
     return s

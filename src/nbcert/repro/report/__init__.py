@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import beyond, paper
+from .cleaning import cleaning as cleaning_section
 from .scaling import scaling as scaling_section
 
 
@@ -30,6 +31,7 @@ class ReportInputs:
     poisoning_many: pd.DataFrame
     counting: pd.DataFrame
     scaling: pd.DataFrame
+    cleaning: pd.DataFrame
     beyond_figures: dict  # section -> figure path
     stale: list = ()  # tables of data sets not in this run's config
 
@@ -39,7 +41,7 @@ def _figure(path) -> list:
 
 
 def render(r: ReportInputs) -> str:
-    timed = [r.decision, r.poisoning, r.poisoning_many, r.counting, r.scaling]
+    timed = [r.decision, r.poisoning, r.poisoning_many, r.counting, r.scaling, r.cleaning]
     lines = paper.header(r.sources, r.settings) + paper.datasets(r.statuses, r.infos, r.stale)
     lines += paper.machine({"decision": r.decision, "poisoning": r.poisoning,
                             "many-point poisoning": r.poisoning_many}, [t for t in timed if len(t)])
@@ -47,6 +49,7 @@ def render(r: ReportInputs) -> str:
     lines += ["## Figures", ""] + [line for f in r.figures for line in _figure(f)]
     lines += ["## Beyond the paper", ""]
     for name, section in (("poisoning_many", beyond.poisoning_many(r.poisoning_many)),
-                          ("counting", beyond.counting(r.counting)), ("scaling", scaling_section(r.scaling))):
+                          ("counting", beyond.counting(r.counting)), ("scaling", scaling_section(r.scaling)),
+                          ("cleaning", cleaning_section(r.cleaning))):
         lines += [section.strip(), ""] + _figure(r.beyond_figures[name])
     return "\n".join(lines) + "\n"

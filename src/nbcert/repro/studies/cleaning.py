@@ -37,14 +37,15 @@ import pandas as pd
 from ... import cleaning
 from ...encoding import encode
 from ...support import as_alpha, log_support, log_tolerance
-from ..figures import plt, save_figure
-from ..stages import perturbed, rng_for, split
+from ..figures import panels, save_figure
+from ..settings import CleaningSettings
+from ..stages import complete_rows, perturbed, rng_for, split
 
 METHODS = ("random", "CPClean-style", "nbcert", "offline")
 STYLE = {"random": ("tab:red", "-"), "CPClean-style": ("tab:orange", "-"), "nbcert": ("tab:green", "-"),
          "offline": ("black", "--")}
 COLUMNS = ["dataset", "perturbation", "missing_rate", "rep", "method", "cells", "certified", "points", "excluded",
-           "missing_cells", "final", "lower_bound", "optimal", "seconds", "decisions", "flat", "batch"]
+           "missing_cells", "final", "lower_bound", "optimal", "time_limited", "seconds", "decisions", "flat", "batch"]
 REP = "cleaning"  # the seed part of this study's subsample
 
 
@@ -143,12 +144,12 @@ def _rows(base, method, history, seconds, decisions, **extra):
     return out
 
 
-def run_one(tab: cleaning.CleaningTable, T: np.ndarray, base: dict, cfg: dict, seed_parts: tuple,
+def run_one(tab: cleaning.CleaningTable, T: np.ndarray, base: dict, cfg: CleaningSettings, seed_parts: tuple,
             progress=print) -> list:
     """Every method on one perturbed table; tidy rows."""
-    alpha = cfg.get("alpha", 0)
+    alpha = cfg.alpha
     missing = int(tab.hid.sum())
-    batch = max(1, round(cfg.get("batch_share", 0.005) * missing))
+    batch = max(1, round(cfg.batch_share * missing))
     possible = np.array([cleaning.offline_minimum(tab, t, alpha) is not None for t in T], bool)
     T = T[possible]  # a point no cleaning can certify (proven) is left out
     base = {**base, "points": len(T), "excluded": int((~possible).sum()), "missing_cells": missing, "batch": batch}
@@ -159,44 +160,46 @@ def run_one(tab: cleaning.CleaningTable, T: np.ndarray, base: dict, cfg: dict, s
     rows += _rows(base, "random", hist, time.perf_counter() - t0, len(hist) - 1)
     for method in ("CPClean-style", "nbcert"):
         if method == "CPClean-style":
-            choose = entropy_chooser(tab.N, T, alpha, cfg.get("samples", 128), batch, rng_for(*seed_parts, method))
+            choose = entropy_chooser(tab.N, T, alpha, cfg.samples, batch, rng_for(*seed_parts, method))
         else:
             def choose(obs, M):
-                return cleaning.next_group(obs, M, tab.N, T, alpha, cfg.get("prior", "observed"))
+                return cleaning.next_group(obs, M, tab.N, T, alpha, cfg.prior)
         t0 = time.perf_counter()
         _, hist, _ = cleaning.follow(tab, T, choose, alpha, batch, order)
         rows += _rows(base, method, hist, time.perf_counter() - t0, len(hist) - 1, flat=getattr(choose, "flat", None))
     t0 = time.perf_counter()
-    many = cleaning.clean_many(tab, T, alpha, "auto", cfg.get("node_limit", 20_000), cfg.get("time_limit", 60.0))
+    many = cleaning.clean_many(tab, T, alpha, "auto", cfg.node_limit, cfg.time_limit)
     hist = [(many.num_cells, len(T))] if many.possible else []
     rows += _rows(base, "offline", hist, time.perf_counter() - t0, 0, lower_bound=many.lower_bound,
-                  optimal=bool(many.optimal))
+                  optimal=bool(many.optimal), time_limited=many.time_limited)
     if not many.possible:
         rows.append({**base, "method": "offline", "cells": None, "certified": None, "final": True,
                      "seconds": time.perf_counter() - t0, "decisions": 0, "lower_bound": many.lower_bound,
-                     "optimal": bool(many.optimal)})
+                     "optimal": bool(many.optimal), "time_limited": many.time_limited})
     done = {r["method"]: r["cells"] for r in rows if r["final"]}
     progress(f"{base['dataset']} rep {base['rep']} {base['perturbation']} {base['missing_rate']:g}: {missing} missing, "
              + ", ".join(f"{m} {done.get(m)}" for m in METHODS) + f" (lower bound {many.lower_bound})")
     return rows
 
 
-def run(df: pd.DataFrame, label: str, name: str, seed: int, cfg: dict, progress=print) -> pd.DataFrame:
+def run(df: pd.DataFrame, label: str, name: str, seed: int, cfg: CleaningSettings, progress=print) -> pd.DataFrame:
     """The study on one data set's discretized table: every repetition, perturbation and
-    missing rate of ``cfg`` (keys: repetitions, perturbations, missing_rates, points,
-    feature_share, batch_share, samples, prior, alpha, node_limit, time_limit and optionally
-    subsample: rows kept, drawn before the split)."""
-    if cfg.get("subsample") and cfg["subsample"] < len(df):
-        keep = np.sort(rng_for(seed, name, REP, "subsample").choice(len(df), cfg["subsample"], replace=False))
+    missing rate of ``cfg`` (repetitions, perturbations, missing_rates, points,
+    feature_share, batch_share, samples, prior, alpha, node_limit, time_limit and
+    subsample: rows kept, drawn before the split).  Only the complete rows take part: the
+    true value of a cell the data set already lacks is unknown."""
+    df = df.iloc[complete_rows(df)].reset_index(drop=True)
+    if cfg.subsample and cfg.subsample < len(df):
+        keep = np.sort(rng_for(seed, name, REP, "subsample").choice(len(df), cfg.subsample, replace=False))
         df = df.iloc[keep].reset_index(drop=True)
     rows = []
-    for rep in range(cfg.get("repetitions", 1)):
-        train, test = split(df, cfg.get("points", 32), seed, name, rep)
+    for rep in range(cfg.repetitions):
+        train, test = split(df, cfg.points, seed, name, rep)
         enc = encode(train, label)
         T = enc.encode_test(test)
-        for kind in cfg.get("perturbations", ("uniform",)):
-            for rate in cfg.get("missing_rates", (0.4,)):
-                dirty = perturbed(train, label, kind, rate, seed, name, rep, cfg.get("feature_share", 0.2))
+        for kind in cfg.perturbations:
+            for rate in cfg.missing_rates:
+                dirty = perturbed(train, label, kind, rate, seed, name, rep, cfg.feature_share)
                 miss = dirty[list(enc.features)].isna().to_numpy()[enc.rows]
                 tab = cleaning.CleaningTable.build(enc, miss)
                 base = {"dataset": name, "perturbation": kind, "missing_rate": rate, "rep": rep}
@@ -214,8 +217,8 @@ def cells_needed(table: pd.DataFrame) -> pd.DataFrame:
     fin["done"] = fin.certified == fin.points
     fin["needed"] = np.where(fin.done, fin.cells, np.nan)
     fin["share"] = fin.needed / fin.missing_cells
-    return fin[keys + ["needed", "share", "missing_cells", "points", "lower_bound", "optimal", "seconds",
-                       "decisions", "flat"]].reset_index(drop=True)
+    return fin[keys + ["needed", "share", "missing_cells", "points", "lower_bound", "optimal", "time_limited",
+                       "seconds", "decisions", "flat"]].reset_index(drop=True)
 
 
 def summary(table: pd.DataFrame) -> pd.DataFrame:
@@ -258,10 +261,6 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
     return med.reset_index()
 
 
-def _f(x, spec=".3g") -> str:
-    return "—" if x is None or (isinstance(x, float) and not np.isfinite(x)) else format(x, spec)
-
-
 def figure(table: pd.DataFrame, outputs, perturbation: str | None = None, missing_rate: float | None = None):
     """Share of test points certified against the share of missing cells cleaned, one panel
     per data set, for one perturbation and missing rate (default: uniform and the middle
@@ -270,8 +269,8 @@ def figure(table: pd.DataFrame, outputs, perturbation: str | None = None, missin
     kind = perturbation or ("uniform" if (table.perturbation == "uniform").any() else table.perturbation.iloc[0])
     rates = sorted(table[table.perturbation == kind].missing_rate.unique())
     rate = missing_rate if missing_rate is not None else rates[len(rates) // 2]
-    fig, axes = plt.subplots(1, len(names), figsize=(max(3.8 * len(names), 5.5), 3.4), squeeze=False)
-    fig.suptitle(f"Which cells to clean ({kind} perturbation, missing rate {rate:g})")
+    fig, axes = panels(names, f"Which cells to clean ({kind} perturbation, missing rate {rate:g})", width=3.8,
+                       height=3.4)
     grid = np.linspace(0, 1, 201)
     for name, ax in zip(names, axes[0]):
         sub = table[(table.dataset == name) & (table.perturbation == kind) & np.isclose(table.missing_rate, rate)]
@@ -301,135 +300,3 @@ def figure(table: pd.DataFrame, outputs, perturbation: str | None = None, missin
         ax.grid(True, alpha=0.3)
     axes[0][0].legend(fontsize=7, loc="upper left")
     save_figure(fig, outputs)
-
-
-def summary_markdown(table: pd.DataFrame) -> str:
-    """The report's "Which cells to clean" section, computed from the table."""
-    s = summary(table).rename(columns={"CPClean-style": "cpclean"})
-    need = cells_needed(table)
-    first = table.iloc[0]
-    lines = ["### Which cells to clean", "",
-             f"Each perturbed table is cleaned (true values from the complete table) until all "
-             f"{int(first.points + first.excluded)} test points are certifiably robust (points that no cleaning "
-             f"can certify, proven, are left out: {int(table.groupby(['dataset', 'perturbation', 'missing_rate', 'rep']).excluded.first().sum())} "
-             "in all runs). Cells needed are medians over "
-             f"the repetitions that needed cleaning (of {int((s.reps + s.idle_reps).max())}; *reps* in the table), as a "
-             "share of the missing cells; policies clean "
-             "their chosen (label, column) group a batch at a time "
-             f"({table.batch.min()}–{table.batch.max()} cells per decision). "
-             "*offline* is the many-point answer with the truth (greedy, pruned, or the exact program where "
-             "small) and *bound* its proven lower bound: the fewest cells any order could need lies between.", "",
-             "| data set | perturbation | missing rate | reps | missing cells | random | CPClean-style | nbcert | offline "
-             "| bound | nbcert / random | nbcert / offline | nbcert / bound |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in s.itertuples():
-        def share(x):
-            return "—" if not np.isfinite(x) else f"{x / r.missing_cells:.1%}"
-        lines.append(f"| {r.dataset} | {r.perturbation} | {r.missing_rate:g} | {int(r.reps)} | {int(r.missing_cells)} | "
-                     f"{share(r.random)} | {share(r.cpclean)} | {share(r.nbcert)} | {share(r.offline)} | "
-                     f"{share(r.lower_bound)} | {_f(r.vs_random, '.2f')} | {_f(r.vs_offline, '.2f')} | "
-                     f"{_f(r.vs_bound, '.2f')} |")
-    lines += ["", _paragraph(s, need), ""]
-    return "\n".join(lines)
-
-
-def _paragraph(s: pd.DataFrame, need: pd.DataFrame) -> str:
-    live = s[s.reps > 0]
-    n = len(live)
-    idle = int((s.reps == 0).sum())
-    parts = [f"{idle} of {len(s)} settings needed no cleaning in any repetition (every point already robust)."
-             if idle else ""]
-    if n:
-        met = live.half_of_random.astype(bool)
-        out = live.half_out_of_reach.astype(bool)
-        parts.append(f"**Target 1** (nbcert needs at most half the cells random order needs, median over "
-                     f"repetitions): met in {int(met.sum())} of {n} settings.")
-        miss = live[~met]
-        if len(miss):
-            blocked = miss[out[~met]]
-            rest = miss[~out[~met]]
-            parts.append(f"Of the {len(miss)} misses, the target is provably out of reach for any order of cleaning in "
-                         f"{len(blocked)}: the proven lower bound on the fewest cells that certify every point already "
-                         "exceeds half of random's cells at the median (random order needs nearly every missing "
-                         "cell, and so does the optimum when each point needs most of its columns cleaned)"
-                         + (f"; in the other {len(rest)} ("
-                            + ", ".join(f"{r.dataset} {r.perturbation} {r.missing_rate:g}: nbcert "
-                                        f"{r.vs_random:.2f}, offline {_f(r.offline_vs_random, '.2f')}, bound "
-                                        f"{_f(r.bound_vs_random, '.2f')} of random" for r in rest.itertuples())
-                            + ") the target is not excluded by the bound but nbcert misses it" if len(rest) else "")
-                         + ".")
-        proven = int(live.within_2x_bound.sum())
-        found = int(live.within_2x_offline.sum())
-        parts.append(f"**Target 2** (within 2x of the offline floor): nbcert is within 2x of the proven lower bound "
-                     f"-- so provably within 2x of the true minimum -- in {proven} of {n} settings, and within 2x "
-                     f"of the best offline answer found in {found} of {n}; its median ratio to the offline answer is "
-                     f"{_f(live.vs_offline.median(), '.2f')} (range {_f(live.vs_offline.min(), '.2f')} to "
-                     f"{_f(live.vs_offline.max(), '.2f')}), to the bound {_f(live.vs_bound.median(), '.2f')} "
-                     f"(range {_f(live.vs_bound.min(), '.2f')} to {_f(live.vs_bound.max(), '.2f')}).")
-        best = live[["random", "cpclean", "nbcert"]].idxmin(axis=1).replace({"cpclean": "CPClean-style"}).value_counts()
-        parts.append("Fewest cells among the three policies: " + ", ".join(f"{k} in {v}" for k, v in best.items())
-                     + f" of {n} settings; CPClean-style needs {_f(live.cpclean_vs_random.median(), '.2f')}x "
-                     "random's cells at the median.")
-        if live.incomplete.sum():
-            parts.append(f"{int(live.incomplete.sum())} policy runs never had every point certified at once "
-                         "(left out of the medians).")
-    cp = need[(need.method == "CPClean-style") & (need.decisions > 0)]
-    if len(cp) and "flat" in need:
-        flat = need.loc[cp.index, "flat"].astype(float).sum() / cp.decisions.sum()
-        parts.append(f"CPClean-style saw no disagreement among its sampled worlds for any non-robust point (a flat "
-                     f"criterion; it then takes the largest group) in {flat:.0%} of its decisions: the worlds that "
-                     "keep a point from being robust are too rare to sample, which is why certification needs the "
-                     "extremes rather than the bulk of the worlds.")
-    off = need[need.method == "offline"]
-    if len(off):
-        parts.append(f"The offline answer was proven optimal in {int(off.optimal.astype(bool).sum())} of {len(off)} runs.")
-    dec = need[need.method.isin(["CPClean-style", "nbcert"]) & (need.decisions > 0)]
-    if len(dec):
-        per = (dec.seconds / dec.decisions).groupby(dec.method).median()
-        parts.append("Median seconds per decision: " + ", ".join(f"{k} {v:.3g}" for k, v in per.items()) + ".")
-    return " ".join(p for p in parts if p)
-
-
-# ----------------------------------------------------------------------------- stand-alone run
-
-DEFAULT = {"repetitions": 3, "perturbations": ["uniform", "feature"], "missing_rates": [0.2, 0.4, 0.6, 0.8],
-           "points": 32, "feature_share": 0.2, "batch_share": 0.005, "samples": 128, "prior": "observed",
-           "alpha": 0, "node_limit": 20_000, "time_limit": 60.0}
-DATASETS = {"fetal_health": "fetal_health", "bodyPerformance": "class", "mushrooms": "class"}
-
-
-def main(argv=None) -> int:
-    """Run the cleaning study on the three data sets and write its table, figure and section.
-
-    ``python -m nbcert.repro.studies.cleaning --data DIR --out DIR``: 5 uniform bins, seed
-    20230601 and the pipeline's defaults, until the pipeline runs the study."""
-    import argparse
-    import os
-    from pathlib import Path
-    from types import SimpleNamespace
-
-    from ..discretize import discretize
-    from ..outputs import write_csv, write_text
-
-    ap = argparse.ArgumentParser(prog="python -m nbcert.repro.studies.cleaning", description=main.__doc__.splitlines()[0])
-    ap.add_argument("--data", default=os.environ.get("NBCERT_DATA_MIRROR", "../shared/datasets"))
-    ap.add_argument("--out", default="results/cleaning")
-    ap.add_argument("--repetitions", type=int, default=DEFAULT["repetitions"])
-    args = ap.parse_args(argv)
-    cfg = {**DEFAULT, "repetitions": args.repetitions}
-    out = Path(args.out)
-    tables = []
-    for name, label in DATASETS.items():
-        df = discretize(pd.read_csv(Path(args.data) / f"{name}.csv"), label, name=name)
-        tables.append(run(df, label, name, 20230601, cfg))
-    table = pd.concat(tables, ignore_index=True)
-    write_csv(table, out / "cleaning.csv")
-    figure(table, SimpleNamespace(pdf=out / "cleaning.pdf", png=out / "cleaning.png"))
-    text = summary_markdown(table)
-    write_text(text, out / "cleaning.md")
-    print(text)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

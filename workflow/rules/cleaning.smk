@@ -1,0 +1,35 @@
+# Beyond the paper: which cells to clean until every test point is certified - random order,
+# a CPClean-style policy, nbcert's policy and the offline minimum with the truth
+# (nbcert.repro.studies.cleaning), one job per data set.
+rule cleaning_study:
+    input:
+        "data/discretized/{ds}.csv",
+    output:
+        "results/tables/cleaning_{ds}.csv",
+    params:
+        label=label,
+        seed=S.seed,
+        settings=canonical(S.cleaning),
+    threads: 1  # timings are single-threaded
+    resources:
+        timed=1,
+        mem_mb=mem_mb(1500, 100),
+        runtime=lambda w, attempt: attempt * 60,
+    benchmark:
+        "benchmarks/cleaning_study/{ds}.tsv"
+    log:
+        "logs/cleaning_study/{ds}.log",
+    script:
+        "../scripts/cleaning_study_run.py"
+
+
+rule figure_cleaning:
+    input:
+        lambda w: expand("results/tables/cleaning_{ds}.csv", ds=available()),
+    output:
+        pdf="results/figures/cleaning.pdf",
+        png=report("results/figures/cleaning.png", caption="../report/beyond.rst", category="Beyond the paper"),
+    log:
+        "logs/figures/cleaning.log",
+    script:
+        "../scripts/figure_cleaning.py"
