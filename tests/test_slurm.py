@@ -119,7 +119,7 @@ def _deterministic(here: pd.DataFrame, there: pd.DataFrame):
     out, and the many-point rows a solver's time limit cut short in either run (the report
     marks those as machine-dependent)."""
     if "time_limited" in here:
-        keep = ~(here.time_limited.astype(bool) | there.time_limited.astype(bool))
+        keep = ~(here.time_limited.fillna(False).astype(bool) | there.time_limited.fillna(False).astype(bool))
         here, there = here[keep].reset_index(drop=True), there[keep].reset_index(drop=True)
     machine = [c for c in here if any(w in c for w in ("seconds", "cpu", "elapsed")) or c.endswith("_mb")
                or c in ("host", "started", "finished")]
