@@ -7,6 +7,7 @@ rule cleaning_study:
     output:
         "results/tables/cleaning_{ds}.csv",
     params:
+        study="cleaning",
         label=label,
         seed=S.seed,
         settings=canonical(S.cleaning),
@@ -20,7 +21,7 @@ rule cleaning_study:
     log:
         "logs/cleaning_study/{ds}.log",
     script:
-        "../scripts/cleaning_study_run.py"
+        "../scripts/study_run.py"
 
 
 rule figure_cleaning:

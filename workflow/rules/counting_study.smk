@@ -6,6 +6,7 @@ rule counting_study:
     output:
         "results/tables/counting_{ds}.csv",
     params:
+        study="counting",
         label=label,
         seed=S.seed,
         settings=canonical(S.counting),
@@ -19,7 +20,7 @@ rule counting_study:
     log:
         "logs/counting_study/{ds}.log",
     script:
-        "../scripts/counting_study_run.py"
+        "../scripts/study_run.py"
 
 
 rule figure_counting:

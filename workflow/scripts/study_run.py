@@ -1,0 +1,18 @@
+"""One study beyond the paper on one data set: counting or cleaning (nbcert.repro.studies)."""
+from nbcert.repro import job
+from nbcert.repro.settings import CleaningSettings, CountingSettings
+from nbcert.repro.studies import cleaning, counting
+from nbcert.repro.tables import read_data, write_table
+
+STUDIES = {"counting": (counting.run, CountingSettings), "cleaning": (cleaning.run, CleaningSettings)}
+
+
+def main():
+    p = snakemake.params
+    run, settings = STUDIES[p.study]
+    df = read_data(snakemake.input[0], p.label)
+    table = run(df, p.label, snakemake.wildcards.ds, p.seed, settings.from_json(p.settings))
+    write_table(job.stamp(table), snakemake.output[0], p.study)
+
+
+job.run(snakemake, main)
