@@ -135,7 +135,8 @@ def main(argv=None) -> int:
     print()
     for name in dict.fromkeys(r[0] for r in rows):
         get = {r[1]: r for r in rows if r[0] == name}
-        checks = [("index k=32 from DataFrames <= 0.15x plain", get["index k=32 from DataFrames"][3] <= 0.15),
+        limit = 0.15 if name == "bodyPerformance" else 0.25  # issue 9's target is bodyPerformance's; 0.25 before
+        checks = [(f"index k=32 from DataFrames <= {limit}x plain", get["index k=32 from DataFrames"][3] <= limit),
                   ("index k=32 encoded <= 2x floor", get["index k=32 encoded"][4] <= 2),
                   ("OP 1 point from DataFrames <= 0.25x plain", get["OP 1 point from DataFrames"][3] <= 0.25)]
         if name == "bodyPerformance":

@@ -17,6 +17,8 @@ import pandas as pd
 
 from ..encoding import InputError
 
+_TEXT = pd.Series(["text"]).dtype  # the dtype pandas gives text: arrow-backed `str` in pandas 3, object before
+
 
 def _numeric(col: pd.Series) -> pd.Series | None:
     """The column as floats if every observed value is a finite number, else None."""
@@ -66,4 +68,4 @@ def discretize(df: pd.DataFrame, label: str, *, n_bins: int = 5, strategy: str =
         values = _numeric(out[c]) if c != label else None
         if values is not None:
             out[c] = _bins(values, n_bins, strategy)
-    return out
+    return out.astype(_TEXT)
