@@ -22,6 +22,7 @@ Parquet is read by ``pyarrow.parquet`` with string columns as dictionaries, file
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -76,21 +77,25 @@ def _first_record_end(buf: bytes) -> int:
             return pos + 1
 
 
-def _byte_pieces(f, size: int) -> Iterator[bytes]:
-    """Consecutive pieces of the stream ``f``, each ending with a whole record."""
+_TEXT = re.compile(rb"\S")
+
+
+def _byte_pieces(f, size: int) -> Iterator[memoryview]:
+    """Consecutive pieces of the stream ``f``, each ending with a whole record (views of
+    the bytes read: a piece is not copied again on its way to the parser)."""
     carry = b""
     while True:
         chunk = f.read(size)
         if not chunk:
             if carry:
-                yield carry
+                yield memoryview(carry)
             return
         buf = carry + chunk if carry else chunk
         cut = _record_end(buf, len(buf))
         if cut == 0:
             carry = buf
             continue
-        yield buf[:cut]
+        yield memoryview(buf)[:cut]
         carry = buf[cut:]
 
 
@@ -262,21 +267,31 @@ class TableSource:
     def _csv_pieces(self, dictionary: bool, piece_bytes: int) -> Iterator[tuple]:
         """(first data row, Arrow table) per piece of the CSV file."""
         pa, _ = _pa()
-        header_bytes, lines = self._header
-        rows = 0
+        header_bytes, _ = self._header
+        rows, offset = 0, header_bytes
         with self._raw() as f:
             f.read(header_bytes)
             for piece in _byte_pieces(f, piece_bytes):
-                if piece.strip():
+                if _TEXT.search(piece):  # stops at the first non-space byte: no copy of the piece
                     try:
                         table = self._parse(piece, dictionary)
                     except pa.ArrowInvalid as e:
-                        raise self._csv_error(e, piece, rows, lines, dictionary) from None
+                        raise self._csv_error(e, bytes(piece), rows, self._lines_before(offset), dictionary) from None
                     yield rows, table
                     rows += table.num_rows
-                lines += piece.count(b"\n")
+                offset += len(piece)
         if rows == 0:
             raise self._fail("the table has no data rows")
+
+    def _lines_before(self, offset: int) -> int:
+        """Newlines in the file before byte ``offset`` (counted only when an error needs a
+        line number, by reading the file again up to there)."""
+        lines, left = 0, offset
+        with self._raw() as f:
+            while left > 0 and (block := f.read(min(left, 64 << 20))):
+                lines += block.count(b"\n")
+                left -= len(block)
+        return lines
 
     def _csv_error(self, e, piece, rows, lines, dictionary) -> InputError:
         msg = str(e)

@@ -167,7 +167,9 @@ def scaling_memory(n: int = 10**7, limit_mb: float = 1500) -> list:
     import sys
 
     code = ("import json, sys; from nbcert.repro.studies import scaling as s; "
-            f"t = s.run_size({n}, dict(d=20, domain=5, labels=3, missing_rate=0.4, k=32, ad_worlds=100), 0, "
+            "from nbcert.repro.settings import ScalingSettings as S; "
+            f"t = s.run_size({n}, S(n_values=({n},), d=20, domain=5, labels=3, missing_rate=0.4, k=32, "
+            "ad_worlds=100), 0, "
             "progress=lambda *a: None, methods=('Iterate+Index', 'Monte-Carlo', 'OP')); "
             "t = t[t.method.isin(['Iterate+Index', 'Monte-Carlo', 'OP'])]; "
             "print(json.dumps({m: [r, p, w] for m, r, p, w in zip(t.method, t.call_peak_mb, t.seconds, t.skipped)}))")
