@@ -184,6 +184,13 @@ class Merger:
         self.counts = [np.zeros((0, 1), np.int64) for _ in range(d)]
 
     def add(self, part: Partial) -> None:
+        if self.rows == 0 and not len(self.labels):  # the first part: its domains are the merged ones
+            self.labels = pd.Index(list(part.labels), dtype=object)
+            self.values, self.counts = list(part.values), [np.asarray(c, np.int64) for c in part.counts]
+            self.first_missing = None if part.first_missing is None else (part.first_missing[0],
+                                                                          self.features[part.first_missing[1]])
+            self.rows = part.rows
+            return
         self.labels, lab = _extend(self.labels, pd.Index(list(part.labels), dtype=object))
         m = len(self.labels)
         for j, (vals, cnt) in enumerate(zip(part.values, part.counts)):
