@@ -78,6 +78,13 @@ def _python(code: str) -> list:
     return [sys.executable, "-c", code]
 
 
+def _warm(path: Path) -> None:
+    """Read a file once so that the commands timed next find it in the page cache."""
+    with open(path, "rb") as f:
+        while f.read(64 << 20):
+            pass
+
+
 def _fits(scratch: Path, need: int) -> str:
     free = shutil.disk_usage(scratch).free
     return "" if free > need * 1.1 else (f"skipped: needs about {need / GB:.1f} GB of disk, "
@@ -128,6 +135,7 @@ class InputBench:
         if why:
             return self.add(target, None, why)
         ref = f"import pyarrow.csv as pc\nfor b in pc.open_csv({str(path)!r}): pass"
+        _warm(path)  # both commands read it from the page cache, not the first one from disk
         (s, mem), (r, _) = best_pair(_nbcert(path, self.test, "--stream"), _python(ref), 1)
         size = path.stat().st_size
         self.add(target, mem <= GB and r / s >= 0.7,
