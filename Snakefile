@@ -1,5 +1,6 @@
 # Reproduces the experiments and Figures 6-10 of "Certifiable Robustness for Naive Bayes
-# Classifiers" with the nbcert package: `snakemake --cores 1`.  The config is validated
+# Classifiers" with the nbcert package, and the studies beyond it: `snakemake --cores 1`;
+# the paper's part alone: `snakemake paper --cores 1`.  The config is validated
 # (one line naming the key at fault) in workflow/rules/common.smk.
 from snakemake.utils import min_version
 

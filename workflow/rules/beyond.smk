@@ -1,11 +1,11 @@
-# Beyond the paper: `snakemake beyond` builds the extra studies' tables and figures.
-BEYOND = ["poisoning_many", "counting", "scaling", "cleaning"]
+# The two targets besides the default (rule all in the Snakefile: everything):
+#   snakemake paper   - Figures 6-10 and results/paper.md, the paper's part alone
+#   snakemake beyond  - the studies beyond the paper, their tables and figures
+rule paper:
+    input:
+        paper_targets,
 
 
 rule beyond:
     input:
-        "results/tables/poisoning_many.csv",
-        lambda w: expand("results/tables/counting_{ds}.csv", ds=available()),
-        "results/tables/scaling.csv",
-        lambda w: expand("results/tables/cleaning_{ds}.csv", ds=available()),
-        expand("results/figures/{study}.png", study=BEYOND),
+        lambda w: files_of(beyond_jobs()),

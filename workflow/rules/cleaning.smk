@@ -30,6 +30,8 @@ rule figure_cleaning:
     output:
         pdf="results/figures/cleaning.pdf",
         png=report("results/figures/cleaning.png", caption="../report/beyond.rst", category="Beyond the paper"),
+    benchmark:
+        "benchmarks/figures/cleaning.tsv"
     log:
         "logs/figures/cleaning.log",
     script:

@@ -34,6 +34,9 @@ DATASETS = list(S.datasets)
 REPS = list(range(S.repetitions))
 RATES = [f"{r:g}" for r in S.missing_rates]
 KINDS = list(S.perturbations)
+BEYOND = ["poisoning_many", "counting", "scaling", "cleaning"]  # the studies beyond the paper
+VARIANTS = [(kind, rate) for kind in KINDS for rate in RATES]  # the perturbed tables of a repetition
+SPLIT_PARTS = ["train", "test"]
 
 
 wildcard_constraints:
@@ -61,6 +64,11 @@ def mem_mb(base, per_input_mb=0):
 def minutes(base, per_input_mb=0):
     """Run time for a job: base + per MB of input, doubled on each retry."""
     return lambda wildcards, input, attempt: attempt * int(base + per_input_mb * input.size_mb)
+
+
+def variant_files(pattern):
+    """``pattern`` (with {kind} and {rate}) for every variant, in VARIANTS' order."""
+    return [pattern.format(kind=kind, rate=rate) for kind, rate in VARIANTS]
 
 
 def decision_runs_expected(ds):
@@ -122,22 +130,49 @@ def stale_tables(wildcards=None):
                   if (m := pattern.search(os.path.basename(f))) and m[0] not in shared and m[2] not in DATASETS)
 
 
-def all_targets(wildcards):
-    """Every file the report uses and every intermediate it is made from, so deleting any of
-    them makes the next run rebuild it and exactly what depends on it."""
+def paper_jobs():
+    """The jobs of the paper's part ({rule: wildcard values}): its figures and tables and
+    every intermediate they are made from."""
     ds = available()
-    if not ds:
+    return {"data_status": {}, "discretize": {"ds": ds}, "split": {"ds": ds}, "perturb": {"ds": ds, "rep": REPS},
+            "decide": {"ds": ds, "rep": REPS}, "poison": {"ds": ds}, "gather_decision": {"ds": ds},
+            "gather_poisoning": {"ds": ds}, "figure_rates": {"num": [6, 7]}, "figure_k": {"num": [8, 9]},
+            "figure_poisoning": {}}
+
+
+def beyond_jobs():
+    """The jobs of the studies beyond the paper."""
+    ds = available()
+    return {"poison_many": {"ds": ds}, "gather_poisoning_many": {}, "counting_study": {"ds": ds},
+            "cleaning_study": {"ds": ds}, "scaling_run": {"n": S.scaling.sizes}, "gather_scaling": {},
+            **{f"figure_{study}": {} for study in BEYOND}}
+
+
+def files_of(jobs, what="output"):
+    """The output (or benchmark) files of ``jobs``."""
+    out = []
+    for rule, values in jobs.items():
+        patterns = getattr(getattr(rules, rule), what)
+        for pattern in ([patterns] if what == "benchmark" else patterns):
+            out += expand(pattern, **values)
+    return out
+
+
+def timings(jobs):
+    """Benchmark files of the fetches and of ``jobs``: the report's account of the run's time."""
+    return files_of({"fetch": {"ds": DATASETS}, **jobs}, "benchmark")
+
+
+def paper_targets(wildcards=None):
+    """Every file the paper's part of the report uses and every intermediate it is made
+    from, so deleting any of them makes the next run rebuild it and exactly what depends on it."""
+    if not available():
         return ["results/data_status.json"]  # fails with one line: nothing could be obtained
-    per_rep = dict(ds=ds, rep=REPS)
-    return (["results/data_status.json", "results/report.md"]
-            + expand("data/discretized/{ds}.{ext}", ds=ds, ext=["csv", "json"])
-            + expand("data/splits/{ds}/rep{rep}/{part}.csv", **per_rep, part=["train", "test"])
-            + expand("data/perturbed/{ds}/rep{rep}/{kind}_{rate}.csv", **per_rep, kind=KINDS, rate=RATES)
-            + expand("results/runs/decision/{ds}/rep{rep}/{kind}_{rate}.csv", **per_rep, kind=KINDS, rate=RATES)
-            + expand("results/runs/poisoning/{ds}/rep{rep}.csv", **per_rep)
-            + expand("results/tables/{table}_{ds}.csv", table=["decision", "poisoning", "counting", "cleaning"], ds=ds)
-            + expand("results/runs/poisoning_many/{ds}/k{k}.csv", ds=ds, k=S.poison_many.k_values)
-            + expand("results/runs/scaling/n{n}.csv", n=S.scaling.sizes)
-            + ["results/tables/poisoning_many.csv", "results/tables/scaling.csv"]
-            + expand("results/figures/fig{num}.{ext}", num=[6, 7, 8, 9, 10], ext=["pdf", "png"])
-            + expand("results/figures/{study}.{ext}", study=BEYOND, ext=["pdf", "png"]))
+    return files_of(paper_jobs()) + ["results/paper.md"]
+
+
+def all_targets(wildcards=None):
+    """The paper's part and the studies beyond it, and the whole report."""
+    if not available():
+        return ["results/data_status.json"]
+    return paper_targets() + files_of(beyond_jobs()) + ["results/report.md"]

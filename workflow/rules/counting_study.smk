@@ -29,6 +29,8 @@ rule figure_counting:
     output:
         pdf="results/figures/counting.pdf",
         png=report("results/figures/counting.png", caption="../report/beyond.rst", category="Beyond the paper"),
+    benchmark:
+        "benchmarks/figures/counting.tsv"
     log:
         "logs/figures/counting.log",
     script:

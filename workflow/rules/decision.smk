@@ -1,26 +1,28 @@
-# Stage 4: AD, Iterate and Iterate+Index timed on every perturbed table, one job each.
-# `timed` jobs never run side by side (the profiles cap the resource at 1).
+# Stage 4: AD, Iterate and Iterate+Index timed on every perturbed table of a repetition, one
+# job per repetition (one run file per table).  `timed` jobs never run side by side (the
+# profiles cap the resource at 1).
 rule decide:
     input:
         clean="data/splits/{ds}/rep{rep}/train.csv",
-        dirty="data/perturbed/{ds}/rep{rep}/{kind}_{rate}.csv",
         test="data/splits/{ds}/rep{rep}/test.csv",
+        dirty=variant_files("data/perturbed/{{ds}}/rep{{rep}}/{kind}_{rate}.csv"),
     output:
-        "results/runs/decision/{ds}/rep{rep}/{kind}_{rate}.csv",
+        variant_files("results/runs/decision/{{ds}}/rep{{rep}}/{kind}_{rate}.csv"),
     params:
         label=label,
-        ks=lambda w: S.ks_for(w.rate),
+        variants=VARIANTS,
+        ks={rate: S.ks_for(rate) for rate in RATES},
         ad_worlds=S.ad_worlds,
         seed=S.seed,
     threads: 1  # timings are single-threaded, as in the paper
     resources:
         timed=1,
-        mem_mb=mem_mb(800, 60),
+        mem_mb=mem_mb(800, 10),
         runtime=minutes(10, 10),
     benchmark:
-        "benchmarks/decide/{ds}/rep{rep}/{kind}_{rate}.tsv"
+        "benchmarks/decide/{ds}/rep{rep}.tsv"
     log:
-        "logs/decide/{ds}/rep{rep}/{kind}_{rate}.log",
+        "logs/decide/{ds}/rep{rep}.log",
     script:
         "../scripts/decide.py"
 
@@ -33,6 +35,8 @@ rule gather_decision:
     params:
         schema="decision_run",
         expect=lambda w: canonical(decision_runs_expected(w.ds)),
+    benchmark:
+        "benchmarks/gather/decision_{ds}.tsv"
     log:
         "logs/gather/decision_{ds}.log",
     script:

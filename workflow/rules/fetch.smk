@@ -26,6 +26,8 @@ rule data_status:
     output:
         "results/data_status.json",
     priority: 100
+    benchmark:
+        "benchmarks/data_status.tsv"
     log:
         "logs/data_status.log",
     script:

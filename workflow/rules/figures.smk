@@ -13,6 +13,8 @@ rule figure_rates:
     params:
         kind=lambda w: {"6": "uniform", "7": "feature"}[w.num],
         k=S.k_for_rates,
+    benchmark:
+        "benchmarks/figures/fig{num}.tsv"
     log:
         "logs/figures/fig{num}.log",
     script:
@@ -30,6 +32,8 @@ rule figure_k:
     params:
         kind=lambda w: {"8": "uniform", "9": "feature"}[w.num],
         rate=S.rate_for_k,
+    benchmark:
+        "benchmarks/figures/fig{num}.tsv"
     log:
         "logs/figures/fig{num}.log",
     script:
@@ -42,6 +46,8 @@ rule figure_poisoning:
     output:
         pdf="results/figures/fig10.pdf",
         png=report("results/figures/fig10.png", caption=FIGURE_CAPTION, category="Figures"),
+    benchmark:
+        "benchmarks/figures/fig10.tsv"
     log:
         "logs/figures/fig10.log",
     script:

@@ -1,23 +1,24 @@
-# Stage 3: per repetition, k test points drawn from the complete rows, then the rest
-# perturbed at each missing rate (nbcert.repro.stages).
+# Stage 3: per data set, every repetition's k test points drawn from the complete rows;
+# per repetition, the rest perturbed at every missing rate (nbcert.repro.stages).  One job
+# writes many small files: a job's start-up (Python, pandas) costs more than its work.
 rule split:
     input:
         "data/discretized/{ds}.csv",
     output:
-        train="data/splits/{ds}/rep{rep}/train.csv",
-        test="data/splits/{ds}/rep{rep}/test.csv",
+        expand("data/splits/{{ds}}/rep{rep}/{part}.csv", rep=REPS, part=SPLIT_PARTS),
     params:
         label=label,
         k=S.k_max,
         seed=S.seed,
+        reps=REPS,
     threads: 1
     resources:
         mem_mb=mem_mb(500, 40),
         runtime=minutes(5, 1),
     benchmark:
-        "benchmarks/split/{ds}/rep{rep}.tsv"
+        "benchmarks/split/{ds}.tsv"
     log:
-        "logs/split/{ds}/rep{rep}.log",
+        "logs/split/{ds}.log",
     script:
         "../scripts/split.py"
 
@@ -26,18 +27,19 @@ rule perturb:
     input:
         "data/splits/{ds}/rep{rep}/train.csv",
     output:
-        "data/perturbed/{ds}/rep{rep}/{kind}_{rate}.csv",
+        variant_files("data/perturbed/{{ds}}/rep{{rep}}/{kind}_{rate}.csv"),
     params:
         label=label,
         seed=S.seed,
         feature_share=S.feature_share,
+        variants=VARIANTS,
     threads: 1
     resources:
         mem_mb=mem_mb(500, 40),
-        runtime=minutes(5, 1),
+        runtime=minutes(5, 8),
     benchmark:
-        "benchmarks/perturb/{ds}/rep{rep}/{kind}_{rate}.tsv"
+        "benchmarks/perturb/{ds}/rep{rep}.tsv"
     log:
-        "logs/perturb/{ds}/rep{rep}/{kind}_{rate}.log",
+        "logs/perturb/{ds}/rep{rep}.log",
     script:
         "../scripts/perturb.py"

@@ -1,22 +1,24 @@
-# Stage 5: RP, SR and OP on the complete training rows for a single test point per repetition.
+# Stage 5: RP, SR and OP on the complete training rows for a single test point per
+# repetition; one job per data set, one run file per repetition.
 rule poison:
     input:
-        train="data/splits/{ds}/rep{rep}/train.csv",
-        test="data/splits/{ds}/rep{rep}/test.csv",
+        train=expand("data/splits/{{ds}}/rep{rep}/train.csv", rep=REPS),
+        test=expand("data/splits/{{ds}}/rep{rep}/test.csv", rep=REPS),
     output:
-        "results/runs/poisoning/{ds}/rep{rep}.csv",
+        expand("results/runs/poisoning/{{ds}}/rep{rep}.csv", rep=REPS),
     params:
         label=label,
         seed=S.seed,
+        reps=REPS,
     threads: 1
     resources:
         timed=1,
-        mem_mb=mem_mb(800, 60),
+        mem_mb=mem_mb(800, 12),
         runtime=minutes(10, 5),
     benchmark:
-        "benchmarks/poison/{ds}/rep{rep}.tsv"
+        "benchmarks/poison/{ds}.tsv"
     log:
-        "logs/poison/{ds}/rep{rep}.log",
+        "logs/poison/{ds}.log",
     script:
         "../scripts/poison.py"
 
@@ -30,6 +32,8 @@ rule gather_poisoning:
         schema="poisoning_run",
         expect=lambda w: canonical({f"results/runs/poisoning/{w.ds}/rep{rep}.csv":
                                     {"rows": 3, "equal": {"dataset": w.ds, "rep": rep}} for rep in REPS}),
+    benchmark:
+        "benchmarks/gather/poisoning_{ds}.tsv"
     log:
         "logs/gather/poisoning_{ds}.log",
     script:

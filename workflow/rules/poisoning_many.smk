@@ -1,12 +1,11 @@
-# Beyond the paper: poisoning k test points at once (nbcert.repro.studies.poisoning_many).
+# Beyond the paper: poisoning k test points at once (nbcert.repro.studies.poisoning_many),
+# one job per data set, one run file per k.
 rule poison_many:
     input:
         train="data/splits/{ds}/rep0/train.csv",
         test="data/splits/{ds}/rep0/test.csv",
     output:
-        "results/runs/poisoning_many/{ds}/k{k}.csv",
-    wildcard_constraints:
-        k=r"\d+",
+        expand("results/runs/poisoning_many/{{ds}}/k{k}.csv", k=S.poison_many.k_values),
     params:
         label=label,
         settings=canonical(S.poison_many),
@@ -14,11 +13,11 @@ rule poison_many:
     resources:
         timed=1,
         mem_mb=mem_mb(1000, 100),
-        runtime=lambda w, attempt: attempt * (5 + int(S.poison_many.time_limit) // 10),
+        runtime=lambda w, attempt: attempt * len(S.poison_many.k_values) * (5 + int(S.poison_many.time_limit) // 10),
     benchmark:
-        "benchmarks/poison_many/{ds}/k{k}.tsv"
+        "benchmarks/poison_many/{ds}.tsv"
     log:
-        "logs/poison_many/{ds}/k{k}.log",
+        "logs/poison_many/{ds}.log",
     script:
         "../scripts/poison_many.py"
 
@@ -33,6 +32,8 @@ rule gather_poisoning_many:
         expect=lambda w: canonical({f"results/runs/poisoning_many/{ds}/k{k}.csv":
                                     {"rows": 3, "equal": {"dataset": ds, "k": k}}
                                     for ds in available() for k in S.poison_many.k_values}),
+    benchmark:
+        "benchmarks/gather/poisoning_many.tsv"
     log:
         "logs/gather/poisoning_many.log",
     script:
@@ -45,6 +46,8 @@ rule figure_poisoning_many:
     output:
         pdf="results/figures/poisoning_many.pdf",
         png=report("results/figures/poisoning_many.png", caption="../report/beyond.rst", category="Beyond the paper"),
+    benchmark:
+        "benchmarks/figures/poisoning_many.tsv"
     log:
         "logs/figures/poisoning_many.log",
     script:

@@ -1,22 +1,54 @@
-# Stage 6b: results/report.md, the paper's claims beside the numbers measured here, and
-# the studies beyond the paper (nbcert.repro.report); every table it reads is checked.
+# Stage 6b: the report, every sentence from this run's checked tables (nbcert.repro.report):
+# results/paper.md, the paper's claims beside the numbers measured here (target `paper`), and
+# results/report.md, the same followed by the studies beyond the paper (the default target).
+# Each states how long the jobs it reports on took (their benchmark files) and on what machine.
+def report_inputs(part):
+    """The report's inputs: the paper's tables and figures, and for the whole report the
+    studies' too, with the benchmark files of every job they come from."""
+    def inputs(wildcards):
+        ds = available()
+        files = {"status": "results/data_status.json",
+                 "info": expand("data/discretized/{ds}.json", ds=ds),
+                 "decision": expand("results/tables/decision_{ds}.csv", ds=ds),
+                 "poisoning": expand("results/tables/poisoning_{ds}.csv", ds=ds),
+                 "figures": expand("results/figures/fig{num}.png", num=[6, 7, 8, 9, 10])}
+        jobs = paper_jobs()
+        if part == "all":
+            jobs.update(beyond_jobs())
+            files.update(poisoning_many="results/tables/poisoning_many.csv",
+                         counting=expand("results/tables/counting_{ds}.csv", ds=ds),
+                         scaling="results/tables/scaling.csv",
+                         cleaning=expand("results/tables/cleaning_{ds}.csv", ds=ds),
+                         beyond_figures=expand("results/figures/{study}.png", study=BEYOND))
+        return {**files, "timings": timings(jobs)}
+
+    return inputs
+
+
+REPORT_PARAMS = dict(settings=canonical({k: getattr(S, k) for k in REPORTED}), sources=S.sources)
+
+
+rule report_paper:
+    input:
+        unpack(report_inputs("paper")),
+    output:
+        "results/paper.md",
+    params:
+        **REPORT_PARAMS,
+        stale=stale_tables,
+    log:
+        "logs/report_paper.log",
+    script:
+        "../scripts/report.py"
+
+
 rule report:
     input:
-        status="results/data_status.json",
-        info=lambda w: expand("data/discretized/{ds}.json", ds=available()),
-        decision=lambda w: expand("results/tables/decision_{ds}.csv", ds=available()),
-        poisoning=lambda w: expand("results/tables/poisoning_{ds}.csv", ds=available()),
-        figures=expand("results/figures/fig{num}.png", num=[6, 7, 8, 9, 10]),
-        poisoning_many="results/tables/poisoning_many.csv",
-        counting=lambda w: expand("results/tables/counting_{ds}.csv", ds=available()),
-        scaling="results/tables/scaling.csv",
-        cleaning=lambda w: expand("results/tables/cleaning_{ds}.csv", ds=available()),
-        beyond_figures=expand("results/figures/{study}.png", study=BEYOND),
+        unpack(report_inputs("all")),
     output:
         "results/report.md",
     params:
-        settings=canonical({k: getattr(S, k) for k in REPORTED}),
-        sources=S.sources,
+        **REPORT_PARAMS,
         stale=stale_tables,
     log:
         "logs/report.log",

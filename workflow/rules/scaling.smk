@@ -38,6 +38,8 @@ rule gather_scaling:
         schema="scaling_run",
         expect=canonical({f"results/runs/scaling/n{n}.csv": {"rows": None, "equal": {"n": n}}
                           for n in S.scaling.sizes}),
+    benchmark:
+        "benchmarks/gather/scaling.tsv"
     log:
         "logs/gather/scaling.log",
     script:
@@ -50,6 +52,8 @@ rule figure_scaling:
     output:
         pdf="results/figures/scaling.pdf",
         png=report("results/figures/scaling.png", caption="../report/beyond.rst", category="Beyond the paper"),
+    benchmark:
+        "benchmarks/figures/scaling.tsv"
     log:
         "logs/figures/scaling.log",
     script:

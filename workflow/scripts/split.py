@@ -1,4 +1,4 @@
-"""Draw the repetition's test points from the complete rows (nbcert.repro.stages.split)."""
+"""Draw every repetition's test points from the complete rows (nbcert.repro.stages.split)."""
 from nbcert.repro import job
 from nbcert.repro.outputs import write_csv
 from nbcert.repro.stages import split
@@ -8,10 +8,12 @@ from nbcert.repro.tables import read_data
 def main():
     p, w = snakemake.params, snakemake.wildcards
     df = read_data(snakemake.input[0], p.label)
-    train, test = split(df, p.k, p.seed, w.ds, int(w.rep))
-    print(f"{len(train)} training rows, {len(test)} test points")
-    write_csv(train, snakemake.output.train)
-    write_csv(test, snakemake.output.test)
+    paths = iter(snakemake.output)  # train and test of each repetition, in order
+    for rep in p.reps:
+        train, test = split(df, p.k, p.seed, w.ds, rep)
+        print(f"rep {rep}: {len(train)} training rows, {len(test)} test points")
+        write_csv(train, next(paths))
+        write_csv(test, next(paths))
 
 
 job.run(snakemake, main)

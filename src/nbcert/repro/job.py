@@ -69,10 +69,17 @@ def start(snakemake=None) -> None:
         sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
 
 
-def stamp(table):
-    """The table with where and when this job ran: ``host``, ``started`` and ``finished``
-    (Unix seconds), so the report can check that timed jobs never overlapped on a host."""
-    return table.assign(host=platform.node() or "unknown", started=_STARTED, finished=time.time())
+def now() -> float:
+    """Unix seconds, for :func:`stamp`'s ``started`` of one run among several in a job."""
+    return time.time()
+
+
+def stamp(table, started: float | None = None):
+    """The table with where and when it was computed: ``host``, ``started`` (the job's
+    start, or ``started`` for one of several runs in a job) and ``finished`` (Unix
+    seconds), so the report can check that timed runs never overlapped on a host."""
+    return table.assign(host=platform.node() or "unknown", started=_STARTED if started is None else started,
+                        finished=time.time())
 
 
 def run(snakemake, main) -> None:

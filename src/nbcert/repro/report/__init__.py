@@ -12,14 +12,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import beyond, paper
+from . import beyond, paper, timing
 from .cleaning import cleaning as cleaning_section
 from .scaling import scaling as scaling_section
 
 
 @dataclass
 class ReportInputs:
-    """Everything the report says something about (tables already checked)."""
+    """Everything the report says something about (tables already checked).  The studies'
+    tables are None for the paper's part alone (results/paper.md)."""
 
     settings: dict  # seed, repetitions, missing_rates, k_values, k_for_rates, subsample
     sources: list  # config files and --config values used
@@ -28,12 +29,19 @@ class ReportInputs:
     decision: pd.DataFrame
     poisoning: pd.DataFrame
     figures: list
-    poisoning_many: pd.DataFrame
-    counting: pd.DataFrame
-    scaling: pd.DataFrame
-    cleaning: pd.DataFrame
-    beyond_figures: dict  # section -> figure path
+    timings: pd.DataFrame  # per stage: jobs, wall and CPU seconds, peak memory (report.timing)
+    provenance: str  # the commit and the library versions that computed it
+    poisoning_many: pd.DataFrame | None = None
+    counting: pd.DataFrame | None = None
+    scaling: pd.DataFrame | None = None
+    cleaning: pd.DataFrame | None = None
+    beyond_figures: dict | None = None  # section -> figure path
     stale: list = ()  # tables of data sets not in this run's config
+
+    @property
+    def whole(self) -> bool:
+        """Whether the studies beyond the paper are reported too."""
+        return self.beyond_figures is not None
 
 
 def _figure(path) -> list:
@@ -41,15 +49,25 @@ def _figure(path) -> list:
 
 
 def render(r: ReportInputs) -> str:
-    timed = [r.decision, r.poisoning, r.poisoning_many, r.counting, r.scaling, r.cleaning]
-    lines = paper.header(r.sources, r.settings) + paper.datasets(r.statuses, r.infos, r.stale)
-    lines += paper.machine({"decision": r.decision, "poisoning": r.poisoning,
-                            "many-point poisoning": r.poisoning_many}, [t for t in timed if len(t)])
+    """results/report.md (or, without the studies' tables, results/paper.md)."""
+    timed = [r.decision, r.poisoning] + ([r.poisoning_many, r.counting, r.scaling, r.cleaning] if r.whole else [])
+    lines = paper.header(r.sources, r.settings, r.provenance, r.whole)
+    lines += paper.datasets(r.statuses, r.infos, r.stale)
+    cpu = {"decision": r.decision, "poisoning": r.poisoning}
+    if r.whole:
+        cpu["many-point poisoning"] = r.poisoning_many
+    lines += paper.machine(cpu, [t for t in timed if len(t)]) + timing.section(r.timings, paper.this_machine())
     lines += paper.claims(r.decision, r.poisoning, r.settings["k_for_rates"])
     lines += ["## Figures", ""] + [line for f in r.figures for line in _figure(f)]
-    lines += ["## Beyond the paper", ""]
+    if r.whole:
+        lines += _beyond(r)
+    return "\n".join(lines) + "\n"
+
+
+def _beyond(r: ReportInputs) -> list:
+    lines = ["## Beyond the paper", ""]
     for name, section in (("poisoning_many", beyond.poisoning_many(r.poisoning_many)),
                           ("counting", beyond.counting(r.counting)), ("scaling", scaling_section(r.scaling)),
                           ("cleaning", cleaning_section(r.cleaning))):
         lines += [section.strip(), ""] + _figure(r.beyond_figures[name])
-    return "\n".join(lines) + "\n"
+    return lines
