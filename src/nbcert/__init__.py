@@ -6,25 +6,27 @@ Classifiers, sections 3-5), exact where the answer is a certificate; and, beyond
 paper, which missing cells to clean.
 """
 
-from .api import certify, clean, clean_offline, count_worlds, poison, poison_many
-from .cleaning import CleaningReport, PointCleaning, TogetherCleaning
-from .counting import WorldCounts
-from .encoding import EncodedTable, InputError, encode, from_codes
-from .reading import TableSource, read_csv
-from .stats import Stats
-from .poisoning import Poisoning
-from .poisoning_many import ManyPoisoning
+# Names are imported on first use (PEP 562): a pipeline job or a command that needs one
+# module does not pay for pandas, scipy or scikit-learn it never touches.
+_WHERE = {"certify": "api", "count_worlds": "api", "poison": "api", "poison_many": "api", "clean": "api",
+          "clean_offline": "api", "CleaningReport": "cleaning", "PointCleaning": "cleaning",
+          "TogetherCleaning": "cleaning", "WorldCounts": "counting", "EncodedTable": "encoding",
+          "InputError": "encoding", "encode": "encoding", "from_codes": "encoding", "TableSource": "reading",
+          "read_csv": "reading", "Stats": "stats", "Poisoning": "poisoning", "ManyPoisoning": "poisoning_many",
+          "CertifiedNB": "estimator"}
+
+__all__ = list(_WHERE)
 
 
 def __getattr__(name):
-    # scikit-learn (and scipy under it) takes seconds to import; only the estimator needs it.
-    if name == "CertifiedNB":
-        from .estimator import CertifiedNB
+    if name not in _WHERE:
+        raise AttributeError(f"module 'nbcert' has no attribute {name!r}")
+    from importlib import import_module
 
-        return CertifiedNB
-    raise AttributeError(f"module 'nbcert' has no attribute {name!r}")
+    value = getattr(import_module(f".{_WHERE[name]}", __name__), name)
+    globals()[name] = value
+    return value
 
 
-__all__ = ["certify", "count_worlds", "poison", "poison_many", "clean", "clean_offline", "ManyPoisoning", "WorldCounts",
-           "Poisoning", "CleaningReport", "PointCleaning", "TogetherCleaning", "EncodedTable", "InputError", "encode",
-           "from_codes", "read_csv", "CertifiedNB", "Stats", "TableSource"]
+def __dir__():
+    return sorted(set(globals()) | set(_WHERE))

@@ -7,15 +7,12 @@ as a line and the spread (min to max) shaded; Plain is the black dashed referenc
 from __future__ import annotations
 
 import textwrap
+from functools import cache
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from .outputs import atomic_path, publish  # noqa: E402
+from .outputs import atomic_path, publish
 
 METHODS = ("AD", "Iterate", "Iterate+Index")
 POISON = ("RP", "SR", "OP")
@@ -23,8 +20,22 @@ STYLE = {"AD": ("tab:red", "s"), "Iterate": ("tab:blue", "o"), "Iterate+Index": 
          "RP": ("tab:red", None), "SR": ("tab:orange", None), "OP": ("tab:green", None)}
 
 
-def load(paths) -> pd.DataFrame:
-    return pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
+@cache
+def pyplot():
+    """matplotlib's pyplot on the file-only Agg backend, imported on first use (a job that
+    draws nothing does not pay the second it takes)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def __getattr__(name):
+    if name == "plt":
+        return pyplot()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def panels(names, title, *, rows: int = 1, width: float = 3.6, height: float = 3.2):
@@ -32,7 +43,7 @@ def panels(names, title, *, rows: int = 1, width: float = 3.6, height: float = 3
     at least 6 inches wide and the title wraps to its width (with a single data set a long
     title was clipped).  Returns (figure, axes array of shape (rows, len(names)))."""
     fig_width = max(6.0, width * len(names))
-    fig, axes = plt.subplots(rows, len(names), figsize=(fig_width, height * rows), squeeze=False)
+    fig, axes = pyplot().subplots(rows, len(names), figsize=(fig_width, height * rows), squeeze=False)
     fig.suptitle(textwrap.fill(title, width=int(fig_width * 11)))
     return fig, axes
 
@@ -48,7 +59,7 @@ def save_figure(fig, outputs):
         tmp, dest = atomic_path(getattr(outputs, ext))
         fig.savefig(tmp, format=ext, dpi=150)
         publish(tmp, dest)
-    plt.close(fig)
+    pyplot().close(fig)
 
 
 def _lines(ax, sub: pd.DataFrame, x: str, plain: pd.DataFrame):
@@ -98,7 +109,7 @@ def time_vs_k(df: pd.DataFrame, kind: str, rate: float, outputs):
 def poisoning(df: pd.DataFrame, outputs):
     """Figure 10: (a) running time and (b) poisoning rate of RP, SR and OP per data set."""
     names = list(dict.fromkeys(df.dataset))
-    fig, (ax_t, ax_r) = plt.subplots(1, 2, figsize=(4 + 1.6 * len(names), 3.4))
+    fig, (ax_t, ax_r) = pyplot().subplots(1, 2, figsize=(4 + 1.6 * len(names), 3.4))
     fig.suptitle("Data poisoning - one test point")
     width = 0.8 / len(POISON)
     x = np.arange(len(names))

@@ -1,0 +1,215 @@
+"""Benchmark of the user's main job: ``python -m nbcert.repro.bench_pipeline [--mirror DIR]``.
+
+Clones the repository's committed HEAD into a scratch folder and runs the README's main
+command there with ``--cores 1`` from nothing, once for the ``paper`` target and once for
+the default target (each in its own fresh clone), with the clone's ``src`` first on the
+path.  While each runs it samples, every 0.2 s, the CPU time of Snakemake's own process
+(``/proc/PID/stat``) and the disk the run uses beyond the data sets and results (the
+clone's files but ``data/raw`` and ``results``, plus its temporary folder, where the
+scaling study writes the files it streams).  Afterwards it reads every job's benchmark file
+and prints, per stage, the jobs' wall and CPU seconds and the largest resident set of one
+job, then each target of issue 13 as met or MISSED:
+
+* the default run's wall time <= 15 min; the ``paper`` target's <= 5 min;
+* Snakemake's own CPU <= 5 % of the run's CPU (its own plus every job's, as the kernel
+  accounts the process tree it waited for);
+* no job above 2 GB resident; at most 1 GB of disk beyond the data sets and results.
+
+The machine, the commit and the library versions are printed with the figures.  A run takes
+as long as the pipeline does (about 20 minutes for both targets); ``--targets paper``
+measures the paper's part alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from .provenance import commit, versions
+from .report.paper import this_machine
+from .report.timing import read_benchmark
+
+ROOT = Path(__file__).resolve().parents[3]
+LIMITS = {"all": 15 * 60, "paper": 5 * 60}  # wall seconds
+SNAKEMAKE_SHARE = 0.05
+JOB_MB = 2000
+DISK_MB = 1000
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Run:
+    """One measured run of the pipeline."""
+
+    target: str
+    wall: float = 0.0
+    cpu_total: float = 0.0  # Snakemake and every job it waited for
+    cpu_snakemake: float = 0.0  # Snakemake's own process
+    peak_disk: int = 0  # bytes beyond data/raw and results
+    returncode: int | None = None
+    stages: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    @property
+    def share(self) -> float:
+        return self.cpu_snakemake / self.cpu_total if self.cpu_total else float("nan")
+
+
+def _own_cpu(pid: int) -> float | None:
+    """User + system seconds of process ``pid`` itself (not its children)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def _size(path: Path, skip=()) -> int:
+    """Bytes of the files under ``path`` (blocks actually used), outside the ``skip`` folders."""
+    total = 0
+    for folder, dirs, files in os.walk(path):
+        dirs[:] = [d for d in dirs if Path(folder, d) not in skip]
+        for f in files:
+            try:
+                total += os.lstat(os.path.join(folder, f)).st_blocks * 512
+            except OSError:
+                pass
+    return total
+
+
+class _Sampler(threading.Thread):
+    """Samples Snakemake's own CPU time and the run's disk use until stopped."""
+
+    def __init__(self, pid: int, clone: Path, tmp: Path):
+        super().__init__(daemon=True)
+        self.pid, self.clone, self.tmp = pid, clone, tmp
+        self.cpu, self.disk = 0.0, 0
+        self.stop = threading.Event()
+
+    def run(self):
+        skip = (self.clone / "data" / "raw", self.clone / "results", self.clone / ".git")
+        last_disk = 0.0
+        while not self.stop.wait(0.2):
+            cpu = _own_cpu(self.pid)
+            if cpu is not None:
+                self.cpu = cpu
+            if time.monotonic() - last_disk >= 1.0:
+                self.disk = max(self.disk, _size(self.clone, skip) + _size(self.tmp))
+                last_disk = time.monotonic()
+
+
+def clone(repo: Path, into: Path) -> Path:
+    """A scratch clone of ``repo``'s committed HEAD."""
+    subprocess.run(["git", "clone", "--quiet", str(repo), str(into)], check=True)
+    return into
+
+
+def run_target(repo: Path, scratch: Path, target: str, mirror: str | None, cores: int = 1,
+               configfile: Path | None = None) -> Run:
+    """Run ``snakemake [target] --cores N`` from nothing in a fresh clone, measured."""
+    work = clone(repo, scratch / f"clone-{target}")
+    tmp = scratch / f"tmp-{target}"
+    tmp.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(work / "src")}
+    if mirror:
+        env["NBCERT_DATA_MIRROR"] = mirror
+    snakemake = Path(sys.executable).with_name("snakemake")
+    cmd = [str(snakemake), "--cores", str(cores)] + ([] if target == "all" else [target])
+    if configfile:
+        cmd += ["--configfile", str(Path(configfile).resolve())]
+    log = open(scratch / f"{target}.log", "w")
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
+    sampler = _Sampler(proc.pid, work, tmp)
+    sampler.start()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    sampler.stop.set()
+    sampler.join()
+    log.close()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    stages = stage_table(work / "benchmarks")
+    return Run(target, wall, usage.ru_utime + usage.ru_stime, sampler.cpu, sampler.disk, proc.returncode, stages)
+
+
+def stage_table(folder: Path) -> pd.DataFrame:
+    """Per stage (benchmark folder): jobs, wall and CPU seconds, the largest job's MB."""
+    rows = [read_benchmark(p) for p in sorted(folder.rglob("*.tsv"))]
+    jobs = pd.DataFrame(rows, columns=["stage", "seconds", "cpu_seconds", "max_rss_mb"])
+    by = jobs.groupby("stage")
+    return pd.DataFrame({"jobs": by.size(), "seconds": by.seconds.sum(), "cpu_seconds": by.cpu_seconds.sum(),
+                         "max_rss_mb": by.max_rss_mb.max()}).sort_values("seconds", ascending=False)
+
+
+def verdicts(run: Run) -> list:
+    """(what, measured, target, met) for one run."""
+    peak_job = float(run.stages.max_rss_mb.max()) if len(run.stages) else float("nan")
+    return [(f"`{'snakemake' if run.target == 'all' else 'snakemake paper'} --cores 1` wall time",
+             f"{run.wall / 60:.1f} min", f"<= {LIMITS[run.target] / 60:.0f} min", run.wall <= LIMITS[run.target]),
+            ("Snakemake's own CPU share", f"{run.share:.1%} ({run.cpu_snakemake:.0f} of {run.cpu_total:.0f} s)",
+             f"<= {SNAKEMAKE_SHARE:.0%}", run.share <= SNAKEMAKE_SHARE),
+            ("peak resident memory of any job", f"{peak_job:.0f} MB", f"<= {JOB_MB} MB", peak_job <= JOB_MB),
+            ("peak disk beyond data sets and results", f"{run.peak_disk / 1e6:.0f} MB", f"<= {DISK_MB} MB",
+             run.peak_disk <= DISK_MB * 1e6)]
+
+
+def render(run: Run) -> str:
+    lines = [f"== target {run.target}: exit {run.returncode}, wall {run.wall:.1f} s, CPU {run.cpu_total:.1f} s "
+             f"(Snakemake's own {run.cpu_snakemake:.1f} s)",
+             f"{'stage':<18} {'jobs':>5} {'wall s':>8} {'CPU s':>8} {'peak MB':>8}"]
+    for stage, r in run.stages.iterrows():
+        lines.append(f"{stage:<18} {int(r.jobs):>5} {r.seconds:>8.1f} {r.cpu_seconds:>8.1f} {r.max_rss_mb:>8.0f}")
+    lines += [f"{'all jobs':<18} {int(run.stages.jobs.sum()):>5} {run.stages.seconds.sum():>8.1f} "
+              f"{run.stages.cpu_seconds.sum():>8.1f} {run.stages.max_rss_mb.max():>8.0f}", ""]
+    for what, measured, target, met in verdicts(run):
+        lines.append(f"{what}: {measured} (target {target}) {'met' if met else 'MISSED'}")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m nbcert.repro.bench_pipeline", description=__doc__.splitlines()[0])
+    ap.add_argument("--repo", type=Path, default=ROOT, help="the repository to clone (default: this one)")
+    ap.add_argument("--mirror", default=os.environ.get("NBCERT_DATA_MIRROR"),
+                    help="NBCERT_DATA_MIRROR for the runs (default: the environment's)")
+    ap.add_argument("--targets", default="paper,all", help="comma-separated: paper, all (default both)")
+    ap.add_argument("--scratch", type=Path, default=None, help="where the clones go (default: a temporary folder)")
+    ap.add_argument("--configfile", type=Path, default=None,
+                    help="a config on top of config.yaml (default: none, the paper's configuration)")
+    ap.add_argument("--keep", action="store_true", help="keep the clones")
+    ap.add_argument("--json", type=Path, default=None, help="also write the figures as JSON here")
+    args = ap.parse_args(argv)
+    targets = [t.strip() for t in args.targets.split(",") if t.strip()]
+    if any(t not in LIMITS for t in targets):
+        ap.error(f"--targets: each of {', '.join(LIMITS)}")
+    scratch = Path(tempfile.mkdtemp(prefix="nbcert-bench-pipeline-", dir=args.scratch))
+    print(f"machine: {this_machine()}\ncommit {commit(args.repo)} (cloned: uncommitted changes are not measured)\n"
+          + ", ".join(f"{k} {v}" for k, v in versions().items()) + f"\nscratch: {scratch}\n", flush=True)
+    runs = []
+    try:
+        for target in targets:
+            runs.append(run_target(args.repo, scratch, target, args.mirror, configfile=args.configfile))
+            print(render(runs[-1]) + "\n", flush=True)
+    finally:
+        if not args.keep:
+            shutil.rmtree(scratch, ignore_errors=True)
+    if args.json:
+        args.json.write_text(json.dumps([{"target": r.target, "wall": r.wall, "cpu_total": r.cpu_total,
+                                          "cpu_snakemake": r.cpu_snakemake, "peak_disk": r.peak_disk,
+                                          "returncode": r.returncode,
+                                          "stages": r.stages.reset_index().to_dict("records")} for r in runs],
+                                        indent=1))
+    return 0 if all(r.returncode == 0 for r in runs) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

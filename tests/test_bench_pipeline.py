@@ -1,0 +1,72 @@
+"""The pipeline benchmark and what the report says about its own run: benchmark files read
+and checked, the commit and library versions, and a measured run of the paper's part on the
+test config (figures, not timing targets, are asserted: timings belong in the benchmark)."""
+
+import json
+import subprocess
+
+import pytest
+
+from conftest import MIRROR, ROOT, TEST_CONFIG
+from nbcert.repro import bench_pipeline, provenance
+from nbcert.repro.report.timing import read_benchmark, stage_times
+from nbcert.repro.tables import TableError
+
+HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+
+
+def _bench(path, s, rss, cpu):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(HEADER + f"{s}\t0:00:01\t{rss}\t1\t1\t1\t0\t0\t50\t{cpu}\n")
+    return path
+
+
+def test_stage_times_sum_jobs_per_stage(tmp_path):
+    b = tmp_path / "benchmarks"
+    files = [_bench(b / "decide/mushrooms/rep0.tsv", 2.5, 150.0, 2.0),
+             _bench(b / "decide/mushrooms/rep1.tsv", 1.5, 250.0, 1.0),
+             _bench(b / "data_status.tsv", 0.5, 90.0, "-")]
+    t = stage_times(files).set_index("stage")
+    assert t.loc["decide"].tolist() == [2, 4.0, 3.0, 250.0]
+    assert t.loc["data_status", "jobs"] == 1 and t.loc["data_status", "cpu_seconds"] == 0  # "-": not measured
+
+
+def test_a_damaged_benchmark_file_is_one_line_naming_it(tmp_path):
+    bad = tmp_path / "benchmarks/poison/x.tsv"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("s\tcpu_time\n")
+    with pytest.raises(TableError, match="benchmarks/poison/x.tsv: not a Snakemake benchmark file"):
+        read_benchmark(bad)
+    _bench(bad, "fast", 1, 1)
+    with pytest.raises(TableError, match="x.tsv: column 's' holds 'fast'"):
+        read_benchmark(bad)
+
+
+def test_provenance_names_the_commit_and_versions(tmp_path):
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    assert provenance.commit(ROOT).startswith(head) and len(head) == 40
+    assert provenance.commit(tmp_path).startswith("unknown")
+    v = provenance.versions()
+    assert list(v)[:4] == ["Python", "numpy", "pandas", "pyarrow"] and "not installed" not in v.values()
+
+
+def test_the_constraints_file_pins_what_the_tests_need():
+    pins = {line.split("==")[0].lower() for line in (ROOT / "constraints.txt").read_text().splitlines()
+            if "==" in line and not line.startswith("#")}
+    assert {"numpy", "pandas", "pyarrow", "scikit-learn", "scipy", "snakemake", "hypothesis", "dask"} <= pins
+
+
+def test_the_benchmark_measures_a_run_of_the_papers_part(tmp_path):
+    if not MIRROR.is_dir():
+        pytest.skip(f"no data mirror at {MIRROR}")
+    out = tmp_path / "bench.json"
+    code = bench_pipeline.main(["--targets", "paper", "--configfile", str(TEST_CONFIG), "--mirror", str(MIRROR),
+                                "--scratch", str(tmp_path), "--json", str(out)])
+    assert code == 0
+    (run,) = json.loads(out.read_text())
+    stages = {s["stage"]: s for s in run["stages"]}
+    assert {"fetch", "discretize", "split", "perturb", "decide", "poison", "gather", "figures"} <= set(stages)
+    assert "cleaning_study" not in stages  # the paper's part alone
+    assert 0 < run["cpu_snakemake"] < run["cpu_total"] and run["peak_disk"] > 0
+    assert stages["decide"]["jobs"] == 6 and all(s["max_rss_mb"] > 0 for s in stages.values())
+    assert not list(tmp_path.glob("nbcert-bench-pipeline-*")), "the scratch clone is removed"
