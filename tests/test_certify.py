@@ -298,7 +298,7 @@ def test_iterate_scan_is_blocksize_free(monkeypatch, rows):
             assert np.array_equal(a.robust, b.robust) and np.array_equal(a.label, b.label)
 
 
-@pytest.mark.parametrize("delta", [3, 11])  # counted per value, and by one bincount (large domains)
+@pytest.mark.parametrize("delta", [3, 4, 7, 11])  # raw bytes with and without rejection; integers (large)
 def test_world_draws_are_uniform_whatever_the_chunk(delta):
     """Every missing cell is drawn uniformly from its domain: the count of each value among
     a segment's cells is Binomial(size, 1/delta), for a chunk of one cell as for one chunk."""
@@ -318,6 +318,18 @@ def test_world_draws_are_uniform_whatever_the_chunk(delta):
             p = stats.binom.pmf(np.arange(top), size, 1 / delta)
             expected = np.r_[p, 1 - p.sum()] * len(H)
             assert stats.chisquare(seen, expected).pvalue > 1e-4, (chunk, s, seen, expected)
+
+
+@pytest.mark.parametrize("width, starts", [(100, [0, 3, 3, 50, 99]), (20000, [0, 7000]), (9000, [0])])
+def test_range_counts(width, starts):
+    from nbcert.decision import _range_counts
+
+    mask = np.random.default_rng(width).random((3, width)) < 0.3
+    at = np.array(starts)
+    got = _range_counts(mask, at[np.r_[True, np.diff(at) > 0]])
+    ends = np.r_[at[1:], width]
+    want = np.array([[mask[w, a:b].sum() for a, b in zip(at, ends) if b > a] for w in range(3)])
+    assert np.array_equal(got, want)
 
 
 def test_ad_batches_and_early_stop(monkeypatch):

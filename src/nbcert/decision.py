@@ -149,45 +149,62 @@ def _segments(M: np.ndarray, delta: np.ndarray) -> list:
 
 def draw_counts(rng: np.random.Generator, seg: _Segment, worlds: int, chunk: int | None = None) -> np.ndarray:
     """(worlds, S, delta): in each world, how many of each segment's cells took each value,
-    every cell drawn uniformly from range(delta).  Cells are drawn at most ``chunk`` at a
-    time over all worlds (default CELLS_PER_DRAW), as one small-typed array whose values
-    are counted per segment."""
+    every cell drawn uniformly from range(delta), at most ``chunk`` cells at a time over
+    all worlds (default CELLS_PER_DRAW).
+
+    A domain of up to 8 values is drawn from the generator's raw bytes: a byte b below
+    q * delta (q = 256 // delta) is value b // q, each value from q bytes, so counting the
+    bytes below q, 2q, ... counts the values; a byte above is rejected and its cell drawn
+    again (by ``Generator.integers``).  Larger domains are drawn by ``integers`` and
+    counted by one bincount over (world, segment, value) keys."""
     S, v = len(seg.sizes), seg.delta
     out = np.zeros((worlds, S, v), np.int64)
     ends = np.cumsum(seg.sizes)
     starts = ends - seg.sizes
     total = int(ends[-1]) if S else 0
     step = max(1, (chunk or CELLS_PER_DRAW) // worlds)
-    dtype = np.uint8 if v <= 1 << 8 else np.uint16 if v <= 1 << 16 else np.int64
     for a in range(0, total, step):
         b = min(a + step, total)
-        D = rng.integers(0, v, (worlds, b - a), dtype=dtype)
         idx = np.flatnonzero((ends > a) & (starts < b) & (seg.sizes > 0))  # segments with cells in [a, b)
-        _tally(out, D, idx, np.maximum(starts[idx], a) - a)
+        at = np.maximum(starts[idx], a) - a
+        if v <= 8:
+            out[:, idx] += _byte_counts(rng, worlds, b - a, at, v)
+        else:
+            out[:, idx] += _bincounts(rng.integers(0, v, (worlds, b - a), dtype=np.min_scalar_type(v)), at, v)
     return out
 
 
-def _tally(out: np.ndarray, D: np.ndarray, idx: np.ndarray, at: np.ndarray) -> None:
-    """Add to out[:, idx] the counts of each value in D's column ranges starting at ``at``
-    (one range per segment in idx, each up to the next)."""
+def _byte_counts(rng, worlds: int, width: int, at: np.ndarray, v: int) -> np.ndarray:
+    """(worlds, ranges, v) counts of uniform values in range(v) over ``width`` cells per
+    world split into ranges starting at ``at`` (see draw_counts)."""
+    B = rng.bit_generator.random_raw(-(-worlds * width // 8)).view(np.uint8)[:worlds * width].reshape(worlds, width)
+    q = 256 // v
+    below = np.stack([_range_counts(B < q * (u + 1), at) for u in range(v)], axis=2)  # (worlds, ranges, v)
+    cnt = np.diff(below, axis=2, prepend=0)
+    rejected = np.diff(np.r_[at, width])[None] - below[:, :, -1]
+    if rejected.any():  # bytes from q * v up: those cells are drawn again
+        keys = np.repeat(np.arange(rejected.size), rejected.ravel()) * v + rng.integers(0, v, int(rejected.sum()))
+        cnt += np.bincount(keys, minlength=cnt.size).reshape(cnt.shape)
+    return cnt
+
+
+def _range_counts(mask: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """(worlds, ranges) true cells of a (worlds, width) mask in column ranges starting at ``at``."""
+    worlds, width = mask.shape
+    mask = mask.view(np.uint8)
+    if width < 4096 * len(at):
+        return np.add.reduceat(mask, at, axis=1, dtype=np.int32)
+    ends = np.r_[at[1:], width].tolist()  # long ranges: count each world's range at once
+    return np.array([[np.count_nonzero(mask[w, a:b]) for a, b in zip(at.tolist(), ends)] for w in range(worlds)],
+                    np.int64).reshape(worlds, len(at))
+
+
+def _bincounts(D: np.ndarray, at: np.ndarray, v: int) -> np.ndarray:
+    """(worlds, ranges, v) counts of D's values (worlds, width) in column ranges starting at ``at``."""
     worlds, width = D.shape
-    v = out.shape[2]
-    ends = np.r_[at[1:], width]
-    if v > 8:  # many values: one bincount over (world, segment, value) keys
-        seg = np.repeat(np.arange(len(idx)), ends - at)
-        keys = (np.arange(worlds)[:, None] * len(idx) + seg) * v + D
-        out[:, idx] += np.bincount(keys.ravel(), minlength=worlds * len(idx) * v).reshape(worlds, len(idx), v)
-        return
-    cnt = np.zeros((worlds, len(idx), v), np.int64)  # each value but the last, which the sizes give
-    for u in range(v - 1):
-        eq = (D == u).view(np.uint8)
-        if width >= 4096 * len(idx):  # long ranges: count each world's range at once
-            for w in range(worlds):
-                cnt[w, :, u] = [np.count_nonzero(eq[w, a:b]) for a, b in zip(at.tolist(), ends.tolist())]
-        else:
-            cnt[:, :, u] = np.add.reduceat(eq, at, axis=1, dtype=np.int32)
-    cnt[:, :, v - 1] = (ends - at)[None] - cnt[:, :, :v - 1].sum(axis=2)
-    out[:, idx] += cnt
+    seg = np.repeat(np.arange(len(at)), np.diff(np.r_[at, width]))
+    keys = (np.arange(worlds)[:, None] * len(at) + seg) * v + D
+    return np.bincount(keys.ravel(), minlength=worlds * len(at) * v).reshape(worlds, len(at), v)
 
 
 def _world_counts(rng, base_t: np.ndarray, local_t: np.ndarray, seen: np.ndarray, segments: list,

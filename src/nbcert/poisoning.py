@@ -129,10 +129,12 @@ class PoisonedCounts:
         rows = np.atleast_1d(rows)
         self.blank_cells(j, self.enc.X[rows, j], self.label_of(rows), rows)
 
-    def blank_many(self, rows: np.ndarray, cols: np.ndarray):
-        """Blank the cells (rows[i], cols[i]) of enc.X, distinct and not yet blanked."""
+    def blank_many(self, rows: np.ndarray, cols: np.ndarray, v: np.ndarray | None = None):
+        """Blank the cells (rows[i], cols[i]) of enc.X, distinct and not yet blanked
+        (``v``: their global codes, if known)."""
         enc = self.enc
-        v, l = enc.X[rows, cols].astype(np.intp), self.label_of(rows)
+        v = _values(enc, rows, cols) if v is None else v
+        l = self.label_of(rows)
         md = enc.m * enc.d
         self.M += np.bincount(l * enc.d + cols, minlength=md).reshape(enc.m, enc.d)
         agree = v == self.tcode[cols]
@@ -286,14 +288,6 @@ def _optimal(enc: EncodedTable | Stats, star: int, state: PoisonedCounts, find=N
 
 # ---------------------------------------------------------------- SR, RP: blanking in a given order
 
-def _factor_steps(x: np.ndarray, y: np.ndarray):
-    """Per step, the change of (number of zero factors, sum of logs of the nonzero ones)
-    when one factor goes from x to y."""
-    with np.errstate(divide="ignore"):
-        lx, ly = np.where(x > 0, np.log(np.maximum(x, 1)), 0.0), np.where(y > 0, np.log(np.maximum(y, 1)), 0.0)
-    return (y == 0).astype(np.intp) - (x == 0), ly - lx
-
-
 class _Groups:
     """Positions grouped by a small integer key (a stable radix sort), for running counts
     within each group."""
@@ -330,30 +324,34 @@ def _first_event(state: PoisonedCounts, cols, v, agree) -> int:
 
 def _prefix_supports(state: PoisonedCounts, l, cols, agree):
     """Smallest and largest supports after every prefix of the steps, none of which changes
-    a column's form (see _first_event): each as (zero factors, log of the rest), (w, m).
+    a column's form (see _first_event): each as (zero factors, log of the rest), (m, w),
+    and a bound on the sum of the magnitudes of the logs added up (for rounding).
 
     A column whose domain has two or more values has extremes A and A + M: blanking an
-    agreeing cell lowers the smallest count, a disagreeing one raises the largest.  A
-    column whose only value is t_j has both at A + M: only a disagreeing cell changes it.
-    Each step changes one label's factor; its running value comes from the earlier
-    steps on the same (label, column)."""
+    agreeing cell lowers the smallest count A by one, a disagreeing one raises the largest
+    A + M by one.  A column whose only value is t_j has both at A + M, which blanking (an
+    agreeing cell: all its cells agree) leaves as it is.  So each step changes at most one
+    factor of one label; its value before the step comes from the earlier steps on the
+    same (label, column), and the change of its log is log1p(-1/A) or log1p(1/(A + M))."""
     enc, m, d = state.enc, state.enc.m, state.enc.d
     forced = state.ndist[cols] == 1
     by_key = _Groups(l * d + cols)
+    lower, raise_ = agree & ~forced, ~agree
     A = state.A[l, cols] - by_key.upto(agree) + agree  # before the step
     H = (state.A + state.M)[l, cols] + by_key.upto(~agree) - ~agree
-    lo_from = np.where(forced, H, A)
-    lo_to = np.where(forced, H + ~agree, A - (agree & ~forced))
+    x = np.where(lower, A, H).astype(float)
+    dz = np.where(lower, (x == 1).astype(np.intp), -(x == 0).astype(np.intp))  # a factor reaching 0 or leaving it
+    dl = np.where(lower, np.log1p(-1 / np.maximum(x, 2)), np.log1p(1 / np.maximum(x, 1)))
+    dl[(lower & (x == 1)) | (~lower & (x == 0))] = 0.0  # log 0 is counted as a zero factor
+    logN = np.log(enc.label_sizes.astype(float)) * (1 - d)
     out = []
-    for x, y, base in ((lo_from, lo_to, state.A + np.where(state.ndist == 1, state.M, 0)), (H, H + ~agree, state.A + state.M)):
-        dz, dl = _factor_steps(x, y)
-        Z = np.zeros((len(l), m), np.intp)
-        L = np.zeros((len(l), m))
-        Z[np.arange(len(l)), l], L[np.arange(len(l)), l] = dz, dl
-        N = enc.label_sizes.astype(float)
-        with np.errstate(divide="ignore"):
-            logs = np.where(base > 0, np.log(np.maximum(base, 1)), 0.0).sum(axis=1)
-        out.append(((base == 0).sum(axis=1) + Z.cumsum(axis=0), np.log(N) * (1 - d) + logs + L.cumsum(axis=0)))
+    for base, moves in ((state.A + np.where(state.ndist == 1, state.M, 0), lower), (state.A + state.M, raise_)):
+        i = np.flatnonzero(moves)
+        Z, L = np.zeros((m, len(l)), np.intp), np.zeros((m, len(l)))
+        Z[l[i], i], L[l[i], i] = dz[i], dl[i]
+        l0 = logN + np.where(base > 0, np.log(np.maximum(base, 1)), 0.0).sum(axis=1)
+        out.append(((base == 0).sum(axis=1)[:, None] + Z.cumsum(axis=1), l0[:, None] + L.cumsum(axis=1),
+                    float((np.abs(l0) + np.abs(L).sum(axis=1)).max())))
     return out
 
 
@@ -361,14 +359,14 @@ def _wins(lo, hi, tol):
     """Per prefix (w,): whether some label's smallest support surely beats every other
     label's largest, and whether one might (beats or is within ``tol`` of it, in logs)."""
     (zl, ll), (zh, lh) = lo, hi
-    m = zl.shape[1]
-    sure, maybe = np.zeros(len(zl), bool), np.zeros(len(zl), bool)
+    m, w = zl.shape
+    sure, maybe = np.zeros(w, bool), np.zeros(w, bool)
     for l in range(m):
-        s_l, m_l = zl[:, l] == 0, zl[:, l] == 0  # a zero smallest support beats nothing
+        s_l, m_l = zl[l] == 0, zl[l] == 0  # a zero smallest support beats nothing
         for l2 in range(m):
             if l2 != l:
-                diff = ll[:, l] - lh[:, l2]
-                zero = zh[:, l2] > 0  # a zero largest support is beaten by any positive one
+                diff = ll[l] - lh[l2]
+                zero = zh[l2] > 0  # a zero largest support is beaten by any positive one
                 s_l &= zero | (diff > tol)
                 m_l &= zero | (diff >= -tol)
         sure |= s_l
@@ -376,24 +374,33 @@ def _wins(lo, hi, tol):
     return sure, maybe
 
 
-def _scan(state: PoisonedCounts, rows, cols):
+def _values(enc, rows, cols) -> np.ndarray:
+    """The global codes of cells (rows, cols) of enc.X."""
+    if enc.X.flags.c_contiguous:
+        return np.take(enc.X.reshape(-1), rows * enc.d + cols).astype(np.intp)
+    return enc.X[rows, cols].astype(np.intp)
+
+
+def _scan(state: PoisonedCounts, rows, cols, v):
     """(first prefix after which the point is not robust, or None; steps checked).
 
     Checks the prefixes up to the first step that changes a column's form, vectorised;
-    near-ties are re-decided exactly on the counts of that prefix."""
+    near-ties are re-decided exactly on the counts of that prefix.  Each log is a sum of
+    d + 1 logs and up to w log1p terms: rounding moves it by at most the base's bound
+    (support.log_tolerance) plus (w + 4) eps times the sum of the magnitudes added."""
     enc = state.enc
-    v = enc.X[rows, cols].astype(np.intp)
     agree = v == state.tcode[cols]
     e = _first_event(state, cols, v, agree)
     if e == 0:
         return None, 0
     l = state.label_of(rows[:e])
-    lo, hi = _prefix_supports(state, l, cols[:e], agree[:e])
-    sure_win, maybe = _wins(lo, hi, log_tolerance(enc.d + e, enc.n, 0))
+    (zl, ll, bl), (zh, lh, bh) = _prefix_supports(state, l, cols[:e], agree[:e])
+    tol = 2 * (log_tolerance(enc.d, enc.n, 0) + 2 * (e + 4) * np.finfo(float).eps * max(bl, bh))
+    sure_win, maybe = _wins((zl, ll), (zh, lh), tol)
     for i in np.flatnonzero(~sure_win).tolist():
         if maybe[i]:  # a win rests on a near-tie: decide it on the counts of the prefix
             st = state.copy()
-            st.blank_many(rows[:i + 1], cols[:i + 1])
+            st.blank_many(rows[:i + 1], cols[:i + 1], v[:i + 1])
             if st.robust():
                 continue
         return i, i + 1
@@ -403,21 +410,21 @@ def _scan(state: PoisonedCounts, rows, cols):
 def _blank_until_nonrobust(state: PoisonedCounts, rows: np.ndarray, cols: np.ndarray) -> bool:
     """Blank the cells in order, checking robustness after each, until the point is not
     robust (True; the state then holds exactly the cells blanked up to there)."""
+    v = _values(state.enc, rows, cols)
     i = 0
     while i < len(rows):
-        hit, done = _scan(state, rows[i:], cols[i:])
+        hit, done = _scan(state, rows[i:], cols[i:], v[i:])
         if hit is not None:
-            state.blank_many(rows[i:i + hit + 1], cols[i:i + hit + 1])
+            state.blank_many(rows[i:i + hit + 1], cols[i:i + hit + 1], v[i:i + hit + 1])
             return True
-        state.blank_many(rows[i:i + done], cols[i:i + done])
+        state.blank_many(rows[i:i + done], cols[i:i + done], v[i:i + done])
         i += done
         if i < len(rows):  # this cell changes a column's form: checked on its own
-            state.blank_many(rows[i:i + 1], cols[i:i + 1])
+            state.blank_many(rows[i:i + 1], cols[i:i + 1], v[i:i + 1])
             i += 1
             if not state.robust():
                 return True
     return False
-
 
 # ---------------------------------------------------------------- SR
 
@@ -510,21 +517,24 @@ def _smarter_random(enc, star, state, rng, window: int = 1024):
 # ---------------------------------------------------------------- RP
 
 def _cell_order(n_cells: int, rng, batch: int):
-    """The cells 0 .. n_cells-1 in uniformly random order, ``batch`` at a time, without a
-    permutation of them all: each next cell is drawn uniformly and kept unless drawn
-    before (a bitmap of drawn cells); once half are drawn, the rest are listed (4 bytes
-    each) and shuffled."""
+    """The cells 0 .. n_cells-1 in uniformly random order, about ``batch`` at a time,
+    without a permutation of them all: cells are drawn uniformly, those drawn before are
+    dropped (a bitmap of drawn cells), and the distinct new ones come out in random order
+    (given which cells they are, every order of their first draws is equally likely);
+    once half are drawn, the rest are listed (4 bytes each) and shuffled."""
     drawn = np.zeros((n_cells + 7) // 8, np.uint8)
     done = 0
     while 2 * done < n_cells:
-        want = min(batch, n_cells - done)
-        cand = rng.integers(0, n_cells, want + want // 2 + 16)
-        _, first = np.unique(cand, return_index=True)
-        cand = cand[np.sort(first)]
-        cand = cand[((drawn[cand >> 3] >> (cand & 7).astype(np.uint8)) & 1) == 0][:want]
-        np.bitwise_or.at(drawn, cand >> 3, (1 << (cand & 7)).astype(np.uint8))
+        cand = np.sort(rng.integers(0, n_cells, min(batch, n_cells - done)))
+        cand = cand[np.r_[True, cand[1:] != cand[:-1]]]
+        byte, bit = cand >> 3, (1 << (cand & 7)).astype(np.uint8)
+        fresh = (drawn[byte] & bit) == 0
+        cand, byte, bit = cand[fresh], byte[fresh], bit[fresh]
+        if len(cand):  # cand is sorted: one OR per byte
+            first = np.flatnonzero(np.r_[True, byte[1:] != byte[:-1]])
+            drawn[byte[first]] |= np.bitwise_or.reduceat(bit, first)
         done += len(cand)
-        yield cand
+        yield rng.permutation(cand)
     dtype = np.uint32 if n_cells < 1 << 32 else np.int64
     rest = np.concatenate([a + np.flatnonzero(np.unpackbits(drawn[a // 8:(a + (1 << 24)) // 8], bitorder="little")
                                               [:min(1 << 24, n_cells - a)] == 0).astype(dtype)
@@ -534,7 +544,7 @@ def _cell_order(n_cells: int, rng, batch: int):
         yield rest[a:a + batch].astype(np.intp)
 
 
-def _random(enc, state, rng, window=1 << 14):
+def _random(enc, state, rng, window=1 << 16):
     """RP: blank random cells one at a time until non-robust.
 
     The cells come in uniformly random order (_cell_order), a window at a time; a
