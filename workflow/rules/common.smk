@@ -137,7 +137,7 @@ def all_targets(wildcards):
             + expand("results/runs/poisoning/{ds}/rep{rep}.csv", **per_rep)
             + expand("results/tables/{table}_{ds}.csv", table=["decision", "poisoning", "counting", "cleaning"], ds=ds)
             + expand("results/runs/poisoning_many/{ds}/k{k}.csv", ds=ds, k=S.poison_many.k_values)
-            + expand("results/runs/scaling/n{n}.csv", n=S.scaling.sizes)
+            + list(S.scaling.run_files)
             + ["results/tables/poisoning_many.csv", "results/tables/scaling.csv"]
             + expand("results/figures/fig{num}.{ext}", num=[6, 7, 8, 9, 10], ext=["pdf", "png"])
             + expand("results/figures/{study}.{ext}", study=BEYOND, ext=["pdf", "png"]))
