@@ -177,7 +177,7 @@ def draw_counts(rng: np.random.Generator, seg: _Segment, worlds: int, chunk: int
 def _byte_counts(rng, worlds: int, width: int, at: np.ndarray, v: int) -> np.ndarray:
     """(worlds, ranges, v) counts of uniform values in range(v) over ``width`` cells per
     world split into ranges starting at ``at`` (see draw_counts)."""
-    B = rng.bit_generator.random_raw(-(-worlds * width // 8)).view(np.uint8)[:worlds * width].reshape(worlds, width)
+    B = _random_bytes(rng, worlds * width).reshape(worlds, width)
     q = 256 // v
     below = np.stack([_range_counts(B < q * (u + 1), at) for u in range(v)], axis=2)  # (worlds, ranges, v)
     cnt = np.diff(below, axis=2, prepend=0)
@@ -186,6 +186,17 @@ def _byte_counts(rng, worlds: int, width: int, at: np.ndarray, v: int) -> np.nda
         keys = np.repeat(np.arange(rejected.size), rejected.ravel()) * v + rng.integers(0, v, int(rejected.sum()))
         cnt += np.bincount(keys, minlength=cnt.size).reshape(cnt.shape)
     return cnt
+
+
+_BITS_64 = (np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64)  # 64 random bits a word
+
+
+def _random_bytes(rng: np.random.Generator, k: int) -> np.ndarray:
+    """k uniformly random bytes: the bit generator's raw words where each holds 64 random
+    bits (MT19937's hold 32), else ``Generator.integers``."""
+    if isinstance(rng.bit_generator, _BITS_64):
+        return rng.bit_generator.random_raw(-(-k // 8)).view(np.uint8)[:k]
+    return rng.integers(0, 256, k, dtype=np.uint8)
 
 
 def _range_counts(mask: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -222,6 +233,8 @@ def _world_counts(rng, base_t: np.ndarray, local_t: np.ndarray, seen: np.ndarray
 
 def iter_ad(enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 100, seed=None):
     """AD point by point: yields (robust, label) for each test point in order (see certify_ad)."""
+    if n_worlds < 1:
+        raise ValueError(f"n_worlds must be at least 1, got {n_worlds}")
     rng = np.random.default_rng(seed)
     base = count_index(enc)
     M = base[:, enc.missing_codes]
