@@ -321,3 +321,25 @@ def test_cells_hold_pairs_as_arrays():
     assert c == ((4, "g"), (1, "f"), (7, "g")) and len(c) == 3 and c[1] == (1, "f")
     assert c[:2] == ((4, "g"), (1, "f")) and c != ((4, "g"),) and list(c)[2] == (7, "g")
     assert isinstance(c[0][0], int)
+
+
+def test_sr_chooses_either_move_with_equal_chance():
+    """SR's A1 (a rival's cell) and A2 (a cell of the predicted label) steps are chosen by
+    fair coins: on tables where both are always open, half its cells are of each label."""
+    from scipy import stats
+
+    from nbcert.encoding import from_codes
+    from nbcert.poisoning import PoisonedCounts
+    from nbcert.repro.synthetic import synthetic_table
+
+    ours = total = 0
+    for seed in range(3):
+        _, X, y, T, _ = synthetic_table(5000, 8, 4, 2, seed=seed, k=3)
+        enc = from_codes(X, y, np.full(8, 4))
+        for t in T:
+            star = PoisonedCounts(enc, t).winner()
+            p = nbcert.poisoning.poison_encoded(enc, t, "sr", seed=seed)
+            if star >= 0 and p.possible:
+                labels = PoisonedCounts(enc, t).label_of(np.asarray(p.cells.rows))  # rows are positions here
+                ours, total = ours + int((labels == star).sum()), total + len(labels)
+    assert total > 1000 and stats.binomtest(ours, total).pvalue > 1e-4, (ours, total)

@@ -448,11 +448,10 @@ class _Pool:
     def _qualifies(self, rows):
         return (self.X[rows, self.j] == self.code) == self.agree
 
-    def _list(self):
+    def _list(self):  # the rows not handed out yet (none is queued when this is called)
         rows = self.a + np.flatnonzero(self._qualifies(np.arange(self.a, self.b)))
         rows = rows[~np.isin(rows, np.fromiter(self.taken, np.intp, len(self.taken)))] if self.taken else rows
-        self.rest = list(self.rng.permutation(np.r_[rows, self.queue[::-1]].astype(np.intp)).tolist())
-        self.queue = []
+        self.rest = self.rng.permutation(rows).tolist()
 
     def pop(self) -> int:
         if self.rest is None and not self.queue and 2 * len(self.taken) >= self.size:
@@ -490,15 +489,16 @@ def _smarter_random(enc, star, state, rng, window: int = 1024):
         score[l] = [score[l][j] if (l, j) in pools else math.inf for j in range(enc.d)]
     step = {l2: 1, star: -1}  # blanking moves the rival's largest count up, l*'s smallest down
     left, cols_ = state.left.tolist(), range(enc.d)
+    coins = []  # fair coins for choosing between the two moves, drawn a window at a time
     while True:
         rows, cols = [], []
-        coins = rng.integers(0, 2, window).tolist()
         while len(rows) < window:
             moves = [(l, min(cols_, key=score[l].__getitem__)) for l in (l2, star)]
             moves = [(l, j) for l, j in moves if score[l][j] < math.inf]
             if not moves:
                 break
-            l, j = moves[coins[len(rows)] if len(moves) == 2 else 0]
+            coins = coins or rng.integers(0, 2, window).tolist()
+            l, j = moves[coins.pop() if len(moves) == 2 else 0]
             pool = pools[(l, j)]
             r = pool.pop()
             if left[j] > 1:  # a column must keep one observed cell
