@@ -64,7 +64,7 @@ def scaling(table: pd.DataFrame) -> str:
         f"{first.domain} values, {first.labels} labels, n = {', '.join(_n(n) for n in sizes)} rows. Deciding and "
         f"counting run on the table with {rate:.0%} of its feature cells blanked, poisoning on the complete table. "
         f"The k = {first.k} test points come from the same model, not from the table. Times are per test point: "
-        f"Iterate+Index and Iterate certify all k, AD as many as the table below says, Monte-Carlo counting "
+        f"Iterate+Index certifies all k, Iterate and AD as many as the table below says, Monte-Carlo counting "
         f"({int(table.samples.dropna().iloc[0]) if 'samples' in table and table.samples.notna().any() else '-'} "
         f"samples) and OP, SR and RP one point. Memory is the {first.memory_method}.")
     lines.append("")
