@@ -156,32 +156,43 @@ def draw_counts(rng: np.random.Generator, seg: _Segment, worlds: int, chunk: int
     q * delta (q = 256 // delta) is value b // q, each value from q bytes, so counting the
     bytes below q, 2q, ... counts the values; a byte above is rejected and its cell drawn
     again (by ``Generator.integers``).  Larger domains are drawn by ``integers`` and
-    counted by one bincount over (world, segment, value) keys."""
+    counted by one bincount over (world, segment, value) keys.  A one-value domain has a
+    single world: every cell takes its value."""
     S, v = len(seg.sizes), seg.delta
     out = np.zeros((worlds, S, v), np.int64)
+    if v == 1:
+        out[:, :, 0] = seg.sizes
+        return out
     ends = np.cumsum(seg.sizes)
     starts = ends - seg.sizes
     total = int(ends[-1]) if S else 0
     step = max(1, (chunk or CELLS_PER_DRAW) // worlds)
+    if 0 < total <= step:  # one chunk holds every cell
+        filled = np.flatnonzero(seg.sizes)
+        out[:, filled] = _counts(rng, worlds, total, starts[filled], v)
+        return out
     for a in range(0, total, step):
         b = min(a + step, total)
         idx = np.flatnonzero((ends > a) & (starts < b) & (seg.sizes > 0))  # segments with cells in [a, b)
-        at = np.maximum(starts[idx], a) - a
-        if v <= 8:
-            out[:, idx] += _byte_counts(rng, worlds, b - a, at, v)
-        else:
-            out[:, idx] += _bincounts(rng.integers(0, v, (worlds, b - a), dtype=np.min_scalar_type(v)), at, v)
+        out[:, idx] += _counts(rng, worlds, b - a, np.maximum(starts[idx], a) - a, v)
     return out
 
 
-def _byte_counts(rng, worlds: int, width: int, at: np.ndarray, v: int) -> np.ndarray:
+def _counts(rng, worlds: int, width: int, at: np.ndarray, v: int) -> np.ndarray:
     """(worlds, ranges, v) counts of uniform values in range(v) over ``width`` cells per
-    world split into ranges starting at ``at`` (see draw_counts)."""
+    world, split into ranges starting at ``at`` (see draw_counts)."""
+    if v > 8:
+        return _bincounts(rng.integers(0, v, (worlds, width), dtype=np.min_scalar_type(v)), at, v)
     B = _random_bytes(rng, worlds * width).reshape(worlds, width)
     q = 256 // v
-    below = np.stack([_range_counts(B < q * (u + 1), at) for u in range(v)], axis=2)  # (worlds, ranges, v)
-    cnt = np.diff(below, axis=2, prepend=0)
-    rejected = np.diff(np.r_[at, width])[None] - below[:, :, -1]
+    sizes = np.diff(np.r_[at, width])
+    below = np.empty((worlds, len(at), v), np.int64)  # bytes below q, 2q, ..., q * v
+    for u in range(v - 1):
+        below[:, :, u] = _range_counts(B < q * (u + 1), at)
+    below[:, :, -1] = sizes if q * v == 256 else _range_counts(B < q * v, at)
+    cnt = below.copy()
+    cnt[:, :, 1:] -= below[:, :, :-1]
+    rejected = sizes - below[:, :, -1]
     if rejected.any():  # bytes from q * v up: those cells are drawn again
         keys = np.repeat(np.arange(rejected.size), rejected.ravel()) * v + rng.integers(0, v, int(rejected.sum()))
         cnt += np.bincount(keys, minlength=cnt.size).reshape(cnt.shape)
