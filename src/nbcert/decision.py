@@ -11,6 +11,12 @@ The extremes differ from the paper's formulas (1)-(2) in two cases:
   the observed count in both extremes;
 * a feature whose domain has one value: every missing cell must take it, so the
   smallest count already includes all missing cells.
+
+Iterate runs Algorithm 1 for each point: one pass over the table counts, per label, the
+cells agreeing with the point (E) and the missing cells (M), as its lines 1-5 do for
+every point; Iterate+Index counts every (label, code) once and reads E and M from it.
+AD, the paper's sampling baseline, trains Naive Bayes on uniformly drawn worlds: every
+missing cell of every world is drawn from its feature's domain and counted.
 """
 
 from __future__ import annotations

@@ -19,6 +19,16 @@ paper's claim, which holds for alpha = 0.  Where water-filling would leave t_j a
 only value of a column (all its other cells belong to l'), the forced blanks can make
 l' win outright; OP then also tries leaving one such cell and takes the smallest valid
 answer.  Every answer is checked on the poisoned counts before it is returned.
+
+SR and RP (the paper's randomized baselines) blank cells in an order they choose at
+random and stop at the first cell after which the point is not robust; both check
+robustness after every cell.  Blanking one cell of label l in column j moves one factor
+of l's extremes: an agreeing cell lowers the smallest count A_lj by one, a disagreeing
+one raises the largest A_lj + M_lj by one (while column j keeps two or more values and
+t_j).  So the log supports after every prefix of a window of cells are running sums of
+log1p terms, checked at once; a comparison within their rounding bound, and a cell that
+changes a column's form (its domain down to t_j alone, or t_j gone), are decided exactly
+on the counts.  The cells a randomized baseline blanks are kept as arrays (``Cells``).
 """
 
 from __future__ import annotations
