@@ -260,3 +260,106 @@ def test_missing_tokens_equal_nan(method):
     for i, row in enumerate([{"f": "a", "g": "a"}, {"f": "b", "g": "b"}]):
         robust, lab = brute_robust(with_nan, "y", row, 1)
         assert bool(a["robust"].iloc[i]) == robust
+
+
+# ----------------------------------------------------------------- Iterate's scan and AD's worlds
+
+def _random_encoded(seed, n=400, d=5, rate=0.3):
+    from nbcert.encoding import from_codes
+    from nbcert.repro.synthetic import synthetic_table
+
+    rng = np.random.default_rng(seed)
+    delta = rng.integers(1, 5, d)
+    _, X, y, T, _ = synthetic_table(n, d, 4, 3, seed=seed, k=12)
+    X = np.minimum(X, delta - 1)
+    X[rng.random(X.shape) < rate] = -1
+    X[:4] = np.minimum(np.arange(4)[:, None], delta - 1)  # every value observed
+    T = np.minimum(T, delta - 1)
+    T[0, 0] = -1  # a value unseen in training
+    return from_codes(X, y, delta), T
+
+
+@pytest.mark.parametrize("rows", [1, 7, 1 << 20])
+def test_iterate_scan_is_blocksize_free(monkeypatch, rows):
+    """Iterate's per-point counts (a bounded block of rows at a time) are the index's."""
+    from nbcert import decision
+    from nbcert.stats import count_index
+
+    monkeypatch.setattr(decision, "ROWS_PER_SCAN", rows)
+    for seed in range(3):
+        enc, T = _random_encoded(seed)
+        counts = count_index(enc)
+        for t, g in zip(T, enc.global_codes(T)):
+            E, M = decision.scan_counts(enc, g, t >= 0)
+            assert np.array_equal(E, np.where(t >= 0, counts[:, g], 0))
+            assert np.array_equal(M, counts[:, enc.missing_codes])
+        for alpha in (0, 1):
+            a, b = decision.certify_index(enc, T, alpha), decision.certify_iterate(enc, T, alpha)
+            assert np.array_equal(a.robust, b.robust) and np.array_equal(a.label, b.label)
+
+
+@pytest.mark.parametrize("delta", [3, 4, 7, 11])  # raw bytes with and without rejection; integers (large)
+def test_world_draws_are_uniform_whatever_the_chunk(delta):
+    """Every missing cell is drawn uniformly from its domain: the count of each value among
+    a segment's cells is Binomial(size, 1/delta), for a chunk of one cell as for one chunk."""
+    from scipy import stats
+
+    from nbcert.decision import _Segment, draw_counts
+
+    seg = _Segment(delta, np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]), np.array([6, 0, 9, 0]))
+    for chunk in (1, 5, 1 << 22):
+        # MT19937's raw words hold 32 random bits: its bytes come from Generator.integers
+        rng = np.random.Generator(np.random.MT19937(chunk)) if chunk == 5 else np.random.default_rng(chunk)
+        H = np.concatenate([draw_counts(rng, seg, w, chunk) for w in (1, 2, 4, 8) * 150])  # 2250 worlds
+        assert H.shape == (2250, 4, delta) and (H >= 0).all()
+        assert np.array_equal(H.sum(axis=2), np.broadcast_to(seg.sizes, (2250, 4)))
+        for s, size in ((0, 6), (2, 9)):
+            top = 4  # counts 0..3 and "4 or more"
+            seen = np.bincount(np.minimum(H[:, s, 0], top), minlength=top + 1)
+            p = stats.binom.pmf(np.arange(top), size, 1 / delta)
+            expected = np.r_[p, 1 - p.sum()] * len(H)
+            assert stats.chisquare(seen, expected).pvalue > 1e-4, (chunk, s, seen, expected)
+
+
+@pytest.mark.parametrize("width, starts", [(100, [0, 3, 3, 50, 99]), (20000, [0, 7000]), (9000, [0])])
+def test_range_counts(width, starts):
+    from nbcert.decision import _range_counts
+
+    mask = np.random.default_rng(width).random((3, width)) < 0.3
+    at = np.array(starts)
+    got = _range_counts(mask, at[np.r_[True, np.diff(at) > 0]])
+    ends = np.r_[at[1:], width]
+    want = np.array([[mask[w, a:b].sum() for a, b in zip(at, ends) if b > a] for w in range(3)])
+    assert np.array_equal(got, want)
+
+
+def test_ad_batches_and_early_stop(monkeypatch):
+    """A robust point is trained on exactly n_worlds worlds (batches 1, 2, 4, ...); a point
+    whose first world ties stops after that world."""
+    from nbcert import decision
+
+    drawn = []
+    real = decision.draw_counts
+    monkeypatch.setattr(decision, "draw_counts", lambda rng, seg, w, *a: drawn.append(w) or real(rng, seg, w, *a))
+    train = pd.DataFrame({"f": ["a", "a", "a", np.nan, "b", "b"], "g": ["a", "b", np.nan, "a", "b", "b"],
+                          "y": ["p", "p", "p", "q", "q", "q"]}, dtype=object)
+    enc = nbcert.encode(train, "y")
+    for test, expected, worlds in (({"f": "a", "g": "a"}, True, 100), ({"f": "z", "g": "a"}, False, 1)):
+        drawn.clear()
+        T = enc.encode_test(pd.DataFrame([test], dtype=object))
+        dec = decision.certify_ad(enc, T, n_worlds=100, seed=0)
+        assert bool(dec.robust[0]) == expected == brute_robust(train, "y", test, 0)[0]
+        per_group = len(decision._segments(np.ones((enc.m, enc.d), int), enc.delta))
+        assert sum(drawn) == worlds * per_group and drawn[:per_group] == [1] * per_group
+
+
+def test_ad_small_chunks_keep_soundness(monkeypatch):
+    from nbcert import decision
+
+    monkeypatch.setattr(decision, "CELLS_PER_DRAW", 3)
+    for seed in range(3):
+        enc, T = _random_encoded(seed, n=200)
+        exact = decision.certify_index(enc, T)
+        ad = decision.certify_ad(enc, T, n_worlds=20, seed=seed)
+        assert not (exact.robust & ~ad.robust).any()
+        assert np.array_equal(ad.label[exact.robust], exact.label[exact.robust])

@@ -203,3 +203,143 @@ def test_answers_on_a_table_larger_than_rps_window_are_valid(method):
         for r, c in p.cells:
             poisoned.iloc[r, poisoned.columns.get_loc(c)] = np.nan
         assert not nbcert.certify(poisoned, test.iloc[[row]], "y").robust.iloc[0], (method, p.num_cells)
+
+
+# ------------------------------------------------------- SR and RP: orders and prefix checks
+
+def _one_at_a_time(state, rows, cols):
+    """The reference: blank each cell and re-decide robustness on the counts."""
+    for i in range(len(rows)):
+        state.blank(rows[i], int(cols[i]))
+        if not state.robust():
+            return True
+    return False
+
+
+def _check_prefix_scan(enc, T, order_seed):
+    from nbcert.poisoning import PoisonedCounts, _blank_until_nonrobust, _Groups
+
+    for t in T:
+        state = PoisonedCounts(enc, t)
+        if not state.robust():
+            continue
+        rows, cols = np.divmod(np.random.default_rng(order_seed).permutation(enc.n * enc.d), enc.d)
+        keep = _Groups(cols).before() + 1 < enc.n  # a column keeps its last cell
+        rows, cols = rows[keep], cols[keep]
+        slow, fast = state.copy(), state.copy()
+        assert _one_at_a_time(slow, rows, cols) == _blank_until_nonrobust(fast, rows, cols)
+        assert fast.result() == slow.result()
+        for name in ("A", "M", "cnt", "ndist", "left"):
+            assert np.array_equal(getattr(fast, name), getattr(slow, name)), name
+
+
+@SETTINGS
+@given(inst=complete_instances(max_rows=8, max_features=3, min_labels=2), seed=st.integers(0, 2**16))
+def test_prefix_checks_equal_one_cell_at_a_time(inst, seed):
+    """RP and SR check robustness after every cell from the counts, a window at a time:
+    the same first non-robust prefix as blanking one cell at a time and re-deciding."""
+    enc = nbcert.encode(inst.train, inst.label)
+    _check_prefix_scan(enc, enc.encode_test(inst.test), seed)
+
+
+def test_prefix_checks_where_columns_shrink():
+    """Tiny tables with one- to three-value domains: blanking often leaves a column with t's
+    value only, or without it, which the prefix checks handle one cell at a time."""
+    from nbcert.encoding import from_codes
+
+    rng = np.random.default_rng(0)
+    for it in range(200):
+        n, d, dom = rng.integers(3, 9), rng.integers(1, 4), rng.integers(1, 4)
+        X = rng.integers(0, dom, (n, d))
+        X[:dom] = np.arange(dom)[:, None]
+        y = np.sort(rng.integers(0, 2, n))
+        y[0], y[-1] = 0, 1
+        _check_prefix_scan(from_codes(X, y, np.full(d, dom)), rng.integers(0, dom, (3, d)), it)
+
+
+@pytest.mark.parametrize("domain", [2, 3, 6])
+def test_prefix_checks_on_longer_orders(domain):
+    """Hundreds of cells per window, columns whose domain shrinks to t's value or loses it,
+    and near-ties re-decided exactly."""
+    from nbcert.encoding import from_codes
+    from nbcert.repro.synthetic import synthetic_table
+
+    for seed in range(3):
+        _, X, y, T, _ = synthetic_table(60, 3, domain, 2 + seed % 2, seed=seed, k=4)
+        _check_prefix_scan(from_codes(X, y, np.full(3, domain)), T, seed)
+
+
+@pytest.mark.parametrize("n_cells, batch", [(1, 1), (7, 2), (1000, 64), (5000, 4096)])
+def test_cell_order_is_a_permutation(n_cells, batch):
+    from nbcert.poisoning import _cell_order
+
+    out = np.concatenate(list(_cell_order(n_cells, np.random.default_rng(n_cells), batch)))
+    assert np.array_equal(np.sort(out), np.arange(n_cells))
+
+
+def test_cell_order_is_uniform():
+    """Every cell is as likely at every position: drawn one by one (the first half) and from
+    the shuffled rest alike."""
+    from scipy import stats
+
+    from nbcert.poisoning import _cell_order
+
+    n, runs = 6, 3000
+    rng = np.random.default_rng(1)
+    at = np.zeros((n, n), int)  # position x cell
+    for _ in range(runs):
+        order = np.concatenate(list(_cell_order(n, rng, 2)))
+        at[np.arange(n), order] += 1
+    for pos in range(n):
+        assert stats.chisquare(at[pos]).pvalue > 1e-4, (pos, at[pos])
+
+
+@pytest.mark.parametrize("agree, size_share", [(True, 0.5), (False, 0.9), (True, 0.01)])
+def test_pool_hands_out_each_row_once(agree, size_share):
+    """A pool gives out exactly the qualifying rows of its label's block, each once, whether
+    it draws them from the block or lists them."""
+    from nbcert.encoding import from_codes
+    from nbcert.poisoning import _Pool
+
+    rng = np.random.default_rng(0)
+    n = 2000
+    X = (rng.random((n, 2)) < size_share).astype(np.intp)
+    X[:2] = [[0, 0], [1, 1]]
+    enc = from_codes(X, np.repeat([0, 1], n // 2), np.full(2, 2))
+    code = int(enc.offsets[1]) + 1  # value 1 of column 1
+    block = enc.X[n // 2:, 1]
+    want = n // 2 + np.flatnonzero((block == code) == agree)
+    pool = _Pool(enc, 1, 1, code, agree, len(want), rng)
+    got = [pool.pop() for _ in range(len(want))]
+    assert len(pool) == 0 and sorted(got) == want.tolist()
+
+
+def test_cells_hold_pairs_as_arrays():
+    from nbcert.poisoning import Cells
+
+    c = Cells(np.array([4, 1, 7], np.int32), np.array([1, 0, 1], np.uint8), ("f", "g"))
+    assert c == ((4, "g"), (1, "f"), (7, "g")) and len(c) == 3 and c[1] == (1, "f")
+    assert c[:2] == ((4, "g"), (1, "f")) and c != ((4, "g"),) and list(c)[2] == (7, "g")
+    assert isinstance(c[0][0], int)
+
+
+def test_sr_chooses_either_move_with_equal_chance():
+    """SR's A1 (a rival's cell) and A2 (a cell of the predicted label) steps are chosen by
+    fair coins: on tables where both are always open, half its cells are of each label."""
+    from scipy import stats
+
+    from nbcert.encoding import from_codes
+    from nbcert.poisoning import PoisonedCounts
+    from nbcert.repro.synthetic import synthetic_table
+
+    ours = total = 0
+    for seed in range(3):
+        _, X, y, T, _ = synthetic_table(5000, 8, 4, 2, seed=seed, k=3)
+        enc = from_codes(X, y, np.full(8, 4))
+        for t in T:
+            star = PoisonedCounts(enc, t).winner()
+            p = nbcert.poisoning.poison_encoded(enc, t, "sr", seed=seed)
+            if star >= 0 and p.possible:
+                labels = PoisonedCounts(enc, t).label_of(np.asarray(p.cells.rows))  # rows are positions here
+                ours, total = ours + int((labels == star).sum()), total + len(labels)
+    assert total > 1000 and stats.binomtest(ours, total).pvalue > 1e-4, (ours, total)

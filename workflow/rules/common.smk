@@ -144,7 +144,8 @@ def beyond_jobs():
     """The jobs of the studies beyond the paper."""
     ds = available()
     return {"poison_many": {"ds": ds}, "gather_poisoning_many": {}, "counting_study": {"ds": ds},
-            "cleaning_study": {"ds": ds}, "scaling_run": {"n": S.scaling.sizes}, "gather_scaling": {},
+            "cleaning_study": {"ds": ds}, "scaling_run": {"n": S.scaling.n_values},
+            "scaling_stream": {"n": S.scaling.stream_n_values}, "gather_scaling": {},
             **{f"figure_{study}": {} for study in BEYOND}}
 
 

@@ -1,26 +1,28 @@
 # Beyond the paper: time and memory of every decision, counting and poisoning method vs n
 # on synthetic tables with planted Naive Bayes structure (nbcert.repro.studies.scaling),
-# one job per n.  It needs no data set, but waits for the data check so that a run which
-# cannot reproduce anything stops before spending minutes here.
+# one job per n in memory and one per streamed n.  They need no data set, but wait for the
+# data check so that a run which cannot reproduce anything stops before spending minutes here.
+from nbcert.repro.studies.scaling_memory import job_mem_mb
+
+
 rule scaling_run:
     input:
         "results/data_status.json",
     output:
-        "results/runs/scaling/n{n}.csv",
+        S.scaling.run_file("{n}"),
     wildcard_constraints:
         n=r"\d+",
     params:
         settings=canonical(S.scaling),
         seed=S.seed,
+        streamed=False,
     threads: 1  # timings are single-threaded
     resources:
         timed=1,
-        # nbcert.repro.studies.scaling.job_mem_mb: 300 MB + 48 bytes per cell (the table, 8, plus RP's 40)
-        # (a streamed size holds one record batch: 2 GB)
-        mem_mb=lambda w, attempt: attempt * (2000 if int(w.n) in S.scaling.stream_n_values else
-                                             400 + int(w.n) * S.scaling.d * 48 // 10**6),
-        # about 1.5 us per cell measured (AD on one point at the largest n included), doubled
-        runtime=lambda w, attempt: attempt * (10 + int(w.n) * S.scaling.d // 10**7),
+        # the study's own memory model (nbcert.repro.studies.scaling_memory), doubled on a retry
+        mem_mb=lambda w, attempt: attempt * job_mem_mb(int(w.n), S.scaling.d),
+        # minutes: about 0.4 us per cell measured, the time budgets of Iterate and AD included, doubled
+        runtime=lambda w, attempt: attempt * (5 + int(w.n) * S.scaling.d // (75 * 10**6)),
     benchmark:
         "benchmarks/scaling/n{n}.tsv"
     log:
@@ -29,15 +31,33 @@ rule scaling_run:
         "../scripts/scaling_run.py"
 
 
+use rule scaling_run as scaling_stream with:
+    output:
+        S.scaling.run_file("{n}", streamed=True),
+    params:
+        settings=canonical(S.scaling),
+        seed=S.seed,
+        streamed=True,
+    resources:
+        timed=1,
+        mem_mb=lambda w, attempt: attempt * job_mem_mb(int(w.n), S.scaling.d, streamed=True),
+        # minutes: writing and reading the file about four times, about 1 us per cell, doubled
+        runtime=lambda w, attempt: attempt * (5 + int(w.n) * S.scaling.d // (30 * 10**6)),
+    benchmark:
+        "benchmarks/scaling/streamed_n{n}.tsv"
+    log:
+        "logs/scaling/streamed_n{n}.log",
+
+
 rule gather_scaling:
     input:
-        expand("results/runs/scaling/n{n}.csv", n=S.scaling.sizes),
+        S.scaling.run_files,
     output:
         "results/tables/scaling.csv",
     params:
         schema="scaling_run",
-        expect=canonical({f"results/runs/scaling/n{n}.csv": {"rows": None, "equal": {"n": n}}
-                          for n in S.scaling.sizes}),
+        expect=canonical({f: {"rows": None, "equal": {"n": n}} for f, n in
+                          zip(S.scaling.run_files, (*S.scaling.n_values, *S.scaling.stream_n_values))}),
     benchmark:
         "benchmarks/gather/scaling.tsv"
     log:

@@ -1,4 +1,5 @@
-"""Time and measure every method on one synthetic table of n rows (nbcert.repro.studies.scaling.run_size)."""
+"""Time and measure every method on one synthetic table of n rows, in memory
+(nbcert.repro.studies.scaling.run_size) or streamed from a file on disk (run_streamed)."""
 from nbcert.repro import job
 from nbcert.repro.settings import ScalingSettings
 from nbcert.repro.studies.scaling import run_size, run_streamed
@@ -7,7 +8,7 @@ from nbcert.repro.tables import write_table
 
 def main():
     n, cfg = int(snakemake.wildcards.n), ScalingSettings.from_json(snakemake.params.settings)
-    run = run_streamed if n in cfg.stream_n_values else run_size  # beyond memory: files on disk
+    run = run_streamed if snakemake.params.streamed else run_size
     write_table(job.stamp(run(n, cfg, snakemake.params.seed)), snakemake.output[0], "scaling_run")
 
 

@@ -112,10 +112,22 @@ class ScalingSettings(_FromJson):
     k: int
     ad_worlds: int
     stream_n_values: tuple = ()  # sizes generated as a CSV on disk and streamed (beyond memory)
+    method_budget_s: float | None = None  # Iterate and AD start no new test point after this long
 
     @property
     def sizes(self) -> tuple:
         return tuple(self.n_values) + tuple(self.stream_n_values)
+
+    @staticmethod
+    def run_file(n: int, streamed: bool = False) -> str:
+        """The table one scaling job writes (a size may run both in memory and streamed)."""
+        return f"results/runs/scaling/{'streamed_' if streamed else ''}n{n}.csv"
+
+    @property
+    def run_files(self) -> tuple:
+        """Every scaling job's table: the sizes in memory, then the streamed ones."""
+        return (tuple(self.run_file(n) for n in self.n_values)
+                + tuple(self.run_file(n, True) for n in self.stream_n_values))
 
 
 @dataclass(frozen=True)

@@ -18,15 +18,24 @@ import numpy as np
 
 
 def _fill_column(out: np.ndarray, cdf: np.ndarray, bounds: np.ndarray, u: np.ndarray) -> None:
-    """out[i] = the value of row i: the number of cdf[y_i] entries below u_i.
+    """out[i] = the value of row i: the number of cdf[y_i] entries below u_i (clipped to
+    the last value).
 
-    Rows are grouped by label (``bounds``), so each label's block is one searchsorted
-    against its own cdf: no (n, domain) temporary.
+    Rows are grouped by label (``bounds``), so each label's block is compared with its own
+    cdf: for a small domain one comparison per entry (what searchsorted does, without its
+    per-element search), else one searchsorted; no (n, domain) temporary.
     """
     for l in range(len(bounds) - 1):
         a, b = bounds[l], bounds[l + 1]
-        if b > a:
+        if b <= a:
+            continue
+        if cdf.shape[1] > 16:
             out[a:b] = np.searchsorted(cdf[l], u[a:b], side="left")
+            continue
+        part = out[a:b]
+        part[:] = 0
+        for c in cdf[l]:
+            part += u[a:b] > c
     np.minimum(out, cdf.shape[1] - 1, out=out)
 
 
@@ -59,6 +68,12 @@ def synthetic_codes(n: int, d: int, domain: int = 5, labels: int = 3, seed=0, co
     return X, y
 
 
+def local_dtype(domain: int) -> np.dtype:
+    """The smallest signed integer type holding local codes -1 .. domain (one past the
+    last value: what a search against a cumulative distribution may return before clipping)."""
+    return np.dtype(np.int8 if domain < 1 << 7 else np.int16 if domain < 1 << 15 else np.int32)
+
+
 @dataclass(frozen=True)
 class PlantedNB:
     """A Naive Bayes generative model: label prior and per-label value distributions."""
@@ -79,7 +94,8 @@ class PlantedNB:
         return self.cdf.shape[2]
 
     def sample(self, n: int, seed=None, *, cover: bool = True):
-        """n rows (X (n, d) intp, y (n,)), rows sorted by label.
+        """n rows (X (n, d) local codes in the smallest signed type that also holds -1,
+        y (n,) intp), rows sorted by label.
 
         With ``cover`` the first max(labels, domain) rows are set so that every label
         and every value of every feature occurs (needs n >= max(labels, domain)).
@@ -93,8 +109,8 @@ class PlantedNB:
             y[:m] = np.arange(m)
             y.sort()
         bounds = _bounds(y, m)
-        X = np.empty((n, self.d), np.intp)
-        col = np.empty(n, np.intp)
+        X = np.empty((n, self.d), local_dtype(v))
+        col = np.empty(n, X.dtype)
         for j in range(self.d):
             _fill_column(col, self.cdf[j], bounds, rng.random(n))
             X[:, j] = col
@@ -165,7 +181,7 @@ def _csv_bytes(X: np.ndarray, y: np.ndarray, blank: np.ndarray) -> bytes:
     cells[:, d, 2] = ord("\n")
     keep = np.ones(cells.shape, bool)
     keep[:, :d, :2] = ~blank[:, :, None]
-    return cells[keep].tobytes()
+    return np.compress(keep.reshape(-1), cells.reshape(-1)).tobytes()
 
 
 def _arrow_chunk(X: np.ndarray, y: np.ndarray, blank: np.ndarray, names: list, domain: int, labels: int):

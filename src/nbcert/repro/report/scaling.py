@@ -35,6 +35,19 @@ def _f(x) -> str:
     return f"{x:.2f}" if np.isfinite(x) else "-"
 
 
+def _was_stopped(rows: pd.DataFrame) -> pd.Series:
+    return rows.stopped.fillna(False).astype(bool) if "stopped" in rows else pd.Series(False, index=rows.index)
+
+
+def _points(r) -> str:
+    """Points a method decided at one size, and whether its time budget stopped it."""
+    if pd.isna(r.points):
+        return "-"
+    if "stopped" in r and pd.notna(r.stopped) and bool(r.stopped):
+        return f"{int(r.points)} of {int(r.k)}, stopped after {float(r.budget_s):g} s"
+    return f"{int(r.points)}"
+
+
 def scaling(table: pd.DataFrame) -> str:
     """The "### Scaling" section of the report, computed from the table."""
     lines = ["### Scaling", ""]
@@ -51,7 +64,7 @@ def scaling(table: pd.DataFrame) -> str:
         f"{first.domain} values, {first.labels} labels, n = {', '.join(_n(n) for n in sizes)} rows. Deciding and "
         f"counting run on the table with {rate:.0%} of its feature cells blanked, poisoning on the complete table. "
         f"The k = {first.k} test points come from the same model, not from the table. Times are per test point: "
-        f"Iterate+Index and Iterate certify all k, AD as many as the table below says, Monte-Carlo counting "
+        f"Iterate+Index certifies all k, Iterate and AD as many as the table below says, Monte-Carlo counting "
         f"({int(table.samples.dropna().iloc[0]) if 'samples' in table and table.samples.notna().any() else '-'} "
         f"samples) and OP, SR and RP one point. Memory is the {first.memory_method}.")
     lines.append("")
@@ -67,17 +80,18 @@ def scaling(table: pd.DataFrame) -> str:
             lines.append(f"| {r.method} | {_f(r.slope)} | {_f(r.slope_largest)} | "
                          f"{_s(a.seconds_per_point) if a is not None else '-'} | "
                          f"{_s(a.get('cpu_per_point', np.nan)) if a is not None else '-'} | "
-                         f"{int(a.points) if a is not None and pd.notna(a.points) else '-'} | "
+                         f"{_points(a) if a is not None else '-'} | "
                          f"{_mb(a.peak_mb) if a is not None else '-'} | "
                          f"{_mb(a.estimate_added_mb) if a is not None else '-'} |")
         lines.append("")
-        ad = table[(table.method == "AD") & table.points.notna()].sort_values("n")
-        if len(ad):
-            worlds = int(ad.worlds.dropna().iloc[0]) if "worlds" in ad and ad.worlds.notna().any() else "-"
-            lines.append("AD points timed per size: " + ", ".join(
-                f"{int(r.points)} at n = {_n(r.n)}" for _, r in ad.iterrows())
-                + f" (each sampling up to {worlds} worlds).")
-            lines.append("")
+        for method in ("Iterate", "AD"):
+            sub = table[(table.method == method) & table.points.notna()].sort_values("n")
+            if len(sub) and (method == "AD" or _was_stopped(sub).any()):
+                worlds = (f" (each sampling up to {int(sub.worlds.dropna().iloc[0])} worlds)"
+                          if method == "AD" and "worlds" in sub and sub.worlds.notna().any() else "")
+                lines.append(f"{method} points decided per size: "
+                             + ", ".join(f"{_points(r)} at n = {_n(r.n)}" for _, r in sub.iterrows()) + worlds + ".")
+        lines.append("")
     skipped = table[table.skipped.fillna("").astype(str) != ""]
     if len(skipped):
         lines.append("Skipped:")
@@ -186,9 +200,15 @@ def _paragraph(table, slopes, ran) -> str:
         out.append(f"AD called {int(ad.ad_false_robust)} of its {int(ad.points)} points at n = {_n(nmax)} robust "
                    f"that are not: {int(ad.worlds)} sampled worlds per point missed every world that changes "
                    f"the prediction.")
-    if ad is not None and pd.notna(ad.points) and ad.points < ad.k:
-        out.append(f"AD was timed on {int(ad.points)} of {int(ad.k)} points at n = {_n(nmax)} to keep the run short; "
-                   f"its time per point is the mean over those points, not an extrapolation.")
+    stopped = table[_was_stopped(table) & table.points.notna()] if "stopped" in table else table.iloc[:0]
+    if len(stopped):
+        budget = float(stopped.budget_s.iloc[0])
+        out.append(f"Iterate and AD had a time budget of {budget:g} s per size: after it they start no new test "
+                   "point. Stopped after " + f"{budget:g} s: " + ", ".join(
+                       f"{r.method} at n = {_n(r.n)} ({int(r.points)} of {int(r.k)} points)"
+                       for _, r in stopped.sort_values(["method", "n"]).iterrows())
+                   + ". Their time per point is the mean over the points decided, measured, not an extrapolation "
+                     "(open markers in the figure).")
     return " ".join(out)
 
 
