@@ -171,49 +171,74 @@ def _waterfill(c0: np.ndarray, cap: np.ndarray) -> np.ndarray:
     return c0 + np.cumsum(steps, axis=0)
 
 
+def _before_min(row: np.ndarray, v: np.ndarray, R: int) -> np.ndarray:
+    """Per entry, the smallest v among the earlier entries of its row (rows contiguous and
+    ascending): +inf for a row's first entry, and -inf (not a number) once a -inf was seen,
+    so that ``v <= result + tol`` fails after it."""
+    first = np.searchsorted(row, np.arange(R))
+    pos = np.arange(len(row)) - first[row]
+    grid = np.full((R, int(pos.max()) + 2), np.inf)
+    grid[row, pos + 1] = v
+    before = np.minimum.accumulate(grid, axis=1)[row, pos]
+    return np.where(np.isneginf(before), np.nan, before)
+
+
 class _Rival:
     """One rival's side: lower prod_j (q (h_j - b_j) + p) with b_j in [0, cap_j].
 
     Candidates are the vertices that can be optimal: a set of full columns (from the Pareto
     set of subsets without column ``part``) plus a partial amount in column ``part`` (-1:
     none).  ``curve[c]`` is the smallest log product reachable with at most c cleanings.
+    Candidates costing ``limit`` or more are left out: no plan cheaper than ``limit`` uses
+    them, and ``curve`` below ``limit`` is the same without them.
     """
 
-    def __init__(self, h, cap, p: int, q: int, tol: float):
+    def __init__(self, h, cap, p: int, q: int, tol: float, limit=math.inf):
         self.h, self.cap, self.p, self.q, self.tol = np.asarray(h, np.int64), np.asarray(cap, np.int64), p, q, tol
         with np.errstate(divide="ignore"):
             self.logv0 = np.log(float(q) * self.h + p)
             self.logfull = np.log(float(q) * (self.h - self.cap) + p)
-        parts = [-1] + np.flatnonzero(self.cap).tolist()
-        sets = [self._pareto(part) for part in parts]
-        self.cost = np.concatenate([s[0] for s in sets])
-        self.logq = np.concatenate([s[1] for s in sets])
-        self.member = np.concatenate([s[2] for s in sets])
-        self.part = np.repeat(parts, [len(s[0]) for s in sets])
+        parts = np.array([-1] + np.flatnonzero(self.cap).tolist())
+        row, self.cost, self.logq, self.member = self._pareto(parts, limit)
+        self.part = parts[row]
         self.curve = self._curve()
 
     def value(self, j: int, b) -> int:
         return self.q * (int(self.h[j]) - int(b)) + self.p
 
-    def _pareto(self, skip: int):
-        """Full-column subsets without column ``skip``: (cost, log product, membership),
-        dominated ones removed (near-ties within the tolerance kept)."""
-        J = len(self.h)
-        cost, logq, member = np.zeros(1, np.int64), np.array([self.logv0.sum()]), np.zeros((1, J), bool)
-        for j in np.flatnonzero(self.cap):
-            if j == skip:
-                continue
-            add = member.copy()
-            add[:, j] = True
-            cost = np.concatenate([cost, cost + self.cap[j]])
-            logq = np.concatenate([logq, logq - self.logv0[j] + self.logfull[j]])
-            member = np.concatenate([member, add])
-            order = np.lexsort((logq, cost))
-            cost, logq, member = cost[order], logq[order], member[order]
-            prev = np.minimum.accumulate(np.concatenate([[np.inf], logq[:-1]]))
-            keep = (logq <= prev + self.tol) & ~np.isneginf(prev)
-            cost, logq, member = cost[keep], logq[keep], member[keep]
-        return cost, logq, member
+    def _pareto(self, skips: np.ndarray, limit):
+        """For every column ``skips[r]`` (-1: none), the full-column subsets without it:
+        (row r, cost, log product, membership), row after row, each row sorted by cost and
+        its dominated subsets removed (near-ties within the tolerance kept).
+
+        Row 0 takes the columns one by one: the new subsets follow the old ones, a stable
+        sort by (cost, log product) orders them, and a subset is dropped where an earlier
+        one has a log product below its own by more than the tolerance (or of -inf).  Row r
+        is row 0 until column skips[r], which it skips: it starts as a copy of row 0 there,
+        and from then on all rows take the same steps at once."""
+        J, W = len(self.h), len(self.h) // 63 + 1
+        row, cost, logq, bits = np.zeros(1, np.int64), np.zeros(1, np.int64), np.array([self.logv0.sum()]), \
+            np.zeros((1, W), np.int64)
+        span = int(self.cap.sum()) + 1
+        for r in range(1, len(skips)):
+            j = int(skips[r])
+            fork = np.flatnonzero(row == 0)
+            row = np.concatenate([row, np.full(len(fork), r)])
+            cost, logq, bits = np.concatenate([cost, cost[fork]]), np.concatenate([logq, logq[fork]]), \
+                np.concatenate([bits, bits[fork]])
+            grow = (row != r) & (cost + self.cap[j] < limit)
+            add = bits[grow]
+            add[:, j // 63] |= 1 << (j % 63)
+            row = np.concatenate([row, row[grow]])
+            cost = np.concatenate([cost, cost[grow] + self.cap[j]])
+            logq = np.concatenate([logq, logq[grow] - self.logv0[j] + self.logfull[j]])
+            bits = np.concatenate([bits, add])
+            order = np.lexsort((logq, row * span + cost))
+            row, cost, logq, bits = row[order], cost[order], logq[order], bits[order]
+            keep = (logq <= _before_min(row, logq, r + 1) + self.tol) | (row == r)
+            row, cost, logq, bits = row[keep], cost[keep], logq[keep], bits[keep]
+        member = (bits[:, np.arange(J) // 63] >> (np.arange(J) % 63)) & 1 == 1
+        return row, cost, logq, member
 
     def _curve(self) -> np.ndarray:
         L = np.full(int(self.cap.sum()) + 1, np.inf)
@@ -222,9 +247,13 @@ class _Rival:
             with np.errstate(divide="ignore"):
                 tail = np.log(float(self.q) * (self.h[part] - np.arange(self.cap[part] + 1)) + self.p) - self.logv0[part]
             pick = self.part == part
-            for cs, lq in zip(self.cost[pick].tolist(), self.logq[pick].tolist()):
+            V = self.logq[pick][:, None] + tail  # (candidates, cells of the partial column)
+            if len(tail) <= 128:  # short segments: one scatter (min is exact in any order)
+                np.minimum.at(L, (self.cost[pick][:, None] + np.arange(len(tail))).ravel(), V.ravel())
+                continue
+            for cs, v in zip(self.cost[pick].tolist(), V):
                 seg = L[cs:cs + len(tail)]
-                np.minimum(seg, lq + tail, out=seg)
+                np.minimum(seg, v, out=seg)
         return np.minimum.accumulate(L)
 
     def product(self, member: np.ndarray, part: int = -1, b: int = 0) -> int:
@@ -283,6 +312,37 @@ class _Rival:
         return out
 
 
+def _rival_floor(h, cap, p: int, q: int, need: np.ndarray, tol: float) -> np.ndarray:
+    """Per entry of ``need``, a lower bound on the cleanings that bring a rival's log product
+    sum_j log(q (h_j - b_j) + p) under need + tol (inf: none do).
+
+    A column's drop log(q h + p) - log(q (h - b) + p) is convex in b, so it lies under its
+    chord, and the fractional knapsack of the chords (best ratio first) bounds the drop of
+    every allocation of c cells.  A column that full cleaning takes to 0 (p = 0, h = cap)
+    drops by at most log(q h) - log q before its last cell: its chord spans cap - 1 cells,
+    and from c = cap on nothing is bounded.  The floats get a margin far above rounding."""
+    h, cap = np.asarray(h, np.int64), np.asarray(cap, np.int64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v0 = np.log(float(q) * h + p)
+        full = np.log(float(q) * (h - cap) + p)
+        kill = (cap > 0) & np.isneginf(full)
+        size = np.where(kill, cap - 1, cap)
+        gain = np.where(size > 0, np.where(kill, v0 - math.log(q), v0 - full), 0.0)
+        order = np.argsort(-np.where(size > 0, gain / np.maximum(size, 1), -1.0), kind="stable")
+    S, Gs = np.cumsum(size[order]), np.cumsum(gain[order])
+    c = np.arange(int(cap.sum()) + 1)
+    k = np.searchsorted(S, c, side="right")  # items taken whole
+    whole = np.where(k > 0, Gs[np.maximum(k - 1, 0)], 0.0)
+    rest = c - np.where(k > 0, S[np.maximum(k - 1, 0)], 0)
+    ratio = np.append(gain[order] / np.maximum(size[order], 1), 0.0)[k]
+    R = v0.sum() - (whole + rest * ratio)
+    if kill.any():
+        R[int(cap[kill].min()):] = -np.inf
+    with np.errstate(invalid="ignore"):
+        idx = np.searchsorted(-R, -(need + tol + 1e-6), side="right")
+    return np.where(np.isneginf(need) | (idx >= len(R)), np.inf, idx)
+
+
 class _Fixed:
     """The fixed-domain problem for one winner: min sum a + sum_l sum b_l such that, for
     every rival l, left_l * prod_j (q (cw_j + a_j) + p) > right_l * prod_j (q (h_lj - b_lj) + p)."""
@@ -314,15 +374,25 @@ class _Fixed:
             return np.where(np.isneginf(logP), -np.inf, np.inf)
         return logP + math.log(self.left[k]) - math.log(self.right[k])
 
+    def _floor(self, needs: list) -> float:
+        """A lower bound on every plan's cost: min over A of A plus each rival's fewest
+        cleanings in the chord relaxation (:func:`_rival_floor`)."""
+        total = np.arange(len(needs[0]) if needs else 1, dtype=float)
+        for hr, cr, need in zip(self.h, self.capB, needs):
+            total += _rival_floor(hr, cr, self.p, self.q, need, self.tol)
+        return float(total.min())
+
     def solve(self, limit=math.inf):
         """(cost, a, [b per rival]) of a cheapest plan costing less than ``limit``, or None."""
         if not self._feasible_at_all():
             return None
-        self.rivals = [_Rival(hr, cr, self.p, self.q, self.tol) for hr, cr in zip(self.h, self.capB)]
         C = _waterfill(self.cw, self.capA)  # (A + 1, J) w's counts after A cleanings
         with np.errstate(divide="ignore"):
             logP = np.log(float(self.q) * C + self.p).sum(axis=1)
-        needs = [self._need(logP, k) for k in range(len(self.rivals))]
+        needs = [self._need(logP, k) for k in range(len(self.h))]
+        if limit < math.inf and self._floor(needs) >= limit:
+            return None  # even the relaxation costs too much
+        self.rivals = [_Rival(hr, cr, self.p, self.q, self.tol, limit) for hr, cr in zip(self.h, self.capB)]
         lo = np.arange(len(C), dtype=np.int64)
         for r, need in zip(self.rivals, needs):
             with np.errstate(invalid="ignore"):
@@ -363,13 +433,24 @@ class _Option:
     pure: tuple = ()  # (label, value): a cleaning that only introduces the value
 
 
-def _column_options(obs_j: np.ndarray, hid_j: np.ndarray, t: int, w: int, zero: bool) -> list:
+def _column_facts(obs: np.ndarray, hid: np.ndarray) -> list:
+    """Per column: its observed values D0, the values only missing cells hold (new) and
+    both (every), as sorted tuples."""
+    seen, held = obs.sum(axis=0) > 0, hid.sum(axis=0) > 0  # (d, K)
+    out = []
+    for D0, new in zip(seen.tolist(), (~seen & held).tolist()):
+        D0 = tuple(v for v, on in enumerate(D0) if on)
+        new = tuple(v for v, on in enumerate(new) if on)
+        out.append((D0, new, tuple(sorted(D0 + new))))
+    return out
+
+
+def _column_options(obs_j: np.ndarray, hid_j: np.ndarray, t: int, w: int, zero: bool, facts=None) -> list:
     """Every reachable end state of one column worth considering, for winner w.
 
-    obs_j, hid_j (m, K): observed and missing counts per label and true value."""
-    D0 = tuple(np.flatnonzero(obs_j.sum(axis=0) > 0).tolist())
-    new = tuple(np.flatnonzero((obs_j.sum(axis=0) == 0) & (hid_j.sum(axis=0) > 0)).tolist())
-    every = tuple(sorted(D0 + new))
+    obs_j, hid_j (m, K): observed and missing counts per label and true value; ``facts``:
+    the column's (D0, new, every) of :func:`_column_facts` if known."""
+    D0, new, every = facts if facts is not None else _column_facts(obs_j[:, None], hid_j[:, None])[0]
     m = obs_j.shape[0]
     if zero:
         # alpha = 0: only "is t_j seen" and "is the domain {t_j}" matter
@@ -450,11 +531,16 @@ def _branch_problem(tab: CleaningTable, t: np.ndarray, w: int, opts: tuple, alph
             x0[l, j, v] += 1
         for l, v in o.pure:
             x0[l, j, v] += 1
-    cw = [int(obs[w, j, t[j]] + x0[w, j, t[j]]) for j in active]
-    capA = [int(hid[w, j, t[j]] - x0[w, j, t[j]]) for j in active]
-    h = [[int(obs[l, j, t[j]] + x0[l, j, t[j]] + hid[l, j].sum() - x0[l, j].sum()) for j in active] for l in rivals]
-    capB = [[int(sum(hid[l, j, v] - x0[l, j, v] for v in opts[j].usable if v != t[j])) for j in active]
-            for l in rivals]
+    A = np.array(active, np.int64)
+    tA = np.asarray(t, np.int64)[A]
+    usable = np.zeros((len(A), hid.shape[2]), bool)  # per active column: its usable values but t_j
+    for i, j in enumerate(active):
+        usable[i, list(opts[j].usable)] = True
+    usable[np.arange(len(A)), tA] = False
+    left_, rest = (obs + x0)[:, A, tA], (hid - x0)[:, A]  # (m, J), (m, J, K)
+    cw, capA = left_[w].tolist(), (hid[w, A, tA] - x0[w, A, tA]).tolist()
+    h = (left_[rivals] + rest[rivals].sum(axis=2)).tolist()
+    capB = (rest[rivals] * usable).sum(axis=2).tolist()
     left = [int(N[w]) * num[w] * den[l] for l in rivals]
     right = [int(N[l]) * num[l] * den[w] for l in rivals]
     return _Fixed(cw, capA, h, capB, left, right, alpha), active, rivals, x0
@@ -477,29 +563,42 @@ def _verify(tab: CleaningTable, t: np.ndarray, x: np.ndarray, alpha) -> int:
     return int(dec.label[0])
 
 
-def offline_minimum(tab: CleaningTable, t: np.ndarray, alpha=0) -> CleaningPlan | None:
+def offline_minimum(tab: CleaningTable, t: np.ndarray, alpha=0, limit=math.inf) -> CleaningPlan | None:
     """The fewest cleanings (group counts) that make test point t (local codes of the true
-    table, -1 = unseen) certifiably robust; None when no set of cleanings does (proven)."""
-    alpha = as_alpha(alpha)
+    table, -1 = unseen) certifiably robust; None when no set of cleanings does (proven).
+
+    With ``limit``, only plans costing less are sought (None: no such plan); a plan found
+    is the one found without a limit."""
+    return _offline(tab, t, as_alpha(alpha), limit)[0]
+
+
+def _offline(tab: CleaningTable, t: np.ndarray, alpha: Fraction, limit=math.inf):
+    """(the cheapest plan costing less than ``limit`` or None, whether any plan exists).
+
+    Winners and branches are tried in a fixed order and a plan replaces the best only when
+    strictly cheaper, so the first cheapest branch's plan is returned whatever the limit
+    (above its cost): each search below ``limit`` returns the plan it returns without it."""
     m, d, _ = tab.obs.shape
     zero = np.zeros_like(tab.hid)
     if m == 1:
-        return CleaningPlan(zero, 0, 0)
+        return (CleaningPlan(zero, 0, 0) if limit > 0 else None), True
     now = _verify(tab, t, zero, alpha)
     if now >= 0:
-        return CleaningPlan(zero, 0, now)
-    best = None
+        return (CleaningPlan(zero, 0, now) if limit > 0 else None), True
+    best, possible = None, False
+    facts = _column_facts(tab.obs, tab.hid)
     for w in range(m):
-        options = [_column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, alpha == 0) for j in range(d)]
+        options = [_column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, alpha == 0, facts[j]) for j in range(d)]
         if math.prod(len(o) for o in options) > MAX_BRANCHES:
             raise TooManyBranches(f"the exact minimum would try more than {MAX_BRANCHES} column domain outcomes")
         for opts in itertools.product(*options):
             prob, active, rivals, x0 = _branch_problem(tab, t, w, opts, alpha)
-            extra = int(x0.sum())
-            limit = (best.cost if best else math.inf) - extra
-            if limit <= 0:
+            if not prob._feasible_at_all():
                 continue
-            res = prob.solve(limit)
+            possible = True
+            extra = int(x0.sum())
+            bound = (best.cost if best else limit) - extra
+            res = prob.solve(bound) if bound > 0 else None
             if res is None:
                 continue
             cost, a, bs = res
@@ -511,7 +610,7 @@ def offline_minimum(tab: CleaningTable, t: np.ndarray, alpha=0) -> CleaningPlan 
             if _verify(tab, t, x, alpha) != w or int(x.sum()) != extra + cost:
                 raise AssertionError(f"internal: a cleaning plan failed its exact check (winner {w})")
             best = CleaningPlan(x, extra + cost, w)
-    return best
+    return best, possible
 
 
 # ----------------------------------------------------------------------------- many points
@@ -526,24 +625,49 @@ def all_robust(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> bool:
     return bool(state_decision(tab.obs + x, (tab.hid - x).sum(axis=2), tab.N, T, alpha).robust.all())
 
 
-def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0) -> np.ndarray | None:
+def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0, singles: list | None = None) -> np.ndarray | None:
     """Group counts making every point robust, or None if greedy gets stuck.
 
     Repeatedly cleans the cheapest single-point minimum completion (on the table as
-    cleaned so far) among the non-robust points, then prunes: each group's count is cut
-    to the smallest that keeps every point robust (binary search, each answer checked)."""
+    cleaned so far; the first point in T's order among equals) among the non-robust
+    points, then prunes: each group's count is cut to the smallest that keeps every point
+    robust (binary search, each answer checked).  ``singles``: the points' minima on
+    ``tab`` if known (offline_minimum of each point of T)."""
     alpha = as_alpha(alpha)
     x = np.zeros_like(tab.hid)
-    for _ in range(int(tab.hid.sum()) + 1):
+    hint: dict = {}
+    for step in range(int(tab.hid.sum()) + 1):
         cur = after(tab, x)
         todo = np.flatnonzero(~state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust)
         if not len(todo):
             return prune(tab, T, x, alpha)
-        plans = [offline_minimum(cur, T[p], alpha) for p in todo]
-        if any(pl is None for pl in plans):
+        if step == 0 and singles is not None:
+            plans = [singles[p] for p in todo]
+            plan = None if any(pl is None for pl in plans) else min(plans, key=lambda pl: pl.cost)
+            hint.update({int(p): pl.cost for p, pl in zip(todo, plans) if pl is not None})
+        else:
+            plan = _cheapest_completion(cur, T, todo, alpha, hint)
+        if plan is None:
             return None
-        x = x + min(plans, key=lambda pl: pl.cost).x
+        x = x + plan.x
     raise AssertionError("internal: greedy did not terminate")
+
+
+def _cheapest_completion(tab: CleaningTable, T: np.ndarray, todo: np.ndarray, alpha: Fraction, hint: dict):
+    """The cheapest single-point minimum among the points ``todo`` (the first in T's order
+    among equals), None if one of them has none.  Points are searched in the order of
+    ``hint`` (their costs last time, updated), each only for a plan that would win: cheaper
+    than the best so far, or as cheap if it comes first."""
+    best = None  # (cost, position in todo, plan)
+    for i in sorted(range(len(todo)), key=lambda i: hint.get(int(todo[i]), math.inf)):
+        limit = math.inf if best is None else best[0] + (i < best[1])
+        plan, possible = _offline(tab, T[todo[i]], alpha, limit)
+        if not possible or (plan is None and limit == math.inf):
+            return None
+        if plan is not None:
+            best = (plan.cost, i, plan)
+        hint[int(todo[i])] = plan.cost if plan is not None else limit
+    return best[2]
 
 
 def prune(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> np.ndarray:
@@ -834,7 +958,8 @@ def relaxed_bound(tab: CleaningTable, T: np.ndarray, node_limit: int = 2_000, ti
 def _winner_possible(tab: CleaningTable, t: np.ndarray, w: int) -> bool:
     """Can w become the certified winner of t on its own (some branch feasible)?"""
     m, d, _ = tab.obs.shape
-    options = [_column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, True) for j in range(d)]
+    facts = _column_facts(tab.obs, tab.hid)
+    options = [_column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, True, facts[j]) for j in range(d)]
     for opts in itertools.product(*options):
         prob = _branch_problem(tab, t, w, opts, Fraction(0))[0]
         if prob._feasible_at_all():
@@ -843,7 +968,7 @@ def _winner_possible(tab: CleaningTable, t: np.ndarray, w: int) -> bool:
 
 
 def clean_many(tab: CleaningTable, T: np.ndarray, alpha=0, method: str = "auto",
-               node_limit: int = 20_000, time_limit: float = 60.0) -> ManyCleaning:
+               node_limit: int = 20_000, time_limit: float = 60.0, singles: list | None = None) -> ManyCleaning:
     """Fewest cleanings making every point of T robust at once.
 
     ``greedy`` returns the pruned greedy answer with a proven lower bound: the largest
@@ -851,6 +976,7 @@ def clean_many(tab: CleaningTable, T: np.ndarray, alpha=0, method: str = "auto",
     within ``node_limit`` nodes (and ``time_limit`` seconds as a safety net) and keeps the
     better verified answer; it is optimal when it meets the program's proven bound.
     ``auto`` is ``exact`` when alpha = 0 and the greedy answer has at most 300 cells.
+    ``singles``: offline_minimum of each point of T, if already known.
     """
     alpha = as_alpha(alpha)
     if method not in ("auto", "exact", "greedy"):
@@ -860,7 +986,8 @@ def clean_many(tab: CleaningTable, T: np.ndarray, alpha=0, method: str = "auto",
     zero = np.zeros_like(tab.hid)
     if all_robust(tab, T, zero, alpha):
         return ManyCleaning(True, zero, "greedy", True, 0)
-    singles = [offline_minimum(tab, t, alpha) for t in T]
+    if singles is None:
+        singles = [offline_minimum(tab, t, alpha) for t in T]
     if any(s is None for s in singles):
         return ManyCleaning(False, None, "greedy", True, None)  # some point alone is impossible
     floor = max(s.cost for s in singles)
@@ -869,7 +996,7 @@ def clean_many(tab: CleaningTable, T: np.ndarray, alpha=0, method: str = "auto",
         floor = max(floor, relaxed_bound(tab, T, node_limit, time_limit, stops))
         if floor == math.inf:
             return ManyCleaning(False, None, "greedy", True, None)
-    start = greedy_many(tab, T, alpha)
+    start = greedy_many(tab, T, alpha, singles)
     use_exact = method == "exact" or (method == "auto" and alpha == 0 and start is not None and start.sum() <= 300)
     if not use_exact:
         if start is None:

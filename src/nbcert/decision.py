@@ -57,7 +57,8 @@ def decide_counts(lo: np.ndarray, hi: np.ndarray, N: np.ndarray, delta: np.ndarr
         p, l, l2 = ix
         return exact_support(lo[p, l], N[l], delta, alpha) > exact_support(hi[p, l2], N[l2], delta, alpha)
 
-    beats = greater(smin[:, :, None], smax[:, None, :], tol, exact)  # (k, m, m)
+    rival = np.where(np.eye(m, dtype=bool), -np.inf, smax[:, None, :])  # no exact check of a label against itself
+    beats = greater(smin[:, :, None], rival, tol, exact)  # (k, m, m)
     beats[:, np.arange(m), np.arange(m)] = True
     winner = beats.all(axis=2)  # at most one label per point
     robust = winner.any(axis=1)
