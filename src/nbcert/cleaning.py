@@ -625,14 +625,34 @@ def all_robust(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> bool:
     return bool(state_decision(tab.obs + x, (tab.hid - x).sum(axis=2), tab.N, T, alpha).robust.all())
 
 
-def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0, singles: list | None = None) -> np.ndarray | None:
+def cleanable(tab: CleaningTable, t: np.ndarray, alpha=0) -> bool:
+    """Does some cleaning make test point t certifiably robust (proven either way)?  Each
+    (winner, branch) is checked with all its helpful cells cleaned; nothing is solved."""
+    return _offline(tab, t, as_alpha(alpha), 0)[1]
+
+
+def _largest_minimum(tab: CleaningTable, T: np.ndarray, alpha: Fraction, floor: int = 0):
+    """max(floor, the largest single-point minimum of T) (every point cleanable), and the
+    plans found: a point is searched for a plan within the floor so far, and in full only
+    when it has none (then its cost is the new floor)."""
+    known = {}
+    for p, t in enumerate(T):
+        plan, _ = _offline(tab, t, alpha, floor + 1)
+        if plan is None:
+            plan = _offline(tab, t, alpha)[0]
+            floor = plan.cost
+        known[p] = plan
+    return floor, known
+
+
+def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0, known: dict | None = None) -> np.ndarray | None:
     """Group counts making every point robust, or None if greedy gets stuck.
 
     Repeatedly cleans the cheapest single-point minimum completion (on the table as
     cleaned so far; the first point in T's order among equals) among the non-robust
     points, then prunes: each group's count is cut to the smallest that keeps every point
-    robust (binary search, each answer checked).  ``singles``: the points' minima on
-    ``tab`` if known (offline_minimum of each point of T)."""
+    robust (binary search, each answer checked).  ``known``: offline_minimum plans on
+    ``tab`` of some points (by position in T), not searched again."""
     alpha = as_alpha(alpha)
     x = np.zeros_like(tab.hid)
     hint: dict = {}
@@ -641,27 +661,27 @@ def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0, singles: list | None
         todo = np.flatnonzero(~state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust)
         if not len(todo):
             return prune(tab, T, x, alpha)
-        if step == 0 and singles is not None:
-            plans = [singles[p] for p in todo]
-            plan = None if any(pl is None for pl in plans) else min(plans, key=lambda pl: pl.cost)
-            hint.update({int(p): pl.cost for p, pl in zip(todo, plans) if pl is not None})
-        else:
-            plan = _cheapest_completion(cur, T, todo, alpha, hint)
+        plan = _cheapest_completion(cur, T, todo, alpha, hint, (known or {}) if step == 0 else {})
         if plan is None:
             return None
         x = x + plan.x
     raise AssertionError("internal: greedy did not terminate")
 
 
-def _cheapest_completion(tab: CleaningTable, T: np.ndarray, todo: np.ndarray, alpha: Fraction, hint: dict):
+def _cheapest_completion(tab: CleaningTable, T: np.ndarray, todo: np.ndarray, alpha: Fraction, hint: dict,
+                         known: dict):
     """The cheapest single-point minimum among the points ``todo`` (the first in T's order
     among equals), None if one of them has none.  Points are searched in the order of
     ``hint`` (their costs last time, updated), each only for a plan that would win: cheaper
-    than the best so far, or as cheap if it comes first."""
+    than the best so far, or as cheap if it comes first; ``known`` plans are not searched."""
     best = None  # (cost, position in todo, plan)
     for i in sorted(range(len(todo)), key=lambda i: hint.get(int(todo[i]), math.inf)):
         limit = math.inf if best is None else best[0] + (i < best[1])
-        plan, possible = _offline(tab, T[todo[i]], alpha, limit)
+        if int(todo[i]) in known:
+            plan, possible = known[int(todo[i])], True
+            plan = plan if plan.cost < limit else None
+        else:
+            plan, possible = _offline(tab, T[todo[i]], alpha, limit)
         if not possible or (plan is None and limit == math.inf):
             return None
         if plan is not None:
@@ -968,7 +988,7 @@ def _winner_possible(tab: CleaningTable, t: np.ndarray, w: int) -> bool:
 
 
 def clean_many(tab: CleaningTable, T: np.ndarray, alpha=0, method: str = "auto",
-               node_limit: int = 20_000, time_limit: float = 60.0, singles: list | None = None) -> ManyCleaning:
+               node_limit: int = 20_000, time_limit: float = 60.0) -> ManyCleaning:
     """Fewest cleanings making every point of T robust at once.
 
     ``greedy`` returns the pruned greedy answer with a proven lower bound: the largest
@@ -976,7 +996,6 @@ def clean_many(tab: CleaningTable, T: np.ndarray, alpha=0, method: str = "auto",
     within ``node_limit`` nodes (and ``time_limit`` seconds as a safety net) and keeps the
     better verified answer; it is optimal when it meets the program's proven bound.
     ``auto`` is ``exact`` when alpha = 0 and the greedy answer has at most 300 cells.
-    ``singles``: offline_minimum of each point of T, if already known.
     """
     alpha = as_alpha(alpha)
     if method not in ("auto", "exact", "greedy"):
@@ -986,17 +1005,15 @@ def clean_many(tab: CleaningTable, T: np.ndarray, alpha=0, method: str = "auto",
     zero = np.zeros_like(tab.hid)
     if all_robust(tab, T, zero, alpha):
         return ManyCleaning(True, zero, "greedy", True, 0)
-    if singles is None:
-        singles = [offline_minimum(tab, t, alpha) for t in T]
-    if any(s is None for s in singles):
+    if not all(cleanable(tab, t, alpha) for t in T):
         return ManyCleaning(False, None, "greedy", True, None)  # some point alone is impossible
-    floor = max(s.cost for s in singles)
-    stops: list = []
+    floor, stops = 0, []
     if alpha == 0:
-        floor = max(floor, relaxed_bound(tab, T, node_limit, time_limit, stops))
+        floor = relaxed_bound(tab, T, node_limit, time_limit, stops)
         if floor == math.inf:
             return ManyCleaning(False, None, "greedy", True, None)
-    start = greedy_many(tab, T, alpha, singles)
+    floor, known = _largest_minimum(tab, T, alpha, floor)
+    start = greedy_many(tab, T, alpha, known)
     use_exact = method == "exact" or (method == "auto" and alpha == 0 and start is not None and start.sum() <= 300)
     if not use_exact:
         if start is None:

@@ -256,9 +256,8 @@ def run_one(tab: cleaning.CleaningTable, T: np.ndarray, base: dict, cfg: Cleanin
     alpha = cfg.alpha
     missing = int(tab.hid.sum())
     batch = max(1, round(cfg.batch_share * missing))
-    singles = [cleaning.offline_minimum(tab, t, alpha) for t in T]
-    possible = np.array([s is not None for s in singles], bool)
-    T, singles = T[possible], [s for s in singles if s is not None]  # a point no cleaning can certify is left out
+    possible = np.array([cleaning.cleanable(tab, t, alpha) for t in T], bool)
+    T = T[possible]  # a point no cleaning can certify (proven) is left out
     base = {**base, "points": len(T), "excluded": int((~possible).sum()), "missing_cells": missing, "batch": batch}
     order = rng_for(*seed_parts, "group order").permutation(tab.enc.n)
     rows = []
@@ -275,7 +274,7 @@ def run_one(tab: cleaning.CleaningTable, T: np.ndarray, base: dict, cfg: Cleanin
         _, hist, _ = cleaning.follow(tab, T, choose, alpha, batch, order)
         rows += _rows(base, method, hist, time.perf_counter() - t0, len(hist) - 1, flat=getattr(choose, "flat", None))
     t0 = time.perf_counter()
-    many = cleaning.clean_many(tab, T, alpha, "auto", cfg.node_limit, cfg.time_limit, singles)
+    many = cleaning.clean_many(tab, T, alpha, "auto", cfg.node_limit, cfg.time_limit)
     hist = [(many.num_cells, len(T))] if many.possible else []
     rows += _rows(base, "offline", hist, time.perf_counter() - t0, 0, lower_bound=many.lower_bound,
                   optimal=bool(many.optimal), time_limited=many.time_limited)
