@@ -3,6 +3,7 @@ over subsets of missing cells, the policy's ranked list, and the API's input che
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -352,6 +353,20 @@ def test_rival_floor_is_below_the_exact_count(spec, extra):
     assert (floor <= exact).all(), (need[floor > exact], floor[floor > exact], exact[floor > exact])
 
 
+@settings(max_examples=300, **SETTINGS)
+@given(rival_specs)
+def test_a_rival_plan_found_without_search_is_what_it_claims(spec):
+    h, cap, p, q, tol, _ = _rival_args(spec)
+    R, amounts = cleaning._rival_greedy(h, cap, p, q)
+    r = cleaning._Rival(h, cap, p, q, tol)
+    for c in range(len(R)):
+        b = amounts(c)
+        assert (b >= 0).all() and (b <= cap).all() and b.sum() <= c
+        exact = math.prod(q * (hj - bj) + p for hj, bj in zip(h, b))
+        assert R[c] == -np.inf if exact == 0 else abs(R[c] - math.log(exact)) <= 1e-9 * (1 + abs(R[c]))
+        assert R[c] >= r.curve[min(c, len(r.curve) - 1)] - 1e-9  # never below the optimum
+
+
 def _reference_greedy(tab, T, alpha):
     """greedy_many the plain way: every non-robust point searched in full every round."""
     x = np.zeros_like(tab.hid)
@@ -387,7 +402,9 @@ def test_limited_searches_find_the_unlimited_plans(seed, alpha):
     for floor in (0, max(s.cost for s in singles) - 1, max(s.cost for s in singles) + 3):
         top, known = cleaning._largest_minimum(tab, T, cleaning.as_alpha(alpha), floor)
         assert top == max([floor] + [s.cost for s in singles])
-        assert all(np.array_equal(known[p].x, s.x) and known[p].winner == s.winner for p, s in enumerate(singles))
+        assert all(np.array_equal(pl.x, singles[p].x) and pl.winner == singles[p].winner for p, pl in known.items())
+        for t, single in zip(T, singles):  # "within the floor" only with a witness
+            assert not cleaning._within(tab, t, cleaning.as_alpha(alpha), floor) or single.cost <= floor
     want = _reference_greedy(tab, T, cleaning.as_alpha(alpha))
     for got in (cleaning.greedy_many(tab, T, alpha), cleaning.greedy_many(tab, T, alpha, dict(enumerate(singles)))):
         assert (got is None) == (want is None) and (got is None or np.array_equal(got, want))

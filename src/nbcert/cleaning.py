@@ -343,6 +343,44 @@ def _rival_floor(h, cap, p: int, q: int, need: np.ndarray, tol: float) -> np.nda
     return np.where(np.isneginf(need) | (idx >= len(R)), np.inf, idx)
 
 
+def _rival_greedy(h, cap, p: int, q: int):
+    """A rival's plans found without search: whole columns in order of their drop per cell,
+    then part of the next one; or a column that full cleaning takes to 0 (p = 0, h = cap),
+    the cheapest such.  Returns (log product per count c, amounts(c) -> b per column)."""
+    h, cap = np.asarray(h, np.int64), np.asarray(cap, np.int64)
+    kill = (cap > 0) & (h == cap) & (p == 0)  # q >= 1
+    items = np.flatnonzero((cap > 0) & ~kill)
+    with np.errstate(divide="ignore"):
+        v0 = np.log(float(q) * h + p)
+        gain = v0[items] - np.log(float(q) * (h[items] - cap[items]) + p)
+    order = items[np.argsort(-gain / cap[items], kind="stable")]
+    S = np.cumsum(cap[order])
+    kill_at = int(cap[kill].min()) if kill.any() else None
+    c = np.arange(max(int(S[-1]) if len(S) else 0, kill_at or 0) + 1)
+    k = np.minimum(np.searchsorted(S, c, side="right"), len(order))  # whole columns taken
+    done = np.where(k > 0, np.append(0, S)[k], 0)
+    col = order[np.minimum(k, len(order) - 1)] if len(order) else np.zeros(len(c), np.int64)
+    b = np.where(k < len(order), np.minimum(c - done, cap[col] if len(order) else 0), 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        whole = np.append(0.0, np.cumsum(v0[order] - np.log(float(q) * (h[order] - cap[order]) + p)))[k]
+        part = np.where(b > 0, v0[col] - np.log(float(q) * (h[col] - b) + p), 0.0)
+        R = v0.sum() - whole - part
+    if kill_at is not None:
+        R[kill_at:] = -np.inf
+
+    def amounts(n: int) -> np.ndarray:
+        out = np.zeros(len(h), np.int64)
+        if kill_at is not None and n >= kill_at:
+            out[np.flatnonzero(kill & (cap == kill_at))[0]] = kill_at
+            return out
+        out[order[:k[n]]] = cap[order[:k[n]]]
+        if k[n] < len(order):
+            out[order[k[n]]] = b[n]
+        return out
+
+    return R, amounts
+
+
 class _Fixed:
     """The fixed-domain problem for one winner: min sum a + sum_l sum b_l such that, for
     every rival l, left_l * prod_j (q (cw_j + a_j) + p) > right_l * prod_j (q (h_lj - b_lj) + p)."""
@@ -373,6 +411,32 @@ class _Fixed:
         if self.right[k] == 0:
             return np.where(np.isneginf(logP), -np.inf, np.inf)
         return logP + math.log(self.left[k]) - math.log(self.right[k])
+
+    def upper(self):
+        """(a, [b per rival]) of a plan found without search, or None: the winner's
+        water-filled cells and each rival's :func:`_rival_greedy` plan, at the count A whose
+        total is smallest in floating point, checked exactly."""
+        if not self._feasible_at_all():
+            return None
+        C = _waterfill(self.cw, self.capA)
+        with np.errstate(divide="ignore"):
+            logP = np.log(float(self.q) * C + self.p).sum(axis=1)
+        total, plans = np.arange(len(C), dtype=float), []
+        for k, (hr, cr) in enumerate(zip(self.h, self.capB)):
+            R, amounts = _rival_greedy(hr, cr, self.p, self.q)
+            with np.errstate(invalid="ignore"):
+                n = np.searchsorted(-R, -(self._need(logP, k) - self.tol), side="right")
+            total += np.where(n >= len(R), np.inf, n)
+            plans.append((n, amounts))
+        A = int(np.argmin(total))
+        if not np.isfinite(total[A]):
+            return None
+        P, bs = self.w_product(C[A]), [amounts(int(n[A])) for n, amounts in plans]
+        for k, b in enumerate(bs):
+            if not self.right[k] * math.prod(self.q * (int(hj) - int(bj)) + self.p
+                                             for hj, bj in zip(self.h[k], b)) < self.left[k] * P:
+                return None
+        return C[A] - self.cw, bs
 
     def _floor(self, needs: list) -> float:
         """A lower bound on every plan's cost: min over A of A plus each rival's fewest
@@ -602,11 +666,7 @@ def _offline(tab: CleaningTable, t: np.ndarray, alpha: Fraction, limit=math.inf)
             if res is None:
                 continue
             cost, a, bs = res
-            x = x0.copy()
-            for i, j in enumerate(active):
-                x[w, j, t[j]] += a[i]
-                for k, l in enumerate(rivals):
-                    _spread(tab, x, l, j, int(bs[k][i]), opts[j].usable, int(t[j]))
+            x = _plan_cells(tab, t, w, opts, active, rivals, x0, a, bs)
             if _verify(tab, t, x, alpha) != w or int(x.sum()) != extra + cost:
                 raise AssertionError(f"internal: a cleaning plan failed its exact check (winner {w})")
             best = CleaningPlan(x, extra + cost, w)
@@ -631,17 +691,48 @@ def cleanable(tab: CleaningTable, t: np.ndarray, alpha=0) -> bool:
     return _offline(tab, t, as_alpha(alpha), 0)[1]
 
 
+def _plan_cells(tab, t, w, opts, active, rivals, x0, a, bs) -> np.ndarray:
+    """Group counts of a branch's plan: its prepaid cells x0, w's t_j cells a and the
+    rivals' cells b spread over their usable values."""
+    x = x0.copy()
+    for i, j in enumerate(active):
+        x[w, j, t[j]] += a[i]
+        for k, l in enumerate(rivals):
+            _spread(tab, x, l, j, int(bs[k][i]), opts[j].usable, int(t[j]))
+    return x
+
+
+def _within(tab: CleaningTable, t: np.ndarray, alpha: Fraction, floor: int) -> bool:
+    """Is t's minimum at most ``floor``?  True only with a witness: a plan of at most
+    floor cells found without search (``_Fixed.upper``) and checked on the cleaned table."""
+    m, d, _ = tab.obs.shape
+    if m == 1 or _verify(tab, t, np.zeros_like(tab.hid), alpha) >= 0:
+        return floor >= 0
+    facts = _column_facts(tab.obs, tab.hid)
+    for w in range(m):
+        options = [_column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, alpha == 0, facts[j]) for j in range(d)]
+        if math.prod(len(o) for o in options) > MAX_BRANCHES:
+            return False
+        for opts in itertools.product(*options):
+            prob, active, rivals, x0 = _branch_problem(tab, t, w, opts, alpha)
+            got = prob.upper() if int(x0.sum()) <= floor else None
+            if got is not None:
+                x = _plan_cells(tab, t, w, opts, active, rivals, x0, *got)
+                if int(x.sum()) <= floor and _verify(tab, t, x, alpha) >= 0:
+                    return True
+    return False
+
+
 def _largest_minimum(tab: CleaningTable, T: np.ndarray, alpha: Fraction, floor: int = 0):
     """max(floor, the largest single-point minimum of T) (every point cleanable), and the
-    plans found: a point is searched for a plan within the floor so far, and in full only
-    when it has none (then its cost is the new floor)."""
+    plans searched: a point is searched in full only when no plan within the floor so far
+    is found without search, and its cost may then raise the floor."""
     known = {}
     for p, t in enumerate(T):
-        plan, _ = _offline(tab, t, alpha, floor + 1)
-        if plan is None:
-            plan = _offline(tab, t, alpha)[0]
-            floor = plan.cost
-        known[p] = plan
+        if _within(tab, t, alpha, floor):
+            continue
+        known[p] = _offline(tab, t, alpha)[0]
+        floor = max(floor, known[p].cost)
     return floor, known
 
 
