@@ -367,6 +367,22 @@ def test_a_rival_plan_found_without_search_is_what_it_claims(spec):
         assert R[c] >= r.curve[min(c, len(r.curve) - 1)] - 1e-9  # never below the optimum
 
 
+@settings(max_examples=300, **SETTINGS)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), min_size=1, max_size=6),
+       st.sampled_from([(0, 1), (1, 2), (3, 1)]))
+def test_waterfill_logs_are_the_row_sums(cols, pq):
+    p, q = pq
+    c0, cap = np.array([a for a, _ in cols]), np.array([b for _, b in cols])
+    C = cleaning._waterfill(c0, cap)
+    with np.errstate(divide="ignore"):
+        want = np.log(float(q) * C + p).sum(axis=1)
+    got, col = cleaning._waterfill_logs(c0, cap, p, q)
+    assert np.array_equal(np.isneginf(got), np.isneginf(want))
+    fin = np.isfinite(want)
+    assert np.allclose(got[fin], want[fin], rtol=0, atol=1e-9)
+    assert np.array_equal(C[1:] - C[:-1], np.eye(len(c0), dtype=np.int64)[col])
+
+
 def _reference_greedy(tab, T, alpha):
     """greedy_many the plain way: every non-robust point searched in full every round."""
     x = np.zeros_like(tab.hid)

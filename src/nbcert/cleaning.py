@@ -74,6 +74,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -159,16 +160,43 @@ def _tolerance(terms: int, biggest: float) -> float:
     return 64.0 * terms * terms * max(biggest, 1.0) * _EPS
 
 
-def _waterfill(c0: np.ndarray, cap: np.ndarray) -> np.ndarray:
-    """Counts c(A) (A + 1, J) after A water-filling steps (always raise the smallest count,
-    lowest column first among equals), for A = 0 .. sum(cap)."""
+def _waterfill_steps(c0: np.ndarray, cap: np.ndarray):
+    """The water-filling steps (always raise the smallest count, lowest column first among
+    equals): per step the column raised and its count before."""
     J = len(c0)
     level = np.concatenate([c0[j] + np.arange(cap[j]) for j in range(J)]) if J else np.zeros(0, np.int64)
     col = np.repeat(np.arange(J), cap)
     order = np.lexsort((col, level))
-    steps = np.zeros((len(order) + 1, J), np.int64)
-    steps[np.arange(1, len(order) + 1), col[order]] = 1
+    return col[order], level[order]
+
+
+def _waterfill(c0: np.ndarray, cap: np.ndarray) -> np.ndarray:
+    """Counts c(A) (A + 1, J) after A water-filling steps, for A = 0 .. sum(cap)."""
+    col, _ = _waterfill_steps(c0, cap)
+    steps = np.zeros((len(col) + 1, len(c0)), np.int64)
+    steps[np.arange(1, len(col) + 1), col] = 1
     return c0 + np.cumsum(steps, axis=0)
+
+
+def _waterfill_logs(c0: np.ndarray, cap: np.ndarray, p: int, q: int):
+    """sum_j log(q c_j(A) + p) for every A, summed step by step, and the steps' columns.
+    The rounding grows with A (at most A ulps of the largest partial sum: below 1e-6 for
+    10^7 steps), which the floor's margin covers."""
+    col, level = _waterfill_steps(c0, cap)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        start = np.log(float(q) * np.asarray(c0) + p).sum()
+        gain = np.log(float(q) * (level + 1) + p) - np.log(float(q) * level + p)
+        gain = np.where(level == 0, np.inf, gain) if p == 0 else gain  # from 0: -inf to finite
+        logs = start + np.concatenate([[0.0], np.cumsum(gain)])
+    if p == 0 and np.isneginf(start):  # a zero count: the product stays 0 until every one is raised
+        zeros = np.flatnonzero(np.asarray(c0) == 0)
+        first = np.searchsorted(np.cumsum(np.isin(col, zeros) & (level == 0)), len(zeros)) + 1
+        logs = np.full(len(col) + 1, -np.inf)
+        if first <= len(col):
+            C = np.asarray(c0) + np.bincount(col[:first], minlength=len(c0))
+            tail = np.log(float(q) * C + p).sum() + np.concatenate([[0.0], np.cumsum(gain[first:])])
+            logs[first:] = tail
+    return logs, col
 
 
 def _before_min(row: np.ndarray, v: np.ndarray, R: int) -> np.ndarray:
@@ -320,7 +348,7 @@ def _rival_floor(h, cap, p: int, q: int, need: np.ndarray, tol: float) -> np.nda
     chord, and the fractional knapsack of the chords (best ratio first) bounds the drop of
     every allocation of c cells.  A column that full cleaning takes to 0 (p = 0, h = cap)
     drops by at most log(q h) - log q before its last cell: its chord spans cap - 1 cells,
-    and from c = cap on nothing is bounded.  The floats get a margin far above rounding."""
+    and from c = cap on nothing is bounded.  The floats get a margin (1e-5) far above rounding."""
     h, cap = np.asarray(h, np.int64), np.asarray(cap, np.int64)
     with np.errstate(divide="ignore", invalid="ignore"):
         v0 = np.log(float(q) * h + p)
@@ -339,7 +367,7 @@ def _rival_floor(h, cap, p: int, q: int, need: np.ndarray, tol: float) -> np.nda
     if kill.any():
         R[int(cap[kill].min()):] = -np.inf
     with np.errstate(invalid="ignore"):
-        idx = np.searchsorted(-R, -(need + tol + 1e-6), side="right")
+        idx = np.searchsorted(-R, -(need + tol + 1e-5), side="right")
     return np.where(np.isneginf(need) | (idx >= len(R)), np.inf, idx)
 
 
@@ -418,10 +446,8 @@ class _Fixed:
         total is smallest in floating point, checked exactly."""
         if not self._feasible_at_all():
             return None
-        C = _waterfill(self.cw, self.capA)
-        with np.errstate(divide="ignore"):
-            logP = np.log(float(self.q) * C + self.p).sum(axis=1)
-        total, plans = np.arange(len(C), dtype=float), []
+        logP, col = _waterfill_logs(self.cw, self.capA, self.p, self.q)
+        total, plans = np.arange(len(logP), dtype=float), []
         for k, (hr, cr) in enumerate(zip(self.h, self.capB)):
             R, amounts = _rival_greedy(hr, cr, self.p, self.q)
             with np.errstate(invalid="ignore"):
@@ -431,12 +457,13 @@ class _Fixed:
         A = int(np.argmin(total))
         if not np.isfinite(total[A]):
             return None
-        P, bs = self.w_product(C[A]), [amounts(int(n[A])) for n, amounts in plans]
+        a = np.bincount(col[:A], minlength=len(self.cw))
+        P, bs = self.w_product(self.cw + a), [amounts(int(n[A])) for n, amounts in plans]
         for k, b in enumerate(bs):
             if not self.right[k] * math.prod(self.q * (int(hj) - int(bj)) + self.p
                                              for hj, bj in zip(self.h[k], b)) < self.left[k] * P:
                 return None
-        return C[A] - self.cw, bs
+        return a, bs
 
     def _floor(self, needs: list) -> float:
         """A lower bound on every plan's cost: min over A of A plus each rival's fewest
@@ -450,12 +477,14 @@ class _Fixed:
         """(cost, a, [b per rival]) of a cheapest plan costing less than ``limit``, or None."""
         if not self._feasible_at_all():
             return None
+        if limit < math.inf:
+            logs, _ = _waterfill_logs(self.cw, self.capA, self.p, self.q)
+            if self._floor([self._need(logs, k) for k in range(len(self.h))]) >= limit:
+                return None  # even the relaxation costs too much
         C = _waterfill(self.cw, self.capA)  # (A + 1, J) w's counts after A cleanings
         with np.errstate(divide="ignore"):
             logP = np.log(float(self.q) * C + self.p).sum(axis=1)
         needs = [self._need(logP, k) for k in range(len(self.h))]
-        if limit < math.inf and self._floor(needs) >= limit:
-            return None  # even the relaxation costs too much
         self.rivals = [_Rival(hr, cr, self.p, self.q, self.tol, limit) for hr, cr in zip(self.h, self.capB)]
         lo = np.arange(len(C), dtype=np.int64)
         for r, need in zip(self.rivals, needs):
@@ -581,13 +610,12 @@ def _branch_problem(tab: CleaningTable, t: np.ndarray, w: int, opts: tuple, alph
     rivals = [l for l in range(m) if l != w]
     active = [j for j, o in enumerate(opts) if o.kind == "active"]
     x0 = np.zeros_like(hid)
-    num = [1] * m  # product of the fixed numerators, per label
-    den = [1] * m
+    sizes = Counter(o.delta for o in opts if o.kind != "forced")  # the denominators' domain sizes
+    den = [math.prod((q * int(N[l]) + p * size) ** times for size, times in sizes.items()) for l in range(m)]
+    num = [p ** sum(o.kind == "unseen" for o in opts)] * m  # product of the fixed numerators, per label
     for j, o in enumerate(opts):
-        if o.kind != "forced":
-            den = [dl * (q * int(N[l]) + p * o.delta) for l, dl in enumerate(den)]
-        if o.kind == "unseen":
-            num = [nl * p for nl in num]
+        if not (o.by_w or o.by_rival or o.pure):
+            continue
         x0[w, j, t[j]] += o.by_w
         for l, v in o.by_rival:
             if v < 0:  # alpha = 0 unforcing: any value but t_j
@@ -1257,27 +1285,29 @@ def follow(tab: CleaningTable, T: np.ndarray, choose, alpha=0, batch: int = 1, o
     """
     alpha = as_alpha(alpha)
     Z = tab.values()
-    m, d, _ = tab.obs.shape
+    m, d, K = tab.obs.shape
     key = np.arange(tab.enc.n) if order is None else np.asarray(order)
-    queue = {}
+    queue, done = {}, np.zeros((m, d), np.int64)  # a group's missing rows in order, and how many are cleaned
     for l in range(m):
         a, b = tab.enc.label_bounds[l], tab.enc.label_bounds[l + 1]
         for j in range(d):
             rows = a + np.flatnonzero(tab.missing[a:b, j])
-            queue[(l, j)] = list(rows[np.argsort(key[rows], kind="stable")])
+            queue[(l, j)] = rows[np.argsort(key[rows], kind="stable")]
     obs, M = tab.obs.copy(), tab.hid.sum(axis=2)
-    cells, history = [], []
+    taken, history, cleaned = [], [], 0
     while True:
         count = int(state_decision(obs, M, tab.N, T, alpha).robust.sum())
-        history.append((len(cells), count))
+        history.append((cleaned, count))
         if count == len(T) or not M.any():
+            cells = [(r, j) for rows, j in taken for r in rows.tolist()]
             return cells, history, count == len(T)
         l, j = choose(obs, M)
-        take, queue[(l, j)] = queue[(l, j)][:batch], queue[(l, j)][batch:]
-        for r in take:
-            obs[l, j, Z[r, j]] += 1
+        take = queue[(l, j)][done[l, j]:done[l, j] + batch]
+        done[l, j] += len(take)
+        obs[l, j] += np.bincount(Z[take, j], minlength=K)
         M[l, j] -= len(take)
-        cells.extend((int(r), int(j)) for r in take)
+        taken.append((take, int(j)))
+        cleaned += len(take)
 
 
 def policy_path(tab: CleaningTable, T: np.ndarray, alpha=0, prior: str = "observed", batch: int = 1,
