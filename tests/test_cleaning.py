@@ -406,12 +406,14 @@ def test_limited_searches_find_the_unlimited_plans(seed, alpha):
         plan = cleaning.offline_minimum(tab, t, alpha)
         singles.append(plan)
         for limit in ([] if plan is None else [plan.cost, plan.cost + 1, plan.cost + 7]) + [1, np.inf]:
-            got, possible = cleaning._offline(tab, t, cleaning.as_alpha(alpha), limit)
+            got, possible, lower = cleaning._offline(tab, t, cleaning.as_alpha(alpha), limit)
             assert possible == (plan is not None)
+            assert plan is None or lower <= plan.cost  # a proven lower bound on the minimum
             if plan is None or plan.cost >= limit:
-                assert got is None
+                assert got is None and (plan is None or lower >= limit)
             else:
                 assert (got.cost, got.winner) == (plan.cost, plan.winner) and np.array_equal(got.x, plan.x)
+                assert lower == plan.cost
     assert [cleaning.cleanable(tab, t, alpha) for t in T] == [s is not None for s in singles]
     if any(s is None for s in singles):
         return

@@ -423,6 +423,7 @@ class _Fixed:
         self.tol = _tolerance(2 * J + 6, big + (2 * J + 2) * math.log(self.q * (top + 1) + self.p + 1))
         self.h, self.capB = h, capB
         self.rivals = None  # built on demand: only for winners that can win at all
+        self.lower = -math.inf  # a lower bound on every plan's cost, once solve computed one
 
     def w_product(self, c) -> int:
         return math.prod(self.q * int(v) + self.p for v in c)
@@ -479,7 +480,8 @@ class _Fixed:
             return None
         if limit < math.inf:
             logs, _ = _waterfill_logs(self.cw, self.capA, self.p, self.q)
-            if self._floor([self._need(logs, k) for k in range(len(self.h))]) >= limit:
+            self.lower = self._floor([self._need(logs, k) for k in range(len(self.h))])
+            if self.lower >= limit:
                 return None  # even the relaxation costs too much
         C = _waterfill(self.cw, self.capA)  # (A + 1, J) w's counts after A cleanings
         with np.errstate(divide="ignore"):
@@ -665,7 +667,8 @@ def offline_minimum(tab: CleaningTable, t: np.ndarray, alpha=0, limit=math.inf) 
 
 
 def _offline(tab: CleaningTable, t: np.ndarray, alpha: Fraction, limit=math.inf):
-    """(the cheapest plan costing less than ``limit`` or None, whether any plan exists).
+    """(the cheapest plan costing less than ``limit`` or None, whether any plan exists, a
+    lower bound on the minimum: its cost when a plan is found).
 
     Winners and branches are tried in a fixed order and a plan replaces the best only when
     strictly cheaper, so the first cheapest branch's plan is returned whatever the limit
@@ -673,11 +676,11 @@ def _offline(tab: CleaningTable, t: np.ndarray, alpha: Fraction, limit=math.inf)
     m, d, _ = tab.obs.shape
     zero = np.zeros_like(tab.hid)
     if m == 1:
-        return (CleaningPlan(zero, 0, 0) if limit > 0 else None), True
+        return (CleaningPlan(zero, 0, 0) if limit > 0 else None), True, 0
     now = _verify(tab, t, zero, alpha)
     if now >= 0:
-        return (CleaningPlan(zero, 0, now) if limit > 0 else None), True
-    best, possible = None, False
+        return (CleaningPlan(zero, 0, now) if limit > 0 else None), True, 0
+    best, possible, lower = None, False, math.inf
     facts = _column_facts(tab.obs, tab.hid)
     for w in range(m):
         options = [_column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, alpha == 0, facts[j]) for j in range(d)]
@@ -691,14 +694,15 @@ def _offline(tab: CleaningTable, t: np.ndarray, alpha: Fraction, limit=math.inf)
             extra = int(x0.sum())
             bound = (best.cost if best else limit) - extra
             res = prob.solve(bound) if bound > 0 else None
-            if res is None:
+            if res is None:  # every plan of the branch costs at least extra + bound (or its floor)
+                lower = min(lower, extra + max(bound, prob.lower, 0))
                 continue
             cost, a, bs = res
             x = _plan_cells(tab, t, w, opts, active, rivals, x0, a, bs)
             if _verify(tab, t, x, alpha) != w or int(x.sum()) != extra + cost:
                 raise AssertionError(f"internal: a cleaning plan failed its exact check (winner {w})")
             best = CleaningPlan(x, extra + cost, w)
-    return best, possible
+    return best, possible, min(lower, best.cost) if best else lower
 
 
 # ----------------------------------------------------------------------------- many points
@@ -715,8 +719,20 @@ def all_robust(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> bool:
 
 def cleanable(tab: CleaningTable, t: np.ndarray, alpha=0) -> bool:
     """Does some cleaning make test point t certifiably robust (proven either way)?  Each
-    (winner, branch) is checked with all its helpful cells cleaned; nothing is solved."""
-    return _offline(tab, t, as_alpha(alpha), 0)[1]
+    (winner, branch) is checked with all its helpful cells cleaned (the first that works
+    ends the check); nothing is solved."""
+    alpha = as_alpha(alpha)
+    m, d, _ = tab.obs.shape
+    if m == 1 or _verify(tab, t, np.zeros_like(tab.hid), alpha) >= 0:
+        return True
+    facts = _column_facts(tab.obs, tab.hid)
+    for w in range(m):
+        options = [_column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, alpha == 0, facts[j]) for j in range(d)]
+        if math.prod(len(o) for o in options) > MAX_BRANCHES:
+            raise TooManyBranches(f"the exact minimum would try more than {MAX_BRANCHES} column domain outcomes")
+        if any(_branch_problem(tab, t, w, opts, alpha)[0]._feasible_at_all() for opts in itertools.product(*options)):
+            return True
+    return False
 
 
 def _plan_cells(tab, t, w, opts, active, rivals, x0, a, bs) -> np.ndarray:
@@ -771,41 +787,49 @@ def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0, known: dict | None =
     cleaned so far; the first point in T's order among equals) among the non-robust
     points, then prunes: each group's count is cut to the smallest that keeps every point
     robust (binary search, each answer checked).  ``known``: offline_minimum plans on
-    ``tab`` of some points (by position in T), not searched again."""
+    ``tab`` of some points (by position in T), not searched again.
+
+    A point's minimum drops by at most the c cells a round cleans (those c cells and the
+    new minimum's cells certify it on the old table), so a lower bound found in one round,
+    less c, holds in the next: a point whose bound cannot beat the best so far is only
+    checked for being cleanable at all."""
     alpha = as_alpha(alpha)
     x = np.zeros_like(tab.hid)
-    hint: dict = {}
+    lower = {int(p): pl.cost for p, pl in (known or {}).items()}
     for step in range(int(tab.hid.sum()) + 1):
         cur = after(tab, x)
         todo = np.flatnonzero(~state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust)
         if not len(todo):
             return prune(tab, T, x, alpha)
-        plan = _cheapest_completion(cur, T, todo, alpha, hint, (known or {}) if step == 0 else {})
+        plan = _cheapest_completion(cur, T, todo, alpha, lower, (known or {}) if step == 0 else {})
         if plan is None:
             return None
         x = x + plan.x
+        lower = {p: b - plan.cost for p, b in lower.items()}
     raise AssertionError("internal: greedy did not terminate")
 
 
-def _cheapest_completion(tab: CleaningTable, T: np.ndarray, todo: np.ndarray, alpha: Fraction, hint: dict,
+def _cheapest_completion(tab: CleaningTable, T: np.ndarray, todo: np.ndarray, alpha: Fraction, lower: dict,
                          known: dict):
     """The cheapest single-point minimum among the points ``todo`` (the first in T's order
-    among equals), None if one of them has none.  Points are searched in the order of
-    ``hint`` (their costs last time, updated), each only for a plan that would win: cheaper
-    than the best so far, or as cheap if it comes first; ``known`` plans are not searched."""
+    among equals), None if one of them has none.  Points are tried in the order of their
+    ``lower`` bounds (updated), each only for a plan that would win: cheaper than the best
+    so far, or as cheap if it comes first; ``known`` plans are not searched, and a point
+    whose bound shows it cannot win is only checked for being cleanable."""
     best = None  # (cost, position in todo, plan)
-    for i in sorted(range(len(todo)), key=lambda i: hint.get(int(todo[i]), math.inf)):
+    for i in sorted(range(len(todo)), key=lambda i: lower.get(int(todo[i]), -math.inf)):
+        p = int(todo[i])
         limit = math.inf if best is None else best[0] + (i < best[1])
-        if int(todo[i]) in known:
-            plan, possible = known[int(todo[i])], True
-            plan = plan if plan.cost < limit else None
+        if p in known:
+            plan, possible = (known[p] if known[p].cost < limit else None), True
+        elif lower.get(p, -math.inf) >= limit:
+            plan, possible = None, cleanable(tab, T[p], alpha)
         else:
-            plan, possible = _offline(tab, T[todo[i]], alpha, limit)
+            plan, possible, lower[p] = _offline(tab, T[p], alpha, limit)
         if not possible or (plan is None and limit == math.inf):
             return None
         if plan is not None:
             best = (plan.cost, i, plan)
-        hint[int(todo[i])] = plan.cost if plan is not None else limit
     return best[2]
 
 
