@@ -127,8 +127,9 @@ def _reference_gain(k, lab, m, batch):
 
 
 def _check_worlds(ch, obs, M, alpha=0):
-    """The chooser's kept worlds against its state computed afresh: domains, agreeing counts,
-    batch sizes, counts within their cells, log factors and the labels log_support gives."""
+    """The chooser's kept worlds (of its live points) against its state computed afresh:
+    domains, agreeing counts, batch sizes, counts within their cells, log factors and the
+    labels log_support gives."""
     m, d, _ = obs.shape
     dom = obs.sum(axis=0) > 0
     delta = dom.sum(axis=1)
@@ -137,15 +138,17 @@ def _check_worlds(ch, obs, M, alpha=0):
     assert np.array_equal(ch.delta, delta) and np.array_equal(ch.seen, seen)
     assert np.array_equal(ch.E, np.where(seen[:, None, :], obs[:, cols, tc].transpose(1, 0, 2), 0))
     assert np.array_equal(ch.B, np.minimum(M, ch.batch))
-    assert (ch.nxt >= 0).all() and (ch.rest >= 0).all() and (ch.nxt <= ch.B).all() and (ch.rest <= M - ch.B).all()
-    assert not (ch.nxt + ch.rest)[~np.broadcast_to(seen[:, None, None, :], ch.nxt.shape)].any()  # pi = 0
-    C = ch.E[:, None] + ch.nxt + ch.rest
-    assert np.allclose(ch.F, log_factors(C, ch.N[:, None], delta, as_alpha(alpha)), rtol=0, atol=1e-12)
+    live = ch.live
+    nxt, rest = ch.nxt[live], ch.rest[live]
+    assert (nxt >= 0).all() and (rest >= 0).all() and (nxt <= ch.B).all() and (rest <= M - ch.B).all()
+    assert not (nxt + rest)[~np.broadcast_to(seen[live][:, None, None, :], nxt.shape)].any()  # pi = 0
+    C = ch.E[live][:, None] + nxt + rest
+    assert np.allclose(ch.F[live], log_factors(C, ch.N[:, None], delta, as_alpha(alpha)), rtol=0, atol=1e-12)
     ls = log_support(C, ch.N, delta, as_alpha(alpha))
     top2 = np.sort(ls, axis=2)[:, :, -2:]
     with np.errstate(invalid="ignore"):
         tie = ~(top2[:, :, 1] - top2[:, :, 0] > log_tolerance(d, int(ch.N.sum()), as_alpha(alpha)))
-    assert np.array_equal(ch.lab, np.where(tie, m, np.argmax(ls, axis=2)))
+    assert np.array_equal(ch.lab[live], np.where(tie, m, np.argmax(ls, axis=2)))
 
 
 def _follow_checked(seed, seen):
@@ -161,6 +164,7 @@ def _follow_checked(seed, seen):
         _check_worlds(ch, obs, M)
         seen["grew"] += before is not None and bool((ch.delta > before).any())
         todo = ~cleaning.state_decision(obs, M, tab.N, T, 0).robust
+        assert np.array_equal(ch.live, todo)  # the non-robust points' worlds are kept
         k = ch.nxt[todo].reshape(int(todo.sum()), ch.samples, m * d)
         gain = np.where(M > 0, _reference_gain(k, ch.lab[todo], m, ch.batch).reshape(m, d), -1.0)
         assert np.allclose(np.where(M > 0, ch.gains(todo), -1.0), gain, rtol=0, atol=1e-9)
@@ -175,6 +179,9 @@ def _follow_checked(seed, seen):
     _, history, done = cleaning.follow(tab, T, choose, 0, 3)
     assert done and len(history) > 2
     ch(tab.obs, tab.hid.sum(axis=2))  # a state that does not follow the last one: worlds start afresh
+    _check_worlds(ch, tab.obs, tab.hid.sum(axis=2))
+    ch.update(tab.obs, tab.hid.sum(axis=2))  # every point kept: the stale ones drawn afresh
+    assert ch.live.all()
     _check_worlds(ch, tab.obs, tab.hid.sum(axis=2))
 
 

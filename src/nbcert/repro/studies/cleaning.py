@@ -98,7 +98,8 @@ class EntropyChooser:
     number of t_j among its next ``batch`` cells (``nxt``, what cleaning the group would
     reveal) and among its other cells (``rest``), shape (k, samples, m, d), with their log
     factors ``F`` and predicted labels ``lab``.  When a group is cleaned, only it changes
-    (:func:`_reveal`); a column whose domain grew is drawn afresh.  The criterion per point
+    (:func:`_reveal`); a column whose domain grew is drawn afresh.  Only the non-robust
+    points' worlds are kept (``live``); a point that is not robust again is drawn afresh.  The criterion per point
     and group is the plug-in mutual information of (revealed count, label) over the worlds,
     (sum c_kl log c_kl - sum c_k log c_k - sum c_l log c_l + S log S) / S with counts c.
 
@@ -116,8 +117,9 @@ class EntropyChooser:
         self.obs = None
 
     def __call__(self, obs: np.ndarray, M: np.ndarray):
-        self.update(obs, M)
+        obs, M = np.asarray(obs), np.asarray(M)
         todo = ~cleaning.state_decision(obs, M, self.N, self.T, self.alpha).robust
+        self.update(obs, M, todo)
         score = np.where(M > 0, self.gains(todo), -1.0)
         if score.max() <= 1e-12:  # no information expected anywhere: the largest group
             score = np.where(M > 0, M.astype(float), -1.0)
@@ -126,28 +128,27 @@ class EntropyChooser:
 
     # -- the worlds
 
-    def update(self, obs: np.ndarray, M: np.ndarray) -> None:
-        """Bring the worlds to the state (obs, M): groups cleaned since the last state are
-        revealed, columns whose domain grew redrawn; any other state starts afresh."""
+    def update(self, obs: np.ndarray, M: np.ndarray, keep: np.ndarray | None = None) -> None:
+        """Bring the worlds of the points ``keep`` (a mask, default all) to the state
+        (obs, M): groups cleaned since the last state are revealed, columns whose domain grew
+        redrawn, and a point whose worlds were not kept is drawn afresh; any state that does
+        not follow the last one starts afresh.  The other points' worlds are left stale."""
         obs, M = np.asarray(obs), np.asarray(M)
+        keep = np.ones(len(self.T), bool) if keep is None else np.asarray(keep, bool)
         if not self._follows(obs, M):
-            return self._start(obs, M)
+            self._start(obs, M)
+        live = np.flatnonzero(keep & self.live)
         cols = np.flatnonzero(((obs.sum(axis=0) > 0) != self.dom).any(axis=1))
         for l, j in zip(*np.nonzero(M != self.M)):
-            if j in cols:
-                continue
-            B = min(int(M[l, j]), self.batch)
-            if self.M[l, j] - M[l, j] == self.B[l, j]:  # its next batch was cleaned
-                nxt, rest = _reveal(self.rest[:, :, l, j], M[l, j], B, self.rng)
-            else:
-                nxt, rest = _fresh(self.pi[:, j, None], M[l, j], B, self.rng, self.rest.shape[:2])
-            self.nxt[:, :, l, j], self.rest[:, :, l, j], self.B[l, j] = nxt, rest, B
-            self.E[:, l, j] = np.where(self.seen[:, j], obs[l, j, np.maximum(self.T[:, j], 0)], 0)
-            self._factors(l, j)
+            if j not in cols:
+                self._group(obs, M, live, l, j)
         self.obs, self.M = obs.copy(), M.copy()
         for j in cols:
-            self._column(j)
-        self.lab = _predicted(self.F, self.N, self.tol)
+            self._domain(j)
+            self._draw(live, j)
+        self._draw(np.flatnonzero(keep & ~self.live), slice(None))
+        self.live = keep.copy()
+        self.lab[keep] = _predicted(self.F[keep], self.N, self.tol)
 
     def _follows(self, obs, M) -> bool:
         """Is (obs, M) the last state with some cells cleaned (moved from M to obs)?"""
@@ -164,28 +165,44 @@ class EntropyChooser:
         self.seen, self.pi = np.zeros((k, d), bool), np.zeros((k, d))
         self.B, self.E = np.zeros((m, d), np.int64), np.zeros((k, m, d), np.int64)
         self.nxt, self.rest = np.zeros((2, k, self.samples, m, d), np.int64)
-        self.F = np.zeros((k, self.samples, m, d))
+        self.F, self.lab = np.zeros((k, self.samples, m, d)), np.zeros((k, self.samples), np.int64)
+        self.live = np.zeros(k, bool)  # points whose worlds are current
         for j in range(d):
-            self._column(j)
-        self.lab = _predicted(self.F, self.N, self.tol)
+            self._domain(j)
 
-    def _column(self, j: int) -> None:
-        """Column j drawn afresh for every label (its domain, hence pi, may have changed)."""
+    def _group(self, obs, M, live, l: int, j: int) -> None:
+        """Group (l, j) lost cells: revealed in the worlds of the points ``live``."""
+        B = min(int(M[l, j]), self.batch)
+        if self.M[l, j] - M[l, j] == self.B[l, j]:  # its next batch was cleaned
+            nxt, rest = _reveal(self.rest[live, :, l, j], M[l, j], B, self.rng)
+        else:
+            nxt, rest = _fresh(self.pi[live, j, None], M[l, j], B, self.rng, (len(live), self.samples))
+        self.nxt[live, :, l, j], self.rest[live, :, l, j], self.B[l, j] = nxt, rest, B
+        self.E[:, l, j] = np.where(self.seen[:, j], obs[l, j, np.maximum(self.T[:, j], 0)], 0)
+        C = self.E[live, None, l, j] + nxt + rest
+        self.F[live, :, l, j] = log_factors(C, self.N[l], self.delta[j], self.alpha)
+
+    def _domain(self, j: int) -> None:
+        """Column j's domain, the points' odds pi of t_j, agreeing counts and next batches."""
         t = self.T[:, j]
         self.dom[j] = self.obs[:, j].sum(axis=0) > 0
         self.delta[j] = self.dom[j].sum()
         self.seen[:, j] = (t >= 0) & self.dom[j, np.maximum(t, 0)]
         self.pi[:, j] = self.seen[:, j] / max(int(self.delta[j]), 1)
         self.B[:, j] = np.minimum(self.M[:, j], self.batch)
-        shape = self.rest.shape[:3]
-        self.nxt[..., j], self.rest[..., j] = _fresh(self.pi[:, j, None, None], self.M[:, j], self.B[:, j], self.rng,
-                                                     shape)
         self.E[:, :, j] = np.where(self.seen[:, j, None], self.obs[:, j, np.maximum(t, 0)].T, 0)
-        self._factors(slice(None), j)
 
-    def _factors(self, l, j: int) -> None:
-        C = self.E[:, None, l, j] + self.nxt[:, :, l, j] + self.rest[:, :, l, j]
-        self.F[:, :, l, j] = log_factors(C, self.N[l], self.delta[j], self.alpha)
+    def _draw(self, points: np.ndarray, cols) -> None:
+        """Fresh uniform worlds for ``points`` in columns ``cols`` (an index or a slice)."""
+        if not len(points):
+            return
+        pi, M, B = self.pi[points][:, None, None, cols], self.M[:, cols], self.B[:, cols]
+        nxt, rest = _fresh(pi, M, B, self.rng, (len(points), self.samples) + M.shape)
+        self.nxt[points, ..., cols], self.rest[points, ..., cols] = nxt, rest
+        C = self.E[points][:, None, :, cols] + nxt + rest
+        delta = self.delta[cols]
+        N = self.N[:, None] if isinstance(cols, slice) else self.N
+        self.F[points, ..., cols] = log_factors(C, N, delta, self.alpha)
 
     # -- the criterion
 
