@@ -466,28 +466,36 @@ class _Fixed:
                 return None
         return a, bs
 
-    def _floor(self, needs: list) -> float:
+    def _floor(self, needs: list, limit):
         """A lower bound on every plan's cost: min over A of A plus each rival's fewest
-        cleanings in the chord relaxation (:func:`_rival_floor`)."""
-        total = np.arange(len(needs[0]) if needs else 1, dtype=float)
-        for hr, cr, need in zip(self.h, self.capB, needs):
-            total += _rival_floor(hr, cr, self.p, self.q, need, self.tol)
-        return float(total.min())
+        cleanings in the chord relaxation (:func:`_rival_floor`); and per rival the budget
+        its own cells must stay under for a plan cheaper than ``limit``: limit less the
+        least A plus the other rivals' floors, over the A where it can be satisfied."""
+        floors = [_rival_floor(hr, cr, self.p, self.q, need, self.tol) for hr, cr, need in zip(self.h, self.capB, needs)]
+        A = np.arange(len(needs[0]) if needs else 1, dtype=float)
+        total = A + sum(floors)
+        budgets = []
+        for k, own in enumerate(floors):
+            others = A + sum(f for i, f in enumerate(floors) if i != k)
+            fine = np.isfinite(own)
+            budgets.append(limit - float(others[fine].min()) if fine.any() else 0)
+        return float(total.min()), budgets
 
     def solve(self, limit=math.inf):
         """(cost, a, [b per rival]) of a cheapest plan costing less than ``limit``, or None."""
         if not self._feasible_at_all():
             return None
+        budgets = [limit] * len(self.h)
         if limit < math.inf:
             logs, _ = _waterfill_logs(self.cw, self.capA, self.p, self.q)
-            self.lower = self._floor([self._need(logs, k) for k in range(len(self.h))])
+            self.lower, budgets = self._floor([self._need(logs, k) for k in range(len(self.h))], limit)
             if self.lower >= limit:
                 return None  # even the relaxation costs too much
         C = _waterfill(self.cw, self.capA)  # (A + 1, J) w's counts after A cleanings
         with np.errstate(divide="ignore"):
             logP = np.log(float(self.q) * C + self.p).sum(axis=1)
         needs = [self._need(logP, k) for k in range(len(self.h))]
-        self.rivals = [_Rival(hr, cr, self.p, self.q, self.tol, limit) for hr, cr in zip(self.h, self.capB)]
+        self.rivals = [_Rival(hr, cr, self.p, self.q, self.tol, b) for hr, cr, b in zip(self.h, self.capB, budgets)]
         lo = np.arange(len(C), dtype=np.int64)
         for r, need in zip(self.rivals, needs):
             with np.errstate(invalid="ignore"):
