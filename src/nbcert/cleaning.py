@@ -46,6 +46,15 @@ with t_j alone neutralises a feature), so the full table alone proves nothing.
 Cost per point: sum over winners and branches of O(d P + A d) floating-point work (P the
 Pareto sets' sizes, A the winner's cleanable cells) plus a few exact products.
 
+A search may be asked only for plans cheaper than a limit (the answer, when one exists, is
+the plan the unlimited search returns).  Then a branch is first bounded from below: a
+rival's drop log(q h + p) - log(q (h - b) + p) is convex in b, so the fractional knapsack
+of the columns' chords bounds what c cleanings can lower its product, which gives per A
+the fewest cells each rival needs; if min over A of A plus those exceeds the limit, the
+branch is skipped, and otherwise each rival's Pareto sets stop at the budget the limit
+leaves it.  A point's minimum is at most a floor when a plan found without search (whole
+rival columns by drop per cell) is within it and certifies the point on the cleaned table.
+
 **Several points (exact where small, else greedy with a proven bound).**  ``exact``
 (alpha = 0) is a mixed-integer program for HiGHS: integer group counts shared by all points,
 per point a winner indicator, one-hot tables of every count a winner's or rival's factor
@@ -54,7 +63,9 @@ observed values are one test value.  It is first solved allowing ties (a relaxat
 bound is a proven lower bound), with a node limit so that results do not depend on the
 machine; its answer is checked exactly.  ``greedy`` repeatedly cleans the cheapest
 single-point completion on the table cleaned so far, then prunes each group's count by
-binary search.  Its proven lower bound is the larger of the largest single-point minimum
+binary search.  Cleaning c cells lowers another point's minimum by at most c (the c cells
+with its new minimum's cells certify it on the old table), so a lower bound from one round,
+less c, holds in the next, and each round searches a point only for a plan that would win.  Its proven lower bound is the larger of the largest single-point minimum
 and (alpha = 0) a relaxation solved by HiGHS: tangents bound the winner's log counts from
 above, secants the rivals' -log counts (convex in the cells cleaned), so every certifying
 cleaning satisfies it.

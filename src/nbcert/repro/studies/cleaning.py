@@ -99,9 +99,11 @@ class EntropyChooser:
     reveal) and among its other cells (``rest``), shape (k, samples, m, d), with their log
     factors ``F`` and predicted labels ``lab``.  When a group is cleaned, only it changes
     (:func:`_reveal`); a column whose domain grew is drawn afresh.  Only the non-robust
-    points' worlds are kept (``live``); a point that is not robust again is drawn afresh.  The criterion per point
-    and group is the plug-in mutual information of (revealed count, label) over the worlds,
-    (sum c_kl log c_kl - sum c_k log c_k - sum c_l log c_l + S log S) / S with counts c.
+    points' worlds are kept (``live``); a point that is not robust again is drawn afresh.
+    The criterion per point and group is the plug-in mutual information of (revealed count,
+    label) over the worlds, (sum c_kl log c_kl - sum c_k log c_k - sum c_l log c_l +
+    S log S) / S with counts c; scores within 1e-9 of the best count as ties (the first
+    group in (label, column) order wins).
 
     Where every sampled world predicts the same label for every non-robust point (their
     disagreeing worlds are too rare to sample), the criterion is flat; the largest group is
