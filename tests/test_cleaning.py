@@ -3,6 +3,7 @@ over subsets of missing cells, the policy's ranked list, and the API's input che
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -264,3 +265,164 @@ def test_too_many_domain_outcomes_is_a_clear_error():
     cleaned = dirty.copy()
     cleaned.loc[3, pt.cells[0][1]] = "b"
     assert nbcert.certify(cleaned, test, "y").label.iloc[0] == "p"
+
+
+# ----------------------------------------------------------------------------- the search's shortcuts
+
+def _reference_rival(h, cap, p, q, tol):
+    """A rival's candidates (cost, log product, membership, partial column) and curve built
+    the plain way: one Pareto row per skipped column, and the curve one candidate at a time."""
+    h, cap = np.asarray(h, np.int64), np.asarray(cap, np.int64)
+    with np.errstate(divide="ignore"):
+        logv0, logfull = np.log(float(q) * h + p), np.log(float(q) * (h - cap) + p)
+    rows = []
+    for skip in [-1] + np.flatnonzero(cap).tolist():
+        cost, logq, member = np.zeros(1, np.int64), np.array([logv0.sum()]), np.zeros((1, len(h)), bool)
+        for j in np.flatnonzero(cap):
+            if j == skip:
+                continue
+            add = member.copy()
+            add[:, j] = True
+            cost, logq = np.concatenate([cost, cost + cap[j]]), np.concatenate([logq, logq - logv0[j] + logfull[j]])
+            member = np.concatenate([member, add])
+            order = np.lexsort((logq, cost))
+            cost, logq, member = cost[order], logq[order], member[order]
+            prev = np.minimum.accumulate(np.concatenate([[np.inf], logq[:-1]]))
+            keep = (logq <= prev + tol) & ~np.isneginf(prev)
+            cost, logq, member = cost[keep], logq[keep], member[keep]
+        rows.append((np.full(len(cost), skip), cost, logq, member))
+    part, cost, logq, member = (np.concatenate([r[i] for r in rows]) for i in range(4))
+    L = np.full(int(cap.sum()) + 1, np.inf)
+    L[0] = logq[0]
+    for j in np.flatnonzero(cap):
+        with np.errstate(divide="ignore"):
+            tail = np.log(float(q) * (h[j] - np.arange(cap[j] + 1)) + p) - logv0[j]
+        for cs, lq in zip(cost[part == j].tolist(), logq[part == j].tolist()):
+            seg = L[cs:cs + len(tail)]
+            np.minimum(seg, lq + tail, out=seg)
+    return cost, logq, member, part, np.minimum.accumulate(L)
+
+
+rival_specs = st.tuples(
+    st.lists(st.tuples(st.integers(0, 200), st.integers(0, 200), st.booleans()), min_size=1, max_size=7),
+    st.sampled_from([(0, 1), (0, 1), (1, 2), (3, 1)]), st.sampled_from([1e-9, 1e-3, 0.5]), st.integers(1, 600))
+
+
+def _rival_args(spec):
+    cols, (p, q), tol, limit = spec
+    h = [a for a, _, _ in cols]
+    cap = [a if full else min(a, b) for a, b, full in cols]  # full: the column can be emptied
+    return h, cap, p, q, tol, limit
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(rival_specs)
+def test_rival_rows_built_together_match_one_row_at_a_time(spec):
+    h, cap, p, q, tol, limit = _rival_args(spec)
+    cost, logq, member, part, curve = _reference_rival(h, cap, p, q, tol)
+    r = cleaning._Rival(h, cap, p, q, tol)
+    for got, want in zip((r.cost, r.logq, r.member, r.part, r.curve), (cost, logq, member, part, curve)):
+        assert got.shape == want.shape and np.array_equal(got, want)
+    cut = cleaning._Rival(h, cap, p, q, tol, limit)  # candidates from ``limit`` on are left out
+    keep = cost < limit
+    for got, want in zip((cut.cost, cut.logq, cut.member, cut.part), (cost, logq, member, part)):
+        assert np.array_equal(got, want[keep])
+    assert np.array_equal(cut.curve[:limit], curve[:limit])
+
+
+def test_rival_rows_beyond_one_word_of_membership():
+    rng = np.random.default_rng(3)
+    h = rng.integers(5, 10, 70)
+    cap = rng.integers(0, 3, 70)  # below h: no column empties the product
+    cost, logq, member, part, curve = _reference_rival(h, cap, 0, 1, 1e-9)
+    r = cleaning._Rival(h, cap, 0, 1, 1e-9)
+    assert np.array_equal(r.member, member) and np.array_equal(r.cost, cost) and np.array_equal(r.curve, curve)
+    assert member[:, 63:].any()  # the second word of the membership bits is used
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(rival_specs, st.lists(st.floats(-60, 60), max_size=20))
+def test_rival_floor_is_below_the_exact_count(spec, extra):
+    h, cap, p, q, tol, _ = _rival_args(spec)
+    r = cleaning._Rival(h, cap, p, q, tol)
+    need = np.concatenate([r.curve[np.isfinite(r.curve)], r.curve[np.isfinite(r.curve)] - 1e-12, extra,
+                           [-np.inf, np.inf]])
+    exact = np.searchsorted(-r.curve, -(need + tol), side="right")
+    exact = np.where(np.isneginf(need) | (exact >= len(r.curve)), np.inf, exact)  # what solve counts
+    floor = cleaning._rival_floor(h, cap, p, q, need, tol)
+    assert (floor <= exact).all(), (need[floor > exact], floor[floor > exact], exact[floor > exact])
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(rival_specs)
+def test_a_rival_plan_found_without_search_is_what_it_claims(spec):
+    h, cap, p, q, tol, _ = _rival_args(spec)
+    R, amounts = cleaning._rival_greedy(h, cap, p, q)
+    r = cleaning._Rival(h, cap, p, q, tol)
+    for c in range(len(R)):
+        b = amounts(c)
+        assert (b >= 0).all() and (b <= cap).all() and b.sum() <= c
+        exact = math.prod(q * (hj - bj) + p for hj, bj in zip(h, b))
+        assert R[c] == -np.inf if exact == 0 else abs(R[c] - math.log(exact)) <= 1e-9 * (1 + abs(R[c]))
+        assert R[c] >= r.curve[min(c, len(r.curve) - 1)] - 1e-9  # never below the optimum
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), min_size=1, max_size=6),
+       st.sampled_from([(0, 1), (1, 2), (3, 1)]))
+def test_waterfill_logs_are_the_row_sums(cols, pq):
+    p, q = pq
+    c0, cap = np.array([a for a, _ in cols]), np.array([b for _, b in cols])
+    C = cleaning._waterfill(c0, cap)
+    with np.errstate(divide="ignore"):
+        want = np.log(float(q) * C + p).sum(axis=1)
+    got, col = cleaning._waterfill_logs(c0, cap, p, q)
+    assert np.array_equal(np.isneginf(got), np.isneginf(want))
+    fin = np.isfinite(want)
+    assert np.allclose(got[fin], want[fin], rtol=0, atol=1e-9)
+    assert np.array_equal(C[1:] - C[:-1], np.eye(len(c0), dtype=np.int64)[col])
+
+
+def _reference_greedy(tab, T, alpha):
+    """greedy_many the plain way: every non-robust point searched in full every round."""
+    x = np.zeros_like(tab.hid)
+    while True:
+        cur = cleaning.after(tab, x)
+        todo = np.flatnonzero(~cleaning.state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust)
+        if not len(todo):
+            return cleaning.prune(tab, T, x, alpha)
+        plans = [cleaning.offline_minimum(cur, T[p], alpha) for p in todo]
+        if any(pl is None for pl in plans):
+            return None
+        x = x + min(plans, key=lambda pl: pl.cost).x
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0, 0, Fraction(1, 2), 2]))
+def test_limited_searches_find_the_unlimited_plans(seed, alpha):
+    tab, T = _medium(seed)
+    singles = []
+    for t in T:
+        plan = cleaning.offline_minimum(tab, t, alpha)
+        singles.append(plan)
+        for limit in ([] if plan is None else [plan.cost, plan.cost + 1, plan.cost + 7]) + [1, np.inf]:
+            got, possible, lower = cleaning._offline(tab, t, cleaning.as_alpha(alpha), limit)
+            assert possible == (plan is not None)
+            assert plan is None or lower <= plan.cost  # a proven lower bound on the minimum
+            if plan is None or plan.cost >= limit:
+                assert got is None and (plan is None or lower >= limit)
+            else:
+                assert (got.cost, got.winner) == (plan.cost, plan.winner) and np.array_equal(got.x, plan.x)
+                assert lower == plan.cost
+    assert [cleaning.cleanable(tab, t, alpha) for t in T] == [s is not None for s in singles]
+    if any(s is None for s in singles):
+        return
+    for floor in (0, max(s.cost for s in singles) - 1, max(s.cost for s in singles) + 3):
+        top, known = cleaning._largest_minimum(tab, T, cleaning.as_alpha(alpha), floor)
+        assert top == max([floor] + [s.cost for s in singles])
+        assert all(np.array_equal(pl.x, singles[p].x) and pl.winner == singles[p].winner for p, pl in known.items())
+        for t, single in zip(T, singles):  # "within the floor" only with a witness
+            assert not cleaning._within(tab, t, cleaning.as_alpha(alpha), floor) or single.cost <= floor
+    want = _reference_greedy(tab, T, cleaning.as_alpha(alpha))
+    for got in (cleaning.greedy_many(tab, T, alpha), cleaning.greedy_many(tab, T, alpha, dict(enumerate(singles)))):
+        assert (got is None) == (want is None) and (got is None or np.array_equal(got, want))

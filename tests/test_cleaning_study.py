@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from types import SimpleNamespace
 
@@ -9,11 +10,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import nbcert
+from nbcert import cleaning
 from nbcert.repro import job
 from nbcert.repro.report.cleaning import cleaning as cleaning_section
 from nbcert.repro.settings import CleaningSettings
 from nbcert.repro.studies import cleaning as cs
 from nbcert.repro.tables import read_table, write_table
+from nbcert.support import as_alpha, log_factors, log_support, log_tolerance
 
 CFG = CleaningSettings(repetitions=2, perturbations=("uniform", "feature"), missing_rates=(0.3, 0.6), points=5,
                        feature_share=0.4, batch_share=0.05, samples=32)
@@ -88,3 +92,120 @@ def test_only_complete_rows_take_part():
     t = cs.run(df, "label", "toy", 5, small, progress=lambda s: None)
     complete = int(df.notna().all(axis=1).sum())
     assert (t.missing_cells == round(0.5 * (complete - small.points) * 4)).all()
+
+
+# ----------------------------------------------------------------------------- the CPClean-style rival
+
+def _dirty_state(seed=0):
+    """The toy table with 35 % of its cells missing, among them every f3 cell holding v3 (so
+    cleaning one of them grows f3's domain), and five test rows."""
+    df = _table(seed=seed)
+    enc = nbcert.encode(df, "label")
+    rng = np.random.default_rng(seed)
+    miss = rng.random((enc.n, enc.d)) < 0.35
+    miss[:, 3] |= (enc.X[:, 3] - enc.offsets[3]) == 3
+    tab = cleaning.CleaningTable.build(enc, miss)
+    return tab, enc.encode_test(df.drop(columns="label").iloc[rng.choice(len(df), 5, replace=False)])
+
+
+def _entropy(counts, axis):
+    total = counts.sum(axis=axis, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(total > 0, counts / total, 0.0)
+        return -(np.where(p > 0, p * np.log(p), 0.0)).sum(axis=axis)
+
+
+def _reference_gain(k, lab, m, batch):
+    """Per group, sum over points of H(label) - H(label | revealed count), from a dense table
+    of (point, group, count, label) -- the criterion computed the plain way."""
+    P, S, G = k.shape
+    key = ((np.arange(P)[:, None, None] * G + np.arange(G)) * (batch + 1) + k) * (m + 1) + lab[:, :, None]
+    joint = np.bincount(key.ravel(), minlength=P * G * (batch + 1) * (m + 1)).reshape(P, G, batch + 1, m + 1)
+    h_given = (joint.sum(axis=3) / S * _entropy(joint, axis=3)).sum(axis=2)
+    h = _entropy(np.stack([np.bincount(row, minlength=m + 1) for row in lab]).astype(float), axis=1)
+    return (h[:, None] - h_given).sum(axis=0)
+
+
+def _check_worlds(ch, obs, M, alpha=0):
+    """The chooser's kept worlds (of its live points) against its state computed afresh:
+    domains, agreeing counts, batch sizes, counts within their cells, log factors and the
+    labels log_support gives."""
+    m, d, _ = obs.shape
+    dom = obs.sum(axis=0) > 0
+    delta = dom.sum(axis=1)
+    tc, cols = np.maximum(ch.T, 0), np.arange(d)
+    seen = (ch.T >= 0) & dom[cols, tc]
+    assert np.array_equal(ch.delta, delta) and np.array_equal(ch.seen, seen)
+    assert np.array_equal(ch.E, np.where(seen[:, None, :], obs[:, cols, tc].transpose(1, 0, 2), 0))
+    assert np.array_equal(ch.B, np.minimum(M, ch.batch))
+    live = ch.live
+    nxt, rest = ch.nxt[live], ch.rest[live]
+    assert (nxt >= 0).all() and (rest >= 0).all() and (nxt <= ch.B).all() and (rest <= M - ch.B).all()
+    assert not (nxt + rest)[~np.broadcast_to(seen[live][:, None, None, :], nxt.shape)].any()  # pi = 0
+    C = ch.E[live][:, None] + nxt + rest
+    assert np.allclose(ch.F[live], log_factors(C, ch.N[:, None], delta, as_alpha(alpha)), rtol=0, atol=1e-12)
+    ls = log_support(C, ch.N, delta, as_alpha(alpha))
+    top2 = np.sort(ls, axis=2)[:, :, -2:]
+    with np.errstate(invalid="ignore"):
+        tie = ~(top2[:, :, 1] - top2[:, :, 0] > log_tolerance(d, int(ch.N.sum()), as_alpha(alpha)))
+    assert np.array_equal(ch.lab[live], np.where(tie, m, np.argmax(ls, axis=2)))
+
+
+def _follow_checked(seed, seen):
+    """Follow the rival on one dirty state, checking its worlds and choice at every decision."""
+    tab, T = _dirty_state(seed)
+    ch = cs.entropy_chooser(tab.N, T, 0, 24, 3, np.random.default_rng(seed))
+    m, d, _ = tab.obs.shape
+
+    def choose(obs, M):
+        before = None if ch.obs is None else ch.delta.copy()
+        flat = ch.flat
+        l, j = ch(obs, M)
+        _check_worlds(ch, obs, M)
+        seen["grew"] += before is not None and bool((ch.delta > before).any())
+        todo = ~cleaning.state_decision(obs, M, tab.N, T, 0).robust
+        assert np.array_equal(ch.live, todo)  # the non-robust points' worlds are kept
+        k = ch.nxt[todo].reshape(int(todo.sum()), ch.samples, m * d)
+        gain = np.where(M > 0, _reference_gain(k, ch.lab[todo], m, ch.batch).reshape(m, d), -1.0)
+        assert np.allclose(np.where(M > 0, ch.gains(todo), -1.0), gain, rtol=0, atol=1e-9)
+        if ch.flat == flat:  # a maximiser of the criterion on these worlds
+            seen["informative"] += 1
+            assert gain[l, j] >= gain.max() - 1e-9 and gain.max() > 1e-12
+        else:  # the criterion is flat: the largest group
+            seen["flat"] += 1
+            assert gain.max() <= 1e-9 and M[l, j] == M.max()
+        return l, j
+
+    _, history, done = cleaning.follow(tab, T, choose, 0, 3)
+    assert done and len(history) > 2
+    ch(tab.obs, tab.hid.sum(axis=2))  # a state that does not follow the last one: worlds start afresh
+    _check_worlds(ch, tab.obs, tab.hid.sum(axis=2))
+    ch.update(tab.obs, tab.hid.sum(axis=2))  # every point kept: the stale ones drawn afresh
+    assert ch.live.all()
+    _check_worlds(ch, tab.obs, tab.hid.sum(axis=2))
+
+
+def test_kept_worlds_match_a_fresh_computation_and_the_choice_maximises():
+    seen = {"grew": 0, "informative": 0, "flat": 0}
+    for seed in range(4):
+        _follow_checked(seed, seen)
+    assert seen["informative"] and seen["flat"] and seen["grew"], seen  # every path was taken
+
+
+def test_revealed_batches_leave_uniform_worlds():
+    """Drawn afresh, then batch after batch revealed: the next batch's and the other cells'
+    counts of t_j stay Binomial(B, pi) and Binomial(M - B, pi), uncorrelated (means,
+    variances and covariance within 6 standard errors of S = 20,000 worlds; seeded)."""
+    rng = np.random.default_rng(11)
+    S, M, batch, pi = 20_000, 41, 6, 0.3
+    nxt, rest = cs._fresh(pi, M, min(M, batch), rng, (S,))
+    while M:
+        B = min(M, batch)
+        for got, n in ((nxt, B), (rest, M - B)):
+            var = n * pi * (1 - pi)
+            assert abs(got.mean() - n * pi) <= 6 * math.sqrt(var / S)
+            assert abs(got.var() - var) <= 6 * math.sqrt(2 / S) * var + 1e-12
+        cov = np.mean((nxt - nxt.mean()) * (rest - rest.mean()))
+        assert abs(cov) <= 6 * math.sqrt(B * (M - B)) * pi * (1 - pi) / math.sqrt(S) + 1e-12
+        M -= B
+        nxt, rest = cs._reveal(rest, M, min(M, batch), rng)

@@ -46,6 +46,15 @@ with t_j alone neutralises a feature), so the full table alone proves nothing.
 Cost per point: sum over winners and branches of O(d P + A d) floating-point work (P the
 Pareto sets' sizes, A the winner's cleanable cells) plus a few exact products.
 
+A search may be asked only for plans cheaper than a limit (the answer, when one exists, is
+the plan the unlimited search returns).  Then a branch is first bounded from below: a
+rival's drop log(q h + p) - log(q (h - b) + p) is convex in b, so the fractional knapsack
+of the columns' chords bounds what c cleanings can lower its product, which gives per A
+the fewest cells each rival needs; if min over A of A plus those exceeds the limit, the
+branch is skipped, and otherwise each rival's Pareto sets stop at the budget the limit
+leaves it.  A point's minimum is at most a floor when a plan found without search (whole
+rival columns by drop per cell) is within it and certifies the point on the cleaned table.
+
 **Several points (exact where small, else greedy with a proven bound).**  ``exact``
 (alpha = 0) is a mixed-integer program for HiGHS: integer group counts shared by all points,
 per point a winner indicator, one-hot tables of every count a winner's or rival's factor
@@ -54,7 +63,9 @@ observed values are one test value.  It is first solved allowing ties (a relaxat
 bound is a proven lower bound), with a node limit so that results do not depend on the
 machine; its answer is checked exactly.  ``greedy`` repeatedly cleans the cheapest
 single-point completion on the table cleaned so far, then prunes each group's count by
-binary search.  Its proven lower bound is the larger of the largest single-point minimum
+binary search.  Cleaning c cells lowers another point's minimum by at most c (the c cells
+with its new minimum's cells certify it on the old table), so a lower bound from one round,
+less c, holds in the next, and each round searches a point only for a plan that would win.  Its proven lower bound is the larger of the largest single-point minimum
 and (alpha = 0) a relaxation solved by HiGHS: tangents bound the winner's log counts from
 above, secants the rivals' -log counts (convex in the cells cleaned), so every certifying
 cleaning satisfies it.
@@ -74,6 +85,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -159,16 +171,55 @@ def _tolerance(terms: int, biggest: float) -> float:
     return 64.0 * terms * terms * max(biggest, 1.0) * _EPS
 
 
-def _waterfill(c0: np.ndarray, cap: np.ndarray) -> np.ndarray:
-    """Counts c(A) (A + 1, J) after A water-filling steps (always raise the smallest count,
-    lowest column first among equals), for A = 0 .. sum(cap)."""
+def _waterfill_steps(c0: np.ndarray, cap: np.ndarray):
+    """The water-filling steps (always raise the smallest count, lowest column first among
+    equals): per step the column raised and its count before."""
     J = len(c0)
     level = np.concatenate([c0[j] + np.arange(cap[j]) for j in range(J)]) if J else np.zeros(0, np.int64)
     col = np.repeat(np.arange(J), cap)
     order = np.lexsort((col, level))
-    steps = np.zeros((len(order) + 1, J), np.int64)
-    steps[np.arange(1, len(order) + 1), col[order]] = 1
+    return col[order], level[order]
+
+
+def _waterfill(c0: np.ndarray, cap: np.ndarray) -> np.ndarray:
+    """Counts c(A) (A + 1, J) after A water-filling steps, for A = 0 .. sum(cap)."""
+    col, _ = _waterfill_steps(c0, cap)
+    steps = np.zeros((len(col) + 1, len(c0)), np.int64)
+    steps[np.arange(1, len(col) + 1), col] = 1
     return c0 + np.cumsum(steps, axis=0)
+
+
+def _waterfill_logs(c0: np.ndarray, cap: np.ndarray, p: int, q: int):
+    """sum_j log(q c_j(A) + p) for every A, summed step by step, and the steps' columns.
+    The rounding grows with A (at most A ulps of the largest partial sum: below 1e-6 for
+    10^7 steps), which the floor's margin covers."""
+    col, level = _waterfill_steps(c0, cap)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        start = np.log(float(q) * np.asarray(c0) + p).sum()
+        gain = np.log(float(q) * (level + 1) + p) - np.log(float(q) * level + p)
+        gain = np.where(level == 0, np.inf, gain) if p == 0 else gain  # from 0: -inf to finite
+        logs = start + np.concatenate([[0.0], np.cumsum(gain)])
+    if p == 0 and np.isneginf(start):  # a zero count: the product stays 0 until every one is raised
+        zeros = np.flatnonzero(np.asarray(c0) == 0)
+        first = np.searchsorted(np.cumsum(np.isin(col, zeros) & (level == 0)), len(zeros)) + 1
+        logs = np.full(len(col) + 1, -np.inf)
+        if first <= len(col):
+            C = np.asarray(c0) + np.bincount(col[:first], minlength=len(c0))
+            tail = np.log(float(q) * C + p).sum() + np.concatenate([[0.0], np.cumsum(gain[first:])])
+            logs[first:] = tail
+    return logs, col
+
+
+def _before_min(row: np.ndarray, v: np.ndarray, R: int) -> np.ndarray:
+    """Per entry, the smallest v among the earlier entries of its row (rows contiguous and
+    ascending): +inf for a row's first entry, and -inf (not a number) once a -inf was seen,
+    so that ``v <= result + tol`` fails after it."""
+    first = np.searchsorted(row, np.arange(R))
+    pos = np.arange(len(row)) - first[row]
+    grid = np.full((R, int(pos.max()) + 2), np.inf)
+    grid[row, pos + 1] = v
+    before = np.minimum.accumulate(grid, axis=1)[row, pos]
+    return np.where(np.isneginf(before), np.nan, before)
 
 
 class _Rival:
@@ -177,43 +228,56 @@ class _Rival:
     Candidates are the vertices that can be optimal: a set of full columns (from the Pareto
     set of subsets without column ``part``) plus a partial amount in column ``part`` (-1:
     none).  ``curve[c]`` is the smallest log product reachable with at most c cleanings.
+    Candidates costing ``limit`` or more are left out: no plan cheaper than ``limit`` uses
+    them, and ``curve`` below ``limit`` is the same without them.
     """
 
-    def __init__(self, h, cap, p: int, q: int, tol: float):
+    def __init__(self, h, cap, p: int, q: int, tol: float, limit=math.inf):
         self.h, self.cap, self.p, self.q, self.tol = np.asarray(h, np.int64), np.asarray(cap, np.int64), p, q, tol
         with np.errstate(divide="ignore"):
             self.logv0 = np.log(float(q) * self.h + p)
             self.logfull = np.log(float(q) * (self.h - self.cap) + p)
-        parts = [-1] + np.flatnonzero(self.cap).tolist()
-        sets = [self._pareto(part) for part in parts]
-        self.cost = np.concatenate([s[0] for s in sets])
-        self.logq = np.concatenate([s[1] for s in sets])
-        self.member = np.concatenate([s[2] for s in sets])
-        self.part = np.repeat(parts, [len(s[0]) for s in sets])
+        parts = np.array([-1] + np.flatnonzero(self.cap).tolist())
+        row, self.cost, self.logq, self.member = self._pareto(parts, limit)
+        self.part = parts[row]
         self.curve = self._curve()
 
     def value(self, j: int, b) -> int:
         return self.q * (int(self.h[j]) - int(b)) + self.p
 
-    def _pareto(self, skip: int):
-        """Full-column subsets without column ``skip``: (cost, log product, membership),
-        dominated ones removed (near-ties within the tolerance kept)."""
-        J = len(self.h)
-        cost, logq, member = np.zeros(1, np.int64), np.array([self.logv0.sum()]), np.zeros((1, J), bool)
-        for j in np.flatnonzero(self.cap):
-            if j == skip:
-                continue
-            add = member.copy()
-            add[:, j] = True
-            cost = np.concatenate([cost, cost + self.cap[j]])
-            logq = np.concatenate([logq, logq - self.logv0[j] + self.logfull[j]])
-            member = np.concatenate([member, add])
-            order = np.lexsort((logq, cost))
-            cost, logq, member = cost[order], logq[order], member[order]
-            prev = np.minimum.accumulate(np.concatenate([[np.inf], logq[:-1]]))
-            keep = (logq <= prev + self.tol) & ~np.isneginf(prev)
-            cost, logq, member = cost[keep], logq[keep], member[keep]
-        return cost, logq, member
+    def _pareto(self, skips: np.ndarray, limit):
+        """For every column ``skips[r]`` (-1: none), the full-column subsets without it:
+        (row r, cost, log product, membership), row after row, each row sorted by cost and
+        its dominated subsets removed (near-ties within the tolerance kept).
+
+        Row 0 takes the columns one by one: the new subsets follow the old ones, a stable
+        sort by (cost, log product) orders them, and a subset is dropped where an earlier
+        one has a log product below its own by more than the tolerance (or of -inf).  Row r
+        is row 0 until column skips[r], which it skips: it starts as a copy of row 0 there,
+        and from then on all rows take the same steps at once."""
+        J, W = len(self.h), len(self.h) // 63 + 1
+        row, cost, logq, bits = np.zeros(1, np.int64), np.zeros(1, np.int64), np.array([self.logv0.sum()]), \
+            np.zeros((1, W), np.int64)
+        span = int(self.cap.sum()) + 1
+        for r in range(1, len(skips)):
+            j = int(skips[r])
+            fork = np.flatnonzero(row == 0)
+            row = np.concatenate([row, np.full(len(fork), r)])
+            cost, logq, bits = np.concatenate([cost, cost[fork]]), np.concatenate([logq, logq[fork]]), \
+                np.concatenate([bits, bits[fork]])
+            grow = (row != r) & (cost + self.cap[j] < limit)
+            add = bits[grow]
+            add[:, j // 63] |= 1 << (j % 63)
+            row = np.concatenate([row, row[grow]])
+            cost = np.concatenate([cost, cost[grow] + self.cap[j]])
+            logq = np.concatenate([logq, logq[grow] - self.logv0[j] + self.logfull[j]])
+            bits = np.concatenate([bits, add])
+            order = np.lexsort((logq, row * span + cost))
+            row, cost, logq, bits = row[order], cost[order], logq[order], bits[order]
+            keep = (logq <= _before_min(row, logq, r + 1) + self.tol) | (row == r)
+            row, cost, logq, bits = row[keep], cost[keep], logq[keep], bits[keep]
+        member = (bits[:, np.arange(J) // 63] >> (np.arange(J) % 63)) & 1 == 1
+        return row, cost, logq, member
 
     def _curve(self) -> np.ndarray:
         L = np.full(int(self.cap.sum()) + 1, np.inf)
@@ -222,9 +286,13 @@ class _Rival:
             with np.errstate(divide="ignore"):
                 tail = np.log(float(self.q) * (self.h[part] - np.arange(self.cap[part] + 1)) + self.p) - self.logv0[part]
             pick = self.part == part
-            for cs, lq in zip(self.cost[pick].tolist(), self.logq[pick].tolist()):
+            V = self.logq[pick][:, None] + tail  # (candidates, cells of the partial column)
+            if len(tail) <= 128:  # short segments: one scatter (min is exact in any order)
+                np.minimum.at(L, (self.cost[pick][:, None] + np.arange(len(tail))).ravel(), V.ravel())
+                continue
+            for cs, v in zip(self.cost[pick].tolist(), V):
                 seg = L[cs:cs + len(tail)]
-                np.minimum(seg, lq + tail, out=seg)
+                np.minimum(seg, v, out=seg)
         return np.minimum.accumulate(L)
 
     def product(self, member: np.ndarray, part: int = -1, b: int = 0) -> int:
@@ -283,6 +351,75 @@ class _Rival:
         return out
 
 
+def _rival_floor(h, cap, p: int, q: int, need: np.ndarray, tol: float) -> np.ndarray:
+    """Per entry of ``need``, a lower bound on the cleanings that bring a rival's log product
+    sum_j log(q (h_j - b_j) + p) under need + tol (inf: none do).
+
+    A column's drop log(q h + p) - log(q (h - b) + p) is convex in b, so it lies under its
+    chord, and the fractional knapsack of the chords (best ratio first) bounds the drop of
+    every allocation of c cells.  A column that full cleaning takes to 0 (p = 0, h = cap)
+    drops by at most log(q h) - log q before its last cell: its chord spans cap - 1 cells,
+    and from c = cap on nothing is bounded.  The floats get a margin (1e-5) far above rounding."""
+    h, cap = np.asarray(h, np.int64), np.asarray(cap, np.int64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v0 = np.log(float(q) * h + p)
+        full = np.log(float(q) * (h - cap) + p)
+        kill = (cap > 0) & np.isneginf(full)
+        size = np.where(kill, cap - 1, cap)
+        gain = np.where(size > 0, np.where(kill, v0 - math.log(q), v0 - full), 0.0)
+        order = np.argsort(-np.where(size > 0, gain / np.maximum(size, 1), -1.0), kind="stable")
+    S, Gs = np.cumsum(size[order]), np.cumsum(gain[order])
+    c = np.arange(int(cap.sum()) + 1)
+    k = np.searchsorted(S, c, side="right")  # items taken whole
+    whole = np.where(k > 0, Gs[np.maximum(k - 1, 0)], 0.0)
+    rest = c - np.where(k > 0, S[np.maximum(k - 1, 0)], 0)
+    ratio = np.append(gain[order] / np.maximum(size[order], 1), 0.0)[k]
+    R = v0.sum() - (whole + rest * ratio)
+    if kill.any():
+        R[int(cap[kill].min()):] = -np.inf
+    with np.errstate(invalid="ignore"):
+        idx = np.searchsorted(-R, -(need + tol + 1e-5), side="right")
+    return np.where(np.isneginf(need) | (idx >= len(R)), np.inf, idx)
+
+
+def _rival_greedy(h, cap, p: int, q: int):
+    """A rival's plans found without search: whole columns in order of their drop per cell,
+    then part of the next one; or a column that full cleaning takes to 0 (p = 0, h = cap),
+    the cheapest such.  Returns (log product per count c, amounts(c) -> b per column)."""
+    h, cap = np.asarray(h, np.int64), np.asarray(cap, np.int64)
+    kill = (cap > 0) & (h == cap) & (p == 0)  # q >= 1
+    items = np.flatnonzero((cap > 0) & ~kill)
+    with np.errstate(divide="ignore"):
+        v0 = np.log(float(q) * h + p)
+        gain = v0[items] - np.log(float(q) * (h[items] - cap[items]) + p)
+    order = items[np.argsort(-gain / cap[items], kind="stable")]
+    S = np.cumsum(cap[order])
+    kill_at = int(cap[kill].min()) if kill.any() else None
+    c = np.arange(max(int(S[-1]) if len(S) else 0, kill_at or 0) + 1)
+    k = np.minimum(np.searchsorted(S, c, side="right"), len(order))  # whole columns taken
+    done = np.where(k > 0, np.append(0, S)[k], 0)
+    col = order[np.minimum(k, len(order) - 1)] if len(order) else np.zeros(len(c), np.int64)
+    b = np.where(k < len(order), np.minimum(c - done, cap[col] if len(order) else 0), 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        whole = np.append(0.0, np.cumsum(v0[order] - np.log(float(q) * (h[order] - cap[order]) + p)))[k]
+        part = np.where(b > 0, v0[col] - np.log(float(q) * (h[col] - b) + p), 0.0)
+        R = v0.sum() - whole - part
+    if kill_at is not None:
+        R[kill_at:] = -np.inf
+
+    def amounts(n: int) -> np.ndarray:
+        out = np.zeros(len(h), np.int64)
+        if kill_at is not None and n >= kill_at:
+            out[np.flatnonzero(kill & (cap == kill_at))[0]] = kill_at
+            return out
+        out[order[:k[n]]] = cap[order[:k[n]]]
+        if k[n] < len(order):
+            out[order[k[n]]] = b[n]
+        return out
+
+    return R, amounts
+
+
 class _Fixed:
     """The fixed-domain problem for one winner: min sum a + sum_l sum b_l such that, for
     every rival l, left_l * prod_j (q (cw_j + a_j) + p) > right_l * prod_j (q (h_lj - b_lj) + p)."""
@@ -297,6 +434,7 @@ class _Fixed:
         self.tol = _tolerance(2 * J + 6, big + (2 * J + 2) * math.log(self.q * (top + 1) + self.p + 1))
         self.h, self.capB = h, capB
         self.rivals = None  # built on demand: only for winners that can win at all
+        self.lower = -math.inf  # a lower bound on every plan's cost, once solve computed one
 
     def w_product(self, c) -> int:
         return math.prod(self.q * int(v) + self.p for v in c)
@@ -314,15 +452,61 @@ class _Fixed:
             return np.where(np.isneginf(logP), -np.inf, np.inf)
         return logP + math.log(self.left[k]) - math.log(self.right[k])
 
+    def upper(self):
+        """(a, [b per rival]) of a plan found without search, or None: the winner's
+        water-filled cells and each rival's :func:`_rival_greedy` plan, at the count A whose
+        total is smallest in floating point, checked exactly."""
+        if not self._feasible_at_all():
+            return None
+        logP, col = _waterfill_logs(self.cw, self.capA, self.p, self.q)
+        total, plans = np.arange(len(logP), dtype=float), []
+        for k, (hr, cr) in enumerate(zip(self.h, self.capB)):
+            R, amounts = _rival_greedy(hr, cr, self.p, self.q)
+            with np.errstate(invalid="ignore"):
+                n = np.searchsorted(-R, -(self._need(logP, k) - self.tol), side="right")
+            total += np.where(n >= len(R), np.inf, n)
+            plans.append((n, amounts))
+        A = int(np.argmin(total))
+        if not np.isfinite(total[A]):
+            return None
+        a = np.bincount(col[:A], minlength=len(self.cw))
+        P, bs = self.w_product(self.cw + a), [amounts(int(n[A])) for n, amounts in plans]
+        for k, b in enumerate(bs):
+            if not self.right[k] * math.prod(self.q * (int(hj) - int(bj)) + self.p
+                                             for hj, bj in zip(self.h[k], b)) < self.left[k] * P:
+                return None
+        return a, bs
+
+    def _floor(self, needs: list, limit):
+        """A lower bound on every plan's cost: min over A of A plus each rival's fewest
+        cleanings in the chord relaxation (:func:`_rival_floor`); and per rival the budget
+        its own cells must stay under for a plan cheaper than ``limit``: limit less the
+        least A plus the other rivals' floors, over the A where it can be satisfied."""
+        floors = [_rival_floor(hr, cr, self.p, self.q, need, self.tol) for hr, cr, need in zip(self.h, self.capB, needs)]
+        A = np.arange(len(needs[0]) if needs else 1, dtype=float)
+        total = A + sum(floors)
+        budgets = []
+        for k, own in enumerate(floors):
+            others = A + sum(f for i, f in enumerate(floors) if i != k)
+            fine = np.isfinite(own)
+            budgets.append(limit - float(others[fine].min()) if fine.any() else 0)
+        return float(total.min()), budgets
+
     def solve(self, limit=math.inf):
         """(cost, a, [b per rival]) of a cheapest plan costing less than ``limit``, or None."""
         if not self._feasible_at_all():
             return None
-        self.rivals = [_Rival(hr, cr, self.p, self.q, self.tol) for hr, cr in zip(self.h, self.capB)]
+        budgets = [limit] * len(self.h)
+        if limit < math.inf:
+            logs, _ = _waterfill_logs(self.cw, self.capA, self.p, self.q)
+            self.lower, budgets = self._floor([self._need(logs, k) for k in range(len(self.h))], limit)
+            if self.lower >= limit:
+                return None  # even the relaxation costs too much
         C = _waterfill(self.cw, self.capA)  # (A + 1, J) w's counts after A cleanings
         with np.errstate(divide="ignore"):
             logP = np.log(float(self.q) * C + self.p).sum(axis=1)
-        needs = [self._need(logP, k) for k in range(len(self.rivals))]
+        needs = [self._need(logP, k) for k in range(len(self.h))]
+        self.rivals = [_Rival(hr, cr, self.p, self.q, self.tol, b) for hr, cr, b in zip(self.h, self.capB, budgets)]
         lo = np.arange(len(C), dtype=np.int64)
         for r, need in zip(self.rivals, needs):
             with np.errstate(invalid="ignore"):
@@ -363,13 +547,24 @@ class _Option:
     pure: tuple = ()  # (label, value): a cleaning that only introduces the value
 
 
-def _column_options(obs_j: np.ndarray, hid_j: np.ndarray, t: int, w: int, zero: bool) -> list:
+def _column_facts(obs: np.ndarray, hid: np.ndarray) -> list:
+    """Per column: its observed values D0, the values only missing cells hold (new) and
+    both (every), as sorted tuples."""
+    seen, held = obs.sum(axis=0) > 0, hid.sum(axis=0) > 0  # (d, K)
+    out = []
+    for D0, new in zip(seen.tolist(), (~seen & held).tolist()):
+        D0 = tuple(v for v, on in enumerate(D0) if on)
+        new = tuple(v for v, on in enumerate(new) if on)
+        out.append((D0, new, tuple(sorted(D0 + new))))
+    return out
+
+
+def _column_options(obs_j: np.ndarray, hid_j: np.ndarray, t: int, w: int, zero: bool, facts=None) -> list:
     """Every reachable end state of one column worth considering, for winner w.
 
-    obs_j, hid_j (m, K): observed and missing counts per label and true value."""
-    D0 = tuple(np.flatnonzero(obs_j.sum(axis=0) > 0).tolist())
-    new = tuple(np.flatnonzero((obs_j.sum(axis=0) == 0) & (hid_j.sum(axis=0) > 0)).tolist())
-    every = tuple(sorted(D0 + new))
+    obs_j, hid_j (m, K): observed and missing counts per label and true value; ``facts``:
+    the column's (D0, new, every) of :func:`_column_facts` if known."""
+    D0, new, every = facts if facts is not None else _column_facts(obs_j[:, None], hid_j[:, None])[0]
     m = obs_j.shape[0]
     if zero:
         # alpha = 0: only "is t_j seen" and "is the domain {t_j}" matter
@@ -436,13 +631,12 @@ def _branch_problem(tab: CleaningTable, t: np.ndarray, w: int, opts: tuple, alph
     rivals = [l for l in range(m) if l != w]
     active = [j for j, o in enumerate(opts) if o.kind == "active"]
     x0 = np.zeros_like(hid)
-    num = [1] * m  # product of the fixed numerators, per label
-    den = [1] * m
+    sizes = Counter(o.delta for o in opts if o.kind != "forced")  # the denominators' domain sizes
+    den = [math.prod((q * int(N[l]) + p * size) ** times for size, times in sizes.items()) for l in range(m)]
+    num = [p ** sum(o.kind == "unseen" for o in opts)] * m  # product of the fixed numerators, per label
     for j, o in enumerate(opts):
-        if o.kind != "forced":
-            den = [dl * (q * int(N[l]) + p * o.delta) for l, dl in enumerate(den)]
-        if o.kind == "unseen":
-            num = [nl * p for nl in num]
+        if not (o.by_w or o.by_rival or o.pure):
+            continue
         x0[w, j, t[j]] += o.by_w
         for l, v in o.by_rival:
             if v < 0:  # alpha = 0 unforcing: any value but t_j
@@ -450,11 +644,16 @@ def _branch_problem(tab: CleaningTable, t: np.ndarray, w: int, opts: tuple, alph
             x0[l, j, v] += 1
         for l, v in o.pure:
             x0[l, j, v] += 1
-    cw = [int(obs[w, j, t[j]] + x0[w, j, t[j]]) for j in active]
-    capA = [int(hid[w, j, t[j]] - x0[w, j, t[j]]) for j in active]
-    h = [[int(obs[l, j, t[j]] + x0[l, j, t[j]] + hid[l, j].sum() - x0[l, j].sum()) for j in active] for l in rivals]
-    capB = [[int(sum(hid[l, j, v] - x0[l, j, v] for v in opts[j].usable if v != t[j])) for j in active]
-            for l in rivals]
+    A = np.array(active, np.int64)
+    tA = np.asarray(t, np.int64)[A]
+    usable = np.zeros((len(A), hid.shape[2]), bool)  # per active column: its usable values but t_j
+    for i, j in enumerate(active):
+        usable[i, list(opts[j].usable)] = True
+    usable[np.arange(len(A)), tA] = False
+    left_, rest = (obs + x0)[:, A, tA], (hid - x0)[:, A]  # (m, J), (m, J, K)
+    cw, capA = left_[w].tolist(), (hid[w, A, tA] - x0[w, A, tA]).tolist()
+    h = (left_[rivals] + rest[rivals].sum(axis=2)).tolist()
+    capB = (rest[rivals] * usable).sum(axis=2).tolist()
     left = [int(N[w]) * num[w] * den[l] for l in rivals]
     right = [int(N[l]) * num[l] * den[w] for l in rivals]
     return _Fixed(cw, capA, h, capB, left, right, alpha), active, rivals, x0
@@ -477,41 +676,52 @@ def _verify(tab: CleaningTable, t: np.ndarray, x: np.ndarray, alpha) -> int:
     return int(dec.label[0])
 
 
-def offline_minimum(tab: CleaningTable, t: np.ndarray, alpha=0) -> CleaningPlan | None:
+def offline_minimum(tab: CleaningTable, t: np.ndarray, alpha=0, limit=math.inf) -> CleaningPlan | None:
     """The fewest cleanings (group counts) that make test point t (local codes of the true
-    table, -1 = unseen) certifiably robust; None when no set of cleanings does (proven)."""
-    alpha = as_alpha(alpha)
+    table, -1 = unseen) certifiably robust; None when no set of cleanings does (proven).
+
+    With ``limit``, only plans costing less are sought (None: no such plan); a plan found
+    is the one found without a limit."""
+    return _offline(tab, t, as_alpha(alpha), limit)[0]
+
+
+def _offline(tab: CleaningTable, t: np.ndarray, alpha: Fraction, limit=math.inf):
+    """(the cheapest plan costing less than ``limit`` or None, whether any plan exists, a
+    lower bound on the minimum: its cost when a plan is found).
+
+    Winners and branches are tried in a fixed order and a plan replaces the best only when
+    strictly cheaper, so the first cheapest branch's plan is returned whatever the limit
+    (above its cost): each search below ``limit`` returns the plan it returns without it."""
     m, d, _ = tab.obs.shape
     zero = np.zeros_like(tab.hid)
     if m == 1:
-        return CleaningPlan(zero, 0, 0)
+        return (CleaningPlan(zero, 0, 0) if limit > 0 else None), True, 0
     now = _verify(tab, t, zero, alpha)
     if now >= 0:
-        return CleaningPlan(zero, 0, now)
-    best = None
+        return (CleaningPlan(zero, 0, now) if limit > 0 else None), True, 0
+    best, possible, lower = None, False, math.inf
+    facts = _column_facts(tab.obs, tab.hid)
     for w in range(m):
-        options = [_column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, alpha == 0) for j in range(d)]
+        options = [_column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, alpha == 0, facts[j]) for j in range(d)]
         if math.prod(len(o) for o in options) > MAX_BRANCHES:
             raise TooManyBranches(f"the exact minimum would try more than {MAX_BRANCHES} column domain outcomes")
         for opts in itertools.product(*options):
             prob, active, rivals, x0 = _branch_problem(tab, t, w, opts, alpha)
-            extra = int(x0.sum())
-            limit = (best.cost if best else math.inf) - extra
-            if limit <= 0:
+            if not prob._feasible_at_all():
                 continue
-            res = prob.solve(limit)
-            if res is None:
+            possible = True
+            extra = int(x0.sum())
+            bound = (best.cost if best else limit) - extra
+            res = prob.solve(bound) if bound > 0 else None
+            if res is None:  # every plan of the branch costs at least extra + bound (or its floor)
+                lower = min(lower, extra + max(bound, prob.lower, 0))
                 continue
             cost, a, bs = res
-            x = x0.copy()
-            for i, j in enumerate(active):
-                x[w, j, t[j]] += a[i]
-                for k, l in enumerate(rivals):
-                    _spread(tab, x, l, j, int(bs[k][i]), opts[j].usable, int(t[j]))
+            x = _plan_cells(tab, t, w, opts, active, rivals, x0, a, bs)
             if _verify(tab, t, x, alpha) != w or int(x.sum()) != extra + cost:
                 raise AssertionError(f"internal: a cleaning plan failed its exact check (winner {w})")
             best = CleaningPlan(x, extra + cost, w)
-    return best
+    return best, possible, min(lower, best.cost) if best else lower
 
 
 # ----------------------------------------------------------------------------- many points
@@ -526,24 +736,120 @@ def all_robust(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> bool:
     return bool(state_decision(tab.obs + x, (tab.hid - x).sum(axis=2), tab.N, T, alpha).robust.all())
 
 
-def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0) -> np.ndarray | None:
+def cleanable(tab: CleaningTable, t: np.ndarray, alpha=0) -> bool:
+    """Does some cleaning make test point t certifiably robust (proven either way)?  Each
+    (winner, branch) is checked with all its helpful cells cleaned (the first that works
+    ends the check); nothing is solved."""
+    alpha = as_alpha(alpha)
+    m, d, _ = tab.obs.shape
+    if m == 1 or _verify(tab, t, np.zeros_like(tab.hid), alpha) >= 0:
+        return True
+    facts = _column_facts(tab.obs, tab.hid)
+    for w in range(m):
+        options = [_column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, alpha == 0, facts[j]) for j in range(d)]
+        if math.prod(len(o) for o in options) > MAX_BRANCHES:
+            raise TooManyBranches(f"the exact minimum would try more than {MAX_BRANCHES} column domain outcomes")
+        if any(_branch_problem(tab, t, w, opts, alpha)[0]._feasible_at_all() for opts in itertools.product(*options)):
+            return True
+    return False
+
+
+def _plan_cells(tab, t, w, opts, active, rivals, x0, a, bs) -> np.ndarray:
+    """Group counts of a branch's plan: its prepaid cells x0, w's t_j cells a and the
+    rivals' cells b spread over their usable values."""
+    x = x0.copy()
+    for i, j in enumerate(active):
+        x[w, j, t[j]] += a[i]
+        for k, l in enumerate(rivals):
+            _spread(tab, x, l, j, int(bs[k][i]), opts[j].usable, int(t[j]))
+    return x
+
+
+def _within(tab: CleaningTable, t: np.ndarray, alpha: Fraction, floor: int) -> bool:
+    """Is t's minimum at most ``floor``?  True only with a witness: a plan of at most
+    floor cells found without search (``_Fixed.upper``) and checked on the cleaned table."""
+    m, d, _ = tab.obs.shape
+    if m == 1 or _verify(tab, t, np.zeros_like(tab.hid), alpha) >= 0:
+        return floor >= 0
+    facts = _column_facts(tab.obs, tab.hid)
+    for w in range(m):
+        options = [_column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, alpha == 0, facts[j]) for j in range(d)]
+        if math.prod(len(o) for o in options) > MAX_BRANCHES:
+            return False
+        for opts in itertools.product(*options):
+            prob, active, rivals, x0 = _branch_problem(tab, t, w, opts, alpha)
+            got = prob.upper() if int(x0.sum()) <= floor else None
+            if got is not None:
+                x = _plan_cells(tab, t, w, opts, active, rivals, x0, *got)
+                if int(x.sum()) <= floor and _verify(tab, t, x, alpha) >= 0:
+                    return True
+    return False
+
+
+def _largest_minimum(tab: CleaningTable, T: np.ndarray, alpha: Fraction, floor: int = 0):
+    """max(floor, the largest single-point minimum of T) (every point cleanable), and the
+    plans searched: a point is searched in full only when no plan within the floor so far
+    is found without search, and its cost may then raise the floor."""
+    known = {}
+    for p, t in enumerate(T):
+        if _within(tab, t, alpha, floor):
+            continue
+        known[p] = _offline(tab, t, alpha)[0]
+        floor = max(floor, known[p].cost)
+    return floor, known
+
+
+def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0, known: dict | None = None) -> np.ndarray | None:
     """Group counts making every point robust, or None if greedy gets stuck.
 
     Repeatedly cleans the cheapest single-point minimum completion (on the table as
-    cleaned so far) among the non-robust points, then prunes: each group's count is cut
-    to the smallest that keeps every point robust (binary search, each answer checked)."""
+    cleaned so far; the first point in T's order among equals) among the non-robust
+    points, then prunes: each group's count is cut to the smallest that keeps every point
+    robust (binary search, each answer checked).  ``known``: offline_minimum plans on
+    ``tab`` of some points (by position in T), not searched again.
+
+    A point's minimum drops by at most the c cells a round cleans (those c cells and the
+    new minimum's cells certify it on the old table), so a lower bound found in one round,
+    less c, holds in the next: a point whose bound cannot beat the best so far is only
+    checked for being cleanable at all."""
     alpha = as_alpha(alpha)
     x = np.zeros_like(tab.hid)
-    for _ in range(int(tab.hid.sum()) + 1):
+    lower = {int(p): pl.cost for p, pl in (known or {}).items()}
+    for step in range(int(tab.hid.sum()) + 1):
         cur = after(tab, x)
         todo = np.flatnonzero(~state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust)
         if not len(todo):
             return prune(tab, T, x, alpha)
-        plans = [offline_minimum(cur, T[p], alpha) for p in todo]
-        if any(pl is None for pl in plans):
+        plan = _cheapest_completion(cur, T, todo, alpha, lower, (known or {}) if step == 0 else {})
+        if plan is None:
             return None
-        x = x + min(plans, key=lambda pl: pl.cost).x
+        x = x + plan.x
+        lower = {p: b - plan.cost for p, b in lower.items()}
     raise AssertionError("internal: greedy did not terminate")
+
+
+def _cheapest_completion(tab: CleaningTable, T: np.ndarray, todo: np.ndarray, alpha: Fraction, lower: dict,
+                         known: dict):
+    """The cheapest single-point minimum among the points ``todo`` (the first in T's order
+    among equals), None if one of them has none.  Points are tried in the order of their
+    ``lower`` bounds (updated), each only for a plan that would win: cheaper than the best
+    so far, or as cheap if it comes first; ``known`` plans are not searched, and a point
+    whose bound shows it cannot win is only checked for being cleanable."""
+    best = None  # (cost, position in todo, plan)
+    for i in sorted(range(len(todo)), key=lambda i: lower.get(int(todo[i]), -math.inf)):
+        p = int(todo[i])
+        limit = math.inf if best is None else best[0] + (i < best[1])
+        if p in known:
+            plan, possible = (known[p] if known[p].cost < limit else None), True
+        elif lower.get(p, -math.inf) >= limit:
+            plan, possible = None, cleanable(tab, T[p], alpha)
+        else:
+            plan, possible, lower[p] = _offline(tab, T[p], alpha, limit)
+        if not possible or (plan is None and limit == math.inf):
+            return None
+        if plan is not None:
+            best = (plan.cost, i, plan)
+    return best[2]
 
 
 def prune(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> np.ndarray:
@@ -834,7 +1140,8 @@ def relaxed_bound(tab: CleaningTable, T: np.ndarray, node_limit: int = 2_000, ti
 def _winner_possible(tab: CleaningTable, t: np.ndarray, w: int) -> bool:
     """Can w become the certified winner of t on its own (some branch feasible)?"""
     m, d, _ = tab.obs.shape
-    options = [_column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, True) for j in range(d)]
+    facts = _column_facts(tab.obs, tab.hid)
+    options = [_column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, True, facts[j]) for j in range(d)]
     for opts in itertools.product(*options):
         prob = _branch_problem(tab, t, w, opts, Fraction(0))[0]
         if prob._feasible_at_all():
@@ -860,16 +1167,15 @@ def clean_many(tab: CleaningTable, T: np.ndarray, alpha=0, method: str = "auto",
     zero = np.zeros_like(tab.hid)
     if all_robust(tab, T, zero, alpha):
         return ManyCleaning(True, zero, "greedy", True, 0)
-    singles = [offline_minimum(tab, t, alpha) for t in T]
-    if any(s is None for s in singles):
+    if not all(cleanable(tab, t, alpha) for t in T):
         return ManyCleaning(False, None, "greedy", True, None)  # some point alone is impossible
-    floor = max(s.cost for s in singles)
-    stops: list = []
+    floor, stops = 0, []
     if alpha == 0:
-        floor = max(floor, relaxed_bound(tab, T, node_limit, time_limit, stops))
+        floor = relaxed_bound(tab, T, node_limit, time_limit, stops)
         if floor == math.inf:
             return ManyCleaning(False, None, "greedy", True, None)
-    start = greedy_many(tab, T, alpha)
+    floor, known = _largest_minimum(tab, T, alpha, floor)
+    start = greedy_many(tab, T, alpha, known)
     use_exact = method == "exact" or (method == "auto" and alpha == 0 and start is not None and start.sum() <= 300)
     if not use_exact:
         if start is None:
@@ -1022,27 +1328,29 @@ def follow(tab: CleaningTable, T: np.ndarray, choose, alpha=0, batch: int = 1, o
     """
     alpha = as_alpha(alpha)
     Z = tab.values()
-    m, d, _ = tab.obs.shape
+    m, d, K = tab.obs.shape
     key = np.arange(tab.enc.n) if order is None else np.asarray(order)
-    queue = {}
+    queue, done = {}, np.zeros((m, d), np.int64)  # a group's missing rows in order, and how many are cleaned
     for l in range(m):
         a, b = tab.enc.label_bounds[l], tab.enc.label_bounds[l + 1]
         for j in range(d):
             rows = a + np.flatnonzero(tab.missing[a:b, j])
-            queue[(l, j)] = list(rows[np.argsort(key[rows], kind="stable")])
+            queue[(l, j)] = rows[np.argsort(key[rows], kind="stable")]
     obs, M = tab.obs.copy(), tab.hid.sum(axis=2)
-    cells, history = [], []
+    taken, history, cleaned = [], [], 0
     while True:
         count = int(state_decision(obs, M, tab.N, T, alpha).robust.sum())
-        history.append((len(cells), count))
+        history.append((cleaned, count))
         if count == len(T) or not M.any():
+            cells = [(r, j) for rows, j in taken for r in rows.tolist()]
             return cells, history, count == len(T)
         l, j = choose(obs, M)
-        take, queue[(l, j)] = queue[(l, j)][:batch], queue[(l, j)][batch:]
-        for r in take:
-            obs[l, j, Z[r, j]] += 1
+        take = queue[(l, j)][done[l, j]:done[l, j] + batch]
+        done[l, j] += len(take)
+        obs[l, j] += np.bincount(Z[take, j], minlength=K)
         M[l, j] -= len(take)
-        cells.extend((int(r), int(j)) for r in take)
+        taken.append((take, int(j)))
+        cleaned += len(take)
 
 
 def policy_path(tab: CleaningTable, T: np.ndarray, alpha=0, prior: str = "observed", batch: int = 1,

@@ -10,9 +10,14 @@ the complete table -- until all k test points are certifiably robust.  Four answ
   possible worlds, summed over the non-robust points.  The distribution is nbcert's
   Monte-Carlo counting law (beta_lj ~ Binomial(M_lj, 1/delta_j), a uniform random world)
   with ``samples`` worlds per point and decision; revealing a batch of B cells of a group
-  reveals how many of them hold t_j (hypergeometric given the sampled world), so the
-  expected entropy after cleaning is the conditional entropy of the label given that count.
-  Its cost per decision is O(points x samples x labels x columns), bounded by ``samples``;
+  reveals how many of them hold t_j (in a world: its count among the group's next B cells,
+  hypergeometric given beta), so the expected entropy after cleaning is the conditional
+  entropy of the label given that count.  The worlds are kept between decisions: a world
+  splits each group's count into its next batch of cells and the rest, and when a batch is
+  cleaned only that group changes (its cells leave the world; the next batch is split off
+  the rest, hypergeometrically, which leaves a uniform world over the cells still
+  missing); a column whose domain grew is drawn afresh.  A decision costs O(points x samples x groups) for the criterion (one sort per
+  point and group) plus O(points x samples x labels) for the cleaned group's update;
 * ``nbcert`` -- :func:`nbcert.cleaning.next_group` (truth-free, the product's policy);
 * ``offline`` -- with the truth: the many-point offline answer (greedy, pruned; exact
   program where small) and its proven lower bound (the largest single-point minimum, or
@@ -36,7 +41,7 @@ import pandas as pd
 
 from ... import cleaning
 from ...encoding import encode
-from ...support import as_alpha, log_support, log_tolerance
+from ...support import as_alpha, log_factors, log_tolerance
 from ..figures import panels, save_figure
 from ..settings import CleaningSettings
 from ..stages import complete_rows, perturbed, rng_for, split
@@ -51,66 +56,186 @@ REP = "cleaning"  # the seed part of this study's subsample
 
 # ----------------------------------------------------------------------------- the CPClean-style rival
 
-def _labels_per_world(E, M, seen, N, delta, alpha, rng, samples):
-    """Sampled worlds, beta (P, S, m, d), and the label each predicts (P, S) (m: a tie),
-    for P points with agreeing counts E (P, m, d)."""
-    P, m, d = E.shape
-    pi = np.where(seen, 1.0 / delta, 0.0)[:, None, None, :]  # (P, 1, 1, d)
-    beta = rng.binomial(np.broadcast_to(M, (P, samples, m, d)), np.broadcast_to(pi, (P, samples, m, d)))
-    ls = log_support(E[:, None] + beta, N, delta, alpha)  # (P, S, m)
+_TIE = 1e-9  # scores (nats) this close to the best are ties: the first group wins, whatever the rounding
+
+
+def _predicted(F: np.ndarray, N: np.ndarray, tol: float) -> np.ndarray:
+    """The label each world predicts (m: a tie within ``tol``) from its log factors
+    F (..., m, d): log S(l|t) = log N_l + sum_j F_lj, as in :func:`nbcert.support.log_support`."""
+    m = F.shape[-2]
     if m == 1:
-        return beta, np.zeros((P, samples), np.int64)
-    tol = log_tolerance(d, int(N.sum()), alpha)
-    top2 = np.sort(ls, axis=2)[:, :, -2:]
+        return np.zeros(F.shape[:-2], np.int64)
+    ls = np.log(N.astype(float)) + F.sum(axis=-1)
+    top2 = np.sort(ls, axis=-1)[..., -2:]
     with np.errstate(invalid="ignore"):  # -inf - -inf: every support zero, a tie
-        tie = ~(top2[:, :, 1] - top2[:, :, 0] > tol)
-    return beta, np.where(tie, m, np.argmax(ls, axis=2))
+        tie = ~(top2[..., 1] - top2[..., 0] > tol)
+    return np.where(tie, m, np.argmax(ls, axis=-1))
 
 
-def _entropy(counts: np.ndarray, axis: int) -> np.ndarray:
-    total = counts.sum(axis=axis, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = np.where(total > 0, counts / total, 0.0)
-        return -(np.where(p > 0, p * np.log(p), 0.0)).sum(axis=axis)
+def _fresh(pi: np.ndarray, M: np.ndarray, B: np.ndarray, rng, shape: tuple):
+    """Uniform worlds of groups with M cells, B of them next in line: how many of the next
+    and of the other cells hold t_j, (Bin(B, pi), Bin(M - B, pi)) broadcast to ``shape``."""
+    pi = np.broadcast_to(pi, shape)
+    return rng.binomial(np.broadcast_to(B, shape), pi), rng.binomial(np.broadcast_to(M - B, shape), pi)
 
 
-def entropy_chooser(N: np.ndarray, T: np.ndarray, alpha, samples: int, batch: int, rng):
+def _reveal(rest: np.ndarray, M: np.ndarray, B: np.ndarray, rng):
+    """The worlds once a group's next batch is cleaned: those cells leave, the M cells left
+    are the old ``rest`` (a count of t_j per world), and the next B of them are split off:
+    Hypergeometric(rest, M - rest, B).  A uniform world stays one: if rest ~ Bin(M, pi),
+    the split is (Bin(B, pi), Bin(M - B, pi))."""
+    M, B = np.broadcast_to(M, rest.shape), np.broadcast_to(B, rest.shape)
+    nxt = rng.hypergeometric(rest, M - rest, B)
+    return nxt, rest - nxt
+
+
+class EntropyChooser:
     """choose(obs, M) for the CPClean-style policy: the group whose batch of cleanings has
     the largest expected entropy reduction (mutual information between the predicted label
     and the number of revealed cells holding t_j), summed over the non-robust points.
 
+    Each point has ``samples`` uniform worlds, kept across decisions: per group (l, j) the
+    number of t_j among its next ``batch`` cells (``nxt``, what cleaning the group would
+    reveal) and among its other cells (``rest``), shape (k, samples, m, d), with their log
+    factors ``F`` and predicted labels ``lab``.  When a group is cleaned, only it changes
+    (:func:`_reveal`); a column whose domain grew is drawn afresh.  Only the non-robust
+    points' worlds are kept (``live``); a point that is not robust again is drawn afresh.
+    The criterion per point and group is the plug-in mutual information of (revealed count,
+    label) over the worlds, (sum c_kl log c_kl - sum c_k log c_k - sum c_l log c_l +
+    S log S) / S with counts c; scores within 1e-9 of the best count as ties (the first
+    group in (label, column) order wins).
+
     Where every sampled world predicts the same label for every non-robust point (their
     disagreeing worlds are too rare to sample), the criterion is flat; the largest group is
-    taken and ``choose.flat`` counts such decisions."""
-    alpha = as_alpha(alpha)
+    taken and ``flat`` counts such decisions."""
 
-    def choose(obs, M):
-        m, d, _ = obs.shape
-        dom = obs.sum(axis=0) > 0
-        delta = dom.sum(axis=1)
-        cols = np.arange(d)
-        todo = T[~cleaning.state_decision(obs, M, N, T, alpha).robust]
-        P, G, B = len(todo), m * d, np.minimum(M, batch)
-        tc = np.maximum(todo, 0)
-        seen = (todo >= 0) & dom[cols, tc]  # (P, d)
-        E = np.where(seen[:, None, :], obs[:, cols, tc].transpose(1, 0, 2), 0)  # (P, m, d)
-        beta, lab = _labels_per_world(E, M, seen, N, delta, alpha, rng, samples)
-        ok = M > 0
-        k = rng.hypergeometric(np.where(ok, beta, 0), np.where(ok, M - beta, 1), np.where(ok, B, 1))
-        group = np.arange(P)[:, None, None, None] * G + np.arange(G).reshape(1, 1, m, d)
-        key = (group * (batch + 1) + k) * (m + 1) + lab[:, :, None, None]
-        joint = np.bincount(key.ravel(), minlength=P * G * (batch + 1) * (m + 1)).reshape(P, G, batch + 1, m + 1)
-        h_given = (joint.sum(axis=3) / samples * _entropy(joint, axis=3)).sum(axis=2)  # (P, G)
-        h = _entropy(np.stack([np.bincount(row, minlength=m + 1) for row in lab]).astype(float), axis=1)
-        gain = (h[:, None] - h_given).sum(axis=0).reshape(m, d)
-        score = np.where(ok, gain, -1.0)
+    def __init__(self, N: np.ndarray, T: np.ndarray, alpha, samples: int, batch: int, rng):
+        self.N, self.T, self.alpha = np.asarray(N), np.asarray(T), as_alpha(alpha)
+        self.samples, self.batch, self.rng = int(samples), int(batch), rng
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x = np.arange(self.samples + 1, dtype=float)
+            self.xlogx = np.where(x > 0, x * np.log(x), 0.0)
+        self.flat = 0  # decisions where every sampled world agreed for every point
+        self.obs = None
+
+    def __call__(self, obs: np.ndarray, M: np.ndarray):
+        obs, M = np.asarray(obs), np.asarray(M)
+        todo = ~cleaning.state_decision(obs, M, self.N, self.T, self.alpha).robust
+        self.update(obs, M, todo)
+        score = np.where(M > 0, self.gains(todo), -1.0)
         if score.max() <= 1e-12:  # no information expected anywhere: the largest group
-            score = np.where(ok, M.astype(float), -1.0)
-            choose.flat += 1
-        return np.unravel_index(int(np.argmax(score)), score.shape)
+            score = np.where(M > 0, M.astype(float), -1.0)
+            self.flat += 1
+        return np.unravel_index(int(np.flatnonzero(score >= score.max() - _TIE)[0]), score.shape)
 
-    choose.flat = 0  # decisions where every sampled world agreed for every point
-    return choose
+    # -- the worlds
+
+    def update(self, obs: np.ndarray, M: np.ndarray, keep: np.ndarray | None = None) -> None:
+        """Bring the worlds of the points ``keep`` (a mask, default all) to the state
+        (obs, M): groups cleaned since the last state are revealed, columns whose domain grew
+        redrawn, and a point whose worlds were not kept is drawn afresh; any state that does
+        not follow the last one starts afresh.  The other points' worlds are left stale."""
+        obs, M = np.asarray(obs), np.asarray(M)
+        keep = np.ones(len(self.T), bool) if keep is None else np.asarray(keep, bool)
+        if not self._follows(obs, M):
+            self._start(obs, M)
+        live = np.flatnonzero(keep & self.live)
+        cols = np.flatnonzero(((obs.sum(axis=0) > 0) != self.dom).any(axis=1))
+        for l, j in zip(*np.nonzero(M != self.M)):
+            if j not in cols:
+                self._group(obs, M, live, l, j)
+        self.obs, self.M = obs.copy(), M.copy()
+        for j in cols:
+            self._domain(j)
+            self._draw(live, j)
+        self._draw(np.flatnonzero(keep & ~self.live), slice(None))
+        self.live = keep.copy()
+        self.lab[keep] = _predicted(self.F[keep], self.N, self.tol)
+
+    def _follows(self, obs, M) -> bool:
+        """Is (obs, M) the last state with some cells cleaned (moved from M to obs)?"""
+        if self.obs is None or obs.shape != self.obs.shape:
+            return False
+        moved = obs - self.obs
+        return bool((moved >= 0).all() and (moved.sum(axis=2) == self.M - M).all())
+
+    def _start(self, obs, M) -> None:
+        k, (m, d, _) = len(self.T), obs.shape
+        self.obs, self.M = obs.copy(), M.copy()
+        self.tol = log_tolerance(d, int(self.N.sum()), self.alpha)
+        self.dom, self.delta = np.zeros((d, obs.shape[2]), bool), np.zeros(d, np.int64)
+        self.seen, self.pi = np.zeros((k, d), bool), np.zeros((k, d))
+        self.B, self.E = np.zeros((m, d), np.int64), np.zeros((k, m, d), np.int64)
+        self.nxt, self.rest = np.zeros((2, k, self.samples, m, d), np.int64)
+        self.F, self.lab = np.zeros((k, self.samples, m, d)), np.zeros((k, self.samples), np.int64)
+        self.live = np.zeros(k, bool)  # points whose worlds are current
+        for j in range(d):
+            self._domain(j)
+
+    def _group(self, obs, M, live, l: int, j: int) -> None:
+        """Group (l, j) lost cells: revealed in the worlds of the points ``live``."""
+        B = min(int(M[l, j]), self.batch)
+        if self.M[l, j] - M[l, j] == self.B[l, j]:  # its next batch was cleaned
+            nxt, rest = _reveal(self.rest[live, :, l, j], M[l, j], B, self.rng)
+        else:
+            nxt, rest = _fresh(self.pi[live, j, None], M[l, j], B, self.rng, (len(live), self.samples))
+        self.nxt[live, :, l, j], self.rest[live, :, l, j], self.B[l, j] = nxt, rest, B
+        self.E[:, l, j] = np.where(self.seen[:, j], obs[l, j, np.maximum(self.T[:, j], 0)], 0)
+        C = self.E[live, None, l, j] + nxt + rest
+        self.F[live, :, l, j] = log_factors(C, self.N[l], self.delta[j], self.alpha)
+
+    def _domain(self, j: int) -> None:
+        """Column j's domain, the points' odds pi of t_j, agreeing counts and next batches."""
+        t = self.T[:, j]
+        self.dom[j] = self.obs[:, j].sum(axis=0) > 0
+        self.delta[j] = self.dom[j].sum()
+        self.seen[:, j] = (t >= 0) & self.dom[j, np.maximum(t, 0)]
+        self.pi[:, j] = self.seen[:, j] / max(int(self.delta[j]), 1)
+        self.B[:, j] = np.minimum(self.M[:, j], self.batch)
+        self.E[:, :, j] = np.where(self.seen[:, j, None], self.obs[:, j, np.maximum(t, 0)].T, 0)
+
+    def _draw(self, points: np.ndarray, cols) -> None:
+        """Fresh uniform worlds for ``points`` in columns ``cols`` (an index or a slice)."""
+        if not len(points):
+            return
+        pi, M, B = self.pi[points][:, None, None, cols], self.M[:, cols], self.B[:, cols]
+        nxt, rest = _fresh(pi, M, B, self.rng, (len(points), self.samples) + M.shape)
+        self.nxt[points, ..., cols], self.rest[points, ..., cols] = nxt, rest
+        C = self.E[points][:, None, :, cols] + nxt + rest
+        delta = self.delta[cols]
+        N = self.N[:, None] if isinstance(cols, slice) else self.N
+        self.F[points, ..., cols] = log_factors(C, N, delta, self.alpha)
+
+    # -- the criterion
+
+    def _sum_clogc(self, a: np.ndarray) -> np.ndarray:
+        """sum of c log c over the counts c of equal values along the last axis (length S)."""
+        S = a.shape[-1]
+        s = np.sort(a.reshape(-1, S), axis=1)
+        start = np.ones(s.shape, bool)
+        start[:, 1:] = s[:, 1:] != s[:, :-1]
+        pos = np.flatnonzero(start)
+        runs = np.diff(np.append(pos, s.size))
+        return np.bincount(pos // S, weights=self.xlogx[runs], minlength=len(s)).reshape(a.shape[:-1])
+
+    def gains(self, todo: np.ndarray) -> np.ndarray:
+        """(m, d): the mutual information of each group's revealed count and the predicted
+        label over the sampled worlds, summed over the points ``todo`` (a mask)."""
+        m, d = self.M.shape
+        lab = self.lab[todo]
+        varied = (lab != lab[:, :1]).any(axis=1)  # a point whose worlds all agree gains nothing
+        if not varied.any():
+            return np.zeros((m, d))
+        lab, S = lab[varied], self.samples
+        k = self.nxt[np.flatnonzero(todo)[varied]].reshape(len(lab), S, m * d).transpose(0, 2, 1)  # (Q, G, S)
+        joint = self._sum_clogc(k * (m + 1) + lab[:, None, :])
+        info = (joint - self._sum_clogc(k) - self._sum_clogc(lab)[:, None] + self.xlogx[S]) / S
+        return info.sum(axis=0).reshape(m, d)
+
+
+def entropy_chooser(N: np.ndarray, T: np.ndarray, alpha, samples: int, batch: int, rng) -> EntropyChooser:
+    """The CPClean-style policy's choose(obs, M) (see :class:`EntropyChooser`)."""
+    return EntropyChooser(N, T, alpha, samples, batch, rng)
 
 
 # ----------------------------------------------------------------------------- one run
@@ -150,7 +275,7 @@ def run_one(tab: cleaning.CleaningTable, T: np.ndarray, base: dict, cfg: Cleanin
     alpha = cfg.alpha
     missing = int(tab.hid.sum())
     batch = max(1, round(cfg.batch_share * missing))
-    possible = np.array([cleaning.offline_minimum(tab, t, alpha) is not None for t in T], bool)
+    possible = np.array([cleaning.cleanable(tab, t, alpha) for t in T], bool)
     T = T[possible]  # a point no cleaning can certify (proven) is left out
     base = {**base, "points": len(T), "excluded": int((~possible).sum()), "missing_cells": missing, "batch": batch}
     order = rng_for(*seed_parts, "group order").permutation(tab.enc.n)
@@ -300,3 +425,41 @@ def figure(table: pd.DataFrame, outputs, perturbation: str | None = None, missin
         ax.grid(True, alpha=0.3)
     axes[0][0].legend(fontsize=7, loc="upper left")
     save_figure(fig, outputs)
+
+
+# ----------------------------------------------------------------------------- stand-alone timing
+
+def main(argv=None) -> None:
+    """Time the study on one data set as the pipeline runs it (``python -m
+    nbcert.repro.studies.cleaning --dataset NAME``): the config's settings and seed, the
+    discretized table from ``--data``; prints wall and CPU seconds and the peak resident set."""
+    import argparse
+    import resource
+
+    import yaml
+
+    from ..settings import load
+    from ..tables import read_data
+
+    p = argparse.ArgumentParser(prog="python -m nbcert.repro.studies.cleaning", description=main.__doc__)
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--data", default="data/discretized", help="folder of the discretized tables")
+    p.add_argument("--config", default="config.yaml")
+    p.add_argument("--schema", default="workflow/schemas/config.schema.yaml")
+    p.add_argument("--out", help="write the study's table (CSV) here")
+    a = p.parse_args(argv)
+    with open(a.config) as f:
+        S = load(yaml.safe_load(f), a.schema)
+    label = S.datasets[a.dataset].label
+    df = read_data(f"{a.data}/{a.dataset}.csv", label)
+    wall, cpu = time.perf_counter(), time.process_time()
+    table = run(df, label, a.dataset, S.seed, S.cleaning, progress=lambda s: None)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{a.dataset}: {wall:.1f} s wall, {cpu:.1f} s CPU, peak {peak:.0f} MB, {len(table)} rows")
+    if a.out:
+        table.to_csv(a.out, index=False)
+
+
+if __name__ == "__main__":
+    main()
