@@ -381,21 +381,26 @@ def test_vectorised_counts_equal_python_integers_on_a_larger_point():
 
 
 @pytest.mark.parametrize("M, delta, seen", [(0, 3, True), (1, 2, True), (7, 3, True), (40, 5, True),
-                                            (6, 1, True), (5, 4, False), (3000, 4, True)])
+                                            (6, 1, True), (5, 4, False), (3000, 4, True), (200_000, 3, True)])
 def test_montecarlo_inverts_the_binomial_distribution_function(M, delta, seen):
-    """beta is the first b with P(beta <= b) > u, for every u (guide table or search), and
-    the distribution function is Binomial(M, 1/delta)'s."""
+    """beta = lo + the number of block entries <= u, for every u (guide table, or search in
+    crowded buckets); the block is Binomial(M, 1/delta)'s distribution function where it
+    is strictly between 0 and 1, up to rounding, and only that (not all M values)."""
     pt = counting._Point(np.array([[2, 0], [1, 3]]), np.array([[M, 2], [0, M]]), np.array([seen, True]))
     tab = counting._Tables(pt, np.array([9, 9]), np.array([delta, 2]), nbcert.support.as_alpha(0))
     u = np.concatenate([np.random.default_rng(0).random((4000, len(tab.cells))),
                         np.linspace(0, 1, 3001, endpoint=False)[:, None].repeat(len(tab.cells), axis=1)])
     pos = tab.invert(u)
-    for c in range(len(tab.cells)):
+    for c, cell in enumerate(tab.cells):
         block = tab.cdf[tab.start[c]:tab.start[c] + tab.size[c]]
         assert np.array_equal(pos[:, c] - tab.start[c], np.searchsorted(block, u[:, c], side="right"))
-    for c, cell in enumerate(tab.cells):
-        Mc, j = int(pt.M.ravel()[cell]), cell % 2
+        Mc, j, lo = int(pt.M.ravel()[cell]), cell % 2, int(tab.lo[c])
         p = 1 / [delta, 2][j] if pt.seen[j] else 0.0
+        full = counting._binomial_cdf(Mc, p)  # every b, summed from b = 0
         if Mc <= 60:
-            exact = np.cumsum([math.comb(Mc, b) * p ** b * (1 - p) ** (Mc - b) for b in range(Mc)])
-            assert np.allclose(tab.cdf[tab.start[c]:tab.start[c] + Mc], exact, rtol=1e-9, atol=1e-12)
+            assert np.allclose(full, np.cumsum([math.comb(Mc, b) * p ** b * (1 - p) ** (Mc - b) for b in range(Mc)]),
+                               rtol=1e-9, atol=1e-12)
+        # two float computations of the same probabilities (sums of up to 10^5 logs)
+        assert np.allclose(block[:-1], full[lo:lo + len(block) - 1], rtol=0, atol=1e-8)
+        assert (lo == 0 or full[lo - 1] < 1e-20) and (lo + len(block) - 1 == Mc or full[lo + len(block) - 1] == 1)
+        assert len(block) <= 30 * math.sqrt(Mc * p * (1 - p)) + 100

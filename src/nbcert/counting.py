@@ -483,11 +483,12 @@ def _count_montecarlo(pt, N, delta, alpha, n_samples, rng, cells=1 << 22):
 
 
 class _Tables:
-    """Monte-Carlo's look-up tables.  Per random cell (label-major), a block of M + 1
-    entries (b = 0 .. M): the distribution function P(beta <= b) (its last entry a
-    sentinel 2) and the log factor of the count E + b; a guide of 4 (M + 1) buckets per
-    cell: bucket i holds how many b have P(beta <= b) <= i / (4 (M + 1)).  The fixed cells
-    (beta 0, or M when delta is 1) give each label a constant log support."""
+    """Monte-Carlo's look-up tables.  Per random cell (label-major), a block over the b
+    where beta's distribution function P(beta <= b) is strictly between 0 and 1 in
+    floating point, [lo, hi) (beta >= lo always, <= hi always): those values, then a
+    sentinel 2; the log factor of the count E + b for b = lo .. hi; and a guide of
+    2 (hi - lo + 1) buckets: bucket i holds how many block entries are <= its left end.
+    The fixed cells (beta 0, or M when delta is 1) give each label a constant log support."""
 
     def __init__(self, pt, N, delta, alpha):
         m, d = pt.E.shape
@@ -498,19 +499,20 @@ class _Tables:
         self.fixed = np.log(N.astype(float)) + np.where(random, 0.0, logs).sum(axis=1)
         self.cells = np.flatnonzero(random.ravel())
         self.label_end = np.searchsorted(self.cells, (np.arange(m) + 1) * d)
-        M, p = pt.M.ravel()[self.cells], prob.ravel()[self.cells]
-        self.size = (M + 1).astype(np.int64)
+        blocks = [_binomial_block(int(pt.M.ravel()[c]), float(prob.ravel()[c])) for c in self.cells]
+        self.lo = np.array([lo for lo, _ in blocks], dtype=np.int64)
+        self.size = np.array([len(b) for _, b in blocks], dtype=np.int64)
         self.start = np.concatenate(([0], np.cumsum(self.size)[:-1])).astype(np.int64)
-        self.cdf = np.concatenate([np.append(_binomial_cdf(int(Mk), float(pk)), 2.0) for Mk, pk in zip(M, p)] or [[]])
+        self.cdf = np.concatenate([b for _, b in blocks] or [[]])
         cell = np.repeat(np.arange(len(self.cells)), self.size)
-        b = np.arange(self.size.sum()) - self.start[cell]
+        b = self.lo[cell] + np.arange(self.size.sum()) - self.start[cell]
         lab = self.cells[cell] // d
         self.logf = log_factors(self.fixed_C[self.cells][cell] + b, N[lab], delta[self.cells[cell] % d], alpha)
         self.shifted = self.cdf + 4.0 * cell  # every block in one sorted array
-        self.buckets = 4 * self.size
+        self.buckets = 2 * self.size
         self.gstart = np.concatenate(([0], np.cumsum(self.buckets)[:-1])).astype(np.int64)
-        self.guide = np.concatenate([np.searchsorted(self.cdf[s:s + n], np.arange(4 * n) / (4 * n), side="right")
-                                     for s, n in zip(self.start.tolist(), self.size.tolist())] or [[]]).astype(np.int64)
+        self.guide = np.concatenate([np.searchsorted(self.cdf[s:s + n], np.arange(2 * n) / (2 * n), side="right")
+                                     for s, n in zip(self.start.tolist(), self.size.tolist())] or [[]]).astype(np.int32)
 
     def invert(self, u: np.ndarray) -> np.ndarray:
         """Positions (in the blocks) of beta for uniform draws u (S, random cells): the
@@ -536,19 +538,43 @@ class _Tables:
     def counts(self, pos: np.ndarray) -> np.ndarray:
         """(S, m * d) counts C = E + beta of the sampled positions."""
         C = np.repeat(self.fixed_C[None, :], len(pos), axis=0)
-        C[:, self.cells] += pos - self.start
+        C[:, self.cells] += pos - self.start + self.lo
         return C
 
 
-def _binomial_cdf(M: int, p: float) -> np.ndarray:
-    """P(beta <= b) for b = 0 .. M - 1, beta ~ Binomial(M, p), from log probabilities
-    (no factorial overflows however large M is)."""
-    b = np.arange(M, dtype=float)
+def _live(cdf: np.ndarray):
+    """(lo, block): the entries of a distribution function strictly between 0 and 1 (the
+    others decide nothing: 0 <= u < 1 always), with the sentinel 2 appended."""
+    lo = int(np.searchsorted(cdf, 0.0, side="right"))
+    hi = int(np.searchsorted(cdf, 1.0, side="left"))
+    return lo, np.append(cdf[lo:hi], 2.0)
+
+
+def _binomial_cdf(M: int, p: float, a: int = 0, z: int | None = None) -> np.ndarray:
+    """P(beta <= b) for b = a .. min(z, M) - 1, beta ~ Binomial(M, p), from log
+    probabilities (no factorial overflows however large M is), taking the mass outside
+    [a, z] as 0; in the upper half as 1 - P(beta > b), so that it reaches exactly 1 where
+    the rest is below rounding."""
+    z = M if z is None else min(z, M)
     if M == 0 or p <= 0.0 or p >= 1.0:
-        return np.full(M, 1.0 if p <= 0.0 else 0.0)
+        return np.full(max(0, min(z, M) - a), 1.0 if p <= 0.0 else 0.0)
+    b = np.arange(a, z + 1, dtype=float)
+    first = math.lgamma(M + 1) - math.lgamma(a + 1) - math.lgamma(M - a + 1) + a * math.log(p) + (M - a) * math.log1p(-p)
     steps = np.log(M - b[:-1]) - np.log(b[:-1] + 1) + math.log(p) - math.log1p(-p)
-    logpmf = M * math.log1p(-p) + np.concatenate(([0.0], np.cumsum(steps)))
-    return np.minimum(np.cumsum(np.exp(logpmf)), 1.0)
+    pmf = np.exp(first + np.concatenate(([0.0], np.cumsum(steps))))
+    low = np.cumsum(pmf)[:-1]
+    above = np.cumsum(pmf[::-1])[::-1][1:]  # P(b < beta <= z)
+    return np.clip(np.where(low <= 0.5, low, 1.0 - above), 0.0, 1.0)[:max(0, min(z, M) - a)]
+
+
+def _binomial_block(M: int, p: float):
+    """(lo, block) for _Tables: beta's distribution function over mean +- (12 sd + 40) (the
+    mass beyond is below 1e-25 by Bernstein's inequality, far under the resolution of a
+    uniform draw, 2^-53), trimmed by _live."""
+    mean, sd = M * p, math.sqrt(M * p * (1 - p))
+    a = max(0, math.floor(mean - 12 * sd - 40))
+    lo, block = _live(_binomial_cdf(M, p, a, math.ceil(mean + 12 * sd + 40)))
+    return a + lo, block
 
 
 def _sample_winners(ls, counts, N, delta, alpha, tol):
