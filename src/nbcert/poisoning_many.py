@@ -469,7 +469,10 @@ def _exact(enc: EncodedTable, T: np.ndarray, start, floor: int, time_limit: floa
         if res.status == 2:  # no blanking of fewer cells than the best
             lower = cost if best is not None else math.inf
             break
-        bound = res.fun if stage == "linear" else getattr(res, "mip_dual_bound", None)
+        if stage == "linear":  # an optimal linear program's value bounds it; a cut-short one's does not
+            bound = res.fun if res.status == 0 else None
+        else:
+            bound = getattr(res, "mip_dual_bound", None)
         before = lower
         if bound is not None and np.isfinite(bound):
             lower = max(lower, min(cost, math.ceil(bound - 1e-6)))
@@ -505,7 +508,7 @@ def _candidate(enc, T, mask, best):
 def _prune(enc, T, mask):
     """Drop blanked cells, per (column, label) block, while every point stays non-robust
     (binary search on how many of the block's cells to keep)."""
-    mask = mask.copy()
+    mask, counts = mask.copy(), count_index(enc)
     for j in range(enc.d):
         for l in range(enc.m):
             a, b = enc.label_bounds[l], enc.label_bounds[l + 1]
@@ -515,7 +518,7 @@ def _prune(enc, T, mask):
                 mid = (lo + hi) // 2
                 mask[rows[mid:], j] = False
                 mask[rows[:mid], j] = True
-                lo, hi = (lo, mid) if all_nonrobust(enc, T, mask) else (mid + 1, hi)
+                lo, hi = (lo, mid) if all_nonrobust(enc, T, mask, counts) else (mid + 1, hi)
             mask[rows[:hi], j] = True
             mask[rows[hi:], j] = False
     return mask
