@@ -189,7 +189,8 @@ class _Basis:
     ``build`` returns None when a factor value exceeds FACTOR_LIMIT (a huge alpha) or the
     digits need more than 62 bits; the counts are then kept as Python integers."""
 
-    def __init__(self, primes: list, radix: list):
+    def __init__(self, primes: list, radix: list, fac: dict):
+        self.fac, self.keys = fac, {}  # {factor value: {prime: exponent}}, {factor value: key}
         self.primes = np.array(primes, dtype=np.int64)
         self.radix = np.array(radix, dtype=np.int64)
         self.stride = np.concatenate(([1], np.cumprod(self.radix)[:-1])).astype(np.int64)
@@ -222,9 +223,7 @@ class _Basis:
         radix = [top[pr] + 1 for pr in primes]
         if sum(math.log2(r) for r in radix) > 62:
             return None
-        basis = cls(primes, radix)
-        basis.fac, basis.keys = fac, {}
-        return basis
+        return cls(primes, radix, fac)
 
     def key(self, v: int) -> int:
         """The key of a factor value (0 for 1, ZERO for 0)."""
