@@ -335,3 +335,72 @@ def test_montecarlo_batches_do_not_change_the_draws():
     runs = [counting._count_montecarlo(pt, enc.label_sizes, enc.delta, nbcert.support.as_alpha(alpha), 1000,
                                        np.random.default_rng(3), cells=cells) for cells in (1, 97, 1 << 22)]
     assert all(np.array_equal(runs[0], r) for r in runs[1:]) and runs[0].sum() == 1000
+
+
+# ------------------------------------------------------------------------- vectorised exact counts
+
+@pytest.mark.parametrize("method", ["exact", "batch"])
+@SETTINGS
+@given(inst=instances(max_rows=10, max_missing=10), alpha=alphas)
+def test_vectorised_counts_equal_python_integers(method, inst, alpha):
+    """The prime-exponent keys and object-array ways give the counts of the Python-integer
+    loops (kept for alphas whose factors are too large to factorise), label by label."""
+    enc, pts = _points(inst)
+    a = nbcert.support.as_alpha(alpha)
+    for pt in pts:
+        if counting._Basis.build(pt, enc.label_sizes, enc.delta, a) is None:
+            continue
+        if method == "batch":
+            fast = counting._count_batch(pt, enc.label_sizes, enc.delta, a, 10**9)
+            slow = counting._count_batch_python(pt, enc.label_sizes, enc.delta, a)
+        else:
+            fast = counting._count_exact(pt, enc.label_sizes, enc.delta, a, 10**9)
+            slow = counting._count_exact_python(pt, enc.label_sizes, enc.delta, a, 10**9)
+        assert fast == slow
+        for l in range(enc.m):
+            keys, ways = counting._label_distribution(pt, enc.delta, l, a, 10**9,
+                                                      counting._Basis.build(pt, enc.label_sizes, enc.delta, a))
+            dist = counting._label_distribution(pt, enc.delta, l, a, 10**9)
+            assert len(keys) == len(dist) and sum(ways) == sum(dist.values())
+
+
+def test_vectorised_counts_equal_python_integers_on_a_larger_point():
+    """Points with ~10^4 distinct supports per label, equal supports across labels."""
+    rng = np.random.default_rng(11)
+    n, d = 36, 12
+    X = rng.choice(np.array(["a", "b", "c"], dtype=object), size=(n, d))
+    X[rng.random((n, d)) < 0.5] = np.nan
+    train = pd.DataFrame(X, columns=[f"f{j}" for j in range(d)])
+    train["y"] = ["p", "q", "r"] * 12
+    enc = encode(train, "y")
+    a = nbcert.support.as_alpha(0)
+    for pt in counting.point_stats(enc, enc.encode_test(train.drop(columns="y").iloc[:2].fillna("a"))):
+        assert counting._Basis.build(pt, enc.label_sizes, enc.delta, a) is not None
+        fast = counting._count_exact(pt, enc.label_sizes, enc.delta, a, 10**9)
+        assert fast == counting._count_exact_python(pt, enc.label_sizes, enc.delta, a, 10**9)
+
+
+@pytest.mark.parametrize("M, delta, seen", [(0, 3, True), (1, 2, True), (7, 3, True), (40, 5, True),
+                                            (6, 1, True), (5, 4, False), (3000, 4, True), (200_000, 3, True)])
+def test_montecarlo_inverts_the_binomial_distribution_function(M, delta, seen):
+    """beta = lo + the number of block entries <= u, for every u (guide table, or search in
+    crowded buckets); the block is Binomial(M, 1/delta)'s distribution function where it
+    is strictly between 0 and 1, up to rounding, and only that (not all M values)."""
+    pt = counting._Point(np.array([[2, 0], [1, 3]]), np.array([[M, 2], [0, M]]), np.array([seen, True]))
+    tab = counting._Tables(pt, np.array([9, 9]), np.array([delta, 2]), nbcert.support.as_alpha(0))
+    u = np.concatenate([np.random.default_rng(0).random((4000, len(tab.cells))),
+                        np.linspace(0, 1, 3001, endpoint=False)[:, None].repeat(len(tab.cells), axis=1)])
+    pos = tab.invert(u)
+    for c, cell in enumerate(tab.cells):
+        block = tab.cdf[tab.start[c]:tab.start[c] + tab.size[c]]
+        assert np.array_equal(pos[:, c] - tab.start[c], np.searchsorted(block, u[:, c], side="right"))
+        Mc, j, lo = int(pt.M.ravel()[cell]), cell % 2, int(tab.lo[c])
+        p = 1 / [delta, 2][j] if pt.seen[j] else 0.0
+        full = counting._binomial_cdf(Mc, p)  # every b, summed from b = 0
+        if Mc <= 60:
+            assert np.allclose(full, np.cumsum([math.comb(Mc, b) * p ** b * (1 - p) ** (Mc - b) for b in range(Mc)]),
+                               rtol=1e-9, atol=1e-12)
+        # two float computations of the same probabilities (sums of up to 10^5 logs)
+        assert np.allclose(block[:-1], full[lo:lo + len(block) - 1], rtol=0, atol=1e-8)
+        assert (lo == 0 or full[lo - 1] < 1e-20) and (lo + len(block) - 1 == Mc or full[lo + len(block) - 1] == 1)
+        assert len(block) <= 30 * math.sqrt(Mc * p * (1 - p)) + 100

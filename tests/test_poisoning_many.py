@@ -11,6 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import nbcert
+from nbcert.encoding import encode
+from nbcert.poisoning_many import all_nonrobust as mask_nonrobust
 from brute import brute_is_nonrobust_after, feature_cells
 from strategies import complete_instances
 
@@ -85,3 +87,41 @@ def test_rejects_an_incomplete_table():
     train = pd.DataFrame({"f": ["a", None], "y": ["p", "q"]})
     with pytest.raises(nbcert.InputError, match="complete table"):
         nbcert.poison_many(train, pd.DataFrame({"f": ["a"]}), "y")
+
+
+def test_a_rival_with_count_zero_needs_one_blank_only():
+    # point (a, b): rival q has no 'b' in f1, so its largest support is 0 until one of its
+    # f1 cells is blanked; that cell (row 1) is also q's only 'a' there, which kills point
+    # (a, a).  One cell poisons both (a relaxation asking a negative gap once claimed 2).
+    train = pd.DataFrame({"y": ["p", "q", "p"], "f0": ["a", "a", "b"], "f1": ["a", "a", "b"]})
+    test = pd.DataFrame({"f0": ["a", "a"], "f1": ["a", "b"]})
+    res = nbcert.poison_many(train, test, "y", method="exact")
+    assert res.optimal and res.num_cells == 1
+    assert all(brute_is_nonrobust_after(train, "y", row, list(res.cells)) for row in test.to_dict("records"))
+
+
+@SETTINGS
+@given(complete_instances(max_rows=6, max_features=3, min_labels=2, unseen=False), st.integers(0, 2**32 - 1))
+def test_all_nonrobust_agrees_with_brute_force(inst, seed):
+    """The vectorised check against worlds enumerated on the blanked table."""
+    enc = encode(inst.train, inst.label)
+    T = enc.encode_test(inst.test)
+    blanked = np.random.default_rng(seed).random((enc.n, enc.d)) < 0.4
+    cells = [(int(enc.rows[r]), enc.features[j]) for r, j in zip(*np.nonzero(blanked))]
+    assert mask_nonrobust(enc, T, blanked) == all_nonrobust(inst, cells)
+
+
+def test_exact_on_a_real_sized_table_is_verified_and_bounded():
+    rng = np.random.default_rng(5)
+    train = pd.DataFrame({f"f{j}": rng.choice(list("abcd"), 600, p=[0.4, 0.3, 0.2, 0.1]) for j in range(5)})
+    train["y"] = np.where((train.f0 == "a") ^ (train.f1 == "b"), "p", np.where(train.f2 == "c", "q", "r"))
+    test = train.drop(columns="y").iloc[:3]
+    greedy_res = nbcert.poison_many(train, test, "y", method="greedy")
+    res = nbcert.poison_many(train, test, "y", method="exact", time_limit=60)
+    singles = max(p.num_cells for p in nbcert.poison(train, test, "y"))
+    assert res.possible and singles <= res.lower_bound <= res.num_cells <= greedy_res.num_cells
+    assert res.optimal == (res.lower_bound == res.num_cells)
+    poisoned = train.copy()
+    for r, c in res.cells:
+        poisoned.iloc[r, poisoned.columns.get_loc(c)] = np.nan
+    assert not nbcert.certify(poisoned, test, "y").robust.any()

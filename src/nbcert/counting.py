@@ -12,6 +12,16 @@ domain no cell can take it (beta = 0, delta^M ways); when delta = 1 every cell m
   worlds where l wins = sum over l's supports s of weight(s) * prod_{l' != l} W_l'(< s).
 * ``montecarlo``: beta_lj ~ Binomial(M_lj, 1/delta_j) is exactly the law of a uniform
   random world, so sampling counts estimates the fractions without filling cells.
+
+Both exact methods work on arrays: a support's numerator prod_j (q c_j + p) (alpha =
+p/q) is a product of small integers, so it is known exactly by the exponents of its
+primes, packed into one int64 key (equal supports, equal keys; keys add as supports
+multiply); floats of the keys order them, and keys closer than the floats' rounding
+are ordered by their exact integers.  Ways are Python integers in object arrays.
+``batch`` ranks every label's beta combinations, then every joint beta matrix (all of
+them, as Algorithm 2) gets its winner from the ranks and its weight from the labels'
+ways; ``exact`` merges equal keys feature by feature.  Where a factor is too large to
+factorise (a huge alpha) both fall back to the same computations in Python integers.
 * ``auto``: exact unless a label has more than ``max_states`` distinct supports, which
   is decided before any distribution is built: a cheap upper bound (interchangeable
   features) clears small problems, a lower bound (distinct residues of the supports
@@ -32,7 +42,7 @@ import numpy as np
 from .decision import point_counts
 from .encoding import EncodedTable, InputError
 from .stats import Stats, as_stats
-from .support import as_alpha, exact_support, log_support, log_tolerance
+from .support import as_alpha, exact_support, log_factors, log_tolerance
 
 
 @dataclass(frozen=True)
@@ -152,11 +162,196 @@ def _winner(values):
     return values.index(top) if values.count(top) == 1 else -1
 
 
+# ---------------------------------------------------------------- exact supports as prime exponents
+
+FACTOR_LIMIT = 1 << 20  # factor values (q c + p, q N + p delta) up to this are factorised
+ZERO = -1  # the key of a support that is 0
+
+
+def _factorise(v: int) -> dict:
+    """{prime: exponent} of a positive integer (trial division: v is small)."""
+    out, p = {}, 2
+    while p * p <= v:
+        while v % p == 0:
+            out[p] = out.get(p, 0) + 1
+            v //= p
+        p += 1
+    if v > 1:
+        out[v] = out.get(v, 0) + 1
+    return out
+
+
+class _Basis:
+    """Exact keys for the point's support numerators: the exponents of their primes packed
+    into one int64 (mixed radix, each digit wide enough for the largest exponent a support
+    can reach), so equal supports have equal keys and keys add as supports multiply.
+
+    ``build`` returns None when a factor value exceeds FACTOR_LIMIT (a huge alpha) or the
+    digits need more than 62 bits; the counts are then kept as Python integers."""
+
+    def __init__(self, primes: list, radix: list, fac: dict):
+        self.fac, self.keys = fac, {}  # {factor value: {prime: exponent}}, {factor value: key}
+        self.primes = np.array(primes, dtype=np.int64)
+        self.radix = np.array(radix, dtype=np.int64)
+        self.stride = np.concatenate(([1], np.cumprod(self.radix)[:-1])).astype(np.int64)
+        self.logp = np.log(self.primes.astype(float))
+
+    @classmethod
+    def build(cls, pt, N, delta, alpha):
+        p, q = alpha.numerator, alpha.denominator
+        m, d = pt.E.shape
+        scale = [[int(N[l])] + [q * int(N[k]) + p * int(dj) for k in range(m) if k != l for dj in delta]
+                 for l in range(m)]  # the factors of _scales
+        opts = [[[q * c + p for c, _ in _feature_options(int(pt.E[l, j]), int(pt.M[l, j]), int(delta[j]),
+                                                           bool(pt.seen[j]))] for j in range(d)] for l in range(m)]
+        values = {v for row in scale for v in row} | {v for per in opts for o in per for v in o}
+        if max(values) > FACTOR_LIMIT:
+            return None
+        fac = {v: _factorise(v) for v in values if v > 0}
+        top = {}
+        for l in range(m):
+            need = {}
+            for v in scale[l]:
+                for pr, e in fac[v].items():
+                    need[pr] = need.get(pr, 0) + e
+            for o in opts[l]:
+                for pr in {pr for v in o if v for pr in fac[v]}:
+                    need[pr] = need.get(pr, 0) + max(fac[v].get(pr, 0) for v in o if v)
+            for pr, e in need.items():
+                top[pr] = max(top.get(pr, 0), e)
+        primes = sorted(top)
+        radix = [top[pr] + 1 for pr in primes]
+        if sum(math.log2(r) for r in radix) > 62:
+            return None
+        return cls(primes, radix, fac)
+
+    def key(self, v: int) -> int:
+        """The key of a factor value (0 for 1, ZERO for 0)."""
+        if v not in self.keys:
+            where = {int(pr): i for i, pr in enumerate(self.primes)}
+            self.keys[v] = ZERO if v == 0 else sum(e * int(self.stride[where[pr]]) for pr, e in self.fac[v].items())
+        return self.keys[v]
+
+    def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Keys of the products (broadcast), 0 absorbing."""
+        return np.where((a == ZERO) | (b == ZERO), ZERO, a + b)
+
+    def exponents(self, keys: np.ndarray) -> np.ndarray:
+        return (keys[:, None] // self.stride) % self.radix
+
+    def logs(self, keys: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.where(keys == ZERO, -np.inf, self.exponents(np.maximum(keys, 0)) @ self.logp)
+
+    def value(self, key: int) -> int:
+        if key == ZERO:
+            return 0
+        exps = self.exponents(np.array([key]))[0]
+        return math.prod(int(pr) ** int(e) for pr, e in zip(self.primes, exps))
+
+
+def _ranks(basis: _Basis, keys: np.ndarray) -> np.ndarray:
+    """Exact order of the supports with these keys: equal supports get equal ranks.  Floats
+    order the distinct keys; neighbours closer than their rounding bound are ordered by
+    their exact integers."""
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    logs = basis.logs(uniq)
+    order = np.argsort(logs, kind="stable")
+    finite = logs[np.isfinite(logs)]
+    tol = 64 * (len(basis.primes) + 1) * np.finfo(float).eps * (1 + (np.abs(finite).max() if finite.size else 0))
+    close = np.flatnonzero(np.diff(logs[order]) <= tol)  # order[i] and order[i + 1] may be misordered
+    for start, stop in _runs(close):
+        run = order[start:stop + 1]
+        order[start:stop + 1] = sorted(run, key=lambda u: basis.value(int(uniq[u])))
+    rank = np.empty(len(uniq), np.int64)
+    rank[order] = np.arange(len(uniq))
+    return rank[inverse.ravel()]
+
+
+def _runs(idx: np.ndarray):
+    """Maximal runs of consecutive integers in sorted idx, as (first, last + 1)."""
+    if idx.size == 0:
+        return []
+    breaks = np.flatnonzero(np.diff(idx) > 1)
+    starts = np.concatenate(([idx[0]], idx[breaks + 1]))
+    ends = np.concatenate((idx[breaks], [idx[-1]])) + 1
+    return list(zip(starts.tolist(), ends.tolist()))
+
+
+def _merge(keys: np.ndarray, ways: np.ndarray):
+    """Equal keys merged, their ways added (sorted by key)."""
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    return keys[starts], np.add.reduceat(ways[order], starts)
+
+
+def _combine(basis, keys, ways, opt, distinct: bool, chunk: int = 1 << 20):
+    """Every (support, option) product of one more feature: keys add, ways multiply;
+    merged by key when ``distinct`` (a bounded number of products at a time)."""
+    okeys = np.array([basis.key(v) for v, _ in opt], dtype=np.int64)
+    oways = np.array([w for _, w in opt], dtype=object)
+    step = max(1, chunk // len(opt))
+    parts = []
+    for a in range(0, len(keys), step):
+        k = basis.add(keys[a:a + step, None], okeys[None, :]).ravel()
+        w = np.multiply.outer(ways[a:a + step], oways).ravel()
+        parts.append(_merge(k, w) if distinct else (k, w))
+    k, w = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    return _merge(k, w) if distinct and len(parts) > 1 else (k, w)
+
+
+def _label_arrays(pt: _Point, delta: np.ndarray, l: int, alpha, basis: _Basis, max_states, distinct=True):
+    """Label l's supports (keys of their numerators) and ways, features merged one at a
+    time, fewest options first: the distinct supports (TooLarge past max_states), or
+    every beta combination in mixed-radix order of the features (``distinct`` False)."""
+    p, q = alpha.numerator, alpha.denominator
+    keys, ways = np.zeros(1, np.int64), np.array([1], dtype=object)
+    order = np.argsort(_option_counts(pt, delta)[l], kind="stable").tolist() if distinct else range(len(delta))
+    for j in order:
+        opt = [(q * c + p, w) for c, w in _feature_options(int(pt.E[l, j]), int(pt.M[l, j]), int(delta[j]),
+                                                            bool(pt.seen[j]))]
+        keys, ways = _combine(basis, keys, ways, opt, distinct)
+        if distinct and len(keys) > max_states:
+            raise TooLarge(f"more than {max_states} distinct supports for one label")
+    return keys, ways
+
+
+def _scale_keys(basis: _Basis, N, delta, alpha) -> list:
+    """Per label the key of _scales' factor: N_l times the other labels' denominators."""
+    p, q = alpha.numerator, alpha.denominator
+    return [basis.key(int(N[l])) + sum(basis.key(q * int(N[k]) + p * int(dj))
+                                       for k in range(len(N)) if k != l for dj in delta) for l in range(len(N))]
+
+
 def _count_batch(pt, N, delta, alpha, max_states):
-    m, (p, q) = len(N), (alpha.numerator, alpha.denominator)
+    """Algorithm 2: every beta matrix of all labels at once, its winner decided by the exact
+    ranks of the labels' supports, its weight the product of theirs."""
     size = math.prod(_option_counts(pt, delta).ravel().tolist())
     if size > max_states:
         raise TooLarge(f"{size} batches")
+    basis = _Basis.build(pt, N, delta, alpha)
+    if basis is None:
+        return _count_batch_python(pt, N, delta, alpha)
+    m = len(N)
+    per = [_label_arrays(pt, delta, l, alpha, basis, max_states, distinct=False) for l in range(m)]
+    scale = _scale_keys(basis, N, delta, alpha)
+    keys = [basis.add(k, np.int64(s)) for (k, _), s in zip(per, scale)]
+    ranks = np.split(_ranks(basis, np.concatenate(keys)), np.cumsum([len(k) for k in keys])[:-1])
+    idx = np.indices([len(k) for k in keys]).reshape(m, -1)  # every joint state
+    R = np.stack([r[i] for r, i in zip(ranks, idx)])
+    top = R.max(axis=0)
+    win = np.where((R == top).sum(axis=0) == 1, R.argmax(axis=0), -1)
+    weight = per[0][1][idx[0]]
+    for (_, w), i in zip(per[1:], idx[1:]):
+        weight = weight * w[i]
+    return [int(weight[win == l].sum()) for l in range(m)], int(weight[win < 0].sum())
+
+
+def _count_batch_python(pt, N, delta, alpha):
+    """Algorithm 2 with Python integers, one beta matrix at a time (factor values too large
+    to factorise)."""
+    m, (p, q) = len(N), (alpha.numerator, alpha.denominator)
     opts = [_options(pt, delta, l) for l in range(m)]
     scale = _scales(N, delta, alpha)
     counts, ties = [0] * m, 0
@@ -178,11 +373,15 @@ def _count_batch(pt, N, delta, alpha, max_states):
     return counts, ties
 
 
-def _label_distribution(pt: _Point, delta: np.ndarray, l: int, alpha, max_states):
-    """{numerator of the support: number of ways} for label l, features merged one at a
-    time, fewest options first.  The number of distinct supports never shrinks as a
-    feature is merged, so the merge stops as soon as it passes max_states, before the
-    options of the remaining features are even built."""
+def _label_distribution(pt: _Point, delta: np.ndarray, l: int, alpha, max_states, basis: _Basis | None = None):
+    """Label l's distinct supports and their numbers of ways: with a ``basis`` the arrays
+    (keys, ways) of _label_arrays; without, {numerator: ways} in Python integers.
+
+    Features are merged one at a time, fewest options first.  The number of distinct
+    supports never shrinks as a feature is merged, so the merge stops as soon as it passes
+    max_states, before the options of the remaining features are even built."""
+    if basis is not None:
+        return _label_arrays(pt, delta, l, alpha, basis, max_states)
     p, q = alpha.numerator, alpha.denominator
     const, scale = 1, 1  # one-option features (they come first) scale every support alike
     dist = {1: 1}
@@ -206,10 +405,36 @@ def _label_distribution(pt: _Point, delta: np.ndarray, l: int, alpha, max_states
 
 
 def _count_exact(pt, N, delta, alpha, max_states):
-    m = len(N)
-    scale = _scales(N, delta, alpha)
+    """Per label the distinct supports; worlds where l wins = sum over l's supports s of
+    ways(s) * prod over the other labels of their ways below s (exact ranks)."""
     if too_large(pt, delta, alpha, max_states):
         raise TooLarge(f"more than {max_states} distinct supports for one label")
+    basis = _Basis.build(pt, N, delta, alpha)
+    if basis is None:
+        return _count_exact_python(pt, N, delta, alpha, max_states)
+    m = len(N)
+    per = [_label_distribution(pt, delta, l, alpha, max_states, basis) for l in range(m)]
+    keys = [basis.add(k, np.int64(s)) for (k, _), s in zip(per, _scale_keys(basis, N, delta, alpha))]
+    ranks = np.split(_ranks(basis, np.concatenate(keys)), np.cumsum([len(k) for k in keys])[:-1])
+    below = []  # per label: sorted ranks and the ways of its supports ranked below each position
+    for r, (_, w) in zip(ranks, per):
+        order = np.argsort(r, kind="stable")
+        below.append((r[order], np.concatenate(([0], np.cumsum(w[order]))).astype(object)))
+    counts = []
+    for l in range(m):
+        total = per[l][1].copy()
+        for l2 in range(m):
+            if l2 != l:
+                sr, cum = below[l2]
+                total = total * cum[np.searchsorted(sr, ranks[l], side="left")]
+        counts.append(int(total.sum()))
+    return counts
+
+
+def _count_exact_python(pt, N, delta, alpha, max_states):
+    """_count_exact with Python integers and dictionaries (factor values too large to factorise)."""
+    m = len(N)
+    scale = _scales(N, delta, alpha)
     per_label = []
     for l in range(m):
         dist = _label_distribution(pt, delta, l, alpha, max_states)
@@ -233,40 +458,143 @@ def _count_exact(pt, N, delta, alpha, max_states):
     return counts
 
 
+# ---------------------------------------------------------------- Monte-Carlo
+
 def _count_montecarlo(pt, N, delta, alpha, n_samples, rng, cells=1 << 22):
     """Sample beta counts; return per-label win counts and the tie count.
 
-    Samples are drawn ``cells // (m d)`` at a time, so memory stays bounded on wide
-    tables; the draws (and so the result for a seed) do not depend on the batch size.
+    beta_lj ~ Binomial(M_lj, 1/delta_j) by inverting its distribution function at a
+    uniform draw per random cell (M > 0, 1 < delta, t_j seen; the others are fixed) of
+    each sample, in sample order; log supports add up looked-up log factors.  Samples are
+    drawn ``cells // (m d)`` at a time, so memory stays bounded on wide tables; the draws
+    (and so the result for a seed) do not depend on the batch size.
     """
     m, d = pt.E.shape
-    prob = np.where(pt.seen, 1.0 / delta, 0.0)
+    tab = _Tables(pt, N, delta, alpha)
     tol = log_tolerance(d, int(N.sum()), alpha)
     step = max(1, cells // (m * d))
     wins = np.zeros(m + 1, np.int64)
-    for start in range(0, n_samples, step):
-        size = min(step, n_samples - start)
-        beta = rng.binomial(np.broadcast_to(pt.M, (size, m, d)), np.broadcast_to(prob, (size, m, d)))
-        wins += _sample_winners(pt.E + beta, N, delta, alpha, tol)
+    for first in range(0, n_samples, step):
+        size = min(step, n_samples - first)
+        pos = tab.invert(rng.random((size, len(tab.cells))))
+        wins += _sample_winners(tab.log_supports(pos), lambda rows: tab.counts(pos[rows]), N, delta, alpha, tol)
     return wins
 
 
-def _sample_winners(C, N, delta, alpha, tol):
-    """Per-label win counts and the tie count (first) of sampled counts C (S, m, d)."""
-    n_samples, m, _ = C.shape
-    ls = log_support(C, N, delta, alpha)  # (S, m)
+class _Tables:
+    """Monte-Carlo's look-up tables.  Per random cell (label-major), a block over the b
+    where beta's distribution function P(beta <= b) is strictly between 0 and 1 in
+    floating point, [lo, hi) (beta >= lo always, <= hi always): those values, then a
+    sentinel 2; the log factor of the count E + b for b = lo .. hi; and a guide of
+    2 (hi - lo + 1) buckets: bucket i holds how many block entries are <= its left end.
+    The fixed cells (beta 0, or M when delta is 1) give each label a constant log support."""
+
+    def __init__(self, pt, N, delta, alpha):
+        m, d = pt.E.shape
+        prob = np.broadcast_to(np.where(pt.seen, 1.0 / delta, 0.0), pt.M.shape)
+        random = (pt.M > 0) & (prob > 0) & (prob < 1)
+        self.fixed_C = (pt.E + np.where(prob >= 1, pt.M, 0)).ravel()
+        logs = log_factors(self.fixed_C.reshape(m, d), N[:, None], delta, alpha)
+        self.fixed = np.log(N.astype(float)) + np.where(random, 0.0, logs).sum(axis=1)
+        self.cells = np.flatnonzero(random.ravel())
+        self.label_end = np.searchsorted(self.cells, (np.arange(m) + 1) * d)
+        blocks = [_binomial_block(int(pt.M.ravel()[c]), float(prob.ravel()[c])) for c in self.cells]
+        self.lo = np.array([lo for lo, _ in blocks], dtype=np.int64)
+        self.size = np.array([len(b) for _, b in blocks], dtype=np.int64)
+        self.start = np.concatenate(([0], np.cumsum(self.size)[:-1])).astype(np.int64)
+        self.cdf = np.concatenate([b for _, b in blocks] or [[]])
+        cell = np.repeat(np.arange(len(self.cells)), self.size)
+        b = self.lo[cell] + np.arange(self.size.sum()) - self.start[cell]
+        lab = self.cells[cell] // d
+        self.logf = log_factors(self.fixed_C[self.cells][cell] + b, N[lab], delta[self.cells[cell] % d], alpha)
+        self.shifted = self.cdf + 4.0 * cell  # every block in one sorted array
+        self.buckets = 2 * self.size
+        self.gstart = np.concatenate(([0], np.cumsum(self.buckets)[:-1])).astype(np.int64)
+        self.guide = np.concatenate([np.searchsorted(self.cdf[s:s + n], np.arange(2 * n) / (2 * n), side="right")
+                                     for s, n in zip(self.start.tolist(), self.size.tolist())] or [[]]).astype(np.int32)
+
+    def invert(self, u: np.ndarray) -> np.ndarray:
+        """Positions (in the blocks) of beta for uniform draws u (S, random cells): the
+        first b with P(beta <= b) > u, from the bucket's guide and one step on, or (for
+        the few draws still short, in crowded tails) a search."""
+        pos = self.start + self.guide[self.gstart + (u * self.buckets).astype(np.int64)]
+        pos += self.cdf[pos] <= u
+        rest = np.flatnonzero(self.cdf[pos] <= u)
+        if rest.size:
+            cell = rest % u.shape[1]
+            pos.flat[rest] = np.searchsorted(self.shifted, u.flat[rest] + 4.0 * cell, side="right")
+        return pos
+
+    def log_supports(self, pos: np.ndarray) -> np.ndarray:
+        """(S, m) log supports of the sampled positions."""
+        vals = self.logf[pos]
+        ls = np.repeat(self.fixed[None, :], len(pos), axis=0)
+        for l, (a, b) in enumerate(zip(np.r_[0, self.label_end[:-1]], self.label_end)):
+            if b > a:
+                ls[:, l] += vals[:, a:b].sum(axis=1)
+        return ls
+
+    def counts(self, pos: np.ndarray) -> np.ndarray:
+        """(S, m * d) counts C = E + beta of the sampled positions."""
+        C = np.repeat(self.fixed_C[None, :], len(pos), axis=0)
+        C[:, self.cells] += pos - self.start + self.lo
+        return C
+
+
+def _live(cdf: np.ndarray):
+    """(lo, block): the entries of a distribution function strictly between 0 and 1 (the
+    others decide nothing: 0 <= u < 1 always), with the sentinel 2 appended."""
+    lo = int(np.searchsorted(cdf, 0.0, side="right"))
+    hi = int(np.searchsorted(cdf, 1.0, side="left"))
+    return lo, np.append(cdf[lo:hi], 2.0)
+
+
+def _binomial_cdf(M: int, p: float, a: int = 0, z: int | None = None) -> np.ndarray:
+    """P(beta <= b) for b = a .. min(z, M) - 1, beta ~ Binomial(M, p), from log
+    probabilities (no factorial overflows however large M is), taking the mass outside
+    [a, z] as 0; in the upper half as 1 - P(beta > b), so that it reaches exactly 1 where
+    the rest is below rounding."""
+    z = M if z is None else min(z, M)
+    if M == 0 or p <= 0.0 or p >= 1.0:
+        return np.full(max(0, min(z, M) - a), 1.0 if p <= 0.0 else 0.0)
+    b = np.arange(a, z + 1, dtype=float)
+    first = math.lgamma(M + 1) - math.lgamma(a + 1) - math.lgamma(M - a + 1) + a * math.log(p) + (M - a) * math.log1p(-p)
+    steps = np.log(M - b[:-1]) - np.log(b[:-1] + 1) + math.log(p) - math.log1p(-p)
+    pmf = np.exp(first + np.concatenate(([0.0], np.cumsum(steps))))
+    low = np.cumsum(pmf)[:-1]
+    above = np.cumsum(pmf[::-1])[::-1][1:]  # P(b < beta <= z)
+    return np.clip(np.where(low <= 0.5, low, 1.0 - above), 0.0, 1.0)[:max(0, min(z, M) - a)]
+
+
+def _binomial_block(M: int, p: float):
+    """(lo, block) for _Tables: beta's distribution function over mean +- (12 sd + 40) (the
+    mass beyond is below 1e-25 by Bernstein's inequality, far under the resolution of a
+    uniform draw, 2^-53), trimmed by _live."""
+    mean, sd = M * p, math.sqrt(M * p * (1 - p))
+    a = max(0, math.floor(mean - 12 * sd - 40))
+    lo, block = _live(_binomial_cdf(M, p, a, math.ceil(mean + 12 * sd + 40)))
+    return a + lo, block
+
+
+def _sample_winners(ls, counts, N, delta, alpha, tol):
+    """Per-label win counts and the tie count (first) of sampled log supports ls (S, m);
+    ``counts(rows)`` gives those samples' counts (len(rows), m * d).  Near-ties are decided
+    exactly, once per distinct count matrix."""
+    n_samples, m = ls.shape
+    if m == 1:
+        return np.array([0, n_samples])
     order = np.argsort(-ls, axis=1)
-    top, second = order[:, 0], order[:, 1] if m > 1 else order[:, 0]
+    top, second = order[:, 0], order[:, 1]
     rows = np.arange(n_samples)
     with np.errstate(invalid="ignore"):  # -inf - -inf: both supports zero, a tie
-        gap = ls[rows, top] - (ls[rows, second] if m > 1 else -np.inf)
+        gap = ls[rows, top] - ls[rows, second]
         win = np.where(gap > tol, top, -1)
-    if m > 1:
-        for s in np.flatnonzero(np.isfinite(gap) & (gap <= tol)):
-            exact = [exact_support(C[s, l], N[l], delta, alpha) for l in range(m)]
-            win[s] = _winner(exact)
-    else:
-        win[:] = 0
+    unsure = np.flatnonzero(np.isfinite(gap) & (gap <= tol))
+    if unsure.size:
+        distinct, inverse = np.unique(counts(unsure), axis=0, return_inverse=True)
+        decided = [_winner([exact_support(c[l], N[l], delta, alpha) for l in range(m)])
+                   for c in distinct.reshape(-1, m, len(delta))]
+        win[unsure] = np.array(decided)[inverse.ravel()]
     return np.bincount(win + 1, minlength=m + 1)
 
 

@@ -8,27 +8,44 @@ stops being certifiably robust:
   out on the table as poisoned so far, is cheapest, and blank its cells.  Blanking more
   cells never makes a point robust again while every column keeps t_j and another value,
   and the result is checked exactly for every point at the end.
-* ``exact``: a mixed-integer program solved by HiGHS (scipy.optimize.milp) with a time
-  limit.  Cells of one (label, column, value) are interchangeable, so the variables are
-  how many of each group to blank; per point, one-hot variables select l*'s agreeing and
-  each rival's disagreeing counts per column, and a linear constraint on their logarithms
-  states the point's non-robustness for one chosen rival (the single-point condition of
-  ``poisoning``).  The program is slightly relaxed (a 1e-9 margin on logarithms), so its
-  objective bound is a proven lower bound on the optimum; the solution is checked exactly
-  and, if it passes and meets the bound, it is the optimum.  The greedy answer bounds the
-  counts from above.
+* ``exact``: the best verified answer and a proven lower bound, from a relaxed program
+  solved by HiGHS (scipy.optimize.milp) and refined until its answer passes the exact
+  check or the time limit.  Cells of one (label, column, value) are interchangeable, so
+  the variables are how many of each *group* to blank (a column's values that are no
+  point's test value form one group).  Point p with winner l* becomes non-robust through
+  rival r iff sum_j rho_j(a_j) + sum_j gamma_j(b_j) >= Delta_pr, where a_j of l*'s A_j
+  agreeing cells are blanked (rho = log A - log(A - a): convex), b_j of r's disagreeing
+  ones (gamma = log(A' + b) - log A': concave) and Delta_pr = log Smin(l*) - log Smax(r)
+  before blanking; or by a *kill* (all of l*'s t_j cells blanked), or by *forcing* (a
+  column left with t_j alone counts 1 for every label: its credit D = its share of
+  Delta).  The program relaxes this, so every blanking of fewer cells than the best
+  known satisfies it (up to a 1e-9 margin on logarithms) and its bound is proven:
+  gamma is bounded by secants through integer neighbours (exact at integers); l*'s
+  credit min(rho, need) by its chords between breakpoints (exact there; an interval per
+  0/1 column) and, per rival, by the chord of a copy of the count that is zero unless
+  that rival is the chosen reason: exactly one reason per point, the copies of a group
+  at most its count (the convex hull of the point's reasons, which keeps the linear
+  relaxation close to the single-point minima).  Each solve's answer is rounded up,
+  checked exactly, completed by greedy if needed and pruned (binary search per block of
+  cells); breakpoints and cut points are then added where the bounds were not exact at
+  it.  The counts are continuous until that bound stops rising, then integer; a
+  program over MAX_PROGRAM_VARIABLES columns gets its linear relaxation only.  No
+  program is solved when the greedy answer meets the largest single-point minimum (OP
+  is exact), which is a lower bound too.
 """
 
 from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from .encoding import EncodedTable
 from .poisoning import PoisonedCounts, cells_of, plans, poison_encoded
+from .decision import decide_counts, extremes
 from .stats import count_index
 
 
@@ -39,8 +56,7 @@ class ManyPoisoning:
     ``optimal`` says whether ``cells`` is proven minimum; ``lower_bound`` is a proven bound
     on the minimum (equal to ``num_cells`` when optimal).  ``possible`` False with
     ``optimal`` True is a proof that no blanking works; otherwise it only says that none
-    was found (``status`` names the cases as ``Poisoning.status`` does).  The exact program can miss (and then not prove) an optimum that leaves a
-    column with a single value, whose blanks are all forced to it.
+    was found (``status`` names the cases as ``Poisoning.status`` does).
     """
 
     possible: bool
@@ -69,11 +85,13 @@ def _names(enc, blanked: np.ndarray) -> tuple:
 
 
 def _blank_all(states, blanked, cells):
+    """Blank (column, rows) cells in the mask and in every state (their lists of blanked
+    cells are left empty: the mask is the answer)."""
     for j, rows in cells:
         rows = rows[~blanked[rows, j]]
         blanked[rows, j] = True
         for st in states:
-            st.blank(rows, j)
+            st.blank_cells(j, st.enc.X[rows, j], st.y[rows], ())
 
 
 def _states(enc: EncodedTable, T: np.ndarray) -> list:
@@ -82,21 +100,38 @@ def _states(enc: EncodedTable, T: np.ndarray) -> list:
     return [PoisonedCounts(enc, t, counts) for t in T]
 
 
-def all_nonrobust(enc, T, blanked) -> bool:
-    """Exact check: after blanking the cells of the (n, d) mask, is every point non-robust?"""
-    states = _states(enc, T)
-    _blank_all(states, np.zeros_like(blanked), [(j, np.flatnonzero(blanked[:, j])) for j in range(enc.d)])
-    return not any(st.robust() for st in states)
+def all_nonrobust(enc, T, blanked, counts=None) -> bool:
+    """Exact check: after blanking the cells of the (n, d) mask, which must leave every
+    column an observed cell, is every point non-robust?  From the counts of the table
+    and of the blanked cells, for all points at once (``counts``: stats.count_index)."""
+    if blanked.all(axis=0).any():
+        return False
+    counts = count_index(enc) if counts is None else counts
+    m, d = enc.m, enc.d
+    r, j = np.nonzero(blanked)
+    lab = np.searchsorted(enc.label_bounds, r, side="right") - 1
+    left = counts - np.bincount(lab * enc.n_codes + enc.X[r, j], minlength=m * enc.n_codes).reshape(m, -1)
+    M = np.bincount(lab * d + j, minlength=m * d).reshape(m, d)
+    cnt = left.sum(axis=0)
+    ndist = np.add.reduceat(cnt > 0, enc.offsets[:-1])  # the missing slot holds no observed cell
+    G = enc.global_codes(T)
+    A = np.where((T >= 0)[:, None, :], left[:, G].transpose(1, 0, 2), 0)
+    seen = (cnt[G] > 0) & (ndist > 0)
+    lo, hi = extremes(A, M[None], ndist[None, None, :], seen)
+    return not decide_counts(lo, hi, enc.label_sizes, enc.delta, 0).robust.any()
 
 
-def greedy(enc: EncodedTable, T: np.ndarray) -> np.ndarray | None:
+def greedy(enc: EncodedTable, T: np.ndarray, start: np.ndarray | None = None) -> np.ndarray | None:
     """Blanked-cell mask (n, d) making every point non-robust, or None if greedy fails.
 
     Each round takes, over the still-robust points, the cheapest single-point plan (worked
     out on the table as poisoned so far) that ends its point's robustness without making
-    any other point robust again (a column left with t_j alone forces blanks back)."""
+    any other point robust again (a column left with t_j alone forces blanks back).
+    ``start``: a mask blanked before the first round (the answer then contains it)."""
     states = _states(enc, T)
     blanked = np.zeros((enc.n, enc.d), bool)
+    if start is not None:
+        _blank_all(states, blanked, [(j, np.flatnonzero(start[:, j])) for j in range(enc.d)])
     for _ in range(4 * len(T) + 4):
         live = [(st, star) for st in states if (star := st.winner()) >= 0]
         if not live:
@@ -116,174 +151,389 @@ def greedy(enc: EncodedTable, T: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def _milp(enc: EncodedTable, T: np.ndarray, upper: int, time_limit: float):
-    """Solve the relaxed program; returns (blanked mask or None, proven lower bound, whether
-    the time limit stopped a solve: then the answer depends on the machine's speed)."""
-    from scipy.optimize import Bounds, LinearConstraint, milp
-    from scipy.sparse import lil_matrix
+class _Program:
+    """Columns and rows of a mixed-integer program for scipy.optimize.milp."""
 
-    n, d, m = enc.n, enc.d, enc.m
-    N = enc.label_sizes
-    # group sizes: count of (label, column, global code)
-    group = np.zeros((m, d, enc.n_codes), np.intp)
-    for l in range(m):
-        block = enc.X[enc.label_bounds[l]:enc.label_bounds[l + 1]]
-        for j in range(d):
-            group[l, j] = np.bincount(block[:, j], minlength=enc.n_codes)
-    states = _states(enc, T)
-    points = [(st, st.winner()) for st in states]
-    points = [(st, star) for st, star in points if star >= 0]
-    usable = enc.delta >= 2
+    def __init__(self):
+        self.lo, self.hi, self.cost, self.integer = [], [], [], []
+        self.r, self.c, self.v, self.rlo, self.rhi = [], [], [], [], []
 
-    cols, lo, hi, cost, integral = [], [], [], [], []
+    def var(self, lo, hi, cost=0.0, integer=False) -> int:
+        self.lo.append(lo)
+        self.hi.append(hi)
+        self.cost.append(cost)
+        self.integer.append(integer)
+        return len(self.lo) - 1
 
-    def var(lower, upper_, c=0.0):
-        cols.append(len(cols))
-        lo.append(lower)
-        hi.append(upper_)
-        cost.append(c)
-        integral.append(1)
-        return len(cols) - 1
+    def row(self, coef: dict, lo=-np.inf, hi=np.inf):
+        self.r += [len(self.rlo)] * len(coef)
+        self.c += list(coef)
+        self.v += list(coef.values())
+        self.rlo.append(lo)
+        self.rhi.append(hi)
 
-    y = {}
+    def solve(self, seconds: float, gap: float, continuous=()):
+        """HiGHS on the program with the given columns made continuous.  RINS and RENS are
+        off: on these programs they took most of the time and found nothing the exact
+        check and repair below do not."""
+        from scipy.optimize import Bounds, LinearConstraint, milp
+        from scipy.sparse import coo_matrix
 
-    def yv(l, j, v):
-        if (l, j, v) not in y:
-            y[(l, j, v)] = var(0, min(int(group[l, j, v]), upper), 1.0)
-        return y[(l, j, v)]
+        integer = np.array(self.integer, float)
+        integer[list(continuous)] = 0
+        A = coo_matrix((self.v, (self.r, self.c)), shape=(len(self.rlo), len(self.lo))).tocsr()
+        options = {"time_limit": seconds, "mip_rel_gap": gap, "disp": False,
+                   "mip_heuristic_run_rins": False, "mip_heuristic_run_rens": False}
+        with warnings.catch_warnings():  # the last two go to HiGHS as they are, with a warning
+            warnings.filterwarnings("ignore", "Unrecognized options", RuntimeWarning)
+            return milp(np.array(self.cost), integrality=integer, bounds=Bounds(self.lo, self.hi),
+                        constraints=LinearConstraint(A, self.rlo, self.rhi), options=options)
 
-    rows_eq, rows_le = [], []  # (coefficients dict, rhs)
-    L = math.log(n + 1)
-    pen = 10 * d * L + 10  # a largest support of zero: the rival cannot win this way
-    for st, star in points:
-        t = st.tcode
-        A0 = st.A
-        C = {}
-        lhs_terms = []
-        for j in np.flatnonzero(usable):
-            a_max = min(int(A0[star, j]), upper)
-            z = [var(0, 1) for _ in range(a_max + 1)]
-            rows_eq.append(({**{zi: 1.0 for zi in z}}, 1.0))
-            rows_eq.append(({**{zi: float(a) for a, zi in enumerate(z)}, yv(star, j, int(t[j])): -1.0}, 0.0))
-            for a, zi in enumerate(z):
-                lhs_terms.append((zi, math.log(A0[star, j] - a) if a < A0[star, j] else None))
-        rivals = [l for l in range(m) if l != star]
-        r = {l2: var(0, 1) for l2 in rivals}
-        rows_le.append(({ri: -1.0 for ri in r.values()}, -1.0))
-        const = sum(math.log(A0[star, j]) for j in np.flatnonzero(~usable))
-        for l2 in rivals:
-            coef = {}
-            rhs = (d - 1) * (math.log(N[star]) - math.log(N[l2])) - const
-            rhs += sum(math.log(A0[l2, j]) if A0[l2, j] else -pen for j in np.flatnonzero(~usable))
-            for j in np.flatnonzero(usable):
-                others = [v for v in range(enc.offsets[j], enc.offsets[j + 1] - 1) if v != t[j] and group[l2, j, v]]
-                b_max = min(int(N[l2] - A0[l2, j]), upper)
-                w = [var(0, 1) for _ in range(b_max + 1)]
-                rows_eq.append(({wi: 1.0 for wi in w}, 1.0))
-                link = {wi: float(b) for b, wi in enumerate(w)}
-                for v in others:
-                    link[yv(l2, j, v)] = link.get(yv(l2, j, v), 0.0) - 1.0
-                rows_eq.append((link, 0.0))
-                for b, wi in enumerate(w):
-                    g = math.log(A0[l2, j] + b) if A0[l2, j] + b else -pen
-                    coef[wi] = coef.get(wi, 0.0) - g
-            C[l2] = (coef, rhs)
-        kill = d * pen + d * L + 10 * (d + 1) * L + 10  # l*'s smallest support is zero: always non-robust
-        big = 2 * kill + 2 * d * pen
-        for l2, (coef, rhs) in C.items():
-            row = dict(coef)
-            for zi, f in lhs_terms:
-                row[zi] = row.get(zi, 0.0) + (f if f is not None else -kill)
-            row[r[l2]] = row.get(r[l2], 0.0) + big
-            rows_le.append((row, rhs + big + 1e-9))
-    timed_out = []
 
-    def solve(cuts, seconds):
-        rows = rows_eq + rows_le + cuts
-        A = lil_matrix((len(rows), len(cols)))
-        for i, (row, _) in enumerate(rows):
-            for c_, v in row.items():
-                A[i, c_] = v
-        lb = [rhs for _, rhs in rows_eq] + [-np.inf] * (len(rows_le) + len(cuts))
-        ub = [rhs for _, rhs in rows]
-        options = {"time_limit": seconds, "disp": False}
-        res = milp(np.array(cost), constraints=LinearConstraint(A.tocsr(), lb, ub), integrality=np.array(integral),
-                   bounds=Bounds(lo, hi), options=options)
-        if res.status == 1 and "time" in str(res.message).lower():
-            timed_out.append(True)
-        bound = getattr(res, "mip_dual_bound", None)
-        lower = max(0, math.ceil(bound - 1e-6)) if bound is not None and np.isfinite(bound) else 0
-        if res.status == 2:  # infeasible: no blanking at all works
-            return None, math.inf
-        if res.x is None:
-            return None, lower
-        blanked = np.zeros((n, d), bool)
-        for (l, j, v), idx in y.items():
-            count = int(round(res.x[idx]))
+def _rho(A: int, a) -> float:
+    """How much blanking a of l*'s A agreeing cells lowers the log of its smallest count."""
+    return math.log(A) - math.log(A - a)
+
+
+def _gamma(A: int, b) -> float:
+    """How much blanking b disagreeing cells raises the log of a rival's largest count (A
+    its agreeing count; a count of 0 is taken as 1, the rival then needs b >= 1)."""
+    return math.log(A + b) - math.log(max(A, 1))
+
+
+def _grid(lo: int, hi: int) -> set:
+    """Where a rival's count is first cut: GRID_START integers from lo, then a geometric
+    grid of ratio GRID_RATIO, up to hi."""
+    pts, c = set(), lo
+    while c <= hi:
+        pts.add(c)
+        c = c + 1 if c < lo + GRID_START else math.ceil(c * GRID_RATIO)
+    return pts
+
+
+GRID_START, GRID_RATIO = 5, 1.5
+
+
+class _Relaxation:
+    """The relaxed program over group counts (module docstring), refined between solves.
+
+    Groups are (label, column, class); a column's classes are the points' test values
+    in it (by position in ``values[j]``) and, last, every other value together."""
+
+    def __init__(self, enc: EncodedTable, states: list):
+        self.enc = enc
+        self.points = [(star, st.tcode) for st in states if (star := st.winner()) >= 0]
+        counts = count_index(enc)
+        N = enc.label_sizes
+        self.cols = [int(j) for j in np.flatnonzero(enc.delta >= 2)]
+        self.values = {j: sorted({int(t[j]) for _, t in self.points}) for j in self.cols}
+        self.size = {}
+        for j, vals in self.values.items():
+            own = counts[:, vals]
+            for (l, c), g in np.ndenumerate(np.column_stack([own, N - own.sum(axis=1)])):
+                self.size[(l, j, c)] = int(g)
+        self.A = [counts[:, t] for _, t in self.points]  # (m, d) agreeing counts per point
+        self.breaks: dict = {}  # star group -> breakpoints of its blanked count
+        self.cuts: dict = {}  # rival group -> where its count is cut
+
+    def group(self, l: int, j: int, t) -> tuple:
+        return l, j, self.values[j].index(int(t[j]))
+
+    def classes(self, l: int, j: int, skip: int) -> list:
+        """The groups of (l, j) other than class ``skip`` that have cells."""
+        return [(l, j, c) for c in range(len(self.values[j]) + 1) if c != skip and self.size[(l, j, c)]]
+
+    def gap(self, p: int, r: int) -> float:
+        """log Smin(l*) - log Smax(r) before blanking, a rival count 0 taken as 1."""
+        star, _ = self.points[p]
+        N, d, A = self.enc.label_sizes, self.enc.d, self.A[p]
+        return (float(np.log(A[star]).sum() - np.log(np.maximum(A[r], 1)).sum())
+                - (d - 1) * (math.log(N[star]) - math.log(N[r])))
+
+    def need(self, p: int) -> float:
+        """The most any rival of point p needs: credit beyond it is never used.  (A gap
+        can be negative: a rival whose count 0 is taken as 1 needs only b >= 1.)"""
+        star = self.points[p][0]
+        return max(0.0, max(self.gap(p, r) for r in range(self.enc.m) if r != star))
+
+    def credit(self, g, p: int, a: float) -> float:
+        """min(rho(a), need(p)): what blanking a cells of star group g is worth to point p."""
+        A, need = self.size[g], self.need(p)
+        return need if a >= A else min(_rho(A, a), need)
+
+    def build(self, budget: int, floor: int):
+        """The relaxed program for blankings of floor..budget cells: (program, handles)."""
+        enc, prog = self.enc, _Program()
+        y = {g: prog.var(0, min(size, budget), 1.0, True) for g, size in self.size.items() if size}
+        prog.row({v: 1.0 for v in y.values()}, floor, budget)
+        for j in self.cols:  # a column keeps an observed cell
+            prog.row({v: 1.0 for g, v in y.items() if g[1] == j}, -np.inf, enc.n - 1)
+        force = self._forcing(prog, y, budget)
+        users: dict = {}
+        for p, (s, t) in enumerate(self.points):
+            for j in self.cols:
+                users.setdefault(self.group(s, j, t), []).append(p)
+        star = {g: self._star(prog, y[g], g, ps, budget) for g, ps in users.items()}
+        rival: dict = {}
+        for p in range(len(self.points)):
+            self._point(prog, y, star, force, rival, p, budget)
+        return prog, (y, star, rival)
+
+    def _point(self, prog, y, star, force, rival, p, budget):
+        """Point p's disjunction: exactly one reason (a rival reaching l*, or a kill).  l*'s
+        credit under each rival is a copy of the star counts it uses (zero unless chosen),
+        the copies of a group together at most its count: the convex hull of the reasons."""
+        s, t = self.points[p]
+        reasons, link = {}, {}
+        for j in self.cols:
+            g = self.group(s, j, t)
+            if self.size[g] <= budget:  # kill: every agreeing cell of l* blanked
+                kill = prog.var(0, 1, integer=True)
+                reasons[kill] = 1.0
+                link.setdefault(g, {})[kill] = float(self.size[g])
+        for r in range(self.enc.m):
+            if r != s:
+                z = prog.var(0, 1, integer=True)
+                reasons[z] = 1.0
+                row = {}
+                for j in self.cols:
+                    self._copy(prog, star, row, link, p, self.group(s, j, t), z, budget)
+                    self._rival(prog, y, force, rival, row, p, r, j, z, budget)
+                row[z] = -(self.gap(p, r) - MARGIN)
+                prog.row(row, 0)
+        prog.row(reasons, 1, 1)
+        for g, coef in link.items():
+            prog.row({**coef, y[g]: -1.0}, -np.inf, 0)
+
+    def _copy(self, prog, star, row, link, p, g, z, budget):
+        """l*'s credit from star group g under one rival (z): a copy a of the blanked count
+        (no kill), credit <= its chord up to where rho reaches the need, <= need z, and <=
+        the group's own bound (exact at its breakpoints)."""
+        A, top, need = self.size[g], min(self.size[g] - 1, budget), self.need(p)
+        if top <= 0 or need <= 0 or p not in star[g][0]:
+            return
+        a, rc = prog.var(0, top), prog.var(0, need)
+        link.setdefault(g, {})[a] = 1.0
+        end = min(top, A * -math.expm1(-need))  # rho(end) = need
+        prog.row({a: 1.0, z: -float(top)}, -np.inf, 0)
+        prog.row({rc: 1.0, a: -min(_rho(A, end), need) / end}, -np.inf, 0)
+        prog.row({rc: 1.0, z: -need}, -np.inf, 0)
+        prog.row({rc: 1.0, star[g][0][p]: -1.0}, -np.inf, 0)
+        row[rc] = 1.0
+
+    def _forcing(self, prog, y, budget) -> dict:
+        """A 0/1 column per affordable (column, test value) left alone in its column."""
+        force = {}
+        for j in self.cols:
+            for c in range(len(self.values[j])):
+                rest = [g for l in range(self.enc.m) for g in self.classes(l, j, c)]
+                if sum(self.size[g] for g in rest) <= budget:
+                    force[(j, c)] = f = prog.var(0, 1, integer=True)
+                    for g in rest:
+                        prog.row({y[g]: 1.0, f: -float(self.size[g])}, 0)
+        return force
+
+    def _star(self, prog, yv, g, users, budget):
+        """l*'s credit from a star group: ({point: column}, breakpoints).  Each point's
+        credit min(rho(a), need) is convex, then flat; it is bounded above by its chords
+        between breakpoints (the interval a lies in chosen by 0/1 columns), each capped by
+        the need, and the flat part from the point where rho reaches it."""
+        A = self.size[g]
+        top = min(A, budget)
+        if top <= 0:
+            return {}, [0]
+        pts = sorted({b for b in self.breaks.setdefault(g, set()) if 0 < b < top} | {0, top})
+        spans = list(zip(pts[:-1], pts[1:]))
+        if len(spans) == 1:
+            lam, alpha = [None], [yv]
+        else:
+            lam = [prog.var(0, 1, integer=True) for _ in spans]
+            alpha = [prog.var(0, v) for _, v in spans]
+            prog.row({lk: 1.0 for lk in lam}, 1, 1)
+            prog.row({yv: 1.0, **{ak: -1.0 for ak in alpha}}, 0, 0)
+            for (u, v), lk, ak in zip(spans, lam, alpha):
+                prog.row({ak: 1.0, lk: -float(u)}, 0)
+                prog.row({ak: 1.0, lk: -float(v)}, -np.inf, 0)
+        rho = {}
+        for p in users:
+            need = self.need(p)
+            rho[p] = prog.var(0, need)
+            bound = {rho[p]: 1.0}
+            for (u, v), lk, ak in zip(spans, lam, alpha):
+                fu, end = self.credit(g, p, u), min(v, A * -math.expm1(-need))
+                slope = (self.credit(g, p, end) - fu) / (end - u) if end > u else 0.0
+                bound[ak] = bound.get(ak, 0.0) - slope
+                if lk is not None:
+                    bound[lk] = -(fu - slope * u)
+            prog.row(bound, -np.inf, 0)
+        return rho, pts
+
+    def _rival(self, prog, y, force, rival, row, p, r, j, z, budget):
+        """Add rival r's term of column j to point p's row: the rise tau of the log of its
+        largest count, bounded by secants through integer neighbours (exact at both) and
+        shared by the points with the same test value; and the credit of leaving that
+        value alone in the column (forcing)."""
+        s, t = self.points[p]
+        h = self.group(r, j, t)
+        A, f = self.size[h], force.get((j, h[2]))
+        if f is not None:
+            D = math.log(self.A[p][s, j] / self.enc.label_sizes[s]) - math.log(max(A, 1) / self.enc.label_sizes[r])
+            row[f] = row.get(f, 0.0) + max(D, 0.0)
+        others = [y[g] for g in self.classes(r, j, h[2])]
+        if A == 0:  # the rival's largest count is 0 unless b >= 1 (or the column is forced)
+            prog.row({**{v: 1.0 for v in others}, z: -1.0, **({f: 1.0} if f is not None else {})}, 0)
+        key = h if A else (p, r, j)
+        if key not in rival:
+            rival[key] = self._cut(prog, others, h, z if A == 0 else None, f)
+        tau = rival[key][0]
+        if tau is not None:
+            row[tau] = row.get(tau, 0.0) + 1.0
+
+    def _cut(self, prog, others, h, z, f):
+        """tau <= gamma(b) by the secant through (b0, b0 + 1) for each cut point b0.  For a
+        rival count of 0 (z given) the secants hold for b >= 1, and are relaxed by
+        K (1 - z + f) where b = 0 is allowed."""
+        A, low = self.size[h], 0 if z is None else 1
+        top = sum(self.size[g] for g in self.classes(h[0], h[1], h[2]))
+        if top <= low:
+            return None, others, h, low
+        tau = prog.var(0, _gamma(A, top))
+        for b0 in sorted(b for b in self.cuts.setdefault(h, _grid(low, top)) if low <= b < top):
+            slope = _gamma(A, b0 + 1) - _gamma(A, b0)
+            rhs = _gamma(A, b0) - slope * b0
+            coef = {tau: 1.0, **{v: -slope for v in others}}
+            if z is not None:
+                K = max(0.0, -rhs)
+                coef[z] = K
+                if f is not None:
+                    coef[f] = -K
+                rhs += K
+            prog.row(coef, -np.inf, rhs)
+        return tau, others, h, low
+
+    def refine(self, x, handles) -> bool:
+        """Make the bounds exact at the solution's counts where they were not: a breakpoint
+        or a cut point there.  False when every bound was exact (nothing to refine)."""
+        y, star, rival = handles
+        new = False
+        for g, (rho, pts) in star.items():
+            a = round(x[y[g]])
+            if a not in pts and any(x[v] > self.credit(g, p, a) + 1e-9 for p, v in rho.items()):
+                self.breaks[g].add(a)
+                new = True
+        for tau, others, h, low in rival.values():
+            b = round(sum(x[v] for v in others))
+            if tau is not None and b >= low and b not in self.cuts[h] and x[tau] > _gamma(self.size[h], b) + 1e-9:
+                self.cuts[h].add(b)
+                new = True
+        return new
+
+    def blanked(self, x, y) -> np.ndarray:
+        """The (n, d) mask of the program's group counts (rounded up), first rows first."""
+        enc = self.enc
+        out = np.zeros((enc.n, enc.d), bool)
+        for (l, j, c), v in y.items():
+            count = math.ceil(x[v] - 1e-6)
             if count:
-                a = enc.label_bounds[l]
-                rows_ = a + np.flatnonzero(enc.X[a:enc.label_bounds[l + 1], j] == v)[:count]
-                blanked[rows_, j] = True
-        return blanked, lower
+                a, b = enc.label_bounds[l], enc.label_bounds[l + 1]
+                col, vals = enc.X[a:b, j], self.values[j]
+                hit = col == vals[c] if c < len(vals) else ~np.isin(col, vals)
+                out[a + np.flatnonzero(hit)[:count], j] = True
+        return out
 
-    def cut_forcing(blanked):
-        """Rows forbidding what made a solution fail: a column left with t_j as its only value
-        forces every blank back to t_j, which the program does not model."""
-        cuts = []
-        for st in states:
-            t = st.tcode
-            for j in range(d):
-                col = enc.X[:, j][~blanked[:, j]]
-                if col.size and np.all(col == t[j]):
-                    others = {idx: 1.0 for (l, jj, v), idx in y.items() if jj == j and v != t[j]}
-                    total = int(np.sum(enc.X[:, j] != t[j]))
-                    if others:
-                        cuts.append((others, float(total - 1)))
-        return cuts
 
-    # The first solve is a relaxation of the true problem (every valid blanking satisfies
-    # it), so its bound is a proven lower bound.  Its solution may rely on a column left
-    # with t_j alone; forbid that and solve again, a few times at most.
+MARGIN = 1e-9  # the program asks a little less than non-robustness: a relaxation despite rounding
+MAX_PROGRAM_VARIABLES = 900
+
+
+def _exact(enc: EncodedTable, T: np.ndarray, start, floor: int, time_limit: float):
+    """Solve and refine the relaxation within ``time_limit`` seconds: (best verified mask
+    or None, proven lower bound (math.inf: no blanking works), whether the time limit
+    stopped the search).  Stages: 'linear' (a program over MAX_PROGRAM_VARIABLES columns:
+    its linear relaxation only), 'continuous' (0/1 columns integer, counts continuous),
+    then 'integer'; a stage ends when refining stops raising its bound."""
     deadline = time.monotonic() + time_limit
-    blanked, lower = solve([], time_limit)
-    cuts = []
-    for _ in range(5):
-        if blanked is None or all_nonrobust(enc, T, blanked):
-            break
-        cuts += cut_forcing(blanked)
+    rel = _Relaxation(enc, _states(enc, T))
+    best, lower, stopped, stage, last = start, floor, False, None, None
+    while lower < (cost := int(best.sum()) if best is not None else enc.n * enc.d):
         left = deadline - time.monotonic()
         if left <= 0:
-            blanked = None
-            timed_out.append(True)
+            stopped = True
             break
-        blanked, _ = solve(cuts, left)
-    else:
-        blanked = None
-    return blanked, lower, bool(timed_out)
+        prog, handles = rel.build(cost - 1, lower)
+        if stage is None:
+            stage = "linear" if len(prog.lo) > MAX_PROGRAM_VARIABLES else "continuous"
+        free = range(len(prog.lo)) if stage == "linear" else handles[0].values() if stage == "continuous" else ()
+        res = prog.solve(left, min(1e-4, 0.5 / cost), free)
+        stopped = res.status == 1 and "time" in str(res.message).lower()
+        if res.status == 2:  # no blanking of fewer cells than the best
+            lower = cost if best is not None else math.inf
+            break
+        if stage == "linear":  # an optimal linear program's value bounds it; a cut-short one's does not
+            bound = res.fun if res.status == 0 else None
+        else:
+            bound = getattr(res, "mip_dual_bound", None)
+        before = lower
+        if bound is not None and np.isfinite(bound):
+            lower = max(lower, min(cost, math.ceil(bound - 1e-6)))
+        if res.x is None:
+            break
+        # a relaxed stage has done its part when its bound stops rising or meets the budget
+        stall = stage != "integer" and (lower >= cost - 1 or (last is not None and lower == before
+                                                               and res.fun < last + 0.5))
+        last = res.fun
+        best, verified = _candidate(enc, T, rel.blanked(res.x, handles[0]), best)
+        if verified and stage == "integer":
+            continue
+        if not rel.refine(res.x, handles) or stall:
+            if stage != "continuous":
+                break
+            stage = "integer"
+    return best, lower, stopped
 
 
-MAX_PROGRAM_VARIABLES = 300_000
+def _candidate(enc, T, mask, best):
+    """The better of ``best`` and the program's answer (pruned), or its greedy completion
+    when it is not enough; and whether the program's answer was enough as it was."""
+    verified = all_nonrobust(enc, T, mask)
+    if not verified:
+        mask = greedy(enc, T, mask)
+    if mask is not None:
+        mask = _prune(enc, T, mask)
+        if best is None or mask.sum() < best.sum():
+            best = mask
+    return best, verified
 
 
-def _program_size(enc: EncodedTable, T: np.ndarray, upper: int) -> int:
-    """How many one-hot variables the program needs (an upper estimate)."""
-    size = 0
-    for st in _states(enc, T):
-        width = np.minimum(np.maximum(st.A, enc.label_sizes[:, None] - st.A), upper) + 1
-        size += int(width.sum())
-    return size
+def _prune(enc, T, mask):
+    """Drop blanked cells, per (column, label) block, while every point stays non-robust
+    (binary search on how many of the block's cells to keep)."""
+    mask, counts = mask.copy(), count_index(enc)
+    for j in range(enc.d):
+        for l in range(enc.m):
+            a, b = enc.label_bounds[l], enc.label_bounds[l + 1]
+            rows = a + np.flatnonzero(mask[a:b, j])
+            lo, hi = 0, len(rows)  # keeping hi cells works
+            while lo < hi:
+                mid = (lo + hi) // 2
+                mask[rows[mid:], j] = False
+                mask[rows[:mid], j] = True
+                lo, hi = (lo, mid) if all_nonrobust(enc, T, mask, counts) else (mid + 1, hi)
+            mask[rows[:hi], j] = True
+            mask[rows[hi:], j] = False
+    return mask
 
 
 def poison_many_encoded(enc: EncodedTable, T: np.ndarray, method: str = "auto",
                         time_limit: float = 30.0) -> ManyPoisoning:
     """Fewest cells making every test point (local codes T, shape (k, d)) non-robust.
 
-    ``greedy`` returns the heuristic's answer.  ``exact`` solves the program within
-    ``time_limit`` seconds (a result the limit cut short says so in ``time_limited``: it
-    depends on the machine's speed), skipped when it would exceed MAX_PROGRAM_VARIABLES, and returns
-    the best verified answer with a proven lower bound: the larger of the program's bound
-    and the largest single-point minimum.  ``auto`` is ``exact`` when the greedy answer has
-    at most 200 cells, ``greedy`` otherwise.
+    ``greedy`` returns the heuristic's answer.  ``exact`` returns the best verified answer
+    with a proven lower bound: the largest single-point minimum, raised by the relaxed
+    program solved and refined within ``time_limit`` seconds (a result the limit cut
+    short says so in ``time_limited``: it depends on the machine's speed).  No program is
+    solved when the greedy answer meets the single-point bound.  ``auto`` is ``exact``
+    when the greedy answer has at most 200 cells, ``greedy`` otherwise.
     """
     if method not in ("auto", "exact", "greedy"):
         raise ValueError(f"unknown method {method!r} (use auto, exact or greedy)")
@@ -292,27 +542,23 @@ def poison_many_encoded(enc: EncodedTable, T: np.ndarray, method: str = "auto",
     start = greedy(enc, T)
     if start is not None and not start.any():
         return ManyPoisoning(True, (), "greedy", True, 0)
+    if start is not None and not all_nonrobust(enc, T, start):
+        start = None  # it emptied a column
     if method == "greedy" or (method == "auto" and (start is None or start.sum() > 200)):
         if start is None:
             return ManyPoisoning(False, method="greedy")
         return ManyPoisoning(True, _names(enc, start), "greedy", False, None)
-    upper = int(start.sum()) if start is not None else enc.n * enc.d
     # every point needs at least its own single-point minimum (OP is exact)
     singles = [poison_encoded(enc, t, "op") for t in T]
     if not all(p.possible for p in singles):
         return ManyPoisoning(False, method="exact", optimal=True)
     floor = max(p.num_cells for p in singles)
-    timed_out = False
-    if _program_size(enc, T, upper) > MAX_PROGRAM_VARIABLES:
-        blanked, lower = None, 0  # too large to build: the greedy answer and the single-point bound
-    else:
-        blanked, lower, timed_out = _milp(enc, T, upper, time_limit)
-    lower = max(lower, floor)
+    best, lower, timed_out = start, floor, False
+    if start is None or start.sum() > floor:
+        best, lower, timed_out = _exact(enc, T, start, floor, time_limit)
     if lower == math.inf:
         return ManyPoisoning(False, method="exact", optimal=True)
-    candidates = [b for b in (blanked, start) if b is not None]
-    if not candidates:
+    if best is None:
         return ManyPoisoning(False, method="exact", lower_bound=lower, time_limited=timed_out)
-    best = min(candidates, key=lambda b: int(b.sum()))
     cells = int(best.sum())
     return ManyPoisoning(True, _names(enc, best), "exact", cells <= lower, min(lower, cells), timed_out)
