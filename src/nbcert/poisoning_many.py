@@ -85,13 +85,14 @@ def _names(enc, blanked: np.ndarray) -> tuple:
 
 
 def _blank_all(states, blanked, cells):
-    """Blank (column, rows) cells in the mask and in every state (their lists of blanked
-    cells are left empty: the mask is the answer)."""
+    """Blank (column, rows) cells in the mask and in every state (the mask is the answer)."""
     for j, rows in cells:
         rows = rows[~blanked[rows, j]]
         blanked[rows, j] = True
+        if states:
+            values, labels = states[0].enc.X[rows, j], states[0].label_of(rows)
         for st in states:
-            st.blank_cells(j, st.enc.X[rows, j], st.y[rows], ())
+            st.blank_cells(j, values, labels, rows)
 
 
 def _states(enc: EncodedTable, T: np.ndarray) -> list:
