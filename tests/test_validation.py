@@ -1,5 +1,5 @@
-"""Parameters are checked once at the API boundary: a TypeError for a value of the wrong
-kind, a ValueError for one out of range, each naming the parameter (the CLI: its usage
+"""Parameters are checked once at the API boundary against their rules (nbcert.params): a
+ParameterError (a TypeError and a ValueError) naming the parameter (the CLI: its usage
 error), instead of a deep numpy/scipy error or a silently accepted nonsense value."""
 
 from __future__ import annotations
@@ -58,7 +58,8 @@ BAD = [  # (function, keyword, value, expected exception)
 def test_bad_parameter_is_a_clear_error(fn, key, value, error):
     with pytest.raises(error, match=key) as e:
         fn(**{key: value})
-    assert type(e.value) in (error, nbcert.InputError)  # InputError is the ValueError of the input
+    # one mistake, one error type: ParameterError is an InputError, a ValueError and a TypeError
+    assert type(e.value) is nbcert.ParameterError and isinstance(e.value, nbcert.InputError)
 
 
 @pytest.mark.parametrize("seed", [None, 0, 7, np.int64(3), np.random.default_rng(1), np.random.SeedSequence(2)])
@@ -95,3 +96,4 @@ def test_cli_rejects_bad_flags(tmp_path, capsys, argv, flag):
     out, err = capsys.readouterr()
     assert rc == 2 and out == "" and "Traceback" not in err
     assert err.splitlines()[-1].startswith("nbcert ") and flag in err.splitlines()[-1]
+
