@@ -183,8 +183,8 @@ def test_a_mistyped_option_is_refused_before_the_table_is_read(tmp_path, call):
     assert "no-such-training-file" not in str(e.value)
 
 
-@pytest.mark.parametrize("extra, words", [(["--prior", "uniform"], "--prior"), (["--method", "exact"], "--method needs --truth"),
-                                          (["--alpha", "-1"], "--alpha"), (["--stream"], "in memory")])
+@pytest.mark.parametrize("extra, words", [(["--prior", "uniform"], "--prior"), (["--alpha", "-1"], "--alpha"),
+                                          (["--method", "exact"], "--method needs --truth"), (["--stream"], "in memory")])
 def test_cli_refuses_a_mistyped_option_before_reading(tmp_path, capsys, extra, words):
     test = tmp_path / "q.csv"
     TEST.to_csv(test, index=False)

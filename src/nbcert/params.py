@@ -188,7 +188,11 @@ RULES: dict = {
 def rule(name: str, where: str | None = None) -> Rule:
     """The rule of parameter ``name`` (of function ``where`` for a per-function rule)."""
     r = RULES[name]
-    return r[where] if isinstance(r, dict) else r
+    if not isinstance(r, dict):
+        return r
+    if where not in r:
+        raise KeyError(f"{name} has one rule per function ({', '.join(r)}), not one for {where!r}")
+    return r[where]
 
 
 def options(name: str, where: str | None = None) -> tuple:
