@@ -64,6 +64,18 @@ def test_input_errors_name_x_and_y():
         est.count_worlds(X.iloc[[0]].fillna("a"), method="montecarlo", n_samples=0)
 
 
+def test_parameters_are_declared_by_the_shared_rules():
+    from nbcert import params
+
+    assert set(CertifiedNB._parameter_constraints) == set(CertifiedNB().get_params())
+    assert CertifiedNB._parameter_constraints["alpha"] is params.rule("alpha")
+    with pytest.raises(nbcert.ParameterError, match="^alpha must be a finite number >= 0, got 'x'$"):
+        CertifiedNB(alpha="x").fit(None, None)  # checked before X and y are looked at
+    est = CertifiedNB().fit(X, Y)
+    with pytest.raises(nbcert.ParameterError, match="unknown counting method 'exactly'"):
+        est.count_worlds(X.iloc[[0]].fillna("a"), method="exactly")
+
+
 def test_clone_and_params_round_trip():
     est = CertifiedNB(alpha=Fraction(1, 3))
     assert est.get_params() == {"alpha": Fraction(1, 3)}

@@ -33,6 +33,29 @@ def test_import_nbcert_pulls_no_pipeline_dependency():
     assert out == "", f"import nbcert imported {out}"
 
 
+def test_cli_import_loads_no_data_library():
+    """`nbcert --help` and argument errors need neither pandas nor scikit-learn."""
+    import subprocess
+    import sys
+
+    code = ("import sys, nbcert.cli; nbcert.cli.build_parser(); "
+            "print(','.join(m for m in ('pandas', 'sklearn', 'pyarrow', 'scipy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "", f"import nbcert.cli imported {out}"
+
+
+def test_console_script_entry_point_resolves():
+    """pyproject's `nbcert = "nbcert.cli:main"` names a package that setuptools ships."""
+    from importlib import import_module
+
+    from setuptools import find_packages
+
+    target = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]["nbcert"]
+    module, func = target.split(":")
+    assert callable(getattr(import_module(module), func))
+    assert {"nbcert", "nbcert.cli"} <= set(find_packages(str(ROOT / "src")))
+
+
 def test_pipeline_extra_has_what_snakemake_report_needs():
     """`snakemake --report` imports pygments; the test extra must not be what provides it."""
     pipeline = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["pipeline"]

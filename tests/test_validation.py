@@ -1,5 +1,5 @@
-"""Parameters are checked once at the API boundary: a TypeError for a value of the wrong
-kind, a ValueError for one out of range, each naming the parameter (the CLI: its usage
+"""Parameters are checked once at the API boundary against their rules (nbcert.params): a
+ParameterError (a TypeError and a ValueError) naming the parameter (the CLI: its usage
 error), instead of a deep numpy/scipy error or a silently accepted nonsense value."""
 
 from __future__ import annotations
@@ -58,7 +58,8 @@ BAD = [  # (function, keyword, value, expected exception)
 def test_bad_parameter_is_a_clear_error(fn, key, value, error):
     with pytest.raises(error, match=key) as e:
         fn(**{key: value})
-    assert type(e.value) in (error, nbcert.InputError)  # InputError is the ValueError of the input
+    # one mistake, one error type: ParameterError is an InputError, a ValueError and a TypeError
+    assert type(e.value) is nbcert.ParameterError and isinstance(e.value, nbcert.InputError)
 
 
 @pytest.mark.parametrize("seed", [None, 0, 7, np.int64(3), np.random.default_rng(1), np.random.SeedSequence(2)])
@@ -95,3 +96,129 @@ def test_cli_rejects_bad_flags(tmp_path, capsys, argv, flag):
     out, err = capsys.readouterr()
     assert rc == 2 and out == "" and "Traceback" not in err
     assert err.splitlines()[-1].startswith("nbcert ") and flag in err.splitlines()[-1]
+
+
+# ---------------------------------------------------------------------------------------
+# one rule per option: the API, the estimator and the command line agree
+
+
+SAME_MISTAKE = [  # (parameter, bad value, the CLI's arguments for it)
+    ("alpha", -1, ["certify", "--alpha", "-1"]),
+    ("alpha", "abc", ["count", "--alpha", "abc"]),
+    ("n_samples", 0, ["count", "--samples", "0"]),
+    ("confidence", 1, ["count", "--confidence", "1"]),
+    ("seed", -1, ["count", "--seed=-1"]),
+    ("max_states", 0, None),
+]
+
+
+def _api_error(key, value):
+    call = certify if key == "alpha" else count
+    with pytest.raises(nbcert.ParameterError) as e:
+        call(**{key: value})
+    return e.value
+
+
+def _estimator_error(key, value):
+    X, y = TRAIN[["f"]], TRAIN["y"]
+    with pytest.raises(nbcert.ParameterError) as e:
+        if key == "alpha":
+            nbcert.CertifiedNB(alpha=value).fit(X, y)
+        else:
+            nbcert.CertifiedNB().fit(X, y).count_worlds(TEST, method="montecarlo", **{key: value})
+    return e.value
+
+
+@pytest.mark.parametrize("key, value, argv", SAME_MISTAKE, ids=[f"{k}={v!r}" for k, v, _ in SAME_MISTAKE])
+def test_one_mistake_one_error_everywhere(tmp_path, capsys, key, value, argv):
+    from nbcert import params
+
+    api, est = _api_error(key, value), _estimator_error(key, value)
+    assert type(api) is type(est) is nbcert.ParameterError
+    assert str(api) == str(est) == f"{key} must be {params.rule(key).what}, got {value!r}"
+    assert isinstance(api, (ValueError)) and isinstance(api, TypeError) and isinstance(api, nbcert.InputError)
+    if argv is None:
+        return
+    train, test = tmp_path / "t.csv", tmp_path / "q.csv"
+    TRAIN.to_csv(train, index=False)
+    TEST.to_csv(test, index=False)
+    rc = main([argv[0], "--train", str(train), "--test", str(test), "--label", "y", *argv[1:]])
+    out, err = capsys.readouterr()
+    last = err.splitlines()[-1]
+    assert rc == 2 and out == "" and "Traceback" not in err
+    assert last.endswith(params.rule(key).expected(str(value)))  # the same rule says what was expected
+    if key == "alpha":  # read exactly after parsing: one line, no usage
+        assert err.splitlines() == [f"nbcert: error: --alpha: {params.rule(key).expected(str(value))}"]
+
+
+def test_cli_choices_are_the_rules_options():
+    import argparse
+
+    from nbcert import params
+    from nbcert.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    choices = {(cmd, a.dest): tuple(a.choices) for cmd, p in sub.choices.items() for a in p._actions if a.choices}
+    assert choices == {
+        ("certify", "method"): params.options("method", "certify"),
+        ("count", "method"): params.options("method", "count_worlds"),
+        ("poison", "method"): params.options("method", "poison") + params.options("method", "poison_many"),
+        ("clean", "method"): params.options("method", "clean_offline"),
+        ("clean", "prior"): params.options("prior"),
+    }
+    assert choices[("count", "method")] == ("auto", "exact", "batch", "montecarlo")
+
+
+@pytest.mark.parametrize("call", [
+    lambda path: nbcert.clean(path, TEST, "y", prior="uniform"),
+    lambda path: nbcert.clean_offline(path, CLEAN, TEST, "y", prior="uniform"),
+    lambda path: nbcert.count_worlds(path, TEST, "y", method="bogus"),
+    lambda path: nbcert.poison_many(path, TEST, "y", method="op"),
+    lambda path: nbcert.certify(path, TEST, "y", batch_rows=0),
+])
+def test_a_mistyped_option_is_refused_before_the_table_is_read(tmp_path, call):
+    path = str(tmp_path / "no-such-training-file.csv")
+    with pytest.raises(nbcert.ParameterError) as e:
+        call(path)
+    assert "no-such-training-file" not in str(e.value)
+
+
+@pytest.mark.parametrize("extra, words", [(["--prior", "uniform"], "--prior"), (["--alpha", "-1"], "--alpha"),
+                                          (["--method", "exact"], "--method needs --truth"), (["--stream"], "in memory")])
+def test_cli_refuses_a_mistyped_option_before_reading(tmp_path, capsys, extra, words):
+    test = tmp_path / "q.csv"
+    TEST.to_csv(test, index=False)
+    missing = str(tmp_path / "no-such-training-file.csv")
+    rc = main(["clean", "--train", missing, "--test", str(test), "--label", "y", *extra])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and words in err.splitlines()[-1] and "no-such-training-file" not in err
+
+
+def test_clean_offline_checks_the_dirty_table_without_encoding_it(monkeypatch):
+    import nbcert.api
+
+    dirty = pd.DataFrame({"f": ["a", None, "b", "a"], "g": ["x", "y", None, "y"], "y": ["p", "q", "q", "p"]})
+    truth = dirty.fillna({"f": "b", "g": "x"})
+    with pytest.raises(nbcert.InputError, match=r"^training table: data row 2 has no value in label column 'y'$"):
+        nbcert.clean_offline(dirty.assign(y=["p", "q", None, "p"]), truth, TEST, "y")
+    with pytest.raises(nbcert.InputError, match=r"^training table: feature column 'g' has no observed value$"):
+        nbcert.clean_offline(dirty.assign(g=None), truth, TEST, "y")
+    with pytest.raises(nbcert.InputError, match=r"^mine: no label column 'z'"):
+        nbcert.clean_offline(dirty, truth, TEST, "z", names={"train": "mine"})
+    encoded = []
+    real = nbcert.api.encode
+    monkeypatch.setattr(nbcert.api, "encode", lambda *a, **k: encoded.append(k.get("name")) or real(*a, **k))
+    rep = nbcert.clean_offline(dirty, truth, pd.DataFrame({"f": ["a"], "g": ["y"]}), "y")
+    assert encoded == ["truth table"] and len(rep.points) == 1
+
+
+def test_errors_module_stands_alone():
+    import inspect
+
+    from nbcert import encoding, errors
+
+    source = inspect.getsource(errors)
+    assert "from ." not in source and "import nbcert" not in source
+    assert encoding.InputError is errors.InputError is nbcert.InputError  # the old import still works
+    assert issubclass(errors.ParameterError, (errors.InputError, ValueError, TypeError))
+    assert {errors.InputError, ValueError, TypeError} <= set(errors.ParameterError.__mro__)

@@ -11,9 +11,9 @@ paper, which missing cells to clean.
 _WHERE = {"certify": "api", "count_worlds": "api", "poison": "api", "poison_many": "api", "clean": "api",
           "clean_offline": "api", "CleaningReport": "cleaning", "PointCleaning": "cleaning",
           "TogetherCleaning": "cleaning", "WorldCounts": "counting", "EncodedTable": "encoding",
-          "InputError": "encoding", "encode": "encoding", "from_codes": "encoding", "TableSource": "reading",
-          "read_csv": "reading", "Stats": "stats", "Poisoning": "poisoning", "ManyPoisoning": "poisoning_many",
-          "CertifiedNB": "estimator"}
+          "InputError": "errors", "ParameterError": "errors", "encode": "encoding", "from_codes": "encoding",
+          "TableSource": "reading", "read_csv": "reading", "Stats": "stats", "Poisoning": "poisoning",
+          "ManyPoisoning": "poisoning_many", "CertifiedNB": "estimator"}
 
 __all__ = list(_WHERE)
 

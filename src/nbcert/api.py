@@ -1,29 +1,34 @@
-"""The DataFrame-level API: certify, count_worlds, poison.
+"""The DataFrame-level API: certify, count_worlds, poison, poison_many, clean, clean_offline.
 
 ``train`` is a pandas DataFrame, a path to a CSV or Parquet file (or a folder of Parquet
 files), or a Dask DataFrame; the answers are the same whichever it is.  Certification
 (Iterate+Index) and counting need only the table's statistics (``nbcert.stats``), which a
 path yields in record batches (memory bounded by the batch) and a Dask DataFrame per
 partition on its cluster.  The methods that need rows (Iterate, AD, SR, RP, many-point
-poisoning) encode the whole table in memory; OP on a streamed table plans from the
+poisoning, cleaning) encode the whole table in memory; OP on a streamed table plans from the
 statistics and names its cells in a second pass.  Codes are mapped back to the values as
 they appear in the input.
+
+Every parameter is checked against its rule (``nbcert.params``) before any data is read; a
+value that breaks it is a ``ParameterError``.  Problems in the tables are ``InputError``s
+naming the table ("training table", "test table", "truth table", a path's own name, or the
+names given in ``names``), the column and the data row.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Iterable, Literal
+from typing import Iterable, Literal, Mapping
 
 import pandas as pd
 
 from . import cleaning, counting, decision, poisoning, poisoning_many
-from ._validation import check_count_options, check_int, check_real, check_seed
-from .encoding import EncodedTable, InputError, as_missing, encode
+from .encoding import EncodedTable, as_missing, check_frame, code_labels, encode, no_observed_value
+from .errors import InputError, ParameterError
+from .params import validate
 from .stats import Stats, frame_stats
-from .support import as_alpha
 
-TRAIN = "training table"
+TRAIN, TEST, TRUTH = "training table", "test table", "truth table"
 
 
 def _is_dask(obj) -> bool:
@@ -36,73 +41,115 @@ def _is_path(obj) -> bool:
     return isinstance(obj, (str, os.PathLike, TableSource))
 
 
-def _check_alpha(alpha):
-    try:
-        as_alpha(alpha)
-    except ValueError as e:
-        raise InputError(str(e)) from None
+def _names(train, names: Mapping[str, str] | None) -> dict:
+    """The names of the tables in messages: those given, a path's own name, else the defaults."""
+    from .reading import TableSource
+
+    given = dict(names or {})
+    unknown = sorted(set(given) - {"train", "test", "truth"})
+    if unknown:
+        raise ParameterError(f"names: unknown table {unknown[0]!r} (use train, test or truth)")
+    if isinstance(train, TableSource):
+        given["train"] = train.name
+    elif isinstance(train, (str, os.PathLike)):
+        given.setdefault("train", str(train))
+    return {"train": TRAIN, "test": TEST, "truth": TRUTH, **given}
 
 
-def _train(train, label, missing, *, rows: str | None, stream, batch_rows) -> Stats | EncodedTable:
-    """The training table as Stats (``rows`` None) or, for the method named by ``rows``,
-    as an EncodedTable (a streamed OP gets a TableSource for its second pass)."""
+def _train(train, label, missing, name: str, *, rows: str | None, second_pass: bool, stream,
+           batch_rows) -> Stats | EncodedTable:
+    """The training table as Stats (``rows`` None) or, for the method named by ``rows``, as an
+    EncodedTable (with ``second_pass``, a streamed file gives Stats that can read it again)."""
     if isinstance(train, pd.DataFrame):
-        return encode(train, label, missing=missing) if rows else frame_stats(train, label, missing=missing)
+        if rows:
+            return encode(train, label, missing=missing, name=name)
+        return frame_stats(train, label, missing=missing, name=name)
     if _is_path(train):
         from . import streaming
+        from .reading import TableSource
 
-        return streaming.train_from_path(train, label, missing, rows=rows, stream=stream, batch_rows=batch_rows)
+        source = train if isinstance(train, TableSource) else TableSource(train, missing, name)
+        return streaming.train_from_path(source, label, missing, rows=rows, second_pass=second_pass, stream=stream,
+                                         batch_rows=batch_rows)
     if _is_dask(train):
         from . import cluster
 
         if rows:
-            raise InputError(f"{TRAIN}: {rows} needs the table in memory; a Dask DataFrame gives its "
+            raise InputError(f"{name}: {rows} needs the table in memory; a Dask DataFrame gives its "
                              f"statistics only (certify with method='index', count_worlds), or call .compute()")
-        return cluster.dask_stats(train, label, missing=missing)
-    raise InputError(f"{TRAIN}: expected a pandas DataFrame, a CSV or Parquet path or a Dask DataFrame, "
+        return cluster.dask_stats(train, label, missing=missing, name=name)
+    raise InputError(f"{name}: expected a pandas DataFrame, a CSV or Parquet path or a Dask DataFrame, "
                      f"got {type(train).__name__}")
 
 
-def _test_codes(source, test, missing):
+def _test_codes(source, test, missing, name: str):
     if not isinstance(test, pd.DataFrame):
-        raise InputError(f"test table: expected a pandas DataFrame, got {type(test).__name__}")
-    return source.encode_test(as_missing(test, missing))
+        raise InputError(f"{name}: expected a pandas DataFrame, got {type(test).__name__}")
+    return source.encode_test(as_missing(test, missing), name=name)
 
 
-def _prepare(train, test, label, missing, *, alpha=0, rows=None, stream=None, batch_rows=None):
-    _check_alpha(alpha)
-    source = _train(train, label, missing, rows=rows, stream=stream, batch_rows=batch_rows)
-    return source, _test_codes(source, test, missing)
+def _prepare(train, test, label, missing, names: dict, *, rows=None, second_pass=False, stream=None,
+             batch_rows=None):
+    source = _train(train, label, missing, names["train"], rows=rows, second_pass=second_pass, stream=stream,
+                    batch_rows=batch_rows)
+    return source, _test_codes(source, test, missing, names["test"])
 
 
-def _require_complete(source: Stats | EncodedTable):
+def _require_complete(source: Stats | EncodedTable, name: str):
     from .stats import as_stats
 
     first = as_stats(source).first_missing
     if first is not None:
-        raise InputError(f"{TRAIN}: poisoning needs a complete table, but data row {first[0]} is missing "
+        raise InputError(f"{name}: poisoning needs a complete table, but data row {first[0]} is missing "
                          f"column {first[1]!r}")
 
 
 def certify(train, test: pd.DataFrame, label: str, *, alpha=0,
             method: Literal["index", "iterate", "ad"] = "index", missing: Iterable | None = None,
-            n_worlds: int = 100, seed=None, stream: bool | None = None, batch_rows: int | None = None) -> pd.DataFrame:
+            n_worlds: int = 100, seed=None, stream: bool | None = None, batch_rows: int | None = None,
+            names: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Is each test row certifiably robust: the same unique Naive Bayes prediction in
     every possible cleaning of ``train``?
 
-    Returns one row per test row (same index) with columns ``robust`` and ``label``
-    (the prediction every world makes, None when not robust).  ``method="ad"`` samples
-    ``n_worlds`` worlds per point and may wrongly report robust.  ``train`` may be a
-    DataFrame, a CSV/Parquet path or a Dask DataFrame; a path is read in batches of
-    ``batch_rows`` rows (default: about 64 MB of file each); ``stream=True`` refuses to
-    hold a path's table in memory (``iterate`` and ``ad`` need it).
+    Parameters
+    ----------
+    train : DataFrame, path, TableSource or Dask DataFrame
+        The training table; a missing cell is NaN/None (or one of ``missing``).  A path is
+        read in record batches; ``iterate`` and ``ad`` hold its table in memory.
+    test : DataFrame
+        The test rows: ``train``'s feature columns, every cell filled (other columns are ignored).
+    label : str
+        The name of the label column of ``train``.
+    alpha : number, Fraction or str, default 0
+        Laplace smoothing, read exactly (0.1 means 1/10; "1/3" is accepted).
+    method : {"index", "iterate", "ad"}, default "index"
+        ``index`` and ``iterate`` are exact; ``ad`` samples ``n_worlds`` worlds per row and
+        may wrongly report robust.
+    missing : iterable of values, optional
+        Values that also mean missing, in both tables.
+    n_worlds : int, default 100
+        Worlds sampled per test row by ``ad``.
+    seed : None, int or numpy Generator, optional
+        Random seed of ``ad``.
+    stream : bool, optional
+        True refuses to hold a path's table in memory (``iterate`` and ``ad`` then fail);
+        the default streams a file larger than the memory available allows.
+    batch_rows : int, optional
+        Rows per record batch when reading a path (default: about 64 MB of file each).
+    names : mapping, optional
+        Names of the tables in error messages, keys ``"train"`` and ``"test"`` (default
+        "training table", "test table"; a path is named by itself).
+
+    Returns
+    -------
+    DataFrame
+        One row per test row (same index): ``robust`` (bool) and ``label``, the prediction
+        every world makes (None when not robust).
     """
-    check_int(n_worlds, "n_worlds")
-    check_seed(seed)
-    if method not in ("index", "iterate", "ad"):
-        raise InputError(f"unknown certify method {method!r} (use index, iterate or ad)")
+    validate("certify", alpha=alpha, method=method, n_worlds=n_worlds, seed=seed, batch_rows=batch_rows)
+    names = _names(train, names)
     rows = None if method == "index" else f"certify method {method!r}"
-    source, T = _prepare(train, test, label, missing, alpha=alpha, rows=rows, stream=stream, batch_rows=batch_rows)
+    source, T = _prepare(train, test, label, missing, names, rows=rows, stream=stream, batch_rows=batch_rows)
     if method == "index":
         dec = decision.certify_index(source, T, alpha)
     elif method == "iterate":
@@ -117,19 +164,41 @@ def count_worlds(train, test: pd.DataFrame, label: str, *, alpha=0,
                  method: Literal["auto", "exact", "batch", "montecarlo"] = "auto",
                  missing: Iterable | None = None, n_samples: int = 20_000, confidence: float = 0.95,
                  seed=None, max_states: int = 2_000_000, progress=None, stream: bool | None = None,
-                 batch_rows: int | None = None) -> list[counting.WorldCounts]:
+                 batch_rows: int | None = None, names: Mapping[str, str] | None = None) -> list[counting.WorldCounts]:
     """How many possible worlds predict each label (and how many tie), per test row.
 
-    ``exact`` builds each label's support distribution separately and combines them;
-    ``batch`` is the paper's Algorithm 2 (all labels jointly; a reference);
-    ``montecarlo`` estimates the fractions with confidence intervals;
-    ``auto`` is exact unless a label's distribution is proven to exceed ``max_states``
-    states (decided before building it).  Each result says which method produced it.
-    ``progress(done, total, method)``, if given, is called before each test row and at
-    the end.  ``train`` as for ``certify``.
+    Parameters
+    ----------
+    train, test, label, alpha, missing, stream, batch_rows, names
+        As for ``certify`` (counting needs only the statistics: a path is always read in
+        record batches).
+    method : {"auto", "exact", "batch", "montecarlo"}, default "auto"
+        ``exact`` builds each label's support distribution separately and combines them;
+        ``batch`` is the paper's Algorithm 2 (all labels jointly; a reference);
+        ``montecarlo`` estimates the fractions with confidence intervals; ``auto`` is exact
+        unless a label's distribution is proven to exceed ``max_states`` states (decided
+        before building it).
+    n_samples : int, default 20000
+        Worlds sampled per test row by ``montecarlo``.
+    confidence : float, default 0.95
+        Confidence level of the montecarlo intervals, strictly between 0 and 1.
+    seed : None, int or numpy Generator, optional
+        Random seed of ``montecarlo``.
+    max_states : int, default 2000000
+        The most distinct supports per label that exact counting may build.
+    progress : callable, optional
+        Called as ``progress(done, total, method)`` before each test row and at the end.
+
+    Returns
+    -------
+    list of WorldCounts
+        One per test row, saying which method produced it: exact counts (``counts``,
+        ``ties``, ``total``) or estimated ``fractions`` with ``intervals``.
     """
-    check_count_options(n_samples=n_samples, confidence=confidence, seed=seed, max_states=max_states)
-    source, T = _prepare(train, test, label, missing, alpha=alpha, stream=stream, batch_rows=batch_rows)
+    validate("count_worlds", alpha=alpha, method=method, n_samples=n_samples, confidence=confidence, seed=seed,
+             max_states=max_states, batch_rows=batch_rows)
+    names = _names(train, names)
+    source, T = _prepare(train, test, label, missing, names, stream=stream, batch_rows=batch_rows)
     return counting.count_encoded(source, T, alpha, method=method, n_samples=n_samples, confidence=confidence,
                                   seed=seed, max_states=max_states, progress=progress)
 
@@ -137,22 +206,32 @@ def count_worlds(train, test: pd.DataFrame, label: str, *, alpha=0,
 def poison(train, test: pd.DataFrame, label: str, *,
            method: Literal["op", "sr", "rp"] = "op", seed=None,
            missing: Iterable | None = None, stream: bool | None = None,
-           batch_rows: int | None = None) -> list[poisoning.Poisoning]:
+           batch_rows: int | None = None, names: Mapping[str, str] | None = None) -> list[poisoning.Poisoning]:
     """Cells of the complete table ``train`` to blank so each test row, on its own,
     stops being certifiably robust (alpha = 0, the paper's classifier).
 
-    ``op`` returns a minimum set; ``sr`` and ``rp`` are the paper's randomized baselines.
-    Cells are (row position in ``train``, column name); when none was found ``num_cells``
-    is None and ``status`` says "impossible" (proven: op, or a single label) or
-    "none_found" (sr and rp prove nothing).  ``train`` as for ``certify``; a streamed
-    table takes two passes (OP only).
+    Parameters
+    ----------
+    train, test, label, missing, stream, batch_rows, names
+        As for ``certify``; ``train`` must be complete.  A streamed path is read twice (OP
+        only): the plan from its statistics, then the cells.
+    method : {"op", "sr", "rp"}, default "op"
+        ``op`` returns a minimum set; ``sr`` and ``rp`` are the paper's randomized baselines.
+    seed : None, int or numpy Generator, optional
+        Random seed of ``sr`` and ``rp``.
+
+    Returns
+    -------
+    list of Poisoning
+        One per test row: ``cells`` as (row position in ``train``, column name); when none
+        was found ``num_cells`` is None and ``status`` says "impossible" (proven: op, or a
+        single label) or "none_found" (sr and rp prove nothing).
     """
-    check_seed(seed)
-    if method not in ("op", "sr", "rp"):
-        raise InputError(f"unknown poison method {method!r} (use op, sr or rp)")
-    source, T = _prepare(train, test, label, missing, rows=f"poison method {method!r}", stream=stream,
-                         batch_rows=batch_rows)
-    _require_complete(source)
+    validate("poison", method=method, seed=seed, batch_rows=batch_rows)
+    names = _names(train, names)
+    source, T = _prepare(train, test, label, missing, names, rows=f"poison method {method!r}",
+                         second_pass=method == "op", stream=stream, batch_rows=batch_rows)
+    _require_complete(source, names["train"])
     if not isinstance(source, EncodedTable):  # a streamed path: OP plans, a second pass names the cells
         from .streaming import poison_streamed
 
@@ -162,16 +241,32 @@ def poison(train, test: pd.DataFrame, label: str, *,
 
 def poison_many(train, test: pd.DataFrame, label: str, *,
                 method: Literal["auto", "exact", "greedy"] = "auto", time_limit: float = 30.0,
-                missing: Iterable | None = None) -> poisoning_many.ManyPoisoning:
+                missing: Iterable | None = None,
+                names: Mapping[str, str] | None = None) -> poisoning_many.ManyPoisoning:
     """The fewest cells of the complete table ``train`` to blank so that every test row is
-    non-robust at once (alpha = 0).  ``exact`` solves a mixed-integer program (HiGHS) within
-    ``time_limit`` seconds and reports whether the answer is proven optimal, a proven lower
-    bound, and whether the time limit cut the search short (``time_limited``: the answer then
-    depends on the machine's speed); ``greedy`` is fast for large instances; ``auto`` picks by size.
+    non-robust at once (alpha = 0).
+
+    Parameters
+    ----------
+    train, test, label, missing, names
+        As for ``certify``; ``train`` must be complete and is held in memory.
+    method : {"auto", "exact", "greedy"}, default "auto"
+        ``exact`` solves a mixed-integer program (HiGHS); ``greedy`` is fast for large
+        instances; ``auto`` picks by size.
+    time_limit : float, default 30.0
+        Seconds the exact program may run.
+
+    Returns
+    -------
+    ManyPoisoning
+        The cells, whether they are proven optimal, a proven lower bound, and whether the
+        time limit cut the search short (``time_limited``: the answer then depends on the
+        machine's speed).
     """
-    check_real(time_limit, "time_limit", 0.0)
-    source, T = _prepare(train, test, label, missing, rows="poisoning many points together", stream=False)
-    _require_complete(source)
+    validate("poison_many", method=method, time_limit=time_limit)
+    names = _names(train, names)
+    source, T = _prepare(train, test, label, missing, names, rows="poisoning many points together", stream=False)
+    _require_complete(source, names["train"])
     return poisoning_many.poison_many_encoded(source, T, method=method, time_limit=time_limit)
 
 
@@ -179,80 +274,131 @@ def poison_many(train, test: pd.DataFrame, label: str, *,
 # which cells to clean (beyond the paper)
 
 
-def _prepare_truth(train, truth, label, missing):
-    """The truth table's encoding and the dirty table's missing cells in its row order,
-    after checking that the truth has the same header and rows and agrees on every
-    non-missing cell."""
-    if not isinstance(truth, pd.DataFrame):
-        raise InputError(f"truth table: expected a pandas DataFrame, got {type(truth).__name__}")
-    dirty, truth = as_missing(train, missing), as_missing(truth, missing)
-    if list(truth.columns) != list(dirty.columns):
-        raise InputError(f"truth table: its header ({', '.join(map(str, truth.columns))}) differs from the "
-                         f"training table's ({', '.join(map(str, dirty.columns))})")
-    if len(truth) != len(dirty):
-        raise InputError(f"truth table: it has {len(truth)} data rows, the training table has {len(dirty)}")
-    gaps = truth.isna().to_numpy()
-    if gaps.any():
-        r, c = map(int, next(zip(*gaps.nonzero())))
-        raise InputError(f"truth table: data row {r} has no value in column {truth.columns[c]!r} "
-                         "(the truth must be complete)")
-    known = dirty.notna().to_numpy()
-    differ = known & (dirty.to_numpy(dtype=object) != truth.to_numpy(dtype=object))
-    if differ.any():
-        r, c = map(int, next(zip(*differ.nonzero())))
-        raise InputError(f"truth table: data row {r}, column {truth.columns[c]!r} is {truth.iat[r, c]!r} but the "
-                         f"training table has {dirty.iat[r, c]!r} there")
-    enc = encode(truth, label, name="truth table")
-    features = list(enc.features)
-    return enc, dirty[features].isna().to_numpy()[enc.rows]
-
-
 def clean(train: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0, missing: Iterable | None = None,
-          prior: Literal["observed", "worlds"] = "observed", top: int = 10) -> pd.DataFrame:
+          prior: Literal["observed", "worlds"] = "observed", top: int = 10,
+          names: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Which missing cells of ``train`` to clean next so that the test rows become
     certifiably robust (a heuristic policy; the truth is unknown).
 
-    Cells of one (label, column) are interchangeable, so one row per such group is returned,
-    best first: ``row`` and ``column`` of its first missing cell, the row's ``label``, the
-    group's size ``group_cells``, the policy's ``score`` and how many non-robust test rows
-    it may help as their likely winner's cell (``as_winner``: its truth may equal the test
-    value) or as a rival's (``as_rival``: its truth may differ).  ``prior`` weighs a missing
-    cell's possible values: ``observed`` by its label's observed frequencies, ``worlds``
-    uniformly over the domain.  Empty when every test row is robust or nothing may help.
+    Parameters
+    ----------
+    train, test, label, alpha, missing, names
+        As for ``certify``; ``train`` is held in memory.
+    prior : {"observed", "worlds"}, default "observed"
+        How a missing cell's possible values are weighed: ``observed`` by its label's
+        observed frequencies, ``worlds`` uniformly over the domain.
+    top : int, default 10
+        The most groups returned.
+
+    Returns
+    -------
+    DataFrame
+        One row per group of interchangeable cells (one label and column), best first:
+        ``row`` and ``column`` of its first missing cell, the row's ``label``, the group's
+        size ``group_cells``, the policy's ``score`` and how many non-robust test rows it may
+        help as their likely winner's cell (``as_winner``: its truth may equal the test
+        value) or as a rival's (``as_rival``: its truth may differ).  Empty when every test
+        row is robust or nothing may help.
     """
-    check_int(top, "top")
-    enc, T = _prepare(train, test, label, missing, alpha=alpha, rows="cleaning advice", stream=False)
-    if prior not in cleaning.PRIORS:
-        raise InputError(f"unknown prior {prior!r} (use observed or worlds)")
+    validate(alpha=alpha, prior=prior, top=top)
+    names = _names(train, names)
+    enc, T = _prepare(train, test, label, missing, names, rows="cleaning advice", stream=False)
     rows = cleaning.advice(enc, T, alpha, prior, top)
     return pd.DataFrame(rows, columns=["row", "column", "label", "score", "group_cells", "as_winner", "as_rival"])
+
+
+def _the(name: str) -> str:
+    """A table's name inside a sentence ("the training table", or a file's name)."""
+    return f"the {name}" if name in (TRAIN, TEST, TRUTH) else name
+
+
+def _check_dirty(dirty: pd.DataFrame, known, label, name: str) -> tuple:
+    """The feature names of the dirty table after its own checks (those ``encode`` makes),
+    without encoding it: its columns, its labels and a value in every feature column."""
+    features = check_frame(dirty, label, name)
+    code_labels(dirty[label], name, label)
+    for j, f in enumerate(dirty.columns):
+        if f != label and not known[:, j].any():
+            raise no_observed_value(name, f)
+    return features
+
+
+def _check_truth(dirty: pd.DataFrame, truth: pd.DataFrame, known, names: dict) -> None:
+    """The truth has the dirty table's header and rows and agrees on every non-missing cell."""
+    tn, dn = names["truth"], _the(names["train"])
+    if list(truth.columns) != list(dirty.columns):
+        raise InputError(f"{tn}: its header ({', '.join(map(str, truth.columns))}) differs from {dn}'s "
+                         f"({', '.join(map(str, dirty.columns))})")
+    if len(truth) != len(dirty):
+        raise InputError(f"{tn}: it has {len(truth)} data rows, {dn} has {len(dirty)}")
+    gaps = truth.isna().to_numpy()
+    if gaps.any():
+        r, c = map(int, next(zip(*gaps.nonzero())))
+        raise InputError(f"{tn}: data row {r} has no value in column {truth.columns[c]!r} (the truth must be complete)")
+    differ = known & (dirty.to_numpy(dtype=object) != truth.to_numpy(dtype=object))
+    if differ.any():
+        r, c = map(int, next(zip(*differ.nonzero())))
+        raise InputError(f"{tn}: data row {r}, column {truth.columns[c]!r} is {truth.iat[r, c]!r} but {dn} has "
+                         f"{dirty.iat[r, c]!r} there")
+
+
+def _prepare_truth(train, truth, label, missing, names: dict):
+    """The truth table's encoding and the dirty table's missing cells in its row order, after
+    the dirty table's own checks and the truth's agreement with it."""
+    for table, role in ((train, "train"), (truth, "truth")):
+        if not isinstance(table, pd.DataFrame):
+            raise InputError(f"{names[role]}: expected a pandas DataFrame, got {type(table).__name__}")
+    dirty, truth = as_missing(train, missing), as_missing(truth, missing)
+    known = dirty.notna().to_numpy()
+    _check_dirty(dirty, known, label, names["train"])
+    _check_truth(dirty, truth, known, names)
+    enc = encode(truth, label, name=names["truth"])
+    columns = [dirty.columns.get_loc(f) for f in enc.features]
+    return enc, ~known[:, columns][enc.rows]
 
 
 def clean_offline(train: pd.DataFrame, truth: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0,
                   missing: Iterable | None = None, prior: Literal["observed", "worlds"] = "observed",
                   method: Literal["auto", "exact", "greedy"] = "auto", node_limit: int = 20_000,
-                  time_limit: float = 60.0, batch: int = 1) -> cleaning.CleaningReport:
-    """With the true values of ``train``'s missing cells known (``truth``: the same header
-    and rows, agreeing on every non-missing cell): per test row the fewest cells whose
-    cleaning certifies it (exact; ``num_cells`` None when none does, proven), the fewest
-    for all rows together (``method``: ``exact`` solves a HiGHS program for alpha = 0 within
-    ``node_limit`` nodes and says whether it is proven optimal, ``greedy`` gives a proven
-    lower bound; ``auto`` picks by size), and the path the ``clean`` policy would take,
-    cleaning ``batch`` cells of its chosen group per step.
+                  time_limit: float = 60.0, batch: int = 1,
+                  names: Mapping[str, str] | None = None) -> cleaning.CleaningReport:
+    """With the true values of ``train``'s missing cells known: the fewest cells to clean,
+    per test row and for all rows together, and the path the ``clean`` policy would take.
+
+    Parameters
+    ----------
+    train, test, label, alpha, missing, prior
+        As for ``clean``.
+    truth : DataFrame
+        ``train`` with every cell filled: the same header and rows, agreeing on every
+        non-missing cell.
+    method : {"auto", "exact", "greedy"}, default "auto"
+        For all rows together: ``exact`` solves a HiGHS program (alpha = 0 only) and says
+        whether it is proven optimal, ``greedy`` gives a proven lower bound, ``auto`` picks
+        by size.
+    node_limit : int, default 20000
+        Branch-and-bound nodes of the exact program.
+    time_limit : float, default 60.0
+        Seconds the exact program may run (a safety net).
+    batch : int, default 1
+        Cells of its chosen group the policy cleans per step along its path.
+    names : mapping, optional
+        Names of the tables in error messages, keys ``"train"``, ``"truth"`` and ``"test"``.
+
+    Returns
+    -------
+    CleaningReport
+        ``points``: per test row the fewest cells whose cleaning certifies it (exact;
+        ``num_cells`` None when none does, proven); ``together``: the fewest for all rows
+        together; ``path``: the cells the policy cleans, in order, and ``path_certifies``.
     """
-    _check_alpha(alpha)
-    check_int(node_limit, "node_limit")
-    check_int(batch, "batch")
-    check_real(time_limit, "time_limit", 0.0)
-    encode(train, label, missing=missing)  # the dirty table's own checks
-    enc, miss = _prepare_truth(train, truth, label, missing)
-    if prior not in cleaning.PRIORS:
-        raise InputError(f"unknown prior {prior!r} (use observed or worlds)")
-    if method not in ("auto", "exact", "greedy"):
-        raise InputError(f"unknown method {method!r} (use auto, exact or greedy)")
-    if method == "exact" and as_alpha(alpha) != 0:
-        raise InputError("method 'exact' (the many-point program) needs alpha = 0; use 'greedy' or 'auto'")
-    T = _test_codes(enc, test, missing)
+    checked = validate("clean_offline", alpha=alpha, prior=prior, method=method, node_limit=node_limit,
+                       time_limit=time_limit, batch=batch)
+    if method == "exact" and checked["alpha"] != 0:
+        raise ParameterError("method 'exact' (the many-point program) needs alpha = 0; use 'greedy' or 'auto'")
+    names = _names(train, names)
+    enc, miss = _prepare_truth(train, truth, label, missing, names)
+    T = _test_codes(enc, test, missing, names["test"])
     tab = cleaning.CleaningTable.build(enc, miss)
     try:
         return cleaning.report(tab, T, alpha, prior, method, node_limit, time_limit, batch)
@@ -261,4 +407,5 @@ def clean_offline(train: pd.DataFrame, truth: pd.DataFrame, test: pd.DataFrame, 
                          "or have one observed value") from None
 
 
-__all__ = ["certify", "count_worlds", "poison", "poison_many", "clean", "clean_offline", "EncodedTable", "InputError"]
+__all__ = ["certify", "count_worlds", "poison", "poison_many", "clean", "clean_offline", "EncodedTable", "InputError",
+           "ParameterError"]

@@ -32,24 +32,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-
-class InputError(ValueError):
-    """A user mistake in the input; the message is one line meant for the user."""
-
-
-class RowError(InputError):
-    """An InputError about one data row of a part of a table; ``shifted(k)`` is the same
-    error for the part starting k rows further on (the row counted over the whole table)."""
-
-    def __init__(self, template: str, row: int):
-        super().__init__(template.format(row=row))
-        self.template, self.row = template, row
-
-    def shifted(self, k: int) -> "RowError":
-        return RowError(self.template, self.row + k)
-
-    def __reduce__(self):  # pickled from a Dask worker to the client
-        return RowError, (self.template, self.row)
+from .errors import InputError, RowError  # noqa: F401  (re-exported: nbcert.encoding.InputError)
 
 
 def code_dtype(n_codes: int) -> np.dtype:

@@ -2,7 +2,10 @@
 
 Inputs are checked here, the way scikit-learn's own estimators check them (2-D dense X,
 a 1-D y of class labels, NotFittedError before ``fit``), with one difference: a NaN in
-X is a missing cell, which is the point of the estimator, not an error.
+X is a missing cell, which is the point of the estimator, not an error.  Parameters are
+declared in ``_parameter_constraints`` as scikit-learn's estimators declare them, with
+nbcert's rules (``nbcert.params``, the API's and the command line's), and checked when
+``fit`` starts (a ``ParameterError``: a ValueError and a TypeError).
 """
 
 from __future__ import annotations
@@ -15,10 +18,10 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ._validation import check_count_options
 from .counting import count_encoded
 from .decision import certify_index
 from .encoding import encode
+from .params import RULES, validate
 from .stats import from_table
 from .support import as_alpha, log_factors, log_tolerance
 
@@ -96,7 +99,14 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
     ``certify`` says whether every possible cleaning of the training table gives the
     same unique prediction, ``certified_predict`` returns that label or None, and
     ``count_worlds`` counts cleanings per predicted label.
+
+    Parameters
+    ----------
+    alpha : number, Fraction or str, default 0.0
+        Laplace smoothing, read exactly (0.1 means 1/10).
     """
+
+    _parameter_constraints: dict = {"alpha": RULES["alpha"]}  # nbcert.params rules, checked by _validate_params
 
     def __init__(self, alpha=0.0):
         self.alpha = alpha
@@ -108,8 +118,28 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         tags.input_tags.string = True
         return tags
 
+    def _validate_params(self):
+        """Check the parameters against ``_parameter_constraints`` (a ParameterError names the first bad one)."""
+        params = self.get_params(deep=False)
+        for name, rule in self._parameter_constraints.items():
+            rule.check(params[name], name)
+
     def fit(self, X, y):
-        as_alpha(self.alpha)
+        """Count the training table.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Categorical features; NaN (or None) is a missing cell.
+        y : array-like of shape (n_samples,)
+            Class labels, none missing.
+
+        Returns
+        -------
+        CertifiedNB
+            The fitted estimator.
+        """
+        self._validate_params()
         Xf = _frame(X)
         labels = _labels(y, len(Xf))
         label = "__label__"
@@ -135,6 +165,18 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         return self.encoded_.encode_test(Xf, name="X")
 
     def predict(self, X) -> np.ndarray:
+        """The label of largest support for each row (missing training cells left out of the counts).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_rows, n_features)
+            Test rows, every cell filled.
+
+        Returns
+        -------
+        ndarray of shape (n_rows,)
+            The predicted labels (the first of tied labels, in ``classes_`` order).
+        """
         T = self._codes(X)
         enc, idx = self.encoded_, self.index_
         seen = T >= 0
@@ -145,18 +187,54 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         return self.classes_[_argmax(logs, C, observed, enc, alpha)]
 
     def certify(self, X) -> np.ndarray:
+        """Whether each row is certifiably robust: one unique prediction in every possible world.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_rows, n_features)
+            Test rows, every cell filled.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_rows,)
+        """
         T = self._codes(X)  # checks that the estimator is fitted
         return certify_index(self.stats_, T, self.alpha).robust
 
     def certified_predict(self, X) -> np.ndarray:
+        """The label every possible world predicts for each row, None where the row is not robust.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_rows, n_features)
+            Test rows, every cell filled.
+
+        Returns
+        -------
+        ndarray of objects, shape (n_rows,)
+        """
         T = self._codes(X)
         dec = certify_index(self.stats_, T, self.alpha)
         return np.array([self.classes_[c] if c >= 0 else None for c in dec.label], dtype=object)
 
     def count_worlds(self, X, *, method="auto", n_samples=20_000, confidence=0.95, seed=None,
                      max_states=2_000_000):
-        """Worlds per predicted label for each row of X; see ``nbcert.count_worlds``."""
-        check_count_options(n_samples=n_samples, confidence=confidence, seed=seed, max_states=max_states)
+        """Worlds per predicted label for each row of X; see ``nbcert.count_worlds``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_rows, n_features)
+            Test rows, every cell filled.
+        method, n_samples, confidence, seed, max_states
+            As for ``nbcert.count_worlds``.
+
+        Returns
+        -------
+        list of WorldCounts
+            One per row.
+        """
+        validate("count_worlds", method=method, n_samples=n_samples, confidence=confidence, seed=seed,
+                 max_states=max_states)
         T = self._codes(X)
         return count_encoded(self.stats_, T, self.alpha, method=method, n_samples=n_samples,
                              confidence=confidence, seed=seed, max_states=max_states)

@@ -22,7 +22,6 @@ from .reading import TableSource
 from .stats import Merger, Stats, partial_counts
 
 MEMORY_PER_FILE_BYTE = 3  # an in-memory CSV table holds about this many bytes per byte of file
-OP = "poison method 'op'"
 
 
 def mem_available() -> int | None:
@@ -69,9 +68,10 @@ def too_big(source: TableSource) -> bool:
 
 
 def train_from_path(train, label: str, missing, *, rows: str | None, stream: bool | None,
-                    batch_rows: int | None) -> Stats | EncodedTable:
+                    batch_rows: int | None, second_pass: bool = False) -> Stats | EncodedTable:
     """Stats of the file (``rows`` None), else the table in memory for the method named by
-    ``rows``; a table to be streamed gives OP its StreamedStats and the others an error."""
+    ``rows``; a table to be streamed gives a method that can name its cells in a
+    ``second_pass`` over the file (OP) its StreamedStats and the others an error."""
     source = train if isinstance(train, TableSource) else TableSource(train, missing)
     if rows is None:
         return source_stats(source, label, batch_rows)
@@ -79,7 +79,7 @@ def train_from_path(train, label: str, missing, *, rows: str | None, stream: boo
     if not streamed:
         _features(source, label)
         return encode(source.read(), label, missing=source.missing, name=source.name)
-    if rows == OP:
+    if second_pass:
         return source_stats(source, label, batch_rows)
     why = "it is streamed as asked" if stream else (f"the file ({source.size / 1e9:.1f} GB) is larger than the "
                                                     f"memory available allows")

@@ -1,0 +1,177 @@
+"""The command line's commands: each reads its inputs, calls the API and returns a result
+object (rendered as text or JSON by ``render``).
+
+Options are checked before any file is read: the values by argparse (``parser``), the
+exact ``--alpha`` and the combinations of options here.  The files are named in the
+library's messages (``names``), never rewritten afterwards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import nbcert
+
+from .. import params
+from ..errors import InputError, ParameterError
+
+
+@dataclass
+class Session:
+    """What a command holds besides its arguments: the progress line to draw (on a terminal)
+    and the Dask client to close when it is done."""
+
+    progress: Callable | None = None
+    client: object = None
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+
+
+@dataclass
+class Inputs:
+    train: object  # the training file's TableSource (read by the library), or a Dask DataFrame
+    test: object  # the test rows (a DataFrame) without the label column
+    names: dict = field(default_factory=dict)  # the files' names, for the library's messages
+
+
+@dataclass
+class Certified:
+    index: list
+    table: object  # certify's DataFrame: robust, label
+
+
+@dataclass
+class Counted:
+    index: list
+    counts: list  # WorldCounts per test row
+    confidence: float
+
+
+@dataclass
+class Poisoned:
+    index: list
+    poisonings: list  # Poisoning per test row
+
+
+@dataclass
+class PoisonedTogether:
+    index: list
+    poisoning: object  # ManyPoisoning
+
+
+@dataclass
+class Advice:
+    table: object  # clean's DataFrame, best group first
+
+
+@dataclass
+class Cleaned:
+    index: list
+    report: object  # CleaningReport
+
+
+def _alpha(text: str) -> str:
+    """The --alpha text, after its rule (the library reads the text exactly)."""
+    rule = params.rule("alpha")
+    try:
+        rule.parse(text, "alpha")
+    except ParameterError:
+        raise ParameterError(f"--alpha: {rule.expected(text)}") from None
+    return text
+
+
+def _reading(args) -> dict:
+    """How the library reads the training file."""
+    return {"stream": True if args.stream else None, "batch_rows": args.batch_rows}
+
+
+def _load(args, session: Session) -> Inputs:
+    """Open the training file (its header is checked; the library reads the rest) and read
+    the test file; the CLI checks only what is about files: a test column that the training
+    file does not have.  With a Dask scheduler the training table becomes a Dask DataFrame
+    read by the workers."""
+    source = nbcert.TableSource(args.train, args.missing, args.train, text=True)
+    test = nbcert.read_csv(args.test, missing=args.missing, name=args.test)
+    extra = [c for c in test.columns if c not in source.columns]
+    if extra:
+        raise InputError(f"{args.test}: column {extra[0]!r} is not a column of {args.train}")
+    from ..cluster import connect, read_on_cluster, scheduler_address
+
+    train, address = source, scheduler_address(args.scheduler)
+    if address:
+        session.client = connect(address)
+        train = read_on_cluster(source, args.train)
+    return Inputs(train, test.drop(columns=[args.label], errors="ignore"), {"train": args.train, "test": args.test})
+
+
+def certify(args, session: Session) -> Certified:
+    alpha = _alpha(args.alpha)
+    inputs = _load(args, session)
+    table = nbcert.certify(inputs.train, inputs.test, args.label, alpha=alpha, method=args.method,
+                           n_worlds=args.worlds, seed=args.seed, names=inputs.names, **_reading(args))
+    return Certified(list(inputs.test.index), table)
+
+
+def count(args, session: Session) -> Counted:
+    alpha = _alpha(args.alpha)
+    inputs = _load(args, session)
+    counts = nbcert.count_worlds(inputs.train, inputs.test, args.label, alpha=alpha, method=args.method,
+                                 n_samples=args.samples, confidence=args.confidence, seed=args.seed,
+                                 progress=session.progress, names=inputs.names, **_reading(args))
+    return Counted(list(inputs.test.index), counts, args.confidence)
+
+
+def _check_poison_method(args) -> None:
+    if args.together:
+        rule = params.rule("method", "poison_many")
+        if (args.method or "auto") not in rule.options:
+            raise ParameterError(f"--method {args.method} does not apply to --together (use {rule.listed()})")
+    elif args.method not in (None, *params.options("method", "poison")):
+        raise ParameterError(f"--method {args.method} needs --together (single rows use "
+                             f"{params.rule('method', 'poison').listed()})")
+
+
+def poison(args, session: Session) -> Poisoned | PoisonedTogether:
+    _check_poison_method(args)
+    inputs = _load(args, session)
+    index = list(inputs.test.index)
+    if args.together:
+        res = nbcert.poison_many(inputs.train, inputs.test, args.label, method=args.method or "auto",
+                                 time_limit=args.time_limit, names=inputs.names)
+        return PoisonedTogether(index, res)
+    res = nbcert.poison(inputs.train, inputs.test, args.label, method=args.method or "op", seed=args.seed,
+                        names=inputs.names, **_reading(args))
+    return Poisoned(index, res)
+
+
+def _check_clean_options(args) -> None:
+    from ..cluster import scheduler_address
+
+    if args.stream or scheduler_address(args.scheduler):
+        raise ParameterError("clean needs the training table in memory (drop --stream, --scheduler and "
+                             "NBCERT_DASK_SCHEDULER)")
+    if args.truth is None:
+        for flag, default in (("method", "auto"), ("batch", 1)):
+            if getattr(args, flag) != default:
+                raise ParameterError(f"--{flag} needs --truth")
+
+
+def clean(args, session: Session) -> Advice | Cleaned:
+    alpha = _alpha(args.alpha)
+    _check_clean_options(args)
+    inputs = _load(args, session)
+    train = inputs.train.to_pandas()  # the cleaning methods work on the rows
+    if args.truth is None:
+        return Advice(nbcert.clean(train, inputs.test, args.label, alpha=alpha, prior=args.prior, top=args.top,
+                                   names=inputs.names))
+    truth = nbcert.read_csv(args.truth, missing=args.missing, name=args.truth)
+    report = nbcert.clean_offline(train, truth, inputs.test, args.label, alpha=alpha, prior=args.prior,
+                                  method=args.method, node_limit=args.node_limit, time_limit=args.time_limit,
+                                  batch=args.batch, names={**inputs.names, "truth": args.truth})
+    return Cleaned(list(inputs.test.index), report)
+
+
+COMMANDS = {"certify": certify, "count": count, "poison": poison, "clean": clean}

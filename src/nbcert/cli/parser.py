@@ -1,0 +1,214 @@
+"""The command line's arguments: four commands (certify, count, poison, clean), each option
+declared once.
+
+Choices and value checks come from the parameters' rules (``nbcert.params``), the ones the
+API applies to its keywords, so a flag and its keyword accept the same values.  A value
+that breaks its rule is argparse's usage error ``argument --samples: expected a positive
+integer, got '0'``; ``--alpha`` is read exactly, as text, and checked when the command
+starts (one line: ``--alpha: expected ...``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+
+from .. import params
+
+_WORLD = ("A possible world fills every missing cell of the training table with one of the "
+          "values its column takes elsewhere in the table.")
+_ROBUST = ("A test row is certifiably robust when every possible world's Naive Bayes classifier "
+           "predicts the same single label for it (a tie in any world makes it not robust).")
+_COUNT = ("For each test row, count the possible worlds that predict each label and those "
+          "in which the top labels tie.")
+_POISON = ("For each robust test row on its own, find the fewest cells of a complete training "
+           "table to blank (make missing) so that the row is no longer certifiably robust.")
+_CLEAN = ("For test rows that are not certifiably robust, which missing training cells to clean "
+          "(replace by their true value) first. Cells of one label and column are "
+          "interchangeable, so one cell per such group is listed, best first, with how many "
+          "test rows it may help and why. The ranking is a heuristic policy: it does not "
+          "know the true values.")
+_CLEAN_TRUTH = ("With --truth (the complete table the missing cells were blanked from: the same "
+                "header and rows, agreeing on every non-missing cell), prints instead, per test "
+                "row, the fewest cells whose cleaning makes it robust (exact; num_cells is 0 "
+                "for a row already robust and null, shown as -, when no cleaning can make it "
+                "robust), the fewest cells for all rows together, and the path the policy "
+                "would take with the truth revealed as it cleans.")
+
+
+def _text(*paragraphs: str) -> str:
+    return "\n\n".join(textwrap.fill(p, 79) for p in paragraphs)
+
+
+_DESCRIPTION = _text(
+    "Certifiable robustness, possible-world counting, data poisoning and cleaning advice for "
+    "Naive Bayes classifiers trained on incomplete categorical data.",
+    "Input is CSV with a header row (the training table may also be Parquet: a .parquet "
+    "file or a folder of them). An empty field means missing (add more tokens with "
+    "--missing); every other value is a category, read as the text written in the file. "
+    "Certify and count read the training file in record batches, so it may be larger than "
+    "memory. " + _WORLD)
+
+_EPILOG = _text("exit status: 0 on success, 2 on a usage or input error (reported as one "
+                "line on stderr).",
+                "example: nbcert certify --train train.csv --test test.csv --label class --json")
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("nbcert")
+    except Exception:  # pragma: no cover - not installed
+        return getattr(sys.modules.get("nbcert"), "__version__", "unknown")
+
+
+def rule_type(name: str):
+    """An argparse ``type`` reading a value by parameter ``name``'s rule."""
+    rule = params.rule(name)
+
+    def parse(text: str):
+        try:
+            return rule.parse(text, name)
+        except params.ParameterError:
+            raise argparse.ArgumentTypeError(rule.expected(text)) from None
+
+    parse.__name__ = name
+    return parse
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    def __init__(self, prog):
+        super().__init__(prog, max_help_position=30)
+
+
+def _input_options() -> argparse.ArgumentParser:
+    """The options every command shares: the input files and how to read them."""
+    files = argparse.ArgumentParser(add_help=False)
+    g = files.add_argument_group("input")
+    g.add_argument("--train", required=True, metavar="T.csv",
+                   help="training table (CSV with a header row, empty fields missing; or Parquet: "
+                        "a .parquet file or a folder of them)")
+    g.add_argument("--test", required=True, metavar="Q.csv",
+                   help="test rows: the training table's feature columns, all filled in "
+                        "(a label column is ignored)")
+    g.add_argument("--label", required=True, metavar="COL", help="name of the label column")
+    g.add_argument("--missing", action="append", default=[], metavar="TOKEN",
+                   help="a value that also means missing, in both files (repeatable), e.g. --missing ?")
+    g.add_argument("--stream", action="store_true",
+                   help="never hold the training table in memory (automatic when the file is larger "
+                        "than memory allows); methods that need rows, except poison --method op, then refuse")
+    g.add_argument("--batch-rows", type=rule_type("batch_rows"), default=None, metavar="N",
+                   help="rows per record batch when reading the training file (default: about 64 MB of file)")
+    g.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask scheduler (e.g. tcp://host:8786; default: $NBCERT_DASK_SCHEDULER) whose "
+                        "workers read a Parquet training file or folder and count it per partition")
+    return files
+
+
+def _output_options() -> argparse.ArgumentParser:
+    out = argparse.ArgumentParser(add_help=False)
+    out.add_argument("--json", action="store_true",
+                     help='print {"results": [...]} as JSON instead of a text table')
+    return out
+
+
+def _alpha(p) -> None:
+    p.add_argument("--alpha", default="0", metavar="A",
+                   help="Laplace smoothing (default 0: none); read exactly, so 0.1 means 1/10; "
+                        "fractions like 1/3 are accepted")
+
+
+def _command(sub, parents, name: str, help: str, *paragraphs: str):
+    return sub.add_parser(name, parents=parents, formatter_class=_Formatter, help=help,
+                          description=_text(*paragraphs), epilog=_EPILOG)
+
+
+def _certify(sub, parents) -> None:
+    p = _command(sub, parents, "certify",
+                 "is each test row robust: the same single prediction in every possible world?",
+                 _ROBUST, _WORLD, "Prints, per test row, whether it is robust and the label every world "
+                 "predicts (null, shown as -, when not robust).")
+    _alpha(p)
+    p.add_argument("--method", choices=params.options("method", "certify"), default="index",
+                   help="index (default) and iterate are exact; ad samples --worlds worlds per "
+                        "row and may wrongly report robust")
+    p.add_argument("--worlds", type=rule_type("n_worlds"), default=100, metavar="N",
+                   help="worlds sampled per test row with --method ad (default 100)")
+    p.add_argument("--seed", type=rule_type("seed"), default=None, metavar="S", help="random seed for --method ad")
+
+
+def _count(sub, parents) -> None:
+    p = _command(sub, parents, "count",
+                 "how many possible worlds predict each label (and how many tie), per test row",
+                 _COUNT, _WORLD, "Exact counts are printed in full (as decimal strings in JSON); "
+                 "montecarlo gives estimated fractions with confidence intervals.")
+    _alpha(p)
+    p.add_argument("--method", choices=params.options("method", "count_worlds"), default="auto",
+                   help="auto (default: exact unless too large, then montecarlo), exact, batch "
+                        "(the paper's Algorithm 2) or montecarlo (estimated fractions with "
+                        "confidence intervals)")
+    p.add_argument("--samples", type=rule_type("n_samples"), default=20000, metavar="N",
+                   help="worlds sampled per test row by montecarlo (default 20000)")
+    p.add_argument("--confidence", type=rule_type("confidence"), default=0.95, metavar="C",
+                   help="confidence level of the montecarlo intervals (default 0.95)")
+    p.add_argument("--seed", type=rule_type("seed"), default=None, metavar="S", help="random seed for montecarlo")
+
+
+def _poison(sub, parents) -> None:
+    p = _command(sub, parents, "poison", "fewest training cells to blank so a test row is no longer robust",
+                 _POISON, "Cells are reported as row:column, row being the 0-based data row of the "
+                 "training CSV (the header and blank lines are not data rows). num_cells is 0 for a row "
+                 "that is already not robust and null (shown as -) when no blanking was found; status "
+                 "tells a proof that none exists (impossible: op, exact) from a search that found none "
+                 "(none_found: sr, rp, greedy).")
+    p.add_argument("--method", default=None,
+                   choices=params.options("method", "poison") + params.options("method", "poison_many"),
+                   help="op (default) finds a minimum set; sr and rp are the paper's "
+                        "randomized baselines; with --together: auto (default), exact or greedy")
+    p.add_argument("--seed", type=rule_type("seed"), default=None, metavar="S", help="random seed for sr and rp")
+    p.add_argument("--together", action="store_true",
+                   help="one set of cells that makes every test row non-robust at once "
+                        "(--method auto|exact|greedy; exact proves optimality or gives a lower bound)")
+    p.add_argument("--time-limit", type=rule_type("time_limit"), default=30.0, metavar="SEC",
+                   help="time limit of the exact solver with --together (default 30)")
+
+
+def _clean(sub, parents) -> None:
+    p = _command(sub, parents, "clean", "which missing cells to clean first so the test rows become robust",
+                 _CLEAN, _CLEAN_TRUTH, "Cells are reported as row:column, row being the 0-based data row "
+                 "of the training CSV.")
+    p.add_argument("--truth", metavar="CLEAN.csv", default=None,
+                   help="the complete table: compute the offline minimum and the policy's path")
+    _alpha(p)
+    p.add_argument("--prior", choices=params.options("prior"), default="observed",
+                   help="how the policy weighs a missing cell's possible values: observed (default: "
+                        "its label's observed frequencies) or worlds (uniform over the domain)")
+    p.add_argument("--top", type=rule_type("top"), default=10, metavar="N",
+                   help="cells listed without --truth (default 10)")
+    p.add_argument("--method", choices=params.options("method", "clean_offline"), default="auto",
+                   help="with --truth, for all rows together: exact (a HiGHS program, alpha 0), "
+                        "greedy (with a proven lower bound) or auto (default: exact when small)")
+    p.add_argument("--node-limit", type=rule_type("node_limit"), default=20000, metavar="N",
+                   help="branch-and-bound nodes of the exact program (default 20000)")
+    p.add_argument("--time-limit", type=rule_type("time_limit"), default=60.0, metavar="SEC",
+                   help="time limit of the exact program, a safety net (default 60)")
+    p.add_argument("--batch", type=rule_type("batch"), default=1, metavar="N",
+                   help="with --truth, cells the policy cleans per step along its path (default 1)")
+
+
+COMMANDS = {"certify": _certify, "count": _count, "poison": _poison, "clean": _clean}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``nbcert`` argument parser; ``args.command`` names the command to run."""
+    parser = argparse.ArgumentParser(prog="nbcert", description=_DESCRIPTION, epilog=_EPILOG,
+                                     formatter_class=_Formatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, title="commands",
+                                help="run nbcert COMMAND -h for its options")
+    parents = [_input_options(), _output_options()]
+    for add in COMMANDS.values():
+        add(sub, parents)
+    return parser

@@ -1,0 +1,211 @@
+"""Each parameter's rule, declared once, for the API, the estimator and the command line.
+
+In the spirit of scikit-learn's ``_parameter_constraints``: ``RULES`` maps a parameter's
+name to its rule (``method``, whose options differ by function, to one rule per function),
+and ``validate(where, **values)`` checks values against them before any data is read,
+raising a ``ParameterError`` (a ValueError and a TypeError) that names the parameter:
+``n_samples must be a positive integer, got 0``.  The algorithms trust what they are given.
+
+The command line takes its choices (``options``) and its argument parsers (``Rule.parse``:
+the value from its text, or a ParameterError whose ``expected`` message the CLI shows) from
+the same rules, so a flag and its keyword cannot disagree.
+
+Alpha has its own exact reading (``nbcert.support.as_alpha``: 0.1 means 1/10); its rule
+is that reading, which accepts a finite number >= 0 (a float's range) given as a number, a
+Fraction or a string such as ``"1/3"``.
+
+This module imports no numpy, pandas or scikit-learn until a check needs them, so the
+command line can build its parser without them.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from .errors import ParameterError
+
+
+class Rule:
+    """What values one parameter takes.
+
+    ``what`` completes "must be ..." in the API's message and "expected ..." in the command
+    line's (``text_what``, when that differs: the command line reads text).
+    """
+
+    what = "a valid value"
+    text_what: str | None = None
+
+    def check(self, value, name: str):
+        """The value (as the algorithms take it), or a ParameterError naming ``name``."""
+        raise NotImplementedError
+
+    def read(self, text: str):
+        """The value a command-line text stands for (before ``check``)."""
+        return text
+
+    def parse(self, text: str, name: str = "value"):
+        """The checked value of a command-line text (a ParameterError if it breaks the rule)."""
+        try:
+            value = self.read(text)
+        except (ValueError, TypeError, ArithmeticError):
+            raise self.fail(name, text) from None
+        return self.check(value, name)
+
+    def expected(self, text: str) -> str:
+        """The command line's message for a text that breaks the rule."""
+        return f"expected {self.text_what or self.what}, got {text!r}"
+
+    def fail(self, name: str, value) -> ParameterError:
+        return ParameterError(f"{name} must be {self.what}, got {value!r}")
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+class Int(Rule):
+    """An integer (not a bool) of at least ``low``."""
+
+    def __init__(self, low: int, what: str | None = None):
+        self.low = low
+        self.what = what or {0: "a non-negative integer", 1: "a positive integer"}.get(low, f"an integer >= {low}")
+
+    def check(self, value, name):
+        if not _is_int(value) or value < self.low:
+            raise self.fail(name, value)
+        return int(value)
+
+    def read(self, text):
+        return int(text)
+
+
+class Real(Rule):
+    """A finite real number strictly between ``low`` and ``high`` (``high`` may be inf)."""
+
+    def __init__(self, low: float, high: float, what: str):
+        self.low, self.high, self.what = low, high, what
+
+    def check(self, value, name):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise self.fail(name, value)
+        x = float(value)
+        if not (math.isfinite(x) and self.low < x < self.high):
+            raise self.fail(name, value)
+        return x
+
+    def read(self, text):
+        return float(text)
+
+
+class Options(Rule):
+    """One of the given strings; ``kind`` names what they are in the message."""
+
+    def __init__(self, *options: str, kind: str = "method"):
+        self.options, self.kind = tuple(options), kind
+        self.what = "one of " + ", ".join(options)
+
+    def check(self, value, name):
+        if not isinstance(value, str) or value not in self.options:
+            raise ParameterError(f"unknown {self.kind} {value!r} (use {self.listed()})")
+        return value
+
+    def listed(self) -> str:
+        """The options as a phrase: "a, b or c"."""
+        *first, last = self.options
+        return f"{', '.join(first)} or {last}" if first else last
+
+
+class Seed(Rule):
+    """None, a non-negative integer, or a numpy Generator, BitGenerator or SeedSequence
+    (on the command line: a non-negative integer)."""
+
+    what = "None, a non-negative integer or a numpy random Generator"
+    text_what = "a non-negative integer"
+
+    def check(self, value, name):
+        if value is None or _is_int(value) and value >= 0:
+            return value
+        if type(value).__module__.startswith("numpy"):
+            import numpy as np
+
+            if isinstance(value, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)):
+                return value
+        raise self.fail(name, value)
+
+    def read(self, text):
+        return int(text)
+
+
+class Alpha(Rule):
+    """The smoothing parameter, read exactly (``nbcert.support.as_alpha``); ``check``
+    returns it as a Fraction."""
+
+    what = "a finite number >= 0"
+    text_what = "a finite number >= 0 (e.g. 1, 0.5 or 1/3)"
+
+    def check(self, value, name):
+        from .support import as_alpha
+
+        try:
+            return as_alpha(value)
+        except (TypeError, ValueError):
+            raise self.fail(name, value) from None
+
+
+class OrNone(Rule):
+    """None (the default) or a value of ``rule``."""
+
+    def __init__(self, rule: Rule):
+        self.rule = rule
+        self.what, self.text_what = f"{rule.what} or None", rule.text_what or rule.what
+
+    def check(self, value, name):
+        return None if value is None else self.rule.check(value, name)
+
+    def read(self, text):
+        return self.rule.read(text)
+
+
+_ROWS = ("auto", "exact", "greedy")
+
+RULES: dict = {
+    "alpha": Alpha(),
+    "method": {"certify": Options("index", "iterate", "ad", kind="certify method"),
+               "count_worlds": Options("auto", "exact", "batch", "montecarlo", kind="counting method"),
+               "poison": Options("op", "sr", "rp", kind="poison method"),
+               "poison_many": Options(*_ROWS), "clean_offline": Options(*_ROWS)},
+    "prior": Options("observed", "worlds", kind="prior"),
+    "n_worlds": Int(1), "n_samples": Int(1), "max_states": Int(1),
+    "confidence": Real(0, 1, "a number between 0 and 1"),
+    "seed": Seed(),
+    "time_limit": Real(0, math.inf, "a positive number of seconds"),
+    "node_limit": Int(1), "top": Int(1), "batch": Int(1),
+    "batch_rows": OrNone(Int(1)),
+}
+
+
+def rule(name: str, where: str | None = None) -> Rule:
+    """The rule of parameter ``name`` (of function ``where`` for a per-function rule)."""
+    r = RULES[name]
+    if not isinstance(r, dict):
+        return r
+    if where not in r:
+        raise KeyError(f"{name} has one rule per function ({', '.join(r)}), not one for {where!r}")
+    return r[where]
+
+
+def options(name: str, where: str | None = None) -> tuple:
+    """The strings a parameter takes (argparse's ``choices``)."""
+    return rule(name, where).options
+
+
+def validate(where: str | None = None, /, **values) -> dict:
+    """Check each ``name=value`` against its rule (``where``: the function, for rules that
+    differ by function) and return the checked values, in order; a ParameterError names
+    the first parameter that breaks its rule."""
+    return {name: rule(name, where).check(value, name) for name, value in values.items()}
+
+
+__all__ = ["RULES", "Rule", "Int", "Real", "Options", "Seed", "Alpha", "OrNone", "rule", "options", "validate",
+           "ParameterError"]
