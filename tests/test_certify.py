@@ -265,7 +265,7 @@ def test_missing_tokens_equal_nan(method):
 # ----------------------------------------------------------------- Iterate's scan and AD's worlds
 
 def _random_encoded(seed, n=400, d=5, rate=0.3):
-    from nbcert.encoding import from_codes
+    from nbcert.reading.encoding import from_codes
     from nbcert.repro.synthetic import synthetic_table
 
     rng = np.random.default_rng(seed)
@@ -282,7 +282,7 @@ def _random_encoded(seed, n=400, d=5, rate=0.3):
 @pytest.mark.parametrize("rows", [1, 7, 1 << 20])
 def test_iterate_scan_is_blocksize_free(monkeypatch, rows):
     """Iterate's per-point counts (a bounded block of rows at a time) are the index's."""
-    from nbcert import decision
+    from nbcert import decide as decision
     from nbcert.stats import count_index
 
     monkeypatch.setattr(decision, "ROWS_PER_SCAN", rows)
@@ -304,7 +304,7 @@ def test_world_draws_are_uniform_whatever_the_chunk(delta):
     a segment's cells is Binomial(size, 1/delta), for a chunk of one cell as for one chunk."""
     from scipy import stats
 
-    from nbcert.decision import _Segment, draw_counts
+    from nbcert.decide import _Segment, draw_counts
 
     seg = _Segment(delta, np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]), np.array([6, 0, 9, 0]))
     for chunk in (1, 5, 1 << 22):
@@ -323,7 +323,7 @@ def test_world_draws_are_uniform_whatever_the_chunk(delta):
 
 @pytest.mark.parametrize("width, starts", [(100, [0, 3, 3, 50, 99]), (20000, [0, 7000]), (9000, [0])])
 def test_range_counts(width, starts):
-    from nbcert.decision import _range_counts
+    from nbcert.decide import _range_counts
 
     mask = np.random.default_rng(width).random((3, width)) < 0.3
     at = np.array(starts)
@@ -336,7 +336,7 @@ def test_range_counts(width, starts):
 def test_ad_batches_and_early_stop(monkeypatch):
     """A robust point is trained on exactly n_worlds worlds (batches 1, 2, 4, ...); a point
     whose first world ties stops after that world."""
-    from nbcert import decision
+    from nbcert import decide as decision
 
     drawn = []
     real = decision.draw_counts
@@ -354,7 +354,7 @@ def test_ad_batches_and_early_stop(monkeypatch):
 
 
 def test_ad_small_chunks_keep_soundness(monkeypatch):
-    from nbcert import decision
+    from nbcert import decide as decision
 
     monkeypatch.setattr(decision, "CELLS_PER_DRAW", 3)
     for seed in range(3):

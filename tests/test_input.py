@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import nbcert
 from nbcert import reading, stats
-from nbcert.encoding import code_dtype, encode, from_codes
+from nbcert.reading.encoding import code_dtype, encode, from_codes
 from brute import brute_robust
 from strategies import complete_instances, instances
 from test_cli import ERROR_CASES, TEST, TRAIN, assert_error, files, run, run_json, write

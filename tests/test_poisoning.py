@@ -245,7 +245,7 @@ def test_prefix_checks_equal_one_cell_at_a_time(inst, seed):
 def test_prefix_checks_where_columns_shrink():
     """Tiny tables with one- to three-value domains: blanking often leaves a column with t's
     value only, or without it, which the prefix checks handle one cell at a time."""
-    from nbcert.encoding import from_codes
+    from nbcert.reading.encoding import from_codes
 
     rng = np.random.default_rng(0)
     for it in range(200):
@@ -261,7 +261,7 @@ def test_prefix_checks_where_columns_shrink():
 def test_prefix_checks_on_longer_orders(domain):
     """Hundreds of cells per window, columns whose domain shrinks to t's value or loses it,
     and near-ties re-decided exactly."""
-    from nbcert.encoding import from_codes
+    from nbcert.reading.encoding import from_codes
     from nbcert.repro.synthetic import synthetic_table
 
     for seed in range(3):
@@ -298,7 +298,7 @@ def test_cell_order_is_uniform():
 def test_pool_hands_out_each_row_once(agree, size_share):
     """A pool gives out exactly the qualifying rows of its label's block, each once, whether
     it draws them from the block or lists them."""
-    from nbcert.encoding import from_codes
+    from nbcert.reading.encoding import from_codes
     from nbcert.poisoning import _Pool
 
     rng = np.random.default_rng(0)
@@ -328,7 +328,7 @@ def test_sr_chooses_either_move_with_equal_chance():
     fair coins: on tables where both are always open, half its cells are of each label."""
     from scipy import stats
 
-    from nbcert.encoding import from_codes
+    from nbcert.reading.encoding import from_codes
     from nbcert.poisoning import PoisonedCounts
     from nbcert.repro.synthetic import synthetic_table
 

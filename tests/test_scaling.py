@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nbcert import decision, poisoning
+from nbcert import decide as decision, poisoning
 from nbcert.repro.settings import ScalingSettings
 from nbcert.repro.report.scaling import scaling as scaling_section
 from nbcert.repro.studies import scaling
-from nbcert.encoding import from_codes
+from nbcert.reading.encoding import from_codes
 from nbcert.repro.synthetic import planted_model, synthetic_codes, synthetic_table
 
 CFG = ScalingSettings(n_values=(), d=6, domain=4, labels=3, missing_rate=0.3, k=4, ad_worlds=5, method_budget_s=None)

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from nbcert.repro.discretize import discretize
-from nbcert.encoding import InputError
+from nbcert.reading.encoding import InputError
 from nbcert.repro.stages import perturbed, split
 from nbcert.repro.perturb import blank_mask
 

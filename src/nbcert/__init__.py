@@ -10,9 +10,9 @@ paper, which missing cells to clean.
 # module does not pay for pandas, scipy or scikit-learn it never touches.
 _WHERE = {"certify": "api", "count_worlds": "api", "poison": "api", "poison_many": "api", "clean": "api",
           "clean_offline": "api", "CleaningReport": "cleaning", "PointCleaning": "cleaning",
-          "TogetherCleaning": "cleaning", "WorldCounts": "counting", "EncodedTable": "encoding",
-          "InputError": "errors", "ParameterError": "errors", "encode": "encoding", "from_codes": "encoding",
-          "TableSource": "reading", "read_csv": "reading", "Stats": "stats", "Poisoning": "poisoning",
+          "TogetherCleaning": "cleaning", "WorldCounts": "counting", "EncodedTable": "reading.encoding",
+          "InputError": "errors", "ParameterError": "errors", "encode": "reading.encoding", "from_codes": "reading.encoding",
+          "TableSource": "reading.files", "read_csv": "reading.files", "Stats": "stats", "Poisoning": "poisoning",
           "ManyPoisoning": "poisoning_many", "CertifiedNB": "estimator"}
 
 __all__ = list(_WHERE)

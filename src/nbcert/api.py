@@ -22,8 +22,8 @@ from typing import Iterable, Literal, Mapping
 
 import pandas as pd
 
-from . import cleaning, counting, decision, poisoning, poisoning_many
-from .encoding import EncodedTable, as_missing, check_frame, code_labels, encode, no_observed_value
+from . import cleaning, counting, decide, poisoning, poisoning_many
+from .reading.encoding import EncodedTable, as_missing, check_frame, code_labels, encode, no_observed_value
 from .errors import InputError, ParameterError
 from .params import validate
 from .stats import Stats, frame_stats
@@ -36,14 +36,14 @@ def _is_dask(obj) -> bool:
 
 
 def _is_path(obj) -> bool:
-    from .reading import TableSource
+    from .reading.files import TableSource
 
     return isinstance(obj, (str, os.PathLike, TableSource))
 
 
 def _names(train, names: Mapping[str, str] | None) -> dict:
     """The names of the tables in messages: those given, a path's own name, else the defaults."""
-    from .reading import TableSource
+    from .reading.files import TableSource
 
     given = dict(names or {})
     unknown = sorted(set(given) - {"train", "test", "truth"})
@@ -65,14 +65,14 @@ def _train(train, label, missing, name: str, *, rows: str | None, second_pass: b
             return encode(train, label, missing=missing, name=name)
         return frame_stats(train, label, missing=missing, name=name)
     if _is_path(train):
-        from . import streaming
-        from .reading import TableSource
+        from .reading import streaming
+        from .reading.files import TableSource
 
         source = train if isinstance(train, TableSource) else TableSource(train, missing, name)
         return streaming.train_from_path(source, label, missing, rows=rows, second_pass=second_pass, stream=stream,
                                          batch_rows=batch_rows)
     if _is_dask(train):
-        from . import cluster
+        from .reading import cluster
 
         if rows:
             raise InputError(f"{name}: {rows} needs the table in memory; a Dask DataFrame gives its "
@@ -151,11 +151,11 @@ def certify(train, test: pd.DataFrame, label: str, *, alpha=0,
     rows = None if method == "index" else f"certify method {method!r}"
     source, T = _prepare(train, test, label, missing, names, rows=rows, stream=stream, batch_rows=batch_rows)
     if method == "index":
-        dec = decision.certify_index(source, T, alpha)
+        dec = decide.certify_index(source, T, alpha)
     elif method == "iterate":
-        dec = decision.certify_iterate(source, T, alpha)
+        dec = decide.certify_iterate(source, T, alpha)
     else:
-        dec = decision.certify_ad(source, T, alpha, n_worlds=n_worlds, seed=seed)
+        dec = decide.certify_ad(source, T, alpha, n_worlds=n_worlds, seed=seed)
     labels = pd.Series([source.labels[c] if c >= 0 else None for c in dec.label], index=test.index, dtype=object)
     return pd.DataFrame({"robust": dec.robust.astype(bool), "label": labels})
 
@@ -233,7 +233,7 @@ def poison(train, test: pd.DataFrame, label: str, *,
                          second_pass=method == "op", stream=stream, batch_rows=batch_rows)
     _require_complete(source, names["train"])
     if not isinstance(source, EncodedTable):  # a streamed path: OP plans, a second pass names the cells
-        from .streaming import poison_streamed
+        from .reading.streaming import poison_streamed
 
         return [poison_streamed(source, t) for t in T]
     return [poisoning.poison_encoded(source, T[p], method=method, seed=seed) for p in range(len(T))]

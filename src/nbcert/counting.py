@@ -39,10 +39,10 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .decision import point_counts
-from .encoding import EncodedTable, InputError
+from .decide import point_counts
+from .reading.encoding import EncodedTable, InputError
 from .stats import Stats, as_stats
-from .support import as_alpha, exact_support, log_factors, log_tolerance
+from .stats.support import as_alpha, exact_support, log_factors, log_tolerance
 
 
 @dataclass(frozen=True)

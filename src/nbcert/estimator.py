@@ -19,11 +19,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .counting import count_encoded
-from .decision import certify_index
-from .encoding import encode
+from .decide import certify_index
+from .reading.encoding import encode
 from .params import RULES, validate
 from .stats import from_table
-from .support import as_alpha, log_factors, log_tolerance
+from .stats.support import as_alpha, log_factors, log_tolerance
 
 
 def _frame(X, name: str = "X") -> pd.DataFrame:

@@ -10,7 +10,7 @@ The command line takes its choices (``options``) and its argument parsers (``Rul
 the value from its text, or a ParameterError whose ``expected`` message the CLI shows) from
 the same rules, so a flag and its keyword cannot disagree.
 
-Alpha has its own exact reading (``nbcert.support.as_alpha``: 0.1 means 1/10); its rule
+Alpha has its own exact reading (``nbcert.stats.support.as_alpha``: 0.1 means 1/10); its rule
 is that reading, which accepts a finite number >= 0 (a float's range) given as a number, a
 Fraction or a string such as ``"1/3"``.
 
@@ -138,14 +138,14 @@ class Seed(Rule):
 
 
 class Alpha(Rule):
-    """The smoothing parameter, read exactly (``nbcert.support.as_alpha``); ``check``
+    """The smoothing parameter, read exactly (``nbcert.stats.support.as_alpha``); ``check``
     returns it as a Fraction."""
 
     what = "a finite number >= 0"
     text_what = "a finite number >= 0 (e.g. 1, 0.5 or 1/3)"
 
     def check(self, value, name):
-        from .support import as_alpha
+        from .stats.support import as_alpha
 
         try:
             return as_alpha(value)

@@ -43,9 +43,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .encoding import EncodedTable
+from .reading.encoding import EncodedTable
 from .poisoning import PoisonedCounts, cells_of, plans, poison_encoded
-from .decision import decide_counts, extremes
+from .decide import decide_counts, extremes
 from .stats import count_index
 
 

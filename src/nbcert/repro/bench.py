@@ -31,10 +31,10 @@ import pandas as pd
 from sklearn.naive_bayes import CategoricalNB
 from sklearn.preprocessing import OrdinalEncoder
 
-from .. import api, cleaning, decision, poisoning
+from .. import api, cleaning, decide as decision, poisoning
 from ..counting import count_encoded
 from .discretize import discretize
-from ..encoding import encode
+from ..reading.encoding import encode
 from .perturb import perturb
 from .synthetic import synthetic_codes
 
@@ -82,10 +82,10 @@ def run(name: str, clean: pd.DataFrame, label: str, rng, repeat: int, full: bool
     add("floor (one bincount)", t_floor)
     add("index k=32 from DataFrames", best(lambda: api.certify(dirty, test, label), repeat))
     for k in (1, 32):
-        add(f"index k={k} encoded", best(lambda: decision.certify_index(enc, T[:k]), repeat))
-        add(f"iterate k={k} encoded", best(lambda: decision.certify_iterate(enc, T[:k]), max(1, repeat // 2)))
+        add(f"index k={k} encoded", best(lambda: decide.certify_index(enc, T[:k]), repeat))
+        add(f"iterate k={k} encoded", best(lambda: decide.certify_iterate(enc, T[:k]), max(1, repeat // 2)))
         if k == 1 or full:
-            add(f"ad k={k} encoded", best(lambda: decision.certify_ad(enc, T[:k], seed=0), 1))
+            add(f"ad k={k} encoded", best(lambda: decide.certify_ad(enc, T[:k], seed=0), 1))
     add("count montecarlo k=1 encoded", best(lambda: count_encoded(enc, T[:1], method="montecarlo", seed=0), 1))
     Tc = enc_clean.encode_test(test)
     add("OP 1 point from DataFrames", best(lambda: api.poison(train, test.iloc[:1], label), repeat))

@@ -84,7 +84,7 @@ def stamp(table, started: float | None = None):
 
 def run(snakemake, main) -> None:
     """start(), then main(); a user-facing error becomes one line and exit status 1."""
-    from ..encoding import InputError
+    from ..reading.encoding import InputError
     from .fetch import FetchError
     from .settings import ConfigError
     from .tables import TableError

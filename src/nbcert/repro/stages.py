@@ -20,8 +20,8 @@ import zlib
 import numpy as np
 import pandas as pd
 
-from .. import decision, poisoning
-from ..encoding import InputError, encode
+from .. import decide, poisoning
+from ..reading.encoding import InputError, encode
 from .perturb import perturb
 
 KINDS = ("uniform", "feature")
@@ -99,11 +99,11 @@ def decision_runs(clean: pd.DataFrame, dirty: pd.DataFrame, test: pd.DataFrame, 
     rows = [{**base, "method": "encode", "k": 0, **times(t_enc), **empty},
             {**base, "method": "Plain", "k": 1, **times(plain_times(clean, test, label)), **empty}]
     for k in ks:
-        exact, *t_index = timed(lambda: decision.certify_index(enc, T[:k]))
-        it, *t_iter = timed(lambda: decision.certify_iterate(enc, T[:k]))
+        exact, *t_index = timed(lambda: decide.certify_index(enc, T[:k]))
+        it, *t_iter = timed(lambda: decide.certify_iterate(enc, T[:k]))
         if not (np.array_equal(it.robust, exact.robust) and np.array_equal(it.label, exact.label)):
             raise AssertionError(f"{name}: Iterate and Iterate+Index disagree (rep {rep}, {kind} {rate}, k={k})")
-        ad, *t_ad = timed(lambda: decision.certify_ad(enc, T[:k], n_worlds=ad_worlds,
+        ad, *t_ad = timed(lambda: decide.certify_ad(enc, T[:k], n_worlds=ad_worlds,
                                                        seed=rng_for(seed, name, rep, kind, rate, k, "ad")))
         if (exact.robust & ~ad.robust).any():
             raise AssertionError(f"{name}: AD called a robust point non-robust")

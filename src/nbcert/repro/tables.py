@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from ..encoding import InputError, read_csv
+from ..errors import InputError
+from ..reading.files import read_csv
 from .outputs import write_csv
 
 SCHEMAS = Path(__file__).with_name("schemas")

@@ -40,8 +40,8 @@ import numpy as np
 import pandas as pd
 
 from ... import cleaning
-from ...encoding import encode
-from ...support import as_alpha, log_factors, log_tolerance
+from ...reading.encoding import encode
+from ...stats.support import as_alpha, log_factors, log_tolerance
 from ..figures import panels, save_figure
 from ..settings import CleaningSettings
 from ..stages import complete_rows, perturbed, rng_for, split
@@ -61,7 +61,7 @@ _TIE = 1e-9  # scores (nats) this close to the best are ties: the first group wi
 
 def _predicted(F: np.ndarray, N: np.ndarray, tol: float) -> np.ndarray:
     """The label each world predicts (m: a tie within ``tol``) from its log factors
-    F (..., m, d): log S(l|t) = log N_l + sum_j F_lj, as in :func:`nbcert.support.log_support`."""
+    F (..., m, d): log S(l|t) = log N_l + sum_j F_lj, as in :func:`nbcert.stats.support.log_support`."""
     m = F.shape[-2]
     if m == 1:
         return np.zeros(F.shape[:-2], np.int64)

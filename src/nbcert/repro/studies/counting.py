@@ -33,8 +33,8 @@ import numpy as np
 import pandas as pd
 
 from ...counting import TooLarge, count_encoded, total_worlds
-from ...decision import count_index
-from ...encoding import InputError, encode
+from ...decide import count_index
+from ...reading.encoding import InputError, encode
 from ..stages import perturbed, rng_for, split
 from ..figures import panels, save_figure
 from ..settings import CountingSettings

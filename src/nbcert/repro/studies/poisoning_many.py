@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...encoding import encode
+from ...reading.encoding import encode
 from ...poisoning import poison_encoded
 from ...poisoning_many import all_nonrobust, greedy, poison_many_encoded
 from ..figures import panels, save_figure

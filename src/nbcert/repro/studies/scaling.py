@@ -39,10 +39,10 @@ import tracemalloc
 import numpy as np
 import pandas as pd
 
-from ... import decision, poisoning
+from ... import decide, poisoning
 from ...counting import count_encoded
-from ...encoding import code_dtype, from_codes
-from ...streaming import mem_available
+from ...reading.encoding import code_dtype, from_codes
+from ...reading.streaming import mem_available
 from ..settings import ScalingSettings
 from ..stages import rng_for
 from ..synthetic import synthetic_table
@@ -194,14 +194,14 @@ def _per_point(decide, T: np.ndarray, budget_s: float | None):
         label.append(l)
         if budget_s is not None and len(robust) < len(T) and _clock() - t0 >= budget_s:
             break
-    dec = decision.Decision(np.array(robust, bool), np.array(label, np.intp).reshape(len(label)))
+    dec = decide.Decision(np.array(robust, bool), np.array(label, np.intp).reshape(len(label)))
     return dec, len(robust) < len(T)
 
 
 def _iterate_points(enc):
     def each(T):
         for t in T:
-            dec = decision.certify_iterate(enc, t[None])
+            dec = decide.certify_iterate(enc, t[None])
             yield bool(dec.robust[0]), int(dec.label[0])
     return each
 
@@ -328,14 +328,14 @@ def _decide(out: _Rows, enc, T, truth, cfg, n, seed, fits, budget_s, progress):
             continue
         stopped = False
         if method == "Iterate+Index":
-            dec, s, peak = out.meter(lambda: decision.certify_index(enc, T))
+            dec, s, peak = out.meter(lambda: decide.certify_index(enc, T))
             exact = dec
         elif method == "Iterate":
             (dec, stopped), s, peak = out.meter(lambda: _per_point(_iterate_points(enc), T, budget_s))
         else:
             ad_seed = rng_for(seed, "scaling", n, "ad")
             (dec, stopped), s, peak = out.meter(lambda: _per_point(
-                lambda T_: decision.iter_ad(enc, T_, n_worlds=cfg.ad_worlds, seed=ad_seed), T, budget_s))
+                lambda T_: decide.iter_ad(enc, T_, n_worlds=cfg.ad_worlds, seed=ad_seed), T, budget_s))
         p = len(dec.robust)
         _check(method, dec, exact, n)
         extra = {"robust": int(dec.robust.sum()), "correct": int((dec.robust & (dec.label == truth[:p])).sum()),

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .encoding import (CodedColumn, Domains, EncodedTable, InputError, code_frame, column_names, no_observed_value,
+from ..reading.encoding import (CodedColumn, Domains, EncodedTable, InputError, code_frame, column_names, no_observed_value,
                        sort_labels)
 
 CHUNK_CELLS = 1 << 22  # cells per bincount call: its intp copy stays at 32 MB

@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from .encoding import EncodedTable, InputError, check_columns, code_frame, encode
-from .reading import TableSource
-from .stats import Merger, Stats, partial_counts
+from .files import TableSource
+from ..stats import Merger, Stats, partial_counts
 
 MEMORY_PER_FILE_BYTE = 3  # an in-memory CSV table holds about this many bytes per byte of file
 
@@ -121,7 +121,7 @@ def find_cells(stats: StreamedStats, tcode: np.ndarray, step_lists: list) -> dic
 def poison_streamed(stats: StreamedStats, t: np.ndarray):
     """OP for one test point on a streamed table: plan from the statistics, name the cells
     in a second pass over the file."""
-    from .poisoning import poison_encoded
+    from ..poisoning import poison_encoded
 
     tcode = stats.global_codes(t[None])[0]
     return poison_encoded(stats, t, "op", find=lambda step_lists: find_cells(stats, tcode, step_lists))

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .encoding import EncodedTable
+from .reading.encoding import EncodedTable
 from .stats import Stats, as_stats, count_index
-from .support import as_alpha, exact_support, greater, log_support, log_tolerance
+from .stats.support import as_alpha, exact_support, greater, log_support, log_tolerance
 
 
 @dataclass(frozen=True)

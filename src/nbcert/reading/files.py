@@ -29,7 +29,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from .encoding import InputError
+from ..errors import InputError
 
 PIECE_BYTES = 64 << 20  # bytes of file per piece
 BLOCK_BYTES = 8 << 20  # bytes per parallel parse block (pyarrow's unit of work)

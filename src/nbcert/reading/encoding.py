@@ -32,7 +32,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .errors import InputError, RowError  # noqa: F401  (re-exported: nbcert.encoding.InputError)
+from ..errors import InputError, RowError  # noqa: F401  (re-exported: nbcert.reading.encoding.InputError)
 
 
 def code_dtype(n_codes: int) -> np.dtype:
@@ -405,10 +405,3 @@ def from_codes(X: np.ndarray, y: np.ndarray, delta: Sequence[int]) -> EncodedTab
     cats = tuple(pd.RangeIndex(int(k)) for k in delta)
     return EncodedTable(X=glob, label_bounds=bounds, rows=_row_ids(order), offsets=offsets,
                         delta=delta, features=tuple(range(d)), categories=cats, labels=tuple(range(m)))
-
-
-def read_csv(path, missing: Sequence[str] | None = None, name: str | None = None) -> pd.DataFrame:
-    """nbcert.reading.read_csv, under the name the pipeline's scripts import."""
-    from .reading import read_csv as read
-
-    return read(path, missing, name)
