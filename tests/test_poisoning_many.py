@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import nbcert
 from nbcert.reading.encoding import encode
-from nbcert.poisoning_many import all_nonrobust as mask_nonrobust
+from nbcert.poisoning import all_nonrobust as mask_nonrobust
 from brute import brute_is_nonrobust_after, feature_cells
 from strategies import complete_instances
 

@@ -13,7 +13,7 @@ _WHERE = {"certify": "api", "count_worlds": "api", "poison": "api", "poison_many
           "TogetherCleaning": "cleaning", "WorldCounts": "counting", "EncodedTable": "reading.encoding",
           "InputError": "errors", "ParameterError": "errors", "encode": "reading.encoding", "from_codes": "reading.encoding",
           "TableSource": "reading.files", "read_csv": "reading.files", "Stats": "stats", "Poisoning": "poisoning",
-          "ManyPoisoning": "poisoning_many", "CertifiedNB": "estimator"}
+          "ManyPoisoning": "poisoning", "CertifiedNB": "estimator"}
 
 __all__ = list(_WHERE)
 

@@ -22,7 +22,7 @@ from typing import Iterable, Literal, Mapping
 
 import pandas as pd
 
-from . import cleaning, counting, decide, poisoning, poisoning_many
+from . import cleaning, counting, decide, poisoning
 from .reading.encoding import EncodedTable, as_missing, check_frame, code_labels, encode, no_observed_value
 from .errors import InputError, ParameterError
 from .params import validate
@@ -242,7 +242,7 @@ def poison(train, test: pd.DataFrame, label: str, *,
 def poison_many(train, test: pd.DataFrame, label: str, *,
                 method: Literal["auto", "exact", "greedy"] = "auto", time_limit: float = 30.0,
                 missing: Iterable | None = None,
-                names: Mapping[str, str] | None = None) -> poisoning_many.ManyPoisoning:
+                names: Mapping[str, str] | None = None) -> poisoning.ManyPoisoning:
     """The fewest cells of the complete table ``train`` to blank so that every test row is
     non-robust at once (alpha = 0).
 
@@ -267,7 +267,7 @@ def poison_many(train, test: pd.DataFrame, label: str, *,
     names = _names(train, names)
     source, T = _prepare(train, test, label, missing, names, rows="poisoning many points together", stream=False)
     _require_complete(source, names["train"])
-    return poisoning_many.poison_many_encoded(source, T, method=method, time_limit=time_limit)
+    return poisoning.poison_many_encoded(source, T, method=method, time_limit=time_limit)
 
 
 # ---------------------------------------------------------------------------------------

@@ -121,7 +121,7 @@ def find_cells(stats: StreamedStats, tcode: np.ndarray, step_lists: list) -> dic
 def poison_streamed(stats: StreamedStats, t: np.ndarray):
     """OP for one test point on a streamed table: plan from the statistics, name the cells
     in a second pass over the file."""
-    from ..poisoning import poison_encoded
+    from ..poisoning.single import poison_encoded
 
     tcode = stats.global_codes(t[None])[0]
     return poison_encoded(stats, t, "op", find=lambda step_lists: find_cells(stats, tcode, step_lists))

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ...reading.encoding import encode
 from ...poisoning import poison_encoded
-from ...poisoning_many import all_nonrobust, greedy, poison_many_encoded
+from ...poisoning import all_nonrobust, greedy, poison_many_encoded
 from ..figures import panels, save_figure
 from ..settings import PoisonManySettings
 from ..stages import complete_rows, timed, times

@@ -39,10 +39,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .decide import decide_counts, extremes
-from .reading.encoding import EncodedTable
-from .stats import Stats, count_index
-from .stats.support import log_tolerance
+from ..decide import decide_counts, extremes
+from ..reading.encoding import EncodedTable
+from ..stats import Stats, count_index
+from ..stats.support import log_tolerance
 
 
 STATUSES = ("poisoned", "already_nonrobust", "impossible", "none_found")

@@ -43,10 +43,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .reading.encoding import EncodedTable
-from .poisoning import PoisonedCounts, cells_of, plans, poison_encoded
-from .decide import decide_counts, extremes
-from .stats import count_index
+from ..reading.encoding import EncodedTable
+from .single import PoisonedCounts, cells_of, plans, poison_encoded
+from ..decide import decide_counts, extremes
+from ..stats import count_index
 
 
 @dataclass(frozen=True)

@@ -91,9 +91,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .decide import Decision, decide_counts, extremes
-from .reading.encoding import EncodedTable
-from .stats.support import as_alpha
+from ..decide import Decision, decide_counts, extremes
+from ..reading.encoding import EncodedTable
+from ..stats.support import as_alpha
 
 _EPS = np.finfo(float).eps
 _NEVER = np.iinfo(np.int64).max // 8  # an impossible cost; a few of them still sum in int64
@@ -1431,7 +1431,7 @@ def report(tab: CleaningTable, T: np.ndarray, alpha=0, prior: str = "observed", 
 def advice(enc: EncodedTable, T: np.ndarray, alpha=0, prior: str = "observed", top: int = 10) -> list:
     """The policy's ranked groups for a dirty table: per group (best first) a dict with its
     first missing cell, the group's size, score and the points it may help."""
-    from .decide import count_index
+    from ..decide import count_index
 
     m, d, K = enc.m, enc.d, int(enc.delta.max())
     index = count_index(enc)
