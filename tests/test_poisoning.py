@@ -217,7 +217,8 @@ def _one_at_a_time(state, rows, cols):
 
 
 def _check_prefix_scan(enc, T, order_seed):
-    from nbcert.poisoning.single import PoisonedCounts, _blank_until_nonrobust, _Groups
+    from nbcert.poisoning.baselines import _blank_until_nonrobust, _Groups
+    from nbcert.poisoning.single import PoisonedCounts
 
     for t in T:
         state = PoisonedCounts(enc, t)
@@ -271,7 +272,7 @@ def test_prefix_checks_on_longer_orders(domain):
 
 @pytest.mark.parametrize("n_cells, batch", [(1, 1), (7, 2), (1000, 64), (5000, 4096)])
 def test_cell_order_is_a_permutation(n_cells, batch):
-    from nbcert.poisoning.single import _cell_order
+    from nbcert.poisoning.baselines import _cell_order
 
     out = np.concatenate(list(_cell_order(n_cells, np.random.default_rng(n_cells), batch)))
     assert np.array_equal(np.sort(out), np.arange(n_cells))
@@ -282,7 +283,7 @@ def test_cell_order_is_uniform():
     the shuffled rest alike."""
     from scipy import stats
 
-    from nbcert.poisoning.single import _cell_order
+    from nbcert.poisoning.baselines import _cell_order
 
     n, runs = 6, 3000
     rng = np.random.default_rng(1)
@@ -299,7 +300,7 @@ def test_pool_hands_out_each_row_once(agree, size_share):
     """A pool gives out exactly the qualifying rows of its label's block, each once, whether
     it draws them from the block or lists them."""
     from nbcert.reading.encoding import from_codes
-    from nbcert.poisoning.single import _Pool
+    from nbcert.poisoning.baselines import _Pool
 
     rng = np.random.default_rng(0)
     n = 2000

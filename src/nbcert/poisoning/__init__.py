@@ -1,5 +1,12 @@
 """Data poisoning: blank cells of a complete table until test points are no longer
-certifiably robust (alpha = 0): one point (``single``), several at once (``many``)."""
+certifiably robust (alpha = 0).
+
+* ``single``     -- one point: OP (exact, paper section 5.1, corrected) on the counts under
+  blanking (``PoisonedCounts``), and the dispatcher ``poison_encoded``;
+* ``baselines``  -- the paper's randomized baselines SR and RP;
+* ``relaxation`` -- the relaxed program of many-point poisoning (through ``nbcert.milp``);
+* ``many``       -- several points at once: greedy, or exact with a proven lower bound.
+"""
 
 from .many import ManyPoisoning, all_nonrobust, greedy, poison_many_encoded
 from .single import Cells, PoisonedCounts, Poisoning, poison_encoded

@@ -1,0 +1,172 @@
+"""The mixed-integer programs of the many-point searches, and the answer they share.
+
+Poisoning many points (``nbcert.poisoning.relaxation``) and cleaning many points
+(``nbcert.cleaning.program``) both ask HiGHS (``scipy.optimize.milp``) for the fewest cells
+under constraints linear in counts of interchangeable cells.  Both need the same four
+things, kept here once:
+
+* a program built column by column and row by row (``Program``);
+* its solve under a time limit, and for cleaning a node limit (``Program.solve``);
+* the proven lower bound rounded to the integer it proves: the objective counts cells,
+  so the optimum is an integer and a dual bound b proves ceil(b - 1e-6), the 1e-6
+  absorbing HiGHS's feasibility tolerance (``Solved.lower_bound``);
+* whether the time limit cut the solve short (``Solved.time_limited``): the one stop whose
+  answer depends on the machine's speed (a node limit does not).
+
+``ManyPoints`` is the answer of a many-point search: the cells, the method, whether they
+are proven minimum, a proven lower bound, and whether a time limit cut the search short.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+# --- limits of the many-point searches, each named for what it measures.
+#
+# The greedy answer's size (cells) up to which method "auto" also runs the exact search.
+# Cleaning's exact program has one 0/1 column per value a count can take, up to the greedy
+# answer's size, so its size and time grow with that size; poisoning's relaxation does not
+# grow with it but is refined solve after solve within its time limit.
+AUTO_EXACT_CELLS_POISON = 200
+AUTO_EXACT_CELLS_CLEAN = 300
+# Cleaning's exact program (one-hot tables of every count, cleaning.program): above this many
+# columns it is not built and the greedy answer with its proven bound stands.
+ONE_HOT_MAX_COLUMNS = 200_000
+# Poisoning's relaxation (poisoning.relaxation): above this many columns only its linear
+# relaxation is solved (a proven bound, no integer stages).
+RELAXATION_INTEGER_MAX_COLUMNS = 900
+
+BOUND_SLACK = 1e-6  # HiGHS's bound may exceed the integer optimum by its tolerance
+
+
+@dataclass(frozen=True)
+class ManyPoints:
+    """Cells that settle every given test point at once.
+
+    ``optimal`` says whether ``cells`` is proven minimum; ``lower_bound`` is a proven bound
+    on the minimum (None when none was computed).  ``possible`` False with ``optimal`` True
+    is a proof that no set of cells works; otherwise it only says that none was found.
+    ``time_limited``: a solver's time limit cut the search short, so the answer may differ
+    on a faster or slower machine.
+    """
+
+    possible: bool
+    cells: Sequence = ()
+    method: str = "greedy"
+    optimal: bool = False
+    lower_bound: int | None = None
+    time_limited: bool = False
+
+    @property
+    def num_cells(self) -> int | None:
+        return len(self.cells) if self.possible else None
+
+
+@dataclass(frozen=True)
+class Solved:
+    """What a solve returned: ``x`` (None when no solution was found), ``value`` (the
+    objective at ``x``), and how it ended."""
+
+    x: np.ndarray | None
+    value: float | None
+    status: int  # scipy.optimize.milp's: 0 optimal, 1 a limit stopped it, 2 infeasible
+    dual_bound: float | None  # the branch and bound's proven bound (None for a linear program)
+    time_limited: bool
+
+    @property
+    def infeasible(self) -> bool:
+        return self.status == 2
+
+    def lower_bound(self, linear: bool = False) -> int | None:
+        """The integer bound the solve proves on the optimum, or None.  A linear
+        program's value bounds it only when solved to optimality (``linear``)."""
+        bound = (self.value if self.status == 0 else None) if linear else self.dual_bound
+        if bound is None or not np.isfinite(bound):
+            return None
+        return math.ceil(bound - BOUND_SLACK)
+
+
+class Program:
+    """Columns and rows of a mixed-integer program for ``scipy.optimize.milp``; the
+    coefficients are kept as (row, column, value) triplets in the order they are given."""
+
+    def __init__(self):
+        self.lo, self.hi, self.cost, self.integer = [], [], [], []
+        self.r, self.c, self.v, self.rlo, self.rhi = [], [], [], [], []
+
+    def int_var(self, lo, hi, cost: float = 0.0) -> int:
+        """A new integer column in [lo, hi]; its index."""
+        return self._var(lo, hi, cost, True)
+
+    def real_var(self, lo, hi, cost: float = 0.0) -> int:
+        """A new continuous column in [lo, hi]; its index."""
+        return self._var(lo, hi, cost, False)
+
+    def _var(self, lo, hi, cost, integer: bool) -> int:
+        self.lo.append(lo)
+        self.hi.append(hi)
+        self.cost.append(cost)
+        self.integer.append(integer)
+        return len(self.lo) - 1
+
+    def row(self, coef: dict, lo=-np.inf, hi=np.inf) -> None:
+        """The row lo <= sum coef[k] x_k <= hi."""
+        self.r += [len(self.rlo)] * len(coef)
+        self.c += list(coef)
+        self.v += list(coef.values())
+        self.rlo.append(lo)
+        self.rhi.append(hi)
+
+    @property
+    def columns(self) -> int:
+        return len(self.lo)
+
+    def solve(self, time_limit: float, *, node_limit: int | None = None, rel_gap: float | None = None,
+              local_search: bool = True, continuous=()) -> Solved:
+        """Solve with HiGHS.
+
+        Parameters
+        ----------
+        time_limit : float
+            Seconds the solve may take.
+        node_limit : int, optional
+            Branch-and-bound nodes (a limit that does not depend on the machine).
+        rel_gap : float, optional
+            The relative gap at which HiGHS stops (its default otherwise).
+        local_search : bool, default True
+            False turns HiGHS's RINS and RENS heuristics off.
+        continuous : iterable of int
+            Integer columns solved as continuous ones this time.
+
+        Returns
+        -------
+        Solved
+        """
+        from scipy.optimize import Bounds, LinearConstraint, milp
+        from scipy.sparse import coo_matrix
+
+        integer = np.array(self.integer, float)
+        integer[list(continuous)] = 0
+        A = coo_matrix((self.v, (self.r, self.c)), shape=(len(self.rlo), len(self.lo))).tocsr()
+        options = {"time_limit": time_limit, "disp": False}
+        if node_limit is not None:
+            options["node_limit"] = node_limit
+        if rel_gap is not None:
+            options["mip_rel_gap"] = rel_gap
+        if not local_search:
+            options.update(mip_heuristic_run_rins=False, mip_heuristic_run_rens=False)
+        with warnings.catch_warnings():  # scipy passes options it does not know on to HiGHS, with a warning
+            warnings.filterwarnings("ignore", "Unrecognized options", RuntimeWarning)
+            res = milp(np.array(self.cost), integrality=integer, bounds=Bounds(self.lo, self.hi),
+                       constraints=LinearConstraint(A, self.rlo, self.rhi), options=options)
+        stopped = res.status == 1 and "time" in str(res.message).lower()
+        return Solved(res.x, res.fun, res.status, getattr(res, "mip_dual_bound", None), stopped)
+
+
+__all__ = ["ManyPoints", "Program", "Solved", "AUTO_EXACT_CELLS_POISON", "AUTO_EXACT_CELLS_CLEAN",
+           "ONE_HOT_MAX_COLUMNS", "RELAXATION_INTEGER_MAX_COLUMNS"]
