@@ -15,6 +15,11 @@ from hypothesis import strategies as st
 import nbcert
 from brute import brute_is_robust_after_cleaning, brute_min_clean, brute_robust, missing_cells
 from nbcert import cleaning
+from nbcert.cleaning.fixed import _waterfill, _waterfill_logs
+from nbcert.cleaning.many import _largest_minimum
+from nbcert.cleaning.rival import Rival, rival_floor, rival_greedy
+from nbcert.cleaning.single import offline_search, within
+from nbcert.stats.support import as_alpha
 from strategies import alphas, dirty_instances
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -167,10 +172,10 @@ def test_a_rival_is_lowered_optimally_where_greedy_is_not():
     # a rival's counts h = (10, 3), caps (10, 1), alpha = 0, and its product must reach 0:
     # the greedy step (largest relative drop first: 3 -> 2) wastes a cell; emptying the
     # first column alone takes 10
-    rival = cleaning._Rival([10, 3], [10, 1], 0, 1, 1e-9)
-    assert rival.cheapest(X=1, Y=1, need=0.0, limit=100)[0] == 10
+    rival = Rival([10, 3], [10, 1], 0, 1, 1e-9)
+    assert rival.cheapest(ceiling=1, weight=1, need=0.0, limit=100)[0] == 10
     # and a threshold reached with one partial column: 9 * 2 = 18 < 20 with two cells
-    assert rival.cheapest(X=20, Y=1, need=float(np.log(20)), limit=100)[0] == 2
+    assert rival.cheapest(ceiling=20, weight=1, need=float(np.log(20)), limit=100)[0] == 2
 
 
 # ----------------------------------------------------------------------------- the policy
@@ -320,10 +325,10 @@ def _rival_args(spec):
 def test_rival_rows_built_together_match_one_row_at_a_time(spec):
     h, cap, p, q, tol, limit = _rival_args(spec)
     cost, logq, member, part, curve = _reference_rival(h, cap, p, q, tol)
-    r = cleaning._Rival(h, cap, p, q, tol)
+    r = Rival(h, cap, p, q, tol)
     for got, want in zip((r.cost, r.logq, r.member, r.part, r.curve), (cost, logq, member, part, curve)):
         assert got.shape == want.shape and np.array_equal(got, want)
-    cut = cleaning._Rival(h, cap, p, q, tol, limit)  # candidates from ``limit`` on are left out
+    cut = Rival(h, cap, p, q, tol, limit)  # candidates from ``limit`` on are left out
     keep = cost < limit
     for got, want in zip((cut.cost, cut.logq, cut.member, cut.part), (cost, logq, member, part)):
         assert np.array_equal(got, want[keep])
@@ -335,7 +340,7 @@ def test_rival_rows_beyond_one_word_of_membership():
     h = rng.integers(5, 10, 70)
     cap = rng.integers(0, 3, 70)  # below h: no column empties the product
     cost, logq, member, part, curve = _reference_rival(h, cap, 0, 1, 1e-9)
-    r = cleaning._Rival(h, cap, 0, 1, 1e-9)
+    r = Rival(h, cap, 0, 1, 1e-9)
     assert np.array_equal(r.member, member) and np.array_equal(r.cost, cost) and np.array_equal(r.curve, curve)
     assert member[:, 63:].any()  # the second word of the membership bits is used
 
@@ -344,12 +349,12 @@ def test_rival_rows_beyond_one_word_of_membership():
 @given(rival_specs, st.lists(st.floats(-60, 60), max_size=20))
 def test_rival_floor_is_below_the_exact_count(spec, extra):
     h, cap, p, q, tol, _ = _rival_args(spec)
-    r = cleaning._Rival(h, cap, p, q, tol)
+    r = Rival(h, cap, p, q, tol)
     need = np.concatenate([r.curve[np.isfinite(r.curve)], r.curve[np.isfinite(r.curve)] - 1e-12, extra,
                            [-np.inf, np.inf]])
     exact = np.searchsorted(-r.curve, -(need + tol), side="right")
     exact = np.where(np.isneginf(need) | (exact >= len(r.curve)), np.inf, exact)  # what solve counts
-    floor = cleaning._rival_floor(h, cap, p, q, need, tol)
+    floor = rival_floor(h, cap, p, q, need, tol)
     assert (floor <= exact).all(), (need[floor > exact], floor[floor > exact], exact[floor > exact])
 
 
@@ -357,8 +362,8 @@ def test_rival_floor_is_below_the_exact_count(spec, extra):
 @given(rival_specs)
 def test_a_rival_plan_found_without_search_is_what_it_claims(spec):
     h, cap, p, q, tol, _ = _rival_args(spec)
-    R, amounts = cleaning._rival_greedy(h, cap, p, q)
-    r = cleaning._Rival(h, cap, p, q, tol)
+    R, amounts = rival_greedy(h, cap, p, q)
+    r = Rival(h, cap, p, q, tol)
     for c in range(len(R)):
         b = amounts(c)
         assert (b >= 0).all() and (b <= cap).all() and b.sum() <= c
@@ -373,10 +378,10 @@ def test_a_rival_plan_found_without_search_is_what_it_claims(spec):
 def test_waterfill_logs_are_the_row_sums(cols, pq):
     p, q = pq
     c0, cap = np.array([a for a, _ in cols]), np.array([b for _, b in cols])
-    C = cleaning._waterfill(c0, cap)
+    C = _waterfill(c0, cap)
     with np.errstate(divide="ignore"):
         want = np.log(float(q) * C + p).sum(axis=1)
-    got, col = cleaning._waterfill_logs(c0, cap, p, q)
+    got, col = _waterfill_logs(c0, cap, p, q)
     assert np.array_equal(np.isneginf(got), np.isneginf(want))
     fin = np.isfinite(want)
     assert np.allclose(got[fin], want[fin], rtol=0, atol=1e-9)
@@ -406,7 +411,7 @@ def test_limited_searches_find_the_unlimited_plans(seed, alpha):
         plan = cleaning.offline_minimum(tab, t, alpha)
         singles.append(plan)
         for limit in ([] if plan is None else [plan.cost, plan.cost + 1, plan.cost + 7]) + [1, np.inf]:
-            got, possible, lower = cleaning._offline(tab, t, cleaning.as_alpha(alpha), limit)
+            got, possible, lower = offline_search(tab, t, as_alpha(alpha), limit)
             assert possible == (plan is not None)
             assert plan is None or lower <= plan.cost  # a proven lower bound on the minimum
             if plan is None or plan.cost >= limit:
@@ -418,11 +423,11 @@ def test_limited_searches_find_the_unlimited_plans(seed, alpha):
     if any(s is None for s in singles):
         return
     for floor in (0, max(s.cost for s in singles) - 1, max(s.cost for s in singles) + 3):
-        top, known = cleaning._largest_minimum(tab, T, cleaning.as_alpha(alpha), floor)
+        top, known = _largest_minimum(tab, T, as_alpha(alpha), floor)
         assert top == max([floor] + [s.cost for s in singles])
         assert all(np.array_equal(pl.x, singles[p].x) and pl.winner == singles[p].winner for p, pl in known.items())
         for t, single in zip(T, singles):  # "within the floor" only with a witness
-            assert not cleaning._within(tab, t, cleaning.as_alpha(alpha), floor) or single.cost <= floor
-    want = _reference_greedy(tab, T, cleaning.as_alpha(alpha))
+            assert not within(tab, t, as_alpha(alpha), floor) or single.cost <= floor
+    want = _reference_greedy(tab, T, as_alpha(alpha))
     for got in (cleaning.greedy_many(tab, T, alpha), cleaning.greedy_many(tab, T, alpha, dict(enumerate(singles)))):
         assert (got is None) == (want is None) and (got is None or np.array_equal(got, want))

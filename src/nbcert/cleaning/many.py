@@ -1,0 +1,182 @@
+"""The fewest cleanings for several points at once (exact where small, else greedy with a
+proven bound).
+
+``greedy`` repeatedly cleans the cheapest single-point completion on the table cleaned so
+far, then prunes each group's count by binary search.  Cleaning c cells lowers another
+point's minimum by at most c (the c cells with its new minimum's cells certify it on the
+old table), so a lower bound from one round, less c, holds in the next, and each round
+searches a point only for a plan that would win.  Its proven lower bound is the larger of
+the largest single-point minimum and (alpha = 0) the relaxed bound of
+``nbcert.cleaning.program``.  ``exact`` (alpha = 0) also solves the exact program there and
+keeps the better verified answer.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..milp import AUTO_EXACT_CELLS_CLEAN, ManyPoints
+from ..params import validate
+from ..stats.support import as_alpha
+from .program import exact_many, relaxed_bound
+from .single import cleanable, offline_search, within
+from .table import CleaningTable, after, all_robust, state_decision
+
+
+@dataclass(frozen=True)
+class TogetherCleaning(ManyPoints):
+    """Cells whose cleaning certifies every test point at once, as (row position in the
+    training table, column name); ``optimal`` says whether their number is proven minimum,
+    ``lower_bound`` is a proven bound on the minimum."""
+
+
+def _largest_minimum(tab: CleaningTable, T: np.ndarray, alpha: Fraction, floor: int = 0):
+    """max(floor, the largest single-point minimum of T) (every point cleanable), and the
+    plans searched: a point is searched in full only when no plan within the floor so far
+    is found without search, and its cost may then raise the floor."""
+    known = {}
+    for p, t in enumerate(T):
+        if within(tab, t, alpha, floor):
+            continue
+        known[p] = offline_search(tab, t, alpha)[0]
+        floor = max(floor, known[p].cost)
+    return floor, known
+
+
+def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0, known: dict | None = None) -> np.ndarray | None:
+    """Group counts making every point robust, or None if greedy gets stuck.
+
+    Repeatedly cleans the cheapest single-point minimum completion (on the table as
+    cleaned so far; the first point in T's order among equals) among the non-robust
+    points, then prunes: each group's count is cut to the smallest that keeps every point
+    robust (binary search, each answer checked).  ``known``: offline_minimum plans on
+    ``tab`` of some points (by position in T), not searched again.
+
+    A point's minimum drops by at most the c cells a round cleans (those c cells and the
+    new minimum's cells certify it on the old table), so a lower bound found in one round,
+    less c, holds in the next: a point whose bound cannot beat the best so far is only
+    checked for being cleanable at all."""
+    alpha = as_alpha(alpha)
+    x = np.zeros_like(tab.hid)
+    lower = {int(p): pl.cost for p, pl in (known or {}).items()}
+    for step in range(int(tab.hid.sum()) + 1):
+        cur = after(tab, x)
+        todo = np.flatnonzero(~state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust)
+        if not len(todo):
+            return prune(tab, T, x, alpha)
+        plan = _cheapest_completion(cur, T, todo, alpha, lower, (known or {}) if step == 0 else {})
+        if plan is None:
+            return None
+        x = x + plan.x
+        lower = {p: b - plan.cost for p, b in lower.items()}
+    raise AssertionError("internal: greedy did not terminate")
+
+
+def _cheapest_completion(tab: CleaningTable, T: np.ndarray, todo: np.ndarray, alpha: Fraction, lower: dict,
+                         known: dict):
+    """The cheapest single-point minimum among the points ``todo`` (the first in T's order
+    among equals), None if one of them has none.  Points are tried in the order of their
+    ``lower`` bounds (updated), each only for a plan that would win: cheaper than the best
+    so far, or as cheap if it comes first; ``known`` plans are not searched, and a point
+    whose bound shows it cannot win is only checked for being cleanable."""
+    best = None  # (cost, position in todo, plan)
+    for i in sorted(range(len(todo)), key=lambda i: lower.get(int(todo[i]), -math.inf)):
+        p = int(todo[i])
+        limit = math.inf if best is None else best[0] + (i < best[1])
+        if p in known:
+            plan, possible = (known[p] if known[p].cost < limit else None), True
+        elif lower.get(p, -math.inf) >= limit:
+            plan, possible = None, cleanable(tab, T[p], alpha)
+        else:
+            plan, possible, lower[p] = offline_search(tab, T[p], alpha, limit)
+        if not possible or (plan is None and limit == math.inf):
+            return None
+        if plan is not None:
+            best = (plan.cost, i, plan)
+    return best[2]
+
+
+def prune(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> np.ndarray:
+    """Cut each group's count (largest groups first) to the smallest value that keeps every
+    point robust, found by binary search; only checked states are kept."""
+    x = x.copy()
+    for g in np.argsort(-x, axis=None, kind="stable"):
+        g = np.unravel_index(g, x.shape)
+        lo, hi = -1, int(x[g])  # hi: known to work
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            x[g] = mid
+            lo, hi = (lo, mid) if all_robust(tab, T, x, alpha) else (mid, hi)
+        x[g] = hi
+    return x
+
+
+
+
+def _found(tab: CleaningTable, x: np.ndarray, method: str, lower: int, stops: list) -> TogetherCleaning:
+    """The answer for verified group counts x, optimal when x meets the proven ``lower``."""
+    cost = int(x.sum())
+    return TogetherCleaning(True, tab.named(tab.cells(x)), method, cost <= lower, min(lower, cost), bool(stops))
+
+
+def clean_many(tab: CleaningTable, T: np.ndarray, alpha=0, method: str = "auto",
+               node_limit: int = 20_000, time_limit: float = 60.0) -> TogetherCleaning:
+    """Fewest cleanings making every point of T robust at once.
+
+    Parameters
+    ----------
+    tab : CleaningTable
+        The dirty table with its truth.
+    T : ndarray, shape (k, d)
+        The test points (local codes of the true table, -1: unseen).
+    alpha : number, default 0
+        The smoothing parameter.
+    method : {"auto", "exact", "greedy"}, default "auto"
+        ``greedy`` returns the pruned greedy answer with a proven lower bound: the largest
+        single-point minimum and, for alpha = 0, the relaxed bound.  ``exact`` (alpha = 0
+        only) also solves the exact program and keeps the better verified answer; it is
+        optimal when it meets the program's proven bound.  ``auto`` is ``exact`` when
+        alpha = 0 and the greedy answer has at most AUTO_EXACT_CELLS_CLEAN cells.
+    node_limit : int, default 20000
+        HiGHS's branch-and-bound nodes per solve.
+    time_limit : float, default 60.0
+        Seconds per solve (a safety net; a solve it cuts short sets ``time_limited``).
+
+    Returns
+    -------
+    TogetherCleaning
+    """
+    validate("clean_offline", method=method)
+    alpha = as_alpha(alpha)
+    if method == "exact" and alpha != 0:
+        raise ParameterError("the exact many-point program is for alpha = 0; use method='greedy'")
+    zero = np.zeros_like(tab.hid)
+    if all_robust(tab, T, zero, alpha):
+        return TogetherCleaning(True, (), "greedy", True, 0)
+    if not all(cleanable(tab, t, alpha) for t in T):
+        return TogetherCleaning(False, (), "greedy", True, None)  # some point alone is impossible
+    floor, stops = 0, []
+    if alpha == 0:
+        floor = relaxed_bound(tab, T, node_limit, time_limit, stops)
+        if floor == math.inf:
+            return TogetherCleaning(False, (), "greedy", True, None)
+    floor, known = _largest_minimum(tab, T, alpha, floor)
+    start = greedy_many(tab, T, alpha, known)
+    small = start is not None and start.sum() <= AUTO_EXACT_CELLS_CLEAN
+    if not (method == "exact" or (method == "auto" and alpha == 0 and small)):
+        if start is None:
+            return TogetherCleaning(False, (), "greedy", False, floor, bool(stops))
+        return _found(tab, start, "greedy", floor, stops)
+    upper = int(start.sum()) if start is not None else int(tab.hid.sum())
+    best, lower = exact_many(tab, T, upper, floor, node_limit, time_limit, stops)
+    if lower == math.inf:
+        return TogetherCleaning(False, (), "exact", True, None, bool(stops))
+    found = [b for b in (best, start) if b is not None]
+    if not found:
+        return TogetherCleaning(False, (), "exact", False, lower, bool(stops))
+    return _found(tab, min(found, key=lambda b: int(b.sum())), "exact", lower, stops)

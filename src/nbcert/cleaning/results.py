@@ -1,0 +1,133 @@
+"""What the truth says about a dirty table, and the policy's advice without it.
+
+``report`` gathers, with the truth known, each point's offline minimum, the fewest cells for
+all points together, and the cells the truth-free policy would clean, in order.  ``advice``
+ranks a dirty table's groups by the policy's score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..reading.encoding import EncodedTable
+from ..stats import count_index
+from .many import TogetherCleaning, clean_many
+from .policy import group_scores, policy_path
+from .single import offline_minimum
+from .table import CleaningTable
+
+
+@dataclass(frozen=True)
+class PointCleaning:
+    """The fewest cells whose cleaning certifies one test point (alone).
+
+    ``cells`` lists (row position in the training table, column name), empty when the
+    point is already robust; ``possible`` False (proven) when no cleaning makes it robust.
+    ``label`` is the prediction the cleaned table certifies."""
+
+    possible: bool
+    cells: tuple = ()
+    label: object = None
+
+    @property
+    def num_cells(self) -> int | None:
+        return len(self.cells) if self.possible else None
+
+
+@dataclass(frozen=True)
+class CleaningReport:
+    """What the truth says: per point its offline minimum, the fewest cells for all points
+    together, and the cells the truth-free policy would clean, in order, until every point
+    is robust (``path_certifies``) or nothing is left."""
+
+    points: list
+    together: TogetherCleaning
+    path: tuple
+    path_certifies: bool
+
+
+def report(tab: CleaningTable, T: np.ndarray, alpha=0, prior: str = "observed", method: str = "auto",
+           node_limit: int = 20_000, time_limit: float = 60.0, batch: int = 1) -> CleaningReport:
+    """Offline minima per point and together, and the policy's path, with the truth known.
+
+    Parameters
+    ----------
+    tab : CleaningTable
+        The dirty table with its truth.
+    T : ndarray, shape (k, d)
+        The test points (local codes of the true table, -1: unseen).
+    alpha : number, default 0
+        The smoothing parameter.
+    prior : {"observed", "worlds"}, default "observed"
+        The policy's odds for a missing cell (``truth_odds``).
+    method, node_limit, time_limit
+        As for ``clean_many``.
+    batch : int, default 1
+        Cells of its chosen group the policy cleans per step.
+
+    Returns
+    -------
+    CleaningReport
+    """
+    points = []
+    for t in T:
+        plan = offline_minimum(tab, t, alpha)
+        points.append(PointCleaning(False) if plan is None else
+                      PointCleaning(True, tab.named(tab.cells(plan.x)), tab.enc.labels[plan.winner]))
+    together = clean_many(tab, T, alpha, method, node_limit, time_limit)
+    cells, _, certified = policy_path(tab, T, alpha, prior, batch)
+    path = tuple((int(tab.enc.rows[r]), tab.enc.features[j]) for r, j in cells)
+    return CleaningReport(points, together, path, certified)
+
+
+def _observed(enc: EncodedTable, index: np.ndarray) -> np.ndarray:
+    """Observed cells per (label, column, local value) from the count index."""
+    m, d, K = enc.m, enc.d, int(enc.delta.max())
+    obs = np.zeros((m, d, K), np.int64)
+    for j in range(d):
+        obs[:, j, :enc.delta[j]] = index[:, enc.offsets[j]:enc.offsets[j + 1] - 1]
+    return obs
+
+
+def advice(enc: EncodedTable, T: np.ndarray, alpha=0, prior: str = "observed", top: int = 10) -> list:
+    """The policy's ranked groups for a dirty table.
+
+    Parameters
+    ----------
+    enc : EncodedTable
+        The dirty table.
+    T : ndarray, shape (k, d)
+        The test points (local codes, -1: unseen).
+    alpha : number, default 0
+        The smoothing parameter.
+    prior : {"observed", "worlds"}, default "observed"
+        The policy's odds for a missing cell (``truth_odds``).
+    top : int, default 10
+        The most groups returned.
+
+    Returns
+    -------
+    list of dict
+        Per group with a positive score, best first: its first missing cell (``row``,
+        ``column``), its ``label``, ``score``, size (``group_cells``) and the points it may
+        help (``as_winner``, ``as_rival``).
+    """
+    index = count_index(enc)
+    M = index[:, enc.missing_codes]
+    gs = group_scores(_observed(enc, index), M, enc.label_sizes, T, alpha, prior)
+    order = np.argsort(-gs.score, axis=None, kind="stable")
+    out = []
+    miss = enc.is_missing()
+    for g in order[:max(0, top)]:
+        l, j = np.unravel_index(g, gs.score.shape)
+        if gs.score[l, j] <= 0:
+            break
+        a, b = enc.label_bounds[l], enc.label_bounds[l + 1]
+        rows = a + np.flatnonzero(miss[a:b, j])
+        first = int(enc.rows[rows].min())
+        out.append({"row": first, "column": enc.features[j], "label": enc.labels[l], "score": float(gs.score[l, j]),
+                    "group_cells": int(M[l, j]), "as_winner": int(gs.as_winner[l, j]),
+                    "as_rival": int(gs.as_rival[l, j])})
+    return out
