@@ -233,9 +233,7 @@ def poison(train, test: pd.DataFrame, label: str, *,
                          second_pass=method == "op", stream=stream, batch_rows=batch_rows)
     _require_complete(source, names["train"])
     if not isinstance(source, EncodedTable):  # a streamed path: OP plans, a second pass names the cells
-        from .reading.streaming import poison_streamed
-
-        return [poison_streamed(source, t) for t in T]
+        return [poisoning.poison_streamed(source, t) for t in T]
     return [poisoning.poison_encoded(source, T[p], method=method, seed=seed) for p in range(len(T))]
 
 

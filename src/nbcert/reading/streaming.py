@@ -6,18 +6,16 @@ whatever the number of rows, and a value, a label or an error first met in a lat
 is handled as in an early one (an error names its data row and line; nothing is written
 before the whole file has been read).  Methods that need rows read the whole table into
 memory, unless it is to be streamed (asked for, or the file is larger than memory allows):
-then OP plans from the statistics and names its cells in a second pass over the file, and
-the other row methods say that they need the table in memory.
+then OP plans from the statistics and names its cells in a second pass over the file
+(``nbcert.poisoning.streamed``), and the other row methods say that they need the table in
+memory.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-import numpy as np
-import pandas as pd
-
-from .encoding import EncodedTable, InputError, check_columns, code_frame, encode
+from .encoding import EncodedTable, InputError, check_columns, encode
 from .files import TableSource
 from ..stats import Merger, Stats, partial_counts
 
@@ -87,44 +85,4 @@ def train_from_path(train, label: str, missing, *, rows: str | None, stream: boo
                      f"(certify with method index, count and poison with method op stream it)")
 
 
-def find_cells(stats: StreamedStats, tcode: np.ndarray, step_lists: list) -> dict:
-    """The second pass of a streamed OP: for each step (label l, column j, agreeing?, count)
-    of the given plans, the first ``count`` rows of label l whose column j equals (or
-    differs from) the test value, in file order: {(l, j, agree): (row ids, global codes)}."""
-    need: dict = {}
-    for steps in step_lists:
-        for l, j, agree, count in steps:
-            need[(l, j, agree)] = max(need.get((l, j, agree), 0), int(count))
-    got = {key: ([], []) for key in need}
-    labels = pd.Index(list(stats.labels), dtype=object)
-    source = stats.source
-    for start, batch in source.batches(stats.batch_rows):
-        if not batch.num_rows or all(v <= 0 for v in need.values()):
-            continue
-        y, blabels, _, columns = code_frame(batch, stats.label, missing=source.missing, name=source.name,
-                                            start=start, exact=False)
-        lab = labels.get_indexer(pd.Index(list(blabels), dtype=object))[y]
-        for (l, j, agree), k in need.items():
-            if k <= 0:
-                continue
-            col = columns[j]
-            local = np.append(stats.categories[j].get_indexer(col.values), stats.delta[j])[col.codes]
-            same = local == tcode[j] - stats.offsets[j]
-            idx = np.flatnonzero((lab == l) & (same if agree else ~same))[:k]
-            got[(l, j, agree)][0].append(start + idx)
-            got[(l, j, agree)][1].append(local[idx] + stats.offsets[j])
-            need[(l, j, agree)] = k - len(idx)
-    return {key: (np.concatenate(ids).tolist() if ids else [], np.concatenate(codes) if codes else np.zeros(0, np.intp))
-            for key, (ids, codes) in got.items()}
-
-
-def poison_streamed(stats: StreamedStats, t: np.ndarray):
-    """OP for one test point on a streamed table: plan from the statistics, name the cells
-    in a second pass over the file."""
-    from ..poisoning.single import poison_encoded
-
-    tcode = stats.global_codes(t[None])[0]
-    return poison_encoded(stats, t, "op", find=lambda step_lists: find_cells(stats, tcode, step_lists))
-
-
-__all__ = ["StreamedStats", "source_stats", "train_from_path", "poison_streamed", "find_cells", "InputError"]
+__all__ = ["StreamedStats", "source_stats", "train_from_path", "InputError"]
