@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import nbcert
-from nbcert import reading, stats
+from nbcert import stats
+from nbcert.reading import files as file_reading
 from nbcert.reading.encoding import code_dtype, encode, from_codes
 from brute import brute_robust
 from strategies import complete_instances, instances
@@ -47,10 +48,10 @@ class pieces:
         self.size = size
 
     def __enter__(self):
-        self.old, reading.PIECE_BYTES = reading.PIECE_BYTES, self.size
+        self.old, file_reading.PIECE_BYTES = file_reading.PIECE_BYTES, self.size
 
     def __exit__(self, *exc):
-        reading.PIECE_BYTES = self.old
+        file_reading.PIECE_BYTES = self.old
 
 
 def frame(res: pd.DataFrame) -> list:
@@ -104,7 +105,7 @@ def test_streamed_op_names_the_same_cells(tmp_path_factory, inst, data):
 @pytest.mark.parametrize("case", [c for c, v in ERROR_CASES.items() if v[0] is not None and v[2] == []])
 def test_errors_in_late_pieces(tmp_path, capsys, monkeypatch, case, piece):
     """Cut into pieces of a few bytes, every file gives the same one-line error."""
-    monkeypatch.setattr(reading, "PIECE_BYTES", piece)
+    monkeypatch.setattr(file_reading, "PIECE_BYTES", piece)
     train, test, extra, names = ERROR_CASES[case]
     write(tmp_path, "train.csv", train)
     if test is not None:
@@ -126,7 +127,7 @@ GOOD = "".join(f"{'n' if i % 3 else 'f'},{'s' if i % 2 else 'x'},{'e' if i % 5 e
 ])
 @pytest.mark.parametrize("command", ["certify", "count", "poison"])
 def test_fault_after_many_rows(tmp_path, capsys, monkeypatch, fault, names, command):
-    monkeypatch.setattr(reading, "PIECE_BYTES", 1000)
+    monkeypatch.setattr(file_reading, "PIECE_BYTES", 1000)
     (tmp_path / "train.csv").write_bytes(("odor,cap,y\n" + GOOD + fault + GOOD).encode("utf-8", "surrogateescape")
                                          .replace("\xff".encode(), b"\xff"))
     write(tmp_path, "test.csv", TEST)
@@ -138,13 +139,13 @@ def test_fault_after_many_rows(tmp_path, capsys, monkeypatch, fault, names, comm
 def test_late_values_labels_and_all_missing_feature(tmp_path, capsys, monkeypatch):
     """A value and a label first seen in the last piece count; a feature missing in every
     piece is an error."""
-    monkeypatch.setattr(reading, "PIECE_BYTES", 50)
+    monkeypatch.setattr(file_reading, "PIECE_BYTES", 50)
     train = "odor,cap,y\n" + GOOD + "z,w,late\n"
     whole = run_json(capsys, "count", *files(tmp_path, train, "odor,cap\nz,w\nn,s\n"))
-    monkeypatch.setattr(reading, "PIECE_BYTES", 1 << 26)
+    monkeypatch.setattr(file_reading, "PIECE_BYTES", 1 << 26)
     assert whole == run_json(capsys, "count", *files(tmp_path, train, "odor,cap\nz,w\nn,s\n"))
     assert "late" in whole[0]["counts"]
-    monkeypatch.setattr(reading, "PIECE_BYTES", 50)
+    monkeypatch.setattr(file_reading, "PIECE_BYTES", 50)
     empty = "odor,cap,y\n" + "".join(f"n,,{'e' if i % 2 else 'p'}\n" for i in range(300))
     rc, out, err = run(capsys, "certify", *files(tmp_path, empty))
     assert_error(rc, out, err, "train.csv", "'cap'", "no observed value")
@@ -174,9 +175,9 @@ def test_quoted_fields_across_pieces(tmp_path, capsys, monkeypatch):
     rows = "".join(f'"a\nb{i % 3}","c,""d""{i % 2}",{"p" if i % 4 else "e"}\n' for i in range(400))
     train = "odor,cap,y\n" + rows
     test = 'odor,cap\n"a\nb1","c,""d""0"\n'
-    monkeypatch.setattr(reading, "PIECE_BYTES", 37)
+    monkeypatch.setattr(file_reading, "PIECE_BYTES", 37)
     small = run_json(capsys, "count", *files(tmp_path, train, test))
-    monkeypatch.setattr(reading, "PIECE_BYTES", 1 << 26)
+    monkeypatch.setattr(file_reading, "PIECE_BYTES", 1 << 26)
     assert small == run_json(capsys, "count", *files(tmp_path, train, test))
     df = nbcert.read_csv(write(tmp_path, "t.csv", train))
     assert df.shape == (400, 3) and df["odor"].iloc[0] == "a\nb0" and df["cap"].iloc[0] == 'c,"d"0'

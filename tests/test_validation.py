@@ -215,7 +215,8 @@ def test_clean_offline_checks_the_dirty_table_without_encoding_it(monkeypatch):
 def test_errors_module_stands_alone():
     import inspect
 
-    from nbcert import encoding, errors
+    from nbcert import errors
+    from nbcert.reading import encoding
 
     source = inspect.getsource(errors)
     assert "from ." not in source and "import nbcert" not in source
