@@ -15,6 +15,7 @@ things, kept here once:
 
 ``ManyPoints`` is the answer of a many-point search: the cells, the method, whether they
 are proven minimum, a proven lower bound, and whether a time limit cut the search short.
+It extends ``CellAnswer``, the cells and ``num_cells`` every answer about cells has.
 """
 
 from __future__ import annotations
@@ -45,7 +46,20 @@ BOUND_SLACK = 1e-6  # HiGHS's bound may exceed the integer optimum by its tolera
 
 
 @dataclass(frozen=True)
-class ManyPoints:
+class CellAnswer:
+    """Cells of the training table, as (row position, column name), that answer a question
+    about test points; ``possible`` False when there are none (``cells`` empty)."""
+
+    possible: bool
+    cells: Sequence = ()
+
+    @property
+    def num_cells(self) -> int | None:
+        return len(self.cells) if self.possible else None
+
+
+@dataclass(frozen=True)
+class ManyPoints(CellAnswer):
     """Cells that settle every given test point at once.
 
     ``optimal`` says whether ``cells`` is proven minimum; ``lower_bound`` is a proven bound
@@ -55,16 +69,10 @@ class ManyPoints:
     on a faster or slower machine.
     """
 
-    possible: bool
-    cells: Sequence = ()
     method: str = "greedy"
     optimal: bool = False
     lower_bound: int | None = None
     time_limited: bool = False
-
-    @property
-    def num_cells(self) -> int | None:
-        return len(self.cells) if self.possible else None
 
 
 @dataclass(frozen=True)
@@ -168,5 +176,5 @@ class Program:
         return Solved(res.x, res.fun, res.status, getattr(res, "mip_dual_bound", None), stopped)
 
 
-__all__ = ["ManyPoints", "Program", "Solved", "AUTO_EXACT_CELLS_POISON", "AUTO_EXACT_CELLS_CLEAN",
+__all__ = ["CellAnswer", "ManyPoints", "Program", "Solved", "AUTO_EXACT_CELLS_POISON", "AUTO_EXACT_CELLS_CLEAN",
            "ONE_HOT_MAX_COLUMNS", "RELAXATION_INTEGER_MAX_COLUMNS"]

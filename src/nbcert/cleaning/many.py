@@ -130,12 +130,10 @@ def clean_many(tab: CleaningTable, T: np.ndarray, alpha=0, method: str = "auto",
 
     Parameters
     ----------
-    tab : CleaningTable
-        The dirty table with its truth.
+    tab, alpha
+        As for ``offline_minimum``.
     T : ndarray, shape (k, d)
-        The test points (local codes of the true table, -1: unseen).
-    alpha : number, default 0
-        The smoothing parameter.
+        The test points, each as ``offline_minimum``'s t.
     method : {"auto", "exact", "greedy"}, default "auto"
         ``greedy`` returns the pruned greedy answer with a proven lower bound: the largest
         single-point minimum and, for alpha = 0, the relaxed bound.  ``exact`` (alpha = 0

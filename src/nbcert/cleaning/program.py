@@ -159,10 +159,8 @@ def exact_many(tab: CleaningTable, T: np.ndarray, upper: int, floor: int, node_l
 
     Parameters
     ----------
-    tab : CleaningTable
-        The dirty table with its truth.
-    T : ndarray, shape (k, d)
-        The test points (local codes of the true table, -1: unseen).
+    tab, T
+        As for ``clean_many``.
     upper : int
         The most cells a cleaning may take (e.g. the greedy answer's).
     floor : int
@@ -267,14 +265,8 @@ def relaxed_bound(tab: CleaningTable, T: np.ndarray, node_limit: int = 2_000, ti
 
     Parameters
     ----------
-    tab : CleaningTable
-        The dirty table with its truth.
-    T : ndarray, shape (k, d)
-        The test points (local codes of the true table, -1: unseen).
-    node_limit, time_limit
-        HiGHS's branch-and-bound nodes and seconds.
-    stops : list, optional
-        Gets an entry if the time limit cut the solve short.
+    tab, T, node_limit, time_limit, stops
+        As for ``exact_many``.
 
     Returns
     -------

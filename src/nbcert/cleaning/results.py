@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..milp import CellAnswer
 from ..reading.encoding import EncodedTable
 from ..stats import count_index
 from .many import TogetherCleaning, clean_many
@@ -20,20 +21,14 @@ from .table import CleaningTable
 
 
 @dataclass(frozen=True)
-class PointCleaning:
+class PointCleaning(CellAnswer):
     """The fewest cells whose cleaning certifies one test point (alone).
 
     ``cells`` lists (row position in the training table, column name), empty when the
     point is already robust; ``possible`` False (proven) when no cleaning makes it robust.
     ``label`` is the prediction the cleaned table certifies."""
 
-    possible: bool
-    cells: tuple = ()
     label: object = None
-
-    @property
-    def num_cells(self) -> int | None:
-        return len(self.cells) if self.possible else None
 
 
 @dataclass(frozen=True)
@@ -54,16 +49,10 @@ def report(tab: CleaningTable, T: np.ndarray, alpha=0, prior: str = "observed", 
 
     Parameters
     ----------
-    tab : CleaningTable
-        The dirty table with its truth.
-    T : ndarray, shape (k, d)
-        The test points (local codes of the true table, -1: unseen).
-    alpha : number, default 0
-        The smoothing parameter.
+    tab, T, alpha, method, node_limit, time_limit
+        As for ``clean_many``.
     prior : {"observed", "worlds"}, default "observed"
         The policy's odds for a missing cell (``truth_odds``).
-    method, node_limit, time_limit
-        As for ``clean_many``.
     batch : int, default 1
         Cells of its chosen group the policy cleans per step.
 

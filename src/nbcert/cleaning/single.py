@@ -284,12 +284,8 @@ def cleanable(tab: CleaningTable, t: np.ndarray, alpha=0) -> bool:
 
     Parameters
     ----------
-    tab : CleaningTable
-        The dirty table with its truth.
-    t : ndarray, shape (d,)
-        The test point as local codes of the true table (-1: unseen).
-    alpha : number, default 0
-        The smoothing parameter.
+    tab, t, alpha
+        As for ``offline_minimum``.
 
     Returns
     -------

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..decide import decide_counts, extremes
+from ..milp import CellAnswer
 from ..params import validate
 from ..reading.encoding import EncodedTable
 from ..stats import Stats, count_index
@@ -72,7 +73,7 @@ class Cells(Sequence):
 
 
 @dataclass(frozen=True)
-class Poisoning:
+class Poisoning(CellAnswer):
     """Cells to blank so a test point is no longer certifiably robust.
 
     ``cells`` lists (row position in the training table, column name), a tuple or
@@ -83,17 +84,11 @@ class Poisoning:
     ``status`` names the four cases.
     """
 
-    possible: bool
-    cells: Sequence = ()
     impossible: bool = False
 
     def __post_init__(self):
         if self.possible and self.impossible:
             raise ValueError("a poisoning that was found cannot be impossible")
-
-    @property
-    def num_cells(self) -> int | None:
-        return len(self.cells) if self.possible else None
 
     @property
     def status(self) -> str:
