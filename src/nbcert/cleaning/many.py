@@ -60,7 +60,19 @@ def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0, known: dict | None =
     A point's minimum drops by at most the c cells a round cleans (those c cells and the
     new minimum's cells certify it on the old table), so a lower bound found in one round,
     less c, holds in the next: a point whose bound cannot beat the best so far is only
-    checked for being cleanable at all."""
+    checked for being cleanable at all.
+
+    Parameters
+    ----------
+    tab, T, alpha
+        As for ``clean_many``.
+    known : dict, optional
+        {position in T: its ``offline_minimum`` plan on ``tab``}.
+
+    Returns
+    -------
+    ndarray of shape (m, d, K) or None
+    """
     alpha = as_alpha(alpha)
     x = np.zeros_like(tab.hid)
     lower = {int(p): pl.cost for p, pl in (known or {}).items()}
@@ -103,7 +115,19 @@ def _cheapest_completion(tab: CleaningTable, T: np.ndarray, todo: np.ndarray, al
 
 def prune(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> np.ndarray:
     """Cut each group's count (largest groups first) to the smallest value that keeps every
-    point robust, found by binary search; only checked states are kept."""
+    point robust, found by binary search; only checked states are kept.
+
+    Parameters
+    ----------
+    tab, T, alpha
+        As for ``clean_many``.
+    x : ndarray, shape (m, d, K)
+        Group counts that make every point robust.
+
+    Returns
+    -------
+    ndarray, shape (m, d, K)
+    """
     x = x.copy()
     for g in np.argsort(-x, axis=None, kind="stable"):
         g = np.unravel_index(g, x.shape)

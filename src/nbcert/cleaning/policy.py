@@ -114,6 +114,20 @@ def group_scores(obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, a
     by its best average: the deficit over the cells expected to close it, or the whole
     group's gain over its size.  Gains are capped by the deficits and summed over points.
     Domain changes are ignored.
+
+    Parameters
+    ----------
+    obs, M, N, T
+        As for ``state_decision``: observed cells (m, d, K), missing cells (m, d), rows per
+        label and the test points.
+    alpha : number, default 0
+        The smoothing parameter.
+    prior : {"observed", "worlds"}, default "observed"
+        As for ``truth_odds``.
+
+    Returns
+    -------
+    GroupScores
     """
     alpha = as_alpha(alpha)
     pi = truth_odds(obs, T, prior)
@@ -137,8 +151,19 @@ def group_scores(obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, a
 
 
 def next_group(obs, M, N, T, alpha=0, prior="observed"):
-    """The (label, column) group the policy cleans next: the best score, else (no point
-    left to help by the policy's estimate) the largest group; None when nothing is left."""
+    """The (label, column) group the policy cleans next.
+
+    Parameters
+    ----------
+    obs, M, N, T, alpha, prior
+        As for ``group_scores``.
+
+    Returns
+    -------
+    (int, int) or None
+        The group with the best score, else (no point left to help by the policy's
+        estimate) the largest group; None when nothing is left.
+    """
     if not M.any():
         return None
     s = group_scores(obs, M, N, T, alpha, prior).score
@@ -153,9 +178,28 @@ def follow(tab: CleaningTable, T: np.ndarray, choose, alpha=0, batch: int = 1, o
     (label, column) group from what is observed so far, and ``batch`` of its cells are
     cleaned, until every point is robust or nothing is left.
 
-    Within a group cells are taken in ``order`` (a key per row of ``enc``; default: row
-    order).  Returns (cells in cleaning order as (row in enc, column), history of (cells
-    cleaned, robust points) at every state from the start, every point robust at the end).
+    Parameters
+    ----------
+    tab : CleaningTable
+        The dirty table with its truth.
+    T : ndarray, shape (k, d)
+        The test points (local codes of the true table, -1: unseen).
+    choose : callable
+        ``choose(obs, M)`` -> (label, column) of the group to clean next.
+    alpha : number, default 0
+        The smoothing parameter.
+    batch : int, default 1
+        Cells of the chosen group cleaned per step.
+    order : ndarray, optional
+        A key per row of ``enc``: within a group cells are taken in its order (default:
+        row order).
+
+    Returns
+    -------
+    (list, list, bool)
+        The cells in cleaning order as (row in enc, column); the history of (cells cleaned,
+        robust points) at every state from the start; whether every point is robust at the
+        end.
     """
     alpha = as_alpha(alpha)
     Z = tab.values()
@@ -186,5 +230,18 @@ def follow(tab: CleaningTable, T: np.ndarray, choose, alpha=0, batch: int = 1, o
 
 def policy_path(tab: CleaningTable, T: np.ndarray, alpha=0, prior: str = "observed", batch: int = 1,
                 order: np.ndarray | None = None):
-    """The policy's path (see ``follow``): each step cleans cells of ``next_group``'s group."""
+    """The policy's path: ``follow`` with each step cleaning cells of ``next_group``'s group.
+
+    Parameters
+    ----------
+    tab, T, alpha, batch, order
+        As for ``follow``.
+    prior : {"observed", "worlds"}, default "observed"
+        As for ``truth_odds``.
+
+    Returns
+    -------
+    (list, list, bool)
+        As for ``follow``.
+    """
     return follow(tab, T, lambda obs, M: next_group(obs, M, tab.N, T, alpha, prior), alpha, batch, order)

@@ -125,12 +125,38 @@ def agreeing(obs: np.ndarray, T: np.ndarray):
 
 
 def after(tab: CleaningTable, x: np.ndarray) -> CleaningTable:
-    """The table once the cleanings x are done (its missing cells are the rest)."""
+    """The table once the cleanings x (group counts (m, d, K)) are done: its missing cells
+    are the rest.
+
+    Parameters
+    ----------
+    tab : CleaningTable
+    x : ndarray, shape (m, d, K)
+
+    Returns
+    -------
+    CleaningTable
+    """
     return CleaningTable(tab.enc, tab.missing, tab.obs + x, tab.hid - x)
 
 
 def all_robust(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> bool:
-    """Exact check: after cleaning x, is every point of T certifiably robust?"""
+    """Exact check: after cleaning x, is every point of T certifiably robust?
+
+    Parameters
+    ----------
+    tab : CleaningTable
+    T : ndarray, shape (k, d)
+        Test points as local codes of the true table (-1: unseen).
+    x : ndarray, shape (m, d, K)
+        Group counts to clean.
+    alpha : Fraction
+        The smoothing parameter.
+
+    Returns
+    -------
+    bool
+    """
     return bool(state_decision(tab.obs + x, (tab.hid - x).sum(axis=2), tab.N, T, alpha).robust.all())
 
 

@@ -76,9 +76,24 @@ def _states(enc: EncodedTable, T: np.ndarray) -> list:
 
 
 def all_nonrobust(enc, T, blanked, counts=None) -> bool:
-    """Exact check: after blanking the cells of the (n, d) mask, which must leave every
-    column an observed cell, is every point non-robust?  From the counts of the table
-    and of the blanked cells, for all points at once (``counts``: stats.count_index)."""
+    """Exact check: after blanking the cells of a mask, is every point non-robust?
+
+    Decided from the counts of the table and of the blanked cells, for all points at once.
+
+    Parameters
+    ----------
+    enc, T
+        As for ``poison_many_encoded``.
+    blanked : ndarray of bool, shape (n, d)
+        The blanked cells, in ``enc``'s row order; a column left with no observed cell
+        makes the answer False.
+    counts : ndarray, optional
+        The table's ``stats.count_index``, if already built.
+
+    Returns
+    -------
+    bool
+    """
     if blanked.all(axis=0).any():
         return False
     counts = count_index(enc) if counts is None else counts
@@ -102,7 +117,18 @@ def greedy(enc: EncodedTable, T: np.ndarray, start: np.ndarray | None = None) ->
     Each round takes, over the still-robust points, the cheapest single-point plan (worked
     out on the table as poisoned so far) that ends its point's robustness without making
     any other point robust again (a column left with t_j alone forces blanks back).
-    ``start``: a mask blanked before the first round (the answer then contains it)."""
+
+    Parameters
+    ----------
+    enc, T
+        As for ``poison_many_encoded``.
+    start : ndarray of bool, shape (n, d), optional
+        Cells blanked before the first round (the answer then contains them).
+
+    Returns
+    -------
+    ndarray of bool, shape (n, d), or None
+    """
     states = _states(enc, T)
     blanked = np.zeros((enc.n, enc.d), bool)
     if start is not None:
