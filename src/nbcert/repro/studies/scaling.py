@@ -184,12 +184,12 @@ def blank_in_place(X: np.ndarray, missing_codes: np.ndarray, rate: float, rng, *
 _clock = time.perf_counter  # the budget's clock
 
 
-def _per_point(decide, T: np.ndarray, budget_s: float | None):
-    """decide(T) point by point until all are decided or ``budget_s`` seconds have passed
+def _per_point(decide_one, T: np.ndarray, budget_s: float | None):
+    """decide_one(T) point by point until all are decided or ``budget_s`` seconds have passed
     (a point once started is finished): (Decision of the points decided, stopped early?)."""
     t0 = _clock()
     robust, label = [], []
-    for r, l in decide(T):
+    for r, l in decide_one(T):
         robust.append(r)
         label.append(l)
         if budget_s is not None and len(robust) < len(T) and _clock() - t0 >= budget_s:
