@@ -32,7 +32,7 @@ from sklearn.naive_bayes import CategoricalNB
 from sklearn.preprocessing import OrdinalEncoder
 
 from .. import api, cleaning, decide as decision, poisoning
-from ..counting import count_encoded
+from ..count import count_encoded
 from .discretize import discretize
 from ..reading.encoding import encode
 from .perturb import perturb

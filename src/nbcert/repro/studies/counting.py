@@ -3,7 +3,7 @@
 For each data set a small training table is subsampled (exact counting grows with the
 number of missing cells per label), test points are drawn from the other rows, and the
 training cells are blanked uniformly at each missing rate.  For every test point the
-three counting methods of :mod:`nbcert.counting` are timed one point at a time:
+three counting methods of :mod:`nbcert.count` are timed one point at a time:
 
 * ``batch`` - Algorithm 2 of the paper, the joint enumeration (the reference);
 * ``exact`` - the per-label distributions combined by sorting;
@@ -32,7 +32,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from ...counting import TooLarge, count_encoded, total_worlds
+from ...count import TooLarge, count_encoded, total_worlds
 from ...decide import count_index
 from ...reading.encoding import InputError, encode
 from ..stages import perturbed, rng_for, split

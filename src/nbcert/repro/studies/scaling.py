@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from ... import decide, poisoning
-from ...counting import count_encoded
+from ...count import count_encoded
 from ...reading.encoding import code_dtype, from_codes
 from ...reading.streaming import mem_available
 from ..settings import ScalingSettings
