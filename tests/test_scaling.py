@@ -11,7 +11,7 @@ import pytest
 from nbcert import decide as decision, poisoning
 from nbcert.repro.settings import ScalingSettings
 from nbcert.repro.report.scaling import scaling as scaling_section
-from nbcert.repro.studies import scaling
+from nbcert.repro.studies import blanking, scaling
 from nbcert.reading.encoding import from_codes
 from nbcert.repro.synthetic import planted_model, synthetic_codes, synthetic_table
 
@@ -60,16 +60,16 @@ def _poison_case(n=10_000, d=20):
 def test_verify_poisoning_checks_the_cells():
     enc, t = _poison_case(2000, 8)
     op = poisoning.poison_encoded(enc, t, "op")
-    assert op.num_cells > 1 and scaling.verify_poisoning(enc, t, op)
+    assert op.num_cells > 1 and blanking.verify_poisoning(enc, t, op)
     fewer = poisoning.Poisoning(True, op.cells[:-1])  # OP is optimal: one cell fewer is not enough
-    assert scaling.verify_poisoning(enc, t, fewer) is False
+    assert blanking.verify_poisoning(enc, t, fewer) is False
 
 
 def test_rp_cells_make_the_point_non_robust():
     enc, t = _poison_case()
     rp = poisoning.poison_encoded(enc, t, "rp", seed=0)
     assert rp.num_cells >= poisoning.poison_encoded(enc, t, "op").num_cells
-    assert scaling.verify_poisoning(enc, t, rp)
+    assert blanking.verify_poisoning(enc, t, rp)
 
 
 def test_budget_stops_per_point_methods_and_says_so(monkeypatch):
@@ -100,7 +100,7 @@ def test_blanking_in_place_is_exact_and_uniform(chunk_rows):
     rng = np.random.default_rng(chunk_rows)
     for _ in range(800):
         X = np.zeros((n, d), np.int64)
-        share = scaling.blank_in_place(X, missing, rate, rng, skip_rows=skip, chunk_rows=chunk_rows)
+        share = blanking.blank_in_place(X, missing, rate, rng, skip_rows=skip, chunk_rows=chunk_rows)
         blank = X == missing
         assert blank.sum() == round(rate * n * d) and share == pytest.approx(blank.mean())
         assert not blank[:skip].any() and ((X == 0) | blank).all()
@@ -236,6 +236,6 @@ def test_verify_poisoning_in_chunks_finds_repeats():
     rp = poisoning.poison_encoded(enc, t, "rp", seed=1)
     assert isinstance(rp.cells, poisoning.Cells) and rp.num_cells > 10
     for chunk in (1, 7, 1 << 20):
-        assert scaling.verify_poisoning(enc, t, rp, chunk=chunk)
+        assert blanking.verify_poisoning(enc, t, rp, chunk=chunk)
         twice = poisoning.Poisoning(True, tuple(rp.cells) + (rp.cells[3],))
-        assert scaling.verify_poisoning(enc, t, twice, chunk=chunk) is False
+        assert blanking.verify_poisoning(enc, t, twice, chunk=chunk) is False
