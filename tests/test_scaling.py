@@ -2,8 +2,6 @@
 
 import types
 
-from dataclasses import replace
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,7 +11,7 @@ from nbcert.repro.settings import ScalingSettings
 from nbcert.repro.report.scaling import scaling as scaling_section
 from nbcert.repro.studies import blanking, scaling
 from nbcert.reading.encoding import from_codes
-from nbcert.repro.synthetic import planted_model, synthetic_codes, synthetic_table
+from nbcert.repro.synthetic import synthetic_codes, synthetic_table
 
 CFG = ScalingSettings(n_values=(), d=6, domain=4, labels=3, missing_rate=0.3, k=4, ad_worlds=5, method_budget_s=None)
 

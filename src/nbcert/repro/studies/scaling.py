@@ -199,7 +199,6 @@ def _build(size: _Size):
         lambda: synthetic_table(n, cfg.d, cfg.domain, cfg.labels, table_seed, cfg.k))
     size.rows.add("generate", s, peak, est=need)
     enc, s, peak = size.meter(lambda: from_codes(X, y, np.full(cfg.d, cfg.domain, np.intp)))
-    del X, y
     size.rows.add("encode complete", s, peak, est=need)
     size.progress(f"n={n}: table and {cfg.k} test points ready")
     return enc, T, t_labels
