@@ -354,10 +354,10 @@ def test_vectorised_counts_equal_python_integers(method, inst, alpha):
             continue
         if method == "batch":
             fast = exact.count_batch(pt, enc.label_sizes, enc.delta, a, 10**9)
-            slow = exact.count_batch_python(pt, enc.label_sizes, enc.delta, a)
+            slow = exact._count_batch_python(pt, enc.label_sizes, enc.delta, a)
         else:
             fast = exact.count_exact(pt, enc.label_sizes, enc.delta, a, 10**9)
-            slow = exact.count_exact_python(pt, enc.label_sizes, enc.delta, a, 10**9)
+            slow = exact._count_exact_python(pt, enc.label_sizes, enc.delta, a, 10**9)
         assert fast == slow
         for l in range(enc.m):
             keys, ways = exact.label_distribution(pt, enc.delta, l, a, 10**9,
@@ -379,7 +379,7 @@ def test_vectorised_counts_equal_python_integers_on_a_larger_point():
     for pt in point_stats(enc, enc.encode_test(train.drop(columns="y").iloc[:2].fillna("a"))):
         assert Basis.build(pt, enc.label_sizes, enc.delta, a) is not None
         fast = exact.count_exact(pt, enc.label_sizes, enc.delta, a, 10**9)
-        assert fast == exact.count_exact_python(pt, enc.label_sizes, enc.delta, a, 10**9)
+        assert fast == exact._count_exact_python(pt, enc.label_sizes, enc.delta, a, 10**9)
 
 
 @pytest.mark.parametrize("M, delta, seen", [(0, 3, True), (1, 2, True), (7, 3, True), (40, 5, True),

@@ -15,7 +15,7 @@ prod_j (q N_l' + p delta_j).
 
 Both work on arrays of prime-exponent keys (``nbcert.count.keys``) with ways as Python
 integers in object arrays; where there is no basis (a factor too large to factorise)
-both fall back to the same computations in Python integers (``*_python``), which the
+both fall back to the same computations in Python integers (``_*_python``), which the
 tests hold the array versions against.
 """
 
@@ -179,7 +179,7 @@ def count_batch(pt: Point, N, delta, alpha, max_states: int):
         raise TooLarge(f"{size} batches")
     basis = Basis.build(pt, N, delta, alpha)
     if basis is None:
-        return count_batch_python(pt, N, delta, alpha)
+        return _count_batch_python(pt, N, delta, alpha)
     m = len(N)
     per = [_label_arrays(pt, delta, l, alpha, basis, max_states, distinct=False) for l in range(m)]
     rank = _ranked(basis, per, N, delta, alpha)
@@ -193,7 +193,7 @@ def count_batch(pt: Point, N, delta, alpha, max_states: int):
     return [int(weight[win == l].sum()) for l in range(m)], int(weight[win < 0].sum())
 
 
-def count_batch_python(pt: Point, N, delta, alpha):
+def _count_batch_python(pt: Point, N, delta, alpha):
     """:func:`count_batch` with Python integers, one beta matrix at a time (factor values
     too large to factorise); same parameters (no limit) and return value."""
     m, (p, q) = len(N), (alpha.numerator, alpha.denominator)
@@ -244,7 +244,7 @@ def count_exact(pt: Point, N, delta, alpha, max_states: int) -> list:
         raise TooLarge(f"more than {max_states} distinct supports for one label")
     basis = Basis.build(pt, N, delta, alpha)
     if basis is None:
-        return count_exact_python(pt, N, delta, alpha, max_states)
+        return _count_exact_python(pt, N, delta, alpha, max_states)
     m = len(N)
     per = [label_distribution(pt, delta, l, alpha, max_states, basis) for l in range(m)]
     rank = _ranked(basis, per, N, delta, alpha)
@@ -263,7 +263,7 @@ def count_exact(pt: Point, N, delta, alpha, max_states: int) -> list:
     return counts
 
 
-def count_exact_python(pt: Point, N, delta, alpha, max_states: int) -> list:
+def _count_exact_python(pt: Point, N, delta, alpha, max_states: int) -> list:
     """:func:`count_exact` with Python integers and dictionaries (factor values too large
     to factorise); same parameters and return value."""
     m = len(N)

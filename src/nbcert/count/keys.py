@@ -115,27 +115,78 @@ class Basis:
         return cls(primes, radix, fac)
 
     def key(self, v: int) -> int:
-        """The key of a factor value (0 for 1, ZERO for 0)."""
+        """The key of a factor value.
+
+        Parameters
+        ----------
+        v : int
+            A factor value (q c + p, q N + p delta or N) of the point, or 0.
+
+        Returns
+        -------
+        int
+            0 for 1, ZERO for 0.
+        """
         if v not in self.keys:
             where = {int(pr): i for i, pr in enumerate(self.primes)}
             self.keys[v] = ZERO if v == 0 else sum(e * int(self.stride[where[pr]]) for pr, e in self.fac[v].items())
         return self.keys[v]
 
     def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Keys of the products (broadcast), 0 absorbing."""
+        """The keys of the products of the values keyed by a and b.
+
+        Parameters
+        ----------
+        a, b : ndarray of int64
+            Keys (broadcast).
+
+        Returns
+        -------
+        ndarray of int64
+            Their sums, ZERO where either is ZERO (0 absorbs).
+        """
         return np.where((a == ZERO) | (b == ZERO), ZERO, a + b)
 
     def exponents(self, keys: np.ndarray) -> np.ndarray:
-        """(len(keys), primes) exponents of non-negative keys."""
+        """The prime exponents packed in keys.
+
+        Parameters
+        ----------
+        keys : ndarray of int64, shape (k,)
+            Keys other than ZERO.
+
+        Returns
+        -------
+        ndarray of int64, shape (k, primes)
+        """
         return (keys[:, None] // self.stride) % self.radix
 
     def logs(self, keys: np.ndarray) -> np.ndarray:
-        """Natural logs of the keys' values (-inf for ZERO)."""
+        """Natural logs of the values of keys.
+
+        Parameters
+        ----------
+        keys : ndarray of int64, shape (k,)
+
+        Returns
+        -------
+        ndarray of float, shape (k,)
+            -inf for ZERO.
+        """
         with np.errstate(divide="ignore"):
             return np.where(keys == ZERO, -np.inf, self.exponents(np.maximum(keys, 0)) @ self.logp)
 
     def value(self, key: int) -> int:
-        """The exact integer a key stands for."""
+        """The exact integer a key stands for.
+
+        Parameters
+        ----------
+        key : int
+
+        Returns
+        -------
+        int
+        """
         if key == ZERO:
             return 0
         exps = self.exponents(np.array([key]))[0]

@@ -78,7 +78,20 @@ def feature_options(E: int, M: int, dj: int, seen: bool) -> list:
 
 
 def point_options(pt: Point, delta: np.ndarray, l: int, j: int) -> list:
-    """:func:`feature_options` of label ``l`` and feature ``j`` of a point."""
+    """:func:`feature_options` of one label and feature of a point.
+
+    Parameters
+    ----------
+    pt : Point
+    delta : ndarray of shape (d,)
+        Domain sizes.
+    l, j : int
+        The label and the feature.
+
+    Returns
+    -------
+    list of (int, int)
+    """
     return feature_options(int(pt.E[l, j]), int(pt.M[l, j]), int(delta[j]), bool(pt.seen[j]))
 
 
