@@ -118,10 +118,9 @@ def count_encoded(source: Stats | EncodedTable, T: np.ndarray, alpha=0, *, metho
 
     Parameters
     ----------
-    source : Stats or EncodedTable
-        The training table's statistics (built from an EncodedTable if given one).
-    T : ndarray of shape (k, d)
-        Test points as local codes (-1 for a value outside the domain).
+    source, T
+        As for :func:`nbcert.count.points.point_stats`: the table's statistics (or an
+        EncodedTable) and the test points' codes.
     alpha : number, Fraction or str, default 0
         The smoothing parameter, read exactly.
     method : {"auto", "exact", "batch", "montecarlo"}, default "auto"

@@ -32,14 +32,9 @@ def distinct_lower_bound(pt: Point, delta: np.ndarray, l: int, alpha, limit: int
 
     Parameters
     ----------
-    pt : Point
-        The test point's counts.
-    delta : ndarray of shape (d,)
-        Domain sizes.
-    l : int
-        The label.
-    alpha : Fraction
-        The smoothing parameter.
+    pt, delta, l, alpha
+        The test point's counts (a Point), the domain sizes (d,), the label and the
+        smoothing parameter (a Fraction).
     limit : int
         Stop merging once more residues than this are found.
 
@@ -75,12 +70,8 @@ def log_support_bound(pt: Point, delta: np.ndarray, l: int) -> float:
 
     Parameters
     ----------
-    pt : Point
-        The test point's counts.
-    delta : ndarray of shape (d,)
-        Domain sizes.
-    l : int
-        The label.
+    pt, delta, l
+        As for :func:`distinct_lower_bound`.
 
     Returns
     -------
@@ -101,12 +92,8 @@ def too_large(pt: Point, delta: np.ndarray, alpha, max_states: int, labels=None)
 
     Parameters
     ----------
-    pt : Point
-        The test point's counts.
-    delta : ndarray of shape (d,)
-        Domain sizes.
-    alpha : Fraction
-        The smoothing parameter.
+    pt, delta, alpha
+        As for :func:`distinct_lower_bound`.
     max_states : int
         The most distinct supports per label allowed.
     labels : iterable of int, optional
@@ -134,16 +121,10 @@ def choose_method(pt: Point, delta: np.ndarray, alpha, method: str, max_states: 
 
     Parameters
     ----------
-    pt : Point
-        The test point's counts.
-    delta : ndarray of shape (d,)
-        Domain sizes.
-    alpha : Fraction
-        The smoothing parameter.
+    pt, delta, alpha, max_states
+        As for :func:`too_large`.
     method : {"auto", "exact", "batch", "montecarlo"}
         The method asked for.
-    max_states : int
-        The most distinct supports per label that exact counting may build.
 
     Returns
     -------

@@ -122,14 +122,8 @@ def label_distribution(pt: Point, delta: np.ndarray, l: int, alpha, max_states, 
 
     Parameters
     ----------
-    pt : Point
-        The test point's counts.
-    delta : ndarray of shape (d,)
-        Domain sizes.
-    l : int
-        The label.
-    alpha : Fraction
-        The smoothing parameter.
+    pt, delta, l, alpha
+        As for :func:`nbcert.count.bounds.distinct_lower_bound`.
     max_states : int
         Raise TooLarge past this many distinct supports.
     basis : Basis, optional
@@ -160,10 +154,8 @@ def count_batch(pt: Point, N, delta, alpha, max_states: int):
     ----------
     pt : Point
         The test point's counts.
-    N : ndarray of shape (m,)
-        Rows per label.
-    delta : ndarray of shape (d,)
-        Domain sizes.
+    N, delta : ndarray
+        Rows per label (m,) and domain sizes (d,).
     alpha : Fraction
         The smoothing parameter.
     max_states : int
@@ -224,14 +216,8 @@ def count_exact(pt: Point, N, delta, alpha, max_states: int) -> list:
 
     Parameters
     ----------
-    pt : Point
-        The test point's counts.
-    N : ndarray of shape (m,)
-        Rows per label.
-    delta : ndarray of shape (d,)
-        Domain sizes.
-    alpha : Fraction
-        The smoothing parameter.
+    pt, N, delta, alpha
+        As for :func:`count_batch`.
     max_states : int
         Raise TooLarge when a label has (or is proven to have) more distinct supports.
 

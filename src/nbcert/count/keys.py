@@ -86,14 +86,9 @@ class Basis:
 
         Parameters
         ----------
-        pt : Point
-            The test point's counts.
-        N : ndarray of shape (m,)
-            Rows per label.
-        delta : ndarray of shape (d,)
-            Domain sizes.
-        alpha : Fraction
-            The smoothing parameter.
+        pt, N, delta, alpha
+            The test point's counts, the rows per label, the domain sizes and the
+            smoothing parameter (as :func:`nbcert.count.exact.count_batch` takes them).
 
         Returns
         -------

@@ -30,14 +30,8 @@ def count_montecarlo(pt: Point, N, delta, alpha, n_samples: int, rng, cells: int
 
     Parameters
     ----------
-    pt : Point
-        The test point's counts.
-    N : ndarray of shape (m,)
-        Rows per label.
-    delta : ndarray of shape (d,)
-        Domain sizes.
-    alpha : Fraction
-        The smoothing parameter.
+    pt, N, delta, alpha
+        As for :func:`nbcert.count.exact.count_batch`.
     n_samples : int
         Worlds to sample.
     rng : numpy Generator

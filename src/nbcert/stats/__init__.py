@@ -306,14 +306,8 @@ def frame_stats(frame, label: str, *, missing=None, name: str = "training table"
 
     Parameters
     ----------
-    frame : pandas DataFrame or Arrow table
-        The table, label column included.
-    label : str
-        The label column.
-    missing : iterable, optional
-        Values that mean a missing cell, beside empty ones.
-    name : str, default "training table"
-        The table's name in messages.
+    frame, label, missing, name
+        As for :func:`partial_counts`, the whole table being one part.
 
     Returns
     -------

@@ -69,14 +69,10 @@ def log_factors(C: np.ndarray, N: np.ndarray, delta: np.ndarray, alpha: Fraction
 
     Parameters
     ----------
-    C : array_like
-        Counts agreeing with the test value.
-    N : array_like
-        Rows of the label.
-    delta : array_like
-        Domain sizes.
+    C, N, delta : array_like
+        Counts agreeing with the test value, rows of the label and domain sizes.
     alpha : Fraction
-        The smoothing parameter.
+        The smoothing parameter (``as_alpha``).
 
     Returns
     -------
@@ -103,12 +99,9 @@ def log_support(C: np.ndarray, N: np.ndarray, delta: np.ndarray, alpha: Fraction
     ----------
     C : ndarray of shape (..., m, d)
         The count of label-l rows whose feature j equals t_j.
-    N : ndarray of shape (m,)
-        Rows per label.
-    delta : ndarray of shape (d,)
-        Domain sizes.
-    alpha : Fraction
-        The smoothing parameter.
+    N, delta, alpha
+        Rows per label (m,), domain sizes (d,) and the smoothing parameter, as for
+        :func:`log_factors`.
 
     Returns
     -------
@@ -127,12 +120,9 @@ def log_tolerance(d: int, n: int, alpha: Fraction) -> float:
 
     Parameters
     ----------
-    d : int
-        Features.
-    n : int
-        Rows of the table.
+    d, n : int
+        Features and rows of the table.
     alpha : Fraction
-        The smoothing parameter.
 
     Returns
     -------
@@ -154,10 +144,8 @@ def exact_support(c: np.ndarray, N_l: int, delta: np.ndarray, alpha: Fraction) -
         The label's counts agreeing with the test point.
     N_l : int
         Rows of the label.
-    delta : ndarray of shape (d,)
-        Domain sizes.
-    alpha : Fraction
-        The smoothing parameter.
+    delta, alpha
+        Domain sizes (d,) and the smoothing parameter.
 
     Returns
     -------
