@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from nbcert.repro.discretize import discretize
-from nbcert.reading.encoding import InputError
+from nbcert.errors import InputError
 from nbcert.repro.stages import perturbed, split
 from nbcert.repro.perturb import blank_mask
 
@@ -106,7 +106,8 @@ def test_no_column_is_blanked_entirely():
 # ---------------------------------------------------------------- checked tables
 
 def test_tables_are_checked_with_one_line_naming_file_row_and_column(tmp_path):
-    from nbcert.repro.tables import TableError, read_table, write_table
+    from nbcert.repro.errors import TableError
+    from nbcert.repro.tables import read_table, write_table
 
     row = {"dataset": "d", "rep": 0, "method": "OP", "seconds": 0.1, "cpu_seconds": 0.1, "train_rows": 10,
            "possible": True, "cells": 3, "poisoning_rate": 0.01, "host": "h", "started": 1.0, "finished": 2.0}
@@ -169,7 +170,7 @@ def test_command_line_datasets_replace_and_only_selects():
     ({"extra": 1}, "(top level): unknown key 'extra'"),
 ])
 def test_settings_errors_are_one_line_naming_the_key(change, message):
-    from nbcert.repro.settings import ConfigError
+    from nbcert.repro.errors import ConfigError
 
     with pytest.raises(ConfigError) as e:
         _load({**_config(), **change})

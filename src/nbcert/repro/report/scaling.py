@@ -107,7 +107,8 @@ def _streamed_lines(streamed: pd.DataFrame) -> list:
         ran = sub[sub.seconds.notna() & sub.method.isin(STREAMED.values())]
         why = sub.skipped.fillna("").astype(str)
         if ran.empty:
-            out.append(f"Streamed from disk, n = {rows(n)}: {why[why != ''].iloc[0] if (why != '').any() else 'not run'}.")
+            reason = why[why != ""].iloc[0] if (why != "").any() else "not run"
+            out.append(f"Streamed from disk, n = {rows(n)}: {reason}.")
             continue
         parts = [f"{r.method.replace(' (streamed)', '')} {seconds(r.seconds)} for {int(r.points)} point"
                  f"{'s' * (int(r.points) != 1)}, peak {megabytes(r.call_peak_mb)} resident"
@@ -153,7 +154,8 @@ def _index_speed(at: pd.DataFrame, nmax) -> list:
     dec = at[at.kind == "decision"].seconds_per_point.dropna()
     if "Iterate+Index" not in dec or len(dec) <= 1:
         return []
-    others = ", ".join(f"{dec[m] / dec['Iterate+Index']:.0f}x faster than {m}" for m in dec.index if m != "Iterate+Index")
+    others = ", ".join(f"{dec[m] / dec['Iterate+Index']:.0f}x faster than {m}"
+                       for m in dec.index if m != "Iterate+Index")
     return [f"At n = {rows(nmax)} Iterate+Index certifies a point in {seconds(dec['Iterate+Index'])} ({others})."]
 
 
@@ -183,7 +185,8 @@ def _memory(table: pd.DataFrame, at: pd.DataFrame, nmax) -> list:
     total = table[table.n == nmax].process_peak_mb.max()
     return [f"Memory: the encoded table at n = {rows(nmax)} is {megabytes(at.table_mb.iloc[0])} ("
             f"{at.table_mb.iloc[0] * MB / (nmax * at.d.iloc[0]):.0f} byte per cell); "
-            f"the methods added between {megabytes(peaks.min())} and {megabytes(peaks.max())} ({peaks.idxmax()} the most"
+            f"the methods added between {megabytes(peaks.min())} and {megabytes(peaks.max())} "
+            f"({peaks.idxmax()} the most"
             + (f"; building the tables added up to {megabytes(setup_peak.max())}" if len(setup_peak) else "") + ")"
             + f", and the whole run peaked at {megabytes(total)} resident"
             + (f" of {megabytes(at.available_mb.iloc[0])} available" if pd.notna(at.available_mb.iloc[0]) else "")

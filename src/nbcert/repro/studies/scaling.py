@@ -101,7 +101,8 @@ class _Memory:
     def _over(self, need: int, what: str) -> str:
         if self.avail is None or need <= SAFETY * self.avail:
             return ""
-        return f"not run: {what} about {need / MB:,.0f} MB, over {SAFETY:.0%} of the {self.avail / MB:,.0f} MB available"
+        return (f"not run: {what} about {need / MB:,.0f} MB, over {SAFETY:.0%} of the {self.avail / MB:,.0f} MB "
+                "available")
 
     def setup_refused(self) -> str:
         """Why the size's tables cannot be built in memory, or ""."""
