@@ -317,6 +317,16 @@ def test_wide_table_goes_straight_to_montecarlo(monkeypatch):
     assert calls == [(0, 2, "montecarlo"), (1, 2, "montecarlo"), (2, 2, "montecarlo")]
 
 
+def test_unknown_method_is_refused_by_its_rule_before_counting():
+    """count_encoded checks ``method`` with the rule the API and the CLI use: one error type."""
+    from nbcert.count import count_encoded
+
+    train, test = _wide(d=4)
+    enc = encode(train, "class")
+    with pytest.raises(nbcert.ParameterError, match=r"unknown counting method 'exactly' \(use auto, exact, batch"):
+        count_encoded(enc, enc.encode_test(test), method="exactly")
+
+
 def test_wide_table_exact_fails_fast_with_a_proof(monkeypatch):
     """explicit exact refuses from the residue lower bound, before building anything."""
     train, test = _wide(d=400)

@@ -144,6 +144,17 @@ def test_markdown_of_a_real_run(small):
     assert "### Scaling" in md and "| OP |" in md and "AD points decided per size: 4 at n = 3,000" in md
 
 
+def test_missing_values_read_as_one_dash(small):
+    """One size has no slope: the report writes it with the dash every section uses."""
+    from nbcert.repro.report import formatting
+
+    md = scaling_section(small)
+    assert "| OP | — | — |" in md and " - |" not in md
+    for value in (None, float("nan"), np.inf, pd.NA):
+        assert formatting.number(value) == formatting.count(value) == formatting.seconds(value) \
+            == formatting.megabytes(value) == formatting.DASH
+
+
 def test_generator_is_deterministic():
     a = synthetic_table(500, 5, 4, 3, seed=11, k=6)
     b = synthetic_table(500, 5, 4, 3, seed=11, k=6)
