@@ -10,7 +10,7 @@ import pytest
 from conftest import MIRROR, ROOT, TEST_CONFIG
 from nbcert.repro import bench_pipeline, provenance
 from nbcert.repro.report.timing import read_benchmark, stage_times
-from nbcert.repro.tables import TableError
+from nbcert.repro.errors import TableError
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 

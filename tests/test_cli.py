@@ -20,7 +20,7 @@ import pytest
 
 import nbcert
 from nbcert.cli import main
-from nbcert.counting import WorldCounts
+from nbcert.count import WorldCounts
 
 # Counting example (alpha = 0).  Label p: 1 row, label e: 4 rows, n = 5; two missing
 # 'cap' cells in e rows, domain {s, x}, so 4 worlds.

@@ -234,13 +234,15 @@ def test_label_values_returned_as_given(method):
 
 from hypothesis import strategies as st  # noqa: E402
 
-from nbcert import counting  # noqa: E402
+from nbcert.count import TooLarge, bounds, exact, montecarlo, point_stats  # noqa: E402
+from nbcert.count.keys import Basis  # noqa: E402
+from nbcert.count.points import Point  # noqa: E402
 from nbcert.reading.encoding import encode  # noqa: E402
 
 
 def _points(inst):
     enc = encode(inst.train, inst.label)
-    return enc, counting.point_stats(enc, enc.encode_test(inst.test))
+    return enc, point_stats(enc, enc.encode_test(inst.test))
 
 
 @SETTINGS
@@ -251,11 +253,11 @@ def test_support_bounds_enclose_the_distinct_supports(inst, alpha):
     a = nbcert.stats.support.as_alpha(alpha)
     for pt in pts:
         for l in range(enc.m):
-            actual = len(counting._label_distribution(pt, enc.delta, l, a, 10**9))
-            assert counting.distinct_lower_bound(pt, enc.delta, l, a, 10**9) <= actual
-            assert actual <= math.exp(counting.log_support_bound(pt, enc.delta, l)) * (1 + 1e-9)
+            actual = len(exact.label_distribution(pt, enc.delta, l, a, 10**9))
+            assert bounds.distinct_lower_bound(pt, enc.delta, l, a, 10**9) <= actual
+            assert actual <= math.exp(bounds.log_support_bound(pt, enc.delta, l)) * (1 + 1e-9)
             for limit in (1, 2, 3, 5, 8):
-                if counting.too_large(pt, enc.delta, a, limit, [l]):
+                if bounds.too_large(pt, enc.delta, a, limit, [l]):
                     assert actual > limit
 
 
@@ -269,14 +271,14 @@ def test_auto_is_exact_where_the_distribution_fits(inst, alpha, max_states):
     res = nbcert.count_worlds(inst.train, inst.test, inst.label, alpha=alpha, max_states=max_states,
                               n_samples=50, seed=0)
     for wc, pt in zip(res, pts):
-        sizes = [len(counting._label_distribution(pt, enc.delta, l, a, 10**9)) for l in range(enc.m)]
-        hopeless = any(counting.log_support_bound(pt, enc.delta, l) > 2 * math.log(max_states)
+        sizes = [len(exact.label_distribution(pt, enc.delta, l, a, 10**9)) for l in range(enc.m)]
+        hopeless = any(bounds.log_support_bound(pt, enc.delta, l) > 2 * math.log(max_states)
                        for l in range(enc.m))
         fits = max(sizes) <= max_states
         assert wc.method == ("exact" if fits and not hopeless else "montecarlo")
         assert not (wc.method == "montecarlo" and not hopeless and fits)
     for row in range(len(inst.test)):
-        sizes = [len(counting._label_distribution(pts[row], enc.delta, l, a, 10**9)) for l in range(enc.m)]
+        sizes = [len(exact.label_distribution(pts[row], enc.delta, l, a, 10**9)) for l in range(enc.m)]
         one = inst.test.iloc[[row]]
         if max(sizes) <= max_states:
             [wc] = nbcert.count_worlds(inst.train, one, inst.label, alpha=alpha, method="exact", max_states=max_states)
@@ -304,8 +306,8 @@ def test_wide_table_goes_straight_to_montecarlo(monkeypatch):
     def forbidden(*args, **kwargs):
         raise AssertionError("auto built an exact distribution")
 
-    monkeypatch.setattr(counting, "_label_distribution", forbidden)
-    monkeypatch.setattr(counting, "distinct_lower_bound", forbidden)
+    monkeypatch.setattr(exact, "label_distribution", forbidden)
+    monkeypatch.setattr(bounds, "distinct_lower_bound", forbidden)
     calls = []
     res = nbcert.count_worlds(train, test, "class", n_samples=200, seed=1,
                               progress=lambda *a: calls.append(a))
@@ -315,6 +317,16 @@ def test_wide_table_goes_straight_to_montecarlo(monkeypatch):
     assert calls == [(0, 2, "montecarlo"), (1, 2, "montecarlo"), (2, 2, "montecarlo")]
 
 
+def test_unknown_method_is_refused_by_its_rule_before_counting():
+    """count_encoded checks ``method`` with the rule the API and the CLI use: one error type."""
+    from nbcert.count import count_encoded
+
+    train, test = _wide(d=4)
+    enc = encode(train, "class")
+    with pytest.raises(nbcert.ParameterError, match=r"unknown counting method 'exactly' \(use auto, exact, batch"):
+        count_encoded(enc, enc.encode_test(test), method="exactly")
+
+
 def test_wide_table_exact_fails_fast_with_a_proof(monkeypatch):
     """explicit exact refuses from the residue lower bound, before building anything."""
     train, test = _wide(d=400)
@@ -322,18 +334,18 @@ def test_wide_table_exact_fails_fast_with_a_proof(monkeypatch):
     def forbidden(*args, **kwargs):
         raise AssertionError("exact built a distribution it had to discard")
 
-    monkeypatch.setattr(counting, "_label_distribution", forbidden)
+    monkeypatch.setattr(exact, "label_distribution", forbidden)
     with pytest.raises(nbcert.InputError, match="too large") as e:
         nbcert.count_worlds(train, test, "class", method="exact", max_states=20_000)
-    assert isinstance(e.value.__context__, counting.TooLarge)
+    assert isinstance(e.value.__context__, TooLarge)
 
 
 def test_montecarlo_batches_do_not_change_the_draws():
     train, test, alpha = _mc_instances()[1]
     enc = encode(train, "y")
-    [pt] = counting.point_stats(enc, enc.encode_test(test))
-    runs = [counting._count_montecarlo(pt, enc.label_sizes, enc.delta, nbcert.stats.support.as_alpha(alpha), 1000,
-                                       np.random.default_rng(3), cells=cells) for cells in (1, 97, 1 << 22)]
+    [pt] = point_stats(enc, enc.encode_test(test))
+    runs = [montecarlo.count_montecarlo(pt, enc.label_sizes, enc.delta, nbcert.stats.support.as_alpha(alpha), 1000,
+                                        np.random.default_rng(3), cells=cells) for cells in (1, 97, 1 << 22)]
     assert all(np.array_equal(runs[0], r) for r in runs[1:]) and runs[0].sum() == 1000
 
 
@@ -348,19 +360,19 @@ def test_vectorised_counts_equal_python_integers(method, inst, alpha):
     enc, pts = _points(inst)
     a = nbcert.stats.support.as_alpha(alpha)
     for pt in pts:
-        if counting._Basis.build(pt, enc.label_sizes, enc.delta, a) is None:
+        if Basis.build(pt, enc.label_sizes, enc.delta, a) is None:
             continue
         if method == "batch":
-            fast = counting._count_batch(pt, enc.label_sizes, enc.delta, a, 10**9)
-            slow = counting._count_batch_python(pt, enc.label_sizes, enc.delta, a)
+            fast = exact.count_batch(pt, enc.label_sizes, enc.delta, a, 10**9)
+            slow = exact._count_batch_python(pt, enc.label_sizes, enc.delta, a)
         else:
-            fast = counting._count_exact(pt, enc.label_sizes, enc.delta, a, 10**9)
-            slow = counting._count_exact_python(pt, enc.label_sizes, enc.delta, a, 10**9)
+            fast = exact.count_exact(pt, enc.label_sizes, enc.delta, a, 10**9)
+            slow = exact._count_exact_python(pt, enc.label_sizes, enc.delta, a, 10**9)
         assert fast == slow
         for l in range(enc.m):
-            keys, ways = counting._label_distribution(pt, enc.delta, l, a, 10**9,
-                                                      counting._Basis.build(pt, enc.label_sizes, enc.delta, a))
-            dist = counting._label_distribution(pt, enc.delta, l, a, 10**9)
+            keys, ways = exact.label_distribution(pt, enc.delta, l, a, 10**9,
+                                                  Basis.build(pt, enc.label_sizes, enc.delta, a))
+            dist = exact.label_distribution(pt, enc.delta, l, a, 10**9)
             assert len(keys) == len(dist) and sum(ways) == sum(dist.values())
 
 
@@ -374,10 +386,10 @@ def test_vectorised_counts_equal_python_integers_on_a_larger_point():
     train["y"] = ["p", "q", "r"] * 12
     enc = encode(train, "y")
     a = nbcert.stats.support.as_alpha(0)
-    for pt in counting.point_stats(enc, enc.encode_test(train.drop(columns="y").iloc[:2].fillna("a"))):
-        assert counting._Basis.build(pt, enc.label_sizes, enc.delta, a) is not None
-        fast = counting._count_exact(pt, enc.label_sizes, enc.delta, a, 10**9)
-        assert fast == counting._count_exact_python(pt, enc.label_sizes, enc.delta, a, 10**9)
+    for pt in point_stats(enc, enc.encode_test(train.drop(columns="y").iloc[:2].fillna("a"))):
+        assert Basis.build(pt, enc.label_sizes, enc.delta, a) is not None
+        fast = exact.count_exact(pt, enc.label_sizes, enc.delta, a, 10**9)
+        assert fast == exact._count_exact_python(pt, enc.label_sizes, enc.delta, a, 10**9)
 
 
 @pytest.mark.parametrize("M, delta, seen", [(0, 3, True), (1, 2, True), (7, 3, True), (40, 5, True),
@@ -386,8 +398,8 @@ def test_montecarlo_inverts_the_binomial_distribution_function(M, delta, seen):
     """beta = lo + the number of block entries <= u, for every u (guide table, or search in
     crowded buckets); the block is Binomial(M, 1/delta)'s distribution function where it
     is strictly between 0 and 1, up to rounding, and only that (not all M values)."""
-    pt = counting._Point(np.array([[2, 0], [1, 3]]), np.array([[M, 2], [0, M]]), np.array([seen, True]))
-    tab = counting._Tables(pt, np.array([9, 9]), np.array([delta, 2]), nbcert.stats.support.as_alpha(0))
+    pt = Point(np.array([[2, 0], [1, 3]]), np.array([[M, 2], [0, M]]), np.array([seen, True]))
+    tab = montecarlo._Tables(pt, np.array([9, 9]), np.array([delta, 2]), nbcert.stats.support.as_alpha(0))
     u = np.concatenate([np.random.default_rng(0).random((4000, len(tab.cells))),
                         np.linspace(0, 1, 3001, endpoint=False)[:, None].repeat(len(tab.cells), axis=1)])
     pos = tab.invert(u)
@@ -396,7 +408,7 @@ def test_montecarlo_inverts_the_binomial_distribution_function(M, delta, seen):
         assert np.array_equal(pos[:, c] - tab.start[c], np.searchsorted(block, u[:, c], side="right"))
         Mc, j, lo = int(pt.M.ravel()[cell]), cell % 2, int(tab.lo[c])
         p = 1 / [delta, 2][j] if pt.seen[j] else 0.0
-        full = counting._binomial_cdf(Mc, p)  # every b, summed from b = 0
+        full = montecarlo._binomial_cdf(Mc, p)  # every b, summed from b = 0
         if Mc <= 60:
             assert np.allclose(full, np.cumsum([math.comb(Mc, b) * p ** b * (1 - p) ** (Mc - b) for b in range(Mc)]),
                                rtol=1e-9, atol=1e-12)

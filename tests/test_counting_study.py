@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from nbcert.repro.studies import counting as cs
-from nbcert.counting import WorldCounts
+from nbcert.count import WorldCounts
 from nbcert.repro import job
 from nbcert.repro.report.beyond import counting as counting_section
 from nbcert.repro.settings import CountingSettings

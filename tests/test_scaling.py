@@ -2,8 +2,6 @@
 
 import types
 
-from dataclasses import replace
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,9 +9,9 @@ import pytest
 from nbcert import decide as decision, poisoning
 from nbcert.repro.settings import ScalingSettings
 from nbcert.repro.report.scaling import scaling as scaling_section
-from nbcert.repro.studies import scaling
+from nbcert.repro.studies import blanking, scaling
 from nbcert.reading.encoding import from_codes
-from nbcert.repro.synthetic import planted_model, synthetic_codes, synthetic_table
+from nbcert.repro.synthetic import synthetic_codes, synthetic_table
 
 CFG = ScalingSettings(n_values=(), d=6, domain=4, labels=3, missing_rate=0.3, k=4, ad_worlds=5, method_budget_s=None)
 
@@ -60,16 +58,16 @@ def _poison_case(n=10_000, d=20):
 def test_verify_poisoning_checks_the_cells():
     enc, t = _poison_case(2000, 8)
     op = poisoning.poison_encoded(enc, t, "op")
-    assert op.num_cells > 1 and scaling.verify_poisoning(enc, t, op)
+    assert op.num_cells > 1 and blanking.verify_poisoning(enc, t, op)
     fewer = poisoning.Poisoning(True, op.cells[:-1])  # OP is optimal: one cell fewer is not enough
-    assert scaling.verify_poisoning(enc, t, fewer) is False
+    assert blanking.verify_poisoning(enc, t, fewer) is False
 
 
 def test_rp_cells_make_the_point_non_robust():
     enc, t = _poison_case()
     rp = poisoning.poison_encoded(enc, t, "rp", seed=0)
     assert rp.num_cells >= poisoning.poison_encoded(enc, t, "op").num_cells
-    assert scaling.verify_poisoning(enc, t, rp)
+    assert blanking.verify_poisoning(enc, t, rp)
 
 
 def test_budget_stops_per_point_methods_and_says_so(monkeypatch):
@@ -100,7 +98,7 @@ def test_blanking_in_place_is_exact_and_uniform(chunk_rows):
     rng = np.random.default_rng(chunk_rows)
     for _ in range(800):
         X = np.zeros((n, d), np.int64)
-        share = scaling.blank_in_place(X, missing, rate, rng, skip_rows=skip, chunk_rows=chunk_rows)
+        share = blanking.blank_in_place(X, missing, rate, rng, skip_rows=skip, chunk_rows=chunk_rows)
         blank = X == missing
         assert blank.sum() == round(rate * n * d) and share == pytest.approx(blank.mean())
         assert not blank[:skip].any() and ((X == 0) | blank).all()
@@ -144,6 +142,17 @@ def test_figure_and_markdown(tmp_path):
 def test_markdown_of_a_real_run(small):
     md = scaling_section(small)
     assert "### Scaling" in md and "| OP |" in md and "AD points decided per size: 4 at n = 3,000" in md
+
+
+def test_missing_values_read_as_one_dash(small):
+    """One size has no slope: the report writes it with the dash every section uses."""
+    from nbcert.repro.report import formatting
+
+    md = scaling_section(small)
+    assert "| OP | — | — |" in md and " - |" not in md
+    for value in (None, float("nan"), np.inf, pd.NA):
+        assert formatting.number(value) == formatting.count(value) == formatting.seconds(value) \
+            == formatting.megabytes(value) == formatting.DASH
 
 
 def test_generator_is_deterministic():
@@ -236,6 +245,6 @@ def test_verify_poisoning_in_chunks_finds_repeats():
     rp = poisoning.poison_encoded(enc, t, "rp", seed=1)
     assert isinstance(rp.cells, poisoning.Cells) and rp.num_cells > 10
     for chunk in (1, 7, 1 << 20):
-        assert scaling.verify_poisoning(enc, t, rp, chunk=chunk)
+        assert blanking.verify_poisoning(enc, t, rp, chunk=chunk)
         twice = poisoning.Poisoning(True, tuple(rp.cells) + (rp.cells[3],))
-        assert scaling.verify_poisoning(enc, t, twice, chunk=chunk) is False
+        assert blanking.verify_poisoning(enc, t, twice, chunk=chunk) is False

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from nbcert.repro.discretize import discretize
-from nbcert.reading.encoding import InputError
+from nbcert.errors import InputError
 from nbcert.repro.stages import perturbed, split
 from nbcert.repro.perturb import blank_mask
 
@@ -106,7 +106,8 @@ def test_no_column_is_blanked_entirely():
 # ---------------------------------------------------------------- checked tables
 
 def test_tables_are_checked_with_one_line_naming_file_row_and_column(tmp_path):
-    from nbcert.repro.tables import TableError, read_table, write_table
+    from nbcert.repro.errors import TableError
+    from nbcert.repro.tables import read_table, write_table
 
     row = {"dataset": "d", "rep": 0, "method": "OP", "seconds": 0.1, "cpu_seconds": 0.1, "train_rows": 10,
            "possible": True, "cells": 3, "poisoning_rate": 0.01, "host": "h", "started": 1.0, "finished": 2.0}
@@ -169,7 +170,7 @@ def test_command_line_datasets_replace_and_only_selects():
     ({"extra": 1}, "(top level): unknown key 'extra'"),
 ])
 def test_settings_errors_are_one_line_naming_the_key(change, message):
-    from nbcert.repro.settings import ConfigError
+    from nbcert.repro.errors import ConfigError
 
     with pytest.raises(ConfigError) as e:
         _load({**_config(), **change})
@@ -196,3 +197,84 @@ def test_savings_sentence_claims_only_what_was_saved():
 
     assert "saved no cells" in _savings_sentence([0.0, 0.0])
     assert "in 1 of 3 cases" in _savings_sentence([0.0, 0.0, 0.25]) and "25%" in _savings_sentence([0.25])
+
+
+# ---------------------------------------------------------------- errors and imports
+
+def test_reproduction_errors_live_in_one_module():
+    """job.run catches the reproduction's errors from nbcert.repro.errors, which imports
+    nothing; the stages that raise them re-export the same classes."""
+    import inspect
+
+    from nbcert.repro import errors, fetch, job, settings, tables
+
+    assert "import" not in inspect.getsource(errors).split('"""')[-1].replace("from __future__ import annotations", "")
+    assert fetch.FetchError is errors.FetchError and settings.ConfigError is errors.ConfigError
+    assert tables.TableError is errors.TableError
+    assert set(errors.USER_ERRORS) == {errors.ConfigError, errors.FetchError, errors.TableError}
+    assert "from .fetch" not in inspect.getsource(job) and "from .tables" not in inspect.getsource(job)
+
+
+def test_no_import_circle_in_nbcert():
+    """Every `from .x import` / `from . import x` / `import nbcert.x` edge between nbcert's
+    modules, at module level or inside functions, points one way (no strongly connected
+    component of more than one module)."""
+    import ast
+    from pathlib import Path
+
+    import nbcert
+
+    root = Path(nbcert.__file__).parent
+    modules = {}
+    for p in root.rglob("*.py"):
+        parts = list(p.relative_to(root.parent).with_suffix("").parts)
+        package = parts[-1] == "__init__"
+        modules[".".join(parts[:-1] if package else parts)] = (p, package)
+    graph = {m: set() for m in modules}
+    for m, (p, package) in modules.items():
+        base = m if package else m.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                full = ".".join(base.split(".")[:len(base.split(".")) - node.level + 1] + [node.module or ""]) \
+                    if node.level else node.module or ""
+                full = full.rstrip(".")
+                targets = [f"{full}.{a.name}" if f"{full}.{a.name}" in modules else full for a in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                continue
+            for target in targets:
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target and target != m:
+                    graph[m].add(target)
+    circles = _circles(graph)
+    assert not circles, circles
+
+
+def _circles(graph: dict) -> list:
+    """The strongly connected components of more than one node (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while not comp or comp[-1] != v:
+                comp.append(stack.pop())
+                on.discard(comp[-1])
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return out

@@ -10,7 +10,7 @@ paper, which missing cells to clean.
 # module does not pay for pandas, scipy or scikit-learn it never touches.
 _WHERE = {"certify": "api", "count_worlds": "api", "poison": "api", "poison_many": "api", "clean": "api",
           "clean_offline": "api", "CleaningReport": "cleaning", "PointCleaning": "cleaning",
-          "TogetherCleaning": "cleaning", "WorldCounts": "counting", "EncodedTable": "reading.encoding",
+          "TogetherCleaning": "cleaning", "WorldCounts": "count", "EncodedTable": "reading.encoding",
           "InputError": "errors", "ParameterError": "errors", "encode": "reading.encoding", "from_codes": "reading.encoding",
           "TableSource": "reading.files", "read_csv": "reading.files", "Stats": "stats", "Poisoning": "poisoning",
           "ManyPoisoning": "poisoning", "CertifiedNB": "estimator"}

@@ -22,7 +22,8 @@ from typing import Iterable, Literal, Mapping
 
 import pandas as pd
 
-from . import cleaning, counting, decide, poisoning
+from . import cleaning, decide, poisoning
+from .count import WorldCounts, count_encoded
 from .reading.encoding import EncodedTable, as_missing, check_frame, code_labels, encode, no_observed_value
 from .errors import InputError, ParameterError
 from .params import validate
@@ -164,7 +165,7 @@ def count_worlds(train, test: pd.DataFrame, label: str, *, alpha=0,
                  method: Literal["auto", "exact", "batch", "montecarlo"] = "auto",
                  missing: Iterable | None = None, n_samples: int = 20_000, confidence: float = 0.95,
                  seed=None, max_states: int = 2_000_000, progress=None, stream: bool | None = None,
-                 batch_rows: int | None = None, names: Mapping[str, str] | None = None) -> list[counting.WorldCounts]:
+                 batch_rows: int | None = None, names: Mapping[str, str] | None = None) -> list[WorldCounts]:
     """How many possible worlds predict each label (and how many tie), per test row.
 
     Parameters
@@ -199,8 +200,8 @@ def count_worlds(train, test: pd.DataFrame, label: str, *, alpha=0,
              max_states=max_states, batch_rows=batch_rows)
     names = _names(train, names)
     source, T = _prepare(train, test, label, missing, names, stream=stream, batch_rows=batch_rows)
-    return counting.count_encoded(source, T, alpha, method=method, n_samples=n_samples, confidence=confidence,
-                                  seed=seed, max_states=max_states, progress=progress)
+    return count_encoded(source, T, alpha, method=method, n_samples=n_samples, confidence=confidence,
+                         seed=seed, max_states=max_states, progress=progress)
 
 
 def poison(train, test: pd.DataFrame, label: str, *,

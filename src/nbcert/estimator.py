@@ -18,7 +18,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from .counting import count_encoded
+from .count import count_encoded
 from .decide import certify_index
 from .reading.encoding import encode
 from .params import RULES, validate

@@ -15,9 +15,9 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from ..reading.encoding import InputError
+from ..errors import InputError
 
-_TEXT = pd.Series(["text"]).dtype  # the dtype pandas gives text: arrow-backed `str` in pandas 3, object before
+_TEXT = pd.Series(["text"]).dtype  # the dtype pandas gives text: arrow-backed `str` in pandas 3, object in pandas 2
 
 
 def _numeric(col: pd.Series) -> pd.Series | None:

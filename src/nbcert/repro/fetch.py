@@ -16,11 +16,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import FetchError
 from .outputs import atomic_path, publish
-
-
-class FetchError(Exception):
-    """The data set could not be obtained or failed its checksum (one-line message)."""
 
 
 class Unavailable(FetchError):

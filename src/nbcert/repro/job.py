@@ -21,6 +21,9 @@ import signal
 import sys
 import time
 
+from ..errors import InputError
+from .errors import USER_ERRORS
+
 PID_VARIABLE = "NBCERT_SNAKEMAKE_PID"
 _STARTED = time.time()
 
@@ -84,15 +87,10 @@ def stamp(table, started: float | None = None):
 
 def run(snakemake, main) -> None:
     """start(), then main(); a user-facing error becomes one line and exit status 1."""
-    from ..reading.encoding import InputError
-    from .fetch import FetchError
-    from .settings import ConfigError
-    from .tables import TableError
-
     start(snakemake)
     try:
         main()
-    except (InputError, TableError, ConfigError, FetchError) as e:
+    except (InputError, *USER_ERRORS) as e:
         line = "nbcert: error: " + " ".join(str(e).split())
         print(line)
         print(line, file=sys.__stderr__)

@@ -4,7 +4,7 @@
 from the cells of a random 20 % of the features.  The missing rate is the share of the
 considered cells that are missing afterwards: cells a user's data set already lacks count
 towards it, and only the rest are drawn from the cells still observed (on a complete table
-this is the paper's perturbation, and the same draw as before missing cells were allowed).
+this is the paper's perturbation).
 """
 
 from __future__ import annotations

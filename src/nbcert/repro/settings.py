@@ -23,9 +23,7 @@ from pathlib import Path
 
 import yaml
 
-
-class ConfigError(ValueError):
-    """A configuration mistake; the message is one line naming the key."""
+from .errors import ConfigError
 
 
 def canonical(obj) -> str:

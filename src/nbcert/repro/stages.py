@@ -21,7 +21,8 @@ import numpy as np
 import pandas as pd
 
 from .. import decide, poisoning
-from ..reading.encoding import InputError, encode
+from ..errors import InputError
+from ..reading.encoding import encode
 from .perturb import perturb
 
 KINDS = ("uniform", "feature")

@@ -7,7 +7,8 @@ is exactly the Naive Bayes generative model: predictions on such data are meanin
 ``planted_model`` draws the model once; ``PlantedNB.sample`` then draws any number of
 rows from it, so a training table and test points can come from the same model
 (``synthetic_table``), and tables of different sizes share one model.
-``synthetic_codes`` is the original one-call generator (model and rows from one seed).
+``synthetic_codes`` draws model and rows from one seed in one call (the model then depends
+on n; the benchmark's table).
 """
 
 from __future__ import annotations

@@ -25,13 +25,10 @@ import yaml
 
 from ..errors import InputError
 from ..reading.files import read_csv
+from .errors import TableError
 from .outputs import write_csv
 
 SCHEMAS = Path(__file__).with_name("schemas")
-
-
-class TableError(ValueError):
-    """A table that is not what its stage wrote; the message is one line naming the file."""
 
 
 @lru_cache(maxsize=None)

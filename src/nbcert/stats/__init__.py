@@ -41,6 +41,7 @@ class Stats(Domains):
 
     @property
     def first_missing(self) -> tuple | None:
+        """(data row, feature name) of the first missing feature cell, or None (found when first asked)."""
         if self.locate is not None:
             object.__setattr__(self, "missing_at", self.locate())
             object.__setattr__(self, "locate", None)
@@ -48,10 +49,12 @@ class Stats(Domains):
 
     @property
     def label_sizes(self) -> np.ndarray:
+        """(m,) rows of each label, N_l."""
         return self.counts[:, self.offsets[0]:self.offsets[1]].sum(axis=1)
 
     @property
     def n(self) -> int:
+        """Rows of the table."""
         return int(self.label_sizes.sum())
 
     @property
@@ -61,8 +64,19 @@ class Stats(Domains):
 
 
 def count_index(enc: EncodedTable) -> np.ndarray:
-    """(m, n_codes) counts of every global code per label: bincounts over X's label blocks,
-    a bounded number of cells at a time."""
+    """Counts of every global code per label: bincounts over X's label blocks, a bounded
+    number of cells at a time.
+
+    Parameters
+    ----------
+    enc : EncodedTable
+        The table, rows grouped by label.
+
+    Returns
+    -------
+    ndarray of int64, shape (m, n_codes)
+        Per label, the count of each feature value and of each feature's missing slot.
+    """
     idx = np.zeros((enc.m, enc.n_codes), dtype=np.int64)
     step = max(1, CHUNK_CELLS // max(1, enc.d))
     for l in range(enc.m):
@@ -83,14 +97,35 @@ def _first_missing_of_table(enc: EncodedTable, counts: np.ndarray):
 
 
 def from_table(enc: EncodedTable, counts: np.ndarray | None = None) -> Stats:
-    """The statistics of an encoded table (``counts``: its count index, if already built)."""
+    """The statistics of an encoded table.
+
+    Parameters
+    ----------
+    enc : EncodedTable
+    counts : ndarray of shape (m, n_codes), optional
+        Its count index (:func:`count_index`), if already built.
+
+    Returns
+    -------
+    Stats
+        Its first missing cell is located only when first asked.
+    """
     counts = count_index(enc) if counts is None else counts
     return Stats(offsets=enc.offsets, delta=enc.delta, features=enc.features, categories=enc.categories,
                  labels=enc.labels, counts=counts, locate=lambda: _first_missing_of_table(enc, counts))
 
 
 def as_stats(source) -> Stats:
-    """Stats as they are, or built from an EncodedTable."""
+    """Stats as they are, or built from an EncodedTable.
+
+    Parameters
+    ----------
+    source : Stats or EncodedTable
+
+    Returns
+    -------
+    Stats
+    """
     return source if isinstance(source, Stats) else from_table(source)
 
 
@@ -132,10 +167,35 @@ def _first_missing(columns: list, counts: list) -> tuple | None:
 
 def partial_counts(frame, label: str, *, missing=None, name: str = "training table", start: int = 0,
                    features: tuple | None = None, find_missing: bool = True) -> Partial:
-    """The Partial of one table part (pandas DataFrame or Arrow table/batch).  ``start`` is
-    the data row of its first row (for messages); ``features`` the whole table's feature
-    names, which the part must have in that order; ``find_missing``: locate its first
-    missing cell (needed until one part has one)."""
+    """The counts of one table part under its own domains.
+
+    Parameters
+    ----------
+    frame : pandas DataFrame, or Arrow table or record batch
+        The part, label column included.
+    label : str
+        The label column.
+    missing : iterable, optional
+        Values that mean a missing cell, beside empty ones.
+    name : str, default "training table"
+        The table's name in messages.
+    start : int, default 0
+        The data row of the part's first row (for messages).
+    features : tuple of str, optional
+        The whole table's feature names, which the part must have in that order.
+    find_missing : bool, default True
+        Locate the part's first missing cell (needed until one part has one).
+
+    Returns
+    -------
+    Partial
+
+    Raises
+    ------
+    InputError
+        A missing label, a feature column differing from ``features``, and the like,
+        naming the table, column and data row.
+    """
     y, labels, feats, columns = code_frame(frame, label, missing=missing, name=name, start=start, exact=False,
                                           compact=False)
     if features is not None and feats != features:
@@ -184,6 +244,13 @@ class Merger:
         self.counts = [np.zeros((0, 1), np.int64) for _ in range(d)]
 
     def add(self, part: Partial) -> None:
+        """Merge the next part: its unseen labels and values appended to the domains.
+
+        Parameters
+        ----------
+        part : Partial
+            The part that follows the ones added so far in the table.
+        """
         if self.rows == 0 and not len(self.labels):  # the first part: its domains are the merged ones
             self.labels = pd.Index(list(part.labels), dtype=object)
             self.values, self.counts = list(part.values), [np.asarray(c, np.int64) for c in part.counts]
@@ -204,7 +271,17 @@ class Merger:
         self.rows += part.rows
 
     def finish(self) -> Stats:
-        """The merged statistics: labels sorted where they can be, unheld values dropped."""
+        """The merged statistics: labels sorted where they can be, unheld values dropped.
+
+        Returns
+        -------
+        Stats
+
+        Raises
+        ------
+        InputError
+            For a table without data rows, or a feature without an observed value.
+        """
         if self.rows == 0:
             raise InputError(f"{self.name}: the table has no data rows")
         ranks, labels = sort_labels(self.labels)
@@ -225,7 +302,17 @@ class Merger:
 
 
 def frame_stats(frame, label: str, *, missing=None, name: str = "training table") -> Stats:
-    """The statistics of a whole table (pandas DataFrame or Arrow table) in one pass."""
+    """The statistics of a whole table in one pass.
+
+    Parameters
+    ----------
+    frame, label, missing, name
+        As for :func:`partial_counts`, the whole table being one part.
+
+    Returns
+    -------
+    Stats
+    """
     part = partial_counts(frame, label, missing=missing, name=name)
     merger = Merger(features=tuple(c for c in column_names(frame) if c != label), name=name)
     merger.add(part)

@@ -23,9 +23,23 @@ def as_alpha(alpha) -> Fraction:
     """Validate the smoothing parameter and return it as an exact fraction.
 
     A float is read as the decimal it prints as (0.1 means 1/10), which is what a
-    user typing it means.  Raises TypeError for a value that is not a number (or a
-    string of one) and ValueError for a negative one or one that is not a finite
-    float (nan, inf, 1e400).
+    user typing it means.
+
+    Parameters
+    ----------
+    alpha : int, float, Fraction or str
+        A number >= 0, or a string of one ("1/3").
+
+    Returns
+    -------
+    Fraction
+
+    Raises
+    ------
+    TypeError
+        For a value that is not a number (or a string of one).
+    ValueError
+        For a negative one, or one that is not a finite float (nan, inf, 1e400).
     """
     if isinstance(alpha, bool) or not isinstance(alpha, (Real, str, Fraction)):
         raise TypeError(f"alpha must be a number, got {alpha!r}")
@@ -52,6 +66,18 @@ def log_factors(C: np.ndarray, N: np.ndarray, delta: np.ndarray, alpha: Fraction
     For alpha > 1 both logs are taken relative to alpha, log1p(C / alpha) -
     log1p(N / (alpha * delta)) - log(delta): nothing overflows however large alpha is,
     and as alpha grows each factor tends to 1 / delta, as it should.
+
+    Parameters
+    ----------
+    C, N, delta : array_like
+        Counts agreeing with the test value, rows of the label and domain sizes.
+    alpha : Fraction
+        The smoothing parameter (``as_alpha``).
+
+    Returns
+    -------
+    ndarray of float
+        The broadcast shape of C, N and delta.
     """
     a = float(alpha)
     C = np.asarray(C, dtype=float)
@@ -69,7 +95,17 @@ def log_factors(C: np.ndarray, N: np.ndarray, delta: np.ndarray, alpha: Fraction
 def log_support(C: np.ndarray, N: np.ndarray, delta: np.ndarray, alpha: Fraction) -> np.ndarray:
     """log S(l|t) up to the common term -log n; -inf where the support is exactly 0.
 
-    C has shape (..., m, d): the count of label-l rows whose feature j equals t_j.
+    Parameters
+    ----------
+    C : ndarray of shape (..., m, d)
+        The count of label-l rows whose feature j equals t_j.
+    N, delta, alpha
+        Rows per label (m,), domain sizes (d,) and the smoothing parameter, as for
+        :func:`log_factors`.
+
+    Returns
+    -------
+    ndarray of float, shape (..., m)
     """
     return np.log(N.astype(float)) + log_factors(C, N[:, None], delta, alpha).sum(axis=-1)
 
@@ -81,6 +117,17 @@ def log_tolerance(d: int, n: int, alpha: Fraction) -> float:
     C / alpha moves log1p by at most an ulp too) and their sum adds at most (3d+1) ulps
     of the largest partial sum; every term is at most ``biggest`` in size, and we take a
     generous multiple of that.
+
+    Parameters
+    ----------
+    d, n : int
+        Features and rows of the table.
+    alpha : Fraction
+
+    Returns
+    -------
+    float
+        Two log supports further apart than this are ordered correctly by their floats.
     """
     log_a = abs(_log_fraction(alpha)) if alpha else 0.0
     biggest = math.log(n + 1) + math.log1p(float(alpha)) + log_a + 1.0
@@ -89,7 +136,21 @@ def log_tolerance(d: int, n: int, alpha: Fraction) -> float:
 
 
 def exact_support(c: np.ndarray, N_l: int, delta: np.ndarray, alpha: Fraction) -> Fraction:
-    """n * S(l|t) as an exact fraction, for one label and one vector of counts c (d,)."""
+    """n * S(l|t) as an exact fraction, for one label.
+
+    Parameters
+    ----------
+    c : ndarray of shape (d,)
+        The label's counts agreeing with the test point.
+    N_l : int
+        Rows of the label.
+    delta, alpha
+        Domain sizes (d,) and the smoothing parameter.
+
+    Returns
+    -------
+    Fraction
+    """
     p, q = alpha.numerator, alpha.denominator
     num, den = int(N_l), 1
     for cj, dj in zip(c.tolist(), delta.tolist()):
@@ -103,6 +164,19 @@ def greater(la: np.ndarray, lb: np.ndarray, tol: float, exact_pair) -> np.ndarra
 
     Zeros are exact (-inf), so only finite pairs closer than ``tol`` are uncertain; for
     those ``exact_pair(index_tuple)`` returns the exact comparison.
+
+    Parameters
+    ----------
+    la, lb : ndarray
+        Log supports of the same shape.
+    tol : float
+        Their rounding bound (:func:`log_tolerance`).
+    exact_pair : callable
+        ``exact_pair(index)``: the exact ``la[index] > lb[index]``.
+
+    Returns
+    -------
+    ndarray of bool
     """
     with np.errstate(invalid="ignore"):
         diff = la - lb

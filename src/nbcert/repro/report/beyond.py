@@ -13,10 +13,7 @@ import pandas as pd
 
 from ..studies import counting as CM
 from ..studies.counting import majority_shares, normalise, split_sizes
-
-
-def _count(x) -> str:
-    return "—" if x is None or pd.isna(x) else str(int(x))
+from .formatting import DASH, count
 
 
 def poisoning_many(table: pd.DataFrame) -> str:
@@ -29,8 +26,8 @@ def poisoning_many(table: pd.DataFrame) -> str:
         get = {r.method: r for r in sub.itertuples()}
         u, g, e = get["union of OP"], get["greedy"], get["exact"]
         optimal = "yes" if e.optimal else ("no (time limit)" if e.time_limited else "no")
-        lines.append(f"| {name} | {k} | {_count(u.cells)} | {_count(g.cells)} | {_count(e.cells)} | {optimal} | "
-                     f"{_count(e.lower_bound)} | {e.seconds:.2f} |")
+        lines.append(f"| {name} | {k} | {count(u.cells)} | {count(g.cells)} | {count(e.cells)} | {optimal} | "
+                     f"{count(e.lower_bound)} | {e.seconds:.2f} |")
         best = e.cells if not pd.isna(e.cells) else g.cells
         if not pd.isna(u.cells) and not pd.isna(best) and u.cells:
             savings.append(1 - best / u.cells)
@@ -65,14 +62,14 @@ def _savings_sentence(savings) -> str:
 def _fmt_seconds(s: pd.Series, total: int) -> str:
     ran = s.dropna()
     if ran.empty:
-        return f"— ({total} skipped)"
+        return f"{DASH} ({total} skipped)"
     text = f"{ran.median():.3g}"
     return text + (f" ({total - len(ran)} skipped)" if len(ran) < total else "")
 
 
 def _ratio_text(r: pd.Series) -> str:
     r = r.replace([np.inf, -np.inf], np.nan).dropna()
-    return f"{r.median():.3g}x (range {r.min():.3g}x to {r.max():.3g}x)" if len(r) else "—"
+    return f"{r.median():.3g}x (range {r.min():.3g}x to {r.max():.3g}x)" if len(r) else DASH
 
 
 def counting(table: pd.DataFrame) -> str:
@@ -101,7 +98,7 @@ def counting(table: pd.DataFrame) -> str:
             n = r.point.nunique()
             sec = {m: _fmt_seconds(r[r.method == m].seconds, n) for m in CM.METHODS}
             mc = r[r.method == "montecarlo"].exact_in_interval.dropna()
-            inside = f"{int(mc.sum())} of {len(mc)}" if len(mc) else "— (no exact answer)"
+            inside = f"{int(mc.sum())} of {len(mc)}" if len(mc) else f"{DASH} (no exact answer)"
             sh = shares[(shares.dataset == name) & (shares.missing_rate == rate)]
             ties = int(sh.all_ties.fillna(False).astype(bool).sum())
             states = r[r.method == "batch"].log10_batch_states.median()
@@ -127,11 +124,19 @@ def counting(table: pd.DataFrame) -> str:
 
 
 def _paragraph(t: pd.DataFrame, shares: pd.DataFrame) -> str:
+    """What the numbers show: which methods ran, how they compare, how open the points are."""
     wide = t.pivot_table(index=["dataset", "missing_rate", "point"], columns="method", values="seconds",
                          aggfunc="first", dropna=False).reindex(columns=list(CM.METHODS))
+    limit = " / ".join(str(int(v)) for v in sorted(t.max_states.unique()))
+    parts = (_methods_ran(t, wide, limit) + _monte_carlo_times(t, wide) + _intervals(t) + _all_ties(shares)
+             + _trend(t, shares))
+    return " ".join(parts)
+
+
+def _methods_ran(t: pd.DataFrame, wide: pd.DataFrame, limit: str) -> list:
+    """Where each method ran, why Algorithm 2 was skipped, and the two exact methods compared."""
     n = len(wide)
     ran = {m: int(wide[m].notna().sum()) for m in CM.METHODS}
-    limit = " / ".join(str(int(v)) for v in sorted(t.max_states.unique()))
     parts = [f"Of {n} counting problems (data set, missing rate, test point), Algorithm 2 ran on {ran['batch']}, "
              f"the per-label exact method on {ran['exact']} and Monte-Carlo on {ran['montecarlo']}."]
     skipped = t[(t.method == "batch") & t.skipped.astype(bool)].log10_batch_states
@@ -146,9 +151,13 @@ def _paragraph(t: pd.DataFrame, shares: pd.DataFrame) -> str:
         parts.append(f"Where both exact methods ran ({len(both)} problems) their counts were identical "
                      f"({int(equal.sum())} of {len(equal)} checked) and Algorithm 2 took {_ratio_text(ratio)} "
                      f"the per-label method's time (the per-label method faster on {int((ratio > 1).sum())}).")
-    n_exact_skip = n - ran["exact"]
-    if n_exact_skip:
-        parts.append(f"The per-label method exceeded {limit} distinct supports for a label on {n_exact_skip}.")
+    if n - ran["exact"]:
+        parts.append(f"The per-label method exceeded {limit} distinct supports for a label on {n - ran['exact']}.")
+    return parts
+
+
+def _monte_carlo_times(t: pd.DataFrame, wide: pd.DataFrame) -> list:
+    parts = []
     ex = wide.dropna(subset=["exact", "montecarlo"])
     if len(ex):
         parts.append(f"Where the per-label method ran, Monte-Carlo took {_ratio_text(ex['montecarlo'] / ex['exact'])} "
@@ -157,22 +166,36 @@ def _paragraph(t: pd.DataFrame, shares: pd.DataFrame) -> str:
     if len(per_rate):
         parts.append(f"Monte-Carlo's median time per point lay between {per_rate.min():.3g} s and "
                      f"{per_rate.max():.3g} s for every data set and missing rate.")
+    return parts
+
+
+def _intervals(t: pd.DataFrame) -> list:
+    """How often the exact share lay inside the Monte-Carlo interval (and by rounding only)."""
     mcrows = t[(t.method == "montecarlo") & t.exact_in_interval.notna()]
-    if len(mcrows):
-        inside = mcrows.exact_in_interval.astype(bool)
-        text = (f"The exact majority-label share lay inside the Monte-Carlo interval on {int(inside.sum())} of "
-                f"{len(mcrows)} points where both ran ({inside.mean():.1%}; the intervals are simultaneous over "
-                f"labels and ties at {t.confidence.iloc[0]:.0%})")
-        rounding = mcrows.outside_by[inside & (mcrows.outside_by > 0)]
-        if len(rounding):
-            text += (f"; on {len(rounding)} of them only within floating-point rounding of an interval end (an "
-                     f"exact share of 0 or 1 against an end computed at most {rounding.max():.1g} from it)")
-        parts.append(text + ".")
+    if mcrows.empty:
+        return []
+    inside = mcrows.exact_in_interval.astype(bool)
+    text = (f"The exact majority-label share lay inside the Monte-Carlo interval on {int(inside.sum())} of "
+            f"{len(mcrows)} points where both ran ({inside.mean():.1%}; the intervals are simultaneous over "
+            f"labels and ties at {t.confidence.iloc[0]:.0%})")
+    rounding = mcrows.outside_by[inside & (mcrows.outside_by > 0)]
+    if len(rounding):
+        text += (f"; on {len(rounding)} of them only within floating-point rounding of an interval end (an "
+                 f"exact share of 0 or 1 against an end computed at most {rounding.max():.1g} from it)")
+    return [text + "."]
+
+
+def _all_ties(shares: pd.DataFrame) -> list:
     ties = shares.all_ties.fillna(False).astype(bool)
-    if ties.any():
-        parts.append(f"On {int(ties.sum())} of {len(shares)} points no label wins in any world (every world a tie: "
-                     "typically a test value that no observed training cell takes, so with alpha = 0 every label "
-                     "has support 0); their majority share is 0.")
+    if not ties.any():
+        return []
+    return [f"On {int(ties.sum())} of {len(shares)} points no label wins in any world (every world a tie: "
+            "typically a test value that no observed training cell takes, so with alpha = 0 every label "
+            "has support 0); their majority share is 0."]
+
+
+def _trend(t: pd.DataFrame, shares: pd.DataFrame) -> list:
+    """How the median majority share moves with the missing rate, per data set."""
     trend = []
     for name in dict.fromkeys(t.dataset):
         med = shares[shares.dataset == name].groupby("missing_rate").fraction.median()
@@ -185,7 +208,7 @@ def _paragraph(t: pd.DataFrame, shares: pd.DataFrame) -> str:
                              f"to {hi:.3g} at rate {med.index[-1]:g}")
         elif len(med):
             trend.append(f"{name}: {med.iloc[0]:.3g} at rate {med.index[0]:g}")
-    if trend:
-        parts.append("The median share of worlds predicting the majority label (" + "; ".join(trend) + ") measures "
-                     "how open the missing cells leave the prediction: a share of 1 is a certifiably robust point.")
-    return " ".join(parts)
+    if not trend:
+        return []
+    return ["The median share of worlds predicting the majority label (" + "; ".join(trend) + ") measures "
+            "how open the missing cells leave the prediction: a share of 1 is a certifiably robust point."]

@@ -15,12 +15,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .formatting import DASH, number
+
 # Section 6.3 of the paper: average training + prediction time of one point ("Plain").
 PAPER_PLAIN = {"fetal_health": 0.067, "bodyPerformance": 0.253, "mushrooms": 0.331, "star_classification": 2.812}
-
-
-def _fmt(x, spec=".3g"):
-    return "—" if x is None or (isinstance(x, float) and np.isnan(x)) else format(x, spec)
 
 
 def decision_summary(dec: pd.DataFrame, k: int) -> pd.DataFrame:
@@ -76,7 +74,7 @@ def datasets(statuses, infos, stale) -> list:
     for s in statuses:
         name = s["data set"]
         if not s["ok"]:
-            lines.append(f"| {name} | **NOT OBTAINED** | — | {s['reason']} | — | — |")
+            lines.append(f"| {name} | **NOT OBTAINED** | {DASH} | {s['reason']} | {DASH} | {DASH} |")
             continue
         i = info[name]
         warn = f" (warning: {s['warning']})" if s.get("warning") else ""
@@ -118,7 +116,7 @@ def machine(cpu_tables: dict, timed_tables) -> list:
         for method, g in t.groupby("method", sort=False):
             wall, cpu = g.seconds.sum(), g.cpu_seconds.sum()
             lines.append(f"| {what} | {method} | {len(g)} | {wall:.3g} | {cpu:.3g} | "
-                         f"{_fmt(wall / cpu if cpu > 0 else np.nan, '.2f')} |")
+                         f"{number(wall / cpu if cpu > 0 else np.nan, '.2f')} |")
     return lines + [""]
 
 
@@ -148,22 +146,22 @@ def claims(dec: pd.DataFrame, poi: pd.DataFrame, k: int) -> list:
     for name in ds.index:
         r = ds.loc[name]
         lines += [
-            f"| {name} | Iterate+Index up to 19.5x faster than Iterate | mean {_fmt(r.index_speedup_mean)}x, "
-            f"max {_fmt(r.index_speedup_max)}x |",
-            f"| {name} | Iterate+Index much faster than AD | AD takes {_fmt(r.ad_over_index_mean)}x as long |",
+            f"| {name} | Iterate+Index up to 19.5x faster than Iterate | mean {number(r.index_speedup_mean)}x, "
+            f"max {number(r.index_speedup_max)}x |",
+            f"| {name} | Iterate+Index much faster than AD | AD takes {number(r.ad_over_index_mean)}x as long |",
             f"| {name} | AD and Iterate grow ~linearly in k, Iterate+Index ~flat | time(k={k}) / time(k=min): "
-            f"Iterate {_fmt(r.growth_iterate)}, AD {_fmt(r.growth_ad)}, Iterate+Index {_fmt(r.growth_index)} |",
+            f"Iterate {number(r.growth_iterate)}, AD {number(r.growth_ad)}, Iterate+Index {number(r.growth_index)} |",
             f"| {name} | AD may report robust wrongly | wrong on {int(r.ad_false_robust)} of "
             f"{int(r.ad_points)} point decisions |",
-            f"| {name} | Plain (train + predict one point) {_fmt(PAPER_PLAIN.get(name))} s | "
-            f"{_fmt(r.plain)} s (CategoricalNB on codes) |",
+            f"| {name} | Plain (train + predict one point) {number(PAPER_PLAIN.get(name))} s | "
+            f"{number(r.plain)} s (CategoricalNB on codes) |",
         ]
     for name in ps.index:
         r = ps.loc[name]
         lines += [
-            f"| {name} | OP faster than the baselines (up to 3.06x) | RP/OP {_fmt(r.op_vs_rp)}x, "
-            f"SR/OP {_fmt(r.op_vs_sr)}x |",
+            f"| {name} | OP faster than the baselines (up to 3.06x) | RP/OP {number(r.op_vs_rp)}x, "
+            f"SR/OP {number(r.op_vs_sr)}x |",
             f"| {name} | OP's poisoning rate is the lowest | lowest in {int(r.op_lowest)} of {int(r.reps)} "
-            f"repetitions; mean rate OP {_fmt(r.rate_op)}, SR {_fmt(r.rate_sr)}, RP {_fmt(r.rate_rp)} |",
+            f"repetitions; mean rate OP {number(r.rate_op)}, SR {number(r.rate_sr)}, RP {number(r.rate_rp)} |",
         ]
     return lines + [""]

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..tables import TableError
+from ..errors import TableError
 
 COLUMNS = ("s", "cpu_time", "max_rss")
 

@@ -33,7 +33,6 @@ method), so the table is reproducible except for the times.
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np

@@ -3,7 +3,7 @@
 For each data set a small training table is subsampled (exact counting grows with the
 number of missing cells per label), test points are drawn from the other rows, and the
 training cells are blanked uniformly at each missing rate.  For every test point the
-three counting methods of :mod:`nbcert.counting` are timed one point at a time:
+three counting methods of :mod:`nbcert.count` are timed one point at a time:
 
 * ``batch`` - Algorithm 2 of the paper, the joint enumeration (the reference);
 * ``exact`` - the per-label distributions combined by sorting;
@@ -32,9 +32,10 @@ import time
 import numpy as np
 import pandas as pd
 
-from ...counting import TooLarge, count_encoded, total_worlds
-from ...decide import count_index
-from ...reading.encoding import InputError, encode
+from ...count import TooLarge, count_encoded, total_worlds
+from ...stats import count_index
+from ...errors import InputError
+from ...reading.encoding import encode
 from ..stages import perturbed, rng_for, split
 from ..figures import panels, save_figure
 from ..settings import CountingSettings
@@ -81,7 +82,7 @@ def _count(enc, T, method, alpha, cfg, rng):
         wc = count_encoded(enc, T, alpha, method=method, n_samples=cfg.samples,
                            confidence=cfg.confidence, seed=rng, max_states=cfg.max_states)[0]
     except ValueError as e:
-        if not isinstance(e.__context__, TooLarge):  # count_encoded re-raises TooLarge as ValueError
+        if not isinstance(e.__context__, TooLarge):  # count_encoded refuses a TooLarge as an InputError
             raise
         wc = None
     return wc, time.perf_counter() - t0
@@ -227,59 +228,66 @@ def draw_figure(table: pd.DataFrame):
     shares = majority_shares(t)
     main, tiny = split_sizes(t)
     for i, name in enumerate(names):
-        ax = axes[0, i]
-        notes = []
-        for part, style in ((main, "-"), (tiny, "--")):
-            sub = part[part.dataset == name]
-            if sub.empty:
-                continue
-            size = int(sub.train_rows.max())
-            for method in METHODS:
-                per = sub[sub.method == method]
-                ran = per[~per.skipped.astype(bool)]
-                if len(ran) < len(per):
-                    notes.append(f"{NAMES[method]} ({size} rows): {len(per) - len(ran)} of {len(per)} skipped")
-                if ran.empty:
-                    continue
-                stats = ran.groupby("missing_rate").seconds.agg(["mean", "min", "max"])
-                color, marker = STYLE[method]
-                ax.plot(stats.index, stats["mean"], color=color, marker=marker, linestyle=style,
-                        label=f"{NAMES[method]} ({size} rows)")
-                ax.fill_between(stats.index, stats["min"], stats["max"], color=color, alpha=0.2)
-        if notes:  # below the axes, where no legend or line can cover them
-            ax.annotate("\n".join(notes), xy=(0, 0), xycoords="axes fraction", xytext=(0, -30),
-                        textcoords="offset points", fontsize=6, va="top")
-        ax.set_yscale("log")
-        ax.set_title(name)
-        ax.set_xlabel("missing rate")
-        ax.set_ylabel("time per test point (s)")
-        ax.grid(True, which="both", alpha=0.3)
-
-        ax = axes[1, i]
-        sh = shares[shares.dataset == name]
-        rates = sorted(sh.missing_rate.unique())
-        width = 0.5 * (min(np.diff(rates)) if len(rates) > 1 else 0.2)
-        data = [sh[sh.missing_rate == r].fraction.to_numpy() for r in rates]
-        if rates:
-            ax.boxplot(data, positions=rates, widths=width, showfliers=False, manage_ticks=False,
-                       medianprops={"color": "black"})
-        jitter = rng_for(0, name, "jitter").uniform(-width / 3, width / 3, len(sh))
-        ties = sh.all_ties.fillna(False).astype(bool).to_numpy()
-        for src, color, lab in (("exact", "tab:green", "exact"), ("batch", "tab:red", "Algorithm 2"),
-                                ("montecarlo", "tab:blue", "MC (exact skipped)")):
-            for tie, marker, suffix in ((False, "o", ""), (True, "x", ", all ties")):
-                sel = (sh.method == src).to_numpy() & (ties == tie)
-                if sel.any():
-                    ax.scatter(sh.missing_rate.to_numpy()[sel] + jitter[sel], sh.fraction.to_numpy()[sel], s=10,
-                               color=color, marker=marker, alpha=0.7, label=lab + suffix, zorder=3)
-        ax.set_ylim(-0.03, 1.32)  # room above 1 for the legend
-        ax.set_yticks(np.linspace(0, 1, 6))
-        if rates:
-            ax.set_xlim(rates[0] - width, rates[-1] + width)
-            ax.set_xticks(rates, [f"{r:g}" for r in rates])
-        ax.set_xlabel("missing rate")
-        ax.set_ylabel("share of worlds predicting\nthe majority label")
-        ax.grid(True, axis="y", alpha=0.3)
-        ax.legend(fontsize=6, loc="upper center", ncol=2, columnspacing=0.8, handletextpad=0.3)
+        _time_panel(axes[0, i], name, main, tiny)
+        _share_panel(axes[1, i], name, shares[shares.dataset == name])
     axes[0, 0].legend(fontsize=7)
     return fig
+
+
+def _time_panel(ax, name: str, main: pd.DataFrame, tiny: pd.DataFrame):
+    """Time per test point of each method vs missing rate (mean, min-max shaded), the main
+    subsample solid and the tiny one dashed; how many points each method skipped below."""
+    notes = []
+    for part, style in ((main, "-"), (tiny, "--")):
+        sub = part[part.dataset == name]
+        if sub.empty:
+            continue
+        size = int(sub.train_rows.max())
+        for method in METHODS:
+            per = sub[sub.method == method]
+            ran = per[~per.skipped.astype(bool)]
+            if len(ran) < len(per):
+                notes.append(f"{NAMES[method]} ({size} rows): {len(per) - len(ran)} of {len(per)} skipped")
+            if ran.empty:
+                continue
+            stats = ran.groupby("missing_rate").seconds.agg(["mean", "min", "max"])
+            color, marker = STYLE[method]
+            ax.plot(stats.index, stats["mean"], color=color, marker=marker, linestyle=style,
+                    label=f"{NAMES[method]} ({size} rows)")
+            ax.fill_between(stats.index, stats["min"], stats["max"], color=color, alpha=0.2)
+    if notes:  # below the axes, where no legend or line can cover them
+        ax.annotate("\n".join(notes), xy=(0, 0), xycoords="axes fraction", xytext=(0, -30),
+                    textcoords="offset points", fontsize=6, va="top")
+    ax.set_yscale("log")
+    ax.set_title(name)
+    ax.set_xlabel("missing rate")
+    ax.set_ylabel("time per test point (s)")
+    ax.grid(True, which="both", alpha=0.3)
+
+
+def _share_panel(ax, name: str, sh: pd.DataFrame):
+    """The majority-label share per missing rate: a box per rate, the points jittered and
+    marked by the method their share comes from (x where every world ties)."""
+    rates = sorted(sh.missing_rate.unique())
+    width = 0.5 * (min(np.diff(rates)) if len(rates) > 1 else 0.2)
+    if rates:
+        ax.boxplot([sh[sh.missing_rate == r].fraction.to_numpy() for r in rates], positions=rates, widths=width,
+                   showfliers=False, manage_ticks=False, medianprops={"color": "black"})
+    jitter = rng_for(0, name, "jitter").uniform(-width / 3, width / 3, len(sh))
+    ties = sh.all_ties.fillna(False).astype(bool).to_numpy()
+    for src, color, lab in (("exact", "tab:green", "exact"), ("batch", "tab:red", "Algorithm 2"),
+                            ("montecarlo", "tab:blue", "MC (exact skipped)")):
+        for tie, marker, suffix in ((False, "o", ""), (True, "x", ", all ties")):
+            sel = (sh.method == src).to_numpy() & (ties == tie)
+            if sel.any():
+                ax.scatter(sh.missing_rate.to_numpy()[sel] + jitter[sel], sh.fraction.to_numpy()[sel], s=10,
+                           color=color, marker=marker, alpha=0.7, label=lab + suffix, zorder=3)
+    ax.set_ylim(-0.03, 1.32)  # room above 1 for the legend
+    ax.set_yticks(np.linspace(0, 1, 6))
+    if rates:
+        ax.set_xlim(rates[0] - width, rates[-1] + width)
+        ax.set_xticks(rates, [f"{r:g}" for r in rates])
+    ax.set_xlabel("missing rate")
+    ax.set_ylabel("share of worlds predicting\nthe majority label")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=6, loc="upper center", ncol=2, columnspacing=0.8, handletextpad=0.3)

@@ -1,0 +1,180 @@
+"""Counting the possible worlds that predict each label (paper section 4).
+
+A world's support for label l depends only on beta_lj, how many of label l's missing
+cells in feature j take the test value t_j; by Lemma 4.4 there are
+C(M, beta) (delta - 1)^(M - beta) ways to fill those cells.  When t_j is not in the
+domain no cell can take it (beta = 0, delta^M ways); when delta = 1 every cell must
+(the formula gives weight 0 to every beta < M, as 0^k = 0).  ``points`` holds a test
+point's counts and these options.
+
+* ``batch``: Algorithm 2, enumerating every beta matrix of all labels jointly (``exact``).
+* ``exact``: each label's support distribution is built on its own (features merged
+  one at a time, equal supports merged) and the labels are combined by sorting:
+  worlds where l wins = sum over l's supports s of weight(s) * prod_{l' != l} W_l'(< s)
+  (``exact``).  Both compare supports exactly, by the exponents of their primes
+  (``keys``).
+* ``montecarlo``: beta_lj ~ Binomial(M_lj, 1/delta_j) is exactly the law of a uniform
+  random world, so sampling counts estimates the fractions without filling cells
+  (``montecarlo``).
+* ``auto``: exact unless a label has more than ``max_states`` distinct supports, which
+  is decided before any distribution is built (``bounds``); ``exact`` refuses with the
+  same proof instead of building a distribution it would have to discard.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+
+import numpy as np
+
+from ..errors import InputError
+from ..params import validate
+from ..reading.encoding import EncodedTable
+from ..stats import Stats, as_stats
+from ..stats.support import as_alpha
+from .bounds import choose_method
+from .exact import count_batch, count_exact
+from .montecarlo import count_montecarlo, wilson
+from .points import Point, TooLarge, point_stats
+
+
+@dataclass(frozen=True)
+class WorldCounts:
+    """Worlds per predicted label for one test point.
+
+    Exact methods fill ``counts`` (label value -> int), ``ties`` and ``total``; they sum
+    up.  ``montecarlo`` fills ``fractions``, ``tie_fraction`` and ``intervals`` (label ->
+    (low, high), simultaneous over labels and ties at the requested confidence) and leaves
+    ``counts``/``ties`` None.  ``total`` is the exact number of worlds, except that it is
+    None when that number has more than MAX_TOTAL_DIGITS digits (a 10^6-row table can have
+    10^(10^7) worlds); ``log10_total`` is always given.
+    """
+
+    method: str
+    total: int | None
+    log10_total: float
+    counts: dict | None = None
+    ties: int | None = None
+    fractions: dict | None = None
+    tie_fraction: float | None = None
+    intervals: dict | None = None
+    tie_interval: tuple | None = None
+    samples: int | None = None
+
+
+MAX_TOTAL_DIGITS = 100_000
+
+
+def total_worlds(source: Stats | EncodedTable, log10: bool = False):
+    """The number of possible worlds, prod_j delta_j^M_j.
+
+    Parameters
+    ----------
+    source : Stats or EncodedTable
+        The training table's statistics.
+    log10 : bool, default False
+        Return its log10 instead (the number itself can have millions of digits).
+
+    Returns
+    -------
+    int or float
+    """
+    stats = as_stats(source)
+    missing = stats.missing_per_feature
+    if log10:
+        return float(np.dot(missing, np.log10(stats.delta)))
+    return math.prod(int(dj) ** int(mj) for dj, mj in zip(stats.delta, missing))
+
+
+def _exact_counts(pt: Point, enc: Stats, alpha, method, max_states, total, log10_total) -> WorldCounts:
+    """WorldCounts of one point by ``exact`` or ``batch``; TooLarge past max_states."""
+    N, delta = enc.label_sizes, enc.delta
+    if method == "batch":
+        counts, ties = count_batch(pt, N, delta, alpha, max_states)
+    else:
+        counts = count_exact(pt, N, delta, alpha, max_states)
+        ties = total - sum(counts)
+    return WorldCounts(method, total, log10_total, dict(zip(enc.labels, counts)), ties)
+
+
+def _montecarlo_counts(pt: Point, enc: Stats, alpha, n_samples, confidence, rng, total, log10_total) -> WorldCounts:
+    """WorldCounts of one point by sampling, with simultaneous Wilson intervals."""
+    wins = count_montecarlo(pt, enc.label_sizes, enc.delta, alpha, n_samples, rng)
+    z = NormalDist().inv_cdf(1 - (1 - confidence) / (2 * (enc.m + 1)))
+    fr = wins / n_samples
+    labels = enc.labels
+    return WorldCounts(
+        "montecarlo", total, log10_total, fractions=dict(zip(labels, fr[1:].tolist())),
+        tie_fraction=float(fr[0]), intervals={lab: wilson(int(w), n_samples, z) for lab, w in zip(labels, wins[1:])},
+        tie_interval=wilson(int(wins[0]), n_samples, z), samples=n_samples)
+
+
+def count_encoded(source: Stats | EncodedTable, T: np.ndarray, alpha=0, *, method="auto", n_samples=20_000,
+                  confidence=0.95, seed=None, max_states=2_000_000, progress=None) -> list[WorldCounts]:
+    """World counts per test point from the table's statistics (see the module docstring
+    for the methods).
+
+    Parameters
+    ----------
+    source, T
+        As for :func:`nbcert.count.points.point_stats`: the table's statistics (or an
+        EncodedTable) and the test points' codes.
+    alpha : number, Fraction or str, default 0
+        The smoothing parameter, read exactly.
+    method : {"auto", "exact", "batch", "montecarlo"}, default "auto"
+    n_samples : int, default 20000
+        Worlds sampled per point by Monte-Carlo.
+    confidence : float, default 0.95
+        Confidence of the simultaneous Monte-Carlo intervals.
+    seed : None, int or numpy Generator
+        Monte-Carlo's random source.
+    max_states : int, default 2000000
+        The most distinct supports per label (beta matrices for ``batch``) exact
+        counting may build.
+    progress : callable, optional
+        Called as ``progress(done, total, method)`` before each point (with the method
+        it is counted by) and once when all are done.
+
+    Returns
+    -------
+    list of WorldCounts
+        One per test point.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown ``method``.
+    InputError
+        ``exact`` or ``batch`` past ``max_states`` (its ``__context__`` the TooLarge).
+    """
+    alpha = as_alpha(alpha)
+    validate("count_worlds", method=method)
+    enc = as_stats(source)
+    log10_total = total_worlds(enc, log10=True)
+    total = total_worlds(enc) if log10_total < MAX_TOTAL_DIGITS else None
+    rng = np.random.default_rng(seed)
+    points, out, used = point_stats(enc, T), [], method
+    for i, pt in enumerate(points):
+        used = choose_method(pt, enc.delta, alpha, method, max_states)
+        if progress is not None:
+            progress(i, len(points), used)
+        if used != "montecarlo":
+            try:
+                # the exact total only now: where it has very many digits it takes seconds
+                total = total_worlds(enc) if total is None else total
+                out.append(_exact_counts(pt, enc, alpha, used, max_states, total, log10_total))
+                continue
+            except TooLarge as e:
+                if method != "auto":
+                    raise InputError(f"exact counting is too large here ({e}); use the montecarlo method") from None
+                used = "montecarlo"  # the bound's float rounding let a too-large point through
+        out.append(_montecarlo_counts(pt, enc, alpha, n_samples, confidence, rng, total, log10_total))
+    if progress is not None:
+        progress(len(points), len(points), used)
+    return out
+
+
+__all__ = ["WorldCounts", "TooLarge", "MAX_TOTAL_DIGITS", "count_encoded", "total_worlds", "point_stats",
+           "choose_method"]
