@@ -4,6 +4,7 @@ import re
 import os
 import sys
 
+from nbcert.repro import expect
 from nbcert.repro import settings as nbsettings
 from nbcert.repro.settings import canonical
 
@@ -69,14 +70,6 @@ def minutes(base, per_input_mb=0):
 def variant_files(pattern):
     """``pattern`` (with {kind} and {rate}) for every variant, in VARIANTS' order."""
     return [pattern.format(kind=kind, rate=rate) for kind, rate in VARIANTS]
-
-
-def decision_runs_expected(ds):
-    """What each decision run of a data set must hold: its row count and identity."""
-    return {f"results/runs/decision/{ds}/rep{rep}/{kind}_{rate}.csv":
-            {"rows": 2 + 3 * len(S.ks_for(rate)),
-             "equal": {"dataset": ds, "rep": rep, "perturbation": kind, "missing_rate": float(rate)}}
-            for rep in REPS for kind in KINDS for rate in RATES}
 
 
 # ---------------------------------------------------------------- data sets

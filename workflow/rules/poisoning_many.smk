@@ -1,5 +1,11 @@
 # Beyond the paper: poisoning k test points at once (nbcert.repro.studies.poisoning_many),
 # one job per data set, one run file per k.
+def poisoning_many_expected(wildcards):
+    """What each many-point poisoning run must hold (nbcert.repro.expect)."""
+    return canonical({f"results/runs/poisoning_many/{ds}/k{k}.csv": expect.poisoning_many_run(ds, k)
+                      for ds in available() for k in S.poison_many.k_values})
+
+
 rule poison_many:
     input:
         train="data/splits/{ds}/rep0/train.csv",
@@ -29,9 +35,7 @@ rule gather_poisoning_many:
         "results/tables/poisoning_many.csv",
     params:
         schema="poisoning_many_run",
-        expect=lambda w: canonical({f"results/runs/poisoning_many/{ds}/k{k}.csv":
-                                    {"rows": 3, "equal": {"dataset": ds, "k": k}}
-                                    for ds in available() for k in S.poison_many.k_values}),
+        expect=poisoning_many_expected,
     benchmark:
         "benchmarks/gather/poisoning_many.tsv"
     log:

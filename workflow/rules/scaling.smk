@@ -56,8 +56,7 @@ rule gather_scaling:
         "results/tables/scaling.csv",
     params:
         schema="scaling_run",
-        expect=canonical({f: {"rows": None, "equal": {"n": n}} for f, n in
-                          zip(S.scaling.run_files, (*S.scaling.n_values, *S.scaling.stream_n_values))}),
+        expect=canonical({f: expect.scaling_run(n) for f, n in zip(S.scaling.run_files, S.scaling.sizes)}),
     benchmark:
         "benchmarks/gather/scaling.tsv"
     log:
