@@ -14,8 +14,8 @@ rule cleaning_study:
     threads: 1  # timings are single-threaded
     resources:
         timed=1,
-        mem_mb=mem_mb(1500, 100),
-        runtime=lambda w, attempt: attempt * 60,
+        mem_mb=per_attempt(1500, 100),
+        runtime=per_attempt(60),
     benchmark:
         "benchmarks/cleaning_study/{ds}.tsv"
     log:

@@ -57,14 +57,15 @@ def dataset_json(wildcards):
     return canonical(S.datasets[wildcards.ds])
 
 
-def mem_mb(base, per_input_mb=0):
-    """Memory for a job: base + per MB of input, doubled on each retry."""
-    return lambda wildcards, input, attempt: attempt * int(base + per_input_mb * input.size_mb)
+def per_attempt(base, per_input_mb=0):
+    """A job's memory (MB) or run time (minutes): ``base`` (a number, or a function of the
+    wildcards) plus ``per_input_mb`` for each MB of input, times the attempt (a retry gets
+    twice as much, then three times ...)."""
+    def amount(wildcards, input, attempt):
+        fixed = base(wildcards) if callable(base) else base
+        return attempt * int(fixed + per_input_mb * input.size_mb)
 
-
-def minutes(base, per_input_mb=0):
-    """Run time for a job: base + per MB of input, doubled on each retry."""
-    return lambda wildcards, input, attempt: attempt * int(base + per_input_mb * input.size_mb)
+    return amount
 
 
 def variant_files(pattern):

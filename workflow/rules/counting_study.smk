@@ -13,8 +13,8 @@ rule counting_study:
     threads: 1  # timings are single-threaded
     resources:
         timed=1,
-        mem_mb=mem_mb(1000, 20),
-        runtime=lambda w, attempt: attempt * 15,
+        mem_mb=per_attempt(1000, 20),
+        runtime=per_attempt(15),
     benchmark:
         "benchmarks/counting_study/{ds}.tsv"
     log:

@@ -25,8 +25,8 @@ rule decide:
     threads: 1  # timings are single-threaded, as in the paper
     resources:
         timed=1,
-        mem_mb=mem_mb(800, 10),
-        runtime=minutes(10, 10),
+        mem_mb=per_attempt(800, 10),
+        runtime=per_attempt(10, 10),
     benchmark:
         "benchmarks/decide/{ds}/rep{rep}.tsv"
     log:

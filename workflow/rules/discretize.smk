@@ -12,8 +12,8 @@ rule discretize:
         seed=S.seed,
     threads: 1
     resources:
-        mem_mb=mem_mb(500, 40),
-        runtime=minutes(5, 1),
+        mem_mb=per_attempt(500, 40),
+        runtime=per_attempt(5, 1),
     benchmark:
         "benchmarks/discretize/{ds}.tsv"
     log:

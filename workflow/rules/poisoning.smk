@@ -19,8 +19,8 @@ rule poison:
     threads: 1
     resources:
         timed=1,
-        mem_mb=mem_mb(800, 12),
-        runtime=minutes(10, 5),
+        mem_mb=per_attempt(800, 12),
+        runtime=per_attempt(10, 5),
     benchmark:
         "benchmarks/poison/{ds}.tsv"
     log:
