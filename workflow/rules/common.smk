@@ -6,6 +6,7 @@ import sys
 
 from nbcert.repro import expect
 from nbcert.repro import settings as nbsettings
+from nbcert.repro.fetch import mirror_folder
 from nbcert.repro.settings import canonical
 
 
@@ -75,14 +76,16 @@ def variant_files(pattern):
 
 # ---------------------------------------------------------------- data sets
 
+def data_mirror():
+    """The mirror folder the data sets are copied from, or None (nbcert.repro.fetch.mirror_folder:
+    NBCERT_DATA_MIRROR wins over the config's data_mirror)."""
+    return mirror_folder(S.data_mirror)
+
+
 def raw_file(wildcards):
     """The fetched file of a data set (evaluated after its fetch checkpoint ran)."""
     folder = checkpoints.fetch.get(ds=wildcards.ds).output[0]
     return f"{folder}/{S.datasets[wildcards.ds].file}"
-
-
-def fetch_status_files(wildcards=None):
-    return [f"{checkpoints.fetch.get(ds=ds).output[0]}/status.json" for ds in DATASETS]
 
 
 def fetch_status(ds):
@@ -93,19 +96,6 @@ def fetch_status(ds):
 def available(wildcards=None):
     """Selected data sets that were obtained (the others are reported as not obtained)."""
     return [ds for ds in DATASETS if fetch_status(ds)["ok"]]
-
-
-def fetch_input(wildcards):
-    """The file a data set is copied from when it is on this machine: a local file (its
-    changes re-trigger the fetch), or the mirror's copy (pinned by sha256, so only its
-    appearing re-triggers a fetch: a data set not obtained is fetched again once its file is
-    put in the mirror).  Nothing for a Kaggle download."""
-    ds = S.datasets[wildcards.ds]
-    if ds.local:
-        return [ds.local] if os.path.isfile(ds.local) else []
-    mirror = os.environ.get("NBCERT_DATA_MIRROR") or S.data_mirror
-    path = os.path.join(mirror, ds.file) if mirror else None
-    return [ancient(path)] if path and os.path.isfile(path) else []
 
 
 # ---------------------------------------------------------------- targets
