@@ -26,7 +26,7 @@ rule cleaning_study:
 
 rule figure_cleaning:
     input:
-        lambda w: expand("results/tables/cleaning_{ds}.csv", ds=available()),
+        obtained("cleaning_study"),
     output:
         pdf="results/figures/cleaning.pdf",
         png=report("results/figures/cleaning.png", caption="../report/beyond.rst", category="Beyond the paper"),

@@ -1,7 +1,8 @@
 # Settings, names and helpers shared by the rules.
+import itertools
 import json
-import re
 import os
+import re
 import sys
 
 from nbcert.repro import expect
@@ -134,13 +135,24 @@ def beyond_jobs():
 
 
 def files_of(jobs, what="output"):
-    """The output (or benchmark) files of ``jobs``."""
+    """The output (or benchmark) files of ``jobs``, job by job (the first wildcard varying
+    slowest), each job's files in the order its rule declares them."""
     out = []
     for rule, values in jobs.items():
         patterns = getattr(getattr(rules, rule), what)
-        for pattern in ([patterns] if what == "benchmark" else patterns):
-            out += expand(pattern, **values)
+        patterns = [patterns] if what == "benchmark" else list(patterns)
+        for combination in itertools.product(*values.values()):
+            out += expand(patterns, **dict(zip(values, combination)))
     return out
+
+
+def obtained(rule, **values):
+    """An input function: the outputs of ``rule`` for every data set obtained (and every
+    combination of ``values``), data set by data set."""
+    def outputs(wildcards=None):
+        return files_of({rule: {"ds": available(), **values}})
+
+    return outputs
 
 
 def timings(jobs):
@@ -156,8 +168,13 @@ def paper_targets(wildcards=None):
     return files_of(paper_jobs()) + ["results/paper.md"]
 
 
+def beyond_targets(wildcards=None):
+    """The studies beyond the paper: their tables and figures and every intermediate."""
+    return files_of(beyond_jobs())
+
+
 def all_targets(wildcards=None):
     """The paper's part and the studies beyond it, and the whole report."""
     if not available():
         return ["results/data_status.json"]
-    return paper_targets() + files_of(beyond_jobs()) + ["results/report.md"]
+    return paper_targets() + beyond_targets() + ["results/report.md"]

@@ -25,7 +25,7 @@ rule counting_study:
 
 rule figure_counting:
     input:
-        lambda w: expand("results/tables/counting_{ds}.csv", ds=available()),
+        obtained("counting_study"),
     output:
         pdf="results/figures/counting.pdf",
         png=report("results/figures/counting.png", caption="../report/beyond.rst", category="Beyond the paper"),

@@ -31,7 +31,7 @@ rule poison_many:
 
 rule gather_poisoning_many:
     input:
-        lambda w: expand("results/runs/poisoning_many/{ds}/k{k}.csv", ds=available(), k=S.poison_many.k_values),
+        obtained("poison_many"),
     output:
         "results/tables/poisoning_many.csv",
     params:

@@ -9,16 +9,16 @@ def report_inputs(part):
         ds = available()
         files = {"status": "results/data_status.json",
                  "info": expand("data/discretized/{ds}.json", ds=ds),
-                 "decision": expand("results/tables/decision_{ds}.csv", ds=ds),
-                 "poisoning": expand("results/tables/poisoning_{ds}.csv", ds=ds),
+                 "decision": files_of({"gather_decision": {"ds": ds}}),
+                 "poisoning": files_of({"gather_poisoning": {"ds": ds}}),
                  "figures": expand("results/figures/fig{num}.png", num=[6, 7, 8, 9, 10])}
         jobs = paper_jobs()
         if part == "all":
             jobs.update(beyond_jobs())
             files.update(poisoning_many="results/tables/poisoning_many.csv",
-                         counting=expand("results/tables/counting_{ds}.csv", ds=ds),
+                         counting=files_of({"counting_study": {"ds": ds}}),
                          scaling="results/tables/scaling.csv",
-                         cleaning=expand("results/tables/cleaning_{ds}.csv", ds=ds),
+                         cleaning=files_of({"cleaning_study": {"ds": ds}}),
                          beyond_figures=expand("results/figures/{study}.png", study=BEYOND))
         return {**files, "timings": timings(jobs)}
 
