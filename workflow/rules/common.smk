@@ -1,4 +1,7 @@
-# Settings, names and helpers shared by the rules.
+# What the rule files share: the validated settings (S), the names of the wildcards' values,
+# the resource helper, the data sets obtained, and the job plan (which rule runs for which
+# wildcard values) from which the targets, the inputs that read every data set, and the
+# report's timings are all derived.  A rule file uses only names defined here or in itself.
 import itertools
 import json
 import os
@@ -39,7 +42,6 @@ RATES = [f"{r:g}" for r in S.missing_rates]
 KINDS = list(S.perturbations)
 BEYOND = ["poisoning_many", "counting", "scaling", "cleaning"]  # the studies beyond the paper
 VARIANTS = [(kind, rate) for kind in KINDS for rate in RATES]  # the perturbed tables of a repetition
-SPLIT_PARTS = ["train", "test"]
 
 
 wildcard_constraints:
@@ -53,10 +55,6 @@ wildcard_constraints:
 
 def label(wildcards):
     return S.datasets[wildcards.ds].label
-
-
-def dataset_json(wildcards):
-    return canonical(S.datasets[wildcards.ds])
 
 
 def per_attempt(base, per_input_mb=0):
@@ -99,21 +97,7 @@ def available(wildcards=None):
     return [ds for ds in DATASETS if fetch_status(ds)["ok"]]
 
 
-# ---------------------------------------------------------------- targets
-
-REPORTED = ["seed", "repetitions", "missing_rates", "k_values", "k_for_rates", "subsample"]
-
-
-def stale_tables(wildcards=None):
-    """Tables in results/tables of data sets that are not in this run's config (ignored)."""
-    import glob
-    import re
-
-    pattern = re.compile(r"^(decision|poisoning|counting|cleaning)_(.+)\.csv$")
-    shared = {"poisoning_many.csv"}
-    return sorted(os.path.basename(f) for f in glob.glob("results/tables/*_*.csv")
-                  if (m := pattern.search(os.path.basename(f))) and m[0] not in shared and m[2] not in DATASETS)
-
+# ---------------------------------------------------------------- the job plan and targets
 
 def paper_jobs():
     """The jobs of the paper's part ({rule: wildcard values}): its figures and tables and

@@ -5,7 +5,7 @@ rule split:
     input:
         "data/discretized/{ds}.csv",
     output:
-        expand("data/splits/{{ds}}/rep{rep}/{part}.csv", rep=REPS, part=SPLIT_PARTS),
+        expand("data/splits/{{ds}}/rep{rep}/{part}.csv", rep=REPS, part=["train", "test"]),
     params:
         label=label,
         k=S.k_max,
