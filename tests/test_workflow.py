@@ -1,12 +1,15 @@
 """The workflow's structure, without running it: every rule file depends only on
-workflow/rules/common.smk (and itself)."""
+workflow/rules/common.smk (and itself), and the config schema and the typed settings
+describe the same keys."""
 
 import ast
 import builtins
+from dataclasses import fields
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+import yaml
 
 import snakemake.api  # first: snakemake.workflow imported alone runs into a circle of Snakemake's own
 import snakemake.ioflags
@@ -15,8 +18,11 @@ import snakemake.workflow
 from snakemake.parser import parse
 from snakemake.sourcecache import LocalSourceFile
 
+from nbcert.repro import settings
+
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "workflow" / "rules"
+SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def _python(smk: Path) -> ast.Module:
@@ -83,3 +89,26 @@ def test_a_rule_file_uses_only_names_from_common_smk_or_itself(smk):
 def test_the_snakefile_uses_only_names_from_common_smk():
     common = _module_level(_python(RULES / "common.smk"))
     assert _free(_python(ROOT / "Snakefile")) - common == set()
+
+
+def _fields(cls) -> set:
+    return {f.name for f in fields(cls)}
+
+
+def test_every_key_the_schema_validates_is_a_setting_and_every_setting_a_key():
+    schema = yaml.safe_load(SCHEMA.read_text())
+    top, beyond = schema["properties"], schema["properties"]["beyond"]["properties"]
+    studies = {"poison_many": settings.PoisonManySettings, "counting": settings.CountingSettings,
+               "scaling": settings.ScalingSettings, "cleaning": settings.CleaningSettings}
+    # datasets, only and beyond are read into the settings' data sets and studies; sources is no key
+    assert set(top) - {"datasets", "only", "beyond"} == _fields(settings.Settings) - {"datasets", "sources", *studies}
+    assert set(schema["definitions"]["dataset"]["properties"]) == _fields(settings.DatasetSettings) - {"name"}
+    assert set(beyond) == set(studies)
+    for study, cls in studies.items():
+        assert set(beyond[study]["properties"]) == _fields(cls), study
+
+
+@pytest.mark.parametrize("config", ["config.yaml", "config/test.yaml"])
+def test_the_shipped_configs_are_valid(config):
+    loaded = settings.load(yaml.safe_load((ROOT / config).read_text()), SCHEMA)
+    assert loaded.datasets and loaded.scaling.n_values
