@@ -24,7 +24,7 @@ include: "workflow/rules/poisoning_many.smk"
 include: "workflow/rules/counting_study.smk"
 include: "workflow/rules/scaling.smk"
 include: "workflow/rules/cleaning.smk"
-include: "workflow/rules/beyond.smk"
+include: "workflow/rules/targets.smk"
 include: "workflow/rules/report.smk"
 
 

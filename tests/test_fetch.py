@@ -1,11 +1,13 @@
-"""Stage 1: fetching from the mirror and through kagglehub (a prepared cache, a fake failure)."""
+"""Stage 1: fetching from the mirror and through kagglehub (a prepared cache, a fake failure),
+and what a fetch records when a data set cannot be obtained."""
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
 
-from nbcert.repro.fetch import FetchError, Source, Unavailable, fetch, mirror_folder
+from nbcert.repro.fetch import FetchError, Source, Unavailable, fetch, fetch_into, mirror_folder, require_one
 
 CSV = b"a,b,label\nx,y,p\n"
 SHA = hashlib.sha256(CSV).hexdigest()
@@ -85,3 +87,29 @@ def test_local_file_source(tmp_path):
     assert status["source"] == "local file"
     with pytest.raises(Unavailable, match="does not exist"):
         fetch(Source("mine", "mine.csv", local=str(tmp_path / "nope.csv")), None, tmp_path / "x.csv")
+
+
+def test_a_fetch_records_its_outcome_beside_the_file(mirror, tmp_path):
+    src = Source("demo", "data.csv", kaggle="someone/demo", sha256=SHA)
+    status = fetch_into(src, mirror, tmp_path / "raw", "fail", say=lambda _: None)
+    assert (tmp_path / "raw" / "data.csv").read_bytes() == CSV
+    assert json.loads((tmp_path / "raw" / "status.json").read_text()) == status and status["ok"]
+
+
+def test_an_unavailable_data_set_is_skipped_or_stops_the_run(tmp_path):
+    src = Source("mine", "mine.csv", local=str(tmp_path / "nope.csv"))
+    said = []
+    status = fetch_into(src, None, tmp_path / "skip", "skip", say=said.append)
+    assert not status["ok"] and "does not exist" in status["reason"] and "skipping" in said[0]
+    assert json.loads((tmp_path / "skip" / "status.json").read_text()) == status
+    with pytest.raises(Unavailable, match="does not exist"):
+        fetch_into(src, None, tmp_path / "fail", "fail", say=said.append)
+    assert not (tmp_path / "fail" / "status.json").exists()
+
+
+def test_the_run_stops_in_one_line_only_when_no_data_set_was_obtained():
+    lost = {"ok": False, "data set": "a", "reason": "a: not in the mirror folder /m"}
+    got = {"ok": True, "data set": "b"}
+    assert require_one([lost, got]) == [lost, got]
+    with pytest.raises(FetchError, match=r"^no data set could be obtained \(a, a\).*not in the mirror folder /m$"):
+        require_one([lost, dict(lost)])

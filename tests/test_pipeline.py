@@ -224,6 +224,9 @@ def test_key_order_changes_nothing_and_n_bins_does_not_refetch(run, tmp_path):
     cfg = yaml.safe_load((work / "test.yaml").read_text())
     (work / "test.yaml").write_text(yaml.safe_dump(_reorder(cfg), sort_keys=False))
     assert job_counts(snakemake(work, "-n").stdout) == {}
+    # where a file is looked for and what to do without one never fetch it again
+    (work / "test.yaml").write_text(yaml.safe_dump({**cfg, "on_unavailable": "fail", "data_mirror": "/elsewhere"}))
+    assert job_counts(snakemake(work, "-n").stdout) == {}
     cfg["datasets"]["mushrooms"]["n_bins"] = 4
     (work / "test.yaml").write_text(yaml.safe_dump(cfg))
     counts = job_counts(snakemake(work, "-n").stdout)

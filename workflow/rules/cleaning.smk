@@ -14,8 +14,8 @@ rule cleaning_study:
     threads: 1  # timings are single-threaded
     resources:
         timed=1,
-        mem_mb=mem_mb(1500, 100),
-        runtime=lambda w, attempt: attempt * 60,
+        mem_mb=per_attempt(1500, 100),
+        runtime=per_attempt(60),
     benchmark:
         "benchmarks/cleaning_study/{ds}.tsv"
     log:
@@ -26,7 +26,7 @@ rule cleaning_study:
 
 rule figure_cleaning:
     input:
-        lambda w: expand("results/tables/cleaning_{ds}.csv", ds=available()),
+        obtained("cleaning_study"),
     output:
         pdf="results/figures/cleaning.pdf",
         png=report("results/figures/cleaning.png", caption="../report/beyond.rst", category="Beyond the paper"),

@@ -1,10 +1,16 @@
-# Settings, names and helpers shared by the rules.
+# What the rule files share: the validated settings (S), the names of the wildcards' values,
+# the resource helper, the data sets obtained, and the job plan (which rule runs for which
+# wildcard values) from which the targets, the inputs that read every data set, and the
+# report's timings are all derived.  A rule file uses only names defined here or in itself.
+import itertools
 import json
-import re
 import os
+import re
 import sys
 
+from nbcert.repro import expect
 from nbcert.repro import settings as nbsettings
+from nbcert.repro.fetch import mirror_folder
 from nbcert.repro.settings import canonical
 
 
@@ -36,7 +42,6 @@ RATES = [f"{r:g}" for r in S.missing_rates]
 KINDS = list(S.perturbations)
 BEYOND = ["poisoning_many", "counting", "scaling", "cleaning"]  # the studies beyond the paper
 VARIANTS = [(kind, rate) for kind in KINDS for rate in RATES]  # the perturbed tables of a repetition
-SPLIT_PARTS = ["train", "test"]
 
 
 wildcard_constraints:
@@ -52,18 +57,15 @@ def label(wildcards):
     return S.datasets[wildcards.ds].label
 
 
-def dataset_json(wildcards):
-    return canonical(S.datasets[wildcards.ds])
+def per_attempt(base, per_input_mb=0):
+    """A job's memory (MB) or run time (minutes): ``base`` (a number, or a function of the
+    wildcards) plus ``per_input_mb`` for each MB of input, times the attempt (a retry gets
+    twice as much, then three times ...)."""
+    def amount(wildcards, input, attempt):
+        fixed = base(wildcards) if callable(base) else base
+        return attempt * int(fixed + per_input_mb * input.size_mb)
 
-
-def mem_mb(base, per_input_mb=0):
-    """Memory for a job: base + per MB of input, doubled on each retry."""
-    return lambda wildcards, input, attempt: attempt * int(base + per_input_mb * input.size_mb)
-
-
-def minutes(base, per_input_mb=0):
-    """Run time for a job: base + per MB of input, doubled on each retry."""
-    return lambda wildcards, input, attempt: attempt * int(base + per_input_mb * input.size_mb)
+    return amount
 
 
 def variant_files(pattern):
@@ -71,24 +73,18 @@ def variant_files(pattern):
     return [pattern.format(kind=kind, rate=rate) for kind, rate in VARIANTS]
 
 
-def decision_runs_expected(ds):
-    """What each decision run of a data set must hold: its row count and identity."""
-    return {f"results/runs/decision/{ds}/rep{rep}/{kind}_{rate}.csv":
-            {"rows": 2 + 3 * len(S.ks_for(rate)),
-             "equal": {"dataset": ds, "rep": rep, "perturbation": kind, "missing_rate": float(rate)}}
-            for rep in REPS for kind in KINDS for rate in RATES}
-
-
 # ---------------------------------------------------------------- data sets
+
+def data_mirror():
+    """The mirror folder the data sets are copied from, or None (nbcert.repro.fetch.mirror_folder:
+    NBCERT_DATA_MIRROR wins over the config's data_mirror)."""
+    return mirror_folder(S.data_mirror)
+
 
 def raw_file(wildcards):
     """The fetched file of a data set (evaluated after its fetch checkpoint ran)."""
     folder = checkpoints.fetch.get(ds=wildcards.ds).output[0]
     return f"{folder}/{S.datasets[wildcards.ds].file}"
-
-
-def fetch_status_files(wildcards=None):
-    return [f"{checkpoints.fetch.get(ds=ds).output[0]}/status.json" for ds in DATASETS]
 
 
 def fetch_status(ds):
@@ -101,34 +97,7 @@ def available(wildcards=None):
     return [ds for ds in DATASETS if fetch_status(ds)["ok"]]
 
 
-def fetch_input(wildcards):
-    """The file a data set is copied from when it is on this machine: a local file (its
-    changes re-trigger the fetch), or the mirror's copy (pinned by sha256, so only its
-    appearing re-triggers a fetch: a data set not obtained is fetched again once its file is
-    put in the mirror).  Nothing for a Kaggle download."""
-    ds = S.datasets[wildcards.ds]
-    if ds.local:
-        return [ds.local] if os.path.isfile(ds.local) else []
-    mirror = os.environ.get("NBCERT_DATA_MIRROR") or S.data_mirror
-    path = os.path.join(mirror, ds.file) if mirror else None
-    return [ancient(path)] if path and os.path.isfile(path) else []
-
-
-# ---------------------------------------------------------------- targets
-
-REPORTED = ["seed", "repetitions", "missing_rates", "k_values", "k_for_rates", "subsample"]
-
-
-def stale_tables(wildcards=None):
-    """Tables in results/tables of data sets that are not in this run's config (ignored)."""
-    import glob
-    import re
-
-    pattern = re.compile(r"^(decision|poisoning|counting|cleaning)_(.+)\.csv$")
-    shared = {"poisoning_many.csv"}
-    return sorted(os.path.basename(f) for f in glob.glob("results/tables/*_*.csv")
-                  if (m := pattern.search(os.path.basename(f))) and m[0] not in shared and m[2] not in DATASETS)
-
+# ---------------------------------------------------------------- the job plan and targets
 
 def paper_jobs():
     """The jobs of the paper's part ({rule: wildcard values}): its figures and tables and
@@ -150,13 +119,24 @@ def beyond_jobs():
 
 
 def files_of(jobs, what="output"):
-    """The output (or benchmark) files of ``jobs``."""
+    """The output (or benchmark) files of ``jobs``, job by job (the first wildcard varying
+    slowest), each job's files in the order its rule declares them."""
     out = []
     for rule, values in jobs.items():
         patterns = getattr(getattr(rules, rule), what)
-        for pattern in ([patterns] if what == "benchmark" else patterns):
-            out += expand(pattern, **values)
+        patterns = [patterns] if what == "benchmark" else list(patterns)
+        for combination in itertools.product(*values.values()):
+            out += expand(patterns, **dict(zip(values, combination)))
     return out
+
+
+def obtained(rule, **values):
+    """An input function: the outputs of ``rule`` for every data set obtained (and every
+    combination of ``values``), data set by data set."""
+    def outputs(wildcards=None):
+        return files_of({rule: {"ds": available(), **values}})
+
+    return outputs
 
 
 def timings(jobs):
@@ -172,8 +152,13 @@ def paper_targets(wildcards=None):
     return files_of(paper_jobs()) + ["results/paper.md"]
 
 
+def beyond_targets(wildcards=None):
+    """The studies beyond the paper: their tables and figures and every intermediate."""
+    return files_of(beyond_jobs())
+
+
 def all_targets(wildcards=None):
     """The paper's part and the studies beyond it, and the whole report."""
     if not available():
         return ["results/data_status.json"]
-    return paper_targets() + files_of(beyond_jobs()) + ["results/report.md"]
+    return paper_targets() + beyond_targets() + ["results/report.md"]

@@ -13,8 +13,8 @@ rule counting_study:
     threads: 1  # timings are single-threaded
     resources:
         timed=1,
-        mem_mb=mem_mb(1000, 20),
-        runtime=lambda w, attempt: attempt * 15,
+        mem_mb=per_attempt(1000, 20),
+        runtime=per_attempt(15),
     benchmark:
         "benchmarks/counting_study/{ds}.tsv"
     log:
@@ -25,7 +25,7 @@ rule counting_study:
 
 rule figure_counting:
     input:
-        lambda w: expand("results/tables/counting_{ds}.csv", ds=available()),
+        obtained("counting_study"),
     output:
         pdf="results/figures/counting.pdf",
         png=report("results/figures/counting.png", caption="../report/beyond.rst", category="Beyond the paper"),

@@ -1,5 +1,9 @@
 # Stage 2: the raw file verified against its sha256, then numeric features into bins with
 # KBinsDiscretizer (nbcert.repro.discretize); a sidecar records what was verified.
+def dataset_json(wildcards):
+    return canonical(S.datasets[wildcards.ds])
+
+
 rule discretize:
     input:
         raw_file,
@@ -12,8 +16,8 @@ rule discretize:
         seed=S.seed,
     threads: 1
     resources:
-        mem_mb=mem_mb(500, 40),
-        runtime=minutes(5, 1),
+        mem_mb=per_attempt(500, 40),
+        runtime=per_attempt(5, 1),
     benchmark:
         "benchmarks/discretize/{ds}.tsv"
     log:

@@ -2,16 +2,21 @@
 FIGURE_CAPTION = "../report/figure.rst"
 
 
+def figure_kind(wildcards):
+    """The perturbation a figure shows: uniform in Figures 6 and 8, feature in 7 and 9."""
+    return "uniform" if wildcards.num in ("6", "8") else "feature"
+
+
 rule figure_rates:
     input:
-        lambda w: expand("results/tables/decision_{ds}.csv", ds=available()),
+        obtained("gather_decision"),
     output:
         pdf="results/figures/fig{num}.pdf",
         png=report("results/figures/fig{num}.png", caption=FIGURE_CAPTION, category="Figures"),
     wildcard_constraints:
         num="6|7",
     params:
-        kind=lambda w: {"6": "uniform", "7": "feature"}[w.num],
+        kind=figure_kind,
         k=S.k_for_rates,
     benchmark:
         "benchmarks/figures/fig{num}.tsv"
@@ -23,14 +28,14 @@ rule figure_rates:
 
 rule figure_k:
     input:
-        lambda w: expand("results/tables/decision_{ds}.csv", ds=available()),
+        obtained("gather_decision"),
     output:
         pdf="results/figures/fig{num}.pdf",
         png=report("results/figures/fig{num}.png", caption=FIGURE_CAPTION, category="Figures"),
     wildcard_constraints:
         num="8|9",
     params:
-        kind=lambda w: {"8": "uniform", "9": "feature"}[w.num],
+        kind=figure_kind,
         rate=S.rate_for_k,
     benchmark:
         "benchmarks/figures/fig{num}.tsv"
@@ -42,7 +47,7 @@ rule figure_k:
 
 rule figure_poisoning:
     input:
-        lambda w: expand("results/tables/poisoning_{ds}.csv", ds=available()),
+        obtained("gather_poisoning"),
     output:
         pdf="results/figures/fig10.pdf",
         png=report("results/figures/fig10.png", caption=FIGURE_CAPTION, category="Figures"),

@@ -5,7 +5,7 @@ rule split:
     input:
         "data/discretized/{ds}.csv",
     output:
-        expand("data/splits/{{ds}}/rep{rep}/{part}.csv", rep=REPS, part=SPLIT_PARTS),
+        expand("data/splits/{{ds}}/rep{rep}/{part}.csv", rep=REPS, part=["train", "test"]),
     params:
         label=label,
         k=S.k_max,
@@ -13,8 +13,8 @@ rule split:
         reps=REPS,
     threads: 1
     resources:
-        mem_mb=mem_mb(500, 40),
-        runtime=minutes(5, 1),
+        mem_mb=per_attempt(500, 40),
+        runtime=per_attempt(5, 1),
     benchmark:
         "benchmarks/split/{ds}.tsv"
     log:
@@ -35,8 +35,8 @@ rule perturb:
         variants=VARIANTS,
     threads: 1
     resources:
-        mem_mb=mem_mb(500, 40),
-        runtime=minutes(5, 8),
+        mem_mb=per_attempt(500, 40),
+        runtime=per_attempt(5, 8),
     benchmark:
         "benchmarks/perturb/{ds}/rep{rep}.tsv"
     log:

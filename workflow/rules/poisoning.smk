@@ -1,5 +1,11 @@
 # Stage 5: RP, SR and OP on the complete training rows for a single test point per
 # repetition; one job per data set, one run file per repetition.
+def poisoning_expected(wildcards):
+    """What each poisoning run of a data set must hold (nbcert.repro.expect)."""
+    return canonical({f"results/runs/poisoning/{wildcards.ds}/rep{rep}.csv": expect.poisoning_run(wildcards.ds, rep)
+                      for rep in REPS})
+
+
 rule poison:
     input:
         train=expand("data/splits/{{ds}}/rep{rep}/train.csv", rep=REPS),
@@ -13,8 +19,8 @@ rule poison:
     threads: 1
     resources:
         timed=1,
-        mem_mb=mem_mb(800, 12),
-        runtime=minutes(10, 5),
+        mem_mb=per_attempt(800, 12),
+        runtime=per_attempt(10, 5),
     benchmark:
         "benchmarks/poison/{ds}.tsv"
     log:
@@ -30,8 +36,7 @@ rule gather_poisoning:
         "results/tables/poisoning_{ds}.csv",
     params:
         schema="poisoning_run",
-        expect=lambda w: canonical({f"results/runs/poisoning/{w.ds}/rep{rep}.csv":
-                                    {"rows": 3, "equal": {"dataset": w.ds, "rep": rep}} for rep in REPS}),
+        expect=poisoning_expected,
     benchmark:
         "benchmarks/gather/poisoning_{ds}.tsv"
     log:

@@ -1,5 +1,11 @@
 # Beyond the paper: poisoning k test points at once (nbcert.repro.studies.poisoning_many),
 # one job per data set, one run file per k.
+def poisoning_many_expected(wildcards):
+    """What each many-point poisoning run must hold (nbcert.repro.expect)."""
+    return canonical({f"results/runs/poisoning_many/{ds}/k{k}.csv": expect.poisoning_many_run(ds, k)
+                      for ds in available() for k in S.poison_many.k_values})
+
+
 rule poison_many:
     input:
         train="data/splits/{ds}/rep0/train.csv",
@@ -12,8 +18,9 @@ rule poison_many:
     threads: 1
     resources:
         timed=1,
-        mem_mb=mem_mb(1000, 100),
-        runtime=lambda w, attempt: attempt * len(S.poison_many.k_values) * (5 + int(S.poison_many.time_limit) // 10),
+        mem_mb=per_attempt(1000, 100),
+        # minutes: for each k, five and one per 10 s of the solver's time limit
+        runtime=per_attempt(len(S.poison_many.k_values) * (5 + int(S.poison_many.time_limit) // 10)),
     benchmark:
         "benchmarks/poison_many/{ds}.tsv"
     log:
@@ -24,14 +31,12 @@ rule poison_many:
 
 rule gather_poisoning_many:
     input:
-        lambda w: expand("results/runs/poisoning_many/{ds}/k{k}.csv", ds=available(), k=S.poison_many.k_values),
+        obtained("poison_many"),
     output:
         "results/tables/poisoning_many.csv",
     params:
         schema="poisoning_many_run",
-        expect=lambda w: canonical({f"results/runs/poisoning_many/{ds}/k{k}.csv":
-                                    {"rows": 3, "equal": {"dataset": ds, "k": k}}
-                                    for ds in available() for k in S.poison_many.k_values}),
+        expect=poisoning_many_expected,
     benchmark:
         "benchmarks/gather/poisoning_many.tsv"
     log:

@@ -5,6 +5,18 @@
 from nbcert.repro.studies.scaling_memory import job_mem_mb
 
 
+def scaling_mem_mb(streamed):
+    """The memory (MB) of a scaling job at n = {n} rows: the study's own model
+    (nbcert.repro.studies.scaling_memory), the one it checks a size against before running it."""
+    return lambda wildcards: job_mem_mb(int(wildcards.n), S.scaling.d, streamed=streamed)
+
+
+def scaling_minutes(cells_per_minute):
+    """The run time (minutes) of a scaling job at n = {n} rows: five, and one per
+    ``cells_per_minute`` cells."""
+    return lambda wildcards: 5 + int(wildcards.n) * S.scaling.d // cells_per_minute
+
+
 rule scaling_run:
     input:
         "results/data_status.json",
@@ -19,10 +31,9 @@ rule scaling_run:
     threads: 1  # timings are single-threaded
     resources:
         timed=1,
-        # the study's own memory model (nbcert.repro.studies.scaling_memory), doubled on a retry
-        mem_mb=lambda w, attempt: attempt * job_mem_mb(int(w.n), S.scaling.d),
-        # minutes: about 0.4 us per cell measured, the time budgets of Iterate and AD included, doubled
-        runtime=lambda w, attempt: attempt * (5 + int(w.n) * S.scaling.d // (75 * 10**6)),
+        mem_mb=per_attempt(scaling_mem_mb(streamed=False)),
+        # about 0.4 us per cell measured, the time budgets of Iterate and AD included, doubled
+        runtime=per_attempt(scaling_minutes(75 * 10**6)),
     benchmark:
         "benchmarks/scaling/n{n}.tsv"
     log:
@@ -40,9 +51,9 @@ use rule scaling_run as scaling_stream with:
         streamed=True,
     resources:
         timed=1,
-        mem_mb=lambda w, attempt: attempt * job_mem_mb(int(w.n), S.scaling.d, streamed=True),
-        # minutes: writing and reading the file about four times, about 1 us per cell, doubled
-        runtime=lambda w, attempt: attempt * (5 + int(w.n) * S.scaling.d // (30 * 10**6)),
+        mem_mb=per_attempt(scaling_mem_mb(streamed=True)),
+        # writing and reading the file about four times, about 1 us per cell, doubled
+        runtime=per_attempt(scaling_minutes(30 * 10**6)),
     benchmark:
         "benchmarks/scaling/streamed_n{n}.tsv"
     log:
@@ -56,8 +67,7 @@ rule gather_scaling:
         "results/tables/scaling.csv",
     params:
         schema="scaling_run",
-        expect=canonical({f: {"rows": None, "equal": {"n": n}} for f, n in
-                          zip(S.scaling.run_files, (*S.scaling.n_values, *S.scaling.stream_n_values))}),
+        expect=canonical({f: expect.scaling_run(n) for f, n in zip(S.scaling.run_files, S.scaling.sizes)}),
     benchmark:
         "benchmarks/gather/scaling.tsv"
     log:

@@ -6,18 +6,23 @@ Otherwise kagglehub downloads the file (anonymously for public data sets; it use
 KAGGLE_USERNAME/KAGGLE_KEY or ~/.kaggle/kaggle.json when present).  Either way the file's
 sha256 is checked against the config; with no checksum configured, the one seen is
 recorded next to the file and a warning is given.
+
+What happened is recorded beside the file (``status.json``): a data set that can be
+neither copied nor downloaded stops the run with ``on_unavailable: fail`` and is recorded
+as not obtained with ``skip``; the run stops only when no data set at all was obtained.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import FetchError
-from .outputs import atomic_path, publish
+from .outputs import atomic_path, publish, write_text
 
 
 class Unavailable(FetchError):
@@ -108,3 +113,52 @@ def fetch(src: Source, mirror: Path | None, dest: Path) -> dict:
         raise FetchError(f"{src.name}: {path} changed while it was being copied; try again")
     publish(tmp, dest, mode=0o444)  # read-only: the stages verify it against this sha256
     return {"ok": True, "data set": src.name, "source": how, "file": src.file, "sha256": seen, "warning": warning}
+
+
+def fetch_into(src: Source, mirror: Path | None, folder: Path, on_unavailable: str = "skip",
+               say=print) -> dict:
+    """Fetch ``src`` into ``folder`` and record the outcome in ``folder/status.json``.
+
+    Parameters
+    ----------
+    src : Source
+        The data set's file and where it may come from.
+    mirror : Path or None
+        The mirror folder (:func:`mirror_folder`).
+    folder : Path
+        Where the file and ``status.json`` are written.
+    on_unavailable : {"skip", "fail"}
+        When neither the mirror, a local file nor Kaggle has the file: record the data set
+        as not obtained, or raise :class:`Unavailable`.
+    say : callable
+        Where the warnings and the status go (the job's log).
+
+    Returns
+    -------
+    dict
+        The status written: ``ok``, the data set's name and, when obtained, the source,
+        file, sha256 and warning.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        status = fetch(src, mirror, folder / src.file)
+    except Unavailable as e:
+        if on_unavailable == "fail":
+            raise
+        status = {"ok": False, "data set": src.name, "reason": str(e)}
+        say(f"WARNING: {e} -- skipping this data set (on_unavailable: skip)")
+    if status.get("warning"):
+        say(f"WARNING: {status['warning']}")
+    say(json.dumps(status))
+    write_text(json.dumps(status, indent=1) + "\n", folder / "status.json")
+    return status
+
+
+def require_one(statuses: list) -> list:
+    """The fetches' statuses, unless no data set was obtained: then one line saying why."""
+    if not any(s["ok"] for s in statuses):
+        names = ", ".join(s["data set"] for s in statuses)
+        raise FetchError(f"no data set could be obtained ({names}), so nothing can be reproduced; "
+                         f"{statuses[0]['reason']}")
+    return statuses

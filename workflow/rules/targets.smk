@@ -8,4 +8,4 @@ rule paper:
 
 rule beyond:
     input:
-        lambda w: files_of(beyond_jobs()),
+        beyond_targets,
