@@ -191,8 +191,8 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_rows, n_features)
-            Test rows, every cell filled.
+        X
+            As for ``predict``.
 
         Returns
         -------
@@ -207,11 +207,12 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_rows, n_features)
-            Test rows, every cell filled.
+            As for ``predict``.
 
         Returns
         -------
         ndarray of objects, shape (n_rows,)
+            A label of ``classes_``, or None.
         """
         T = self._codes(X)
         dec = certify_index(self.stats_, T, self.alpha)

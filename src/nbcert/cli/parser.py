@@ -37,6 +37,26 @@ _CLEAN_TRUTH = ("With --truth (the complete table the missing cells were blanked
                 "would take with the truth revealed as it cleans.")
 
 
+#: command -> (one-line help, paragraphs of its description)
+_ABOUT = {
+    "certify": ("is each test row robust: the same single prediction in every possible world?",
+                _ROBUST, _WORLD, "Prints, per test row, whether it is robust and the label every world "
+                "predicts (null, shown as -, when not robust)."),
+    "count": ("how many possible worlds predict each label (and how many tie), per test row",
+                _COUNT, _WORLD, "Exact counts are printed in full (as decimal strings in JSON); "
+                "montecarlo gives estimated fractions with confidence intervals."),
+    "poison": ("fewest training cells to blank so a test row is no longer robust",
+                _POISON, "Cells are reported as row:column, row being the 0-based data row of the "
+                "training CSV (the header and blank lines are not data rows). num_cells is 0 for a row "
+                "that is already not robust and null (shown as -) when no blanking was found; status "
+                "tells a proof that none exists (impossible: op, exact) from a search that found none "
+                "(none_found: sr, rp, greedy)."),
+    "clean": ("which missing cells to clean first so the test rows become robust",
+                _CLEAN, _CLEAN_TRUTH, "Cells are reported as row:column, row being the 0-based data row "
+                "of the training CSV."),
+}
+
+
 def _text(*paragraphs: str) -> str:
     return "\n\n".join(textwrap.fill(p, 79) for p in paragraphs)
 
@@ -120,82 +140,74 @@ def _alpha(p) -> None:
                         "fractions like 1/3 are accepted")
 
 
-def _command(sub, parents, name: str, help: str, *paragraphs: str):
-    return sub.add_parser(name, parents=parents, formatter_class=_Formatter, help=help,
-                          description=_text(*paragraphs), epilog=_EPILOG)
+def _option(p, flag: str, rule: str, default, metavar: str, help: str) -> None:
+    """An option whose values the rule ``rule`` of nbcert.params checks."""
+    p.add_argument(flag, type=rule_type(rule), default=default, metavar=metavar, help=help)
+
+
+def _method(p, function: str, default: str, help: str) -> None:
+    """--method, its choices those of the rule for ``function``'s method in nbcert.params."""
+    p.add_argument("--method", choices=params.options("method", function), default=default, help=help)
+
+
+def _command(sub, parents, name: str, alpha: bool = True):
+    """The subcommand ``name`` described by ``_ABOUT``, with --alpha unless ``alpha`` is False."""
+    help, *paragraphs = _ABOUT[name]
+    p = sub.add_parser(name, parents=parents, formatter_class=_Formatter, help=help,
+                       description=_text(*paragraphs), epilog=_EPILOG)
+    if alpha:
+        _alpha(p)
+    return p
 
 
 def _certify(sub, parents) -> None:
-    p = _command(sub, parents, "certify",
-                 "is each test row robust: the same single prediction in every possible world?",
-                 _ROBUST, _WORLD, "Prints, per test row, whether it is robust and the label every world "
-                 "predicts (null, shown as -, when not robust).")
-    _alpha(p)
-    p.add_argument("--method", choices=params.options("method", "certify"), default="index",
-                   help="index (default) and iterate are exact; ad samples --worlds worlds per "
-                        "row and may wrongly report robust")
-    p.add_argument("--worlds", type=rule_type("n_worlds"), default=100, metavar="N",
-                   help="worlds sampled per test row with --method ad (default 100)")
-    p.add_argument("--seed", type=rule_type("seed"), default=None, metavar="S", help="random seed for --method ad")
+    p = _command(sub, parents, "certify")
+    _method(p, "certify", "index",
+            "index (default) and iterate are exact; ad samples --worlds worlds per "
+            "row and may wrongly report robust")
+    _option(p, "--worlds", "n_worlds", 100, "N", "worlds sampled per test row with --method ad (default 100)")
+    _option(p, "--seed", "seed", None, "S", "random seed for --method ad")
 
 
 def _count(sub, parents) -> None:
-    p = _command(sub, parents, "count",
-                 "how many possible worlds predict each label (and how many tie), per test row",
-                 _COUNT, _WORLD, "Exact counts are printed in full (as decimal strings in JSON); "
-                 "montecarlo gives estimated fractions with confidence intervals.")
-    _alpha(p)
-    p.add_argument("--method", choices=params.options("method", "count_worlds"), default="auto",
-                   help="auto (default: exact unless too large, then montecarlo), exact, batch "
-                        "(the paper's Algorithm 2) or montecarlo (estimated fractions with "
-                        "confidence intervals)")
-    p.add_argument("--samples", type=rule_type("n_samples"), default=20000, metavar="N",
-                   help="worlds sampled per test row by montecarlo (default 20000)")
-    p.add_argument("--confidence", type=rule_type("confidence"), default=0.95, metavar="C",
-                   help="confidence level of the montecarlo intervals (default 0.95)")
-    p.add_argument("--seed", type=rule_type("seed"), default=None, metavar="S", help="random seed for montecarlo")
+    p = _command(sub, parents, "count")
+    _method(p, "count_worlds", "auto",
+            "auto (default: exact unless too large, then montecarlo), exact, batch "
+            "(the paper's Algorithm 2) or montecarlo (estimated fractions with "
+            "confidence intervals)")
+    _option(p, "--samples", "n_samples", 20000, "N", "worlds sampled per test row by montecarlo (default 20000)")
+    _option(p, "--confidence", "confidence", 0.95, "C", "confidence level of the montecarlo intervals (default 0.95)")
+    _option(p, "--seed", "seed", None, "S", "random seed for montecarlo")
 
 
 def _poison(sub, parents) -> None:
-    p = _command(sub, parents, "poison", "fewest training cells to blank so a test row is no longer robust",
-                 _POISON, "Cells are reported as row:column, row being the 0-based data row of the "
-                 "training CSV (the header and blank lines are not data rows). num_cells is 0 for a row "
-                 "that is already not robust and null (shown as -) when no blanking was found; status "
-                 "tells a proof that none exists (impossible: op, exact) from a search that found none "
-                 "(none_found: sr, rp, greedy).")
+    p = _command(sub, parents, "poison", alpha=False)
     p.add_argument("--method", default=None,
                    choices=params.options("method", "poison") + params.options("method", "poison_many"),
                    help="op (default) finds a minimum set; sr and rp are the paper's "
                         "randomized baselines; with --together: auto (default), exact or greedy")
-    p.add_argument("--seed", type=rule_type("seed"), default=None, metavar="S", help="random seed for sr and rp")
+    _option(p, "--seed", "seed", None, "S", "random seed for sr and rp")
     p.add_argument("--together", action="store_true",
                    help="one set of cells that makes every test row non-robust at once "
                         "(--method auto|exact|greedy; exact proves optimality or gives a lower bound)")
-    p.add_argument("--time-limit", type=rule_type("time_limit"), default=30.0, metavar="SEC",
-                   help="time limit of the exact solver with --together (default 30)")
+    _option(p, "--time-limit", "time_limit", 30.0, "SEC", "time limit of the exact solver with --together (default 30)")
 
 
 def _clean(sub, parents) -> None:
-    p = _command(sub, parents, "clean", "which missing cells to clean first so the test rows become robust",
-                 _CLEAN, _CLEAN_TRUTH, "Cells are reported as row:column, row being the 0-based data row "
-                 "of the training CSV.")
+    p = _command(sub, parents, "clean", alpha=False)
     p.add_argument("--truth", metavar="CLEAN.csv", default=None,
                    help="the complete table: compute the offline minimum and the policy's path")
     _alpha(p)
     p.add_argument("--prior", choices=params.options("prior"), default="observed",
                    help="how the policy weighs a missing cell's possible values: observed (default: "
                         "its label's observed frequencies) or worlds (uniform over the domain)")
-    p.add_argument("--top", type=rule_type("top"), default=10, metavar="N",
-                   help="cells listed without --truth (default 10)")
-    p.add_argument("--method", choices=params.options("method", "clean_offline"), default="auto",
-                   help="with --truth, for all rows together: exact (a HiGHS program, alpha 0), "
-                        "greedy (with a proven lower bound) or auto (default: exact when small)")
-    p.add_argument("--node-limit", type=rule_type("node_limit"), default=20000, metavar="N",
-                   help="branch-and-bound nodes of the exact program (default 20000)")
-    p.add_argument("--time-limit", type=rule_type("time_limit"), default=60.0, metavar="SEC",
-                   help="time limit of the exact program, a safety net (default 60)")
-    p.add_argument("--batch", type=rule_type("batch"), default=1, metavar="N",
-                   help="with --truth, cells the policy cleans per step along its path (default 1)")
+    _option(p, "--top", "top", 10, "N", "cells listed without --truth (default 10)")
+    _method(p, "clean_offline", "auto",
+            "with --truth, for all rows together: exact (a HiGHS program, alpha 0), "
+            "greedy (with a proven lower bound) or auto (default: exact when small)")
+    _option(p, "--node-limit", "node_limit", 20000, "N", "branch-and-bound nodes of the exact program (default 20000)")
+    _option(p, "--time-limit", "time_limit", 60.0, "SEC", "time limit of the exact program, a safety net (default 60)")
+    _option(p, "--batch", "batch", 1, "N", "with --truth, cells the policy cleans per step along its path (default 1)")
 
 
 COMMANDS = {"certify": _certify, "count": _count, "poison": _poison, "clean": _clean}
