@@ -32,6 +32,12 @@ try:
 except nbsettings.ConfigError as e:
     sys.exit(f"nbcert: config error: {e}")
 
+# Snakemake 9's scheduler arms one more wake-up timer per pass of its loop, so its own CPU
+# grows with the square of the run; keep one pending (see nbcert.repro.scheduler).
+from nbcert.repro.scheduler import one_wakeup
+
+one_wakeup()
+
 # Jobs check that this process is still among their ancestors (nbcert.repro.job): after a
 # kill -9 of Snakemake none keeps running or writes its outputs later.
 os.environ["NBCERT_SNAKEMAKE_PID"] = str(os.getpid())
