@@ -4,6 +4,8 @@ test config (figures, not timing targets, are asserted: timings belong in the be
 
 import json
 import subprocess
+import time
+from pathlib import Path
 
 import pytest
 
@@ -70,3 +72,25 @@ def test_the_benchmark_measures_a_run_of_the_papers_part(tmp_path):
     assert 0 < run["cpu_snakemake"] < run["cpu_total"] and run["peak_disk"] > 0
     assert stages["decide"]["jobs"] == 6 and all(s["max_rss_mb"] > 0 for s in stages.values())
     assert not list(tmp_path.glob("nbcert-bench-pipeline-*")), "the scratch clone is removed"
+
+
+def test_the_readme_mode_runs_the_readmes_first_command(tmp_path):
+    line = bench_pipeline.readme_command(ROOT / "README.md")
+    assert line.startswith("python3 -m venv .venv") and line.endswith("snakemake --cores 1")
+    (tmp_path / "README.md").write_text("# x\n\n```bash\n# 1. comment\nfirst command\n# 2.\nsecond\n```\n")
+    assert bench_pipeline.readme_command(tmp_path / "README.md") == "first command"
+
+
+def test_snakemake_is_found_below_the_shell_that_runs_it():
+    shell = subprocess.Popen(["bash", "-c", "bash -c 'exec -a /venv/bin/snakemake sleep 30'; true"])
+    try:
+        for _ in range(50):
+            found = bench_pipeline._snakemake_below(shell.pid)
+            if found:
+                break
+            time.sleep(0.1)
+        assert found and found != shell.pid
+        assert (Path(f"/proc/{found}/cmdline").read_bytes().split(b"\0")[0]) == b"/venv/bin/snakemake"
+    finally:
+        shell.kill()
+        subprocess.run(["pkill", "-f", "/venv/bin/snakemake"])
