@@ -16,7 +16,9 @@ alone: a missing cell stays missing and takes no part in the edges.  Other table
 rows, the truth) are cut at the training edges by the fitted discretizer, whose codes are
 ``searchsorted(inner edges, x, side="right")``: a value below the lowest edge falls in the
 first bin, above the highest in the last.  KBinsDiscretizer may merge bins narrower than
-rounding (many equal values), so a column can get fewer bins than asked.
+rounding (many equal values), so a column can get fewer bins than asked; ``kmeans`` makes
+at most as many bins as the column has observed values (k-means needs as many values as
+clusters).
 
 *Names.*  Bin k of a column is named by its interval at the training edges, the end bins
 open to infinity because they take every value beyond them: ``(-inf, 10.9)``,
@@ -59,11 +61,14 @@ def fit(observed: np.ndarray, n_bins: int, strategy: str):
     """A KBinsDiscretizer fitted on one column's observed (finite) values."""
     from sklearn.preprocessing import KBinsDiscretizer
 
+    observed = np.asarray(observed, float).reshape(-1, 1)
     extra = {"quantile_method": "averaged_inverted_cdf"} if strategy == "quantile" else {}
+    if strategy == "kmeans" and len(observed) < n_bins:  # k-means needs as many values as clusters
+        n_bins, strategy = (len(observed), strategy) if len(observed) > 1 else (2, "uniform")  # 1 value: 1 bin
     kb = KBinsDiscretizer(n_bins=n_bins, encode="ordinal", strategy=strategy, **extra)
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*(too small|constant|Bins whose width).*")
-        kb.fit(np.asarray(observed, float).reshape(-1, 1))
+        warnings.filterwarnings("ignore", message=".*(too small|constant|Bins whose width|distinct clusters).*")
+        kb.fit(observed)
     return kb
 
 
