@@ -12,23 +12,11 @@ import pandas as pd
 import pytest
 
 import nbcert
-from nbcert.cli import main
 from nbcert.reading.hints import DataWarning
+from test_cli import run, write
 
 TRAIN = "odor,cap,y\nn,s,p\nn,,e\nn,,e\nf,s,e\nf,x,e\n"
 TEST = "odor,cap\nn,s\nn,x\n"
-
-
-def write(tmp_path, name, text):
-    p = tmp_path / name
-    p.write_text(text)
-    return str(p)
-
-
-def run(capsys, *argv):
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def certify_json(capsys, train, test, *extra):

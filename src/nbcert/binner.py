@@ -59,15 +59,14 @@ class Binner(TransformerMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True  # NaN is a missing cell
-        tags.input_tags.string = True
-        tags.input_tags.categorical = True
+        inputs = tags.input_tags
+        inputs.allow_nan = inputs.string = inputs.categorical = True  # NaN is a missing cell
         return tags
 
-    def _validate_params(self):
-        params = self.get_params(deep=False)
+    def _validate_params(self) -> list:
+        """The ``categorical`` entries, after every parameter's rule (a ParameterError names it)."""
         for name, rule in self._parameter_constraints.items():
-            rule.check(params[name], name)
+            rule.check(getattr(self, name), name)
         kept = [] if self.categorical is None else list(np.atleast_1d(np.asarray(self.categorical, dtype=object)))
         if not all(isinstance(c, (str, int, np.integer)) and not isinstance(c, bool) for c in kept):
             raise ParameterError(f"categorical must be column names or positions, got {self.categorical!r}")

@@ -56,7 +56,8 @@ def _unseen(dom, T: np.ndarray) -> DataWarning | None:
     cols = [f for f, u in zip(dom.features, unseen.any(axis=0)) if u]
     k = int(unseen.sum())
     msg = (f"{k} test value{'s' * (k != 1)} (in {int(unseen.any(axis=1).sum())} of "
-           f"{len(T)} rows; column{'s' * (len(cols) != 1)} {_listed(cols)}) never occur in training: at alpha = 0 "
+           f"{len(T)} rows; column{'s' * (len(cols) != 1)} {_listed(cols)}) never occur{'s' * (k == 1)} in training: "
+           "at alpha = 0 "
            "every label's support of such a row is 0")
     return DataWarning(msg)
 
