@@ -184,6 +184,9 @@ def test_binner_before_certifiednb_fits_on_nan_and_certifies():
     assert list(robust) == list(want["robust"])
     assert list(pipe[0].get_feature_names_out()) == ["a", "b", "c"]
     assert pipe[0].bin_edges_[2] is None and len(pipe[0].bin_names_[0]) == 4
+    kept = nbcert.Binner(4, categorical=["b"]).fit(X)
+    assert kept.bin_edges_[1] is None and kept.bin_edges_[0] is not None
+    assert np.array_equal(kept.transform(X)[:, 1].astype(float), X["b"].to_numpy(), equal_nan=True)
 
 
 # ---------------------------------------------------------------------------------------

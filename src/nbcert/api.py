@@ -193,7 +193,8 @@ def certify(train, test: pd.DataFrame, label: str, *, alpha=0,
         Cut each numeric feature column (every observed value a number, or text of one)
         into this many bins fitted on ``train``'s observed values; test values take the bin
         of the training edges they fall in (beyond them: an end bin), named by its interval,
-        e.g. ``[10.9, 14.5)``.  Default: no binning (each value is a category).
+        e.g. ``[10.9, 14.5)``.  Default: no binning (each value is a category).  A path is
+        then read into memory (``stream=True`` is refused).
     binning : {"quantile", "uniform", "kmeans"}, default "quantile"
         KBinsDiscretizer's strategy: quantile bins hold about equal numbers of training
         values, so no bin is empty and skewed columns are cut where the values are.

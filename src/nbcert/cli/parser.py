@@ -66,7 +66,8 @@ _DESCRIPTION = _text(
     "Naive Bayes classifiers trained on incomplete categorical data.",
     "Input is CSV with a header row (the training table may also be Parquet: a .parquet "
     "file or a folder of them). An empty field means missing (add more tokens with "
-    "--missing); every other value is a category, read as the text written in the file. "
+    "--missing); every other value is a category, read as the text written in the file "
+    "(numeric columns may be binned with --bins). "
     "Certify and count read the training file in record batches, so it may be larger than "
     "memory. " + _WORLD)
 
@@ -135,7 +136,8 @@ def _bins(files) -> None:
     g.add_argument("--bins", type=rule_type("bins"), default=None, metavar="N",
                    help="cut each numeric column (every value a number) into N bins fitted on the training "
                         "table's values (missing cells stay missing); a test value takes the bin it falls in, "
-                        "named by its interval, e.g. [10.9, 14.5) (default: every value is a category)")
+                        "named by its interval, e.g. [10.9, 14.5); holds the training table in memory (not with "
+                        "--stream; default: every value is a category)")
     g.add_argument("--binning", choices=params.options("binning"), default=None,
                    help="how --bins cuts: quantile (default: about equal numbers of training values per bin, "
                         "so no bin is empty), uniform (equal widths) or kmeans")

@@ -232,7 +232,7 @@ class TableSource:
         if likely and self.sep is None:
             shown = "tab" if likely[0] == "\t" else likely[0]
             raise self._fail(f"the header is one column {self.columns[0]!r}: the fields look separated by "
-                             f"{shown!r}, not commas (give --sep {shown!r}, sep={shown!r} in Python)")
+                             f"{shown!r}, not commas (use --sep {shown!r}; sep={shown!r} in Python)")
 
     # -- CSV
 
