@@ -116,25 +116,36 @@ class ColumnBins:
             bad = np.flatnonzero(~np.isfinite(values) & ~na)
             raise InputError(f"{table}: data row {int(bad[0])}, column {self.column!r} holds "
                              f"{col.iloc[bad[0]]!r}, not a number (the column is binned)")
+        return self.named(values, col.index)
+
+    def named(self, values: np.ndarray, index: pd.Index) -> pd.Series:
+        """The bin names of numbers (None where NaN)."""
         c = codes(self.kb, values)
         named = np.array(self.names, dtype=object)[np.nan_to_num(c).astype(np.intp)]
-        return pd.Series(np.where(np.isnan(c), None, named), index=col.index, dtype=object)
+        return pd.Series(np.where(np.isnan(c), None, named), index=index, dtype=object)
 
 
-def fit_columns(train: pd.DataFrame, label: str, n_bins: int, strategy: str,
-                categorical: Iterable[str] = (), name: str = "training table") -> list:
-    """ColumnBins of every numeric feature column of ``train`` (not ``label`` nor ``categorical``)."""
+def _fit(train: pd.DataFrame, label: str, n_bins: int, strategy: str, categorical: Iterable[str],
+         name: str) -> tuple:
+    """(ColumnBins of every numeric feature column, ``train`` with those columns binned)."""
     keep = list(categorical or ())
     unknown = [c for c in keep if c not in train.columns]
     if unknown:
         raise InputError(f"{name}: categorical names {unknown[0]!r}, which is not one of its columns")
-    fitted = []
+    fitted, out = [], train.copy()
     for c in train.columns:
         values = None if c == label or c in keep else numeric_values(train[c])
         if values is not None:
             kb = fit(values[~np.isnan(values)], n_bins, strategy)
             fitted.append(ColumnBins(c, kb, tuple(interval_names(kb.bin_edges_[0]))))
-    return fitted
+            out[c] = fitted[-1].named(values, train.index)
+    return fitted, out
+
+
+def fit_columns(train: pd.DataFrame, label: str, n_bins: int, strategy: str,
+                categorical: Iterable[str] = (), name: str = "training table") -> list:
+    """ColumnBins of every numeric feature column of ``train`` (not ``label`` nor ``categorical``)."""
+    return _fit(train, label, n_bins, strategy, categorical, name)[0]
 
 
 def apply_columns(fitted: Sequence[ColumnBins], table: pd.DataFrame, name: str) -> pd.DataFrame:
@@ -150,8 +161,8 @@ def bin_tables(train: pd.DataFrame, others: Sequence[tuple], label: str, n_bins:
                categorical: Iterable[str] = (), name: str = "training table") -> tuple:
     """``train`` and each ``(table, its name)`` of ``others`` with the numeric columns of
     ``train`` binned at ``train``'s edges."""
-    fitted = fit_columns(train, label, n_bins, strategy, categorical, name)
-    return (apply_columns(fitted, train, name), *(apply_columns(fitted, t, n) for t, n in others))
+    fitted, binned = _fit(train, label, n_bins, strategy, categorical, name)
+    return (binned, *(apply_columns(fitted, t, n) for t, n in others))
 
 
 def discretize_column(values: np.ndarray, n_bins: int, strategy: str) -> np.ndarray:
