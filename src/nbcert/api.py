@@ -470,7 +470,7 @@ def clean_offline(train: pd.DataFrame, truth: pd.DataFrame, test: pd.DataFrame, 
     train, test, truth = _binned(train, test, label, names, o, truth)
     enc, miss = _prepare_truth(train, truth, label, missing, names)
     T = _test_codes(enc, test, missing, names["test"])
-    hints.warn(enc, T, binned=bins is not None, categorical=o["categorical"], missing=missing)
+    hints.warn(enc, T, 3, binned=bins is not None, categorical=o["categorical"], missing=missing)
     tab = cleaning.CleaningTable.build(enc, miss)
     try:
         return cleaning.report(tab, T, alpha, prior, method, node_limit, time_limit, batch)

@@ -88,10 +88,10 @@ def data_warnings(dom, T: np.ndarray, *, binned: bool, categorical: Iterable[str
     return found
 
 
-def warn(dom, T: np.ndarray, **kw) -> None:
-    """Issue ``data_warnings`` (stacklevel: the API function's caller)."""
+def warn(dom, T: np.ndarray, stacklevel: int = 4, **kw) -> None:
+    """Issue ``data_warnings`` (``stacklevel``: the API function's caller, seen from here)."""
     for w in data_warnings(dom, T, **kw):
-        warnings.warn(w, stacklevel=4)
+        warnings.warn(w, stacklevel=stacklevel)
 
 
 __all__ = ["DataWarning", "data_warnings", "warn", "MANY", "SHARE", "TOKENS"]
