@@ -165,6 +165,7 @@ def test_cli_choices_are_the_rules_options():
         ("poison", "method"): params.options("method", "poison") + params.options("method", "poison_many"),
         ("clean", "method"): params.options("method", "clean_offline"),
         ("clean", "prior"): params.options("prior"),
+        **{(cmd, "binning"): params.options("binning") for cmd in ("certify", "count", "poison", "clean")},
     }
     assert choices[("count", "method")] == ("auto", "exact", "batch", "montecarlo")
 

@@ -13,7 +13,8 @@ _WHERE = {"certify": "api", "count_worlds": "api", "poison": "api", "poison_many
           "TogetherCleaning": "cleaning", "WorldCounts": "count", "EncodedTable": "reading.encoding",
           "InputError": "errors", "ParameterError": "errors", "encode": "reading.encoding", "from_codes": "reading.encoding",
           "TableSource": "reading.files", "read_csv": "reading.files", "Stats": "stats", "Poisoning": "poisoning",
-          "ManyPoisoning": "poisoning", "CertifiedNB": "estimator"}
+          "ManyPoisoning": "poisoning", "CertifiedNB": "estimator", "Binner": "binner",
+          "DataWarning": "reading.hints"}
 
 __all__ = list(_WHERE)
 

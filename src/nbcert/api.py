@@ -9,6 +9,12 @@ poisoning, cleaning) encode the whole table in memory; OP on a streamed table pl
 statistics and names its cells in a second pass.  Codes are mapped back to the values as
 they appear in the input.
 
+Numeric columns are binned with ``bins=N`` (``nbcert.reading.binning``: KBinsDiscretizer
+fitted on the training table's observed values, test rows cut at its edges, a bin named
+by its interval such as ``[10.9, 14.5)``); binning holds the training table in memory.
+Where an answer would say little (a numeric-looking column not binned, test values never
+seen in training, a common missing token read as a category) a ``DataWarning`` says so.
+
 Every parameter is checked against its rule (``nbcert.params``) before any data is read; a
 value that breaks it is a ``ParameterError``.  Problems in the tables are ``InputError``s
 naming the table ("training table", "test table", "truth table", a path's own name, or the
@@ -27,6 +33,7 @@ from .count import WorldCounts, count_encoded
 from .reading.encoding import EncodedTable, as_missing, check_frame, code_labels, encode, no_observed_value
 from .errors import InputError, ParameterError
 from .params import validate
+from .reading import hints
 from .stats import Stats, frame_stats
 
 TRAIN, TEST, TRUTH = "training table", "test table", "truth table"
@@ -89,11 +96,52 @@ def _test_codes(source, test, missing, name: str):
     return source.encode_test(as_missing(test, missing), name=name)
 
 
-def _prepare(train, test, label, missing, names: dict, *, rows=None, second_pass=False, stream=None,
-             batch_rows=None):
-    source = _train(train, label, missing, names["train"], rows=rows, second_pass=second_pass, stream=stream,
-                    batch_rows=batch_rows)
-    return source, _test_codes(source, test, missing, names["test"])
+def _binned(train, test, label, names: dict, o: dict, truth=None) -> tuple:
+    """(train, test, truth) after ``sep`` and ``bins`` of the reading options ``o``: a path
+    becomes a TableSource read with ``sep``; with ``bins`` the tables become DataFrames
+    with the training table's numeric columns binned."""
+    from .reading.files import TableSource
+
+    missing = o["missing"]
+    if _is_path(train) and not isinstance(train, TableSource) and o["sep"] is not None:
+        train = TableSource(train, missing, names["train"], sep=o["sep"])
+    if o["bins"] is None:
+        return train, test, truth
+    if o.get("stream"):
+        raise ParameterError("bins needs the training table in memory (the bins are fitted on all of a "
+                             "column's values): drop stream=True (--stream)")
+    if _is_dask(train):
+        raise InputError(f"{names['train']}: bins needs the table in memory; bin a Dask DataFrame first "
+                         "(nbcert.Binner) or call .compute()")
+    if _is_path(train):
+        train = train if isinstance(train, TableSource) else TableSource(train, missing, names["train"])
+        train = train.to_pandas()
+    if not isinstance(train, pd.DataFrame):
+        return train, test, truth  # _train names the type it does not take
+    from .reading.binning import bin_tables
+
+    others = [(as_missing(t, missing), names[k]) for t, k in ((test, "test"), (truth, "truth"))
+              if isinstance(t, pd.DataFrame)]
+    train, *others = bin_tables(as_missing(train, missing), others, label, o["bins"], o["binning"],
+                                o["categorical"], names["train"])
+    others = iter(others)
+    return train, *(next(others) if isinstance(t, pd.DataFrame) else t for t in (test, truth))
+
+
+def _prepare(train, test, label, o: dict, names: dict, *, rows=None, second_pass=False):
+    """The training table (Stats or EncodedTable) and the test codes, after ``_binned``,
+    with the DataWarnings they call for."""
+    train, test, _ = _binned(train, test, label, names, o)
+    source = _train(train, label, o["missing"], names["train"], rows=rows, second_pass=second_pass,
+                    stream=o.get("stream"), batch_rows=o.get("batch_rows"))
+    T = _test_codes(source, test, o["missing"], names["test"])
+    hints.warn(source, T, binned=o["bins"] is not None, categorical=o["categorical"], missing=o["missing"])
+    return source, T
+
+
+def _reading(missing, bins, binning, categorical, sep=None, **more) -> dict:
+    """The reading options after their rules (``more``: stream, batch_rows)."""
+    return {"missing": missing, **validate(bins=bins, binning=binning, categorical=categorical, sep=sep), **more}
 
 
 def _require_complete(source: Stats | EncodedTable, name: str):
@@ -108,7 +156,8 @@ def _require_complete(source: Stats | EncodedTable, name: str):
 def certify(train, test: pd.DataFrame, label: str, *, alpha=0,
             method: Literal["index", "iterate", "ad"] = "index", missing: Iterable | None = None,
             n_worlds: int = 100, seed=None, stream: bool | None = None, batch_rows: int | None = None,
-            names: Mapping[str, str] | None = None) -> pd.DataFrame:
+            names: Mapping[str, str] | None = None, bins: int | None = None, binning: str = "quantile", categorical=None,
+            sep: str | None = None) -> pd.DataFrame:
     """Is each test row certifiably robust: the same unique Naive Bayes prediction in
     every possible cleaning of ``train``?
 
@@ -140,6 +189,19 @@ def certify(train, test: pd.DataFrame, label: str, *, alpha=0,
     names : mapping, optional
         Names of the tables in error messages, keys ``"train"`` and ``"test"`` (default
         "training table", "test table"; a path is named by itself).
+    bins : int, optional
+        Cut each numeric feature column (every observed value a number, or text of one)
+        into this many bins fitted on ``train``'s observed values; test values take the bin
+        of the training edges they fall in (beyond them: an end bin), named by its interval,
+        e.g. ``[10.9, 14.5)``.  Default: no binning (each value is a category).  A path is
+        then read into memory (``stream=True`` is refused).
+    binning : {"quantile", "uniform", "kmeans"}, default "quantile"
+        KBinsDiscretizer's strategy: quantile bins hold about equal numbers of training
+        values, so no bin is empty and skewed columns are cut where the values are.
+    categorical : column name or list of them, optional
+        Numeric columns that are categories (integer codes): never binned, never warned of.
+    sep : str, optional
+        The field separator of a CSV path (default ","; "tab" or "\\t" for a tab).
 
     Returns
     -------
@@ -148,9 +210,10 @@ def certify(train, test: pd.DataFrame, label: str, *, alpha=0,
         every world makes (None when not robust).
     """
     validate("certify", alpha=alpha, method=method, n_worlds=n_worlds, seed=seed, batch_rows=batch_rows)
+    o = _reading(missing, bins, binning, categorical, sep, stream=stream, batch_rows=batch_rows)
     names = _names(train, names)
     rows = None if method == "index" else f"certify method {method!r}"
-    source, T = _prepare(train, test, label, missing, names, rows=rows, stream=stream, batch_rows=batch_rows)
+    source, T = _prepare(train, test, label, o, names, rows=rows)
     if method == "index":
         dec = decide.certify_index(source, T, alpha)
     elif method == "iterate":
@@ -165,12 +228,13 @@ def count_worlds(train, test: pd.DataFrame, label: str, *, alpha=0,
                  method: Literal["auto", "exact", "batch", "montecarlo"] = "auto",
                  missing: Iterable | None = None, n_samples: int = 20_000, confidence: float = 0.95,
                  seed=None, max_states: int = 2_000_000, progress=None, stream: bool | None = None,
-                 batch_rows: int | None = None, names: Mapping[str, str] | None = None) -> list[WorldCounts]:
+                 batch_rows: int | None = None, names: Mapping[str, str] | None = None, bins: int | None = None, binning: str = "quantile", categorical=None,
+                 sep: str | None = None) -> list[WorldCounts]:
     """How many possible worlds predict each label (and how many tie), per test row.
 
     Parameters
     ----------
-    train, test, label, alpha, missing, stream, batch_rows, names
+    train, test, label, alpha, missing, stream, batch_rows, names, bins, binning, categorical, sep
         As for ``certify`` (counting needs only the statistics: a path is always read in
         record batches).
     method : {"auto", "exact", "batch", "montecarlo"}, default "auto"
@@ -198,8 +262,9 @@ def count_worlds(train, test: pd.DataFrame, label: str, *, alpha=0,
     """
     validate("count_worlds", alpha=alpha, method=method, n_samples=n_samples, confidence=confidence, seed=seed,
              max_states=max_states, batch_rows=batch_rows)
+    o = _reading(missing, bins, binning, categorical, sep, stream=stream, batch_rows=batch_rows)
     names = _names(train, names)
-    source, T = _prepare(train, test, label, missing, names, stream=stream, batch_rows=batch_rows)
+    source, T = _prepare(train, test, label, o, names)
     return count_encoded(source, T, alpha, method=method, n_samples=n_samples, confidence=confidence,
                          seed=seed, max_states=max_states, progress=progress)
 
@@ -207,13 +272,14 @@ def count_worlds(train, test: pd.DataFrame, label: str, *, alpha=0,
 def poison(train, test: pd.DataFrame, label: str, *,
            method: Literal["op", "sr", "rp"] = "op", seed=None,
            missing: Iterable | None = None, stream: bool | None = None,
-           batch_rows: int | None = None, names: Mapping[str, str] | None = None) -> list[poisoning.Poisoning]:
+           batch_rows: int | None = None, names: Mapping[str, str] | None = None, bins: int | None = None, binning: str = "quantile", categorical=None,
+           sep: str | None = None) -> list[poisoning.Poisoning]:
     """Cells of the complete table ``train`` to blank so each test row, on its own,
     stops being certifiably robust (alpha = 0, the paper's classifier).
 
     Parameters
     ----------
-    train, test, label, missing, stream, batch_rows, names
+    train, test, label, missing, stream, batch_rows, names, bins, binning, categorical, sep
         As for ``certify``; ``train`` must be complete.  A streamed path is read twice (OP
         only): the plan from its statistics, then the cells.
     method : {"op", "sr", "rp"}, default "op"
@@ -229,9 +295,9 @@ def poison(train, test: pd.DataFrame, label: str, *,
         single label) or "none_found" (sr and rp prove nothing).
     """
     validate("poison", method=method, seed=seed, batch_rows=batch_rows)
+    o = _reading(missing, bins, binning, categorical, sep, stream=stream, batch_rows=batch_rows)
     names = _names(train, names)
-    source, T = _prepare(train, test, label, missing, names, rows=f"poison method {method!r}",
-                         second_pass=method == "op", stream=stream, batch_rows=batch_rows)
+    source, T = _prepare(train, test, label, o, names, rows=f"poison method {method!r}", second_pass=method == "op")
     _require_complete(source, names["train"])
     if not isinstance(source, EncodedTable):  # a streamed path: OP plans, a second pass names the cells
         return [poisoning.poison_streamed(source, t) for t in T]
@@ -241,13 +307,14 @@ def poison(train, test: pd.DataFrame, label: str, *,
 def poison_many(train, test: pd.DataFrame, label: str, *,
                 method: Literal["auto", "exact", "greedy"] = "auto", time_limit: float = 30.0,
                 missing: Iterable | None = None,
-                names: Mapping[str, str] | None = None) -> poisoning.ManyPoisoning:
+                names: Mapping[str, str] | None = None, bins: int | None = None, binning: str = "quantile", categorical=None,
+                sep: str | None = None) -> poisoning.ManyPoisoning:
     """The fewest cells of the complete table ``train`` to blank so that every test row is
     non-robust at once (alpha = 0).
 
     Parameters
     ----------
-    train, test, label, missing, names
+    train, test, label, missing, names, bins, binning, categorical, sep
         As for ``certify``; ``train`` must be complete and is held in memory.
     method : {"auto", "exact", "greedy"}, default "auto"
         ``exact`` solves a mixed-integer program (HiGHS); ``greedy`` is fast for large
@@ -263,8 +330,9 @@ def poison_many(train, test: pd.DataFrame, label: str, *,
         machine's speed).
     """
     validate("poison_many", method=method, time_limit=time_limit)
+    o = _reading(missing, bins, binning, categorical, sep, stream=False)
     names = _names(train, names)
-    source, T = _prepare(train, test, label, missing, names, rows="poisoning many points together", stream=False)
+    source, T = _prepare(train, test, label, o, names, rows="poisoning many points together")
     _require_complete(source, names["train"])
     return poisoning.poison_many_encoded(source, T, method=method, time_limit=time_limit)
 
@@ -275,13 +343,14 @@ def poison_many(train, test: pd.DataFrame, label: str, *,
 
 def clean(train: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0, missing: Iterable | None = None,
           prior: Literal["observed", "worlds"] = "observed", top: int = 10,
-          names: Mapping[str, str] | None = None) -> pd.DataFrame:
+          names: Mapping[str, str] | None = None, bins: int | None = None, binning: str = "quantile", categorical=None,
+          sep: str | None = None) -> pd.DataFrame:
     """Which missing cells of ``train`` to clean next so that the test rows become
     certifiably robust (a heuristic policy; the truth is unknown).
 
     Parameters
     ----------
-    train, test, label, alpha, missing, names
+    train, test, label, alpha, missing, names, bins, binning, categorical, sep
         As for ``certify``; ``train`` is held in memory.
     prior : {"observed", "worlds"}, default "observed"
         How a missing cell's possible values are weighed: ``observed`` by its label's
@@ -300,8 +369,9 @@ def clean(train: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0, missi
         row is robust or nothing may help.
     """
     validate(alpha=alpha, prior=prior, top=top)
+    o = _reading(missing, bins, binning, categorical, sep, stream=False)
     names = _names(train, names)
-    enc, T = _prepare(train, test, label, missing, names, rows="cleaning advice", stream=False)
+    enc, T = _prepare(train, test, label, o, names, rows="cleaning advice")
     rows = cleaning.advice(enc, T, alpha, prior, top)
     return pd.DataFrame(rows, columns=["row", "column", "label", "score", "group_cells", "as_winner", "as_rival"])
 
@@ -360,14 +430,14 @@ def clean_offline(train: pd.DataFrame, truth: pd.DataFrame, test: pd.DataFrame, 
                   missing: Iterable | None = None, prior: Literal["observed", "worlds"] = "observed",
                   method: Literal["auto", "exact", "greedy"] = "auto", node_limit: int = 20_000,
                   time_limit: float = 60.0, batch: int = 1,
-                  names: Mapping[str, str] | None = None) -> cleaning.CleaningReport:
+                  names: Mapping[str, str] | None = None, bins: int | None = None, binning: str = "quantile", categorical=None) -> cleaning.CleaningReport:
     """With the true values of ``train``'s missing cells known: the fewest cells to clean,
     per test row and for all rows together, and the path the ``clean`` policy would take.
 
     Parameters
     ----------
-    train, test, label, alpha, missing, prior
-        As for ``clean``.
+    train, test, label, alpha, missing, prior, bins, binning, categorical
+        As for ``clean``; the truth is binned at ``train``'s edges.
     truth : DataFrame
         ``train`` with every cell filled: the same header and rows, agreeing on every
         non-missing cell.
@@ -395,9 +465,12 @@ def clean_offline(train: pd.DataFrame, truth: pd.DataFrame, test: pd.DataFrame, 
                        time_limit=time_limit, batch=batch)
     if method == "exact" and checked["alpha"] != 0:
         raise ParameterError("method 'exact' (the many-point program) needs alpha = 0; use 'greedy' or 'auto'")
+    o = _reading(missing, bins, binning, categorical)
     names = _names(train, names)
+    train, test, truth = _binned(train, test, label, names, o, truth)
     enc, miss = _prepare_truth(train, truth, label, missing, names)
     T = _test_codes(enc, test, missing, names["test"])
+    hints.warn(enc, T, 3, binned=bins is not None, categorical=o["categorical"], missing=missing)
     tab = cleaning.CleaningTable.build(enc, miss)
     try:
         return cleaning.report(tab, T, alpha, prior, method, node_limit, time_limit, batch)

@@ -167,6 +167,44 @@ class OrNone(Rule):
         return self.rule.read(text)
 
 
+class Columns(Rule):
+    """None or column names: one name (a string) or an iterable of them (returned as a
+    tuple); on the command line one name per flag."""
+
+    what = "None, a column name or a list of column names"
+    text_what = "a column name"
+
+    def check(self, value, name):
+        if value is None:
+            return ()
+        if isinstance(value, str):
+            return (value,)
+        try:
+            names = tuple(value)
+        except TypeError:
+            raise self.fail(name, value) from None
+        if not all(isinstance(c, str) for c in names):
+            raise self.fail(name, value)
+        return names
+
+
+class Sep(Rule):
+    """None (a comma) or the one character between a CSV's fields; ``tab`` and ``\\t``
+    stand for a tab."""
+
+    what = "None or one character (tab: '\\t' or 'tab')"
+    text_what = "one character, or tab"
+    _NAMES = {"tab": "\t", "\\t": "\t"}
+
+    def check(self, value, name):
+        if value is None:
+            return None
+        value = self._NAMES.get(value, value) if isinstance(value, str) else value
+        if not isinstance(value, str) or len(value) != 1 or value in "\r\n\"":
+            raise self.fail(name, value)
+        return value
+
+
 _ROWS = ("auto", "exact", "greedy")
 
 RULES: dict = {
@@ -182,6 +220,10 @@ RULES: dict = {
     "time_limit": Real(0, math.inf, "a positive number of seconds"),
     "node_limit": Int(1), "top": Int(1), "batch": Int(1),
     "batch_rows": OrNone(Int(1)),
+    "bins": OrNone(Int(2, "an integer >= 2")),
+    "binning": Options("uniform", "quantile", "kmeans", kind="binning"),
+    "categorical": Columns(),
+    "sep": Sep(),
 }
 
 
@@ -207,5 +249,5 @@ def validate(where: str | None = None, /, **values) -> dict:
     return {name: rule(name, where).check(value, name) for name, value in values.items()}
 
 
-__all__ = ["RULES", "Rule", "Int", "Real", "Options", "Seed", "Alpha", "OrNone", "rule", "options", "validate",
+__all__ = ["RULES", "Rule", "Int", "Real", "Options", "Seed", "Alpha", "OrNone", "Columns", "Sep", "rule", "options", "validate",
            "ParameterError"]

@@ -8,6 +8,7 @@ library's messages (``names``), never rewritten afterwards.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -83,9 +84,39 @@ def _alpha(text: str) -> str:
     return text
 
 
+def _binning(args) -> dict:
+    """The bins options, for every API function."""
+    if args.binning is not None and args.bins is None:
+        raise ParameterError("--binning needs --bins")
+    return {"bins": args.bins, "binning": args.binning or "quantile", "categorical": args.categorical}
+
+
 def _reading(args) -> dict:
     """How the library reads the training file."""
-    return {"stream": True if args.stream else None, "batch_rows": args.batch_rows}
+    return {"stream": True if args.stream else None, "batch_rows": args.batch_rows, **_binning(args)}
+
+
+def _hinting(command):
+    """The command with the library's DataWarnings written as one line each on stderr
+    (in the command line's wording); other warnings are shown as usual."""
+    import functools
+    import warnings
+
+    @functools.wraps(command)
+    def run(args, session):
+        from ..reading.hints import DataWarning
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", DataWarning)
+            try:
+                return command(args, session)
+            finally:
+                for w in caught:
+                    if isinstance(w.message, DataWarning):
+                        sys.stderr.write(f"nbcert: warning: {w.message.cli}\n")
+                    else:
+                        warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    return run
 
 
 def _load(args, session: Session) -> Inputs:
@@ -93,8 +124,9 @@ def _load(args, session: Session) -> Inputs:
     the test file; the CLI checks only what is about files: a test column that the training
     file does not have.  With a Dask scheduler the training table becomes a Dask DataFrame
     read by the workers."""
-    source = nbcert.TableSource(args.train, args.missing, args.train, text=True)
-    test = nbcert.read_csv(args.test, missing=args.missing, name=args.test)
+    _binning(args)
+    source = nbcert.TableSource(args.train, args.missing, args.train, text=True, sep=args.sep)
+    test = nbcert.read_csv(args.test, missing=args.missing, name=args.test, sep=args.sep)
     extra = [c for c in test.columns if c not in source.columns]
     if extra:
         raise InputError(f"{args.test}: column {extra[0]!r} is not a column of {args.train}")
@@ -107,6 +139,7 @@ def _load(args, session: Session) -> Inputs:
     return Inputs(train, test.drop(columns=[args.label], errors="ignore"), {"train": args.train, "test": args.test})
 
 
+@_hinting
 def certify(args, session: Session) -> Certified:
     alpha = _alpha(args.alpha)
     inputs = _load(args, session)
@@ -115,6 +148,7 @@ def certify(args, session: Session) -> Certified:
     return Certified(list(inputs.test.index), table)
 
 
+@_hinting
 def count(args, session: Session) -> Counted:
     alpha = _alpha(args.alpha)
     inputs = _load(args, session)
@@ -134,13 +168,14 @@ def _check_poison_method(args) -> None:
                              f"{params.rule('method', 'poison').listed()})")
 
 
+@_hinting
 def poison(args, session: Session) -> Poisoned | PoisonedTogether:
     _check_poison_method(args)
     inputs = _load(args, session)
     index = list(inputs.test.index)
     if args.together:
         res = nbcert.poison_many(inputs.train, inputs.test, args.label, method=args.method or "auto",
-                                 time_limit=args.time_limit, names=inputs.names)
+                                 time_limit=args.time_limit, names=inputs.names, **_binning(args))
         return PoisonedTogether(index, res)
     res = nbcert.poison(inputs.train, inputs.test, args.label, method=args.method or "op", seed=args.seed,
                         names=inputs.names, **_reading(args))
@@ -159,6 +194,7 @@ def _check_clean_options(args) -> None:
                 raise ParameterError(f"--{flag} needs --truth")
 
 
+@_hinting
 def clean(args, session: Session) -> Advice | Cleaned:
     alpha = _alpha(args.alpha)
     _check_clean_options(args)
@@ -166,11 +202,11 @@ def clean(args, session: Session) -> Advice | Cleaned:
     train = inputs.train.to_pandas()  # the cleaning methods work on the rows
     if args.truth is None:
         return Advice(nbcert.clean(train, inputs.test, args.label, alpha=alpha, prior=args.prior, top=args.top,
-                                   names=inputs.names))
-    truth = nbcert.read_csv(args.truth, missing=args.missing, name=args.truth)
+                                   names=inputs.names, **_binning(args)))
+    truth = nbcert.read_csv(args.truth, missing=args.missing, name=args.truth, sep=args.sep)
     report = nbcert.clean_offline(train, truth, inputs.test, args.label, alpha=alpha, prior=args.prior,
                                   method=args.method, node_limit=args.node_limit, time_limit=args.time_limit,
-                                  batch=args.batch, names={**inputs.names, "truth": args.truth})
+                                  batch=args.batch, names={**inputs.names, "truth": args.truth}, **_binning(args))
     return Cleaned(list(inputs.test.index), report)
 
 

@@ -66,7 +66,8 @@ _DESCRIPTION = _text(
     "Naive Bayes classifiers trained on incomplete categorical data.",
     "Input is CSV with a header row (the training table may also be Parquet: a .parquet "
     "file or a folder of them). An empty field means missing (add more tokens with "
-    "--missing); every other value is a category, read as the text written in the file. "
+    "--missing); every other value is a category, read as the text written in the file "
+    "(numeric columns may be binned with --bins). "
     "Certify and count read the training file in record batches, so it may be larger than "
     "memory. " + _WORLD)
 
@@ -116,6 +117,9 @@ def _input_options() -> argparse.ArgumentParser:
     g.add_argument("--label", required=True, metavar="COL", help="name of the label column")
     g.add_argument("--missing", action="append", default=[], metavar="TOKEN",
                    help="a value that also means missing, in both files (repeatable), e.g. --missing ?")
+    g.add_argument("--sep", type=rule_type("sep"), default=None, metavar="C",
+                   help="the character between fields of the CSV files (default ,; tab: --sep tab)")
+    _bins(files)
     g.add_argument("--stream", action="store_true",
                    help="never hold the training table in memory (automatic when the file is larger "
                         "than memory allows); methods that need rows, except poison --method op, then refuse")
@@ -125,6 +129,20 @@ def _input_options() -> argparse.ArgumentParser:
                    help="Dask scheduler (e.g. tcp://host:8786; default: $NBCERT_DASK_SCHEDULER) whose "
                         "workers read a Parquet training file or folder and count it per partition")
     return files
+
+
+def _bins(files) -> None:
+    g = files.add_argument_group("numeric columns")
+    g.add_argument("--bins", type=rule_type("bins"), default=None, metavar="N",
+                   help="cut each numeric column (every value a number) into N bins fitted on the training "
+                        "table's values (missing cells stay missing); a test value takes the bin it falls in, "
+                        "named by its interval, e.g. [10.9, 14.5); holds the training table in memory (not with "
+                        "--stream; default: every value is a category)")
+    g.add_argument("--binning", choices=params.options("binning"), default=None,
+                   help="how --bins cuts: quantile (default: about equal numbers of training values per bin, "
+                        "so no bin is empty), uniform (equal widths) or kmeans")
+    g.add_argument("--categorical", action="append", default=[], metavar="COL",
+                   help="a numeric column that holds categories (integer codes): never binned (repeatable)")
 
 
 def _output_options() -> argparse.ArgumentParser:

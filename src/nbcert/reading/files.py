@@ -6,7 +6,9 @@ the file: only an empty field and the ``missing`` tokens mean missing, so ``NA``
 stay categories; blank lines (also lines of spaces only) are skipped.  A header with an
 empty or repeated name, a record with too few or too many fields (named by its data row
 and line), an empty file, a file with no data rows and a file that is not UTF-8 are
-errors naming the file.
+errors naming the file.  Fields are separated by ``sep`` (default a comma); a header
+that is one field holding ``;``, ``|`` or a tab, read without ``sep``, is an error naming
+the file and that separator.
 
 How: the file is cut at record ends (a newline outside quotes) into pieces of about
 ``PIECE_BYTES``, read in one forward pass (a pipe or ``/dev/stdin`` is read once and its
@@ -146,8 +148,10 @@ class TableSource:
     compares them with a CSV test file).
     """
 
-    def __init__(self, path, missing: Sequence[str] | None = None, name: str | None = None, text: bool = False):
+    def __init__(self, path, missing: Sequence[str] | None = None, name: str | None = None, text: bool = False,
+                 sep: str | None = None):
         self.path = path
+        self.sep = sep
         self.name = name or str(path)
         self.missing = [str(t) for t in (missing or [])]
         self.text = text
@@ -214,7 +218,8 @@ class TableSource:
         except UnicodeDecodeError:
             raise self._fail("not a UTF-8 text file") from None
         pa, pacsv = _pa()
-        table = pacsv.read_csv(pa.py_buffer(text + b"\n"), read_options=pacsv.ReadOptions(use_threads=False))
+        table = pacsv.read_csv(pa.py_buffer(text + b"\n"), read_options=pacsv.ReadOptions(use_threads=False),
+                               parse_options=pacsv.ParseOptions(delimiter=self.sep or ","))
         return list(table.column_names)
 
     def _check_header(self):
@@ -223,6 +228,11 @@ class TableSource:
         dup = next((h for i, h in enumerate(self.columns) if h in self.columns[:i]), None)
         if dup is not None:
             raise self._fail(f"duplicate column {dup!r} in the header")
+        likely = [c for c in ";|\t" if len(self.columns) == 1 and c in self.columns[0]]
+        if likely and self.sep is None:
+            shown = "tab" if likely[0] == "\t" else likely[0]
+            raise self._fail(f"the header is one column {self.columns[0]!r}: the fields look separated by "
+                             f"{shown!r}, not commas (use --sep {shown!r}; sep={shown!r} in Python)")
 
     # -- CSV
 
@@ -240,7 +250,7 @@ class TableSource:
                 return pacsv.read_csv(
                     pa.py_buffer(piece),
                     read_options=pacsv.ReadOptions(column_names=self.columns, use_threads=threads, block_size=block),
-                    parse_options=pacsv.ParseOptions(invalid_row_handler=_handler(log)),
+                    parse_options=pacsv.ParseOptions(delimiter=self.sep or ",", invalid_row_handler=_handler(log)),
                     convert_options=self._convert(dictionary))
             except pa.ArrowInvalid as e:
                 if "straddling" in str(e) and block < len(piece):  # a record longer than a block
@@ -404,11 +414,11 @@ def _folder_size(p: str) -> int:
     return sum(f.stat().st_size for s in PARQUET_SUFFIXES for f in Path(p).glob("*" + s))
 
 
-def read_csv(path, missing: Sequence[str] | None = None, name: str | None = None):
+def read_csv(path, missing: Sequence[str] | None = None, name: str | None = None, sep: str | None = None):
     """Read a CSV (or Parquet) file keeping every value as the string written in it.
 
     Only an empty field (and the given ``missing`` tokens) means missing, so values such
-    as ``NA`` or ``null`` stay ordinary categories.  A malformed file is an InputError
+    as ``NA`` or ``null`` stay ordinary categories; ``sep`` separates the fields (default ",").  A malformed file is an InputError
     naming the file, and the row and line where that applies.  Returns a pandas DataFrame.
     """
-    return TableSource(path, missing, name, text=True).to_pandas()
+    return TableSource(path, missing, name, text=True, sep=sep).to_pandas()

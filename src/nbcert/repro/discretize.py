@@ -5,7 +5,9 @@ scikit-learn's KBinsDiscretizer; categorical columns are kept as they are.  The 
 arrives as nbcert reads every CSV (:func:`nbcert.read_csv`: strings, an empty field is
 missing), so a column is numeric when every observed value parses as a number.  A user's
 data set may lack cells: the bins are fitted on each column's observed values and a
-missing cell stays missing.
+missing cell stays missing.  The bins are nbcert's one implementation
+(:mod:`nbcert.reading.binning`, which ``bins`` of the command and the API use); only the
+names differ: the paper's tables call them ``bin0`` .. ``bin{n-1}``.
 """
 
 from __future__ import annotations
@@ -16,32 +18,16 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..reading.binning import discretize_column, numeric_values
 
 _TEXT = pd.Series(["text"]).dtype  # the dtype pandas gives text: arrow-backed `str` in pandas 3, object in pandas 2
 
 
-def _numeric(col: pd.Series) -> pd.Series | None:
-    """The column as floats if every observed value is a finite number, else None."""
-    observed = col.dropna()
-    if observed.empty:
-        return None
-    values = pd.to_numeric(observed, errors="coerce")
-    if values.isna().any() or not np.isfinite(values.to_numpy(float)).all():
-        return None
-    return pd.to_numeric(col, errors="coerce")
-
-
-def _bins(values: pd.Series, n_bins: int, strategy: str) -> pd.Series:
+def _bins(values: np.ndarray, index: pd.Index, n_bins: int, strategy: str) -> pd.Series:
     """Bin labels "bin0".."bin{n-1}" for the observed values; missing stays missing."""
-    from sklearn.preprocessing import KBinsDiscretizer
-
-    observed = values.dropna()
-    extra = {"quantile_method": "averaged_inverted_cdf"} if strategy == "quantile" else {}
-    kb = KBinsDiscretizer(n_bins=n_bins, encode="ordinal", strategy=strategy, **extra)
-    codes = kb.fit_transform(observed.to_numpy(float).reshape(-1, 1))[:, 0].astype(int)
-    out = pd.Series(np.nan, index=values.index, dtype=object)
-    out[observed.index] = np.char.add("bin", codes.astype(str))
-    return out
+    c = discretize_column(values, n_bins, strategy)
+    named = np.char.add("bin", np.nan_to_num(c).astype(int).astype(str)).astype(object)
+    return pd.Series(np.where(np.isnan(c), np.nan, named), index=index, dtype=object)
 
 
 def discretize(df: pd.DataFrame, label: str, *, n_bins: int = 5, strategy: str = "uniform",
@@ -65,7 +51,7 @@ def discretize(df: pd.DataFrame, label: str, *, n_bins: int = 5, strategy: str =
     if empty:
         raise InputError(f"{name}: column {empty[0]!r} has no observed value (add it to drop:)")
     for c in out.columns:
-        values = _numeric(out[c]) if c != label else None
+        values = numeric_values(out[c]) if c != label else None
         if values is not None:
-            out[c] = _bins(values, n_bins, strategy)
+            out[c] = _bins(values, out.index, n_bins, strategy)
     return out.astype(_TEXT)

@@ -1,0 +1,118 @@
+"""``Binner``: a scikit-learn transformer that bins numeric columns and keeps NaN.
+
+scikit-learn's ``KBinsDiscretizer`` rejects NaN, so it cannot stand before
+``CertifiedNB`` on a table with missing cells.  ``Binner`` fits one ``KBinsDiscretizer``
+per numeric column on that column's observed values (nbcert's one binning,
+``nbcert.reading.binning``) and codes each value by its bin (0 .. n-1, as floats), NaN
+where the cell is missing; other columns (text, booleans, the ``categorical`` ones) pass
+through unchanged::
+
+    make_pipeline(nbcert.Binner(5), nbcert.CertifiedNB()).fit(X, y)
+
+The output is a float array when every column is binned, else an object array
+(``set_output(transform="pandas")`` gives a DataFrame).  ``bin_edges_`` holds each
+column's edges (None for a column passed through) and ``bin_names_`` their intervals,
+e.g. ``[10.9, 14.5)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .errors import ParameterError
+from .params import RULES, Int
+from .reading import binning
+
+
+class Binner(TransformerMixin, BaseEstimator):
+    """Bin numeric columns with KBinsDiscretizer fitted on their observed values; NaN stays NaN.
+
+    Parameters
+    ----------
+    n_bins : int, default 5
+        Bins per numeric column (at least 2; KBinsDiscretizer may merge bins narrower than
+        rounding, so a column can get fewer).
+    strategy : {"quantile", "uniform", "kmeans"}, default "quantile"
+        KBinsDiscretizer's strategy (quantiles by ``averaged_inverted_cdf``).
+    categorical : list of column names or positions, optional
+        Numeric columns that hold categories: passed through, never binned.
+
+    Attributes
+    ----------
+    bin_edges_ : list
+        Per input column, its bin edges (an array) or None when it passes through.
+    bin_names_ : list
+        Per input column, the names of its bins (intervals) or None.
+    n_features_in_, feature_names_in_
+        As scikit-learn's transformers set them.
+    """
+
+    _parameter_constraints: dict = {"n_bins": Int(2, "an integer >= 2"), "strategy": RULES["binning"]}
+
+    def __init__(self, n_bins=5, strategy="quantile", categorical=None):
+        self.n_bins = n_bins
+        self.strategy = strategy
+        self.categorical = categorical
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inputs = tags.input_tags
+        inputs.allow_nan = inputs.string = inputs.categorical = True  # NaN is a missing cell
+        return tags
+
+    def _validate_params(self) -> list:
+        """The ``categorical`` entries, after every parameter's rule (a ParameterError names it)."""
+        for name, rule in self._parameter_constraints.items():
+            rule.check(getattr(self, name), name)
+        kept = [] if self.categorical is None else list(np.atleast_1d(np.asarray(self.categorical, dtype=object)))
+        if not all(isinstance(c, (str, int, np.integer)) and not isinstance(c, bool) for c in kept):
+            raise ParameterError(f"categorical must be column names or positions, got {self.categorical!r}")
+        return kept
+
+    def _array(self, X, reset: bool) -> np.ndarray:
+        return validate_data(self, X, reset=reset, dtype=None, ensure_all_finite="allow-nan")
+
+    def fit(self, X, y=None):
+        """Fit the bins of every numeric column of X (y is ignored)."""
+        kept = self._validate_params()
+        arr = self._array(X, reset=True)
+        names = getattr(self, "feature_names_in_", None)
+        self.bin_edges_, self.bin_names_, self._kbs = [], [], []
+        for j in range(arr.shape[1]):
+            keep = j in kept or names is not None and names[j] in kept
+            values = None if keep else binning.numeric_values(pd.Series(arr[:, j]))
+            kb = None if values is None else binning.fit(values[~np.isnan(values)], self.n_bins, self.strategy)
+            self._kbs.append(kb)
+            self.bin_edges_.append(None if kb is None else kb.bin_edges_[0])
+            self.bin_names_.append(None if kb is None else binning.interval_names(kb.bin_edges_[0]))
+        return self
+
+    def transform(self, X):
+        """X with each numeric column's values replaced by their bin codes (NaN kept)."""
+        check_is_fitted(self, "bin_edges_")
+        arr = self._array(X, reset=False)
+        binned = all(kb is not None for kb in self._kbs)
+        out = np.empty(arr.shape, dtype=float if binned else object)
+        for j, kb in enumerate(self._kbs):
+            if kb is None:
+                out[:, j] = arr[:, j]
+                continue
+            col = pd.Series(arr[:, j])
+            values = binning.numeric_values(col)
+            if values is None:
+                raise ValueError(f"column {j} was numeric in fit but holds a value that is not a number")
+            out[:, j] = binning.codes(kb, values)
+        return out
+
+    def get_feature_names_out(self, input_features=None):
+        """The input feature names (binning keeps the columns)."""
+        from sklearn.utils.validation import _check_feature_names_in
+
+        check_is_fitted(self, "bin_edges_")
+        return _check_feature_names_in(self, input_features)
+
+
+__all__ = ["Binner"]

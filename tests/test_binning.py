@@ -1,0 +1,219 @@
+"""Bins for numeric columns: one implementation (nbcert.reading.binning) held against
+scikit-learn's KBinsDiscretizer, the pipeline's former discretize code, the Binner
+transformer's estimator checks, and the breast-cancer table a new user would try."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.preprocessing import KBinsDiscretizer
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import nbcert
+from nbcert.reading import binning
+from nbcert.reading.hints import DataWarning
+from nbcert.repro.discretize import discretize
+
+STRATEGIES = ["uniform", "quantile", "kmeans"]
+
+
+def kbins(values: np.ndarray, n_bins: int, strategy: str) -> np.ndarray:
+    extra = {"quantile_method": "averaged_inverted_cdf"} if strategy == "quantile" else {}
+    kb = KBinsDiscretizer(n_bins=n_bins, encode="ordinal", strategy=strategy, **extra)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return kb.fit_transform(values.reshape(-1, 1))[:, 0]
+
+
+columns = st.lists(st.floats(-1e3, 1e3, allow_nan=False, width=32), min_size=3, max_size=40)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@settings(max_examples=40, deadline=None)
+@given(values=columns, n_bins=st.integers(2, 6))
+def test_codes_equal_kbinsdiscretizer_on_complete_data(strategy, values, n_bins):
+    x = np.array(values)
+    if strategy == "kmeans" and len(x) < n_bins:  # KBinsDiscretizer refuses; nbcert makes len(x) bins
+        n_bins = len(x)
+    got = binning.discretize_column(x, n_bins, strategy)
+    assert np.array_equal(got, kbins(x, n_bins, strategy))
+    assert np.array_equal(nbcert.Binner(n_bins, strategy).fit_transform(x.reshape(-1, 1))[:, 0], got)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@settings(max_examples=40, deadline=None)
+@given(values=columns, holes=st.lists(st.booleans(), min_size=40, max_size=40), n_bins=st.integers(2, 6))
+def test_missing_stays_missing_and_takes_no_part_in_the_edges(strategy, values, holes, n_bins):
+    x = np.array(values)
+    hole = np.array(holes[:len(x)])
+    hole[0] = False  # one observed value at least
+    x[hole] = np.nan
+    got = binning.discretize_column(x, n_bins, strategy)
+    assert np.array_equal(np.isnan(got), hole)
+    if strategy == "kmeans" and (~hole).sum() < n_bins:  # KBinsDiscretizer refuses: fewer bins, one for one value
+        n_bins = int((~hole).sum())
+    want = kbins(x[~hole], n_bins, strategy) if n_bins > 1 else np.zeros(1)
+    assert np.array_equal(got[~hole], want)
+
+
+def test_values_beyond_the_training_edges_fall_in_the_end_bins():
+    train = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, np.nan, 5.0, 6.0], "y": list("aabbabb")})
+    test = pd.DataFrame({"x": [-100.0, 1.0, 3.5, 6.0, 1e9]})
+    fitted = binning.fit_columns(train, "y", 3, "uniform")
+    names = fitted[0].names
+    assert names == ("(-inf, 2.67)", "[2.67, 4.33)", "[4.33, inf)")
+    out = binning.apply_columns(fitted, test, "test table")
+    assert list(out["x"]) == [names[0], names[0], names[1], names[2], names[2]]
+    assert binning.apply_columns(fitted, train, "t")["x"].isna().tolist() == [False] * 4 + [True, False, False]
+
+
+def test_kmeans_with_fewer_values_than_bins_makes_fewer_bins():
+    assert np.array_equal(binning.discretize_column(np.array([0.0, np.nan, 1.0]), 5, "kmeans"), [0.0, np.nan, 1.0],
+                          equal_nan=True)
+
+
+def test_interval_names_are_distinct_where_edges_are_close():
+    names = binning.interval_names(np.array([0.0, 1.0001, 1.0002, 2.0]))
+    assert len(set(names)) == 3 and names[1] == "[1.0001, 1.0002)"
+
+
+@pytest.mark.parametrize("values, numeric", [
+    (["1", "2.5", None, "1e3", " 7"], True), ([1, 2, None], True), (["1", "x"], False),
+    ([True, False], False), ([None, None], False), (["1", "inf"], False), (["a", None], False)])
+def test_numeric_means_every_observed_value_is_a_finite_number(values, numeric):
+    assert (binning.numeric_values(pd.Series(values, dtype=object if values[0] is not True else bool))
+            is not None) == numeric
+
+
+def _old_discretize(df, label, n_bins, strategy):
+    """The pipeline's discretize stage before the shared implementation (reference)."""
+    out = df.astype(object)
+    for c in out.columns:
+        observed = out[c].dropna()
+        values = pd.to_numeric(observed, errors="coerce")
+        if c == label or values.isna().any() or not np.isfinite(values.to_numpy(float)).all():
+            continue
+        extra = {"quantile_method": "averaged_inverted_cdf"} if strategy == "quantile" else {}
+        kb = KBinsDiscretizer(n_bins=n_bins, encode="ordinal", strategy=strategy, **extra)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            codes = kb.fit_transform(values.to_numpy(float).reshape(-1, 1))[:, 0].astype(int)
+        col = pd.Series(np.nan, index=out.index, dtype=object)
+        col[observed.index] = np.char.add("bin", codes.astype(str))
+        out[c] = col
+    return out
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_discretize_stage_unchanged(strategy):
+    rng = np.random.default_rng(3)
+    n = 300
+    df = pd.DataFrame({"a": rng.normal(size=n).round(3).astype(str), "b": rng.integers(0, 9, n).astype(str),
+                       "c": rng.choice(list("xyz"), n), "y": rng.choice(list("pq"), n)})
+    df = df.mask((rng.random(df.shape) < 0.2) & (df.columns != "y"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        new = discretize(df, "y", n_bins=5, strategy=strategy)
+    old = _old_discretize(df, "y", 5, strategy)
+    assert new.astype(object).equals(old)
+
+
+# ---------------------------------------------------------------------------------------
+# the API
+
+
+def test_api_bins_name_the_bins_and_keep_categorical_columns():
+    train = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, None, 8], "code": [1, 2, 1, 2, 1, 2, 1, 2],
+                          "y": list("ppppqqqq")})
+    test = pd.DataFrame({"x": [0.5, 7.5], "code": [1, 2]})
+    binned, tb = binning.bin_tables(train, [(test, "test table")], "y", 2, "quantile", ["code"])
+    assert set(binned["x"].dropna()) == {"(-inf, 4)", "[4, inf)"} and binned["x"].isna().sum() == 1
+    assert list(tb["code"]) == [1, 2] and list(tb["x"]) == ["(-inf, 4)", "[4, inf)"]
+    got = nbcert.certify(train, test, "y", bins=2, categorical=["code"])
+    want = nbcert.certify(binned, tb, "y")
+    assert got.equals(want) and list(got["label"]) == ["p", "q"]
+
+
+def test_a_test_value_that_is_not_a_number_in_a_binned_column_is_an_error():
+    train = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": list("pqp")})
+    with pytest.raises(nbcert.InputError, match=r"test table: data row 1, column 'x' holds 'big', not a number"):
+        nbcert.certify(train, pd.DataFrame({"x": ["1", "big"]}), "y", bins=2)
+
+
+def test_bins_refuse_streaming_and_check_before_reading(tmp_path):
+    with pytest.raises(nbcert.ParameterError, match="bins needs the training table in memory"):
+        nbcert.certify(str(tmp_path / "absent.csv"), pd.DataFrame({"x": [1]}), "y", bins=3, stream=True)
+    for bad in (dict(bins=1), dict(bins=3, binning="median"), dict(categorical=[3])):
+        with pytest.raises(nbcert.ParameterError):
+            nbcert.certify(str(tmp_path / "absent.csv"), pd.DataFrame({"x": [1]}), "y", **bad)
+
+
+def test_clean_offline_bins_the_truth_at_the_training_edges():
+    truth = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], "y": list("ppqqqq")})
+    dirty = truth.assign(x=[1.0, None, 3.0, None, 5.0, 6.0])
+    report = nbcert.clean_offline(dirty, truth, pd.DataFrame({"x": [1.5]}), "y", bins=2, binning="uniform")
+    assert report.points[0].num_cells is not None
+
+
+# ---------------------------------------------------------------------------------------
+# Binner
+
+
+@parametrize_with_checks([nbcert.Binner(), nbcert.Binner(3, "uniform"), nbcert.Binner(4, "kmeans")])
+def test_binner_passes_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def test_binner_before_certifiednb_fits_on_nan_and_certifies():
+    from sklearn.pipeline import make_pipeline
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=200), "b": rng.normal(size=200), "c": rng.choice(list("uv"), 200)})
+    y = np.where(X["a"] > 0, "p", "q")
+    X = X.mask(rng.random(X.shape) < 0.1)
+    pipe = make_pipeline(nbcert.Binner(4), nbcert.CertifiedNB()).fit(X, y)
+    test = pd.DataFrame({"a": [2.0, -2.0], "b": [0.0, 0.0], "c": ["u", "v"]})
+    assert list(pipe.predict(test)) == ["p", "q"]
+    robust = pipe[-1].certify(pipe[0].transform(test))
+    want = nbcert.certify(X.assign(y=y), test, "y", bins=4)
+    assert list(robust) == list(want["robust"])
+    assert list(pipe[0].get_feature_names_out()) == ["a", "b", "c"]
+    assert pipe[0].bin_edges_[2] is None and len(pipe[0].bin_names_[0]) == 4
+    kept = nbcert.Binner(4, categorical=["b"]).fit(X)
+    assert kept.bin_edges_[1] is None and kept.bin_edges_[0] is not None
+    assert np.array_equal(kept.transform(X)[:, 1].astype(float), X["b"].to_numpy(), equal_nan=True)
+
+
+# ---------------------------------------------------------------------------------------
+# a numeric table as a new user has it
+
+
+@pytest.fixture(scope="module")
+def breast_cancer():
+    from sklearn.datasets import load_breast_cancer
+
+    data = load_breast_cancer(as_frame=True)
+    rng = np.random.default_rng(0)
+    X = data.data.mask(rng.random(data.data.shape) < 0.1)
+    table = X.assign(diagnosis=np.where(data.target == 1, "benign", "malignant"))
+    return table.iloc[10:].reset_index(drop=True), data.data.iloc[:10]
+
+
+def test_breast_cancer_without_bins_warns_and_with_bins_answers(breast_cancer):
+    train, test = breast_cancer
+    with pytest.warns(DataWarning, match=r"'mean radius'.* look numeric.*bins=N") as caught:
+        plain = nbcert.certify(train, test, "diagnosis")
+    assert not plain["robust"].any()
+    assert any("never occur in training" in str(w.message) for w in caught)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DataWarning)
+        binned = nbcert.certify(train, test, "diagnosis", bins=5)
+    assert binned["robust"].sum() >= 5
+    counts = nbcert.count_worlds(train, test.iloc[:3], "diagnosis", bins=5, method="montecarlo", n_samples=200,
+                                 seed=0)
+    assert all(c.tie_fraction < 0.5 for c in counts)
