@@ -15,6 +15,16 @@ The extremes differ from the paper's formulas (1)-(2) in two cases:
 Iterate runs Algorithm 1 for each point: one pass over the table counts, per label, the
 cells agreeing with the point (E) and the missing cells (M), as its lines 1-5 do for
 every point; Iterate+Index counts every (label, code) once and reads E and M from it.
+
+The same product structure says which labels a point's prediction can still become
+(``possible_index``): label l is the unique prediction of some world iff its largest
+support beats every other label's smallest, smax(l) > max_{l' != l} smin(l') (put l's
+cells at their best, the others' at their worst).  It can reach the top (win or tie)
+iff no other label's smallest support exceeds smax(l); a label that reaches the top but
+cannot win proves a tied world (l at its largest, the others at their smallest).  A
+non-robust point with at most one possible label has a tied world too.  A point with two
+or more possible labels and no such boundary tie may still tie strictly inside the
+ranges; that is left undecided (it needs the exact support distributions of counting).
 AD, the paper's sampling baseline, trains Naive Bayes on uniformly drawn worlds: every
 missing cell of every world is drawn from its feature's domain and counted.
 """
@@ -58,17 +68,53 @@ def decide_counts(lo: np.ndarray, hi: np.ndarray, N: np.ndarray, delta: np.ndarr
     smin = log_support(lo, N, delta, alpha)  # (k, m)
     smax = log_support(hi, N, delta, alpha)
     tol = log_tolerance(d, int(N.sum()), alpha)
+    # a label need not beat itself: the diagonal is true, never re-decided exactly
+    winner = _pairwise(smin, smax, lo, hi, N, delta, alpha, tol, np.inf).all(axis=2)  # at most one label per point
+    robust = winner.any(axis=1)
+    return Decision(robust, np.where(robust, winner.argmax(axis=1), -1))
+
+
+TIE_NO, TIE_YES, TIE_UNKNOWN = 0, 1, -1
+
+
+@dataclass(frozen=True)
+class Possible:
+    """Per test point: the labels some world predicts (uniquely), and whether a world ties."""
+
+    labels: np.ndarray  # (k, m) bool: label l is the unique prediction of some world
+    tie: np.ndarray  # (k,) int8: TIE_YES proven, TIE_NO proven impossible, TIE_UNKNOWN undecided
+
+
+def _pairwise(la: np.ndarray, lb: np.ndarray, a: np.ndarray, b: np.ndarray, N, delta, alpha, tol, diagonal: float):
+    """(k, m, m) exact la[p, l] > lb[p, l2] for log supports of counts a, b (k, m, d);
+    the diagonal l == l2 is set to ``diagonal`` (+inf: true, -inf: false) and never re-decided."""
+    k, m = la.shape
 
     def exact(ix):
         p, l, l2 = ix
-        return exact_support(lo[p, l], N[l], delta, alpha) > exact_support(hi[p, l2], N[l2], delta, alpha)
+        return exact_support(a[p, l], N[l], delta, alpha) > exact_support(b[p, l2], N[l2], delta, alpha)
 
-    own = np.broadcast_to(smin[:, :, None], (k, m, m)).copy()
-    own[:, np.arange(m), np.arange(m)] = np.inf  # a label need not beat itself: never re-decided exactly
-    beats = greater(own, smax[:, None, :], tol, exact)  # (k, m, m)
-    winner = beats.all(axis=2)  # at most one label per point
-    robust = winner.any(axis=1)
-    return Decision(robust, np.where(robust, winner.argmax(axis=1), -1))
+    left = np.broadcast_to(la[:, :, None], (k, m, m)).copy()
+    left[:, np.arange(m), np.arange(m)] = diagonal
+    return greater(left, np.broadcast_to(lb[:, None, :], (k, m, m)), tol, exact)
+
+
+def possible_counts(lo: np.ndarray, hi: np.ndarray, N: np.ndarray, delta: np.ndarray, alpha) -> Possible:
+    """The labels some world predicts, from per-point extreme counts lo, hi (k, m, d):
+    l wins somewhere iff smax(l) > smin(l') for every l' != l (exact)."""
+    alpha = as_alpha(alpha)
+    k, m, d = lo.shape
+    if m == 1:
+        return Possible(np.ones((k, 1), bool), np.full(k, TIE_NO, np.int8))
+    smin = log_support(lo, N, delta, alpha)  # (k, m)
+    smax = log_support(hi, N, delta, alpha)
+    tol = log_tolerance(d, int(N.sum()), alpha)
+    wins = _pairwise(smax, smin, hi, lo, N, delta, alpha, tol, np.inf).all(axis=2)  # (k, m)
+    above = _pairwise(smin, smax, lo, hi, N, delta, alpha, tol, -np.inf)  # smin(l) > smax(l2), l != l2
+    robust = (above | np.eye(m, dtype=bool)).all(axis=2).any(axis=1)
+    boundary = (~wins & ~above.any(axis=1)).any(axis=1)  # l2 reaches the top but cannot win: a tied world
+    tie = np.where(robust, TIE_NO, np.where(boundary | (wins.sum(axis=1) <= 1), TIE_YES, TIE_UNKNOWN))
+    return Possible(wins, tie.astype(np.int8))
 
 
 def _seen(T: np.ndarray) -> np.ndarray:
@@ -89,6 +135,14 @@ def certify_index(source: Stats | EncodedTable, T: np.ndarray, alpha=0) -> Decis
     E, M = point_counts(stats, T)
     lo, hi = extremes(E, M, stats.delta, _seen(T))
     return decide_counts(lo, hi, stats.label_sizes, stats.delta, alpha)
+
+
+def possible_index(source: Stats | EncodedTable, T: np.ndarray, alpha=0) -> Possible:
+    """The labels some world predicts for each point, from the index (see possible_counts)."""
+    stats = as_stats(source)
+    E, M = point_counts(stats, T)
+    lo, hi = extremes(E, M, stats.delta, _seen(T))
+    return possible_counts(lo, hi, stats.label_sizes, stats.delta, alpha)
 
 
 ROWS_PER_SCAN = 1 << 14  # rows of the table one step of Iterate's scan holds (transposed)

@@ -131,6 +131,9 @@ def _output_options() -> argparse.ArgumentParser:
     out = argparse.ArgumentParser(add_help=False)
     out.add_argument("--json", action="store_true",
                      help='print {"results": [...]} as JSON instead of a text table')
+    out.add_argument("--id", default=None, metavar="COL",
+                     help="a column of the test file that names its rows (not a feature): shown beside "
+                          "test_index in every output")
     return out
 
 
