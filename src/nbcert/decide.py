@@ -22,15 +22,20 @@ support beats every other label's smallest, smax(l) > max_{l' != l} smin(l') (pu
 cells at their best, the others' at their worst).  It can reach the top (win or tie)
 iff no other label's smallest support exceeds smax(l); a label that reaches the top but
 cannot win proves a tied world (l at its largest, the others at their smallest).  A
-non-robust point with at most one possible label has a tied world too.  A point with two
-or more possible labels and no such boundary tie may still tie strictly inside the
-ranges; that is left undecided (it needs the exact support distributions of counting).
+non-robust point with at most one possible label has a tied world too.  Otherwise two
+labels may still tie strictly inside their ranges: each label's count c_lj takes every
+integer from its smallest to its largest, independently, so where every label that can
+reach the top has at most TIE_VECTORS count vectors, their exact supports are listed and
+a tie is a value v two labels share with v >= every other label's smallest support.
+Beyond that the tie is left undecided (counting's support distributions decide it).
 AD, the paper's sampling baseline, trains Naive Bayes on uniformly drawn worlds: every
 missing cell of every world is drawn from its feature's domain and counted.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -112,9 +117,38 @@ def possible_counts(lo: np.ndarray, hi: np.ndarray, N: np.ndarray, delta: np.nda
     wins = _pairwise(smax, smin, hi, lo, N, delta, alpha, tol, np.inf).all(axis=2)  # (k, m)
     above = _pairwise(smin, smax, lo, hi, N, delta, alpha, tol, -np.inf)  # smin(l) > smax(l2), l != l2
     robust = (above | np.eye(m, dtype=bool)).all(axis=2).any(axis=1)
-    boundary = (~wins & ~above.any(axis=1)).any(axis=1)  # l2 reaches the top but cannot win: a tied world
+    reach = ~above.any(axis=1)  # no label's smallest support above l2's largest
+    boundary = (~wins & reach).any(axis=1)  # l2 reaches the top but cannot win: a tied world
     tie = np.where(robust, TIE_NO, np.where(boundary | (wins.sum(axis=1) <= 1), TIE_YES, TIE_UNKNOWN))
+    for p in np.flatnonzero(tie == TIE_UNKNOWN):
+        tie[p] = _tie_inside(lo[p], hi[p], reach[p], N, delta, alpha)
     return Possible(wins, tie.astype(np.int8))
+
+
+TIE_VECTORS = 256  # count vectors of one label listed to decide a tie inside the ranges
+
+
+def _supports(lo: np.ndarray, hi: np.ndarray, N_l: int, delta: np.ndarray, alpha) -> set | None:
+    """Every exact support one label takes (counts from lo to hi, (d,)), None if more than TIE_VECTORS vectors."""
+    if math.prod((hi - lo + 1).tolist()) > TIE_VECTORS:
+        return None
+    ranges = [range(a, b + 1) for a, b in zip(lo.tolist(), hi.tolist())]
+    return {exact_support(np.array(c, np.int64), N_l, delta, alpha) for c in itertools.product(*ranges)}
+
+
+def _tie_inside(lo: np.ndarray, hi: np.ndarray, reach: np.ndarray, N, delta, alpha) -> int:
+    """Whether some world of one point (lo, hi (m, d)) ties at the top, deciding it by listing
+    the supports of the labels that reach the top (``reach``); TIE_UNKNOWN when too many."""
+    m = len(N)
+    floor = [exact_support(lo[l], N[l], delta, alpha) for l in range(m)]
+    values = {l: _supports(lo[l], hi[l], N[l], delta, alpha) for l in np.flatnonzero(reach).tolist()}
+    if any(v is None for v in values.values()):
+        return TIE_UNKNOWN
+    for l, l2 in itertools.combinations(values, 2):
+        rest = max((floor[x] for x in range(m) if x not in (l, l2)), default=0)
+        if any(v >= rest for v in values[l] & values[l2]):
+            return TIE_YES
+    return TIE_NO
 
 
 def _seen(T: np.ndarray) -> np.ndarray:
