@@ -95,7 +95,10 @@ def _argmax(logs, C, observed, enc, alpha) -> np.ndarray:
     if enc.m == 1:
         return best
     top2 = -np.sort(-logs, axis=1)[:, :2]
-    unsure = np.isfinite(top2).all(axis=1) & (top2[:, 0] - top2[:, 1] <= log_tolerance(enc.d, enc.n, alpha))
+    finite = np.isfinite(top2).all(axis=1)
+    gap = np.full(len(logs), np.inf)
+    gap[finite] = top2[finite, 0] - top2[finite, 1]
+    unsure = gap <= log_tolerance(enc.d, enc.n, alpha)
     delta = enc.delta.tolist()
     for r in np.flatnonzero(unsure):
         supports = []
