@@ -55,6 +55,18 @@ def test_ties_are_decided_on_small_tables(inst, alpha):
     check(inst, res, alpha)
 
 
+@pytest.mark.parametrize("checks", [0, 1])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(inst=instances(max_missing=4), alpha=alphas)
+def test_ties_by_listing_every_support(checks, inst, alpha):
+    # near-equal supports beyond TIE_CHECKS: the point's exact supports are listed instead
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(decide, "TIE_CHECKS", checks)
+        res = nbcert.certify(inst.train, inst.test, inst.label, alpha=alpha)
+    assert res["tie_possible"].notna().all()
+    check(inst, res, alpha)
+
+
 @pytest.mark.parametrize("method", ["iterate", "ad"])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(inst=instances(), alpha=alphas)
@@ -92,6 +104,9 @@ CASES = {
     # g's domain is {x}: q's missing g cell is x in every world, so q reaches 1/4, p's 1/4 or 1/2
     "one-value domain: its cells are fixed": ("f g y\na x p\na . q\nb x q\n. x p", {"f": "a", "g": "x"}, 0,
                                               ["p"], True),
+    # S_p = c_f / 10, S_q = c_g / 5 with c_f, c_g in {0, 1}: the only tie is both 0
+    "a tie at zero only": ("f g y\n. x p\nb y p\na . q\na y q\na y q", {"f": "a", "g": "x"}, 0,
+                           ["p", "q"], True),
     "a tie inside the ranges only": ("f y\na p\nb p\n. q\n. q", {"f": "a"}, 0, ["p", "q"], True),
 }
 

@@ -120,8 +120,8 @@ def possible_counts(lo: np.ndarray, hi: np.ndarray, N: np.ndarray, delta: np.nda
     reach = ~above.any(axis=1)  # no label's smallest support above l2's largest
     boundary = (~wins & reach).any(axis=1)  # l2 reaches the top but cannot win: a tied world
     tie = np.where(robust, TIE_NO, np.where(boundary | (wins.sum(axis=1) <= 1), TIE_YES, TIE_UNKNOWN))
-    for p in np.flatnonzero(tie == TIE_UNKNOWN):
-        tie[p] = _tie_inside(lo[p], hi[p], reach[p], N, delta, alpha)
+    open_ = np.flatnonzero(tie == TIE_UNKNOWN)
+    tie[open_] = _ties_listed(lo[open_], hi[open_], reach[open_], N, delta, alpha, tol)
     return Possible(wins, tie.astype(np.int8))
 
 
@@ -134,6 +134,101 @@ def _supports(lo: np.ndarray, hi: np.ndarray, N_l: int, delta: np.ndarray, alpha
         return None
     ranges = [range(a, b + 1) for a, b in zip(lo.tolist(), hi.tolist())]
     return {exact_support(np.array(c, np.int64), N_l, delta, alpha) for c in itertools.product(*ranges)}
+
+
+TIE_CHECKS = 16  # near-equal supports of one point checked exactly before listing them all
+TIE_CHUNK = 1 << 22  # count vector cells listed at once
+
+
+def _ties_listed(lo, hi, reach, N, delta, alpha, tol: float) -> np.ndarray:
+    """TIE_YES, TIE_NO or TIE_UNKNOWN for points (lo, hi (P, m, d)) whose top labels
+    (``reach``) have at most TIE_VECTORS count vectors each: their log supports are listed
+    in floats, and only two labels' supports equal within rounding (``tol``) are compared
+    exactly, a few per point, else by listing that point's exact supports."""
+    out = np.full(len(lo), TIE_UNKNOWN, np.int8)
+    spans = np.where(reach[..., None], hi - lo + 1, 1)
+    size = np.prod(spans.astype(float), axis=2)  # (P, m): count vectors of each top label
+    most = size.max(axis=1)
+    for V, ix in _by_size(np.flatnonzero(most <= TIE_VECTORS), most, lo.shape[1] * lo.shape[2]):
+        vectors = _vectors(lo[ix], spans[ix], V)  # (P, m, V, d)
+        logs = log_support(vectors.transpose(0, 2, 1, 3), N, delta, alpha).transpose(0, 2, 1)
+        logs[(np.arange(V) >= size[ix][..., None]) | ~reach[ix][..., None]] = np.nan
+        floor = log_support(lo[ix], N, delta, alpha)
+        yes, near = _near_ties(logs, floor, tol)
+        out[ix] = np.where(yes, TIE_YES, TIE_NO)
+        for q in np.flatnonzero(near & ~yes):  # rare: supports of two labels equal within rounding
+            p = ix[q]
+            pairs = _pairs_of_point(logs[q], floor[q], tol)
+            out[p] = _check_near(pairs, vectors[q], lo[p], hi[p], reach[p], N, delta, alpha)
+    return out
+
+
+def _by_size(points: np.ndarray, most: np.ndarray, width: int):
+    """(V, points) chunks of ``points`` whose largest vector counts ``most`` are at most
+    V, a power of two, each chunk listing at most about TIE_CHUNK count vector cells."""
+    bucket = 2 ** np.ceil(np.log2(np.maximum(most[points], 1))).astype(int)
+    for V in np.unique(bucket).tolist():
+        same = points[bucket == V]
+        step = max(1, TIE_CHUNK // (width * V))
+        for a in range(0, len(same), step):
+            yield V, same[a:a + step]
+
+
+def _vectors(lo: np.ndarray, spans: np.ndarray, V: int) -> np.ndarray:
+    """(P, m, V, d): the i-th count vector of each label, lo + the mixed-radix digits of i."""
+    stride = np.cumprod(np.concatenate([np.ones_like(spans[..., :1]), spans[..., :-1]], axis=-1), axis=-1)
+    i = np.arange(V)[None, None, :, None]
+    return lo[:, :, None, :] + (i // stride[:, :, None, :]) % spans[:, :, None, :]
+
+
+def _near_ties(logs: np.ndarray, floor: np.ndarray, tol: float) -> tuple:
+    """From listed log supports (P, m, V) (nan: no vector) and the smallest (P, m): the
+    points with a sure tie (two labels' supports 0, every other label's smallest 0) and
+    the points where two labels have supports within ``tol`` at the top.  Two such
+    supports a <= b make every gap between neighbours in the sorted supports from a to b
+    at most tol, and one of those neighbours is a pair of the two labels: so sorting each
+    point's supports of the two labels finds them without comparing every pair."""
+    P, m, V = logs.shape
+    yes, near = np.zeros(P, bool), np.zeros(P, bool)
+    tag = np.repeat([0, 1], V)
+    for l, l2 in itertools.combinations(range(m), 2):
+        rest = np.delete(floor, [l, l2], axis=1).max(axis=1, initial=-np.inf)[:, None]
+        both = logs[:, [l, l2]].reshape(P, 2 * V)
+        yes |= ((logs[:, l] == -np.inf).any(axis=1) & (logs[:, l2] == -np.inf).any(axis=1) & (rest[:, 0] == -np.inf))
+        with np.errstate(invalid="ignore"):
+            both = np.where(np.isfinite(both) & (both >= rest - tol), both, np.nan)
+        order = np.argsort(both, axis=1)  # nan last
+        values, tags = np.take_along_axis(both, order, axis=1), tag[order]
+        with np.errstate(invalid="ignore"):
+            near |= ((np.diff(values, axis=1) <= tol) & (tags[:, 1:] != tags[:, :-1])).any(axis=1)
+    return yes, near
+
+
+def _pairs_of_point(logs: np.ndarray, floor: np.ndarray, tol: float) -> np.ndarray:
+    """Rows (l, l2, i, j) of one point's two labels' supports (logs (m, V)) within tol at the top."""
+    out = [np.zeros((0, 4), np.intp)]
+    for l, l2 in itertools.combinations(range(len(floor)), 2):
+        rest = np.delete(floor, [l, l2]).max(initial=-np.inf)
+        a, b = logs[l][:, None], logs[l2][None, :]
+        with np.errstate(invalid="ignore"):
+            i, j = np.nonzero((np.abs(a - b) <= tol) & (a >= rest - tol))
+        out.append(np.stack([np.full_like(i, l), np.full_like(i, l2), i, j], axis=1))
+    return np.concatenate(out)
+
+
+def _check_near(pairs: np.ndarray, vectors, lo, hi, reach, N, delta, alpha) -> int:
+    """One point's tie from its candidate pairs (l, l2, i, j): exactly, or by listing its
+    supports when there are more than TIE_CHECKS."""
+    if len(pairs) > TIE_CHECKS:
+        return _tie_inside(lo, hi, reach, N, delta, alpha)
+    m = len(N)
+    floor = [exact_support(lo[x], N[x], delta, alpha) for x in range(m)]
+    for l, l2, i, j in pairs.tolist():
+        v = exact_support(vectors[l, i], N[l], delta, alpha)
+        rest = max((floor[x] for x in range(m) if x not in (l, l2)), default=0)
+        if v >= rest and v == exact_support(vectors[l2, j], N[l2], delta, alpha):
+            return TIE_YES
+    return TIE_NO
 
 
 def _tie_inside(lo: np.ndarray, hi: np.ndarray, reach: np.ndarray, N, delta, alpha) -> int:
