@@ -275,13 +275,13 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X
-            As for ``predict``.
+        X : array-like or DataFrame
+            Test rows, as for ``predict``.
 
         Returns
         -------
-        ndarray of objects, shape (n_rows,)
-            Per row a list of labels of ``classes_``, in that order.
+        labels : ndarray of objects, shape (n_rows,)
+            Row i's possible labels as a list, in ``classes_`` order.
         """
         T = self._codes(X)
         pos = possible_index(self.stats_, T, self.alpha)
