@@ -157,6 +157,8 @@ def certify(train, test: pd.DataFrame, label: str, *, alpha=0,
     """
     validate("certify", alpha=alpha, method=method, n_worlds=n_worlds, seed=seed, batch_rows=batch_rows)
     names = _names(train, names)
+    if id is not None and isinstance(test, pd.DataFrame) and id not in test.columns:
+        raise InputError(f"{names['test']}: no id column {id!r}")
     rows = None if method == "index" else f"certify method {method!r}"
     source, T = _prepare(train, test, label, missing, names, rows=rows, stream=stream, batch_rows=batch_rows)
     if method == "index":
@@ -180,9 +182,7 @@ def _possible(source, T, alpha, index) -> tuple:
 
 
 def _with_id(out: pd.DataFrame, test: pd.DataFrame, id: str, features, names: dict) -> pd.DataFrame:
-    """The result with test's column ``id`` as its first column."""
-    if id not in test.columns:
-        raise InputError(f"{names['test']}: no id column {id!r}")
+    """The result with test's column ``id`` (not a feature) as its first column."""
     if id in features:
         raise InputError(f"{names['train']}: the id column {id!r} is a feature column of it")
     return pd.concat([test[[id]].astype(object), out], axis=1)

@@ -109,7 +109,8 @@ def _certified(res: Certified):
     t = res.table
     for robust, lab, possible, tie in zip(t["robust"], t["label"], t["possible_labels"], t["tie_possible"]):
         robust = bool(robust)
-        yield robust, None if not robust or lab is None else str(lab), [str(x) for x in possible], tie
+        yield (robust, None if not robust or lab is None else str(lab), [str(x) for x in possible],
+               None if tie is None else bool(tie))
 
 
 def _certify_json(res: Certified) -> dict:
@@ -314,7 +315,8 @@ def _advice_text(res: Advice) -> str:
 def _cleaned_json(res: Cleaned) -> dict:
     rep, tg = res.report, res.report.together
     results = [{**_keys_json(res, pos, i), "num_cells": pt.num_cells, "cells": _cells_json(pt.cells),
-                "label": None if not pt.possible else str(pt.label)} for pos, (i, pt) in enumerate(zip(res.index, rep.points))]
+                "label": None if not pt.possible else str(pt.label)}
+               for pos, (i, pt) in enumerate(zip(res.index, rep.points))]
     together = {"num_cells": tg.num_cells, "cells": _cells_json(tg.cells), "method": tg.method,
                 "optimal": bool(tg.optimal), "lower_bound": tg.lower_bound}
     path = {"num_cells": len(rep.path), "cells": _cells_json(rep.path), "certifies_all": bool(rep.path_certifies)}
