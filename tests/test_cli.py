@@ -345,6 +345,18 @@ def test_count_big_integers_in_full(tmp_path, capsys, monkeypatch):
             setter(old)
 
 
+def test_count_text_of_a_total_too_large_to_compute(tmp_path, capsys, monkeypatch):
+    wc = WorldCounts(method="montecarlo", total=None, log10_total=7003.0086, fractions={"p": 0.25, "e": 0.5},
+                     tie_fraction=0.25, intervals={"p": (0.2, 0.3), "e": (0.45, 0.55)}, samples=100)
+    monkeypatch.setattr(nbcert, "count_worlds", lambda *a, **k: [wc, wc])
+    rc, out, _ = run(capsys, "count", *files(tmp_path))
+    assert out.splitlines()[0].split() == ["test_index", "p", "e", "ties", "total", "method"]
+    assert out.splitlines()[1].split() == ["0", "~25.0%", "[20.0%,", "30.0%]", "~50.0%", "[45.0%,", "55.0%]",
+                                           "~25.0%", "~1.02e+7003", "montecarlo"]
+    [res, _] = run_json(capsys, "count", *files(tmp_path))
+    assert res["total"] is None and res["log10_total"] == 7003.0086
+
+
 class _Terminal(io.StringIO):
     def isatty(self):
         return True
