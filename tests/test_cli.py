@@ -166,8 +166,10 @@ def points(text):
 
 def test_certify_json_contract(tmp_path, capsys):
     res = run_json(capsys, "certify", *files(tmp_path))
-    assert res == [{"test_index": 0, "robust": False, "label": None},
-                   {"test_index": 1, "robust": True, "label": "e"}]
+    # row 0: worlds predict p (k=0), tie (k=1) and e (k=2); row 1: e in every world
+    assert res == [{"test_index": 0, "robust": False, "label": None, "possible_labels": ["e", "p"],
+                    "tie_possible": True},
+                   {"test_index": 1, "robust": True, "label": "e", "possible_labels": ["e"], "tie_possible": False}]
 
 
 @pytest.mark.parametrize("alpha", ["0", "1", "0.5", "1/3", "0.001", "1e308", "1e300", "1e-400"])
@@ -193,8 +195,8 @@ def test_certify_text_table(tmp_path, capsys):
     rc, out, err = run(capsys, "certify", *files(tmp_path))
     assert rc == 0 and err == ""
     lines = out.rstrip("\n").splitlines()
-    assert [line.split() for line in lines] == [["test_index", "robust", "label"],
-                                                ["0", "no", "-"], ["1", "yes", "e"]]
+    assert [line.split() for line in lines] == [["test_index", "robust", "label", "possible_labels", "tie"],
+                                                ["0", "no", "-", "e,", "p", "yes"], ["1", "yes", "e", "e", "no"]]
     # aligned: every column starts at the same offset on every line
     assert lines[1].index("no") == lines[0].index("robust") == lines[2].index("yes")
     assert lines[2].index("e", lines[0].index("label")) == lines[0].index("label")
@@ -292,11 +294,39 @@ def test_count_text_table(tmp_path, capsys):
     assert rc == 0 and err == ""
     assert [line.split() for line in out.splitlines()] == [
         ["test_index", "e", "p", "ties", "total", "method"],
-        ["0", "1", "1", "2", "4", "exact"],
-        ["1", "4", "0", "0", "4", "exact"]]
+        ["0", "1", "(25.0%)", "1", "(25.0%)", "2", "(50.0%)", "4", "exact"],
+        ["1", "4", "(100%)", "0", "(0%)", "0", "(0%)", "4", "exact"]]
     rc, out, err = run(capsys, "count", *files(tmp_path), "--method", "montecarlo", "--seed", "0",
                        "--samples", "100")
-    assert rc == 0 and "montecarlo" in out and "~" in out
+    assert rc == 0 and "montecarlo" in out
+    row = out.splitlines()[2].split()  # row 1: every sampled world predicts e
+    assert (row[:2], row[4], row[-2:]) == (["1", "~100.0%"], "~0.0%", ["4", "montecarlo"])
+    assert "0.95 confidence interval" in out
+
+
+def _short(value) -> str:
+    """A test id for a huge integer (str() refuses more than 4300 digits)."""
+    return value if isinstance(value, str) else f"{value.bit_length()}bits"
+
+
+@pytest.mark.parametrize("n, shown", [(0, "0"), (999_999, "999999"), (10**6, "1.00e+6"), (1_234_567, "1.23e+6"),
+                                      (1_235_000, "1.24e+6"), (1_234_999, "1.23e+6"), (9_995_000, "1.00e+7"),
+                                      (9_994_999, "9.99e+6"), (102 * 10**7001, "1.02e+7003"),
+                                      (10**7003 - 1, "1.00e+7003"), (2**64, "1.84e+19")], ids=_short)
+def test_scientific_is_rounded_from_the_integer(n, shown):
+    from nbcert.cli.render import scientific
+
+    assert scientific(n) == shown
+
+
+@pytest.mark.parametrize("part, whole, shown", [(0, 5, "0%"), (5, 5, "100%"), (1, 4, "25.0%"), (1, 3, "33.3%"),
+                                                (2, 3, "66.7%"), (1, 2000, "0.1%"), (1, 2001, "<0.1%"),
+                                                (1999, 2000, ">99.9%"), (1, 10**7000, "<0.1%"),
+                                                (10**7000 - 1, 10**7000, ">99.9%")], ids=_short)
+def test_percent_is_exact(part, whole, shown):
+    from nbcert.cli.render import percent
+
+    assert percent(part, whole) == shown
 
 
 def test_count_big_integers_in_full(tmp_path, capsys, monkeypatch):
@@ -312,10 +342,26 @@ def test_count_big_integers_in_full(tmp_path, capsys, monkeypatch):
     try:
         digits = str(total)
         assert res[0]["total"] == digits and res[0]["counts"] == {"p": str(total - 7), "e": "5"}
-        assert digits in out and str(total - 7) in out
+        assert digits[:10] not in out  # text shows 3 significant digits
+        e = len(digits) - 1
+        mantissa = math.floor(Fraction(total, 10 ** (e - 2)) + Fraction(1, 2))
+        shown = f"{mantissa // 100}.{mantissa % 100:02d}e+{e}"
+        assert out.splitlines()[1].split() == ["0", shown, "(>99.9%)", "5", "(<0.1%)", "2", "(<0.1%)", shown, "exact"]
     finally:
         if setter:
             setter(old)
+
+
+def test_count_text_of_a_total_too_large_to_compute(tmp_path, capsys, monkeypatch):
+    wc = WorldCounts(method="montecarlo", total=None, log10_total=7003.0086, fractions={"p": 0.25, "e": 0.5},
+                     tie_fraction=0.25, intervals={"p": (0.2, 0.3), "e": (0.45, 0.55)}, samples=100)
+    monkeypatch.setattr(nbcert, "count_worlds", lambda *a, **k: [wc, wc])
+    rc, out, _ = run(capsys, "count", *files(tmp_path))
+    assert out.splitlines()[0].split() == ["test_index", "p", "e", "ties", "total", "method"]
+    assert out.splitlines()[1].split() == ["0", "~25.0%", "[20.0%,", "30.0%]", "~50.0%", "[45.0%,", "55.0%]",
+                                           "~25.0%", "~1.02e+7003", "montecarlo"]
+    [res, _] = run_json(capsys, "count", *files(tmp_path))
+    assert res["total"] is None and res["log10_total"] == 7003.0086
 
 
 class _Terminal(io.StringIO):
@@ -606,3 +652,48 @@ def test_poison_together_json(tmp_path, capsys):
 def test_poison_together_rejects_single_point_methods(tmp_path, capsys):
     rc, out, err = run(capsys, "poison", *files(tmp_path, CLEAN, CLEAN_TEST), "--together", "--method", "sr")
     assert rc == 2 and "--together" in err and len(err.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------------------------
+# --id
+
+
+ID_TEST = "name,odor,cap\nA,n,s\n,n,x\n"  # the second row's id is empty
+
+
+@pytest.mark.parametrize("command", ["certify", "count", "poison"])
+def test_id_carried_to_json_and_text(tmp_path, capsys, command):
+    train = PTRAIN if command == "poison" else TRAIN
+    args = files(tmp_path, train, ID_TEST)
+    res = run_json(capsys, command, *args, "--id", "name")
+    assert [(r["test_index"], r["id"]) for r in res] == [(0, "A"), (1, None)]
+    (tmp_path / "plain").mkdir()
+    plain = run_json(capsys, command, *files(tmp_path / "plain", train, "odor,cap\nn,s\nn,x\n"))
+    assert [{k: v for k, v in r.items() if k != "id"} for r in res] == plain  # not a feature
+    rc, out, err = run(capsys, command, *args, "--id", "name")
+    lines = out.splitlines()
+    assert rc == 0 and lines[0].split()[:2] == ["test_index", "name"]
+    assert lines[1].split()[:2] == ["0", "A"] and lines[2].split()[:2] == ["1", "-"]
+
+
+def test_id_with_poison_together_and_clean(tmp_path, capsys):
+    args = files(tmp_path, CLEAN, "id,odor,cap\nr1,n,s\nr2,n,x\n")
+    [res] = run_json(capsys, "poison", *args, "--together", "--id", "id")
+    assert res["test_indices"] == [0, 1] and res["ids"] == ["r1", "r2"]
+    rc, out, _ = run(capsys, "poison", *args, "--together", "--id", "id")
+    assert out.splitlines()[-1] == "test rows (id): r1, r2"
+    dirty = write(tmp_path, "dirty.csv", blank_cells(CLEAN, [(2, "cap")]))
+    truth = write(tmp_path, "truth.csv", CLEAN)
+    clean_args = ["--train", dirty, "--test", args[3], "--label", "y", "--truth", truth, "--id", "id"]
+    rc, out, err = run(capsys, "clean", *clean_args, "--json")
+    res = json.loads(out)["results"]
+    assert rc == 0 and [(r["test_index"], r["id"]) for r in res] == [(0, "r1"), (1, "r2")]
+    rc, out, _ = run(capsys, "clean", *clean_args)
+    assert out.splitlines()[0].split()[:2] == ["test_index", "id"] and out.splitlines()[1].split()[:2] == ["0", "r1"]
+
+
+def test_id_errors(tmp_path, capsys):
+    rc, out, err = run(capsys, "certify", *files(tmp_path, TRAIN, ID_TEST), "--id", "nom")
+    assert_error(rc, out, err, "test.csv", "'nom'")
+    rc, out, err = run(capsys, "certify", *files(tmp_path), "--id", "odor")
+    assert_error(rc, out, err, "train.csv", "'odor'", "feature")

@@ -34,7 +34,8 @@ def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
 
-@pytest.mark.parametrize("method", ["predict", "certify", "certified_predict", "count_worlds", "score"])
+@pytest.mark.parametrize("method", ["predict", "predict_proba", "certify", "certified_predict", "possible_labels",
+                                    "count_worlds", "score"])
 def test_not_fitted(method):
     args = (X, Y) if method == "score" else (X,)
     with pytest.raises(NotFittedError):

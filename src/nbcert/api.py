@@ -157,7 +157,7 @@ def certify(train, test: pd.DataFrame, label: str, *, alpha=0,
             method: Literal["index", "iterate", "ad"] = "index", missing: Iterable | None = None,
             n_worlds: int = 100, seed=None, stream: bool | None = None, batch_rows: int | None = None,
             names: Mapping[str, str] | None = None, bins: int | None = None, binning: str = "quantile", categorical=None,
-            sep: str | None = None) -> pd.DataFrame:
+            sep: str | None = None, id: str | None = None) -> pd.DataFrame:
     """Is each test row certifiably robust: the same unique Naive Bayes prediction in
     every possible cleaning of ``train``?
 
@@ -203,15 +203,25 @@ def certify(train, test: pd.DataFrame, label: str, *, alpha=0,
     sep : str, optional
         The field separator of a CSV path (default ","; "tab" or "\\t" for a tab).
 
+    id : str, optional
+        A column of ``test`` that names its rows (not a feature): carried to the result as
+        its first column.
+
     Returns
     -------
     DataFrame
-        One row per test row (same index): ``robust`` (bool) and ``label``, the prediction
-        every world makes (None when not robust).
+        One row per test row (same index): ``robust`` (bool); ``label``, the prediction
+        every world makes (None when not robust); ``possible_labels``, the list of labels
+        that some world predicts as its unique winner (exact, whatever the method; empty
+        when every world ties); ``tie_possible``, whether some world ties at the top: True
+        or False where proven, None where undecided (two or more possible labels whose
+        supports could still tie inside their ranges; ``count_worlds`` counts the ties).
     """
     validate("certify", alpha=alpha, method=method, n_worlds=n_worlds, seed=seed, batch_rows=batch_rows)
     o = _reading(missing, bins, binning, categorical, sep, stream=stream, batch_rows=batch_rows)
     names = _names(train, names)
+    if id is not None and isinstance(test, pd.DataFrame) and id not in test.columns:
+        raise InputError(f"{names['test']}: no id column {id!r}")
     rows = None if method == "index" else f"certify method {method!r}"
     source, T = _prepare(train, test, label, o, names, rows=rows)
     if method == "index":
@@ -221,7 +231,24 @@ def certify(train, test: pd.DataFrame, label: str, *, alpha=0,
     else:
         dec = decide.certify_ad(source, T, alpha, n_worlds=n_worlds, seed=seed)
     labels = pd.Series([source.labels[c] if c >= 0 else None for c in dec.label], index=test.index, dtype=object)
-    return pd.DataFrame({"robust": dec.robust.astype(bool), "label": labels})
+    out = pd.DataFrame({"robust": dec.robust.astype(bool), "label": labels})
+    out["possible_labels"], out["tie_possible"] = _possible(source, T, alpha, test.index)
+    return out if id is None else _with_id(out, test, id, source.features, names)
+
+
+def _possible(source, T, alpha, index) -> tuple:
+    """The possible labels (lists, in label order) and tie_possible (True, False or None) per test row."""
+    pos = decide.possible_index(source, T, alpha)
+    labels = [[source.labels[c] for c in row.nonzero()[0]] for row in pos.labels]
+    tie = [None if t == decide.TIE_UNKNOWN else bool(t == decide.TIE_YES) for t in pos.tie.tolist()]
+    return pd.Series(labels, index=index, dtype=object), pd.Series(tie, index=index, dtype=object)
+
+
+def _with_id(out: pd.DataFrame, test: pd.DataFrame, id: str, features, names: dict) -> pd.DataFrame:
+    """The result with test's column ``id`` (not a feature) as its first column."""
+    if id in features:
+        raise InputError(f"{names['train']}: the id column {id!r} is a feature column of it")
+    return pd.concat([test[[id]].astype(object), out], axis=1)
 
 
 def count_worlds(train, test: pd.DataFrame, label: str, *, alpha=0,

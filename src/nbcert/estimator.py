@@ -19,7 +19,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .count import count_encoded
-from .decide import certify_index
+from .decide import certify_index, possible_index
 from .reading.encoding import encode
 from .params import RULES, validate
 from .stats import from_table
@@ -69,6 +69,24 @@ def _labels(y, n: int) -> np.ndarray:
     return y.astype(object)
 
 
+def observed_factors(C: np.ndarray, observed: np.ndarray, delta: np.ndarray, alpha: Fraction) -> np.ndarray:
+    """log of each feature's factor (C + alpha) / (observed + alpha * delta), (k, m, d); a
+    label with no observed value in a column (observed 0, so C 0) gets the uniform factor
+    1 / delta there, which is what the formula gives for every alpha > 0 and its limit."""
+    none = observed == 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = log_factors(C, np.where(none, 1, observed), delta, alpha)
+    return np.where(none, -np.log(delta.astype(float)), logs)
+
+
+def _exact_factors(c, o, delta, alpha: Fraction) -> tuple:
+    """The exact factors' numerator and denominator products of one label (see observed_factors)."""
+    p, q = alpha.numerator, alpha.denominator
+    num = math.prod(1 if oj == 0 else q * cj + p for cj, oj in zip(c, o))
+    den = math.prod(dj if oj == 0 else q * oj + p * dj for oj, dj in zip(o, delta))
+    return num, den
+
+
 def _argmax(logs, C, observed, enc, alpha) -> np.ndarray:
     """Per row the first label of largest support; rows whose top two log supports are
     closer than the rounding bound (a near-tie, or any row with a huge alpha) are decided
@@ -77,16 +95,16 @@ def _argmax(logs, C, observed, enc, alpha) -> np.ndarray:
     if enc.m == 1:
         return best
     top2 = -np.sort(-logs, axis=1)[:, :2]
-    with np.errstate(invalid="ignore"):  # nan: 0/0 where alpha = 0 and a label never observed j
-        unsure = (np.isfinite(top2).all(axis=1) & ~np.isnan(logs).any(axis=1)
-                  & (top2[:, 0] - top2[:, 1] <= log_tolerance(enc.d, enc.n, alpha)))
-    if not unsure.any():
-        return best
-    p, q = alpha.numerator, alpha.denominator
-    dens = [math.prod(q * int(o) + p * int(dj) for o, dj in zip(observed[l], enc.delta)) for l in range(enc.m)]
+    finite = np.isfinite(top2).all(axis=1)
+    gap = np.full(len(logs), np.inf)
+    gap[finite] = top2[finite, 0] - top2[finite, 1]
+    unsure = gap <= log_tolerance(enc.d, enc.n, alpha)
+    delta = enc.delta.tolist()
     for r in np.flatnonzero(unsure):
-        supports = [Fraction(int(enc.label_sizes[l]) * math.prod(q * int(c) + p for c in C[r, l]), dens[l])
-                    for l in range(enc.m)]
+        supports = []
+        for l in range(enc.m):
+            num, den = _exact_factors(C[r, l].tolist(), observed[l].tolist(), delta, alpha)
+            supports.append(Fraction(int(enc.label_sizes[l]) * num, den))
         best[r] = supports.index(max(supports))
     return best
 
@@ -95,9 +113,10 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
     """Categorical Naive Bayes trained on a table with missing cells (NaN).
 
     ``predict`` is the usual classifier with missing cells left out of the counts
-    (on complete data: the paper's classifier, and sklearn's CategoricalNB for alpha=1);
-    ``certify`` says whether every possible cleaning of the training table gives the
-    same unique prediction, ``certified_predict`` returns that label or None, and
+    (on complete data: the paper's classifier, and sklearn's CategoricalNB for alpha > 0)
+    and ``predict_proba`` its normalised supports; ``certify`` says whether every possible
+    cleaning of the training table gives the same unique prediction, ``certified_predict``
+    returns that label or None, ``possible_labels`` the labels some cleaning predicts, and
     ``count_worlds`` counts cleanings per predicted label.
 
     Parameters
@@ -164,8 +183,23 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
             Xf.columns = list(self.encoded_.features)
         return self.encoded_.encode_test(Xf, name="X")
 
+    def _log_supports(self, X) -> tuple:
+        """(log supports (k, m) up to -log n, agreeing counts C (k, m, d), observed cells (m, d))."""
+        T = self._codes(X)
+        enc, idx = self.encoded_, self.index_
+        C = np.where((T >= 0)[:, None, :], idx[:, enc.global_codes(T)].transpose(1, 0, 2), 0)
+        observed = enc.label_sizes[:, None] - idx[:, enc.missing_codes]  # (m, d)
+        factors = observed_factors(C, observed, enc.delta, as_alpha(self.alpha))
+        return factors.sum(-1) + np.log(enc.label_sizes.astype(float)), C, observed
+
     def predict(self, X) -> np.ndarray:
-        """The label of largest support for each row (missing training cells left out of the counts).
+        """The label of largest support for each row, the support counted on the observed
+        training cells: ``S(l|t) = N_l/n * prod_j (c_lj + alpha) / (o_lj + alpha * delta_j)``,
+        c_lj the observed label-l cells equal to t_j, o_lj the observed label-l cells of
+        column j and delta_j its domain size.  A label with no observed value in column j
+        (o_lj = 0) gets the factor 1/delta_j there: what the formula gives for any
+        alpha > 0, and no evidence either way at alpha = 0.  Decided exactly where the top
+        two supports are within rounding.
 
         Parameters
         ----------
@@ -177,14 +211,30 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_rows,)
             The predicted labels (the first of tied labels, in ``classes_`` order).
         """
-        T = self._codes(X)
-        enc, idx = self.encoded_, self.index_
-        seen = T >= 0
-        C = np.where(seen[:, None, :], idx[:, enc.global_codes(T)].transpose(1, 0, 2), 0)
-        observed = enc.label_sizes[:, None] - idx[:, enc.missing_codes]  # (m, d)
-        alpha = as_alpha(self.alpha)
-        logs = log_factors(C, observed, enc.delta, alpha).sum(-1) + np.log(enc.label_sizes)
-        return self.classes_[_argmax(logs, C, observed, enc, alpha)]
+        logs, C, observed = self._log_supports(X)
+        return self.classes_[_argmax(logs, C, observed, self.encoded_, as_alpha(self.alpha))]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """The supports of ``predict`` normalised to sum to 1 per row (floating point).
+        A row whose supports are all 0 (alpha = 0 and a value no label holds) has no
+        evidence for any label: it gets the uniform 1/m.
+
+        Parameters
+        ----------
+        X
+            As for ``predict``.
+
+        Returns
+        -------
+        ndarray of float, shape (n_rows, n_classes)
+            Columns in ``classes_`` order.
+        """
+        logs, _, _ = self._log_supports(X)
+        top = logs.max(axis=1, keepdims=True)
+        none = ~np.isfinite(top)  # every support 0
+        weights = np.exp(logs - np.where(none, 0.0, top))
+        weights[none[:, 0]] = 1.0
+        return weights / weights.sum(axis=1, keepdims=True)
 
     def certify(self, X) -> np.ndarray:
         """Whether each row is certifiably robust: one unique prediction in every possible world.
@@ -217,6 +267,27 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         T = self._codes(X)
         dec = certify_index(self.stats_, T, self.alpha)
         return np.array([self.classes_[c] if c >= 0 else None for c in dec.label], dtype=object)
+
+    def possible_labels(self, X) -> np.ndarray:
+        """For each row, the labels that some possible world predicts as its unique winner
+        (exact; ``nbcert.certify``'s ``possible_labels``).  A row is robust iff it has one
+        possible label and no world ties; an empty list means every world ties.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame
+            Test rows, as for ``predict``.
+
+        Returns
+        -------
+        labels : ndarray of objects, shape (n_rows,)
+            Row i's possible labels as a list, in ``classes_`` order.
+        """
+        T = self._codes(X)
+        pos = possible_index(self.stats_, T, self.alpha)
+        out = np.empty(len(T), dtype=object)
+        out[:] = [list(self.classes_[row]) for row in pos.labels]
+        return out
 
     def count_worlds(self, X, *, method="auto", n_samples=20_000, confidence=0.95, seed=None,
                      max_states=2_000_000):

@@ -31,17 +31,27 @@ class Session:
             self.client.close()
 
 
+@dataclass(frozen=True)
+class RowIds:
+    """The test file's --id column: its name and its value for each test row."""
+
+    name: str
+    values: list
+
+
 @dataclass
 class Inputs:
     train: object  # the training file's TableSource (read by the library), or a Dask DataFrame
-    test: object  # the test rows (a DataFrame) without the label column
+    test: object  # the test rows (a DataFrame) without the label and --id columns
     names: dict = field(default_factory=dict)  # the files' names, for the library's messages
+    ids: RowIds | None = None
 
 
 @dataclass
 class Certified:
     index: list
-    table: object  # certify's DataFrame: robust, label
+    table: object  # certify's DataFrame: robust, label, possible_labels, tie_possible
+    ids: RowIds | None = None
 
 
 @dataclass
@@ -49,18 +59,21 @@ class Counted:
     index: list
     counts: list  # WorldCounts per test row
     confidence: float
+    ids: RowIds | None = None
 
 
 @dataclass
 class Poisoned:
     index: list
     poisonings: list  # Poisoning per test row
+    ids: RowIds | None = None
 
 
 @dataclass
 class PoisonedTogether:
     index: list
     poisoning: object  # ManyPoisoning
+    ids: RowIds | None = None
 
 
 @dataclass
@@ -72,6 +85,7 @@ class Advice:
 class Cleaned:
     index: list
     report: object  # CleaningReport
+    ids: RowIds | None = None
 
 
 def _alpha(text: str) -> str:
@@ -127,6 +141,7 @@ def _load(args, session: Session) -> Inputs:
     _binning(args)
     source = nbcert.TableSource(args.train, args.missing, args.train, text=True, sep=args.sep)
     test = nbcert.read_csv(args.test, missing=args.missing, name=args.test, sep=args.sep)
+    test, ids = _row_ids(args, source, test)
     extra = [c for c in test.columns if c not in source.columns]
     if extra:
         raise InputError(f"{args.test}: column {extra[0]!r} is not a column of {args.train}")
@@ -136,7 +151,19 @@ def _load(args, session: Session) -> Inputs:
     if address:
         session.client = connect(address)
         train = read_on_cluster(source, args.train)
-    return Inputs(train, test.drop(columns=[args.label], errors="ignore"), {"train": args.train, "test": args.test})
+    return Inputs(train, test.drop(columns=[args.label], errors="ignore"), {"train": args.train, "test": args.test},
+                  ids)
+
+
+def _row_ids(args, source, test) -> tuple:
+    """The test rows without the --id column, and that column's values (None without --id)."""
+    if args.id is None:
+        return test, None
+    if args.id not in test.columns:
+        raise InputError(f"{args.test}: no --id column {args.id!r}")
+    if args.id in source.columns:
+        raise InputError(f"{args.train}: the --id column {args.id!r} is a column of it, so it would be a feature")
+    return test.drop(columns=[args.id]), RowIds(args.id, test[args.id].tolist())
 
 
 @_hinting
@@ -145,7 +172,7 @@ def certify(args, session: Session) -> Certified:
     inputs = _load(args, session)
     table = nbcert.certify(inputs.train, inputs.test, args.label, alpha=alpha, method=args.method,
                            n_worlds=args.worlds, seed=args.seed, names=inputs.names, **_reading(args))
-    return Certified(list(inputs.test.index), table)
+    return Certified(list(inputs.test.index), table, inputs.ids)
 
 
 @_hinting
@@ -155,7 +182,7 @@ def count(args, session: Session) -> Counted:
     counts = nbcert.count_worlds(inputs.train, inputs.test, args.label, alpha=alpha, method=args.method,
                                  n_samples=args.samples, confidence=args.confidence, seed=args.seed,
                                  progress=session.progress, names=inputs.names, **_reading(args))
-    return Counted(list(inputs.test.index), counts, args.confidence)
+    return Counted(list(inputs.test.index), counts, args.confidence, inputs.ids)
 
 
 def _check_poison_method(args) -> None:
@@ -176,10 +203,10 @@ def poison(args, session: Session) -> Poisoned | PoisonedTogether:
     if args.together:
         res = nbcert.poison_many(inputs.train, inputs.test, args.label, method=args.method or "auto",
                                  time_limit=args.time_limit, names=inputs.names, **_binning(args))
-        return PoisonedTogether(index, res)
+        return PoisonedTogether(index, res, inputs.ids)
     res = nbcert.poison(inputs.train, inputs.test, args.label, method=args.method or "op", seed=args.seed,
                         names=inputs.names, **_reading(args))
-    return Poisoned(index, res)
+    return Poisoned(index, res, inputs.ids)
 
 
 def _check_clean_options(args) -> None:
@@ -207,7 +234,7 @@ def clean(args, session: Session) -> Advice | Cleaned:
     report = nbcert.clean_offline(train, truth, inputs.test, args.label, alpha=alpha, prior=args.prior,
                                   method=args.method, node_limit=args.node_limit, time_limit=args.time_limit,
                                   batch=args.batch, names={**inputs.names, "truth": args.truth}, **_binning(args))
-    return Cleaned(list(inputs.test.index), report)
+    return Cleaned(list(inputs.test.index), report, inputs.ids)
 
 
 COMMANDS = {"certify": certify, "count": count, "poison": poison, "clean": clean}

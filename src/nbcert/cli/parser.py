@@ -40,11 +40,14 @@ _CLEAN_TRUTH = ("With --truth (the complete table the missing cells were blanked
 #: command -> (one-line help, paragraphs of its description)
 _ABOUT = {
     "certify": ("is each test row robust: the same single prediction in every possible world?",
-                _ROBUST, _WORLD, "Prints, per test row, whether it is robust and the label every world "
-                "predicts (null, shown as -, when not robust)."),
+                _ROBUST, _WORLD, "Prints, per test row, whether it is robust, the label every world "
+                "predicts (null, shown as -, when not robust), the labels that some world predicts "
+                "(possible_labels, exact; empty when every world ties) and whether some world ties "
+                "(tie: yes, no, or ? where not decided without counting)."),
     "count": ("how many possible worlds predict each label (and how many tie), per test row",
-                _COUNT, _WORLD, "Exact counts are printed in full (as decimal strings in JSON); "
-                "montecarlo gives estimated fractions with confidence intervals."),
+                _COUNT, _WORLD, "Exact counts are printed with their share of the worlds, from a "
+                "million on in scientific notation rounded from the exact count (1.02e+7003; in full, "
+                "as decimal strings, in JSON); montecarlo gives estimated shares with confidence intervals."),
     "poison": ("fewest training cells to blank so a test row is no longer robust",
                 _POISON, "Cells are reported as row:column, row being the 0-based data row of the "
                 "training CSV (the header and blank lines are not data rows). num_cells is 0 for a row "
@@ -149,6 +152,9 @@ def _output_options() -> argparse.ArgumentParser:
     out = argparse.ArgumentParser(add_help=False)
     out.add_argument("--json", action="store_true",
                      help='print {"results": [...]} as JSON instead of a text table')
+    out.add_argument("--id", default=None, metavar="COL",
+                     help="a column of the test file that names its rows (not a feature): shown beside "
+                          "test_index in every output")
     return out
 
 

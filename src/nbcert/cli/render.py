@@ -3,7 +3,12 @@ JSON (``{"results": [...]}``), the two rendered separately from the same object.
 
 JSON keeps exact counts as decimal strings (they may have thousands of digits) and cells as
 ``{"row": r, "column": c}``; text shows them as ``r:column`` and a missing value as ``-``.
+Text shows a count of a million or more in scientific notation with three significant
+digits, rounded from the exact integer (``1.02e+7003``; no float is involved, so nothing
+overflows), and each count's share of the worlds as a percentage rounded to a tenth (a
+share that is neither 0 nor all is never shown as 0% or 100%: ``<0.1%``, ``>99.9%``).
 A status other than "poisoned" is shown in words; only a proof says "impossible".
+Every per-test-row output leads with ``test_index`` (and, with ``--id``, the row's id).
 """
 
 from __future__ import annotations
@@ -46,6 +51,26 @@ def _table(header: list, rows: list, right: set = frozenset()) -> str:
     return "\n".join([line(header)] + [line(r) for r in rows])
 
 
+def _keys_json(res, pos: int, i) -> dict:
+    """test_index (and the --id value) of the test row at position ``pos``."""
+    keys = {"test_index": int(i)}
+    if res.ids is not None:
+        keys["id"] = _id(res.ids.values[pos])
+    return keys
+
+
+def _id(value) -> str | None:
+    return None if value is None or value != value else str(value)  # NaN != NaN: an empty id cell
+
+
+def _keyed(res, header: list, rows: list, right: set = frozenset()) -> str:
+    """A table with one row per test row, led by test_index (and the --id column)."""
+    lead = ["test_index"] + ([res.ids.name] if res.ids is not None else [])
+    keys = [[str(int(i))] + ([_dash(_id(res.ids.values[p]))] if res.ids is not None else [])
+            for p, i in enumerate(res.index)]
+    return _table(lead + header, [k + r for k, r in zip(keys, rows)], {0} | {c + len(lead) for c in right})
+
+
 def _cells_json(cells) -> list:
     return [{"row": int(r), "column": str(c)} for r, c in cells]
 
@@ -76,20 +101,32 @@ def _shown(p) -> str:
 # certify
 
 
+_TIE = {True: "yes", False: "no", None: "?"}
+
+
 def _certified(res: Certified):
-    """(test index, robust, label or None) per test row."""
-    for i, robust, lab in zip(res.index, res.table["robust"], res.table["label"]):
+    """(robust, label or None, possible labels, tie_possible) per test row."""
+    t = res.table
+    for robust, lab, possible, tie in zip(t["robust"], t["label"], t["possible_labels"], t["tie_possible"]):
         robust = bool(robust)
-        yield int(i), robust, None if not robust or lab is None else str(lab)
+        yield (robust, None if not robust or lab is None else str(lab), [str(x) for x in possible],
+               None if tie is None else bool(tie))
 
 
 def _certify_json(res: Certified) -> dict:
-    return {"results": [{"test_index": i, "robust": robust, "label": lab} for i, robust, lab in _certified(res)]}
+    return {"results": [{**_keys_json(res, p, i), "robust": robust, "label": lab, "possible_labels": possible,
+                         "tie_possible": tie}
+                        for p, (i, (robust, lab, possible, tie)) in enumerate(zip(res.index, _certified(res)))]}
 
 
 def _certify_text(res: Certified) -> str:
-    rows = [[str(i), "yes" if robust else "no", _dash(lab)] for i, robust, lab in _certified(res)]
-    return _table(["test_index", "robust", "label"], rows, right={0})
+    rows = [["yes" if robust else "no", _dash(lab), ", ".join(possible) or "-", _TIE[tie]]
+            for robust, lab, possible, tie in _certified(res)]
+    text = _keyed(res, ["robust", "label", "possible_labels", "tie"], rows)
+    if any(r[3] == "?" for r in rows):
+        text += ("\n(tie ?: not decided whether a world ties; the possible labels are exact. "
+                 "nbcert count counts the tied worlds)")
+    return text
 
 
 # ---------------------------------------------------------------------------------------
@@ -121,48 +158,86 @@ def _estimates(wc, labels) -> tuple:
             None if wc.tie_fraction is None else float(wc.tie_fraction))
 
 
-def _count_record(i, wc, labels) -> dict:
+def _count_record(wc, labels) -> dict:
     if wc.counts is not None:
         counts, ties = _exact(wc, labels)
-        return {"test_index": int(i), "counts": counts, "ties": ties, "total": _total(wc), "method": str(wc.method)}
+        return {"counts": counts, "ties": ties, "total": _total(wc), "method": str(wc.method)}
     fractions, intervals, tie = _estimates(wc, labels)
-    return {"test_index": int(i), "counts": None, "ties": None, "total": _total(wc),
+    return {"counts": None, "ties": None, "total": _total(wc),
             "log10_total": round(wc.log10_total, 6), "method": str(wc.method), "fractions": fractions,
             "tie_fraction": tie, "intervals": intervals, "samples": None if wc.samples is None else int(wc.samples)}
 
 
 def _count_json(res: Counted) -> dict:
     labels = _labels(res)
-    return {"results": [_count_record(i, wc, labels) for i, wc in zip(res.index, res.counts)]}
+    return {"results": [{**_keys_json(res, p, i), **_count_record(wc, labels)}
+                        for p, (i, wc) in enumerate(zip(res.index, res.counts))]}
 
 
-def _fraction(f: float) -> str:
-    return f"{f:.4f}"
+SCIENTIFIC_FROM = 10 ** 6  # counts from here on are shown as 1.23e+45
+
+
+def scientific(n: int) -> str:
+    """An exact non-negative integer in full below a million, else as m.mme+E: three
+    significant digits rounded half up from the integer itself (no float: n may have
+    thousands of digits)."""
+    n = int(n)
+    if n < SCIENTIFIC_FROM:
+        return str(n)
+    e = int((n.bit_length() - 1) * 0.30102999566398)  # floor(log10 n), or one below it
+    while 10 ** (e + 1) <= n:
+        e += 1
+    unit = 10 ** (e - 2)
+    mantissa = (2 * n + unit) // (2 * unit)  # n / 10^(e-2) rounded half up: 100..1000
+    if mantissa == 1000:
+        mantissa, e = 100, e + 1
+    return f"{mantissa // 100}.{mantissa % 100:02d}e+{e}"
+
+
+def percent(part: int, whole: int) -> str:
+    """part / whole as a percentage rounded half up to a tenth, exactly; never 0% or 100%
+    unless it is (then <0.1% or >99.9%)."""
+    part, whole = int(part), int(whole)
+    if part in (0, whole):
+        return "0%" if part == 0 else "100%"
+    tenths = (2000 * part + whole) // (2 * whole)
+    if tenths == 0:
+        return "<0.1%"
+    return ">99.9%" if tenths >= 1000 else f"{tenths // 10}.{tenths % 10}%"
+
+
+def _estimated(f: float) -> str:
+    """A montecarlo fraction as a percentage."""
+    return f"{100 * f:.1f}%"
 
 
 def _count_cells(wc, labels) -> list:
     """The label and tie columns of one text row."""
     if wc.counts is not None:
-        counts, ties = _exact(wc, labels)
-        return [counts[str(k)] for k in labels] + [ties]
+        total = int(wc.total)
+        return [f"{scientific(c)} ({percent(c, total)})" for c in [*(wc.counts[k] for k in labels), wc.ties or 0]]
     fractions, intervals, tie = _estimates(wc, labels)
     cells = []
     for k in map(str, labels):
-        lo_hi = f" [{_fraction(intervals[k][0])}, {_fraction(intervals[k][1])}]" if k in intervals else ""
-        cells.append("~" + _fraction(fractions[k]) + lo_hi)
-    return cells + ["-" if tie is None else "~" + _fraction(tie)]
+        lo_hi = f" [{_estimated(intervals[k][0])}, {_estimated(intervals[k][1])}]" if k in intervals else ""
+        cells.append("~" + _estimated(fractions[k]) + lo_hi)
+    return cells + ["-" if tie is None else "~" + _estimated(tie)]
+
+
+def _total_text(wc) -> str:
+    """The number of worlds; from its log10 where it has too many digits to compute."""
+    if wc.total is not None:
+        return scientific(wc.total)
+    e = math.floor(wc.log10_total)
+    return f"~{10 ** (wc.log10_total - e):.2f}e+{e}"
 
 
 def _count_text(res: Counted) -> str:
     labels = _labels(res)
-    rows = []
-    for i, wc in zip(res.index, res.counts):
-        total = _total(wc)
-        rows.append([str(int(i))] + _count_cells(wc, labels) + [total or f"~10^{wc.log10_total:.1f}", str(wc.method)])
-    header = ["test_index"] + [str(k) for k in labels] + ["ties", "total", "method"]
-    text = _table(header, rows, right=set(range(len(header) - 1)))
+    rows = [_count_cells(wc, labels) + [_total_text(wc), str(wc.method)] for wc in res.counts]
+    text = _keyed(res, [str(k) for k in labels] + ["ties", "total", "method"], rows, right=set(range(len(labels) + 2)))
     if any(wc.counts is None for wc in res.counts):
-        text += (f"\n(~: montecarlo estimate of the fraction of worlds, with its "
+        text += (f"\n(~: montecarlo estimate of the share of worlds, with its "
                  f"{res.confidence:g} confidence interval)")
     return text
 
@@ -172,18 +247,19 @@ def _count_text(res: Counted) -> str:
 
 
 def _poison_json(res: Poisoned) -> dict:
-    return {"results": [{"test_index": int(i), "num_cells": p.num_cells, "cells": _cells_json(p.cells),
-                         "status": p.status} for i, p in zip(res.index, res.poisonings)]}
+    return {"results": [{**_keys_json(res, pos, i), "num_cells": p.num_cells, "cells": _cells_json(p.cells),
+                         "status": p.status} for pos, (i, p) in enumerate(zip(res.index, res.poisonings))]}
 
 
 def _poison_text(res: Poisoned) -> str:
-    rows = [[str(int(i)), _dash(p.num_cells), _shown(p)] for i, p in zip(res.index, res.poisonings)]
-    return _table(["test_index", "num_cells", "cells (row:column)"], rows, right={0, 1})
+    rows = [[_dash(p.num_cells), _shown(p)] for p in res.poisonings]
+    return _keyed(res, ["num_cells", "cells (row:column)"], rows, right={0})
 
 
 def _together_json(res: PoisonedTogether) -> dict:
     p = res.poisoning
-    return {"results": [{"test_indices": [int(i) for i in res.index], "num_cells": p.num_cells,
+    ids = {} if res.ids is None else {"ids": [_id(v) for v in res.ids.values]}
+    return {"results": [{"test_indices": [int(i) for i in res.index], **ids, "num_cells": p.num_cells,
                          "cells": _cells_json(p.cells if p.possible else ()), "status": p.status,
                          "method": p.method, "optimal": bool(p.optimal), "lower_bound": p.lower_bound}]}
 
@@ -191,7 +267,10 @@ def _together_json(res: PoisonedTogether) -> dict:
 def _together_text(res: PoisonedTogether) -> str:
     p = res.poisoning
     row = [str(len(res.index)), _dash(p.num_cells), "yes" if p.optimal else "no", _dash(p.lower_bound), _shown(p)]
-    return _table(["test_rows", "num_cells", "optimal", "lower_bound", "cells (row:column)"], [row], right={0, 1, 3})
+    text = _table(["test_rows", "num_cells", "optimal", "lower_bound", "cells (row:column)"], [row], right={0, 1, 3})
+    if res.ids is not None:
+        text += f"\ntest rows ({res.ids.name}): " + ", ".join(_dash(_id(v)) for v in res.ids.values)
+    return text
 
 
 # ---------------------------------------------------------------------------------------
@@ -235,8 +314,9 @@ def _advice_text(res: Advice) -> str:
 
 def _cleaned_json(res: Cleaned) -> dict:
     rep, tg = res.report, res.report.together
-    results = [{"test_index": int(i), "num_cells": pt.num_cells, "cells": _cells_json(pt.cells),
-                "label": None if not pt.possible else str(pt.label)} for i, pt in zip(res.index, rep.points)]
+    results = [{**_keys_json(res, pos, i), "num_cells": pt.num_cells, "cells": _cells_json(pt.cells),
+                "label": None if not pt.possible else str(pt.label)}
+               for pos, (i, pt) in enumerate(zip(res.index, rep.points))]
     together = {"num_cells": tg.num_cells, "cells": _cells_json(tg.cells), "method": tg.method,
                 "optimal": bool(tg.optimal), "lower_bound": tg.lower_bound}
     path = {"num_cells": len(rep.path), "cells": _cells_json(rep.path), "certifies_all": bool(rep.path_certifies)}
@@ -251,15 +331,14 @@ def _point_shown(pt) -> str:
 
 def _cleaned_text(res: Cleaned) -> str:
     rep, tg = res.report, res.report.together
-    rows = [[str(int(i)), _dash(pt.num_cells), "-" if not pt.possible else str(pt.label), _point_shown(pt)]
-            for i, pt in zip(res.index, rep.points)]
+    rows = [[_dash(pt.num_cells), "-" if not pt.possible else str(pt.label), _point_shown(pt)] for pt in rep.points]
     claim = ("optimal" if tg.optimal else f"not proven optimal, lower bound {tg.lower_bound}") + f", {tg.method}"
     together = (f"{_n_cells(tg.num_cells)} ({claim}): {_cells_text(tg.cells) or '-'}" if tg.possible else
                 "impossible" if tg.optimal else "none found")
     path = (f"policy path: {_n_cells(len(rep.path))}, "
             + ("certifies every row" if rep.path_certifies else "does not certify every row")
             + (f": {_cells_text(rep.path)}" if rep.path else ""))
-    return "\n".join([_table(["test_index", "num_cells", "label", "cells (row:column)"], rows, right={0, 1}), "",
+    return "\n".join([_keyed(res, ["num_cells", "label", "cells (row:column)"], rows, right={0}), "",
                       "all rows together: " + together, path])
 
 
