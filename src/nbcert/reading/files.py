@@ -61,11 +61,18 @@ def _last_newline(b: np.ndarray, stop: int) -> int:
     return -1
 
 
+def _has_quote(b: np.ndarray) -> bool:
+    """Whether the bytes hold a double quote (a byte search over them in place, as
+    memchr: many times faster than comparing every byte)."""
+    strings = getattr(np, "strings", np.char)
+    return bool(b.size) and int(strings.find(b.view(f"S{b.size}"), b'"')[0]) >= 0
+
+
 def _record_end(b: np.ndarray, stop: int) -> int:
     """The position after the last newline before ``stop`` outside quotes, or 0 (``b``: the
     bytes as uint8, starting at a record's start)."""
     pos = _last_newline(b, stop)
-    if pos < 0 or not np.count_nonzero(b[:pos] == 34):
+    if pos < 0 or not _has_quote(b[:pos]):
         return pos + 1
     quotes = np.flatnonzero(b[:pos] == 34)
     nl = np.flatnonzero(b[:pos + 1] == 10)

@@ -123,7 +123,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-scaling", action="store_true", help="skip the scaling study's memory at 10^7 rows")
     ap.add_argument("--scratch", default=None, help="folder for the generated files (default: a temporary one)")
     ap.add_argument("--keep", action="store_true", help="keep the generated files")
-    ap.add_argument("--repeat", type=int, default=2, help="runs of each whole command (the best is kept)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each whole command (at least 3; the median is kept)")
     args = ap.parse_args(argv)
     rng = np.random.default_rng(0)
     rows = []
