@@ -372,7 +372,7 @@ class TableSource:
                 if pf.schema_arrow.names != schema.names:
                     raise self._fail(f"{path} has columns {pf.schema_arrow.names}, not {schema.names}")
                 for batch in pf.iter_batches(batch_size=batch_rows):
-                    batch = self._as_text(batch)
+                    batch = self._as_text(batch, dictionary)
                     yield rows, batch
                     rows += batch.num_rows
             except InputError:
@@ -382,19 +382,12 @@ class TableSource:
         if rows == 0:
             raise self._fail("the table has no data rows")
 
-    def _as_text(self, batch):
+    def _as_text(self, batch, dictionary: bool = False):
         """With ``text``, every non-string column as the text of its values."""
         if not self.text:
             return batch
         pa, _ = _pa()
-        import pyarrow.compute as pc
-
-        cols = []
-        for col in batch.columns:
-            typ = col.type.value_type if pa.types.is_dictionary(col.type) else col.type
-            if not (pa.types.is_string(typ) or pa.types.is_large_string(typ)):
-                col = pc.cast(col.dictionary_decode() if pa.types.is_dictionary(col.type) else col, pa.string())
-            cols.append(col)
+        cols = [_text_column(col, dictionary) for col in batch.columns]
         return pa.RecordBatch.from_arrays(cols, names=batch.schema.names)
 
     # -- public
@@ -427,6 +420,23 @@ class TableSource:
     def to_pandas(self):
         """The table as a pandas DataFrame of strings (missing cells NaN/None)."""
         return self.read(dictionary=False).to_pandas()
+
+
+def _text_column(col, dictionary: bool):
+    """A column as the text of its values.  Integers, when a dictionary is wanted, are
+    dictionary-encoded first and only the distinct values turned into text (the same
+    values in the same order of first appearance: an integer's text is unique to it)."""
+    pa, _ = _pa()
+    import pyarrow.compute as pc
+
+    is_dict = pa.types.is_dictionary(col.type)
+    typ = col.type.value_type if is_dict else col.type
+    if pa.types.is_string(typ) or pa.types.is_large_string(typ):
+        return col
+    if dictionary and pa.types.is_integer(typ):
+        coded = col if is_dict else pc.dictionary_encode(col)
+        return pa.DictionaryArray.from_arrays(coded.indices, coded.dictionary.cast(pa.string()))
+    return pc.cast(col.dictionary_decode() if is_dict else col, pa.string())
 
 
 class _OnePass:
