@@ -10,8 +10,14 @@ errors naming the file.
 
 How: the file is cut at record ends (a newline outside quotes) into pieces of about
 ``PIECE_BYTES``, read in one forward pass (a pipe or ``/dev/stdin`` is read once and its
-bytes kept for the passes after the first: never read twice).  Each piece is parsed by ``pyarrow.csv.read_csv`` on every core into dictionary-encoded columns:
-integer codes with no Python-level pass over cells.  The table in memory is the pieces'
+bytes kept for the passes after the first: never read twice), straight into Arrow-owned
+buffers.  Each piece is parsed by ``pyarrow.csv.read_csv`` on every core into
+dictionary-encoded columns: integer codes with no Python-level pass over cells.  A
+threaded read is given no Python object (no row handler, no buffer over Python bytes):
+Arrow may release its reader on one of its threads after returning the table, and
+releasing a Python object there needs the interpreter's lock, which a thread cannot take
+while the interpreter exits (the process then aborts).  A piece with a line of spaces is
+parsed again on the calling thread with a handler that skips such lines.  The table in memory is the pieces'
 concatenation; streaming hands on each piece's record batches and lets it go, so memory
 is bounded by the piece.  A faulty record is located by re-reading only its piece on one
 thread, where pyarrow numbers records; the lines before the piece are counted as it goes.
