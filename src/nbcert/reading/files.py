@@ -12,8 +12,14 @@ the file and that separator.
 
 How: the file is cut at record ends (a newline outside quotes) into pieces of about
 ``PIECE_BYTES``, read in one forward pass (a pipe or ``/dev/stdin`` is read once and its
-bytes kept for the passes after the first: never read twice).  Each piece is parsed by ``pyarrow.csv.read_csv`` on every core into dictionary-encoded columns:
-integer codes with no Python-level pass over cells.  The table in memory is the pieces'
+bytes kept for the passes after the first: never read twice), straight into Arrow-owned
+buffers.  Each piece is parsed by ``pyarrow.csv.read_csv`` on every core into
+dictionary-encoded columns: integer codes with no Python-level pass over cells.  A
+threaded read is given no Python object (no row handler, no buffer over Python bytes):
+Arrow may release its reader on one of its threads after returning the table, and
+releasing a Python object there needs the interpreter's lock, which a thread cannot take
+while the interpreter exits (the process then aborts).  A piece with a line of spaces is
+parsed again on the calling thread with a handler that skips such lines.  The table in memory is the pieces'
 concatenation; streaming hands on each piece's record batches and lets it go, so memory
 is bounded by the piece.  A faulty record is located by re-reading only its piece on one
 thread, where pyarrow numbers records; the lines before the piece are counted as it goes.
@@ -51,19 +57,35 @@ def _pa():
 # cutting a byte stream into pieces that end with a record
 
 
-def _record_end(buf: bytes, stop: int) -> int:
-    """The position after the last newline before ``stop`` outside quotes, or 0."""
-    pos = buf.rfind(b"\n", 0, stop)
-    if pos < 0:
-        return 0
-    quotes = buf.count(b'"', 0, pos)
-    while quotes % 2:  # this newline is inside a quoted field: try the one before
-        prev = buf.rfind(b"\n", 0, pos)
-        if prev < 0:
-            return 0
-        quotes -= buf.count(b'"', prev, pos)
-        pos = prev
-    return pos + 1
+def _last_newline(b: np.ndarray, stop: int) -> int:
+    """The position of the last newline before ``stop`` (-1: none), searched from the end."""
+    hi, width = stop, 1 << 16
+    while hi > 0:
+        lo = max(0, hi - width)
+        hit = np.flatnonzero(b[lo:hi] == 10)
+        if hit.size:
+            return lo + int(hit[-1])
+        hi, width = lo, 2 * width
+    return -1
+
+
+def _has_quote(b: np.ndarray) -> bool:
+    """Whether the bytes hold a double quote (a byte search over them in place, as
+    memchr: many times faster than comparing every byte)."""
+    strings = getattr(np, "strings", np.char)
+    return bool(b.size) and int(strings.find(b.view(f"S{b.size}"), b'"')[0]) >= 0
+
+
+def _record_end(b: np.ndarray, stop: int) -> int:
+    """The position after the last newline before ``stop`` outside quotes, or 0 (``b``: the
+    bytes as uint8, starting at a record's start)."""
+    pos = _last_newline(b, stop)
+    if pos < 0 or not _has_quote(b[:pos]):
+        return pos + 1
+    quotes = np.flatnonzero(b[:pos] == 34)
+    nl = np.flatnonzero(b[:pos + 1] == 10)
+    outside = nl[np.searchsorted(quotes, nl) % 2 == 0]  # newlines after an even number of quotes
+    return int(outside[-1]) + 1 if outside.size else 0
 
 
 def _first_record_end(buf: bytes) -> int:
@@ -82,23 +104,45 @@ def _first_record_end(buf: bytes) -> int:
 _TEXT = re.compile(rb"\S")
 
 
-def _byte_pieces(f, size: int) -> Iterator[memoryview]:
-    """Consecutive pieces of the stream ``f``, each ending with a whole record (views of
-    the bytes read: a piece is not copied again on its way to the parser)."""
+def arrow_bytes(data):
+    """An Arrow-owned copy of bytes (a Python buffer handed to a threaded Arrow reader
+    would be released on one of Arrow's threads, which needs the interpreter's lock)."""
+    pa, _ = _pa()
+    buf = pa.allocate_buffer(len(data))
+    np.frombuffer(buf, np.uint8)[:] = np.frombuffer(data, np.uint8)
+    return buf
+
+
+def _read_into(f, out: np.ndarray) -> int:
+    """Fill ``out`` from the stream ``f``; the number of bytes read (short only at its end)."""
+    view, got = memoryview(out), 0
+    while got < len(out):
+        n = f.readinto(view[got:])
+        if not n:
+            break
+        got += n
+    return got
+
+
+def _byte_pieces(f, size: int) -> Iterator:
+    """Consecutive pieces of the stream ``f``, each ending with a whole record: Arrow
+    buffers read straight from the stream (no Python object behind them, no copy on the way
+    to the parser but the few bytes of a record cut at a piece's end)."""
+    pa, _ = _pa()
     carry = b""
     while True:
-        chunk = f.read(size)
-        if not chunk:
+        buf = pa.allocate_buffer(len(carry) + size)
+        b = np.frombuffer(buf, np.uint8)
+        b[:len(carry)] = np.frombuffer(carry, np.uint8)
+        end = len(carry) + _read_into(f, b[len(carry):])
+        if end == len(carry):
             if carry:
-                yield memoryview(carry)
+                yield buf.slice(0, end)
             return
-        buf = carry + chunk if carry else chunk
-        cut = _record_end(buf, len(buf))
-        if cut == 0:
-            carry = buf
-            continue
-        yield memoryview(buf)[:cut]
-        carry = buf[cut:]
+        cut = _record_end(b, end)
+        if cut:
+            yield buf.slice(0, cut)
+        carry = b[cut:end].tobytes()
 
 
 def _line_of_record(piece: bytes, number: int) -> int:
@@ -121,8 +165,9 @@ def _line_of_record(piece: bytes, number: int) -> int:
 # the CSV reader
 
 
-class _Ragged(Exception):
-    pass
+def _ragged(e: Exception) -> bool:
+    """Whether pyarrow's parse error is about a record's number of fields."""
+    return "Expected" in str(e) and "columns" in str(e)
 
 
 def _handler(log: list | None):
@@ -218,7 +263,7 @@ class TableSource:
         except UnicodeDecodeError:
             raise self._fail("not a UTF-8 text file") from None
         pa, pacsv = _pa()
-        table = pacsv.read_csv(pa.py_buffer(text + b"\n"), read_options=pacsv.ReadOptions(use_threads=False),
+        table = pacsv.read_csv(arrow_bytes(text + b"\n"), read_options=pacsv.ReadOptions(use_threads=False),
                                parse_options=pacsv.ParseOptions(delimiter=self.sep or ","))
         return list(table.column_names)
 
@@ -242,23 +287,30 @@ class TableSource:
         return pacsv.ConvertOptions(column_types={c: typ for c in self.columns}, null_values=[""] + self.missing,
                                     strings_can_be_null=True, quoted_strings_can_be_null=True)
 
-    def _parse(self, piece: bytes, dictionary: bool, threads: bool = True, log: list | None = None):
+    def _parse(self, piece, dictionary: bool, threads: bool = True, log: list | None = None):
+        """The Arrow table of a piece (an Arrow buffer).  A threaded read holds no Python
+        object (no row handler): its reader may be released on an Arrow thread after the
+        table is returned, even while the interpreter exits.  A piece with a record of the
+        wrong width (or a line of spaces) is parsed again on this thread with the handler."""
         pa, pacsv = _pa()
         block = BLOCK_BYTES
         while True:
             try:
                 return pacsv.read_csv(
-                    pa.py_buffer(piece),
-                    read_options=pacsv.ReadOptions(column_names=self.columns, use_threads=threads, block_size=block),
-                    parse_options=pacsv.ParseOptions(delimiter=self.sep or ",", invalid_row_handler=_handler(log)),
+                    piece, read_options=pacsv.ReadOptions(column_names=self.columns, use_threads=threads,
+                                                          block_size=block),
+                    parse_options=pacsv.ParseOptions(delimiter=self.sep or ",",
+                                                     invalid_row_handler=None if threads else _handler(log)),
                     convert_options=self._convert(dictionary))
             except pa.ArrowInvalid as e:
-                if "straddling" in str(e) and block < len(piece):  # a record longer than a block
-                    block = min(4 * block, len(piece) + 1)
+                if "straddling" in str(e) and block < piece.size:  # a record longer than a block
+                    block = min(4 * block, piece.size + 1)
                     continue
+                if threads and _ragged(e):
+                    return self._parse(piece, dictionary, threads=False, log=log)
                 raise
 
-    def _locate(self, piece: bytes, rows_before: int, lines_before: int, dictionary: bool) -> InputError:
+    def _locate(self, piece, rows_before: int, lines_before: int, dictionary: bool) -> InputError:
         """The message for the first bad record of a piece, found on one thread."""
         log: list = []
         try:
@@ -286,10 +338,10 @@ class TableSource:
                     try:
                         table = self._parse(piece, dictionary)
                     except pa.ArrowInvalid as e:
-                        raise self._csv_error(e, bytes(piece), rows, self._lines_before(offset), dictionary) from None
+                        raise self._csv_error(e, piece, rows, self._lines_before(offset), dictionary) from None
                     yield rows, table
                     rows += table.num_rows
-                offset += len(piece)
+                offset += piece.size
         if rows == 0:
             raise self._fail("the table has no data rows")
 
@@ -307,7 +359,7 @@ class TableSource:
         msg = str(e)
         if "UTF8" in msg or "UTF-8" in msg:
             return self._fail("not a UTF-8 text file")
-        if "Expected" in msg and "columns" in msg:
+        if _ragged(e):
             return self._locate(piece, rows, lines, dictionary)
         return self._fail(f"cannot parse CSV ({msg.strip().splitlines()[-1] if msg.strip() else msg})")
 
@@ -337,7 +389,7 @@ class TableSource:
                 if pf.schema_arrow.names != schema.names:
                     raise self._fail(f"{path} has columns {pf.schema_arrow.names}, not {schema.names}")
                 for batch in pf.iter_batches(batch_size=batch_rows):
-                    batch = self._as_text(batch)
+                    batch = self._as_text(batch, dictionary)
                     yield rows, batch
                     rows += batch.num_rows
             except InputError:
@@ -347,19 +399,12 @@ class TableSource:
         if rows == 0:
             raise self._fail("the table has no data rows")
 
-    def _as_text(self, batch):
+    def _as_text(self, batch, dictionary: bool = False):
         """With ``text``, every non-string column as the text of its values."""
         if not self.text:
             return batch
         pa, _ = _pa()
-        import pyarrow.compute as pc
-
-        cols = []
-        for col in batch.columns:
-            typ = col.type.value_type if pa.types.is_dictionary(col.type) else col.type
-            if not (pa.types.is_string(typ) or pa.types.is_large_string(typ)):
-                col = pc.cast(col.dictionary_decode() if pa.types.is_dictionary(col.type) else col, pa.string())
-            cols.append(col)
+        cols = [_text_column(col, dictionary) for col in batch.columns]
         return pa.RecordBatch.from_arrays(cols, names=batch.schema.names)
 
     # -- public
@@ -392,6 +437,23 @@ class TableSource:
     def to_pandas(self):
         """The table as a pandas DataFrame of strings (missing cells NaN/None)."""
         return self.read(dictionary=False).to_pandas()
+
+
+def _text_column(col, dictionary: bool):
+    """A column as the text of its values.  Integers, when a dictionary is wanted, are
+    dictionary-encoded first and only the distinct values turned into text (the same
+    values in the same order of first appearance: an integer's text is unique to it)."""
+    pa, _ = _pa()
+    import pyarrow.compute as pc
+
+    is_dict = pa.types.is_dictionary(col.type)
+    typ = col.type.value_type if is_dict else col.type
+    if pa.types.is_string(typ) or pa.types.is_large_string(typ):
+        return col
+    if dictionary and pa.types.is_integer(typ):
+        coded = col if is_dict else pc.dictionary_encode(col)
+        return pa.DictionaryArray.from_arrays(coded.indices, coded.dictionary.cast(pa.string()))
+    return pc.cast(col.dictionary_decode() if is_dict else col, pa.string())
 
 
 class _OnePass:

@@ -5,10 +5,12 @@ Files (20 features of 5 values written v0..v4, 3 labels, 40 % of feature cells e
 drawn from a planted Naive Bayes model) are generated in a scratch folder, never kept in
 the repository, and deleted at the end unless ``--keep``; a size whose files the disk
 cannot hold is skipped with the reason.  Each command runs in its own process; its wall
-time and peak resident memory come from ``os.wait4`` (the child's own ru_maxrss).  Each
-pair is run ``repeat`` times, alternating, and the best time of each is kept.
+time and peak resident memory come from GNU time.  Each pair is run ``repeat`` times
+(at least 3), alternating ours and the reference back to back, and the ratio is that of
+the medians.  The 10^7-row CSV and Parquet targets are also measured on two more shapes
+(``SHAPES``): integer values (Parquet: int64 columns), and one column of 5,000 values.
 
-Targets (issue 9):
+Targets (issues 9 and 14):
 
 * CSV, 10^7 rows: ``nbcert certify`` (32 points), whole command, <= 1.5x a bare
   ``python -c`` importing pandas and pyarrow and calling ``pyarrow.csv.read_csv``;
@@ -61,12 +63,76 @@ def run_command(cmd: list) -> tuple:
 
 
 def best_pair(ours: list, ref: list, repeat: int) -> tuple:
-    """Best (seconds, peak bytes) of each command over ``repeat`` alternating runs."""
+    """Median (seconds, peak bytes) of each command over ``repeat`` alternating runs."""
     a, b = [], []
     for _ in range(repeat):
         a.append(run_command(ours))
         b.append(run_command(ref))
-    return min(a), min(b)
+    return _median(a), _median(b)
+
+
+def _median(runs: list) -> tuple:
+    """The median run by time (of an even number, the upper middle one)."""
+    return sorted(runs)[len(runs) // 2]
+
+
+def versions() -> str:
+    """The versions of Python, numpy, pandas and pyarrow this benchmark runs with."""
+    import platform
+
+    import numpy
+    import pandas
+    import pyarrow
+
+    return (f"Python {platform.python_version()}, numpy {numpy.__version__}, pandas {pandas.__version__}, "
+            f"pyarrow {pyarrow.__version__}")
+
+
+SHAPES = {"strings": "values v0..v4 (written as text)", "integers": "values 0..4 (Parquet: int64 columns)",
+          "wide": "values v0..v4, one column of 5,000 values"}
+
+
+def write_shape(path: Path, shape: str, n: int, fmt: str, seed: int = 9, chunk: int = 1_000_000) -> None:
+    """A 20-feature table of ``shape`` (see SHAPES; 3 labels, 40 % of feature cells
+    empty, values drawn uniformly), written chunk by chunk with pyarrow."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(seed)
+    writer = None
+    for a in range(0, n, chunk):
+        rows = min(chunk, n - a)
+        cols = {}
+        for j in range(20):
+            k = 5000 if shape == "wide" and j == 0 else 5
+            codes = rng.integers(0, k, rows)
+            blank = rng.random(rows) < 0.4
+            if shape == "integers":
+                cols[f"f{j}"] = pa.array(codes, mask=blank)
+            else:
+                cols[f"f{j}"] = pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32), mask=blank),
+                                                               pa.array([f"v{v}" for v in range(k)])).dictionary_decode()
+        cols["class"] = pa.array([f"l{v}" for v in range(3)]).take(pa.array(rng.integers(0, 3, rows)))
+        table = pa.table(cols)
+        if writer is None:
+            writer = (pacsv.CSVWriter(str(path), table.schema, write_options=pacsv.WriteOptions(quoting_style="none"))
+                      if fmt == "csv" else pq.ParquetWriter(str(path), table.schema))
+        writer.write_table(table)
+    writer.close()
+
+
+def shape_test(path: Path, shape: str, k: int = 32, seed: int = 3) -> None:
+    """``k`` test rows of ``shape``, every value one of the training values."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    text = (lambda v: str(v)) if shape == "integers" else (lambda v: f"v{v}")
+    cols = {f"f{j}": [text(v) for v in rng.integers(0, 5000 if shape == "wide" and j == 0 else 5, k)]
+            for j in range(20)}
+    pd.DataFrame(cols).to_csv(path, index=False)
 
 
 def _nbcert(train: Path, test: Path, *extra) -> list:
@@ -94,7 +160,7 @@ def _fits(scratch: Path, need: int) -> str:
 class InputBench:
     """Generates the files and runs each target; ``rows`` collects (target, measures, verdict)."""
 
-    def __init__(self, scratch: Path, repeat: int = 2, keep: bool = False, log=print):
+    def __init__(self, scratch: Path, repeat: int = 3, keep: bool = False, log=print):
         self.scratch, self.repeat, self.keep, self.log = scratch, repeat, keep, log
         self.rows: list = []
         self.test = scratch / "q.csv"
@@ -116,13 +182,32 @@ class InputBench:
         self.rows.append((target, "met" if ok else "MISSED" if ok is not None else "-", detail))
         self.log(f"  {target}: {detail} -> {self.rows[-1][1]}")
 
-    def _versus(self, target: str, path, why: str, ref: str, what: str, limit: float):
+    def _versus(self, target: str, path, why: str, ref: str, what: str, limit: float, test: Path | None = None):
         """Whole certify command vs the reference code, both in fresh processes."""
         if why:
             return self.add(target, None, why)
-        (s, mem), (r, rmem) = best_pair(_nbcert(path, self.test), _python(ref), self.repeat)
+        _warm(path)
+        (s, mem), (r, rmem) = best_pair(_nbcert(path, test or self.test), _python(ref), max(3, self.repeat))
         self.add(target, s <= limit * r, f"nbcert {s:.2f}s ({mem / GB:.2f} GB peak), {what} {r:.2f}s "
-                                         f"({rmem / GB:.2f} GB), ratio {s / r:.2f}")
+                                         f"({rmem / GB:.2f} GB), ratio {s / r:.2f} (medians of {max(3, self.repeat)})")
+
+    def shape(self, shape: str, fmt: str, n: int):
+        """The in-memory target on a generated file of ``shape`` (see SHAPES)."""
+        path = self.scratch / f"{shape}{n}.{fmt}"
+        test = self.scratch / f"q-{shape}.csv"
+        why = "" if path.exists() else _fits(self.scratch, n * BYTES_PER_ROW[fmt])
+        if not why and not path.exists():
+            t0 = time.perf_counter()
+            write_shape(path, shape, n, fmt)
+            shape_test(test, shape)
+            self.log(f"  wrote {path} ({n:,} rows, {SHAPES[shape]}) in {time.perf_counter() - t0:.0f}s")
+        if fmt == "csv":
+            self._versus(f"CSV {n:.0e} rows, {shape}: certify <= 1.5x pyarrow.csv.read_csv", path, why,
+                         f"import pandas, pyarrow.csv as pc; pc.read_csv({str(path)!r})", "read_csv", 1.5, test)
+        else:
+            self._versus(f"Parquet {n:.0e} rows, {shape}: certify <= 1.2x pyarrow.parquet.read_table", path, why,
+                         f"import pandas, pyarrow.parquet as pq; pq.read_table({str(path)!r})", "read_table", 1.2,
+                         test)
 
     def csv_in_memory(self, n: int):
         path, why = self._file(f"t{n}.csv", n, "csv")
@@ -180,15 +265,19 @@ class InputBench:
             shutil.rmtree(self.scratch, ignore_errors=True)
 
 
-def run_input(scratch: str | None, *, stream: bool = True, dask: bool = True, repeat: int = 2, keep: bool = False,
+def run_input(scratch: str | None, *, stream: bool = True, dask: bool = True, repeat: int = 3, keep: bool = False,
               log=print) -> list:
     """Run every input target; returns (target, verdict, detail) rows."""
     root = Path(scratch or tempfile.mkdtemp(prefix="nbcert-bench-"))
     root.mkdir(parents=True, exist_ok=True)
     bench = InputBench(root, repeat=repeat, keep=keep, log=log)
+    log(f"  {versions()}")
     try:
         bench.csv_in_memory(10**7)
         bench.parquet(10**7)
+        for shape in ("integers", "wide"):
+            for fmt in ("csv", "parquet"):
+                bench.shape(shape, fmt, 10**7)
         if dask:
             bench.dask(10**7)
         if stream:

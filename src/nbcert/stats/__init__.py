@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..reading.encoding import (CodedColumn, Domains, EncodedTable, InputError, code_frame, column_names, no_observed_value,
+from ..reading.encoding import (Domains, EncodedTable, InputError, code_frame, column_names, no_observed_value,
                        sort_labels)
 
 CHUNK_CELLS = 1 << 22  # cells per bincount call: its intp copy stays at 32 MB
@@ -144,9 +144,17 @@ class Partial:
     first_missing: tuple | None = None  # (row within the part, feature index)
 
 
-def _column_counts(y: np.ndarray, m: int, col: CodedColumn) -> np.ndarray:
-    k1 = len(col.values) + 1
-    return np.bincount(y * k1 + col.codes, minlength=m * k1).reshape(m, k1)
+def _column_counts(y: np.ndarray, m: int, columns: list) -> list:
+    """Per column, the (m, k + 1) counts of its codes by label: one bincount of
+    ``label * (k + 1) + code`` (intp keys; the scaled labels computed once per width)."""
+    y = y.astype(np.intp, copy=False)
+    scaled, out = {}, []
+    for col in columns:
+        k1 = len(col.values) + 1
+        if k1 not in scaled:
+            scaled[k1] = y * k1
+        out.append(np.bincount(scaled[k1] + col.codes, minlength=m * k1).reshape(m, k1))
+    return out
 
 
 def _first_missing(columns: list, counts: list) -> tuple | None:
@@ -201,7 +209,7 @@ def partial_counts(frame, label: str, *, missing=None, name: str = "training tab
     if features is not None and feats != features:
         raise InputError(f"{name}: columns {list(feats)} differ from the first part's {list(features)}")
     m = len(labels)
-    counts = [_column_counts(y, m, c) for c in columns]
+    counts = _column_counts(y, m, columns)
     return Partial(labels=labels, values=[c.values for c in columns], counts=counts, rows=len(y),
                    first_missing=_first_missing(columns, counts) if find_missing else None)
 
