@@ -21,8 +21,8 @@ measures the paper's part alone.
 
 ``--readme`` runs, for the default target, the README's first command exactly as written
 (virtual environment, install with the constraints, ``snakemake --cores 1``) in a fresh
-clone placed in ``--scratch`` (beside ``shared/`` for the README's mirror path), and times
-the whole command; Snakemake's own process is then found among its descendants.
+clone beside a link to the repository's own ``../shared`` (the README's mirror path), and
+times the whole command; Snakemake's own process is then found among its descendants.
 """
 
 from __future__ import annotations
@@ -174,6 +174,9 @@ def run_target(repo: Path, scratch: Path, target: str, mirror: str | None, cores
     """Run ``snakemake [target] --cores N`` (or, with ``readme``, the README's first command)
     from nothing in a fresh clone, measured."""
     work = clone(repo, scratch / f"clone-{target}")
+    shared = Path(repo).resolve().parent / "shared"
+    if readme and shared.is_dir() and not (scratch / "shared").exists():
+        (scratch / "shared").symlink_to(shared)  # the README's ../shared, as beside the repository
     tmp = scratch / f"tmp-{target}"
     tmp.mkdir()
     cmd, env = _command(work, target, mirror, cores, configfile, readme)
@@ -244,7 +247,7 @@ def main(argv=None) -> int:
     ap.add_argument("--keep", action="store_true", help="keep the clones")
     ap.add_argument("--readme", action="store_true",
                     help="for the default target, run the README's first command as written (set-up "
-                         "included) in a clone in --scratch, which must lie beside shared/")
+                         "included) in a fresh clone beside a link to the repository's ../shared")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures as JSON here")
     args = ap.parse_args(argv)
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
