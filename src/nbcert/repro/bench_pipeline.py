@@ -110,8 +110,7 @@ class _Sampler(threading.Thread):
             if self.below:
                 found = _snakemake_below(self.pid)
                 self.pid, self.below = (found, False) if found else (self.pid, True)
-                continue
-            cpu = _own_cpu(self.pid)
+            cpu = None if self.below else _own_cpu(self.pid)
             if cpu is not None:
                 self.cpu = cpu
             if time.monotonic() - last_disk >= 1.0:
@@ -125,8 +124,18 @@ def readme_command(readme: Path) -> str:
     return next(line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#"))
 
 
+def _is_snakemake(cmd: list) -> bool:
+    return any(part.endswith(b"bin/snakemake") for part in cmd[:2])
+
+
 def _snakemake_below(pid: int) -> int | None:
-    """The first process under ``pid`` whose command is Snakemake's main program."""
+    """``pid`` or the first process under it whose command is Snakemake's main program (a
+    shell runs the last command of its line in its own process)."""
+    try:
+        if _is_snakemake(Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")):
+            return pid
+    except OSError:
+        return None
     children = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -139,7 +148,7 @@ def _snakemake_below(pid: int) -> int | None:
     todo = [pid]
     while todo:
         for child, cmd in children.get(todo.pop(), []):
-            if any(part.endswith(b"bin/snakemake") for part in cmd[:2]):
+            if _is_snakemake(cmd):
                 return child
             todo.append(child)
     return None
