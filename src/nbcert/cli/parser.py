@@ -126,8 +126,8 @@ def _input_options() -> argparse.ArgumentParser:
     g.add_argument("--stream", action="store_true",
                    help="never hold the training table in memory (automatic when the file is larger "
                         "than memory allows); methods that need rows, except poison --method op, then refuse")
-    g.add_argument("--batch-rows", type=rule_type("batch_rows"), default=None, metavar="N",
-                   help="rows per record batch when reading the training file (default: about 64 MB of file)")
+    _option(g, "--batch-rows", "batch_rows", None, "N",
+            "rows per record batch when reading the training file (default: about 64 MB of file)")
     g.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="Dask scheduler (e.g. tcp://host:8786; default: $NBCERT_DASK_SCHEDULER) whose "
                         "workers read a Parquet training file or folder and count it per partition")
@@ -136,11 +136,11 @@ def _input_options() -> argparse.ArgumentParser:
 
 def _bins(files) -> None:
     g = files.add_argument_group("numeric columns")
-    g.add_argument("--bins", type=rule_type("bins"), default=None, metavar="N",
-                   help="cut each numeric column (every value a number) into N bins fitted on the training "
-                        "table's values (missing cells stay missing); a test value takes the bin it falls in, "
-                        "named by its interval, e.g. [10.9, 14.5); holds the training table in memory (not with "
-                        "--stream; default: every value is a category)")
+    _option(g, "--bins", "bins", None, "N",
+            "cut each numeric column (every value a number) into N bins fitted on the training "
+            "table's values (missing cells stay missing); a test value takes the bin it falls in, "
+            "named by its interval, e.g. [10.9, 14.5); holds the training table in memory (not with "
+            "--stream; default: every value is a category)")
     g.add_argument("--binning", choices=params.options("binning"), default=None,
                    help="how --bins cuts: quantile (default: about equal numbers of training values per bin, "
                         "so no bin is empty), uniform (equal widths) or kmeans")
