@@ -109,7 +109,8 @@ class _Sampler(threading.Thread):
         while not self.stop.wait(0.2):
             if self.below:
                 found = _snakemake_below(self.pid)
-                self.pid, self.below = (found, False) if found else (self.pid, True)
+                if found:
+                    self.pid, self.below = found, False
             cpu = None if self.below else _own_cpu(self.pid)
             if cpu is not None:
                 self.cpu = cpu
