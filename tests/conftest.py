@@ -1,6 +1,12 @@
 """The small pipeline run shared by the pipeline and Slurm tests (it takes a minute or two),
-and helpers to run Snakemake on it or on a copy of it."""
+and helpers to run Snakemake on it or on a copy of it.
 
+The suite runs on every core (pytest-xdist, ``-n auto`` in pyproject.toml): the long
+end-to-end tests are collected first, so that they do not start last and leave one worker
+busy long after the others are done, and the shared run is made once per session, not
+once per worker."""
+
+import fcntl
 import os
 import re
 import shutil
@@ -43,11 +49,34 @@ def job_counts(dry_run_stdout: str) -> dict:
     return {rule: int(n) for rule, n in rows if rule != "total"}
 
 
+LONGEST_FIRST = ("test_slurm.py", "test_pipeline.py", "test_bench_pipeline.py", "test_exit.py")
+
+
+def pytest_collection_modifyitems(items):
+    """The long end-to-end tests first (the rest keep their order)."""
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))
+
+
+def _session_dir(tmp_path_factory) -> Path:
+    """A folder that every xdist worker of this session shares (the session's own without xdist)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
 @pytest.fixture(scope="session")
 def local_run(tmp_path_factory):
+    """The test config's pipeline run, made by the first worker that needs it; the others
+    wait for it (a lock) and share it: tests only read it or copy it."""
     if not MIRROR.is_dir():
         pytest.skip(f"no data mirror at {MIRROR}")
-    work = workdir_with_config(tmp_path_factory.mktemp("pipeline"))
-    proc = snakemake(work, "--cores", "2")
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    shared = _session_dir(tmp_path_factory)
+    work, done = shared / "local_run", shared / "local_run.done"
+    with open(shared / "local_run.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(work, ignore_errors=True)  # what a failed attempt left
+            proc = snakemake(workdir_with_config(work), "--cores", "2")
+            assert proc.returncode == 0, proc.stderr[-3000:]
+            done.touch()
     return work
