@@ -188,7 +188,8 @@ def test_policy_ranking_is_the_api_answer_and_starts_the_path():
     test = pd.DataFrame({"f": ["a", "b"], "g": ["y", "x"]})
     assert not nbcert.certify(dirty, test, "y").robust.any()
     ranked = nbcert.clean(dirty, test, "y")
-    assert list(ranked.columns) == ["row", "column", "label", "score", "group_cells", "as_winner", "as_rival"]
+    assert list(ranked.columns) == ["row", "column", "label", "score", "group_cells", "as_winner", "as_rival",
+                                    "test_value"]
     assert (ranked.score.diff().dropna() <= 0).all() and len(ranked)
     enc = nbcert.encode(dirty, "y")
     T = enc.encode_test(test)
@@ -431,3 +432,32 @@ def test_limited_searches_find_the_unlimited_plans(seed, alpha):
     want = _reference_greedy(tab, T, as_alpha(alpha))
     for got in (cleaning.greedy_many(tab, T, alpha), cleaning.greedy_many(tab, T, alpha, dict(enumerate(singles)))):
         assert (got is None) == (want is None) and (got is None or np.array_equal(got, want))
+
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(dirty_instances(min_labels=2, max_tests=3), alphas)
+def test_advice_names_the_test_value_its_rows_share(inst, alpha):
+    """``test_value``: the column's value in every test row the group may help (the
+    policy's per-point mask), missing where they differ."""
+    ranked = nbcert.clean(inst.dirty, inst.test, inst.label, alpha=alpha)
+    enc = nbcert.encode(inst.dirty, inst.label)
+    helped = cleaning.group_scores(*_state(enc), enc.encode_test(inst.test), alpha).helped
+    for r in ranked.itertuples():
+        j, l = enc.features.index(r.column), enc.labels.index(r.label)
+        values = set(inst.test[r.column][helped[:, l, j]])
+        assert values, "a ranked group helps some test row"
+        if len(values) == 1:
+            assert r.test_value == values.pop()
+        else:
+            event("the rows a group helps differ in its column")
+            assert pd.isna(r.test_value)
+
+
+def _state(enc):
+    """(obs, M, N) of an encoded dirty table, as the advice computes them."""
+    from nbcert.cleaning.results import _observed
+    from nbcert.stats import count_index
+
+    index = count_index(enc)
+    return _observed(enc, index), index[:, enc.missing_codes], enc.label_sizes

@@ -129,3 +129,25 @@ def test_cli_minimum_matches_exhaustive_search(inst):
             cells = [(c["row"], c["column"]) for c in r["cells"]]
             if r["num_cells"]:
                 assert brute_is_robust_after_cleaning(dirty, truth, inst.label, row, cells)
+
+
+NUMERIC = ("x,g,y\n6.37,v,lo\n2.7,v,hi\n,u,lo\n,v,lo\n8.13,v,hi\n,v,hi\n,u,hi\n,v,hi\n5.44,v,hi\n9.35,v,hi\n"
+           "8.16,u,hi\n0.03,,lo\n,v,hi\n0.34,v,lo\n7.3,u,lo\n1.76,v,lo\n8.63,v,hi\n5.41,v,hi\n3.0,u,lo\n"
+           "4.23,u,lo\n0.28,,lo\n,v,lo\n6.71,u,hi\n6.47,,hi\n,u,hi\n3.84,v,lo\n9.97,u,hi\n9.81,v,hi\n,,hi\n"
+           "6.5,u,lo\n,v,hi\n3.89,,hi\n,v,lo\n7.21,v,hi\n5.25,,hi\n,u,lo\n4.86,v,lo\n,u,hi\n9.34,u,hi\n3.58,,hi\n")
+
+
+def test_the_reason_names_the_test_value_and_its_bin(capsys, tmp_path):
+    """A binned column's test value is named by its bin (``x ∈ [7.21, inf)``), a category
+    by its value (``g = u``), in the text and in the JSON."""
+    train, test = write(tmp_path, "num.csv", NUMERIC), write(tmp_path, "q.csv", "x,g\n7.5,u\n")
+    rc, out, err = run(capsys, "clean", "--train", train, "--test", test, "--label", "y", "--bins", "3", "--json")
+    assert rc == 0, err
+    got = json.loads(out)["results"]
+    binned = nbcert.reading.binning.fit_columns(nbcert.read_csv(train), "y", 3, "quantile")[0]
+    bin_of_test = binned.named(pd.Series([7.5]).to_numpy(float), pd.RangeIndex(1))[0]
+    assert bin_of_test == "[7.21, inf)"
+    assert {(r["column"], r["test_value"]) for r in got} == {("x", bin_of_test), ("g", "u")}
+    rc, text, _ = run(capsys, "clean", "--train", train, "--test", test, "--label", "y", "--bins", "3")
+    assert rc == 0
+    assert "may hold another value than x ∈ [7.21, inf)" in text and "may hold the test value g = u" in text

@@ -128,15 +128,15 @@ def _binned(train, test, label, names: dict, o: dict, truth=None) -> tuple:
     return train, *(next(others) if isinstance(t, pd.DataFrame) else t for t in (test, truth))
 
 
-def _prepare(train, test, label, o: dict, names: dict, *, rows=None, second_pass=False):
+def _prepare(train, test, label, o: dict, names: dict, *, rows=None, second_pass=False, with_test=False):
     """The training table (Stats or EncodedTable) and the test codes, after ``_binned``,
-    with the DataWarnings they call for."""
+    with the DataWarnings they call for (and, ``with_test``, the test table as binned)."""
     train, test, _ = _binned(train, test, label, names, o)
     source = _train(train, label, o["missing"], names["train"], rows=rows, second_pass=second_pass,
                     stream=o.get("stream"), batch_rows=o.get("batch_rows"))
     T = _test_codes(source, test, o["missing"], names["test"])
     hints.warn(source, T, binned=o["bins"] is not None, categorical=o["categorical"], missing=o["missing"])
-    return source, T
+    return (source, T, test) if with_test else (source, T)
 
 
 def _reading(missing, bins, binning, categorical, sep=None, **more) -> dict:
@@ -392,15 +392,18 @@ def clean(train: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0, missi
         ``row`` and ``column`` of its first missing cell, the row's ``label``, the group's
         size ``group_cells``, the policy's ``score`` and how many non-robust test rows it may
         help as their likely winner's cell (``as_winner``: its truth may equal the test
-        value) or as a rival's (``as_rival``: its truth may differ).  Empty when every test
-        row is robust or nothing may help.
+        value) or as a rival's (``as_rival``: its truth may differ), and ``test_value``: the
+        value all those test rows have in the column (with ``bins``, the bin's interval),
+        missing when they differ.  Empty when every
+        test row is robust or nothing may help.
     """
     validate(alpha=alpha, prior=prior, top=top)
     o = _reading(missing, bins, binning, categorical, sep, stream=False)
     names = _names(train, names)
-    enc, T = _prepare(train, test, label, o, names, rows="cleaning advice")
-    rows = cleaning.advice(enc, T, alpha, prior, top)
-    return pd.DataFrame(rows, columns=["row", "column", "label", "score", "group_cells", "as_winner", "as_rival"])
+    enc, T, test = _prepare(train, test, label, o, names, rows="cleaning advice", with_test=True)
+    rows = cleaning.advice(enc, T, alpha, prior, top, as_missing(test, o["missing"])[list(enc.features)])
+    return pd.DataFrame(rows, columns=["row", "column", "label", "score", "group_cells", "as_winner", "as_rival",
+                                       "test_value"])
 
 
 def _the(name: str) -> str:

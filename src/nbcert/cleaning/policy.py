@@ -71,6 +71,7 @@ class GroupScores:
     as_winner: np.ndarray  # (m, d)
     as_rival: np.ndarray  # (m, d)
     todo: int  # non-robust points
+    helped: np.ndarray  # (k, m, d): the points each group may help
 
 
 def _deficits(obs, M, N, T, alpha, pi):
@@ -147,7 +148,7 @@ def group_scores(obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, a
     is_w = np.zeros_like(helps)
     is_w[k, w] = True
     return GroupScores(gain.sum(axis=0), (helps & is_w).sum(axis=0), (helps & ~is_w).sum(axis=0),
-                       int((~robust).sum()))
+                       int((~robust).sum()), helps)
 
 
 def next_group(obs, M, N, T, alpha=0, prior="observed"):

@@ -80,7 +80,8 @@ def _observed(enc: EncodedTable, index: np.ndarray) -> np.ndarray:
     return obs
 
 
-def advice(enc: EncodedTable, T: np.ndarray, alpha=0, prior: str = "observed", top: int = 10) -> list:
+def advice(enc: EncodedTable, T: np.ndarray, alpha=0, prior: str = "observed", top: int = 10,
+           test=None) -> list:
     """The policy's ranked groups for a dirty table.
 
     Parameters
@@ -95,13 +96,17 @@ def advice(enc: EncodedTable, T: np.ndarray, alpha=0, prior: str = "observed", t
         The policy's odds for a missing cell (``truth_odds``).
     top : int, default 10
         The most groups returned.
+    test : DataFrame, optional
+        The test rows T codes, their values in ``enc.features`` order; without it a value
+        unseen in training is not named.
 
     Returns
     -------
     list of dict
         Per group with a positive score, best first: its first missing cell (``row``,
-        ``column``), its ``label``, ``score``, size (``group_cells``) and the points it may
-        help (``as_winner``, ``as_rival``).
+        ``column``), its ``label``, ``score``, size (``group_cells``), the points it may
+        help (``as_winner``, ``as_rival``) and ``test_value``: the column's value in every
+        point it may help (None when they differ).
     """
     index = count_index(enc)
     M = index[:, enc.missing_codes]
@@ -118,5 +123,14 @@ def advice(enc: EncodedTable, T: np.ndarray, alpha=0, prior: str = "observed", t
         first = int(enc.rows[rows].min())
         out.append({"row": first, "column": enc.features[j], "label": enc.labels[l], "score": float(gs.score[l, j]),
                     "group_cells": int(M[l, j]), "as_winner": int(gs.as_winner[l, j]),
-                    "as_rival": int(gs.as_rival[l, j])})
+                    "as_rival": int(gs.as_rival[l, j]), "test_value": _shared_value(enc, T, gs.helped[:, l, j], j, test)})
     return out
+
+
+def _shared_value(enc: EncodedTable, T: np.ndarray, points: np.ndarray, j: int, test=None):
+    """Column j's value in all of ``points`` (a mask over T), or None if none or several."""
+    if test is not None:
+        values = test.iloc[np.flatnonzero(points), j].unique()
+        return values[0] if len(values) == 1 else None
+    codes = np.unique(T[points, j])
+    return enc.categories[j][int(codes[0])] if len(codes) == 1 and codes[0] >= 0 else None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 
 from .commands import Advice, Certified, Cleaned, Counted, Poisoned, PoisonedTogether
@@ -60,7 +61,8 @@ def _keys_json(res, pos: int, i) -> dict:
 
 
 def _id(value) -> str | None:
-    return None if value is None or value != value else str(value)  # NaN != NaN: an empty id cell
+    """A value as text, None for a missing one (NaN != NaN: an empty cell)."""
+    return None if value is None or value != value else str(value)
 
 
 def _keyed(res, header: list, rows: list, right: set = frozenset()) -> str:
@@ -277,14 +279,25 @@ def _together_text(res: PoisonedTogether) -> str:
 # clean
 
 
+_INTERVAL = re.compile(r"^[\[(][^,\[\]()]+, [^,\[\]()]+\)$")  # a bin's name, as nbcert.reading.binning writes it
+
+
+def value_shown(column: str, value) -> str:
+    """A test value with its column: ``mean radius ∈ [10.9, 14.5)`` for a bin, ``odor = n``
+    for a category."""
+    value = str(value)
+    return f"{column} {'∈' if _INTERVAL.match(value) else '='} {value}"
+
+
 def _why(g: dict) -> str:
     parts = []
+    value = "" if g["test_value"] is None else " " + value_shown(g["column"], g["test_value"])
     if g["as_winner"]:
-        parts.append(f"may hold the test value: raises {g['label']}'s count for {g['as_winner']} "
+        parts.append(f"may hold the test value{value}: raises {g['label']}'s count for {g['as_winner']} "
                      f"test row{'s' * (g['as_winner'] != 1)} that {g['label']} likely wins")
     if g["as_rival"]:
-        parts.append(f"may hold another value: lowers rival {g['label']}'s count for {g['as_rival']} "
-                     f"test row{'s' * (g['as_rival'] != 1)}")
+        parts.append(f"may hold another value than{value or ' the test value'}: lowers rival {g['label']}'s "
+                     f"count for {g['as_rival']} test row{'s' * (g['as_rival'] != 1)}")
     return "; ".join(parts)
 
 
@@ -294,7 +307,8 @@ def _groups(res: Advice) -> list:
     for rank, r in enumerate(res.table.to_dict("records"), 1):
         g = {"rank": rank, "row": int(r["row"]), "column": str(r["column"]), "label": str(r["label"]),
              "group_cells": int(r["group_cells"]), "score": round(float(r["score"]), 6),
-             "as_winner": int(r["as_winner"]), "as_rival": int(r["as_rival"])}
+             "as_winner": int(r["as_winner"]), "as_rival": int(r["as_rival"]),
+             "test_value": _id(r["test_value"])}
         out.append({**g, "why": _why(g)})
     return out
 
