@@ -98,10 +98,15 @@ def _alpha(text: str) -> str:
     return text
 
 
-def _binning(args) -> dict:
-    """The bins options, for every API function."""
+def _check_binning(args) -> None:
+    """--binning means nothing without --bins: said before any file is read."""
     if args.binning is not None and args.bins is None:
         raise ParameterError("--binning needs --bins")
+
+
+def _binning(args) -> dict:
+    """The bins options, for every API function."""
+    _check_binning(args)
     return {"bins": args.bins, "binning": args.binning or "quantile", "categorical": args.categorical}
 
 
@@ -138,7 +143,7 @@ def _load(args, session: Session) -> Inputs:
     the test file; the CLI checks only what is about files: a test column that the training
     file does not have.  With a Dask scheduler the training table becomes a Dask DataFrame
     read by the workers."""
-    _binning(args)
+    _check_binning(args)
     source = nbcert.TableSource(args.train, args.missing, args.train, text=True, sep=args.sep)
     test = nbcert.read_csv(args.test, missing=args.missing, name=args.test, sep=args.sep)
     test, ids = _row_ids(args, source, test)
