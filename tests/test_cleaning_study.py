@@ -144,6 +144,7 @@ def _check_worlds(ch, obs, M, alpha=0):
     assert not (nxt + rest)[~np.broadcast_to(seen[live][:, None, None, :], nxt.shape)].any()  # pi = 0
     C = ch.E[live][:, None] + nxt + rest
     assert np.allclose(ch.F[live], log_factors(C, ch.N[:, None], delta, as_alpha(alpha)), rtol=0, atol=1e-12)
+    assert np.array_equal(ch.ls[live], cs._supports(ch.F[live], ch.N))  # kept label by label: the same bits
     ls = log_support(C, ch.N, delta, as_alpha(alpha))
     top2 = np.sort(ls, axis=2)[:, :, -2:]
     with np.errstate(invalid="ignore"):

@@ -58,13 +58,17 @@ REP = "cleaning"  # the seed part of this study's subsample
 _TIE = 1e-9  # scores (nats) this close to the best are ties: the first group wins, whatever the rounding
 
 
-def _predicted(F: np.ndarray, N: np.ndarray, tol: float) -> np.ndarray:
-    """The label each world predicts (m: a tie within ``tol``) from its log factors
-    F (..., m, d): log S(l|t) = log N_l + sum_j F_lj, as in :func:`nbcert.stats.support.log_support`."""
-    m = F.shape[-2]
+def _supports(F: np.ndarray, N: np.ndarray) -> np.ndarray:
+    """Log supports (..., m) from log factors F (..., m, d): log S(l|t) = log N_l + sum_j
+    F_lj, as in :func:`nbcert.stats.support.log_support`."""
+    return np.log(N.astype(float)) + F.sum(axis=-1)
+
+
+def _predicted(ls: np.ndarray, tol: float) -> np.ndarray:
+    """The label each world predicts (m: a tie within ``tol``) from its log supports ls (..., m)."""
+    m = ls.shape[-1]
     if m == 1:
-        return np.zeros(F.shape[:-2], np.int64)
-    ls = np.log(N.astype(float)) + F.sum(axis=-1)
+        return np.zeros(ls.shape[:-1], np.int64)
     top2 = np.sort(ls, axis=-1)[..., -2:]
     with np.errstate(invalid="ignore"):  # -inf - -inf: every support zero, a tie
         tie = ~(top2[..., 1] - top2[..., 0] > tol)
@@ -96,8 +100,9 @@ class EntropyChooser:
     Each point has ``samples`` uniform worlds, kept across decisions: per group (l, j) the
     number of t_j among its next ``batch`` cells (``nxt``, what cleaning the group would
     reveal) and among its other cells (``rest``), shape (k, samples, m, d), with their log
-    factors ``F`` and predicted labels ``lab``.  When a group is cleaned, only it changes
-    (:func:`_reveal`); a column whose domain grew is drawn afresh.  Only the non-robust
+    factors ``F``, log supports ``ls`` and predicted labels ``lab``.  When a group is
+    cleaned, only it changes (:func:`_reveal`), and only its label's supports are summed
+    again; a column whose domain grew is drawn afresh.  Only the non-robust
     points' worlds are kept (``live``); a point that is not robust again is drawn afresh.
     The criterion per point and group is the plug-in mutual information of (revealed count,
     label) over the worlds, (sum c_kl log c_kl - sum c_k log c_k - sum c_l log c_l +
@@ -149,7 +154,7 @@ class EntropyChooser:
             self._draw(live, j)
         self._draw(np.flatnonzero(keep & ~self.live), slice(None))
         self.live = keep.copy()
-        self.lab[keep] = _predicted(self.F[keep], self.N, self.tol)
+        self.lab[keep] = _predicted(self.ls[keep], self.tol)
 
     def _follows(self, obs, M) -> bool:
         """Is (obs, M) the last state with some cells cleaned (moved from M to obs)?"""
@@ -167,6 +172,7 @@ class EntropyChooser:
         self.B, self.E = np.zeros((m, d), np.int64), np.zeros((k, m, d), np.int64)
         self.nxt, self.rest = np.zeros((2, k, self.samples, m, d), np.int64)
         self.F, self.lab = np.zeros((k, self.samples, m, d)), np.zeros((k, self.samples), np.int64)
+        self.ls = np.zeros((k, self.samples, m))
         self.live = np.zeros(k, bool)  # points whose worlds are current
         for j in range(d):
             self._domain(j)
@@ -182,6 +188,7 @@ class EntropyChooser:
         self.E[:, l, j] = np.where(self.seen[:, j], obs[l, j, np.maximum(self.T[:, j], 0)], 0)
         C = self.E[live, None, l, j] + nxt + rest
         self.F[live, :, l, j] = log_factors(C, self.N[l], self.delta[j], self.alpha)
+        self.ls[live, :, l] = _supports(self.F[live, :, l], self.N[l])
 
     def _domain(self, j: int) -> None:
         """Column j's domain, the points' odds pi of t_j, agreeing counts and next batches."""
@@ -204,6 +211,7 @@ class EntropyChooser:
         delta = self.delta[cols]
         N = self.N[:, None] if isinstance(cols, slice) else self.N
         self.F[points, ..., cols] = log_factors(C, N, delta, self.alpha)
+        self.ls[points] = _supports(self.F[points], self.N)
 
     # -- the criterion
 
