@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import nbcert
 from brute import brute_is_robust_after_cleaning, brute_min_clean, brute_robust, missing_cells
 from nbcert import cleaning
+from nbcert.cleaning.results import dirty_state
 from nbcert.cleaning.fixed import _waterfill, _waterfill_logs
 from nbcert.cleaning.many import _largest_minimum
 from nbcert.cleaning.rival import Rival, rival_floor, rival_greedy
@@ -442,7 +443,7 @@ def test_advice_names_the_test_value_its_rows_share(inst, alpha):
     policy's per-point mask), missing where they differ."""
     ranked = nbcert.clean(inst.dirty, inst.test, inst.label, alpha=alpha)
     enc = nbcert.encode(inst.dirty, inst.label)
-    helped = cleaning.group_scores(*_state(enc), enc.encode_test(inst.test), alpha).helped
+    helped = cleaning.group_scores(*dirty_state(enc), enc.encode_test(inst.test), alpha).helped
     for r in ranked.itertuples():
         j, l = enc.features.index(r.column), enc.labels.index(r.label)
         values = set(inst.test[r.column][helped[:, l, j]])
@@ -453,11 +454,3 @@ def test_advice_names_the_test_value_its_rows_share(inst, alpha):
             event("the rows a group helps differ in its column")
             assert pd.isna(r.test_value)
 
-
-def _state(enc):
-    """(obs, M, N) of an encoded dirty table, as the advice computes them."""
-    from nbcert.cleaning.results import _observed
-    from nbcert.stats import count_index
-
-    index = count_index(enc)
-    return _observed(enc, index), index[:, enc.missing_codes], enc.label_sizes

@@ -394,14 +394,13 @@ def clean(train: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0, missi
         help as their likely winner's cell (``as_winner``: its truth may equal the test
         value) or as a rival's (``as_rival``: its truth may differ), and ``test_value``: the
         value all those test rows have in the column (with ``bins``, the bin's interval),
-        missing when they differ.  Empty when every
-        test row is robust or nothing may help.
+        missing when they differ.  Empty when every test row is robust or nothing may help.
     """
     validate(alpha=alpha, prior=prior, top=top)
     o = _reading(missing, bins, binning, categorical, sep, stream=False)
     names = _names(train, names)
     enc, T, test = _prepare(train, test, label, o, names, rows="cleaning advice", with_test=True)
-    rows = cleaning.advice(enc, T, alpha, prior, top, as_missing(test, o["missing"])[list(enc.features)])
+    rows = cleaning.advice(enc, T, alpha, prior, top, test[list(enc.features)])  # T's rows: none missing
     return pd.DataFrame(rows, columns=["row", "column", "label", "score", "group_cells", "as_winner", "as_rival",
                                        "test_value"])
 

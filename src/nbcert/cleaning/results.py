@@ -71,6 +71,13 @@ def report(tab: CleaningTable, T: np.ndarray, alpha=0, prior: str = "observed", 
     return CleaningReport(points, together, path, certified)
 
 
+def dirty_state(enc: EncodedTable) -> tuple:
+    """(obs, M, N) of a dirty table, as the policy takes them: observed cells per (label,
+    column, local value), missing cells per (label, column) and rows per label."""
+    index = count_index(enc)
+    return _observed(enc, index), index[:, enc.missing_codes], enc.label_sizes
+
+
 def _observed(enc: EncodedTable, index: np.ndarray) -> np.ndarray:
     """Observed cells per (label, column, local value) from the count index."""
     m, d, K = enc.m, enc.d, int(enc.delta.max())
@@ -97,8 +104,8 @@ def advice(enc: EncodedTable, T: np.ndarray, alpha=0, prior: str = "observed", t
     top : int, default 10
         The most groups returned.
     test : DataFrame, optional
-        The test rows T codes, their values in ``enc.features`` order; without it a value
-        unseen in training is not named.
+        The test rows that T codes, their columns in ``enc.features`` order, for naming
+        ``test_value`` (without it, None).
 
     Returns
     -------
@@ -108,9 +115,8 @@ def advice(enc: EncodedTable, T: np.ndarray, alpha=0, prior: str = "observed", t
         help (``as_winner``, ``as_rival``) and ``test_value``: the column's value in every
         point it may help (None when they differ).
     """
-    index = count_index(enc)
-    M = index[:, enc.missing_codes]
-    gs = group_scores(_observed(enc, index), M, enc.label_sizes, T, alpha, prior)
+    obs, M, N = dirty_state(enc)
+    gs = group_scores(obs, M, N, T, alpha, prior)
     order = np.argsort(-gs.score, axis=None, kind="stable")
     out = []
     miss = enc.is_missing()
@@ -123,14 +129,14 @@ def advice(enc: EncodedTable, T: np.ndarray, alpha=0, prior: str = "observed", t
         first = int(enc.rows[rows].min())
         out.append({"row": first, "column": enc.features[j], "label": enc.labels[l], "score": float(gs.score[l, j]),
                     "group_cells": int(M[l, j]), "as_winner": int(gs.as_winner[l, j]),
-                    "as_rival": int(gs.as_rival[l, j]), "test_value": _shared_value(enc, T, gs.helped[:, l, j], j, test)})
+                    "as_rival": int(gs.as_rival[l, j]), "test_value": _shared_value(test, gs.helped[:, l, j], j)})
     return out
 
 
-def _shared_value(enc: EncodedTable, T: np.ndarray, points: np.ndarray, j: int, test=None):
-    """Column j's value in all of ``points`` (a mask over T), or None if none or several."""
-    if test is not None:
-        values = test.iloc[np.flatnonzero(points), j].unique()
-        return values[0] if len(values) == 1 else None
-    codes = np.unique(T[points, j])
-    return enc.categories[j][int(codes[0])] if len(codes) == 1 and codes[0] >= 0 else None
+def _shared_value(test, points: np.ndarray, j: int):
+    """Column j's value in all of ``points`` (a mask over the test rows), or None if they
+    differ (or no test table is given)."""
+    if test is None:
+        return None
+    values = test.iloc[np.flatnonzero(points), j].unique()
+    return values[0] if len(values) == 1 else None

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import time
 
+from ..reading.binning import is_interval_name
 from .commands import Advice, Certified, Cleaned, Counted, Poisoned, PoisonedTogether
 
 
@@ -279,19 +279,15 @@ def _together_text(res: PoisonedTogether) -> str:
 # clean
 
 
-_INTERVAL = re.compile(r"^[\[(][^,\[\]()]+, [^,\[\]()]+\)$")  # a bin's name, as nbcert.reading.binning writes it
-
-
-def value_shown(column: str, value) -> str:
+def _value_shown(column: str, value: str) -> str:
     """A test value with its column: ``mean radius ∈ [10.9, 14.5)`` for a bin, ``odor = n``
     for a category."""
-    value = str(value)
-    return f"{column} {'∈' if _INTERVAL.match(value) else '='} {value}"
+    return f"{column} {'∈' if is_interval_name(value) else '='} {value}"
 
 
 def _why(g: dict) -> str:
     parts = []
-    value = "" if g["test_value"] is None else " " + value_shown(g["column"], g["test_value"])
+    value = "" if g["test_value"] is None else " " + _value_shown(g["column"], g["test_value"])
     if g["as_winner"]:
         parts.append(f"may hold the test value{value}: raises {g['label']}'s count for {g['as_winner']} "
                      f"test row{'s' * (g['as_winner'] != 1)} that {g['label']} likely wins")

@@ -29,6 +29,7 @@ paper's tables).
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass
 from typing import Iterable, Sequence
@@ -96,6 +97,14 @@ def interval_names(edges: np.ndarray) -> list:
         texts = _texts(inner, digits)
     bounds = ["-inf", *texts, "inf"]
     return [f"{'(' if k == 0 else '['}{bounds[k]}, {bounds[k + 1]})" for k in range(len(bounds) - 1)]
+
+
+_INTERVAL = re.compile(r"^[\[(][^,\[\]()]+, [^,\[\]()]+\)$")  # what interval_names writes
+
+
+def is_interval_name(text: str) -> bool:
+    """Does ``text`` read as a bin's name (``[10.9, 14.5)``, ``(-inf, 10.9)``)?"""
+    return bool(_INTERVAL.match(text))
 
 
 @dataclass(frozen=True)
@@ -171,5 +180,5 @@ def discretize_column(values: np.ndarray, n_bins: int, strategy: str) -> np.ndar
     return codes(fit(values[~np.isnan(values)], n_bins, strategy), values)
 
 
-__all__ = ["STRATEGIES", "numeric_values", "fit", "codes", "interval_names", "ColumnBins", "fit_columns",
-           "apply_columns", "bin_tables", "discretize_column"]
+__all__ = ["STRATEGIES", "numeric_values", "fit", "codes", "interval_names", "is_interval_name", "ColumnBins",
+           "fit_columns", "apply_columns", "bin_tables", "discretize_column"]
