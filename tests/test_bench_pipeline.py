@@ -55,7 +55,7 @@ def test_provenance_names_the_commit_and_versions(tmp_path):
 def test_the_constraints_file_pins_what_the_tests_need():
     pins = {line.split("==")[0].lower() for line in (ROOT / "constraints.txt").read_text().splitlines()
             if "==" in line and not line.startswith("#")}
-    assert {"numpy", "pandas", "pyarrow", "scikit-learn", "scipy", "snakemake", "hypothesis", "dask"} <= pins
+    assert {"numpy", "pandas", "pyarrow", "scikit-learn", "scipy", "snakemake", "hypothesis", "dask", "uv"} <= pins
 
 
 def test_the_benchmark_measures_a_run_of_the_papers_part(tmp_path):
