@@ -60,7 +60,10 @@ def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0, known: dict | None =
     A point's minimum drops by at most the c cells a round cleans (those c cells and the
     new minimum's cells certify it on the old table), so a lower bound found in one round,
     less c, holds in the next: a point whose bound cannot beat the best so far is only
-    checked for being cleanable at all.
+    checked for being cleanable at all, and only in the first round.  Cleaning keeps a
+    cleanable point cleanable and a robust one robust (the cleaned table's worlds are a
+    subset of the old table's worlds with the same cells cleaned), so every point still
+    to do after the first round was shown cleanable there.
 
     Parameters
     ----------
@@ -81,7 +84,7 @@ def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0, known: dict | None =
         todo = np.flatnonzero(~state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust)
         if not len(todo):
             return prune(tab, T, x, alpha)
-        plan = _cheapest_completion(cur, T, todo, alpha, lower, (known or {}) if step == 0 else {})
+        plan = _cheapest_completion(cur, T, todo, alpha, lower, (known or {}) if step == 0 else {}, step > 0)
         if plan is None:
             return None
         x = x + plan.x
@@ -90,12 +93,13 @@ def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0, known: dict | None =
 
 
 def _cheapest_completion(tab: CleaningTable, T: np.ndarray, todo: np.ndarray, alpha: Fraction, lower: dict,
-                         known: dict):
+                         known: dict, cleanable_known: bool):
     """The cheapest single-point minimum among the points ``todo`` (the first in T's order
     among equals), None if one of them has none.  Points are tried in the order of their
     ``lower`` bounds (updated), each only for a plan that would win: cheaper than the best
     so far, or as cheap if it comes first; ``known`` plans are not searched, and a point
-    whose bound shows it cannot win is only checked for being cleanable."""
+    whose bound shows it cannot win is only checked for being cleanable (unless
+    ``cleanable_known``: every point of ``todo`` is)."""
     best = None  # (cost, position in todo, plan)
     for i in sorted(range(len(todo)), key=lambda i: lower.get(int(todo[i]), -math.inf)):
         p = int(todo[i])
@@ -103,7 +107,7 @@ def _cheapest_completion(tab: CleaningTable, T: np.ndarray, todo: np.ndarray, al
         if p in known:
             plan, possible = (known[p] if known[p].cost < limit else None), True
         elif lower.get(p, -math.inf) >= limit:
-            plan, possible = None, cleanable(tab, T[p], alpha)
+            plan, possible = None, cleanable_known or cleanable(tab, T[p], alpha)
         else:
             plan, possible, lower[p] = offline_search(tab, T[p], alpha, limit)
         if not possible or (plan is None and limit == math.inf):
