@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 import nbcert
 from nbcert import stats
 from nbcert.reading import files as file_reading
+from nbcert.reading import parallel
 from nbcert.reading.encoding import code_dtype, encode, from_codes
 from brute import brute_robust
 from strategies import complete_instances, instances
@@ -197,6 +199,53 @@ def test_parquet_folder_and_text_values(tmp_path, capsys):
         run_json(capsys, "count", "--train", csv, "--test", test, "--label", "y")
     res = nbcert.certify(str(folder), df[["odor", "cap"]].iloc[[0]].assign(cap="s"), "y")
     assert frame(res) == frame(nbcert.certify(df, df[["odor", "cap"]].iloc[[0]].assign(cap="s"), "y"))
+
+
+class side_by_side:
+    """Work on columns on two threads however short the table (nbcert.reading.parallel)."""
+
+    def __enter__(self):
+        self.old = parallel.PARALLEL_ROWS, parallel.threads
+        parallel.PARALLEL_ROWS, parallel.threads = 0, lambda: 2
+
+    def __exit__(self, *exc):
+        parallel.PARALLEL_ROWS, parallel.threads = self.old
+
+
+def test_columns_side_by_side_are_used_for_long_tables(monkeypatch):
+    """The pool works for a table of PARALLEL_ROWS rows (not below) when Arrow has threads."""
+    calls = []
+    monkeypatch.setattr(parallel, "threads", lambda: 2)
+    monkeypatch.setattr(parallel, "_pool", lambda: calls.append(1) or ThreadPoolExecutor(2))
+    assert parallel.map_columns(str, [1, 2, 3], parallel.PARALLEL_ROWS - 1) == ["1", "2", "3"] and not calls
+    assert parallel.map_columns(str, [1, 2, 3], parallel.PARALLEL_ROWS) == ["1", "2", "3"] and calls
+
+
+@SETTINGS
+@given(inst=instances(), data=st.data())
+def test_columns_side_by_side_give_the_same_answers(tmp_path_factory, inst, data):
+    """Columns coded and counted on threads: the answers of the loop, from a DataFrame, a
+    CSV file and a Parquet file with integer columns (coded by Arrow from int64)."""
+    tmp = tmp_path_factory.mktemp("threads")
+    test = as_text(inst.test[inst.features])
+    ints = inst.train.copy()
+    for f in inst.features:  # integer columns, missing cells as nulls, where the values allow
+        as_int = pd.to_numeric(ints[f], errors="coerce")
+        if as_int.notna().sum() == ints[f].notna().sum():
+            ints[f] = as_int.astype("Int64")
+    parquet = tmp / "t.parquet"
+    ints.to_parquet(parquet, index=False, row_group_size=data.draw(st.integers(1, len(ints)), label="row group"))
+    csv = write_csv(inst.train, tmp / "t.csv")
+    batch = data.draw(st.sampled_from([None, 1, 2]), label="batch rows")
+    sources = [(as_text(inst.train), {}), (csv, {"batch_rows": batch}), (str(parquet), {"batch_rows": batch})]
+
+    def answers():
+        return [(frame(nbcert.certify(src, test, inst.label, **kw)),
+                 counts(nbcert.count_worlds(src, test, inst.label, method="exact", **kw))) for src, kw in sources]
+
+    expected = answers()
+    with side_by_side():
+        assert answers() == expected
 
 
 def test_row_methods_refuse_a_streamed_table(tmp_path, capsys):

@@ -32,6 +32,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from .parallel import map_columns
 from ..errors import InputError, RowError  # noqa: F401  (re-exported: nbcert.reading.encoding.InputError)
 
 
@@ -339,7 +340,7 @@ def code_frame(frame, label: str, *, missing: Iterable | None = None, name: str 
     features = check_frame(frame, label, name)
     tokens = list(missing or [])
     y, labels = code_labels(_column(frame, label), name, label, start, tokens)
-    columns = [code_column(_column(frame, f), tokens, exact, compact) for f in features]
+    columns = map_columns(lambda f: code_column(_column(frame, f), tokens, exact, compact), features, len(frame))
     return y, labels, features, columns
 
 

@@ -38,6 +38,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from ..errors import InputError
+from .parallel import map_columns
 
 PIECE_BYTES = 64 << 20  # bytes of file per piece
 BLOCK_BYTES = 8 << 20  # bytes per parallel parse block (pyarrow's unit of work)
@@ -404,7 +405,7 @@ class TableSource:
         if not self.text:
             return batch
         pa, _ = _pa()
-        cols = [_text_column(col, dictionary) for col in batch.columns]
+        cols = map_columns(lambda col: _text_column(col, dictionary), batch.columns, batch.num_rows)
         return pa.RecordBatch.from_arrays(cols, names=batch.schema.names)
 
     # -- public

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..reading.parallel import map_columns
 from ..reading.encoding import (Domains, EncodedTable, InputError, code_frame, column_names, no_observed_value,
                        sort_labels)
 
@@ -148,13 +149,13 @@ def _column_counts(y: np.ndarray, m: int, columns: list) -> list:
     """Per column, the (m, k + 1) counts of its codes by label: one bincount of
     ``label * (k + 1) + code`` (intp keys; the scaled labels computed once per width)."""
     y = y.astype(np.intp, copy=False)
-    scaled, out = {}, []
-    for col in columns:
+    scaled = {k1: y * k1 for k1 in {len(col.values) + 1 for col in columns}}
+
+    def count(col):
         k1 = len(col.values) + 1
-        if k1 not in scaled:
-            scaled[k1] = y * k1
-        out.append(np.bincount(scaled[k1] + col.codes, minlength=m * k1).reshape(m, k1))
-    return out
+        return np.bincount(scaled[k1] + col.codes, minlength=m * k1).reshape(m, k1)
+
+    return map_columns(count, columns, len(y))
 
 
 def _first_missing(columns: list, counts: list) -> tuple | None:
