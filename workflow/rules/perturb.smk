@@ -1,6 +1,6 @@
 # Stage 3: per data set, every repetition's k test points drawn from the complete rows;
 # per repetition, the rest perturbed at every missing rate (nbcert.repro.stages).  One job
-# writes many small files: a job's start-up (Python, pandas) costs more than its work.
+# per data set writes many small files: a job's start-up (Python, pandas) costs more than its work.
 rule split:
     input:
         "data/discretized/{ds}.csv",
@@ -25,21 +25,22 @@ rule split:
 
 rule perturb:
     input:
-        "data/splits/{ds}/rep{rep}/train.csv",
+        expand("data/splits/{{ds}}/rep{rep}/train.csv", rep=REPS),
     output:
-        variant_files("data/perturbed/{{ds}}/rep{{rep}}/{kind}_{rate}.csv"),
+        [f for rep in REPS for f in variant_files(f"data/perturbed/{{{{ds}}}}/rep{rep}/{{kind}}_{{rate}}.csv")],
     params:
         label=label,
         seed=S.seed,
         feature_share=S.feature_share,
         variants=VARIANTS,
+        reps=REPS,
     threads: 1
     resources:
         mem_mb=per_attempt(500, 40),
         runtime=per_attempt(5, 8),
     benchmark:
-        "benchmarks/perturb/{ds}/rep{rep}.tsv"
+        "benchmarks/perturb/{ds}.tsv"
     log:
-        "logs/perturb/{ds}/rep{rep}.log",
+        "logs/perturb/{ds}.log",
     script:
         "../scripts/perturb.py"
