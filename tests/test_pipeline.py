@@ -134,7 +134,7 @@ def test_deleting_a_table_or_a_run_rebuilds_exactly_what_depends_on_it(run, tmp_
     before = _table(table)
     table.unlink()
     assert job_counts(snakemake(work, "-n").stdout) == {"gather_decision": 1, **downstream}
-    (work / "results/runs/decision/mushrooms/rep1/uniform_0.2.csv").unlink()  # one repetition's job writes all 4
+    (work / "results/runs/decision/mushrooms/rep1/uniform_0.2.csv").unlink()  # one job writes every run of the data set
     assert job_counts(snakemake(work, "-n").stdout) == {"decide": 1, "gather_decision": 1, **downstream}
     proc = snakemake(work, "--cores", "2")
     assert proc.returncode == 0, proc.stderr[-3000:]

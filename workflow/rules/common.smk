@@ -110,7 +110,7 @@ def paper_jobs():
     every intermediate they are made from."""
     ds = available()
     return {"data_status": {}, "discretize": {"ds": ds}, "split": {"ds": ds}, "perturb": {"ds": ds},
-            "decide": {"ds": ds, "rep": REPS}, "poison": {"ds": ds}, "gather_decision": {"ds": ds},
+            "decide": {"ds": ds}, "poison": {"ds": ds}, "gather_decision": {"ds": ds},
             "gather_poisoning": {"ds": ds}, "figure_rates": {"num": [6, 7]}, "figure_k": {"num": [8, 9]},
             "figure_poisoning": {}}
 

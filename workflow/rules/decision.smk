@@ -1,5 +1,6 @@
-# Stage 4: AD, Iterate and Iterate+Index timed on every perturbed table of a repetition, one
-# job per repetition (one run file per table).  `timed` jobs never run side by side (the
+# Stage 4: AD, Iterate and Iterate+Index timed on every perturbed table, one job per data
+# set (one run file per table; a job's start-up, scikit-learn's import included, costs
+# about as much as a repetition's Iterate and Iterate+Index).  `timed` jobs never run side by side (the
 # profiles cap the resource at 1).
 def decision_expected(wildcards):
     """What each decision run of a data set must hold (nbcert.repro.expect)."""
@@ -11,13 +12,14 @@ def decision_expected(wildcards):
 
 rule decide:
     input:
-        clean="data/splits/{ds}/rep{rep}/train.csv",
-        test="data/splits/{ds}/rep{rep}/test.csv",
-        dirty=variant_files("data/perturbed/{{ds}}/rep{{rep}}/{kind}_{rate}.csv"),
+        clean=expand("data/splits/{{ds}}/rep{rep}/train.csv", rep=REPS),
+        test=expand("data/splits/{{ds}}/rep{rep}/test.csv", rep=REPS),
+        dirty=[f for rep in REPS for f in variant_files(f"data/perturbed/{{{{ds}}}}/rep{rep}/{{kind}}_{{rate}}.csv")],
     output:
-        variant_files("results/runs/decision/{{ds}}/rep{{rep}}/{kind}_{rate}.csv"),
+        [f for rep in REPS for f in variant_files(f"results/runs/decision/{{{{ds}}}}/rep{rep}/{{kind}}_{{rate}}.csv")],
     params:
         label=label,
+        reps=REPS,
         variants=VARIANTS,
         ks={rate: S.ks_for(rate) for rate in RATES},
         ad_worlds=S.ad_worlds,
@@ -26,11 +28,11 @@ rule decide:
     resources:
         timed=1,
         mem_mb=per_attempt(800, 10),
-        runtime=per_attempt(10, 10),
+        runtime=per_attempt(10 * len(REPS), 10),
     benchmark:
-        "benchmarks/decide/{ds}/rep{rep}.tsv"
+        "benchmarks/decide/{ds}.tsv"
     log:
-        "logs/decide/{ds}/rep{rep}.log",
+        "logs/decide/{ds}.log",
     script:
         "../scripts/decide.py"
 
