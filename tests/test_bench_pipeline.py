@@ -70,7 +70,7 @@ def test_the_benchmark_measures_a_run_of_the_papers_part(tmp_path):
     assert {"fetch", "discretize", "split", "perturb", "decide", "poison", "gather", "figures"} <= set(stages)
     assert "cleaning_study" not in stages  # the paper's part alone
     assert 0 < run["cpu_snakemake"] < run["cpu_total"] and run["peak_disk"] > 0
-    assert stages["decide"]["jobs"] == 6 and all(s["max_rss_mb"] > 0 for s in stages.values())
+    assert stages["decide"]["jobs"] == 3 and all(s["max_rss_mb"] > 0 for s in stages.values())
     assert not list(tmp_path.glob("nbcert-bench-pipeline-*")), "the scratch clone is removed"
 
 

@@ -374,6 +374,25 @@ def test_a_rival_plan_found_without_search_is_what_it_claims(spec):
         assert R[c] >= r.curve[min(c, len(r.curve) - 1)] - 1e-9  # never below the optimum
 
 
+def test_a_rival_without_columns_has_one_plan_of_no_cells():
+    """A rival with no column left to clean (every factor fixed): the product of nothing,
+    reached with no cell (it raised IndexError)."""
+    R, amounts = rival_greedy(np.zeros(0, np.int64), np.zeros(0, np.int64), 1, 1)
+    assert R.tolist() == [0.0] and amounts(0).tolist() == []
+
+
+def test_offline_minimum_when_a_rival_has_no_column_to_clean():
+    """The case hypothesis found (alpha = 1): the single-point minima match brute force."""
+    nan = np.nan
+    dirty = pd.DataFrame({"y": list("pqrp"), "f0": list("aaab"), "f1": [nan, nan, "b", nan],
+                          "f2": [nan, nan, nan, "b"]})
+    truth = pd.DataFrame({"y": list("pqrp"), "f0": list("aaab"), "f1": list("aaba"), "f2": list("aaab")})
+    test = pd.DataFrame({"f0": ["a", "z"], "f1": ["a", "b"], "f2": ["z", "z"]})
+    rep = nbcert.clean_offline(dirty, truth, test, "y", alpha=1, method="greedy")
+    for (_, row), pt in zip(test.iterrows(), rep.points):
+        assert pt.num_cells == brute_min_clean(dirty, truth, "y", [row.to_dict()], 1)
+
+
 @settings(max_examples=300, **SETTINGS)
 @given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), min_size=1, max_size=6),
        st.sampled_from([(0, 1), (1, 2), (3, 1)]))

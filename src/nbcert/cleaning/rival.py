@@ -234,7 +234,7 @@ def rival_greedy(h, cap, p: int, q: int):
     b = np.where(k < len(order), np.minimum(c - done, cap[col] if len(order) else 0), 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         whole = np.append(0.0, np.cumsum(v0[order] - np.log(float(q) * (h[order] - cap[order]) + p)))[k]
-        part = np.where(b > 0, v0[col] - np.log(float(q) * (h[col] - b) + p), 0.0)
+        part = np.where(b > 0, v0[col] - np.log(float(q) * (h[col] - b) + p), 0.0) if len(order) else np.zeros(len(c))
         R = v0.sum() - whole - part
     if kill_at is not None:
         R[kill_at:] = -np.inf
