@@ -14,9 +14,9 @@ rule decide:
     input:
         clean=expand("data/splits/{{ds}}/rep{rep}/train.csv", rep=REPS),
         test=expand("data/splits/{{ds}}/rep{rep}/test.csv", rep=REPS),
-        dirty=[f for rep in REPS for f in variant_files(f"data/perturbed/{{{{ds}}}}/rep{rep}/{{kind}}_{{rate}}.csv")],
+        dirty=expand("data/perturbed/{{ds}}/rep{rep}/{kind}_{rate}.csv", rep=REPS, kind=KINDS, rate=RATES),
     output:
-        [f for rep in REPS for f in variant_files(f"results/runs/decision/{{{{ds}}}}/rep{rep}/{{kind}}_{{rate}}.csv")],
+        expand("results/runs/decision/{{ds}}/rep{rep}/{kind}_{rate}.csv", rep=REPS, kind=KINDS, rate=RATES),
     params:
         label=label,
         reps=REPS,

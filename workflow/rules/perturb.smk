@@ -27,7 +27,7 @@ rule perturb:
     input:
         expand("data/splits/{{ds}}/rep{rep}/train.csv", rep=REPS),
     output:
-        [f for rep in REPS for f in variant_files(f"data/perturbed/{{{{ds}}}}/rep{rep}/{{kind}}_{{rate}}.csv")],
+        expand("data/perturbed/{{ds}}/rep{rep}/{kind}_{rate}.csv", rep=REPS, kind=KINDS, rate=RATES),
     params:
         label=label,
         seed=S.seed,
