@@ -286,3 +286,61 @@ def test_arrow_backed_strings_equal_objects(inst):
     assert frame(nbcert.certify(arrow, test, inst.label)) == frame(nbcert.certify(text, test, inst.label))
     assert frame(nbcert.certify(arrow, test, inst.label, method="iterate")) == \
         frame(nbcert.certify(text, test, inst.label))
+
+
+
+INT_TYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+def _span_with_nulls(arr) -> int:
+    """The span int_dictionary codes: the values', with 0 where there are nulls."""
+    values = [v for v in arr.to_pylist() if v is not None] + ([0] if arr.null_count else [])
+    return max(values) - min(values) + 1
+
+
+@SETTINGS
+@given(data=st.data())
+def test_int_dictionary_is_arrows_dictionary_encode(data):
+    """Integer columns of a narrow span are dictionary-encoded by lookup tables: the same
+    dictionary (order of first appearance) and indices as pyarrow's dictionary_encode, for
+    every integer type, at either end of its range, with nulls whose bytes are arbitrary
+    and with slices; anything else is left to Arrow (None)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from nbcert.reading.encoding import INT_SPAN_MAX, int_dictionary
+
+    typ = data.draw(st.sampled_from(INT_TYPES), label="type")
+    info = np.iinfo(typ)
+    span = data.draw(st.integers(1, 40), label="span")
+    lo = data.draw(st.one_of(st.integers(int(info.min), int(info.max) - span + 1),
+                             st.sampled_from([int(info.min), int(info.max) - span + 1, 0])), label="lowest value")
+    n = data.draw(st.integers(1, 200), label="rows")
+    rel = data.draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n), label="values")
+    mask = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n), label="nulls"))
+    junk = data.draw(st.lists(st.integers(int(info.min), int(info.max)), min_size=n, max_size=n), label="null bytes")
+    values = np.array([j if m else lo + v for v, m, j in zip(rel, mask, junk)], dtype=typ)
+    arr = pa.array(values, mask=mask)  # Arrow keeps a null's bytes as given
+    start = data.draw(st.integers(0, n - 1), label="slice start")
+    arr = arr.slice(start, data.draw(st.integers(0, n - start), label="slice length"))
+    got = int_dictionary(arr)
+    if got is None:
+        assert arr.null_count == len(arr) or _span_with_nulls(arr) > min(INT_SPAN_MAX, len(arr))
+        return
+    got.validate(full=True)
+    want = pc.dictionary_encode(arr)
+    assert got.dictionary.equals(want.dictionary)
+    assert got.indices.equals(want.indices)
+
+
+def test_int_dictionary_leaves_wide_and_empty_columns_to_arrow():
+    import pyarrow as pa
+
+    from nbcert.reading.encoding import INT_SPAN_MAX, int_dictionary
+
+    assert int_dictionary(pa.array(np.arange(INT_SPAN_MAX) + 10**12)) is not None
+    assert int_dictionary(pa.array(np.arange(INT_SPAN_MAX + 1))) is None
+    assert int_dictionary(pa.array([None, None], pa.int64())) is None
+    assert int_dictionary(pa.array(["a"])) is None
+    assert int_dictionary(pa.array([5, 1000], mask=[False, True])) is None  # 0..5: 6 values, 2 rows
+    assert int_dictionary(pa.array([1, 1000, 2], mask=[False, True, False])) is not None  # 0..2

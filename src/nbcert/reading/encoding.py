@@ -174,6 +174,64 @@ def _chunk_filled(chunk, fill: int) -> np.ndarray:
     return out
 
 
+INT_SPAN_MAX = (1 << 16) - 1  # integer columns spanning at most this many values: coded by a lookup table
+
+
+def _valid(arr) -> np.ndarray | None:
+    """The validity bitmap of an Arrow array as booleans (None: no null)."""
+    validity = arr.buffers()[0]
+    if arr.null_count == 0 or validity is None:
+        return None
+    n, off = len(arr), arr.offset
+    return np.unpackbits(np.frombuffer(validity, np.uint8), count=off + n, bitorder="little")[off:].view(bool)
+
+
+def _first_seen(rel: np.ndarray, valid: np.ndarray | None, present: int) -> np.ndarray:
+    """The distinct values of ``rel`` at the valid cells, in order of first appearance
+    (``present`` of them): found in a prefix that grows until it holds them all."""
+    m = 1 << 12
+    while True:
+        u = pd.unique(rel[:m] if valid is None else rel[:m][valid[:m]])
+        if len(u) == present or m >= len(rel):
+            return u
+        m *= 8
+
+
+def int_dictionary(arr):
+    """``pyarrow.compute.dictionary_encode`` of an integer Array whose values and 0 span
+    at most INT_SPAN_MAX values (and no more than its length), by a few numpy passes over
+    its buffers instead of hashing every cell: the same dictionary (the values in order
+    of first appearance) and the same indices.  None for any other array.
+
+    A null cell's bytes are arbitrary, so they are first set to 0 (hence 0 in the span)
+    and taken out of 0's count.  The offset of a cell from the smallest value is then
+    taken modulo 2^16: exact, as the span is below 2^16, whatever the integer type."""
+    import pyarrow as pa
+
+    if not isinstance(arr, pa.Array) or not pa.types.is_integer(arr.type) or arr.null_count == len(arr):
+        return None
+    n, off = len(arr), arr.offset
+    x = np.frombuffer(arr.buffers()[1], arr.type.to_pandas_dtype(), count=off + n)[off:]
+    valid = _valid(arr)
+    if valid is not None:
+        x = x * valid
+    lo, hi = x.min(), x.max()
+    span = int(hi) - int(lo) + 1
+    if span > min(INT_SPAN_MAX, n):
+        return None
+    rel = np.subtract(x, lo, dtype=np.uint16, casting="unsafe")
+    counts = np.bincount(rel, minlength=span)
+    if valid is not None:
+        counts[-int(lo)] -= arr.null_count  # the nulls, set to 0
+    seen = _first_seen(rel, valid, int(np.count_nonzero(counts)))
+    lookup = np.zeros(span, np.int32)
+    lookup[seen] = np.arange(len(seen), dtype=np.int32)
+    bitmap = None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
+    index = pa.Array.from_buffers(pa.int32(), n, [bitmap, pa.py_buffer(lookup[rel])], arr.null_count)
+    values = np.add(seen.astype(x.dtype), lo, dtype=x.dtype, casting="unsafe")
+    return pa.DictionaryArray.from_arrays(index, pa.array(values, type=arr.type))
+
+
 def filled(codes, fill: int) -> np.ndarray:
     """Arrow integer codes (Array or ChunkedArray; null = missing) as a numpy array with
     the missing cells set to ``fill``."""

@@ -38,6 +38,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from ..errors import InputError
+from .encoding import int_dictionary
 from .parallel import map_columns
 
 PIECE_BYTES = 64 << 20  # bytes of file per piece
@@ -443,7 +444,8 @@ class TableSource:
 def _text_column(col, dictionary: bool):
     """A column as the text of its values.  Integers, when a dictionary is wanted, are
     dictionary-encoded first and only the distinct values turned into text (the same
-    values in the same order of first appearance: an integer's text is unique to it)."""
+    values in the same order of first appearance: an integer's text is unique to it); a
+    column of a narrow span by ``int_dictionary``, without hashing every cell."""
     pa, _ = _pa()
     import pyarrow.compute as pc
 
@@ -452,7 +454,8 @@ def _text_column(col, dictionary: bool):
     if pa.types.is_string(typ) or pa.types.is_large_string(typ):
         return col
     if dictionary and pa.types.is_integer(typ):
-        coded = col if is_dict else pc.dictionary_encode(col)
+        coded = col if is_dict else int_dictionary(col)
+        coded = pc.dictionary_encode(col) if coded is None else coded
         return pa.DictionaryArray.from_arrays(coded.indices, coded.dictionary.cast(pa.string()))
     return pc.cast(col.dictionary_decode() if is_dict else col, pa.string())
 
