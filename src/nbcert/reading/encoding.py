@@ -205,7 +205,7 @@ def int_dictionary(arr):
 
     A null cell's bytes are arbitrary, so they are first set to 0 (hence 0 in the span)
     and taken out of 0's count.  The offset of a cell from the smallest value is then
-    taken modulo 2^16: exact, as the span is below 2^16, whatever the integer type."""
+    taken modulo 2^64: exact, as the span is below 2^16, whatever the integer type."""
     import pyarrow as pa
 
     if not isinstance(arr, pa.Array) or not pa.types.is_integer(arr.type) or arr.null_count == len(arr):
@@ -219,7 +219,7 @@ def int_dictionary(arr):
     span = int(hi) - int(lo) + 1
     if span > min(INT_SPAN_MAX, n):
         return None
-    rel = np.subtract(x, lo, dtype=np.uint16, casting="unsafe")
+    rel = np.subtract(x, lo, dtype=np.intp, casting="unsafe")  # intp: bincount and take need no copy
     counts = np.bincount(rel, minlength=span)
     if valid is not None:
         counts[-int(lo)] -= arr.null_count  # the nulls, set to 0
@@ -229,7 +229,7 @@ def int_dictionary(arr):
     bitmap = None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
     index = pa.Array.from_buffers(pa.int32(), n, [bitmap, pa.py_buffer(lookup[rel])], arr.null_count)
     values = np.add(seen.astype(x.dtype), lo, dtype=x.dtype, casting="unsafe")
-    return pa.DictionaryArray.from_arrays(index, pa.array(values, type=arr.type))
+    return pa.DictionaryArray.from_arrays(index, pa.array(values, type=arr.type), safe=False)
 
 
 def filled(codes, fill: int) -> np.ndarray:

@@ -456,7 +456,7 @@ def _text_column(col, dictionary: bool):
     if dictionary and pa.types.is_integer(typ):
         coded = col if is_dict else int_dictionary(col)
         coded = pc.dictionary_encode(col) if coded is None else coded
-        return pa.DictionaryArray.from_arrays(coded.indices, coded.dictionary.cast(pa.string()))
+        return pa.DictionaryArray.from_arrays(coded.indices, coded.dictionary.cast(pa.string()), safe=False)
     return pc.cast(col.dictionary_decode() if is_dict else col, pa.string())
 
 
