@@ -1,5 +1,7 @@
 """Pipeline stages 2-3 as functions: discretization, test-point draws and perturbation."""
 
+import functools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -278,3 +280,59 @@ def _circles(graph: dict) -> list:
         if v not in index:
             visit(v)
     return out
+
+
+SCHEMA_NAMES = ["cleaning", "counting", "decision_run", "poisoning_run", "poisoning_many_run", "scaling_run"]
+
+
+def _cell_values():
+    from hypothesis import strategies as st
+
+    return st.one_of(st.none(), st.booleans(), st.integers(-3, 40), st.floats(allow_nan=True, allow_infinity=True),
+                     st.sampled_from([0.0, 1.0, 3.0, -1.0, 0.5, 1.5]), st.text(max_size=3),
+                     st.sampled_from(["uniform", "feature", "nbcert", "offline", "OP", "SR", "Iterate", "AD"]))
+
+
+@pytest.mark.parametrize("name", SCHEMA_NAMES)
+def test_the_compiled_schema_rejects_whatever_jsonschema_rejects(name):
+    """Tables are checked by a schema compiled with fastjsonschema and only the records it
+    rejects go to jsonschema: so it must reject every record jsonschema rejects (records
+    near valid ones: each property given values of every type, or dropped)."""
+    from fastjsonschema import JsonSchemaValueException
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from nbcert.repro import tables
+
+    props = list(tables.schema(name)["properties"])
+    validator, fast = tables._validator(name), tables._fast_validator(name)
+
+    @settings(max_examples=300, deadline=None)
+    @given(rec=st.dictionaries(st.sampled_from(props), _cell_values(), min_size=len(props) // 2))
+    def agree(rec):
+        rec = {k: v for k, v in rec.items() if v is not None}
+        try:
+            fast(rec)
+            fast_ok = True
+        except JsonSchemaValueException:
+            fast_ok = False
+        assert fast_ok <= validator.is_valid(rec), rec
+
+    agree()
+
+
+def test_a_table_is_checked_in_full(monkeypatch):
+    """A bad row far down a long table is found, and named as jsonschema words it."""
+    import nbcert.repro.tables as tables
+    from nbcert.repro.errors import TableError
+
+    tiny = {"type": "object", "properties": {"dataset": {"type": "string"}, "k": {"type": "integer", "minimum": 0}},
+            "required": ["dataset", "k"], "additionalProperties": False}
+    monkeypatch.setattr(tables, "schema", lambda name: tiny)
+    monkeypatch.setattr(tables, "_validator", functools.cache(tables._validator.__wrapped__))
+    monkeypatch.setattr(tables, "_fast_validator", functools.cache(tables._fast_validator.__wrapped__))
+    df = pd.DataFrame({"dataset": ["d"] * 5000, "k": list(range(5000))})
+    tables.check(df, "tiny", "t")
+    df.loc[4321, "k"] = -1
+    with pytest.raises(TableError, match=r"^t: data row 4321, column 'k' holds -1, which is invalid \(-1 is less"):
+        tables.check(df, "tiny", "t")

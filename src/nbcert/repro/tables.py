@@ -43,15 +43,39 @@ def _validator(name: str):
     return jsonschema.Draft7Validator(schema(name))
 
 
+@lru_cache(maxsize=None)
+def _fast_validator(name: str):
+    """The schema compiled to Python by fastjsonschema (tens of times faster per record
+    than jsonschema): a first pass that finds the records jsonschema then judges."""
+    import fastjsonschema
+
+    return fastjsonschema.compile(schema(name))
+
+
+def _suspects(records: list, name: str):
+    """(position, record) of the records the compiled schema rejects, in order."""
+    from fastjsonschema import JsonSchemaValueException
+
+    fast = _fast_validator(name)
+    for i, rec in enumerate(records):
+        try:
+            fast(rec)
+        except JsonSchemaValueException:
+            yield i, rec
+
+
 def _string_columns(name: str) -> dict:
     props = schema(name)["properties"]
     return {c: str for c, p in props.items() if p.get("type") == "string" or "enum" in p}
 
 
 def _records(df: pd.DataFrame):
-    """Row records without the empty cells (an empty cell is an absent key)."""
-    for rec in df.to_dict("records"):
-        yield {k: v for k, v in rec.items() if not (v is None or (isinstance(v, float) and math.isnan(v)))}
+    """Row records of Python values without the empty cells (an empty cell is an absent
+    key), built from each column's list (as ``to_dict("records")``, without its per-cell
+    boxing)."""
+    names = list(df.columns)
+    for row in zip(*(df[c].tolist() for c in names)):
+        yield {k: v for k, v in zip(names, row) if not (v is None or (isinstance(v, float) and math.isnan(v)))}
 
 
 def check(df: pd.DataFrame, name: str, where: str) -> None:
@@ -65,7 +89,7 @@ def check(df: pd.DataFrame, name: str, where: str) -> None:
     if missing:
         raise TableError(f"{where}: no column {missing[0]!r} (not a {name} table)")
     validator = _validator(name)
-    for i, rec in enumerate(_records(df)):
+    for i, rec in _suspects(list(_records(df)), name):  # jsonschema decides, and words the message
         error = next(iter(validator.iter_errors(rec)), None)
         if error is not None:
             col = error.path[0] if error.path else None
