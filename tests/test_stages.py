@@ -336,3 +336,16 @@ def test_a_table_is_checked_in_full(monkeypatch):
     df.loc[4321, "k"] = -1
     with pytest.raises(TableError, match=r"^t: data row 4321, column 'k' holds -1, which is invalid \(-1 is less"):
         tables.check(df, "tiny", "t")
+
+
+def test_records_are_the_rows_without_their_empty_cells():
+    """Rows as the schema sees them, whatever the column types: None, NaN and pandas' NA
+    are empty cells (absent keys), other values are Python values."""
+    from nbcert.repro.tables import _records
+
+    df = pd.DataFrame({"b": pd.array([True, None], dtype="boolean"), "i": pd.array([1, None], dtype="Int64"),
+                       "s": pd.array(["a", None], dtype="string"), "f": [1.5, np.nan], "o": [None, "x"],
+                       "n": [3, 4]})
+    recs = list(_records(df))
+    assert recs == [{"b": True, "i": 1, "s": "a", "f": 1.5, "n": 3}, {"o": "x", "n": 4}]
+    assert [type(v) for v in recs[0].values()] == [bool, int, str, float, int]

@@ -71,11 +71,12 @@ def _string_columns(name: str) -> dict:
 
 def _records(df: pd.DataFrame):
     """Row records of Python values without the empty cells (an empty cell is an absent
-    key), built from each column's list (as ``to_dict("records")``, without its per-cell
-    boxing)."""
+    key: None, NaN and pandas' NA), built from each column's list (as ``to_dict("records")``,
+    without its per-cell boxing)."""
     names = list(df.columns)
     for row in zip(*(df[c].tolist() for c in names)):
-        yield {k: v for k, v in zip(names, row) if not (v is None or (isinstance(v, float) and math.isnan(v)))}
+        yield {k: v for k, v in zip(names, row)
+               if not (v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)))}
 
 
 def check(df: pd.DataFrame, name: str, where: str) -> None:
