@@ -9,15 +9,25 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 
 
+CONDA_NAMES = {"python-fastjsonschema": "fastjsonschema"}  # conda-forge's name: PyPI's
+
+
+def _split(spec: str) -> tuple:
+    """(PyPI name, version bounds) of a requirement or a conda dependency."""
+    spec = spec.replace(" ", "")
+    name = re.split(r"[<>=!~\[]", spec, maxsplit=1)[0]
+    return CONDA_NAMES.get(name.lower(), name.lower()), spec[len(name):]
+
+
 def _name(spec: str) -> str:
-    return re.split(r"[<>=!~ \[]", spec.strip(), maxsplit=1)[0].lower()
+    return _split(spec)[0]
 
 
 def test_environment_matches_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = {_name(s): s.replace(" ", "") for s in project["dependencies"] + project["optional-dependencies"]["pipeline"]}
+    wanted = dict(_split(s) for s in project["dependencies"] + project["optional-dependencies"]["pipeline"])
     env = yaml.safe_load((ROOT / "environment.yml").read_text())["dependencies"]
-    conda = {_name(s): s.replace(" ", "") for s in env if isinstance(s, str) and _name(s) not in ("python", "pip")}
+    conda = dict(_split(s) for s in env if isinstance(s, str) and _name(s) not in ("python", "pip"))
     assert conda == wanted
 
 
