@@ -344,3 +344,35 @@ def test_int_dictionary_leaves_wide_and_empty_columns_to_arrow():
     assert int_dictionary(pa.array(["a"])) is None
     assert int_dictionary(pa.array([5, 1000], mask=[False, True])) is None  # 0..5: 6 values, 2 rows
     assert int_dictionary(pa.array([1, 1000, 2], mask=[False, True, False])) is not None  # 0..2
+
+
+@SETTINGS
+@given(inst=instances(), data=st.data())
+def test_dictionary_batches_are_counted_as_coded_columns(inst, data):
+    """A record batch of dictionary columns (as CSV and Parquet pieces arrive) is counted
+    straight from its indices and validity bitmap: the same part as coding it first, with
+    the first missing cell, for any slice of the batch (offsets) and missing tokens."""
+    import pyarrow as pa
+
+    text = as_text(inst.train)
+    batch = pa.RecordBatch.from_pandas(text, preserve_index=False)
+    batch = pa.RecordBatch.from_arrays([c.dictionary_encode() for c in batch.columns], names=batch.schema.names)
+    start = data.draw(st.integers(0, len(text) - 1), label="slice start")
+    batch = batch.slice(start, data.draw(st.integers(1, len(text) - start), label="slice length"))
+    tokens = data.draw(st.sampled_from([None, ["zz"], list(text[inst.features[0]].dropna()[:1])]), label="tokens")
+    kw = dict(missing=tokens, start=3, features=tuple(inst.features), find_missing=True)
+    fused = stats._dictionary_partial(batch, inst.label, tokens, "t", 3, tuple(inst.features), True)
+    coded = stats.partial_counts(batch, inst.label, **kw) if fused is None else None
+    try:
+        general = stats._dictionary_partial
+        stats._dictionary_partial = lambda *a: None
+        want = stats.partial_counts(batch, inst.label, **kw)
+    finally:
+        stats._dictionary_partial = general
+    got = fused if fused is not None else coded
+    assert got.labels == want.labels and got.rows == want.rows and got.first_missing == want.first_missing
+    for gv, gc, wv, wc in zip(got.values, got.counts, want.values, want.counts):
+        held = gc[:, :-1].sum(axis=0) > 0  # a dictionary may list values no cell of the slice holds
+        assert list(gv[held]) == list(wv[wc[:, :-1].sum(axis=0) > 0])
+        assert np.array_equal(gc[:, :-1][:, held], wc[:, :-1][:, wc[:, :-1].sum(axis=0) > 0])
+        assert np.array_equal(gc[:, -1], wc[:, -1])

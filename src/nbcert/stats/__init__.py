@@ -205,6 +205,9 @@ def partial_counts(frame, label: str, *, missing=None, name: str = "training tab
         A missing label, a feature column differing from ``features``, and the like,
         naming the table, column and data row.
     """
+    fused = _dictionary_partial(frame, label, missing, name, start, features, find_missing)
+    if fused is not None:
+        return fused
     y, labels, feats, columns = code_frame(frame, label, missing=missing, name=name, start=start, exact=False,
                                           compact=False)
     if features is not None and feats != features:
@@ -213,6 +216,59 @@ def partial_counts(frame, label: str, *, missing=None, name: str = "training tab
     counts = _column_counts(y, m, columns)
     return Partial(labels=labels, values=[c.values for c in columns], counts=counts, rows=len(y),
                    first_missing=_first_missing(columns, counts) if find_missing else None)
+
+
+def _dictionary_column_counts(col, y_by_width: dict, m: int, want_first: bool):
+    """(values, (m, k + 1) counts, first missing row or None) of one dictionary-encoded
+    Arrow array: one bincount of label * (k + 1) + index, a null cell counted as k, read
+    from the indices buffer and the validity bitmap (no filled copy of the codes)."""
+    from ..reading.encoding import _valid
+
+    k = len(col.dictionary)
+    ind = col.indices
+    n, off = len(ind), ind.offset
+    idx = np.frombuffer(ind.buffers()[1], ind.type.to_pandas_dtype(), count=off + n)[off:]
+    yK, yKk = y_by_width[k + 1]
+    valid = _valid(ind)
+    if valid is None:
+        key = yK + idx
+    else:
+        t = np.subtract(idx, k, dtype=np.intp)
+        t *= valid
+        key = np.add(yKk, t, out=t)
+    counts = np.bincount(key, minlength=m * (k + 1)).reshape(m, k + 1)
+    first = int(np.argmin(valid)) if want_first and valid is not None else None
+    return pd.Index(col.dictionary.to_pylist(), dtype=object), counts, first
+
+
+def _dictionary_partial(frame, label, missing, name, start, features, find_missing):
+    """``partial_counts`` of an Arrow record batch whose feature columns are all
+    dictionary-encoded, without coding them first; None for any other part (or when a
+    dictionary holds a ``missing`` token), which takes the general path."""
+    import pyarrow as pa
+
+    from ..reading.encoding import check_frame, code_labels
+
+    if not isinstance(frame, pa.RecordBatch):
+        return None
+    feats = check_frame(frame, label, name)
+    cols = [frame.column(f) for f in feats]
+    tokens = list(missing or [])
+    if not all(pa.types.is_dictionary(c.type) for c in cols):
+        return None
+    if tokens and any(pd.Index(c.dictionary.to_pylist()).isin(tokens).any() for c in cols):
+        return None
+    y, labels = code_labels(frame.column(label), name, label, start, tokens)
+    if features is not None and feats != features:
+        raise InputError(f"{name}: columns {list(feats)} differ from the first part's {list(features)}")
+    y = y.astype(np.intp, copy=False)
+    m = len(labels)
+    widths = {len(c.dictionary) + 1 for c in cols}
+    y_by_width = {K: (y * K, y * K + (K - 1)) for K in widths}
+    got = map_columns(lambda c: _dictionary_column_counts(c, y_by_width, m, find_missing), cols, len(y))
+    firsts = [(r, j) for j, (_, _, r) in enumerate(got) if r is not None]
+    return Partial(labels=labels, values=[v for v, _, _ in got], counts=[c for _, c, _ in got], rows=len(y),
+                   first_missing=min(firsts) if firsts else None)
 
 
 def _extend(index: pd.Index, new: pd.Index):
