@@ -155,18 +155,27 @@ def _arrow_codes(arr, exact: bool = True):
     return indices, values
 
 
+def _valid(arr) -> np.ndarray | None:
+    """The validity bitmap of an Arrow array as booleans (None: no null)."""
+    validity = arr.buffers()[0]
+    if arr.null_count == 0 or validity is None:
+        return None
+    n, off = len(arr), arr.offset
+    return np.unpackbits(np.frombuffer(validity, np.uint8), count=off + n, bitorder="little")[off:].view(bool)
+
+
 def _chunk_filled(chunk, fill: int) -> np.ndarray:
     """An Arrow integer array as numpy, its null cells set to ``fill``: the values buffer
     read in place and the validity bitmap unpacked (Arrow's fill_null is many times
     slower on dictionary indices)."""
     n, off = len(chunk), chunk.offset
-    validity, data = chunk.buffers()[:2]
+    data = chunk.buffers()[1]
     if n == 0 or data is None:
         return np.zeros(n, np.int32)
     values = np.frombuffer(data, chunk.type.to_pandas_dtype(), count=off + n)[off:]
-    if chunk.null_count == 0 or validity is None:
+    valid = _valid(chunk)
+    if valid is None:
         return values
-    valid = np.unpackbits(np.frombuffer(validity, np.uint8), count=off + n, bitorder="little")[off:].view(bool)
     dt = np.promote_types(values.dtype, np.min_scalar_type(fill))
     out = np.subtract(values, fill, dtype=dt)  # fill + valid * (value - fill): branch-free, unlike np.where
     out *= valid
@@ -175,15 +184,6 @@ def _chunk_filled(chunk, fill: int) -> np.ndarray:
 
 
 INT_SPAN_MAX = (1 << 16) - 1  # integer columns spanning at most this many values: coded by a lookup table
-
-
-def _valid(arr) -> np.ndarray | None:
-    """The validity bitmap of an Arrow array as booleans (None: no null)."""
-    validity = arr.buffers()[0]
-    if arr.null_count == 0 or validity is None:
-        return None
-    n, off = len(arr), arr.offset
-    return np.unpackbits(np.frombuffer(validity, np.uint8), count=off + n, bitorder="little")[off:].view(bool)
 
 
 def _first_seen(rel: np.ndarray, valid: np.ndarray | None, present: int) -> np.ndarray:

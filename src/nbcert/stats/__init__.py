@@ -210,12 +210,16 @@ def partial_counts(frame, label: str, *, missing=None, name: str = "training tab
         return fused
     y, labels, feats, columns = code_frame(frame, label, missing=missing, name=name, start=start, exact=False,
                                           compact=False)
-    if features is not None and feats != features:
-        raise InputError(f"{name}: columns {list(feats)} differ from the first part's {list(features)}")
+    _same_features(feats, features, name)
     m = len(labels)
     counts = _column_counts(y, m, columns)
     return Partial(labels=labels, values=[c.values for c in columns], counts=counts, rows=len(y),
                    first_missing=_first_missing(columns, counts) if find_missing else None)
+
+
+def _same_features(feats: tuple, features: tuple | None, name: str) -> None:
+    if features is not None and feats != features:
+        raise InputError(f"{name}: columns {list(feats)} differ from the first part's {list(features)}")
 
 
 def _dictionary_column_counts(col, y_by_width: dict, m: int, want_first: bool):
@@ -259,12 +263,13 @@ def _dictionary_partial(frame, label, missing, name, start, features, find_missi
     if tokens and any(pd.Index(c.dictionary.to_pylist()).isin(tokens).any() for c in cols):
         return None
     y, labels = code_labels(frame.column(label), name, label, start, tokens)
-    if features is not None and feats != features:
-        raise InputError(f"{name}: columns {list(feats)} differ from the first part's {list(features)}")
+    _same_features(feats, features, name)
     y = y.astype(np.intp, copy=False)
     m = len(labels)
-    widths = {len(c.dictionary) + 1 for c in cols}
-    y_by_width = {K: (y * K, y * K + (K - 1)) for K in widths}
+    y_by_width = {}  # per width K: the scaled labels, and those plus K - 1 (the missing slot)
+    for K in {len(c.dictionary) + 1 for c in cols}:
+        yK = y * K
+        y_by_width[K] = (yK, yK + (K - 1))
     got = map_columns(lambda c: _dictionary_column_counts(c, y_by_width, m, find_missing), cols, len(y))
     firsts = [(r, j) for j, (_, _, r) in enumerate(got) if r is not None]
     return Partial(labels=labels, values=[v for v, _, _ in got], counts=[c for _, c, _ in got], rows=len(y),
