@@ -24,17 +24,20 @@ names given in ``names``), the column and the data row.
 from __future__ import annotations
 
 import os
-from typing import Iterable, Literal, Mapping
+from typing import TYPE_CHECKING, Iterable, Literal, Mapping
 
 import pandas as pd
 
-from . import cleaning, decide, poisoning
+from . import decide
 from .count import WorldCounts, count_encoded
 from .reading.encoding import EncodedTable, as_missing, check_frame, code_labels, encode, no_observed_value
 from .errors import InputError, ParameterError
 from .params import validate
 from .reading import hints
 from .stats import Stats, frame_stats
+
+if TYPE_CHECKING:  # imported where used: the certify command needs neither
+    from . import cleaning, poisoning
 
 TRAIN, TEST, TRUTH = "training table", "test table", "truth table"
 
@@ -321,6 +324,8 @@ def poison(train, test: pd.DataFrame, label: str, *,
         was found ``num_cells`` is None and ``status`` says "impossible" (proven: op, or a
         single label) or "none_found" (sr and rp prove nothing).
     """
+    from . import poisoning
+
     validate("poison", method=method, seed=seed, batch_rows=batch_rows)
     o = _reading(missing, bins, binning, categorical, sep, stream=stream, batch_rows=batch_rows)
     names = _names(train, names)
@@ -356,6 +361,8 @@ def poison_many(train, test: pd.DataFrame, label: str, *,
         time limit cut the search short (``time_limited``: the answer then depends on the
         machine's speed).
     """
+    from . import poisoning
+
     validate("poison_many", method=method, time_limit=time_limit)
     o = _reading(missing, bins, binning, categorical, sep, stream=False)
     names = _names(train, names)
@@ -396,6 +403,8 @@ def clean(train: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0, missi
         value all those test rows have in the column (with ``bins``, the bin's interval),
         missing when they differ.  Empty when every test row is robust or nothing may help.
     """
+    from . import cleaning
+
     validate(alpha=alpha, prior=prior, top=top)
     o = _reading(missing, bins, binning, categorical, sep, stream=False)
     names = _names(train, names)
@@ -490,6 +499,8 @@ def clean_offline(train: pd.DataFrame, truth: pd.DataFrame, test: pd.DataFrame, 
         ``num_cells`` None when none does, proven); ``together``: the fewest for all rows
         together; ``path``: the cells the policy cleans, in order, and ``path_certifies``.
     """
+    from . import cleaning
+
     checked = validate("clean_offline", alpha=alpha, prior=prior, method=method, node_limit=node_limit,
                        time_limit=time_limit, batch=batch)
     if method == "exact" and checked["alpha"] != 0:

@@ -88,6 +88,19 @@ def _version() -> str:
         return getattr(sys.modules.get("nbcert"), "__version__", "unknown")
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for
+    (``importlib.metadata`` costs a tenth of a second to import on every command)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show program's version number and exit"):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {_version()}")
+        parser.exit()
+
+
 def rule_type(name: str):
     """An argparse ``type`` reading a value by parameter ``name``'s rule."""
     rule = params.rule(name)
@@ -241,7 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``nbcert`` argument parser; ``args.command`` names the command to run."""
     parser = argparse.ArgumentParser(prog="nbcert", description=_DESCRIPTION, epilog=_EPILOG,
                                      formatter_class=_Formatter)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, title="commands",
                                 help="run nbcert COMMAND -h for its options")
     parents = [_input_options(), _output_options()]
