@@ -248,6 +248,31 @@ def test_columns_side_by_side_give_the_same_answers(tmp_path_factory, inst, data
         assert answers() == expected
 
 
+@pytest.mark.parametrize("groups, batch_rows, want", [
+    ([10**6] * 10, 1 << 20, 10**6),  # one group to a batch, none across two
+    ([1_500_000, 1_500_000, 7], 1 << 20, 750_000),  # each group in two equal batches
+    ([600, 600, 5], 1000, 600),
+    ([400, 400, 400], 1000, 1000),  # small groups: several to a batch
+    ([], 1000, 1000),
+])
+def test_parquet_batches_follow_the_row_groups(groups, batch_rows, want):
+    class Meta:
+        num_row_groups = len(groups)
+
+        def row_group(self, i):
+            return type("G", (), {"num_rows": groups[i]})
+
+    assert file_reading._group_batch_rows(Meta(), batch_rows) == want
+
+
+def test_parquet_batches_do_not_straddle_row_groups(tmp_path, monkeypatch):
+    df = pd.DataFrame({"f": list("abcabcabcab"), "y": list("pq" * 5 + "p")})
+    path = write_parquet(df, tmp_path / "t.parquet", row_group_size=4)
+    monkeypatch.setattr(file_reading, "PARQUET_BATCH_ROWS", 6)
+    sizes = [b.num_rows for _, b in file_reading.TableSource(path).tables()]
+    assert sizes == [4, 4, 3]
+
+
 def test_row_methods_refuse_a_streamed_table(tmp_path, capsys):
     for argv in (["certify", "--method", "iterate"], ["poison", "--method", "sr"]):
         rc, out, err = run(capsys, argv[0], *files(tmp_path), *argv[1:], "--stream")
@@ -344,6 +369,74 @@ def test_int_dictionary_leaves_wide_and_empty_columns_to_arrow():
     assert int_dictionary(pa.array(["a"])) is None
     assert int_dictionary(pa.array([5, 1000], mask=[False, True])) is None  # 0..5: 6 values, 2 rows
     assert int_dictionary(pa.array([1, 1000, 2], mask=[False, True, False])) is not None  # 0..2
+
+
+def _int_column(data, n: int, name: str):
+    """An Arrow integer column of n cells: any type, a narrow or a wide span (wider than
+    the column: dictionary-encoded first), nulls with arbitrary bytes."""
+    import pyarrow as pa
+
+    typ = data.draw(st.sampled_from(INT_TYPES), label=f"{name} type")
+    info = np.iinfo(typ)
+    span = min(data.draw(st.sampled_from([1, 2, 5, 300]), label=f"{name} span"), int(info.max) - int(info.min) + 1)
+    ends = [int(info.min), int(info.max) - span + 1]  # nulls (as 0) make these spans wide
+    near0 = [min(max(int(info.min), v), int(info.max) - span + 1) for v in (0, -(span // 2))]
+    lo = data.draw(st.sampled_from([*ends, *near0]), label=f"{name} lowest")
+    rel = data.draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n), label=f"{name} values")
+    mask = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n), label=f"{name} nulls"))
+    junk = data.draw(st.integers(int(info.min), int(info.max)), label=f"{name} null bytes")
+    return pa.array(np.array([junk if m else lo + v for v, m in zip(rel, mask)], dtype=typ), mask=mask)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_integer_batches_are_counted_as_their_text(data):
+    """A record batch of integer columns (as a Parquet batch arrives for statistics) is
+    counted straight from its values: the same part, value for value and in the same
+    order, as the batch made text first and coded, with the first missing cell, for any
+    slice, integer labels and missing tokens (which take the general path)."""
+    import pyarrow as pa
+
+    from nbcert.reading.files import text_column
+
+    n = data.draw(st.integers(1, 60), label="rows")
+    feats = [f"f{j}" for j in range(data.draw(st.integers(1, 3), label="features"))]
+    cols = [_int_column(data, n, f) for f in feats]
+    y = data.draw(st.lists(st.integers(1, 3), min_size=n, max_size=n), label="labels")  # a token "0" is no label
+    label = pa.array(y, pa.int16()) if data.draw(st.booleans(), label="integer labels") else \
+        pa.array([f"c{v}" for v in y])
+    batch = pa.RecordBatch.from_arrays([*cols, label], names=[*feats, "y"])
+    start = data.draw(st.integers(0, n - 1), label="slice start")
+    batch = batch.slice(start, data.draw(st.integers(1, n - start), label="slice length"))
+    texts = pa.RecordBatch.from_arrays([text_column(c, True) for c in batch.columns], names=batch.schema.names)
+    tokens = data.draw(st.sampled_from([None, ["zz"], ["0"]]), label="tokens")
+    kw = dict(missing=tokens, start=3, features=tuple(feats), find_missing=True)
+    got = stats.partial_counts(batch, "y", **kw)
+    try:
+        fused = stats._dictionary_partial
+        stats._dictionary_partial = lambda *a: None
+        want = stats.partial_counts(texts, "y", **kw)
+    finally:
+        stats._dictionary_partial = fused
+    assert got.labels == want.labels and got.rows == want.rows and got.first_missing == want.first_missing
+    for gv, gc, wv, wc in zip(got.values, got.counts, want.values, want.counts):
+        held = wc[:, :-1].sum(axis=0) > 0
+        assert list(gv) == list(wv[held])
+        assert np.array_equal(gc, np.concatenate([wc[:, :-1][:, held], wc[:, -1:]], axis=1))
+
+
+def test_integer_columns_are_counted_without_a_dictionary(monkeypatch):
+    """The statistics of an integer batch do not dictionary-encode its narrow columns."""
+    import pyarrow as pa
+
+    from nbcert.reading import encoding
+
+    monkeypatch.setattr(encoding, "int_dictionary", lambda arr: pytest.fail("dictionary-encoded"))
+    batch = pa.RecordBatch.from_arrays([pa.array([2, 1, 2, None, -1]), pa.array(["a", "b", "a", "a", "b"])],
+                                       names=["f", "y"])
+    part = stats.partial_counts(batch, "y")
+    assert list(part.values[0]) == ["2", "1", "-1"] and part.first_missing == (3, 0)
+    assert part.counts[0].tolist() == [[2, 0, 0, 1], [0, 1, 1, 0]]
 
 
 @SETTINGS

@@ -186,7 +186,7 @@ def _chunk_filled(chunk, fill: int) -> np.ndarray:
 INT_SPAN_MAX = (1 << 16) - 1  # integer columns spanning at most this many values: coded by a lookup table
 
 
-def _first_seen(rel: np.ndarray, valid: np.ndarray | None, present: int) -> np.ndarray:
+def first_seen(rel: np.ndarray, valid: np.ndarray | None, present: int) -> np.ndarray:
     """The distinct values of ``rel`` at the valid cells, in order of first appearance
     (``present`` of them): found in a prefix that grows until it holds them all."""
     m = 1 << 12
@@ -223,7 +223,7 @@ def int_dictionary(arr):
     counts = np.bincount(rel, minlength=span)
     if valid is not None:
         counts[-int(lo)] -= arr.null_count  # the nulls, set to 0
-    seen = _first_seen(rel, valid, int(np.count_nonzero(counts)))
+    seen = first_seen(rel, valid, int(np.count_nonzero(counts)))
     lookup = np.zeros(span, np.int32)
     lookup[seen] = np.arange(len(seen), dtype=np.int32)
     bitmap = None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))

@@ -49,7 +49,7 @@ def source_stats(source: TableSource, label: str, batch_rows: int | None = None)
     """The statistics of a file, read batch by batch (memory bounded by the batch)."""
     features = _features(source, label)
     merger = Merger(features=features, name=source.name)
-    parts = source.batches(batch_rows)  # each Arrow batch its own part: its own dictionaries, none unified
+    parts = source.batches(batch_rows, ints=True)  # each batch its own part: its own dictionaries, none unified
     for start, batch in parts:
         if batch.num_rows:
             merger.add(partial_counts(batch, label, missing=source.missing, name=source.name, start=start,

@@ -22,10 +22,12 @@ import numpy as np
 import pandas as pd
 
 from ..reading.parallel import map_columns
-from ..reading.encoding import (Domains, EncodedTable, InputError, code_frame, column_names, no_observed_value,
-                       sort_labels)
+from ..reading.encoding import (Domains, EncodedTable, InputError, _valid, check_frame, code_frame, code_labels,
+                                column_names, first_seen, INT_SPAN_MAX, no_observed_value, sort_labels)
+from ..reading.files import text_column
 
 CHUNK_CELLS = 1 << 22  # cells per bincount call: its intp copy stays at 32 MB
+CHUNK_ROWS = 1 << 16  # rows of an integer column counted at a time (two 512 KB buffers, reused)
 
 
 @dataclass(frozen=True)
@@ -208,6 +210,7 @@ def partial_counts(frame, label: str, *, missing=None, name: str = "training tab
     fused = _dictionary_partial(frame, label, missing, name, start, features, find_missing)
     if fused is not None:
         return fused
+    frame = _ints_as_text(frame)
     y, labels, feats, columns = code_frame(frame, label, missing=missing, name=name, start=start, exact=False,
                                           compact=False)
     _same_features(feats, features, name)
@@ -222,17 +225,24 @@ def _same_features(feats: tuple, features: tuple | None, name: str) -> None:
         raise InputError(f"{name}: columns {list(feats)} differ from the first part's {list(features)}")
 
 
-def _dictionary_column_counts(col, y_by_width: dict, m: int, want_first: bool):
+def _scaled(y: np.ndarray, K: int, y_by_width: dict) -> tuple:
+    """(label * K, label * K + K - 1): from ``y_by_width`` when computed there."""
+    got = y_by_width.get(K)
+    if got is None:
+        yK = y * K
+        got = (yK, yK + (K - 1))
+    return got
+
+
+def _dictionary_column_counts(col, y: np.ndarray, y_by_width: dict, m: int, want_first: bool):
     """(values, (m, k + 1) counts, first missing row or None) of one dictionary-encoded
     Arrow array: one bincount of label * (k + 1) + index, a null cell counted as k, read
     from the indices buffer and the validity bitmap (no filled copy of the codes)."""
-    from ..reading.encoding import _valid
-
     k = len(col.dictionary)
     ind = col.indices
     n, off = len(ind), ind.offset
     idx = np.frombuffer(ind.buffers()[1], ind.type.to_pandas_dtype(), count=off + n)[off:]
-    yK, yKk = y_by_width[k + 1]
+    yK, yKk = _scaled(y, k + 1, y_by_width)
     valid = _valid(ind)
     if valid is None:
         key = yK + idx
@@ -245,35 +255,112 @@ def _dictionary_column_counts(col, y_by_width: dict, m: int, want_first: bool):
     return pd.Index(col.dictionary.to_pylist(), dtype=object), counts, first
 
 
-def _dictionary_partial(frame, label, missing, name, start, features, find_missing):
-    """``partial_counts`` of an Arrow record batch whose feature columns are all
-    dictionary-encoded, without coding them first; None for any other part (or when a
-    dictionary holds a ``missing`` token), which takes the general path."""
+def _int_span(col):
+    """(values as numpy, validity or None, lowest value, span) of an integer Arrow array
+    whose values span at most INT_SPAN_MAX values and no more than its length; None for
+    any other.  The range is first taken over every cell, null ones included (their bytes
+    are arbitrary, but usually 0, and any range holding the values will do: the nulls go
+    to their own slot); only when that is too wide is it taken over the values alone."""
+    import pyarrow.compute as pc
+
+    dt = col.type.to_pandas_dtype()
+    x = np.frombuffer(col.buffers()[1], dt, count=col.offset + len(col))[col.offset:]
+    if len(x) == 0:
+        return None
+    lo, hi = int(x.min()), int(x.max())
+    if hi - lo + 1 > min(INT_SPAN_MAX, len(col)) and col.null_count:
+        lo_hi = pc.min_max(col)  # the values alone (Arrow skips the nulls): several times slower
+        lo, hi = lo_hi["min"].as_py(), lo_hi["max"].as_py()
+    if lo is None or hi - lo + 1 > min(INT_SPAN_MAX, len(col)):
+        return None
+    return x, _valid(col), dt(lo), hi - lo + 1
+
+
+def _int_column_counts(col, y: np.ndarray, y_by_width: dict, m: int, want_first: bool):
+    """``_dictionary_column_counts`` of an integer Arrow array as the text of its values,
+    counted straight from the values: bincounts of label * (span + 1) + offset from the
+    smallest value, a null counted in the last slot, over pieces of CHUNK_ROWS rows in two
+    reused buffers (fresh arrays the size of the column cost more in page faults than the
+    arithmetic); the values present are then put in order of first appearance and made
+    text, as Arrow's dictionary would have them.  A column of a wider span is
+    dictionary-encoded first."""
     import pyarrow as pa
 
-    from ..reading.encoding import check_frame, code_labels
+    got = _int_span(col)
+    if got is None:
+        return _dictionary_column_counts(text_column(col, True), y, y_by_width, m, want_first)
+    x, valid, lo, span = got
+    W = span + 1
+    wide = np.zeros(m * W, np.int64)
+    step = max(CHUNK_ROWS, 8 * m * W)
+    key, scaled = np.empty(min(step, len(x)), np.intp), np.empty(min(step, len(x)), np.intp)
+    for a in range(0, len(x), step):
+        k, w = key[:len(x) - a], scaled[:len(x) - a]  # the last piece may be shorter
+        np.subtract(x[a:a + step], lo, out=k, casting="unsafe")  # modulo 2^64: exact below the span
+        if valid is not None:  # span + valid * (offset - span): a null (any bytes) to the last slot
+            k -= span
+            k *= valid[a:a + step]
+            k += span
+        k += np.multiply(y[a:a + step], W, out=w)
+        wide += np.bincount(k, minlength=m * W)
+    wide = wide.reshape(m, W)
+    seen = first_seen(x, valid, int(np.count_nonzero(wide[:, :span].any(axis=0))))
+    at = np.subtract(seen, lo, dtype=np.intp, casting="unsafe")
+    counts = np.concatenate([wide[:, at], wide[:, span:]], axis=1)
+    values = pd.Index(pa.array(seen, type=col.type).cast(pa.string()).to_pylist(), dtype=object)
+    first = int(np.argmin(valid)) if want_first and valid is not None else None
+    return values, counts, first
+
+
+def _column_counter(col):
+    import pyarrow as pa
+
+    return _int_column_counts if pa.types.is_integer(col.type) else _dictionary_column_counts
+
+
+def _dictionary_partial(frame, label, missing, name, start, features, find_missing):
+    """``partial_counts`` of an Arrow record batch whose feature columns are all
+    dictionary-encoded or integers, without coding them first; None for any other part
+    (or when a dictionary holds a ``missing`` token, or with tokens and an integer
+    column), which takes the general path."""
+    import pyarrow as pa
 
     if not isinstance(frame, pa.RecordBatch):
         return None
     feats = check_frame(frame, label, name)
     cols = [frame.column(f) for f in feats]
     tokens = list(missing or [])
-    if not all(pa.types.is_dictionary(c.type) for c in cols):
+    if not all(pa.types.is_dictionary(c.type) or (pa.types.is_integer(c.type) and not tokens) for c in cols):
         return None
     if tokens and any(pd.Index(c.dictionary.to_pylist()).isin(tokens).any() for c in cols):
         return None
-    y, labels = code_labels(frame.column(label), name, label, start, tokens)
+    y, labels = code_labels(_as_text(frame.column(label)), name, label, start, tokens)
     _same_features(feats, features, name)
     y = y.astype(np.intp, copy=False)
     m = len(labels)
-    y_by_width = {}  # per width K: the scaled labels, and those plus K - 1 (the missing slot)
-    for K in {len(c.dictionary) + 1 for c in cols}:
-        yK = y * K
-        y_by_width[K] = (yK, yK + (K - 1))
-    got = map_columns(lambda c: _dictionary_column_counts(c, y_by_width, m, find_missing), cols, len(y))
+    y_by_width = {}  # per dictionary width K: the scaled labels, and those plus K - 1 (the missing slot)
+    for K in {len(c.dictionary) + 1 for c in cols if pa.types.is_dictionary(c.type)}:
+        y_by_width[K] = _scaled(y, K, {})
+    got = map_columns(lambda c: _column_counter(c)(c, y, y_by_width, m, find_missing), cols, len(y))
     firsts = [(r, j) for j, (_, _, r) in enumerate(got) if r is not None]
     return Partial(labels=labels, values=[v for v, _, _ in got], counts=[c for _, c, _ in got], rows=len(y),
                    first_missing=min(firsts) if firsts else None)
+
+
+def _as_text(col):
+    """An integer column as the text of its values; any other as it is."""
+    import pyarrow as pa
+
+    return text_column(col, True) if pa.types.is_integer(col.type) else col
+
+
+def _ints_as_text(frame):
+    """A record batch with its integer columns as text (for the general path)."""
+    import pyarrow as pa
+
+    if not isinstance(frame, pa.RecordBatch) or not any(pa.types.is_integer(t) for t in frame.schema.types):
+        return frame
+    return pa.RecordBatch.from_arrays([_as_text(c) for c in frame.columns], names=frame.schema.names)
 
 
 def _extend(index: pd.Index, new: pd.Index):
