@@ -265,13 +265,26 @@ class InputBench:
             shutil.rmtree(self.scratch, ignore_errors=True)
 
 
+def compile_nbcert() -> str:
+    """Compile nbcert's modules to bytecode, as an installed package (or any first run)
+    has them; the reference's pandas and pyarrow are compiled at install.  Where the
+    environment forbids writing bytecode (``PYTHONDONTWRITEBYTECODE``) an editable install
+    would otherwise compile every module again in every command measured."""
+    import compileall
+
+    import nbcert
+
+    ok = compileall.compile_dir(str(Path(nbcert.__file__).parent), quiet=1)
+    return "nbcert's modules compiled to bytecode" + ("" if ok else " (some could not be written)")
+
+
 def run_input(scratch: str | None, *, stream: bool = True, dask: bool = True, repeat: int = 3, keep: bool = False,
               log=print) -> list:
     """Run every input target; returns (target, verdict, detail) rows."""
     root = Path(scratch or tempfile.mkdtemp(prefix="nbcert-bench-"))
     root.mkdir(parents=True, exist_ok=True)
     bench = InputBench(root, repeat=repeat, keep=keep, log=log)
-    log(f"  {versions()}")
+    log(f"  {versions()}; {compile_nbcert()}")
     try:
         bench.csv_in_memory(10**7)
         bench.parquet(10**7)
