@@ -425,6 +425,28 @@ def test_integer_batches_are_counted_as_their_text(data):
         assert np.array_equal(gc, np.concatenate([wc[:, :-1][:, held], wc[:, -1:]], axis=1))
 
 
+@pytest.mark.parametrize("typ, lo, span", [("int8", -128, 256), ("int8", -100, 201), ("uint8", 0, 256),
+                                            ("int16", -32768, 40000), ("int32", 2**31 - 300, 300),
+                                            ("uint64", 2**64 - 500, 500), ("int64", -2**63, 1000)])
+def test_integer_columns_spanning_their_type_are_counted_right(typ, lo, span):
+    """Offsets from the lowest value beyond what the type holds (int8's -128..127 is 255
+    apart) are taken in a wide type: the text path's counts."""
+    import pyarrow as pa
+
+    from nbcert.reading.files import text_column
+
+    rng = np.random.default_rng(span)
+    values = (np.array(lo, dtype=object) + rng.permutation(np.arange(span).repeat(3))).tolist()
+    col = pa.array(values, type=pa.from_numpy_dtype(np.dtype(typ)), mask=rng.random(3 * span) < 0.2)
+    y = pa.array(rng.choice(["p", "q"], 3 * span))
+    batch = pa.RecordBatch.from_arrays([col, y], names=["f", "y"])
+    texts = pa.RecordBatch.from_arrays([text_column(col, True), y], names=["f", "y"])
+    got, want = stats.partial_counts(batch, "y"), stats.partial_counts(texts, "y")
+    held = want.counts[0][:, :-1].sum(axis=0) > 0
+    assert list(got.values[0]) == list(want.values[0][held])
+    assert np.array_equal(got.counts[0], np.concatenate([want.counts[0][:, :-1][:, held], want.counts[0][:, -1:]], 1))
+
+
 def test_integer_columns_are_counted_without_a_dictionary(monkeypatch):
     """The statistics of an integer batch do not dictionary-encode its narrow columns."""
     import pyarrow as pa

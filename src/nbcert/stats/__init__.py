@@ -225,32 +225,16 @@ def _same_features(feats: tuple, features: tuple | None, name: str) -> None:
         raise InputError(f"{name}: columns {list(feats)} differ from the first part's {list(features)}")
 
 
-def _scaled(y: np.ndarray, K: int, y_by_width: dict) -> tuple:
-    """(label * K, label * K + K - 1): from ``y_by_width`` when computed there."""
-    got = y_by_width.get(K)
-    if got is None:
-        yK = y * K
-        got = (yK, yK + (K - 1))
-    return got
-
-
-def _dictionary_column_counts(col, y: np.ndarray, y_by_width: dict, m: int, want_first: bool):
+def _dictionary_column_counts(col, y: np.ndarray, m: int, want_first: bool):
     """(values, (m, k + 1) counts, first missing row or None) of one dictionary-encoded
-    Arrow array: one bincount of label * (k + 1) + index, a null cell counted as k, read
-    from the indices buffer and the validity bitmap (no filled copy of the codes)."""
+    Arrow array: ``_label_code_counts`` of its indices, read from the indices buffer and
+    the validity bitmap (no filled copy of the codes), a null cell counted as k."""
     k = len(col.dictionary)
     ind = col.indices
     n, off = len(ind), ind.offset
     idx = np.frombuffer(ind.buffers()[1], ind.type.to_pandas_dtype(), count=off + n)[off:]
-    yK, yKk = _scaled(y, k + 1, y_by_width)
     valid = _valid(ind)
-    if valid is None:
-        key = yK + idx
-    else:
-        t = np.subtract(idx, k, dtype=np.intp)
-        t *= valid
-        key = np.add(yKk, t, out=t)
-    counts = np.bincount(key, minlength=m * (k + 1)).reshape(m, k + 1)
+    counts = _label_code_counts(idx, 0, valid, y, k + 1, m)
     first = int(np.argmin(valid)) if want_first and valid is not None else None
     return pd.Index(col.dictionary.to_pylist(), dtype=object), counts, first
 
@@ -276,34 +260,40 @@ def _int_span(col):
     return x, _valid(col), dt(lo), hi - lo + 1
 
 
-def _int_column_counts(col, y: np.ndarray, y_by_width: dict, m: int, want_first: bool):
+def _label_code_counts(codes: np.ndarray, shift, valid: np.ndarray | None, y: np.ndarray, K: int, m: int):
+    """The (m, K) counts of label * K + (code - shift), a null cell (whatever its bytes)
+    counted in the last slot: bincounts over pieces of CHUNK_ROWS rows in two reused
+    buffers (fresh arrays the size of the column cost more in page faults than the
+    arithmetic).  The offsets are taken in intp, modulo 2^64: exact, as they are below K."""
+    n = len(codes)
+    out = np.zeros(m * K, np.int64)
+    step = max(CHUNK_ROWS, 8 * m * K)
+    key, scaled = np.empty(min(step, n), np.intp), np.empty(min(step, n), np.intp)
+    for a in range(0, n, step):
+        k, w = key[:n - a], scaled[:n - a]  # the last piece may be shorter
+        np.subtract(codes[a:a + step], shift, out=k, dtype=np.intp, casting="unsafe")
+        if valid is not None:  # K - 1 + valid * (offset - K + 1): a null to the last slot
+            k -= K - 1
+            k *= valid[a:a + step]
+            k += K - 1
+        k += np.multiply(y[a:a + step], K, out=w)
+        out += np.bincount(k, minlength=m * K)
+    return out.reshape(m, K)
+
+
+def _int_column_counts(col, y: np.ndarray, m: int, want_first: bool):
     """``_dictionary_column_counts`` of an integer Arrow array as the text of its values,
-    counted straight from the values: bincounts of label * (span + 1) + offset from the
-    smallest value, a null counted in the last slot, over pieces of CHUNK_ROWS rows in two
-    reused buffers (fresh arrays the size of the column cost more in page faults than the
-    arithmetic); the values present are then put in order of first appearance and made
-    text, as Arrow's dictionary would have them.  A column of a wider span is
+    counted straight from the values (``_label_code_counts`` of their offsets from the
+    lowest, span + 1 slots); the values present are then put in order of first appearance
+    and made text, as Arrow's dictionary would have them.  A column of a wider span is
     dictionary-encoded first."""
     import pyarrow as pa
 
     got = _int_span(col)
     if got is None:
-        return _dictionary_column_counts(text_column(col, True), y, y_by_width, m, want_first)
+        return _dictionary_column_counts(text_column(col, True), y, m, want_first)
     x, valid, lo, span = got
-    W = span + 1
-    wide = np.zeros(m * W, np.int64)
-    step = max(CHUNK_ROWS, 8 * m * W)
-    key, scaled = np.empty(min(step, len(x)), np.intp), np.empty(min(step, len(x)), np.intp)
-    for a in range(0, len(x), step):
-        k, w = key[:len(x) - a], scaled[:len(x) - a]  # the last piece may be shorter
-        np.subtract(x[a:a + step], lo, out=k, casting="unsafe")  # modulo 2^64: exact below the span
-        if valid is not None:  # span + valid * (offset - span): a null (any bytes) to the last slot
-            k -= span
-            k *= valid[a:a + step]
-            k += span
-        k += np.multiply(y[a:a + step], W, out=w)
-        wide += np.bincount(k, minlength=m * W)
-    wide = wide.reshape(m, W)
+    wide = _label_code_counts(x, lo, valid, y, span + 1, m)
     seen = first_seen(x, valid, int(np.count_nonzero(wide[:, :span].any(axis=0))))
     at = np.subtract(seen, lo, dtype=np.intp, casting="unsafe")
     counts = np.concatenate([wide[:, at], wide[:, span:]], axis=1)
@@ -338,10 +328,7 @@ def _dictionary_partial(frame, label, missing, name, start, features, find_missi
     _same_features(feats, features, name)
     y = y.astype(np.intp, copy=False)
     m = len(labels)
-    y_by_width = {}  # per dictionary width K: the scaled labels, and those plus K - 1 (the missing slot)
-    for K in {len(c.dictionary) + 1 for c in cols if pa.types.is_dictionary(c.type)}:
-        y_by_width[K] = _scaled(y, K, {})
-    got = map_columns(lambda c: _column_counter(c)(c, y, y_by_width, m, find_missing), cols, len(y))
+    got = map_columns(lambda c: _column_counter(c)(c, y, m, find_missing), cols, len(y))
     firsts = [(r, j) for j, (_, _, r) in enumerate(got) if r is not None]
     return Partial(labels=labels, values=[v for v, _, _ in got], counts=[c for _, c, _ in got], rows=len(y),
                    first_missing=min(firsts) if firsts else None)
