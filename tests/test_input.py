@@ -447,6 +447,16 @@ def test_integer_columns_spanning_their_type_are_counted_right(typ, lo, span):
     assert np.array_equal(got.counts[0], np.concatenate([want.counts[0][:, :-1][:, held], want.counts[0][:, -1:]], 1))
 
 
+def test_columns_are_counted_jointly_in_groups_that_fit():
+    """Consecutive columns share one bincount while label x their widths stays within
+    JOINT_SLOTS; a wider column is counted alone."""
+    J = stats.JOINT_SLOTS
+    assert stats._groups([6] * 7, 3) == [[0, 1, 2, 3, 4], [5, 6]]  # 3 * 6^5 <= 2^15 < 3 * 6^6
+    assert stats._groups([J, 2, 2], 1) == [[0], [1, 2]]
+    assert stats._groups([2 * J, 2], 3) == [[0], [1]]
+    assert stats._groups([], 3) == []
+
+
 def test_integer_columns_are_counted_without_a_dictionary(monkeypatch):
     """The statistics of an integer batch do not dictionary-encode its narrow columns."""
     import pyarrow as pa

@@ -27,7 +27,8 @@ from ..reading.encoding import (Domains, EncodedTable, InputError, _valid, check
 from ..reading.files import text_column
 
 CHUNK_CELLS = 1 << 22  # cells per bincount call: its intp copy stays at 32 MB
-CHUNK_ROWS = 1 << 16  # rows of an integer column counted at a time (two 512 KB buffers, reused)
+CHUNK_ROWS = 1 << 16  # rows of a part's columns counted at a time (two 512 KB buffers, reused)
+JOINT_SLOTS = 1 << 15  # slots of one bincount over several columns' joint key (256 KB: stays in cache)
 
 
 @dataclass(frozen=True)
@@ -225,26 +226,34 @@ def _same_features(feats: tuple, features: tuple | None, name: str) -> None:
         raise InputError(f"{name}: columns {list(feats)} differ from the first part's {list(features)}")
 
 
-def _dictionary_column_counts(col, y: np.ndarray, m: int, want_first: bool):
-    """(values, (m, k + 1) counts, first missing row or None) of one dictionary-encoded
-    Arrow array: ``_label_code_counts`` of its indices, read from the indices buffer and
-    the validity bitmap (no filled copy of the codes), a null cell counted as k."""
-    k = len(col.dictionary)
+@dataclass
+class _Codes:
+    """A column's codes as they arrive: code - ``shift`` in 0..K - 2, a null (whatever its
+    bytes) in slot K - 1; ``finish`` turns its (m, K) counts into (values, counts)."""
+
+    codes: np.ndarray
+    shift: object
+    valid: np.ndarray | None
+    K: int
+    finish: object
+
+
+def _dictionary_codes(col) -> _Codes:
+    """The indices of a dictionary-encoded Arrow array, read from its buffers (no filled
+    copy), a null counted as k."""
     ind = col.indices
     n, off = len(ind), ind.offset
     idx = np.frombuffer(ind.buffers()[1], ind.type.to_pandas_dtype(), count=off + n)[off:]
-    valid = _valid(ind)
-    counts = _label_code_counts(idx, 0, valid, y, k + 1, m)
-    first = int(np.argmin(valid)) if want_first and valid is not None else None
-    return pd.Index(col.dictionary.to_pylist(), dtype=object), counts, first
+    values = pd.Index(col.dictionary.to_pylist(), dtype=object)
+    return _Codes(idx, 0, _valid(ind), len(values) + 1, lambda counts: (values, counts))
 
 
 def _int_span(col):
-    """(values as numpy, validity or None, lowest value, span) of an integer Arrow array
-    whose values span at most INT_SPAN_MAX values and no more than its length; None for
-    any other.  The range is first taken over every cell, null ones included (their bytes
-    are arbitrary, but usually 0, and any range holding the values will do: the nulls go
-    to their own slot); only when that is too wide is it taken over the values alone."""
+    """(values as numpy, lowest value, span) of an integer Arrow array whose values span
+    at most INT_SPAN_MAX values and no more than its length; None for any other.  The
+    range is first taken over every cell, null ones included (their bytes are arbitrary,
+    but usually 0, and any range holding the values will do: the nulls go to their own
+    slot); only when that is too wide is it taken over the values alone."""
     import pyarrow.compute as pc
 
     dt = col.type.to_pandas_dtype()
@@ -257,55 +266,96 @@ def _int_span(col):
         lo, hi = lo_hi["min"].as_py(), lo_hi["max"].as_py()
     if lo is None or hi - lo + 1 > min(INT_SPAN_MAX, len(col)):
         return None
-    return x, _valid(col), dt(lo), hi - lo + 1
+    return x, dt(lo), hi - lo + 1
 
 
-def _label_code_counts(codes: np.ndarray, shift, valid: np.ndarray | None, y: np.ndarray, K: int, m: int):
-    """The (m, K) counts of label * K + (code - shift), a null cell (whatever its bytes)
-    counted in the last slot: bincounts over pieces of CHUNK_ROWS rows in two reused
-    buffers (fresh arrays the size of the column cost more in page faults than the
-    arithmetic).  The offsets are taken in intp, modulo 2^64: exact, as they are below K."""
-    n = len(codes)
-    out = np.zeros(m * K, np.int64)
-    step = max(CHUNK_ROWS, 8 * m * K)
-    key, scaled = np.empty(min(step, n), np.intp), np.empty(min(step, n), np.intp)
-    for a in range(0, n, step):
-        k, w = key[:n - a], scaled[:n - a]  # the last piece may be shorter
-        np.subtract(codes[a:a + step], shift, out=k, dtype=np.intp, casting="unsafe")
-        if valid is not None:  # K - 1 + valid * (offset - K + 1): a null to the last slot
-            k -= K - 1
-            k *= valid[a:a + step]
-            k += K - 1
-        k += np.multiply(y[a:a + step], K, out=w)
-        out += np.bincount(k, minlength=m * K)
-    return out.reshape(m, K)
-
-
-def _int_column_counts(col, y: np.ndarray, m: int, want_first: bool):
-    """``_dictionary_column_counts`` of an integer Arrow array as the text of its values,
-    counted straight from the values (``_label_code_counts`` of their offsets from the
-    lowest, span + 1 slots); the values present are then put in order of first appearance
+def _int_codes(col) -> _Codes:
+    """An integer Arrow array as the text of its values, coded by offset from the lowest
+    value (span + 1 slots); its values present are then put in order of first appearance
     and made text, as Arrow's dictionary would have them.  A column of a wider span is
     dictionary-encoded first."""
     import pyarrow as pa
 
     got = _int_span(col)
     if got is None:
-        return _dictionary_column_counts(text_column(col, True), y, m, want_first)
-    x, valid, lo, span = got
-    wide = _label_code_counts(x, lo, valid, y, span + 1, m)
-    seen = first_seen(x, valid, int(np.count_nonzero(wide[:, :span].any(axis=0))))
-    at = np.subtract(seen, lo, dtype=np.intp, casting="unsafe")
-    counts = np.concatenate([wide[:, at], wide[:, span:]], axis=1)
-    values = pd.Index(pa.array(seen, type=col.type).cast(pa.string()).to_pylist(), dtype=object)
-    first = int(np.argmin(valid)) if want_first and valid is not None else None
-    return values, counts, first
+        return _dictionary_codes(text_column(col, True))
+    x, lo, span = got
+    valid = _valid(col)
+
+    def finish(wide):
+        seen = first_seen(x, valid, int(np.count_nonzero(wide[:, :span].any(axis=0))))
+        at = np.subtract(seen, lo, dtype=np.intp, casting="unsafe")
+        values = pd.Index(pa.array(seen, type=col.type).cast(pa.string()).to_pylist(), dtype=object)
+        return values, np.concatenate([wide[:, at], wide[:, span:]], axis=1)
+
+    return _Codes(x, lo, valid, span + 1, finish)
 
 
-def _column_counter(col):
+def _joint_counts(group: list, y: np.ndarray, m: int) -> list:
+    """Per column of ``group``, its (m, K) counts by label, from one bincount of the joint
+    key label * prod(K) + ... + code over the group's columns, over pieces of CHUNK_ROWS
+    rows in two reused buffers (fresh arrays the size of a column cost more in page faults
+    than the arithmetic); each column's counts are the joint counts summed over the other
+    columns.  Offsets are taken in intp, modulo 2^64: exact, as they are below K."""
+    n, sizes = len(y), [c.K for c in group]
+    slots = m * int(np.prod(sizes))
+    out = np.zeros(slots, np.int64)
+    step = max(CHUNK_ROWS, 8 * slots)
+    key, off = np.empty(min(step, n), np.intp), np.empty(min(step, n), np.intp)
+    for a in range(0, n, step):
+        k, r = key[:n - a], off[:n - a]  # the last piece may be shorter
+        k[:] = y[a:a + step]
+        for c in group:
+            np.subtract(c.codes[a:a + step], c.shift, out=r, dtype=np.intp, casting="unsafe")
+            if c.valid is not None:  # K - 1 + valid * (offset - K + 1): a null to the last slot
+                r -= c.K - 1
+                r *= c.valid[a:a + step]
+                r += c.K - 1
+            k *= c.K
+            k += r
+        out += np.bincount(k, minlength=slots)
+    joint = out.reshape(m, *sizes)
+    axes = range(1, len(sizes) + 1)
+    return [joint.sum(axis=tuple(x for x in axes if x != j)) for j in axes]
+
+
+def _groups(sizes: list, m: int) -> list:
+    """Consecutive column positions packed so that each group's joint key has at most
+    JOINT_SLOTS slots (a column wider than that alone)."""
+    groups, slots = [], None
+    for j, K in enumerate(sizes):
+        if slots is None or slots * K > JOINT_SLOTS:
+            groups.append([])
+            slots = m
+        groups[-1].append(j)
+        slots *= K
+    return groups
+
+
+def _fused_counts(cols: list, y: np.ndarray, m: int) -> list:
+    """(values, (m, k + 1) counts) of each dictionary-encoded or integer Arrow column:
+    its codes read in place, counted jointly in groups, the groups side by side."""
+    coded = map_columns(lambda c: _int_codes(c) if _is_int(c) else _dictionary_codes(c), cols, len(y))
+    groups = _groups([c.K for c in coded], m)
+    counted = map_columns(lambda g: _joint_counts([coded[j] for j in g], y, m), groups, len(y))
+    counts = [c for part in counted for c in part]
+    return [c.finish(n) for c, n in zip(coded, counts)]
+
+
+def _is_int(col) -> bool:
     import pyarrow as pa
 
-    return _int_column_counts if pa.types.is_integer(col.type) else _dictionary_column_counts
+    return pa.types.is_integer(col.type)
+
+
+def _first_null(cols: list) -> tuple | None:
+    """(row, column position) of the first null cell among dictionary or integer columns."""
+    best = None
+    for j, c in enumerate(cols):
+        if c.null_count:
+            r = int(np.argmin(_valid(c.indices if not _is_int(c) else c)))
+            best = (r, j) if best is None or r < best[0] else best
+    return best
 
 
 def _dictionary_partial(frame, label, missing, name, start, features, find_missing):
@@ -328,10 +378,9 @@ def _dictionary_partial(frame, label, missing, name, start, features, find_missi
     _same_features(feats, features, name)
     y = y.astype(np.intp, copy=False)
     m = len(labels)
-    got = map_columns(lambda c: _column_counter(c)(c, y, m, find_missing), cols, len(y))
-    firsts = [(r, j) for j, (_, _, r) in enumerate(got) if r is not None]
-    return Partial(labels=labels, values=[v for v, _, _ in got], counts=[c for _, c, _ in got], rows=len(y),
-                   first_missing=min(firsts) if firsts else None)
+    got = _fused_counts(cols, y, m)
+    return Partial(labels=labels, values=[v for v, _ in got], counts=[c for _, c in got], rows=len(y),
+                   first_missing=_first_null(cols) if find_missing else None)
 
 
 def _as_text(col):
