@@ -164,15 +164,20 @@ def _valid(arr) -> np.ndarray | None:
     return np.unpackbits(np.frombuffer(validity, np.uint8), count=off + n, bitorder="little")[off:].view(bool)
 
 
+def _values(arr) -> np.ndarray:
+    """The values buffer of a fixed-width Arrow array (an integer array, or a dictionary
+    array's indices) as numpy, read in place: a null cell's bytes are arbitrary."""
+    n, off = len(arr), arr.offset
+    return np.frombuffer(arr.buffers()[1], arr.type.to_pandas_dtype(), count=off + n)[off:]
+
+
 def _chunk_filled(chunk, fill: int) -> np.ndarray:
     """An Arrow integer array as numpy, its null cells set to ``fill``: the values buffer
     read in place and the validity bitmap unpacked (Arrow's fill_null is many times
     slower on dictionary indices)."""
-    n, off = len(chunk), chunk.offset
-    data = chunk.buffers()[1]
-    if n == 0 or data is None:
-        return np.zeros(n, np.int32)
-    values = np.frombuffer(data, chunk.type.to_pandas_dtype(), count=off + n)[off:]
+    if len(chunk) == 0 or chunk.buffers()[1] is None:
+        return np.zeros(len(chunk), np.int32)
+    values = _values(chunk)
     valid = _valid(chunk)
     if valid is None:
         return values
@@ -210,8 +215,8 @@ def int_dictionary(arr):
 
     if not isinstance(arr, pa.Array) or not pa.types.is_integer(arr.type) or arr.null_count == len(arr):
         return None
-    n, off = len(arr), arr.offset
-    x = np.frombuffer(arr.buffers()[1], arr.type.to_pandas_dtype(), count=off + n)[off:]
+    n = len(arr)
+    x = _values(arr)
     valid = _valid(arr)
     if valid is not None:
         x = x * valid

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..reading.parallel import map_columns
-from ..reading.encoding import (Domains, EncodedTable, InputError, _valid, check_frame, code_frame, code_labels,
+from ..reading.encoding import (Domains, EncodedTable, InputError, _valid, _values, check_frame, code_frame, code_labels,
                                 column_names, first_seen, INT_SPAN_MAX, no_observed_value, sort_labels)
 from ..reading.files import text_column
 
@@ -241,11 +241,8 @@ class _Codes:
 def _dictionary_codes(col) -> _Codes:
     """The indices of a dictionary-encoded Arrow array, read from its buffers (no filled
     copy), a null counted as k."""
-    ind = col.indices
-    n, off = len(ind), ind.offset
-    idx = np.frombuffer(ind.buffers()[1], ind.type.to_pandas_dtype(), count=off + n)[off:]
     values = pd.Index(col.dictionary.to_pylist(), dtype=object)
-    return _Codes(idx, 0, _valid(ind), len(values) + 1, lambda counts: (values, counts))
+    return _Codes(_values(col.indices), 0, _valid(col.indices), len(values) + 1, lambda counts: (values, counts))
 
 
 def _int_span(col):
@@ -256,8 +253,7 @@ def _int_span(col):
     slot); only when that is too wide is it taken over the values alone."""
     import pyarrow.compute as pc
 
-    dt = col.type.to_pandas_dtype()
-    x = np.frombuffer(col.buffers()[1], dt, count=col.offset + len(col))[col.offset:]
+    x = _values(col)
     if len(x) == 0:
         return None
     lo, hi = int(x.min()), int(x.max())
@@ -266,7 +262,7 @@ def _int_span(col):
         lo, hi = lo_hi["min"].as_py(), lo_hi["max"].as_py()
     if lo is None or hi - lo + 1 > min(INT_SPAN_MAX, len(col)):
         return None
-    return x, dt(lo), hi - lo + 1
+    return x, x.dtype.type(lo), hi - lo + 1
 
 
 def _int_codes(col) -> _Codes:
@@ -332,30 +328,23 @@ def _groups(sizes: list, m: int) -> list:
     return groups
 
 
-def _fused_counts(cols: list, y: np.ndarray, m: int) -> list:
-    """(values, (m, k + 1) counts) of each dictionary-encoded or integer Arrow column:
-    its codes read in place, counted jointly in groups, the groups side by side."""
+def _fused_counts(cols: list, y: np.ndarray, m: int, want_first: bool) -> tuple:
+    """(per column (values, (m, k + 1) counts), first missing cell (row, column) or None)
+    of dictionary-encoded or integer Arrow columns: their codes read in place, counted
+    jointly in groups, the groups side by side; the first missing cell (``want_first``)
+    read from the validity the coding unpacked."""
     coded = map_columns(lambda c: _int_codes(c) if _is_int(c) else _dictionary_codes(c), cols, len(y))
     groups = _groups([c.K for c in coded], m)
     counted = map_columns(lambda g: _joint_counts([coded[j] for j in g], y, m), groups, len(y))
     counts = [c for part in counted for c in part]
-    return [c.finish(n) for c, n in zip(coded, counts)]
+    firsts = [(int(np.argmin(c.valid)), j) for j, c in enumerate(coded) if want_first and c.valid is not None]
+    return [c.finish(n) for c, n in zip(coded, counts)], min(firsts, default=None)
 
 
 def _is_int(col) -> bool:
     import pyarrow as pa
 
     return pa.types.is_integer(col.type)
-
-
-def _first_null(cols: list) -> tuple | None:
-    """(row, column position) of the first null cell among dictionary or integer columns."""
-    best = None
-    for j, c in enumerate(cols):
-        if c.null_count:
-            r = int(np.argmin(_valid(c.indices if not _is_int(c) else c)))
-            best = (r, j) if best is None or r < best[0] else best
-    return best
 
 
 def _dictionary_partial(frame, label, missing, name, start, features, find_missing):
@@ -370,7 +359,7 @@ def _dictionary_partial(frame, label, missing, name, start, features, find_missi
     feats = check_frame(frame, label, name)
     cols = [frame.column(f) for f in feats]
     tokens = list(missing or [])
-    if not all(pa.types.is_dictionary(c.type) or (pa.types.is_integer(c.type) and not tokens) for c in cols):
+    if not all(pa.types.is_dictionary(c.type) or (_is_int(c) and not tokens) for c in cols):
         return None
     if tokens and any(pd.Index(c.dictionary.to_pylist()).isin(tokens).any() for c in cols):
         return None
@@ -378,16 +367,14 @@ def _dictionary_partial(frame, label, missing, name, start, features, find_missi
     _same_features(feats, features, name)
     y = y.astype(np.intp, copy=False)
     m = len(labels)
-    got = _fused_counts(cols, y, m)
+    got, first = _fused_counts(cols, y, m, find_missing)
     return Partial(labels=labels, values=[v for v, _ in got], counts=[c for _, c in got], rows=len(y),
-                   first_missing=_first_null(cols) if find_missing else None)
+                   first_missing=first)
 
 
 def _as_text(col):
     """An integer column as the text of its values; any other as it is."""
-    import pyarrow as pa
-
-    return text_column(col, True) if pa.types.is_integer(col.type) else col
+    return text_column(col, True) if _is_int(col) else col
 
 
 def _ints_as_text(frame):
