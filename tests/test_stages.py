@@ -8,7 +8,9 @@ import pytest
 
 from nbcert.repro.discretize import discretize
 from nbcert.errors import InputError
-from nbcert.repro.stages import perturbed, split
+from nbcert import decide
+from nbcert.reading.encoding import encode
+from nbcert.repro.stages import ad_prefixes, decision_runs, perturbed, split
 from nbcert.repro.perturb import blank_mask
 
 
@@ -53,6 +55,31 @@ def test_draws_are_deterministic_and_disjoint():
     p2 = perturbed(tr1, "y", "uniform", 0.4, 3, "t", 0, 0.2)
     pd.testing.assert_frame_equal(p1, p2)
     assert p1["y"].notna().all() and p1.drop(columns="y").isna().to_numpy().mean() == pytest.approx(0.4, abs=0.01)
+
+
+def test_ad_once_answers_every_prefix_as_a_call_on_it():
+    """AD timed once on 16 points gives, for every k, what a call on the first k points
+    with the same seed gives (a point's worlds do not depend on the points after it), and
+    a time for each k that grows with k."""
+    df = discretize(table(400, seed=4), "y")
+    train, test = split(df, 16, seed=5, name="t", rep=0)
+    dirty = perturbed(train, "y", "uniform", 0.5, 5, "t", 0, 0.2)
+    enc = encode(dirty, "y")
+    T = enc.encode_test(test)
+    ks = [1, 2, 4, 8, 16]
+    robust, marks = ad_prefixes(enc, T, ks, 30, 11)
+    for k in ks:
+        alone = decide.certify_ad(enc, T[:k], n_worlds=30, seed=11)
+        assert np.array_equal(robust[:k], alone.robust)
+    assert sorted(marks) == ks
+    walls = [marks[k][0] for k in ks]
+    assert walls == sorted(walls) and walls[0] > 0
+    rows = decision_runs(train, dirty, test, "y", ks, ad_worlds=30, seed=5, name="t", rep=0, kind="uniform",
+                         rate=0.5, progress=lambda _: None)
+    ad = rows[rows.method == "AD"].set_index("k")
+    exact = rows[rows.method == "Iterate+Index"].set_index("k")
+    assert list(ad.index) == ks and (ad.robust >= exact.robust).all()
+    assert list(ad.seconds) == sorted(ad.seconds)
 
 
 # ---------------------------------------------------------------- users' data with blank cells

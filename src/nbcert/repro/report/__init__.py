@@ -53,7 +53,7 @@ def render(r: ReportInputs) -> str:
     timed = [r.decision, r.poisoning] + ([r.poisoning_many, r.counting, r.scaling, r.cleaning] if r.whole else [])
     lines = paper.header(r.sources, r.settings, r.provenance, r.whole)
     lines += paper.datasets(r.statuses, r.infos, r.stale)
-    cpu = {"decision": r.decision, "poisoning": r.poisoning}
+    cpu = {"decision": paper.decision_calls(r.decision), "poisoning": r.poisoning}
     if r.whole:
         cpu["many-point poisoning"] = r.poisoning_many
     lines += paper.machine(cpu, [t for t in timed if len(t)]) + timing.section(r.timings, paper.this_machine())
