@@ -56,7 +56,7 @@ def test_the_paper_target_makes_the_papers_part_alone(run, tmp_path):
         (work / f).unlink()
     # only the paper's jobs, not the studies' (nor the whole report) ...
     assert job_counts(snakemake(work, "-n", "paper").stdout) == {
-        "gather_decision": 1, "figure_rates": 2, "figure_k": 2, "report_paper": 1, "paper": 1}
+        "gather_decision": 1, "figures_decision": 1, "report_paper": 1, "paper": 1}
     # ... while the default target makes both
     assert {"cleaning_study", "gather_scaling", "report"} <= set(job_counts(snakemake(work, "-n").stdout))
 
@@ -129,7 +129,7 @@ def test_op_poisons_fewest_cells(run):
 def test_deleting_a_table_or_a_run_rebuilds_exactly_what_depends_on_it(run, tmp_path):
     work = copy_run(run, tmp_path / "w")
     assert job_counts(snakemake(work, "-n").stdout) == {}
-    downstream = {"figure_rates": 2, "figure_k": 2, "report_paper": 1, "report": 1, "all": 1}
+    downstream = {"figures_decision": 1, "report_paper": 1, "report": 1, "all": 1}
     table = work / "results/tables/decision_mushrooms.csv"
     before = _table(table)
     table.unlink()

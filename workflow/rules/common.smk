@@ -111,8 +111,7 @@ def paper_jobs():
     ds = available()
     return {"data_status": {}, "discretize": {"ds": ds}, "split": {"ds": ds}, "perturb": {"ds": ds},
             "decide": {"ds": ds}, "poison": {"ds": ds}, "gather_decision": {"ds": ds},
-            "gather_poisoning": {"ds": ds}, "figure_rates": {"num": [6, 7]}, "figure_k": {"num": [8, 9]},
-            "figure_poisoning": {}}
+            "gather_poisoning": {"ds": ds}, "figures_decision": {}, "figure_poisoning": {}}
 
 
 def beyond_jobs():

@@ -2,47 +2,28 @@
 FIGURE_CAPTION = "../report/figure.rst"
 
 
-def figure_kind(wildcards):
-    """The perturbation a figure shows: uniform in Figures 6 and 8, feature in 7 and 9."""
-    return "uniform" if wildcards.num in ("6", "8") else "feature"
+DECISION_FIGURES = (6, 7, 8, 9)
 
 
-rule figure_rates:
+rule figures_decision:
+    # Figures 6/7 (time vs missing rate, uniform and feature perturbation) and 8/9 (time vs
+    # k) from the same tables, in one job: each job pays about 2 s to start Python and
+    # import pandas and matplotlib, more than drawing a figure once they are loaded.
     input:
         obtained("gather_decision"),
     output:
-        pdf="results/figures/fig{num}.pdf",
-        png=report("results/figures/fig{num}.png", caption=FIGURE_CAPTION, category="Figures"),
-    wildcard_constraints:
-        num="6|7",
+        pdf=expand("results/figures/fig{num}.pdf", num=DECISION_FIGURES),
+        png=report(expand("results/figures/fig{num}.png", num=DECISION_FIGURES), caption=FIGURE_CAPTION,
+                   category="Figures"),
     params:
-        kind=figure_kind,
         k=S.k_for_rates,
-    benchmark:
-        "benchmarks/figures/fig{num}.tsv"
-    log:
-        "logs/figures/fig{num}.log",
-    script:
-        "../scripts/figure_rates.py"
-
-
-rule figure_k:
-    input:
-        obtained("gather_decision"),
-    output:
-        pdf="results/figures/fig{num}.pdf",
-        png=report("results/figures/fig{num}.png", caption=FIGURE_CAPTION, category="Figures"),
-    wildcard_constraints:
-        num="8|9",
-    params:
-        kind=figure_kind,
         rate=S.rate_for_k,
     benchmark:
-        "benchmarks/figures/fig{num}.tsv"
+        "benchmarks/figures/fig6-9.tsv"
     log:
-        "logs/figures/fig{num}.log",
+        "logs/figures/fig6-9.log",
     script:
-        "../scripts/figure_k.py"
+        "../scripts/figures_decision.py"
 
 
 rule figure_poisoning:
