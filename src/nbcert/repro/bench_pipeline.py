@@ -22,7 +22,8 @@ measures the paper's part alone.
 ``--readme`` runs, for the default target, the README's first command exactly as written
 (virtual environment, install with the constraints, ``snakemake --cores 1``) in a fresh
 clone beside a link to the repository's own ``../shared`` (the README's mirror path), and
-times the whole command; Snakemake's own process is then found among its descendants.
+times the whole command (without ``PYTHONDONTWRITEBYTECODE``, as in a user's shell);
+Snakemake's own process is then found among its descendants.
 """
 
 from __future__ import annotations
@@ -168,6 +169,7 @@ def _command(work: Path, target: str, mirror: str | None, cores: int, configfile
     if readme:
         env.pop("PYTHONPATH", None)
         env.pop("NBCERT_DATA_MIRROR", None)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's shell: Python keeps the bytecode it compiles
         return ["bash", "-c", readme_command(work / "README.md")], env
     env["PYTHONPATH"] = str(work / "src")
     if mirror:
