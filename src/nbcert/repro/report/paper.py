@@ -19,12 +19,12 @@ from .formatting import DASH, number
 
 # Section 6.3 of the paper: average training + prediction time of one point ("Plain").
 PAPER_PLAIN = {"fetal_health": 0.067, "bodyPerformance": 0.253, "mushrooms": 0.331, "star_classification": 2.812}
+RUN = ["dataset", "rep", "perturbation", "missing_rate"]  # the columns naming one decision run (one perturbed table)
 
 
 def decision_summary(dec: pd.DataFrame, k: int) -> pd.DataFrame:
     """Per data set: Iterate / Iterate+Index time ratios at k points, and the AD errors."""
-    at_k = dec[dec.k == k].pivot_table(index=["dataset", "rep", "perturbation", "missing_rate"],
-                                       columns="method", values="seconds")
+    at_k = dec[dec.k == k].pivot_table(index=RUN, columns="method", values="seconds")
     ratio = (at_k["Iterate"] / at_k["Iterate+Index"]).groupby("dataset")
     ad_ratio = (at_k["AD"] / at_k["Iterate+Index"]).groupby("dataset")
     kmin = dec[dec.k > 0].k.min()
@@ -45,8 +45,7 @@ def decision_calls(dec: pd.DataFrame) -> pd.DataFrame:
     run's AD decides its largest k points in one call and its smaller k are the first
     points of that call (stages.decision_runs), so only the largest k's row is a call."""
     ad = dec.method == "AD"
-    run = ["dataset", "rep", "perturbation", "missing_rate"]
-    last = dec[ad].sort_values("k", kind="stable").drop_duplicates(run, keep="last")
+    last = dec[ad].sort_values("k", kind="stable").drop_duplicates(RUN, keep="last")
     return pd.concat([dec[~ad], last]).sort_index(kind="stable")
 
 
