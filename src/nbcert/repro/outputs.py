@@ -12,10 +12,12 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from . import job
+
+if TYPE_CHECKING:  # the Snakefile imports this module (through fetch): no pandas at parse time
+    import pandas as pd
 
 
 def atomic_path(dest) -> tuple[Path, Path]:
