@@ -1,6 +1,7 @@
 """The reproduction pipeline end to end on the small test config, from the mirror, and the
 ways a user can damage, misconfigure or interrupt it (issue 8's numbered failures)."""
 
+import json
 import os
 import signal
 import stat
@@ -347,3 +348,15 @@ def test_snakemake_report_contains_the_figures(run):
     assert proc.returncode == 0, proc.stderr[-3000:]
     html = (run / "report.html").read_text(errors="replace")
     assert all(f"fig{num}.png" in html for num in (6, 7, 8, 9, 10))
+
+
+# 13. Snakemake's own work per job stays small (issue 13): no input hashed again per output
+
+def test_no_input_checksums_are_recorded_and_a_newer_input_reruns(run, tmp_path):
+    records = [json.loads(p.read_text()) for p in (run / ".snakemake/metadata").iterdir()]
+    assert records and not any(r.get("input_checksums") for r in records)
+    work = copy_run(run, tmp_path / "w")
+    split = work / "data/splits/mushrooms/rep0/train.csv"
+    os.utime(split)  # the same content, newer than what was made from it
+    counts = job_counts(snakemake(work, "-n").stdout)
+    assert counts["decide"] == 1 and counts["poison"] == 1 and "split" not in counts
