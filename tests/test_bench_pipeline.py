@@ -37,7 +37,7 @@ def test_a_damaged_benchmark_file_is_one_line_naming_it(tmp_path):
     bad = tmp_path / "benchmarks/poison/x.tsv"
     bad.parent.mkdir(parents=True)
     bad.write_text("s\tcpu_time\n")
-    with pytest.raises(TableError, match="benchmarks/poison/x.tsv: not a Snakemake benchmark file"):
+    with pytest.raises(TableError, match="benchmarks/poison/x.tsv: not a benchmark file"):
         read_benchmark(bad)
     _bench(bad, "fast", 1, 1)
     with pytest.raises(TableError, match="x.tsv: column 's' holds 'fast'"):

@@ -91,6 +91,18 @@ def test_the_snakefile_uses_only_names_from_common_smk():
     assert _free(_python(ROOT / "Snakefile")) - common == set()
 
 
+@pytest.mark.parametrize("smk", sorted(p.name for p in RULES.glob("*.smk")))
+def test_jobs_write_their_own_benchmark_files(smk):
+    """No ``benchmark:`` directive (Snakemake's process would sample the job): a rule that
+    runs a script names its benchmark file as a log, and the script writes it."""
+    text = (RULES / smk).read_text()
+    assert "    benchmark:" not in text
+    for rule in text.split("\nrule ")[1:] + text.split("\ncheckpoint ")[1:]:
+        rule = rule.split("\nrule ")[0]
+        if "    script:" in rule and not rule.startswith("report"):
+            assert 'benchmark="benchmarks/' in rule, rule.split(":")[0]
+
+
 def _fields(cls) -> set:
     return {f.name for f in fields(cls)}
 

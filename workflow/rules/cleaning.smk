@@ -16,10 +16,9 @@ rule cleaning_study:
         timed=1,
         mem_mb=per_attempt(1500, 100),
         runtime=per_attempt(60),
-    benchmark:
-        "benchmarks/cleaning_study/{ds}.tsv"
     log:
         "logs/cleaning_study/{ds}.log",
+        benchmark="benchmarks/cleaning_study/{ds}.tsv",
     script:
         "../scripts/study_run.py"
 
@@ -30,9 +29,8 @@ rule figure_cleaning:
     output:
         pdf="results/figures/cleaning.pdf",
         png=report("results/figures/cleaning.png", caption="../report/beyond.rst", category="Beyond the paper"),
-    benchmark:
-        "benchmarks/figures/cleaning.tsv"
     log:
         "logs/figures/cleaning.log",
+        benchmark="benchmarks/figures/cleaning.tsv",
     script:
         "../scripts/figure_cleaning.py"

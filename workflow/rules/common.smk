@@ -124,12 +124,13 @@ def beyond_jobs():
 
 
 def files_of(jobs, what="output"):
-    """The output (or benchmark) files of ``jobs``, job by job (the first wildcard varying
-    slowest), each job's files in the order its rule declares them."""
+    """The output (or, with ``what="benchmark"``, benchmark) files of ``jobs``, job by job
+    (the first wildcard varying slowest), each job's files in the order its rule declares
+    them.  A job writes its benchmark file itself, a named log (nbcert.repro.job)."""
     out = []
-    for rule, values in jobs.items():
-        patterns = getattr(getattr(rules, rule), what)
-        patterns = [patterns] if what == "benchmark" else list(patterns)
+    for name, values in jobs.items():
+        proxy = getattr(rules, name)
+        patterns = [proxy.log.benchmark] if what == "benchmark" else list(proxy.output)
         for combination in itertools.product(*values.values()):
             out += expand(patterns, **dict(zip(values, combination)))
     return out

@@ -15,10 +15,9 @@ rule counting_study:
         timed=1,
         mem_mb=per_attempt(1000, 20),
         runtime=per_attempt(15),
-    benchmark:
-        "benchmarks/counting_study/{ds}.tsv"
     log:
         "logs/counting_study/{ds}.log",
+        benchmark="benchmarks/counting_study/{ds}.tsv",
     script:
         "../scripts/study_run.py"
 
@@ -29,9 +28,8 @@ rule figure_counting:
     output:
         pdf="results/figures/counting.pdf",
         png=report("results/figures/counting.png", caption="../report/beyond.rst", category="Beyond the paper"),
-    benchmark:
-        "benchmarks/figures/counting.tsv"
     log:
         "logs/figures/counting.log",
+        benchmark="benchmarks/figures/counting.tsv",
     script:
         "../scripts/figure_counting.py"

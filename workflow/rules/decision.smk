@@ -29,10 +29,9 @@ rule decide:
         timed=1,
         mem_mb=per_attempt(800, 10),
         runtime=per_attempt(10 * len(REPS), 10),
-    benchmark:
-        "benchmarks/decide/{ds}.tsv"
     log:
         "logs/decide/{ds}.log",
+        benchmark="benchmarks/decide/{ds}.tsv",
     script:
         "../scripts/decide.py"
 
@@ -45,9 +44,8 @@ rule gather_decision:
     params:
         schema="decision_run",
         expect=decision_expected,
-    benchmark:
-        "benchmarks/gather/decision_{ds}.tsv"
     log:
         "logs/gather/decision_{ds}.log",
+        benchmark="benchmarks/gather/decision_{ds}.tsv",
     script:
         "../scripts/gather.py"

@@ -18,9 +18,8 @@ rule discretize:
     resources:
         mem_mb=per_attempt(500, 40),
         runtime=per_attempt(5, 1),
-    benchmark:
-        "benchmarks/discretize/{ds}.tsv"
     log:
         "logs/discretize/{ds}.log",
+        benchmark="benchmarks/discretize/{ds}.tsv",
     script:
         "../scripts/discretize.py"

@@ -44,10 +44,9 @@ checkpoint fetch:
     resources:
         mem_mb=500,
         runtime=30,
-    benchmark:
-        "benchmarks/fetch/{ds}.tsv"
     log:
         "logs/fetch/{ds}.log",
+        benchmark="benchmarks/fetch/{ds}.tsv",
     script:
         "../scripts/fetch.py"
 
@@ -58,9 +57,8 @@ rule data_status:
     output:
         "results/data_status.json",
     priority: 100
-    benchmark:
-        "benchmarks/data_status.tsv"
     log:
         "logs/data_status.log",
+        benchmark="benchmarks/data_status.tsv",
     script:
         "../scripts/data_status.py"

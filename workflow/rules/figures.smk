@@ -18,10 +18,9 @@ rule figures_decision:
     params:
         k=S.k_for_rates,
         rate=S.rate_for_k,
-    benchmark:
-        "benchmarks/figures/fig6-9.tsv"
     log:
         "logs/figures/fig6-9.log",
+        benchmark="benchmarks/figures/fig6-9.tsv",
     script:
         "../scripts/figures_decision.py"
 
@@ -32,9 +31,8 @@ rule figure_poisoning:
     output:
         pdf="results/figures/fig10.pdf",
         png=report("results/figures/fig10.png", caption=FIGURE_CAPTION, category="Figures"),
-    benchmark:
-        "benchmarks/figures/fig10.tsv"
     log:
         "logs/figures/fig10.log",
+        benchmark="benchmarks/figures/fig10.tsv",
     script:
         "../scripts/figure_poisoning.py"

@@ -15,10 +15,9 @@ rule split:
     resources:
         mem_mb=per_attempt(500, 40),
         runtime=per_attempt(5, 1),
-    benchmark:
-        "benchmarks/split/{ds}.tsv"
     log:
         "logs/split/{ds}.log",
+        benchmark="benchmarks/split/{ds}.tsv",
     script:
         "../scripts/split.py"
 
@@ -38,9 +37,8 @@ rule perturb:
     resources:
         mem_mb=per_attempt(500, 40),
         runtime=per_attempt(5, 8),
-    benchmark:
-        "benchmarks/perturb/{ds}.tsv"
     log:
         "logs/perturb/{ds}.log",
+        benchmark="benchmarks/perturb/{ds}.tsv",
     script:
         "../scripts/perturb.py"

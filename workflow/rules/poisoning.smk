@@ -21,10 +21,9 @@ rule poison:
         timed=1,
         mem_mb=per_attempt(800, 12),
         runtime=per_attempt(10, 5),
-    benchmark:
-        "benchmarks/poison/{ds}.tsv"
     log:
         "logs/poison/{ds}.log",
+        benchmark="benchmarks/poison/{ds}.tsv",
     script:
         "../scripts/poison.py"
 
@@ -37,9 +36,8 @@ rule gather_poisoning:
     params:
         schema="poisoning_run",
         expect=poisoning_expected,
-    benchmark:
-        "benchmarks/gather/poisoning_{ds}.tsv"
     log:
         "logs/gather/poisoning_{ds}.log",
+        benchmark="benchmarks/gather/poisoning_{ds}.tsv",
     script:
         "../scripts/gather.py"

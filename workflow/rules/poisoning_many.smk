@@ -21,10 +21,9 @@ rule poison_many:
         mem_mb=per_attempt(1000, 100),
         # minutes: for each k, five and one per 10 s of the solver's time limit
         runtime=per_attempt(len(S.poison_many.k_values) * (5 + int(S.poison_many.time_limit) // 10)),
-    benchmark:
-        "benchmarks/poison_many/{ds}.tsv"
     log:
         "logs/poison_many/{ds}.log",
+        benchmark="benchmarks/poison_many/{ds}.tsv",
     script:
         "../scripts/poison_many.py"
 
@@ -37,10 +36,9 @@ rule gather_poisoning_many:
     params:
         schema="poisoning_many_run",
         expect=poisoning_many_expected,
-    benchmark:
-        "benchmarks/gather/poisoning_many.tsv"
     log:
         "logs/gather/poisoning_many.log",
+        benchmark="benchmarks/gather/poisoning_many.tsv",
     script:
         "../scripts/gather.py"
 
@@ -51,9 +49,8 @@ rule figure_poisoning_many:
     output:
         pdf="results/figures/poisoning_many.pdf",
         png=report("results/figures/poisoning_many.png", caption="../report/beyond.rst", category="Beyond the paper"),
-    benchmark:
-        "benchmarks/figures/poisoning_many.tsv"
     log:
         "logs/figures/poisoning_many.log",
+        benchmark="benchmarks/figures/poisoning_many.tsv",
     script:
         "../scripts/figure_poisoning_many.py"

@@ -34,10 +34,9 @@ rule scaling_run:
         mem_mb=per_attempt(scaling_mem_mb(streamed=False)),
         # about 0.4 us per cell measured, the time budgets of Iterate and AD included, doubled
         runtime=per_attempt(scaling_minutes(75 * 10**6)),
-    benchmark:
-        "benchmarks/scaling/n{n}.tsv"
     log:
         "logs/scaling/n{n}.log",
+        benchmark="benchmarks/scaling/n{n}.tsv",
     script:
         "../scripts/scaling_run.py"
 
@@ -54,10 +53,9 @@ use rule scaling_run as scaling_stream with:
         mem_mb=per_attempt(scaling_mem_mb(streamed=True)),
         # writing and reading the file about four times, about 1 us per cell, doubled
         runtime=per_attempt(scaling_minutes(30 * 10**6)),
-    benchmark:
-        "benchmarks/scaling/streamed_n{n}.tsv"
     log:
         "logs/scaling/streamed_n{n}.log",
+        benchmark="benchmarks/scaling/streamed_n{n}.tsv",
 
 
 rule gather_scaling:
@@ -68,10 +66,9 @@ rule gather_scaling:
     params:
         schema="scaling_run",
         expect=canonical({f: expect.scaling_run(n) for f, n in zip(S.scaling.run_files, S.scaling.sizes)}),
-    benchmark:
-        "benchmarks/gather/scaling.tsv"
     log:
         "logs/gather/scaling.log",
+        benchmark="benchmarks/gather/scaling.tsv",
     script:
         "../scripts/gather.py"
 
@@ -82,9 +79,8 @@ rule figure_scaling:
     output:
         pdf="results/figures/scaling.pdf",
         png=report("results/figures/scaling.png", caption="../report/beyond.rst", category="Beyond the paper"),
-    benchmark:
-        "benchmarks/figures/scaling.tsv"
     log:
         "logs/figures/scaling.log",
+        benchmark="benchmarks/figures/scaling.tsv",
     script:
         "../scripts/figure_scaling.py"

@@ -3,8 +3,9 @@
 Every output is written to a temporary name beside its destination and renamed into place
 (:func:`publish`) once complete.  A job whose Snakemake process has gone (killed, say with
 ``kill -9``) is killed with it (:func:`nbcert.repro.job.start`), and :func:`publish` refuses
-to rename for such an orphan, so no output appears after its run has ended.  Published
-files get the permissions the user's umask gives new files (mkstemp's are 0600).
+to rename for such an orphan (:mod:`nbcert.repro.parent`), so no output appears after its
+run has ended.  Published files get the permissions the user's umask gives new files
+(mkstemp's are 0600).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import job
+from .parent import parent_alive
 
 if TYPE_CHECKING:  # the Snakefile imports this module (through fetch): no pandas at parse time
     import pandas as pd
@@ -38,7 +39,7 @@ def _umask() -> int:
 def publish(tmp: Path, dest: Path, mode: int = 0o666) -> None:
     """Give ``tmp`` normal permissions and rename it to ``dest``, unless this job is an
     orphan of a Snakemake process that no longer exists."""
-    if not job.parent_alive():
+    if not parent_alive():
         Path(tmp).unlink(missing_ok=True)
         raise SystemExit(f"not writing {dest}: the Snakemake process that started this job has gone")
     os.chmod(tmp, mode & ~_umask())

@@ -1,7 +1,8 @@
-"""How long the run took: each stage's jobs, from the benchmark files Snakemake wrote.
+"""How long the run took: each stage's jobs, from their benchmark files.
 
-Every rule has a ``benchmark:`` file (one row: wall seconds ``s``, ``cpu_time``, peak
-``max_rss`` in MB).  The report's inputs include those of every job it reports on, so
+Every job writes one, in the columns of Snakemake's benchmark files (one row: wall seconds
+``s``, ``cpu_time``, peak ``max_rss`` in MB), from the kernel's counters as it ends
+(:mod:`nbcert.repro.job`).  The report's inputs include those of every job it reports on, so
 these are the times of the jobs that produced this report's tables, whenever they last
 ran.  What they leave out, Snakemake's own work between the jobs and the report job
 itself, is measured by ``python -m nbcert.repro.bench_pipeline``, which times whole runs.
@@ -34,7 +35,7 @@ def read_benchmark(path) -> dict:
     lines = Path(path).read_text().splitlines()
     header = lines[0].split("\t") if lines else []
     if len(lines) < 2 or any(c not in header for c in COLUMNS):
-        raise TableError(f"{path}: not a Snakemake benchmark file (a header with {', '.join(COLUMNS)} and a row)")
+        raise TableError(f"{path}: not a benchmark file (a header with {', '.join(COLUMNS)} and a row)")
     row = dict(zip(header, lines[-1].split("\t")))
     parts = Path(path).with_suffix("").parts
     stage = parts[parts.index("benchmarks") + 1] if "benchmarks" in parts[:-1] else parts[-1]
