@@ -33,6 +33,13 @@ def test_stage_times_sum_jobs_per_stage(tmp_path):
     assert t.loc["data_status", "jobs"] == 1 and t.loc["data_status", "cpu_seconds"] == 0  # "-": not measured
 
 
+def test_the_stage_table_skips_a_job_that_never_ended(tmp_path):
+    b = tmp_path / "benchmarks"
+    _bench(b / "decide/mushrooms.tsv", 2.5, 150.0, 2.0)
+    (b / "data_status.tsv").write_text("")  # a log file Snakemake made for a job that did not end
+    assert bench_pipeline.stage_table(b).index.tolist() == ["decide"]
+
+
 def test_a_damaged_benchmark_file_is_one_line_naming_it(tmp_path):
     bad = tmp_path / "benchmarks/poison/x.tsv"
     bad.parent.mkdir(parents=True)

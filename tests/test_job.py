@@ -40,6 +40,7 @@ def test_a_job_started_by_a_large_process_reports_its_own_peak():
 RUN = """
 import sys
 from snakemake.iocontainers import Namedlist
+from nbcert.errors import InputError
 from nbcert.repro import job
 
 log = Namedlist(fromdict={"log": sys.argv[1], "benchmark": sys.argv[2]})
@@ -49,6 +50,8 @@ def main():
     import numpy as np
     big = np.ones(30_000_000)  # 240 MB
     print("ran")
+    if len(sys.argv) > 3:
+        raise InputError("a damaged file")
 
 job.run(snakemake, main)
 """
@@ -64,3 +67,11 @@ def test_run_writes_the_rules_benchmark_log_after_main(tmp_path):
     assert record["stage"] == "decide" and record["max_rss_mb"] >= 230
     assert 0 < record["cpu_seconds"] and 0 < record["seconds"] < 60
     assert Path(bench).stat().st_mode & 0o777 != 0o600  # published as any output is
+
+
+def test_a_failed_job_records_what_it_cost_too(tmp_path):
+    bench = tmp_path / "x.tsv"
+    proc = subprocess.run([sys.executable, "-c", RUN, str(tmp_path / "x.log"), str(bench), "fail"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1 and proc.stderr == "nbcert: error: a damaged file\n"
+    assert read_benchmark(bench)["max_rss_mb"] >= 230

@@ -214,8 +214,9 @@ def run_target(repo: Path, scratch: Path, target: str, mirror: str | None, cores
 
 
 def stage_table(folder: Path) -> pd.DataFrame:
-    """Per stage (benchmark folder): jobs, wall and CPU seconds, the largest job's MB."""
-    rows = [read_benchmark(p) for p in sorted(folder.rglob("*.tsv"))]
+    """Per stage (benchmark folder): jobs, wall and CPU seconds, the largest job's MB.  An
+    empty file is a job that never ended (Snakemake makes a job's log files before it starts)."""
+    rows = [read_benchmark(p) for p in sorted(folder.rglob("*.tsv")) if p.stat().st_size]
     jobs = pd.DataFrame(rows, columns=["stage", "seconds", "cpu_seconds", "max_rss_mb"])
     by = jobs.groupby("stage")
     return pd.DataFrame({"jobs": by.size(), "seconds": by.seconds.sum(), "cpu_seconds": by.cpu_seconds.sum(),

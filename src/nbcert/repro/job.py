@@ -104,8 +104,8 @@ def benchmark_text(measured: dict) -> str:
 
 
 def run(snakemake, main) -> None:
-    """start(), then main(), then the rule's benchmark file; a user-facing error becomes
-    one line and exit status 1."""
+    """start(), then main(), then the rule's benchmark file (a failed job's too: what it
+    cost); a user-facing error becomes one line and exit status 1."""
     start(snakemake)
     try:
         main()
@@ -114,6 +114,7 @@ def run(snakemake, main) -> None:
         print(line)
         print(line, file=sys.__stderr__)
         raise SystemExit(1) from None
-    bench = getattr(snakemake.log, "benchmark", None) if snakemake is not None else None
-    if bench:
-        write_text(benchmark_text(usage()), bench)
+    finally:
+        bench = getattr(snakemake.log, "benchmark", None) if snakemake is not None else None
+        if bench:
+            write_text(benchmark_text(usage()), bench)
