@@ -2,7 +2,9 @@
 FIGURE_CAPTION = "../report/figure.rst"
 
 
-DECISION_FIGURES = (6, 7, 8, 9)
+# The paper's decision figures: what time is drawn against, under which perturbation.
+DECISION_FIGURES = {6: ("missing_rate", "uniform"), 7: ("missing_rate", "feature"),
+                    8: ("k", "uniform"), 9: ("k", "feature")}
 
 
 rule figures_decision:
@@ -16,6 +18,7 @@ rule figures_decision:
         png=report(expand("results/figures/fig{num}.png", num=DECISION_FIGURES), caption=FIGURE_CAPTION,
                    category="Figures"),
     params:
+        panels=list(DECISION_FIGURES.values()),  # in the order of the outputs
         k=S.k_for_rates,
         rate=S.rate_for_k,
     log:

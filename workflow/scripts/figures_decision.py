@@ -10,11 +10,12 @@ from nbcert.repro.tables import read_tables
 def main():
     p, out = snakemake.params, snakemake.output
     table = read_tables(snakemake.input, "decision_run")
-    figure = [SimpleNamespace(pdf=pdf, png=png) for pdf, png in zip(out.pdf, out.png)]  # 6, 7, 8, 9
-    time_vs_rate(table, "uniform", p.k, figure[0])
-    time_vs_rate(table, "feature", p.k, figure[1])
-    time_vs_k(table, "uniform", p.rate, figure[2])
-    time_vs_k(table, "feature", p.rate, figure[3])
+    for (against, kind), pdf, png in zip(p.panels, out.pdf, out.png):  # DECISION_FIGURES in figures.smk
+        figure = SimpleNamespace(pdf=pdf, png=png)
+        if against == "missing_rate":
+            time_vs_rate(table, kind, p.k, figure)
+        else:
+            time_vs_k(table, kind, p.rate, figure)
 
 
 job.run(snakemake, main)
