@@ -10,11 +10,11 @@ when its parent dies.  So after a ``kill -9`` of Snakemake no job keeps running,
 or edited file, a bad data set) as one line, on the terminal and in the log, with exit
 status 1.
 
-**The job's benchmark file.**  After ``main``, ``run`` writes the rule's ``benchmark`` log
-(``log: ..., benchmark="benchmarks/STAGE/JOB.tsv"``) in the columns of Snakemake's own
-benchmark files: wall seconds ``s`` since this process started (the interpreter's start
-and imports included), ``cpu_time`` (this process's and its children's, user and system)
-and ``max_rss``, its peak resident MB.  All three are the kernel's counters, read once, so
+**The job's benchmark file.**  As the job ends (``main`` done or failed), ``run`` writes
+the rule's ``benchmark`` log (``log: ..., benchmark="benchmarks/STAGE/JOB.tsv"``) in
+the columns of Snakemake's own benchmark files: wall seconds ``s`` since this process
+started (the interpreter's start and imports included), ``cpu_time`` (this process's and
+its children's, user and system) and ``max_rss``, its peak resident MB.  All three are the kernel's counters, read once, so
 they are exact.  Snakemake's ``benchmark:`` directive instead samples the job's process
 tree from Snakemake's own process (every 0.5 s for 15 s, then every 30 s): that cost a
 fifth of Snakemake's own CPU, and it missed whatever a job used after its last sample
