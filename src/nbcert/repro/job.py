@@ -14,13 +14,13 @@ status 1.
 the rule's ``benchmark`` log (``log: ..., benchmark="benchmarks/STAGE/JOB.tsv"``) in
 the columns of Snakemake's own benchmark files: wall seconds ``s`` since this process
 started (the interpreter's start and imports included), ``cpu_time`` (this process's and
-its children's, user and system) and ``max_rss``, its peak resident MB.  All three are the kernel's counters, read once, so
-they are exact.  Snakemake's ``benchmark:`` directive instead samples the job's process
-tree from Snakemake's own process (every 0.5 s for 15 s, then every 30 s): that cost a
-fifth of Snakemake's own CPU, and it missed whatever a job used after its last sample
-(a decide job's CPU read 15.1 s of about 20).  The peak is ``VmHWM``, this process's own
-high-water mark: ``ru_maxrss`` would carry Snakemake's size, which a job started with
-``vfork`` and ``exec`` inherits into it.
+its children's, user and system) and ``max_rss``, its peak resident MB.  All three are
+the kernel's counters, read once, so they are exact.  Snakemake's ``benchmark:``
+directive instead samples the job's process tree from Snakemake's own process (every
+0.5 s for 15 s, then every 30 s): that cost a fifth of Snakemake's own CPU, and it missed
+whatever a job used after its last sample (a decide job's CPU read 15.1 s of about 20).
+The peak is ``VmHWM``, this process's own high-water mark: ``ru_maxrss`` would carry
+Snakemake's size, which a job started with ``vfork`` and ``exec`` inherits into it.
 """
 
 from __future__ import annotations
