@@ -43,6 +43,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .parent import proc_stat
 from .provenance import commit, versions
 from .report.paper import this_machine
 from .report.timing import read_benchmark
@@ -75,11 +76,8 @@ class Run:
 
 def _own_cpu(pid: int) -> float | None:
     """User + system seconds of process ``pid`` itself (not its children)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / TICK
+    fields = proc_stat(pid)
+    return (int(fields[11]) + int(fields[12])) / TICK if fields else None
 
 
 def _size(path: Path, skip=()) -> int:
@@ -127,6 +125,13 @@ def readme_command(readme: Path) -> str:
     return next(line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#"))
 
 
+def _cmdline(pid) -> list | None:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return None
+
+
 def _is_snakemake(cmd: list) -> bool:
     return any(part.endswith(b"bin/snakemake") for part in cmd[:2])
 
@@ -134,20 +139,15 @@ def _is_snakemake(cmd: list) -> bool:
 def _snakemake_below(pid: int) -> int | None:
     """``pid`` or the first process under it whose command is Snakemake's main program (a
     shell runs the last command of its line in its own process)."""
-    try:
-        if _is_snakemake(Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")):
-            return pid
-    except OSError:
-        return None
+    cmd = _cmdline(pid)
+    if cmd is None or _is_snakemake(cmd):
+        return None if cmd is None else pid
     children = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                cmd = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            children.setdefault(int(stat[1]), []).append((int(entry.name), cmd))
+            stat, cmd = proc_stat(entry.name), _cmdline(entry.name)
+            if stat and cmd is not None:  # else the process has gone
+                children.setdefault(int(stat[1]), []).append((int(entry.name), cmd))
     todo = [pid]
     while todo:
         for child, cmd in children.get(todo.pop(), []):

@@ -35,7 +35,7 @@ import time
 from ..errors import InputError
 from .errors import USER_ERRORS
 from .outputs import write_text
-from .parent import die_with_parent, parent_alive
+from .parent import die_with_parent, parent_alive, proc_stat
 
 _STARTED = _IMPORTED = time.time()
 BENCHMARK_COLUMNS = ("s", "h:m:s", "max_rss", "cpu_time")
@@ -68,12 +68,10 @@ def stamp(table, started: float | None = None):
 def _seconds_alive() -> float:
     """Wall seconds since this process was created (before ``exec``: a shell that started
     Python counts), or since this module was imported where /proc cannot say."""
-    try:
-        with open("/proc/self/stat") as f:
-            ticks = int(f.read().rsplit(")", 1)[1].split()[19])
-        return time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, AttributeError):
+    fields = proc_stat()
+    if fields is None or not hasattr(time, "CLOCK_BOOTTIME"):
         return time.time() - _IMPORTED
+    return time.clock_gettime(time.CLOCK_BOOTTIME) - int(fields[19]) / os.sysconf("SC_CLK_TCK")
 
 
 def _peak_mb() -> float:

@@ -16,12 +16,19 @@ import signal
 PID_VARIABLE = "NBCERT_SNAKEMAKE_PID"
 
 
-def _parent_of(pid: int) -> int | None:
+def proc_stat(pid="self") -> list | None:
+    """The fields of ``/proc/PID/stat`` after the command's name (the state first, then the
+    parent's id; ``man 5 proc`` numbers them from 3), or None for no such process or no /proc."""
     try:
         with open(f"/proc/{pid}/stat") as f:
-            return int(f.read().rsplit(")", 1)[1].split()[1])
-    except (OSError, ValueError, IndexError):
+            return f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
         return None
+
+
+def _parent_of(pid: int) -> int | None:
+    fields = proc_stat(pid)
+    return int(fields[1]) if fields else None
 
 
 def parent_alive() -> bool:
