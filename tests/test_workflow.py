@@ -4,6 +4,7 @@ describe the same keys."""
 
 import ast
 import builtins
+import re
 from dataclasses import fields
 from pathlib import Path
 from types import SimpleNamespace
@@ -97,8 +98,7 @@ def test_jobs_write_their_own_benchmark_files(smk):
     runs a script names its benchmark file as a log, and the script writes it."""
     text = (RULES / smk).read_text()
     assert "    benchmark:" not in text
-    for rule in text.split("\nrule ")[1:] + text.split("\ncheckpoint ")[1:]:
-        rule = rule.split("\nrule ")[0]
+    for rule in re.split(r"\n(?:rule|checkpoint) ", text)[1:]:
         if "    script:" in rule and not rule.startswith("report"):
             assert 'benchmark="benchmarks/' in rule, rule.split(":")[0]
 
