@@ -304,7 +304,7 @@ def test_world_draws_are_uniform_whatever_the_chunk(delta):
     a segment's cells is Binomial(size, 1/delta), for a chunk of one cell as for one chunk."""
     from scipy import stats
 
-    from nbcert.decide import _Segment, draw_counts
+    from nbcert.approximate import _Segment, draw_counts
 
     seg = _Segment(delta, np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]), np.array([6, 0, 9, 0]))
     for chunk in (1, 5, 1 << 22):
@@ -323,7 +323,7 @@ def test_world_draws_are_uniform_whatever_the_chunk(delta):
 
 @pytest.mark.parametrize("width, starts", [(100, [0, 3, 3, 50, 99]), (20000, [0, 7000]), (9000, [0])])
 def test_range_counts(width, starts):
-    from nbcert.decide import _range_counts
+    from nbcert.approximate import _range_counts
 
     mask = np.random.default_rng(width).random((3, width)) < 0.3
     at = np.array(starts)
@@ -336,7 +336,7 @@ def test_range_counts(width, starts):
 def test_ad_batches_and_early_stop(monkeypatch):
     """A robust point is trained on exactly n_worlds worlds (batches 1, 2, 4, ...); a point
     whose first world ties stops after that world."""
-    from nbcert import decide as decision
+    from nbcert import approximate as decision
 
     drawn = []
     real = decision.draw_counts
@@ -347,19 +347,19 @@ def test_ad_batches_and_early_stop(monkeypatch):
     for test, expected, worlds in (({"f": "a", "g": "a"}, True, 100), ({"f": "z", "g": "a"}, False, 1)):
         drawn.clear()
         T = enc.encode_test(pd.DataFrame([test], dtype=object))
-        dec = decision.certify_ad(enc, T, n_worlds=100, seed=0)
+        dec = decision.certify_ad_counts(enc, T, n_worlds=100, seed=0)
         assert bool(dec.robust[0]) == expected == brute_robust(train, "y", test, 0)[0]
         per_group = len(decision._segments(np.ones((enc.m, enc.d), int), enc.delta))
         assert sum(drawn) == worlds * per_group and drawn[:per_group] == [1] * per_group
 
 
 def test_ad_small_chunks_keep_soundness(monkeypatch):
-    from nbcert import decide as decision
+    from nbcert import approximate as decision
 
     monkeypatch.setattr(decision, "CELLS_PER_DRAW", 3)
     for seed in range(3):
         enc, T = _random_encoded(seed, n=200)
-        exact = decision.certify_index(enc, T)
-        ad = decision.certify_ad(enc, T, n_worlds=20, seed=seed)
+        exact = nbcert.decide.certify_index(enc, T)
+        ad = decision.certify_ad_counts(enc, T, n_worlds=20, seed=seed)
         assert not (exact.robust & ~ad.robust).any()
         assert np.array_equal(ad.label[exact.robust], exact.label[exact.robust])

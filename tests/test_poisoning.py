@@ -217,7 +217,7 @@ def _one_at_a_time(state, rows, cols):
 
 
 def _check_prefix_scan(enc, T, order_seed):
-    from nbcert.poisoning.baselines import _blank_until_nonrobust, _Groups
+    from nbcert.poisoning.incremental import Groups, blank_until_nonrobust
     from nbcert.poisoning.single import PoisonedCounts
 
     for t in T:
@@ -225,10 +225,10 @@ def _check_prefix_scan(enc, T, order_seed):
         if not state.robust():
             continue
         rows, cols = np.divmod(np.random.default_rng(order_seed).permutation(enc.n * enc.d), enc.d)
-        keep = _Groups(cols).before() + 1 < enc.n  # a column keeps its last cell
+        keep = Groups(cols).before() + 1 < enc.n  # a column keeps its last cell
         rows, cols = rows[keep], cols[keep]
         slow, fast = state.copy(), state.copy()
-        assert _one_at_a_time(slow, rows, cols) == _blank_until_nonrobust(fast, rows, cols)
+        assert _one_at_a_time(slow, rows, cols) == blank_until_nonrobust(fast, rows, cols)
         assert fast.result() == slow.result()
         for name in ("A", "M", "cnt", "ndist", "left"):
             assert np.array_equal(getattr(fast, name), getattr(slow, name)), name

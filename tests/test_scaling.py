@@ -45,9 +45,9 @@ def test_iterate_and_index_agree(small):
 
 def test_op_needs_fewest_cells(small):
     by = small.set_index("method")
-    assert by.loc["OP", "possible"] and by.loc["OP", "verified"] and by.loc["SR", "verified"]
+    assert by.loc["OP", "possible"] and by.loc["OP", "verified"] and by.loc["SR (incremental)", "verified"]
     cells = by.cells
-    assert 0 < cells["OP"] <= cells["SR"] and cells["OP"] <= cells["RP"]
+    assert 0 < cells["OP"] <= cells["SR (incremental)"] and cells["OP"] <= cells["RP (incremental)"]
 
 
 def _poison_case(n=10_000, d=20):
@@ -121,7 +121,7 @@ def test_fit_recovers_known_slopes():
     assert fit.slope.to_dict() == pytest.approx({"Iterate": 1.0, "OP": 1.3, "AD": 0.5})
     assert fit.slope_largest.to_dict() == pytest.approx({"Iterate": 1.0, "OP": 1.3, "AD": 0.5})
     assert list(fit.index) == ["Iterate", "AD", "OP"]  # the methods' order
-    noisy = _fake({"RP": 2.0})
+    noisy = _fake({"RP (incremental)": 2.0})
     noisy.loc[noisy.n == 10**5, "seconds_per_point"] *= 1.5
     assert 1.8 < scaling.fit_slopes(noisy).slope[0] < 2.2
 
@@ -222,7 +222,7 @@ def test_memory_helpers():
     assert scaling.mem_available() > 0
     mb = scaling.job_mem_mb(10**7, 20)
     assert all(mb * 10**6 >= scaling.estimate_bytes(10**7, 20, m) for m in (None, *scaling.METHODS))
-    assert scaling.estimate_bytes(10**7, 20, "RP") > scaling.estimate_bytes(10**7, 20, "Iterate+Index")
+    assert scaling.estimate_bytes(10**7, 20, "RP (incremental)") > scaling.estimate_bytes(10**7, 20, "Iterate+Index")
     assert scaling_memory.job_mem_mb(10**8, 20, streamed=True) < 2000  # a streamed size holds a batch
 
 

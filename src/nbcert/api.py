@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Iterable, Literal, Mapping
 
 import pandas as pd
 
-from . import decide
+from . import approximate, decide
 from .count import WorldCounts, count_encoded
 from .reading.encoding import EncodedTable, as_missing, check_frame, code_labels, encode, no_observed_value
 from .errors import InputError, ParameterError
@@ -232,7 +232,7 @@ def certify(train, test: pd.DataFrame, label: str, *, alpha=0,
     elif method == "iterate":
         dec = decide.certify_iterate(source, T, alpha)
     else:
-        dec = decide.certify_ad(source, T, alpha, n_worlds=n_worlds, seed=seed)
+        dec = approximate.certify_ad(source, T, alpha, n_worlds=n_worlds, seed=seed)
     labels = pd.Series([source.labels[c] if c >= 0 else None for c in dec.label], index=test.index, dtype=object)
     out = pd.DataFrame({"robust": dec.robust.astype(bool), "label": labels})
     out["possible_labels"], out["tie_possible"] = _possible(source, T, alpha, test.index)

@@ -28,8 +28,7 @@ integer from its smallest to its largest, independently, so where every label th
 reach the top has at most TIE_VECTORS count vectors, their exact supports are listed and
 a tie is a value v two labels share with v >= every other label's smallest support.
 Beyond that the tie is left undecided (counting's support distributions decide it).
-AD, the paper's sampling baseline, trains Naive Bayes on uniformly drawn worlds: every
-missing cell of every world is drawn from its feature's domain and counted.
+AD, the paper's sampling baseline, lives in ``nbcert.approximate``.
 """
 
 from __future__ import annotations
@@ -41,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .reading.encoding import EncodedTable
-from .stats import Stats, as_stats, count_index
+from .stats import Stats, as_stats
 from .stats.support import as_alpha, exact_support, greater, log_support, log_tolerance
 
 
@@ -308,166 +307,3 @@ def certify_iterate(enc: EncodedTable, T: np.ndarray, alpha=0) -> Decision:
         dec = decide_counts(lo, hi, enc.label_sizes, enc.delta, alpha)
         robust[p], label[p] = dec.robust[0], dec.label[0]
     return Decision(robust, label)
-
-
-# ---------------------------------------------------------------- AD
-
-CELLS_PER_DRAW = 1 << 22  # sampled cells held at once, over all worlds of a batch
-
-
-@dataclass(frozen=True)
-class _Segment:
-    """The missing cells of some features, grouped by (feature, label): all drawn from
-    range(delta), since these features share that domain size."""
-
-    delta: int
-    cols: np.ndarray  # (S,) feature of each segment
-    labs: np.ndarray  # (S,) label of each segment
-    sizes: np.ndarray  # (S,) missing cells of that feature and label
-
-
-def _segments(M: np.ndarray, delta: np.ndarray) -> list:
-    """The missing cells (counts M (m, d)) grouped by domain size, then (feature, label)."""
-    out = []
-    for v in np.unique(delta):
-        cols = np.repeat(np.flatnonzero(delta == v), M.shape[0])
-        labs = np.tile(np.arange(M.shape[0]), len(cols) // M.shape[0])
-        out.append(_Segment(int(v), cols, labs, M[labs, cols]))
-    return out
-
-
-def draw_counts(rng: np.random.Generator, seg: _Segment, worlds: int, chunk: int | None = None) -> np.ndarray:
-    """(worlds, S, delta): in each world, how many of each segment's cells took each value,
-    every cell drawn uniformly from range(delta), at most ``chunk`` cells at a time over
-    all worlds (default CELLS_PER_DRAW).
-
-    A domain of up to 8 values is drawn from the generator's raw bytes: a byte b below
-    q * delta (q = 256 // delta) is value b // q, each value from q bytes, so counting the
-    bytes below q, 2q, ... counts the values; a byte above is rejected and its cell drawn
-    again (by ``Generator.integers``).  Larger domains are drawn by ``integers`` and
-    counted by one bincount over (world, segment, value) keys.  A one-value domain has a
-    single world: every cell takes its value."""
-    S, v = len(seg.sizes), seg.delta
-    out = np.zeros((worlds, S, v), np.int64)
-    if v == 1:
-        out[:, :, 0] = seg.sizes
-        return out
-    ends = np.cumsum(seg.sizes)
-    starts = ends - seg.sizes
-    total = int(ends[-1]) if S else 0
-    step = max(1, (chunk or CELLS_PER_DRAW) // worlds)
-    if 0 < total <= step:  # one chunk holds every cell
-        filled = np.flatnonzero(seg.sizes)
-        out[:, filled] = _counts(rng, worlds, total, starts[filled], v)
-        return out
-    for a in range(0, total, step):
-        b = min(a + step, total)
-        idx = np.flatnonzero((ends > a) & (starts < b) & (seg.sizes > 0))  # segments with cells in [a, b)
-        out[:, idx] += _counts(rng, worlds, b - a, np.maximum(starts[idx], a) - a, v)
-    return out
-
-
-def _counts(rng, worlds: int, width: int, at: np.ndarray, v: int) -> np.ndarray:
-    """(worlds, ranges, v) counts of uniform values in range(v) over ``width`` cells per
-    world, split into ranges starting at ``at`` (see draw_counts)."""
-    if v > 8:
-        return _bincounts(rng.integers(0, v, (worlds, width), dtype=np.min_scalar_type(v)), at, v)
-    B = _random_bytes(rng, worlds * width).reshape(worlds, width)
-    q = 256 // v
-    sizes = np.diff(np.r_[at, width])
-    below = np.empty((worlds, len(at), v), np.int64)  # bytes below q, 2q, ..., q * v
-    for u in range(v - 1):
-        below[:, :, u] = _range_counts(B < q * (u + 1), at)
-    below[:, :, -1] = sizes if q * v == 256 else _range_counts(B < q * v, at)
-    cnt = below.copy()
-    cnt[:, :, 1:] -= below[:, :, :-1]
-    rejected = sizes - below[:, :, -1]
-    if rejected.any():  # bytes from q * v up: those cells are drawn again
-        keys = np.repeat(np.arange(rejected.size), rejected.ravel()) * v + rng.integers(0, v, int(rejected.sum()))
-        cnt += np.bincount(keys, minlength=cnt.size).reshape(cnt.shape)
-    return cnt
-
-
-_BITS_64 = (np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64)  # 64 random bits a word
-
-
-def _random_bytes(rng: np.random.Generator, k: int) -> np.ndarray:
-    """k uniformly random bytes: the bit generator's raw words where each holds 64 random
-    bits (MT19937's hold 32), else ``Generator.integers``."""
-    if isinstance(rng.bit_generator, _BITS_64):
-        return rng.bit_generator.random_raw(-(-k // 8)).view(np.uint8)[:k]
-    return rng.integers(0, 256, k, dtype=np.uint8)
-
-
-def _range_counts(mask: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """(worlds, ranges) true cells of a (worlds, width) mask in column ranges starting at ``at``."""
-    worlds, width = mask.shape
-    mask = mask.view(np.uint8)
-    if width < 4096 * len(at):
-        return np.add.reduceat(mask, at, axis=1, dtype=np.int32)
-    ends = np.r_[at[1:], width].tolist()  # long ranges: count each world's range at once
-    return np.array([[np.count_nonzero(mask[w, a:b]) for a, b in zip(at.tolist(), ends)] for w in range(worlds)],
-                    np.int64).reshape(worlds, len(at))
-
-
-def _bincounts(D: np.ndarray, at: np.ndarray, v: int) -> np.ndarray:
-    """(worlds, ranges, v) counts of D's values (worlds, width) in column ranges starting at ``at``."""
-    worlds, width = D.shape
-    seg = np.repeat(np.arange(len(at)), np.diff(np.r_[at, width]))
-    keys = (np.arange(worlds)[:, None] * len(at) + seg) * v + D
-    return np.bincount(keys.ravel(), minlength=worlds * len(at) * v).reshape(worlds, len(at), v)
-
-
-def _world_counts(rng, base_t: np.ndarray, local_t: np.ndarray, seen: np.ndarray, segments: list,
-                  worlds: int) -> np.ndarray:
-    """(worlds, m, d) agreeing counts of the test point in freshly sampled worlds: the
-    observed counts base_t plus, per world, the filled cells that took t's value."""
-    C = np.repeat(base_t[None], worlds, axis=0)
-    for seg in segments:
-        H = draw_counts(rng, seg, worlds)  # the world's filled cells, counted per value
-        t = np.where(seen[seg.cols], local_t[seg.cols], 0)
-        C[:, seg.labs, seg.cols] += H[:, np.arange(len(seg.sizes)), t]
-    C[:, :, ~seen] = 0
-    return C
-
-
-def iter_ad(enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 100, seed=None):
-    """AD point by point: yields (robust, label) for each test point in order (see certify_ad)."""
-    if n_worlds < 1:
-        raise ValueError(f"n_worlds must be at least 1, got {n_worlds}")
-    rng = np.random.default_rng(seed)
-    base = count_index(enc)
-    M = base[:, enc.missing_codes]
-    base[:, enc.missing_codes] = 0  # observed cells only
-    segments = _segments(M, enc.delta)
-    G = enc.global_codes(T)
-    for p in range(len(T)):
-        seen = _seen(T[p])
-        base_t = base[:, G[p]]
-        first, done, batch = None, 0, 1
-        while done < n_worlds:
-            w = min(batch, n_worlds - done)
-            C = _world_counts(rng, base_t, T[p], seen, segments, w)
-            dec = decide_counts(C, C, enc.label_sizes, enc.delta, alpha)
-            first = dec.label[0] if first is None else first
-            if not (dec.robust.all() and (dec.label == first).all()):
-                first = -1
-                break
-            done, batch = done + w, 2 * batch
-        yield first >= 0, first
-
-
-def certify_ad(enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 100, seed=None) -> Decision:
-    """AD baseline: train on n_worlds uniformly sampled worlds per point; robust if all agree.
-
-    Sound only one way: it may call a non-robust point robust, never the reverse, since
-    a disagreement or a tie it sees is a real world's.  Each world fills every missing
-    cell with a value drawn uniformly from its feature's domain and counts the filled
-    cells anew (the observed cells are counted once); a world's prediction reads the
-    counts of the test point's values.  A point draws its worlds in batches of 1, 2, 4,
-    ... and stops at the first world that disagrees (or ties), so a non-robust point does
-    not pay for all n_worlds.
-    """
-    out = list(iter_ad(enc, T, alpha, n_worlds, seed))
-    robust = np.array([r for r, _ in out], bool)
-    return Decision(robust, np.array([l for _, l in out], np.intp).reshape(len(out)))

@@ -6,7 +6,7 @@ import glob
 import os
 import re
 
-REPORTED = ["seed", "repetitions", "missing_rates", "k_values", "k_for_rates", "subsample"]  # settings it shows
+REPORTED = ["seed", "repetitions", "missing_rates", "k_values", "k_for_rates", "rate_for_k", "feature_share", "subsample"]  # settings it shows
 
 
 def report_inputs(part):

@@ -1,164 +1,89 @@
-"""The paper's randomized poisoning baselines for one test point: SR and RP.
+"""The paper's randomized poisoning baselines for one test point: RP and SR (section 6.2.2).
 
-SR and RP blank cells in an order they choose at random and stop at the first cell after
-which the point is not robust; both check robustness after every cell.  Blanking one cell
-of label l in column j moves one factor of l's extremes: an agreeing cell lowers the
-smallest count A_lj by one, a disagreeing one raises the largest A_lj + M_lj by one (while
-column j keeps two or more values and t_j).  So the log supports after every prefix of a
-window of cells are running sums of log1p terms, checked at once; a comparison within
-their rounding bound, and a cell that changes a column's form (its domain down to t_j
-alone, or t_j gone), are decided exactly on the counts.
+Both blank cells of the complete table one at a time, in an order they choose at random,
+until the test point is no longer certifiably robust, which they check after every cell
+"by running Iterate" (RP) / "using Algorithm 1" (SR): one pass over the table as it stands
+counts, per label, the observed cells agreeing with the point (E) and the missing cells
+(M), and Algorithm 1's lines 6-13 (with nbcert's corrected extremes) decide on them.
 
-Both work on a ``nbcert.poisoning.single.PoisonedCounts`` state (``state`` below) and leave the
-cells they blanked in it.
+* **RP** blanks uniformly random cells.  The paper puts no limit on them; nbcert's own
+  semantics (``poison --method rp``) keep one observed cell in every column, as OP's
+  and the exhaustive search's do, since a feature with no observed value has no
+  domain.  Without the limit (``keep_last=False``, the reproduction's RP) a column can
+  be emptied, and Iterate needs a rule for it: an empty column's domain is empty, so it
+  holds no t_j, every label's count of t_j is 0, every support has the factor 0, every
+  world ties and the point is non-robust.  That is also what the counts say once the
+  column's last t_j is blanked, so RP stops at or before the cell that empties a column,
+  and emptying one happens only where every observed cell left in it held t_j.
+* **SR** fixes a random rival l' of the predicted label l*, then performs A1 (blank a
+  disagreeing cell of l' in its column of smallest largest count) or A2 (blank an
+  agreeing cell of l* in its column of smallest count), chosen by a fair coin, until
+  non-robust; a column keeps one observed cell.
+
+The order of the cells depends on the counts, never on robustness, so the same order can
+be checked in two ways (``check``): ``"iterate"``, the paper's (O(n d) per cell, what the
+reproduction times), or ``"incremental"`` (``nbcert.poisoning.incremental``: running sums
+over windows of cells, beyond the paper).  With the same seed both blank the same cells.
+Both work on a ``nbcert.poisoning.single.PoisonedCounts`` state and leave the cells they
+blanked in it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 
-from ..stats.support import log_tolerance
+from ..decide import decide_counts, scan_counts
+from .incremental import Groups, blank_until_nonrobust
+
+CHECKS = ("iterate", "incremental")
 
 
-class _Groups:
-    """Positions grouped by a small integer key (a stable radix sort), for running counts
-    within each group."""
-
-    def __init__(self, keys: np.ndarray):
-        keys = keys.astype(np.min_scalar_type(int(keys.max()) if len(keys) else 0))
-        self.order = np.argsort(keys, kind="stable")
-        k = keys[self.order]
-        self.first = np.flatnonzero(np.r_[True, k[1:] != k[:-1]]) if len(k) else np.zeros(0, np.intp)
-        self.lengths = np.diff(np.r_[self.first, len(k)])
-
-    def upto(self, flag: np.ndarray) -> np.ndarray:
-        """For each position, how many positions of its group up to and including it have flag."""
-        f = np.cumsum(flag[self.order], dtype=np.intp)
-        out = np.empty(len(f), np.intp)
-        out[self.order] = f - np.repeat(np.r_[0, f][self.first], self.lengths)
-        return out
-
-    def before(self) -> np.ndarray:
-        """For each position, how many earlier positions are in its group."""
-        return self.upto(np.ones(len(self.order), bool)) - 1
+def iterate_robust(work, g: np.ndarray, seen: np.ndarray) -> bool:
+    """Iterate (Algorithm 1) on a table as it stands (``work``: an EncodedTable whose X has
+    blanked cells), for one point (global codes g, seen its values present in the complete
+    table).  The extremes need two facts of each column's domain, read off the same pass:
+    t_j is observed (some E > 0), and it is the only value observed (E + M covers the column)."""
+    E, M = scan_counts(work, g, seen)
+    present = E.sum(axis=0) > 0
+    only = present & (E.sum(axis=0) + M.sum(axis=0) == work.n)
+    lo, hi = E + np.where(only, M, 0), E + np.where(present, M, 0)
+    return bool(decide_counts(lo[None], hi[None], work.label_sizes, work.delta, 0).robust[0])
 
 
-def _first_event(state, cols, v, agree) -> int:
-    """Index of the first step after which a column's domain shrinks to one value or
-    loses t's value (len if none): the cases where a column's extremes change form."""
-    by_col = _Groups(cols)
-    gone = state.cnt[v] - _Groups(v).before() - 1 == 0  # the step removes its value's last cell
-    ndist = state.ndist[cols] - by_col.upto(gone)
-    tleft = state.cnt[state.tcode[cols]] - by_col.upto(agree)
-    hit = np.flatnonzero((gone & (ndist <= 1)) | (agree & (tleft <= 0)))
-    return int(hit[0]) if len(hit) else len(cols)
+class _Iterating:
+    """The table as it stands, for the paper's check: a copy of the complete table's codes
+    in which each blanked cell holds its column's missing code."""
 
+    def __init__(self, state):
+        enc = state.enc
+        self.work = dataclasses.replace(enc, X=enc.X.copy())
+        self.miss = enc.missing_codes.astype(enc.X.dtype)
+        self.g, self.seen = state.tcode, state.seen0
 
-def _prefix_supports(state, l, cols, agree):
-    """Smallest and largest supports after every prefix of the steps, none of which changes
-    a column's form (see _first_event): each as (zero factors, log of the rest), (m, w),
-    and a bound on the sum of the magnitudes of the logs added up (for rounding).
-
-    A column whose domain has two or more values has extremes A and A + M: blanking an
-    agreeing cell lowers the smallest count A by one, a disagreeing one raises the largest
-    A + M by one.  A column whose only value is t_j has both at A + M, which blanking (an
-    agreeing cell: all its cells agree) leaves as it is.  So each step changes at most one
-    factor of one label; its value before the step comes from the earlier steps on the
-    same (label, column), and the change of its log is log1p(-1/A) or log1p(1/(A + M))."""
-    enc, m, d = state.enc, state.enc.m, state.enc.d
-    forced = state.ndist[cols] == 1
-    by_key = _Groups(l * d + cols)
-    lower, raise_ = agree & ~forced, ~agree
-    A = state.A[l, cols] - by_key.upto(agree) + agree  # before the step
-    H = (state.A + state.M)[l, cols] + by_key.upto(~agree) - ~agree
-    x = np.where(lower, A, H).astype(float)
-    dz = np.where(lower, (x == 1).astype(np.intp), -(x == 0).astype(np.intp))  # a factor reaching 0 or leaving it
-    dl = np.where(lower, np.log1p(-1 / np.maximum(x, 2)), np.log1p(1 / np.maximum(x, 1)))
-    dl[(lower & (x == 1)) | (~lower & (x == 0))] = 0.0  # log 0 is counted as a zero factor
-    logN = np.log(enc.label_sizes.astype(float)) * (1 - d)
-    out = []
-    for base, moves in ((state.A + np.where(state.ndist == 1, state.M, 0), lower), (state.A + state.M, raise_)):
-        i = np.flatnonzero(moves)
-        Z, L = np.zeros((m, len(l)), np.intp), np.zeros((m, len(l)))
-        Z[l[i], i], L[l[i], i] = dz[i], dl[i]
-        l0 = logN + np.where(base > 0, np.log(np.maximum(base, 1)), 0.0).sum(axis=1)
-        out.append(((base == 0).sum(axis=1)[:, None] + Z.cumsum(axis=1), l0[:, None] + L.cumsum(axis=1),
-                    float((np.abs(l0) + np.abs(L).sum(axis=1)).max())))
-    return out
-
-
-def _wins(lo, hi, tol):
-    """Per prefix (w,): whether some label's smallest support surely beats every other
-    label's largest, and whether one might (beats or is within ``tol`` of it, in logs)."""
-    (zl, ll), (zh, lh) = lo, hi
-    m, w = zl.shape
-    sure, maybe = np.zeros(w, bool), np.zeros(w, bool)
-    for l in range(m):
-        s_l, m_l = zl[l] == 0, zl[l] == 0  # a zero smallest support beats nothing
-        for l2 in range(m):
-            if l2 != l:
-                diff = ll[l] - lh[l2]
-                zero = zh[l2] > 0  # a zero largest support is beaten by any positive one
-                s_l &= zero | (diff > tol)
-                m_l &= zero | (diff >= -tol)
-        sure |= s_l
-        maybe |= m_l
-    return sure, maybe
-
-
-def cell_values(enc, rows, cols) -> np.ndarray:
-    """The global codes of cells (rows, cols) of enc.X."""
-    if enc.X.flags.c_contiguous:
-        return np.take(enc.X.reshape(-1), rows * enc.d + cols).astype(np.intp)
-    return enc.X[rows, cols].astype(np.intp)
-
-
-def _scan(state, rows, cols, v):
-    """(first prefix after which the point is not robust, or None; steps checked).
-
-    Checks the prefixes up to the first step that changes a column's form, vectorised;
-    near-ties are re-decided exactly on the counts of that prefix.  Each log is a sum of
-    d + 1 logs and up to w log1p terms: rounding moves it by at most the base's bound
-    (support.log_tolerance) plus (w + 4) eps times the sum of the magnitudes added."""
-    enc = state.enc
-    agree = v == state.tcode[cols]
-    e = _first_event(state, cols, v, agree)
-    if e == 0:
-        return None, 0
-    l = state.label_of(rows[:e])
-    (zl, ll, bl), (zh, lh, bh) = _prefix_supports(state, l, cols[:e], agree[:e])
-    tol = 2 * (log_tolerance(enc.d, enc.n, 0) + 2 * (e + 4) * np.finfo(float).eps * max(bl, bh))
-    sure_win, maybe = _wins((zl, ll), (zh, lh), tol)
-    for i in np.flatnonzero(~sure_win).tolist():
-        if maybe[i]:  # a win rests on a near-tie: decide it on the counts of the prefix
-            st = state.copy()
-            st.blank_many(rows[:i + 1], cols[:i + 1], v[:i + 1])
-            if st.robust():
-                continue
-        return i, i + 1
-    return None, e
-
-
-def _blank_until_nonrobust(state, rows: np.ndarray, cols: np.ndarray) -> bool:
-    """Blank the cells in order, checking robustness after each, until the point is not
-    robust (True; the state then holds exactly the cells blanked up to there)."""
-    v = cell_values(state.enc, rows, cols)
-    i = 0
-    while i < len(rows):
-        hit, done = _scan(state, rows[i:], cols[i:], v[i:])
-        if hit is not None:
-            state.blank_many(rows[i:i + hit + 1], cols[i:i + hit + 1], v[i:i + hit + 1])
-            return True
-        state.blank_many(rows[i:i + done], cols[i:i + done], v[i:i + done])
-        i += done
-        if i < len(rows):  # this cell changes a column's form: checked on its own
-            state.blank_many(rows[i:i + 1], cols[i:i + 1], v[i:i + 1])
-            i += 1
-            if not state.robust():
+    def blank_until_nonrobust(self, state, rows: np.ndarray, cols: np.ndarray) -> bool:
+        """Blank the cells in order, running Iterate after each, until the point is not
+        robust (True; the state then holds exactly the cells blanked up to there)."""
+        X = self.work.X
+        for i, (r, c) in enumerate(zip(rows.tolist(), cols.tolist())):
+            X[r, c] = self.miss[c]
+            if not iterate_robust(self.work, self.g, self.seen):
+                state.blank_many(rows[:i + 1], cols[:i + 1])
                 return True
-    return False
+        state.blank_many(rows, cols)
+        return False
+
+
+def _checker(state, check: str):
+    """A function (state, rows, cols) -> bool that blanks cells until non-robust."""
+    if check == "iterate":
+        return _Iterating(state).blank_until_nonrobust
+    if check == "incremental":
+        return blank_until_nonrobust
+    raise ValueError(f"unknown check {check!r} (use {' or '.join(CHECKS)})")
+
 
 class _Pool:
     """The rows of one label's block whose cell in column j agrees with t_j (or differs),
@@ -201,15 +126,10 @@ class _Pool:
         return self.queue.pop(0)
 
 
-def smarter_random(enc, star: int, state, rng, window: int = 1024) -> bool:
-    """SR: a random rival, then A1 or A2 steps chosen at random until non-robust.
-
-    A1 blanks a random disagreeing cell of the rival in its column of smallest largest
-    count, A2 a random agreeing cell of the predicted label in its column of smallest
-    count (the first such column); a column keeps one observed cell.  The steps depend
-    on the counts, not on robustness, so a window of steps is played on the counts
-    first and robustness is then checked after each of them (_blank_until_nonrobust).
-    Whether it found a poisoning (the state then holds its cells)."""
+def _sr_steps(enc, star: int, state, rng, window: int):
+    """SR's cells, a window at a time: a random rival, then A1 or A2 steps chosen by fair
+    coins (see the module docstring), played on the counts (they do not depend on
+    robustness); stops when neither move has a cell left."""
     rivals = [l for l in range(enc.m) if l != star]
     l2 = int(rng.choice(rivals))
     usable = enc.delta >= 2
@@ -242,9 +162,16 @@ def smarter_random(enc, star: int, state, rng, window: int = 1024) -> bool:
             if not len(pool):
                 score[l][j] = math.inf
         if not rows:
-            return False  # none found; a random search proves nothing
-        if _blank_until_nonrobust(state, np.array(rows, np.intp), np.array(cols, np.intp)):
-            return True
+            return
+        yield np.array(rows, np.intp), np.array(cols, np.intp)
+
+
+def smarter_random(enc, star: int, state, rng, check: str = "iterate", window: int = 1024) -> bool:
+    """SR: a random rival, then A1 or A2 steps chosen at random until non-robust, checked
+    after every step (``check``: "iterate", the paper's, or "incremental").  Whether it
+    found a poisoning (the state then holds its cells); False means none found."""
+    blank = _checker(state, check)
+    return any(blank(state, rows, cols) for rows, cols in _sr_steps(enc, star, state, rng, window))
 
 
 def _cell_order(n_cells: int, rng, batch: int):
@@ -275,17 +202,18 @@ def _cell_order(n_cells: int, rng, batch: int):
         yield rest[a:a + batch].astype(np.intp)
 
 
-def random_order(enc, state, rng, window: int = 1 << 16) -> bool:
-    """RP: blank random cells one at a time until non-robust.
-
-    The cells come in uniformly random order (_cell_order), a window at a time; a
-    column's last observed cell is skipped (a column keeps one).  Robustness after every
-    prefix is checked from the counts (_blank_until_nonrobust), never by recounting.
-    Whether it found a poisoning (the state then holds its cells).
-    """
+def random_order(enc, state, rng, check: str = "iterate", keep_last: bool = True, window: int = 1 << 16) -> bool:
+    """RP: blank uniformly random cells one at a time until non-robust, checked after every
+    cell (``check``: "iterate", the paper's, or "incremental").  The cells come in
+    uniformly random order (_cell_order), a window at a time; with ``keep_last`` a
+    column's last observed cell is skipped, without it there is no limit (the paper's).
+    Whether it found a poisoning (the state then holds its cells); False means none found."""
+    blank = _checker(state, check)
     for cells in _cell_order(enc.n * enc.d, rng, window):
         rows, cols = np.divmod(cells.astype(np.intp), enc.d)
-        keep = _Groups(cols).before() + 1 < state.left[cols]  # the column's last observed cell stays
-        if _blank_until_nonrobust(state, rows[keep], cols[keep]):
+        if keep_last:
+            keep = Groups(cols).before() + 1 < state.left[cols]
+            rows, cols = rows[keep], cols[keep]
+        if blank(state, rows, cols):
             return True
-    return False  # none found: blanking is not monotone, another order may work
+    return False

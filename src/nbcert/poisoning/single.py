@@ -39,7 +39,8 @@ from ..milp import CellAnswer
 from ..params import validate
 from ..reading.encoding import EncodedTable
 from ..stats import Stats, count_index
-from .baselines import cell_values, random_order, smarter_random
+from .baselines import CHECKS, random_order, smarter_random
+from .incremental import cell_values
 
 
 def status(possible: bool, cells: Sequence, impossible: bool) -> str:
@@ -287,7 +288,8 @@ def _optimal(enc: EncodedTable | Stats, star: int, state: PoisonedCounts, find=N
     return Poisoning(False, impossible=True)  # OP is exact: no plan works, so no blanking does
 
 
-def poison_encoded(enc: EncodedTable | Stats, t: np.ndarray, method: str = "op", seed=None, find=None) -> Poisoning:
+def poison_encoded(enc: EncodedTable | Stats, t: np.ndarray, method: str = "op", seed=None, find=None,
+                   check: str = "incremental", keep_last: bool = True) -> Poisoning:
     """Poison a complete encoded table for one test point.
 
     Parameters
@@ -302,12 +304,21 @@ def poison_encoded(enc: EncodedTable | Stats, t: np.ndarray, method: str = "op",
         The randomized baselines' seed.
     find : callable, optional
         Names the cells of OP's plans on a streamed table (see ``_optimal``).
+    check : {"incremental", "iterate"}, default "incremental"
+        How SR and RP check robustness after each cell: from running sums of the counts,
+        or by Iterate on the table as it stands, as the paper words them (what the
+        reproduction times).  The same seed blanks the same cells either way.
+    keep_last : bool, default True
+        RP keeps one observed cell in every column, as OP does; False lifts the limit, as
+        the paper's RP has none (an emptied column then makes every world tie).
 
     Returns
     -------
     Poisoning
     """
     validate("poison", method=method)
+    if check not in CHECKS:
+        raise ValueError(f"unknown check {check!r} (use {' or '.join(CHECKS)})")
     state = PoisonedCounts(enc, t)
     first = _decide(state.A[None], state.M[None], state.seen0[None], enc.delta[None], enc)
     if not first.robust[0]:
@@ -318,5 +329,8 @@ def poison_encoded(enc: EncodedTable | Stats, t: np.ndarray, method: str = "op",
     if method == "op":
         return _optimal(enc, star, state, find)
     rng = np.random.default_rng(seed)
-    found = smarter_random(enc, star, state, rng) if method == "sr" else random_order(enc, state, rng)
+    if method == "sr":
+        found = smarter_random(enc, star, state, rng, check)
+    else:
+        found = random_order(enc, state, rng, check, keep_last)
     return state.result() if found else Poisoning(False)  # none found: a random search proves nothing

@@ -20,12 +20,20 @@ import zlib
 import numpy as np
 import pandas as pd
 
-from .. import decide, poisoning
+from .. import approximate, decide, poisoning
 from ..errors import InputError
 from ..reading.encoding import encode
 from .perturb import perturb
 
 KINDS = ("uniform", "feature")
+# The two AD implementations a decision run times, by method name: the paper's (Figures
+# 6-9) and the cheaper one beyond the paper, shown only in the report's table of extras.
+AD_METHODS = {"AD": approximate.iter_ad, "AD (counts only)": approximate.iter_ad_counts}
+# The poisoning methods a poisoning run times: the paper's three (Figure 10) and the
+# baselines with the incremental robustness check beyond the paper.
+# RP without a limit on the cells it blanks (the paper's), in both checks.
+POISON_METHODS = {"RP": ("rp", "iterate"), "SR": ("sr", "iterate"), "OP": ("op", "iterate"),
+                  "RP (incremental)": ("rp", "incremental"), "SR (incremental)": ("sr", "incremental")}
 
 
 def rng_for(seed: int, *parts) -> np.random.Generator:
@@ -90,12 +98,13 @@ def decision_runs(clean: pd.DataFrame, dirty: pd.DataFrame, test: pd.DataFrame, 
                   progress=print) -> pd.DataFrame:
     """Time AD, Iterate and Iterate+Index for the first k test points, for every k.
 
-    Iterate+Index and Iterate are called once per k.  AD runs once, on the first max(ks)
-    points, and its time for k is read when its k-th point is decided (``ad_prefixes``):
-    a point's worlds and work do not depend on the points after it, so that is the time
-    of AD on the first k points, measured, and the points of the smaller k are not
-    decided again.  Also times Plain (CategoricalNB on the clean table, one point) and the
-    shared encoding of the dirty table, as reference rows.
+    Iterate+Index and Iterate are called once per k.  AD (each of ``AD_METHODS``) runs
+    once, on the first max(ks) points, and its time for k is read when its k-th point is
+    decided (``ad_prefixes``): a point's worlds and work do not depend on the points after
+    it, so that is the time of AD on the first k points, measured, and the points of the
+    smaller k are not decided again.  Both AD methods get the same seed.  Also times Plain
+    (CategoricalNB on the clean table, one point) and the shared encoding of the dirty
+    table, as reference rows.
     """
     enc, *t_enc = timed(lambda: encode(dirty, label))
     T = enc.encode_test(test)
@@ -103,32 +112,34 @@ def decision_runs(clean: pd.DataFrame, dirty: pd.DataFrame, test: pd.DataFrame, 
     empty = {"robust": None, "nonrobust": None, "ad_false_robust": None}
     rows = [{**base, "method": "encode", "k": 0, **times(t_enc), **empty},
             {**base, "method": "Plain", "k": 1, **times(plain_times(clean, test, label)), **empty}]
-    ad_robust, t_ads = ad_prefixes(enc, T, ks, ad_worlds, rng_for(seed, name, rep, kind, rate, "ad"))
+    ad_seed = rng_for(seed, name, rep, kind, rate, "ad").bit_generator.seed_seq
+    ads = {m: ad_prefixes(enc, T, ks, ad_worlds, np.random.default_rng(ad_seed), fn) for m, fn in AD_METHODS.items()}
     for k in ks:
         exact, *t_index = timed(lambda: decide.certify_index(enc, T[:k]))
         it, *t_iter = timed(lambda: decide.certify_iterate(enc, T[:k]))
         if not (np.array_equal(it.robust, exact.robust) and np.array_equal(it.label, exact.label)):
             raise AssertionError(f"{name}: Iterate and Iterate+Index disagree (rep {rep}, {kind} {rate}, k={k})")
-        ad, t_ad = ad_robust[:k], t_ads[k]
-        if (exact.robust & ~ad).any():
-            raise AssertionError(f"{name}: AD called a robust point non-robust")
-        for method, robust, t in (("Iterate+Index", exact.robust, t_index), ("Iterate", it.robust, t_iter),
-                                  ("AD", ad, t_ad)):
+        runs = [("Iterate+Index", exact.robust, t_index), ("Iterate", it.robust, t_iter)]
+        for method, (ad_robust, t_ads) in ads.items():
+            if (exact.robust & ~ad_robust[:k]).any():
+                raise AssertionError(f"{name}: {method} called a robust point non-robust")
+            runs.append((method, ad_robust[:k], t_ads[k]))
+        for method, robust, t in runs:
             rows.append({**base, "method": method, "k": k, **times(t), "robust": int(robust.sum()),
                          "nonrobust": int(k - robust.sum()),
-                         "ad_false_robust": int((ad & ~exact.robust).sum()) if method == "AD" else None})
+                         "ad_false_robust": int((robust & ~exact.robust).sum()) if method in AD_METHODS else None})
         progress(f"{name} rep {rep} {kind} {rate}: k={k} index {t_index[0]:.4f}s iterate {t_iter[0]:.4f}s "
-                 f"ad {t_ad[0]:.3f}s")
+                 f"ad {ads['AD'][1][k][0]:.3f}s")
     return pd.DataFrame(rows)
 
 
-def ad_prefixes(enc, T: np.ndarray, ks, n_worlds: int, seed) -> tuple:
-    """AD (``decide.iter_ad``) on the first max(ks) points of T in one call: whether each
-    point was called robust, and per k the (wall, CPU) seconds from the call until its
-    k-th point was decided -- its set-up included, as in a call on the first k points."""
+def ad_prefixes(enc, T: np.ndarray, ks, n_worlds: int, seed, iter_ad=approximate.iter_ad) -> tuple:
+    """AD (``iter_ad``, the paper's by default) on the first max(ks) points of T in one call:
+    whether each point was called robust, and per k the (wall, CPU) seconds from the call
+    until its k-th point was decided -- its set-up included, as in a call on the first k points."""
     want, marks, robust = set(ks), {}, []
     t0, c0 = time.perf_counter(), time.process_time()
-    for r, _ in decide.iter_ad(enc, T[:max(ks)], n_worlds=n_worlds, seed=seed):
+    for r, _ in iter_ad(enc, T[:max(ks)], n_worlds=n_worlds, seed=seed):
         robust.append(r)
         if len(robust) in want:
             marks[len(robust)] = (time.perf_counter() - t0, time.process_time() - c0)
@@ -142,14 +153,16 @@ def times(t) -> dict:
 
 def poisoning_runs(train: pd.DataFrame, test: pd.DataFrame, label: str, *, seed: int, name: str, rep: int,
                    progress=print) -> pd.DataFrame:
-    """RP, SR and OP on the complete training rows for the repetition's first test point."""
+    """RP, SR and OP (and the baselines' incremental variants, ``POISON_METHODS``) on the
+    complete training rows for the repetition's first test point.  A baseline and its
+    incremental variant get the same seed, so they blank the same cells in the same order."""
     enc = encode(train.iloc[complete_rows(train)], label)
     t = enc.encode_test(test.iloc[:1])[0]
     cells = enc.n * enc.d
     rows = []
-    for method in ("RP", "SR", "OP"):
-        res, *t_run = timed(lambda: poisoning.poison_encoded(enc, t, method.lower(),
-                                                              seed=rng_for(seed, name, rep, method)))
+    for method, (code, check) in POISON_METHODS.items():
+        res, *t_run = timed(lambda: poisoning.poison_encoded(enc, t, code, seed=rng_for(seed, name, rep, method[:2]),
+                                                              check=check, keep_last=False))
         rows.append({"dataset": name, "rep": rep, "method": method, **times(t_run), "train_rows": enc.n,
                      "possible": res.possible, "cells": res.num_cells,
                      "poisoning_rate": (res.num_cells / cells) if res.possible else None})

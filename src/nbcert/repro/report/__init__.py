@@ -44,8 +44,8 @@ class ReportInputs:
         return self.beyond_figures is not None
 
 
-def _figure(path) -> list:
-    return [f"![{Path(path).stem}](figures/{Path(path).name})", ""]
+def _figure(path, caption: str = "") -> list:
+    return [f"![{Path(path).stem}](figures/{Path(path).name})", ""] + ([caption, ""] if caption else [])
 
 
 def render(r: ReportInputs) -> str:
@@ -58,7 +58,9 @@ def render(r: ReportInputs) -> str:
         cpu["many-point poisoning"] = r.poisoning_many
     lines += paper.machine(cpu, [t for t in timed if len(t)]) + timing.section(r.timings, paper.this_machine())
     lines += paper.claims(r.decision, r.poisoning, r.settings["k_for_rates"])
-    lines += ["## Figures", ""] + [line for f in r.figures for line in _figure(f)]
+    lines += paper.extras(r.decision, r.poisoning)
+    lines += ["## Figures", ""] + [line for f in r.figures
+                                   for line in _figure(f, paper.figure_caption(Path(f).stem, r.settings))]
     if r.whole:
         lines += _beyond(r)
     return "\n".join(lines) + "\n"

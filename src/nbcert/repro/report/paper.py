@@ -20,46 +20,66 @@ from .formatting import DASH, number
 # Section 6.3 of the paper: average training + prediction time of one point ("Plain").
 PAPER_PLAIN = {"fetal_health": 0.067, "bodyPerformance": 0.253, "mushrooms": 0.331, "star_classification": 2.812}
 RUN = ["dataset", "rep", "perturbation", "missing_rate"]  # the columns naming one decision run (one perturbed table)
+AD_METHODS = ("AD", "AD (counts only)")  # stages.AD_METHODS: each decides a run's points in one call
+# The baselines beyond the paper, each beside the paper's method it gives the answers of.
+EXTRAS = {"AD (counts only)": "AD", "RP (incremental)": "RP", "SR (incremental)": "SR"}
+
+
+def growth(dec: pd.DataFrame, method: str, k: int) -> pd.Series:
+    """Per data set, time(k) / time(smallest k) of a method, like for like: the ratio is
+    taken within each run (the same perturbed table, so the same rate and perturbation)
+    that has both k, then averaged over those runs."""
+    sub = dec[(dec.method == method) & (dec.k > 0)]
+    kmin = sub.k.min()
+    wide = sub[sub.k.isin([k, kmin])].pivot_table(index=RUN, columns="k", values="seconds").dropna()
+    if k not in wide or kmin not in wide:
+        return pd.Series(dtype=float)
+    return (wide[k] / wide[kmin]).groupby("dataset").mean()
+
+
+def growth_setting(dec: pd.DataFrame, k: int) -> str:
+    """The rate(s) and perturbations at which the runs have both k and the smallest k."""
+    sub = dec[dec.k > 0]
+    kmin = sub.k.min()
+    both = sub.groupby(RUN).k.agg(lambda ks: {k, kmin} <= set(ks))
+    rates = sorted(set(both[both].index.get_level_values("missing_rate")))
+    return f"k={k} / k={kmin} in the same run, at missing rate {', '.join(f'{r:g}' for r in rates)}"
 
 
 def decision_summary(dec: pd.DataFrame, k: int) -> pd.DataFrame:
-    """Per data set: Iterate / Iterate+Index time ratios at k points, and the AD errors."""
+    """Per data set: Iterate / Iterate+Index time ratios at k points, how each method's time
+    grows with k (``growth``), and the AD errors."""
     at_k = dec[dec.k == k].pivot_table(index=RUN, columns="method", values="seconds")
     ratio = (at_k["Iterate"] / at_k["Iterate+Index"]).groupby("dataset")
     ad_ratio = (at_k["AD"] / at_k["Iterate+Index"]).groupby("dataset")
-    kmin = dec[dec.k > 0].k.min()
-    growth = {}
-    for method in ("Iterate", "Iterate+Index", "AD"):
-        t = dec[dec.method == method].groupby(["dataset", "k"]).seconds.mean()
-        growth[method] = t.xs(k, level="k") / t.xs(kmin, level="k")
-    ad = _ad_decisions(dec)
+    ad = _ad_decisions(dec, "AD")
     plain = dec[dec.method == "Plain"].groupby("dataset").seconds.mean()
     return pd.DataFrame({"index_speedup_mean": ratio.mean(), "index_speedup_max": ratio.max(),
-                         "ad_over_index_mean": ad_ratio.mean(), "growth_iterate": growth["Iterate"],
-                         "growth_index": growth["Iterate+Index"], "growth_ad": growth["AD"],
+                         "ad_over_index_mean": ad_ratio.mean(), "growth_iterate": growth(dec, "Iterate", k),
+                         "growth_index": growth(dec, "Iterate+Index", k), "growth_ad": growth(dec, "AD", k),
                          "ad_false_robust": ad.ad_false_robust, "ad_points": ad.k, "plain": plain})
 
 
 def decision_calls(dec: pd.DataFrame) -> pd.DataFrame:
-    """The decision rows that are calls of their own: every row but AD's smaller k.  A
-    run's AD decides its largest k points in one call and its smaller k are the first
+    """The decision rows that are calls of their own: every row but an AD method's smaller
+    k.  A run's AD decides its largest k points in one call and its smaller k are the first
     points of that call (stages.decision_runs), so only the largest k's row is a call."""
-    ad = dec.method == "AD"
-    last = dec[ad].sort_values("k", kind="stable").drop_duplicates(RUN, keep="last")
+    ad = dec.method.isin(AD_METHODS)
+    last = dec[ad].sort_values("k", kind="stable").drop_duplicates(RUN + ["method"], keep="last")
     return pd.concat([dec[~ad], last]).sort_index(kind="stable")
 
 
-def _ad_decisions(dec: pd.DataFrame) -> pd.DataFrame:
-    """Per data set, AD's point decisions and the robust calls among them that were wrong,
-    each point decision counted once (``decision_calls``)."""
+def _ad_decisions(dec: pd.DataFrame, method: str) -> pd.DataFrame:
+    """Per data set, an AD method's point decisions and the robust calls among them that
+    were wrong, each point decision counted once (``decision_calls``)."""
     ad = decision_calls(dec)
-    return ad[ad.method == "AD"].groupby("dataset")[["ad_false_robust", "k"]].sum()
+    return ad[ad.method == method].groupby("dataset")[["ad_false_robust", "k"]].sum()
 
 
 def poisoning_summary(poi: pd.DataFrame) -> pd.DataFrame:
     t = poi.pivot_table(index=["dataset", "rep"], columns="method", values="seconds")
     r = poi.pivot_table(index=["dataset", "rep"], columns="method", values="poisoning_rate")
-    lowest = ((r["OP"] <= r["SR"]) & (r["OP"] <= r["RP"])).groupby("dataset")
+    lowest = ((r["OP"] <= r["SR"]) & (r["OP"] <= r["RP"])).groupby("dataset")  # the paper's three
     return pd.DataFrame({
         "op_vs_rp": (t["RP"] / t["OP"]).groupby("dataset").mean(),
         "op_vs_sr": (t["SR"] / t["OP"]).groupby("dataset").mean(),
@@ -155,6 +175,7 @@ def _read(path) -> str:
 def claims(dec: pd.DataFrame, poi: pd.DataFrame, k: int) -> list:
     """The paper's claims of section 6 beside the numbers measured here."""
     ds, ps = decision_summary(dec, k), poisoning_summary(poi)
+    setting = growth_setting(dec, k)
     lines = ["## The paper's claims beside the numbers measured here", "",
              f"Times are measured on integer-coded tables (the encoding every method shares is timed "
              f"separately, method `encode` in the tables); k = {k} test points unless stated.", "",
@@ -165,7 +186,7 @@ def claims(dec: pd.DataFrame, poi: pd.DataFrame, k: int) -> list:
             f"| {name} | Iterate+Index up to 19.5x faster than Iterate | mean {number(r.index_speedup_mean)}x, "
             f"max {number(r.index_speedup_max)}x |",
             f"| {name} | Iterate+Index much faster than AD | AD takes {number(r.ad_over_index_mean)}x as long |",
-            f"| {name} | AD and Iterate grow ~linearly in k, Iterate+Index ~flat | time(k={k}) / time(k=min): "
+            f"| {name} | AD and Iterate grow ~linearly in k, Iterate+Index ~flat | {setting}: "
             f"Iterate {number(r.growth_iterate)}, AD {number(r.growth_ad)}, Iterate+Index {number(r.growth_index)} |",
             f"| {name} | AD may report robust wrongly | wrong on {int(r.ad_false_robust)} of "
             f"{int(r.ad_points)} point decisions |",
@@ -181,3 +202,62 @@ def claims(dec: pd.DataFrame, poi: pd.DataFrame, k: int) -> list:
             f"repetitions; mean rate OP {number(r.rate_op)}, SR {number(r.rate_sr)}, RP {number(r.rate_rp)} |",
         ]
     return lines + [""]
+
+
+def extras(dec: pd.DataFrame, poi: pd.DataFrame) -> list:
+    """The baselines beyond the paper beside the paper's: the same question answered by
+    cheaper work (never drawn in Figures 6-10)."""
+    lines = ["## Beyond the paper's baselines", "",
+             "Figures 6-10 time AD, RP and SR as the paper describes them: AD trains Naive Bayes on each "
+             "sampled world, every cell of the filled table counted; RP and SR run Iterate on the table as "
+             "it stands after every blanked cell. The same questions have cheaper answers, timed here "
+             "beside them and nowhere else: *AD (counts only)* counts the observed cells once and draws, "
+             "per world, only how many missing cells of each feature and label took each value; *RP/SR "
+             "(incremental)* blank the same cells in the same order (same seed) and read robustness off "
+             "running sums of the counts. RP blanks cells with no limit, as the paper says; a column it "
+             "empties has no observed value, so no t_j, every support has the factor 0 and every world "
+             "ties: the point is non-robust (RP stops there).", "",
+             "| data set | method | paper's method | runs | total time (s) | paper's / this | answers |",
+             "|---|---|---|---|---|---|---|"]
+    calls = decision_calls(dec)
+    for name in sorted(set(dec.dataset) | set(poi.dataset)):
+        for extra, original in EXTRAS.items():
+            table = calls if extra in AD_METHODS else poi
+            mine, theirs = (table[(table.dataset == name) & (table.method == m)] for m in (extra, original))
+            if mine.empty or theirs.empty:
+                continue
+            lines.append(f"| {name} | {extra} | {original} | {len(mine)} | {mine.seconds.sum():.3g} | "
+                         f"{number(theirs.seconds.sum() / mine.seconds.sum())}x | {_answers(mine, theirs, extra)} |")
+    return lines + [""]
+
+
+def _answers(mine: pd.DataFrame, theirs: pd.DataFrame, extra: str) -> str:
+    """How the extra's answers compare with the paper method's."""
+    if extra in AD_METHODS:
+        return (f"wrongly robust: {int(mine.ad_false_robust.sum())} of {int(mine.k.sum())} points "
+                f"(AD: {int(theirs.ad_false_robust.sum())})")
+    key = ["dataset", "rep"]
+    both = mine.merge(theirs, on=key, suffixes=("", "_paper"))
+    same = int(((both.possible == both.possible_paper) & (both.cells.fillna(-1) == both.cells_paper.fillna(-1))).sum())
+    return f"same number of cells in {same} of {len(both)} repetitions"
+
+
+def figure_caption(stem: str, settings: dict) -> str:
+    """The caption of one of Figures 6-10: what it draws and the settings it holds fixed."""
+    reps = f"mean over {settings['repetitions']} repetitions, min to max shaded"
+    decision = "AD, Iterate and Iterate+Index as the paper describes them; Plain (CategoricalNB, one point) dashed"
+    captions = {
+        "fig6": f"Figure 6: decision time against the missing rate, uniform perturbation, k = "
+                f"{settings['k_for_rates']} test points; {decision}; {reps}.",
+        "fig7": f"Figure 7: decision time against the missing rate, feature perturbation (a share "
+                f"{settings['feature_share']:g} of the features), k = {settings['k_for_rates']} test points; "
+                f"{decision}; {reps}.",
+        "fig8": f"Figure 8: decision time against the number of test points, uniform perturbation, missing rate "
+                f"{settings['rate_for_k']:g}; {decision}; {reps}.",
+        "fig9": f"Figure 9: decision time against the number of test points, feature perturbation, missing rate "
+                f"{settings['rate_for_k']:g}; {decision}; {reps}.",
+        "fig10": "Figure 10: (a) time and (b) poisoning rate of RP, SR and OP for one test point per repetition on "
+                 "the complete training rows; RP and SR check robustness by Iterate after every cell, RP with no "
+                 f"limit on the cells; {reps.replace('shaded', 'as error bars')}.",
+    }
+    return captions.get(stem, "")

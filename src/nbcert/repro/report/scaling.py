@@ -55,7 +55,7 @@ def _setup(table: pd.DataFrame, ran: list) -> str:
             f"counting run on the table with {rate:.0%} of its feature cells blanked, poisoning on the complete table. "
             f"The k = {first.k} test points come from the same model, not from the table. Times are per test point: "
             f"Iterate+Index certifies all k, Iterate and AD as many as the table below says, Monte-Carlo counting "
-            f"({samples} samples) and OP, SR and RP one point. Memory is the {first.memory_method}.")
+            f"({samples} samples) and OP, SR (incremental) and RP (incremental) one point. Memory is the {first.memory_method}.")
 
 
 def _slope_table(table: pd.DataFrame, slopes: pd.DataFrame, nmax) -> list:
