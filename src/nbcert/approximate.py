@@ -73,13 +73,15 @@ class _Filling:
 
     a: int
     b: int
-    pos: np.ndarray  # (M,) flat positions of the missing cells in X[a:b]
+    pos: np.ndarray  # (M,) flat positions of the missing cells in X[a:b] (int32: a block holds < 2^31 cells)
     base: np.ndarray  # (M,) offsets[j] of each cell's feature (code_dtype)
     groups: tuple  # ((domain size, start, end) in pos), one per domain size
 
 
 def _fillings(enc: EncodedTable, rows: int) -> list:
-    """The missing cells of X in blocks of at most ``rows`` rows within one label."""
+    """The missing cells of X in blocks of at most ``rows`` rows within one label: 4 bytes
+    for its position and one (or the code's size) for its feature's first code per
+    missing cell, so a point's worlds do not search X for them again."""
     out = []
     for l in range(enc.m):
         for a in range(int(enc.label_bounds[l]), int(enc.label_bounds[l + 1]), rows):
@@ -90,7 +92,8 @@ def _fillings(enc: EncodedTable, rows: int) -> list:
             r, j, size = r[order], j[order], size[order]
             cuts = np.flatnonzero(np.r_[True, size[1:] != size[:-1], True]) if len(size) else np.zeros(1, int)
             groups = tuple((int(size[s]), int(s), int(e)) for s, e in zip(cuts[:-1], cuts[1:]))
-            out.append((l, _Filling(a, b, r * enc.d + j, enc.offsets[j].astype(enc.X.dtype), groups)))
+            pos = (r * enc.d + j).astype(np.int32)
+            out.append((l, _Filling(a, b, pos, enc.offsets[j].astype(enc.X.dtype), groups)))
     return out
 
 

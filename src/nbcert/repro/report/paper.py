@@ -38,8 +38,9 @@ def growth(dec: pd.DataFrame, method: str, k: int) -> pd.Series:
 
 
 def growth_setting(dec: pd.DataFrame, k: int) -> str:
-    """The rate(s) and perturbations at which the runs have both k and the smallest k."""
-    sub = dec[dec.k > 0]
+    """The rate(s) at which the runs decide both k and the smallest k points (Plain's row,
+    k = 1, is a reference, not a decision)."""
+    sub = dec[(dec.method == "Iterate+Index") & (dec.k > 0)]
     kmin = sub.k.min()
     both = sub.groupby(RUN).k.agg(lambda ks: {k, kmin} <= set(ks))
     rates = sorted(set(both[both].index.get_level_values("missing_rate")))
@@ -214,7 +215,8 @@ def extras(dec: pd.DataFrame, poi: pd.DataFrame) -> list:
              "beside them and nowhere else: *AD (counts only)* counts the observed cells once and draws, "
              "per world, only how many missing cells of each feature and label took each value; *RP/SR "
              "(incremental)* blank the same cells in the same order (same seed) and read robustness off "
-             "running sums of the counts. RP blanks cells with no limit, as the paper says; a column it "
+             "running sums of the counts (the authors' published code checks RP and SR this way). RP blanks "
+             "cells with no limit, as the paper says; a column it "
              "empties has no observed value, so no t_j, every support has the factor 0 and every world "
              "ties: the point is non-robust (RP stops there).", "",
              "| data set | method | paper's method | runs | total time (s) | paper's / this | answers |",
