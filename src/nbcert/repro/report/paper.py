@@ -208,7 +208,7 @@ def claims(dec: pd.DataFrame, poi: pd.DataFrame, k: int) -> list:
 def extras(dec: pd.DataFrame, poi: pd.DataFrame) -> list:
     """The baselines beyond the paper beside the paper's: the same question answered by
     cheaper work (never drawn in Figures 6-10)."""
-    lines = ["## Beyond the paper's baselines", "",
+    lines = ["## Cheaper equivalents of the paper's baselines", "",
              "Figures 6-10 time AD, RP and SR as the paper describes them: AD trains Naive Bayes on each "
              "sampled world, every cell of the filled table counted; RP and SR run Iterate on the table as "
              "it stands after every blanked cell. The same questions have cheaper answers, timed here "
