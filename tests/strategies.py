@@ -162,3 +162,20 @@ def dirty_instances(draw, *, max_rows: int = 6, max_features: int = 3, max_missi
             if hidden and draw(st.booleans()):
                 test.loc[0, f] = draw(st.sampled_from(hidden))
     return DirtyInstance(train=dirty, test=test, label=inst.label, truth=truth)
+
+
+def random_encoded(seed, n=400, d=5, rate=0.3):
+    """An encoded synthetic table (domains of 1-4 values, a share ``rate`` of cells
+    missing, every value observed) and 12 test points, the first with an unseen value."""
+    from nbcert.reading.encoding import from_codes
+    from nbcert.repro.synthetic import synthetic_table
+
+    rng = np.random.default_rng(seed)
+    delta = rng.integers(1, 5, d)
+    _, X, y, T, _ = synthetic_table(n, d, 4, 3, seed=seed, k=12)
+    X = np.minimum(X, delta - 1)
+    X[rng.random(X.shape) < rate] = -1
+    X[:4] = np.minimum(np.arange(4)[:, None], delta - 1)  # every value observed
+    T = np.minimum(T, delta - 1)
+    T[0, 0] = -1  # a value unseen in training
+    return from_codes(X, y, delta), T

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import nbcert
 from brute import brute_counts, brute_robust
-from strategies import alphas, complete_instances, instances
+from strategies import alphas, complete_instances, instances, random_encoded
 
 SETTINGS = settings(max_examples=300, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -264,21 +264,6 @@ def test_missing_tokens_equal_nan(method):
 
 # ----------------------------------------------------------------- Iterate's scan and AD's worlds
 
-def _random_encoded(seed, n=400, d=5, rate=0.3):
-    from nbcert.reading.encoding import from_codes
-    from nbcert.repro.synthetic import synthetic_table
-
-    rng = np.random.default_rng(seed)
-    delta = rng.integers(1, 5, d)
-    _, X, y, T, _ = synthetic_table(n, d, 4, 3, seed=seed, k=12)
-    X = np.minimum(X, delta - 1)
-    X[rng.random(X.shape) < rate] = -1
-    X[:4] = np.minimum(np.arange(4)[:, None], delta - 1)  # every value observed
-    T = np.minimum(T, delta - 1)
-    T[0, 0] = -1  # a value unseen in training
-    return from_codes(X, y, delta), T
-
-
 @pytest.mark.parametrize("rows", [1, 7, 1 << 20])
 def test_iterate_scan_is_blocksize_free(monkeypatch, rows):
     """Iterate's per-point counts (a bounded block of rows at a time) are the index's."""
@@ -287,7 +272,7 @@ def test_iterate_scan_is_blocksize_free(monkeypatch, rows):
 
     monkeypatch.setattr(decision, "ROWS_PER_SCAN", rows)
     for seed in range(3):
-        enc, T = _random_encoded(seed)
+        enc, T = random_encoded(seed)
         counts = count_index(enc)
         for t, g in zip(T, enc.global_codes(T)):
             E, M = decision.scan_counts(enc, g, t >= 0)
@@ -358,7 +343,7 @@ def test_ad_small_chunks_keep_soundness(monkeypatch):
 
     monkeypatch.setattr(decision, "CELLS_PER_DRAW", 3)
     for seed in range(3):
-        enc, T = _random_encoded(seed, n=200)
+        enc, T = random_encoded(seed, n=200)
         exact = nbcert.decide.certify_index(enc, T)
         ad = decision.certify_ad_counts(enc, T, n_worlds=20, seed=seed)
         assert not (exact.robust & ~ad.robust).any()

@@ -16,7 +16,7 @@ from brute import blank, brute_robust, feature_cells
 from nbcert import approximate, decide
 from nbcert.poisoning import baselines
 from nbcert.poisoning.single import PoisonedCounts, poison_encoded
-from strategies import complete_instances
+from strategies import complete_instances, random_encoded
 
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -115,25 +115,11 @@ def test_ad_is_sound_whatever_the_block(rows, monkeypatch):
     1, 3 or all rows."""
     monkeypatch.setattr(approximate, "CHUNK_CELLS", rows * 5)
     for seed in range(3):
-        enc, T = _random_encoded(seed)
+        enc, T = random_encoded(seed)
         exact = decide.certify_index(enc, T)
         ad = approximate.certify_ad(enc, T, n_worlds=20, seed=seed)
         assert not (exact.robust & ~ad.robust).any()
         assert np.array_equal(ad.label[exact.robust], exact.label[exact.robust])
-
-
-def _random_encoded(seed, n=200, d=5, rate=0.3):
-    from nbcert.reading.encoding import from_codes
-    from nbcert.repro.synthetic import synthetic_table
-
-    rng = np.random.default_rng(seed)
-    delta = rng.integers(1, 5, d)
-    _, X, y, T, _ = synthetic_table(n, d, 4, 3, seed=seed, k=12)
-    X = np.minimum(X, delta - 1)
-    X[rng.random(X.shape) < rate] = -1
-    X[:4] = np.minimum(np.arange(4)[:, None], delta - 1)  # every value observed
-    T = np.minimum(T, delta - 1)
-    return from_codes(X, y, delta), T
 
 
 # ---------------------------------------------------------------- RP and SR
@@ -165,7 +151,7 @@ def test_the_papers_baselines_run_iterate_after_every_cell(monkeypatch, method):
     calls = []
     real = baselines.iterate_robust
     monkeypatch.setattr(baselines, "iterate_robust", lambda *a: calls.append(1) or real(*a))
-    enc, T = _random_encoded(1, n=300, rate=0)
+    enc, T = random_encoded(1, n=300, rate=0)
     for t in T[:6]:
         calls.clear()
         res = poison_encoded(enc, t, method, seed=3, check="iterate", keep_last=False)
@@ -188,7 +174,7 @@ def test_both_checks_blank_the_same_cells(inst, seed, method, keep_last):
 @pytest.mark.parametrize("window", [1, 2, 1 << 16])
 def test_both_checks_agree_on_longer_tables(window):
     for seed in range(4):
-        enc, T = _random_encoded(seed, n=150, rate=0)
+        enc, T = random_encoded(seed, n=150, rate=0)
         for t in T[:4]:
             for method in ("rp", "sr"):
                 a = poison_encoded(enc, t, method, seed=seed, check="iterate", keep_last=False)
@@ -210,6 +196,6 @@ def test_rp_without_a_limit_may_empty_a_column():
 
 
 def test_unknown_check_is_refused():
-    enc, T = _random_encoded(0, n=50, rate=0)
+    enc, T = random_encoded(0, n=50, rate=0)
     with pytest.raises(ValueError, match="unknown check"):
         poison_encoded(enc, T[0], "rp", check="fast")
