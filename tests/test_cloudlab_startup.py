@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import tarfile
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -157,3 +158,160 @@ def test_a_second_start_up_while_one_runs_leaves(tmp_path):
     finally:
         holder.kill()
         holder.wait()
+
+
+# ---------------------------------------------------------------- several nodes, in namespaces
+
+SUBNET = "10.77.0"  # exists only inside the namespaces made here
+
+
+def _ip(*args):
+    subprocess.run(["ip", *args], check=True, capture_output=True, text=True)
+
+
+class Cluster:
+    """``n`` CloudLab nodes on this machine: network namespaces joined by a bridge in a
+    namespace of its own, each node with its own /etc/slurm, /etc/munge, /run/munge, host
+    name and repository clone (bind-mounted, in the node's own mount namespace, at one path
+    that every node shares, as /local/repository is on CloudLab)."""
+
+    def __init__(self, n: int, base: Path):
+        self.n, self.base = n, base
+        tag = uuid.uuid4().hex[:6]
+        self.names = [f"nbcl{tag}n{i}" for i in range(n)]
+        self.bridge = f"nbcl{tag}br"
+        self.made = []  # namespaces made, for the finalizer
+        self.repo = base / "repository"  # the common path; each node binds its own clone here
+        self.repo.mkdir()
+
+    def up(self):
+        _ip("netns", "add", self.bridge)
+        self.made.append(self.bridge)
+        _ip("-n", self.bridge, "link", "add", "br0", "type", "bridge")
+        _ip("-n", self.bridge, "link", "set", "br0", "up")
+        hosts = "127.0.0.1 localhost\n" + "".join(f"{SUBNET}.{i + 1} node{i}\n" for i in range(self.n))
+        for i, ns in enumerate(self.names):
+            _ip("netns", "add", ns)
+            self.made.append(ns)
+            _ip("-n", self.bridge, "link", "add", f"v{i}", "type", "veth", "peer", "name", "eth0", "netns", ns)
+            _ip("-n", self.bridge, "link", "set", f"v{i}", "master", "br0", "up")
+            _ip("-n", ns, "addr", "add", f"{SUBNET}.{i + 1}/24", "dev", "eth0")
+            _ip("-n", ns, "link", "set", "eth0", "up")
+            _ip("-n", ns, "link", "set", "lo", "up")
+            etc = Path("/etc/netns") / ns  # `ip netns exec` binds these over /etc/hosts, /etc/slurm, /etc/munge
+            (etc / "slurm").mkdir(parents=True)
+            (etc / "munge").mkdir()
+            (etc / "hosts").write_text(hosts)
+            node = self.base / f"node{i}"
+            (node / "run-munge").mkdir(parents=True)
+            _clone(node / "repository")
+
+    def start(self, i: int, env: dict) -> subprocess.Popen:
+        node = self.base / f"node{i}"
+        inner = (f"hostname node{i} && mount --bind {node / 'repository'} {self.repo} && "
+                 f"mount --bind {node / 'run-munge'} /run/munge && exec bash {self.repo / STARTUP} "
+                 f"--index {i} --role {'controller' if i == 0 else 'worker'} --nodes {self.n} --target all "
+                 f"--config config/test.yaml --subnet {SUBNET}")
+        return subprocess.Popen(["ip", "netns", "exec", self.names[i], "unshare", "--uts", "bash", "-c", inner],
+                                env={**env, "NBCERT_STATE": str(node / "state")}, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+
+    def run(self, i: int, *cmd) -> subprocess.CompletedProcess:
+        return subprocess.run(["ip", "netns", "exec", self.names[i], *cmd], capture_output=True, text=True)
+
+    def down(self):
+        """Stop every process in the namespaces (all started here), then remove them."""
+        for ns in reversed(self.made):
+            for _ in range(20):
+                pids = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.split()
+                if not pids:
+                    break
+                for pid in pids:
+                    try:
+                        os.kill(int(pid), 15 if _ < 10 else 9)
+                    except ProcessLookupError:
+                        pass
+                time.sleep(0.5)
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+            shutil.rmtree(Path("/etc/netns") / ns, ignore_errors=True)
+
+
+@pytest.fixture
+def cluster():
+    _needs_root()
+    from test_slurm import _ensure_packages
+
+    _ensure_packages()
+    if not all(shutil.which(c) for c in ("ip", "unshare", "runuser")):
+        pytest.skip("needs ip, unshare and runuser")
+    Path("/run/munge").mkdir(exist_ok=True)  # the mount point each node binds its own over
+    # munged runs as the munge user and must reach its files: not under pytest's private tmp
+    base = Path(tempfile.mkdtemp(prefix="nbcert-cloudlab-", dir="/tmp"))
+    base.chmod(0o755)
+    c = Cluster(3, base)
+    try:
+        c.up()
+        yield c
+    finally:
+        c.down()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_three_nodes_run_the_pipeline_through_slurm_as_a_local_run_does(cluster, local_run):
+    from test_slurm import _deterministic
+
+    base = cluster.base
+    env = _env(base, NBCERT_NO_NFS="1", NBCERT_SLURM_DIR=str(base / "slurm"), NBCERT_NODE_CPUS="1",
+               NBCERT_NODE_MEM_MB="8000", NBCERT_SNAKEMAKE_ARGS=(
+                   "--jobs 8 --slurm-init-seconds-before-status-checks 1 --seconds-between-status-checks 2"))
+    work = base / "work"
+    started = time.time()
+    procs = [cluster.start(i, env) for i in (2, 1, 0)]  # the workers first: node0 must wait for them anyway
+    outs = [p.communicate(timeout=900)[0] for p in procs]
+    logs = [base / f"node{i}" / "state" / "startup.log" for i in range(3)]
+    assert all(p.returncode == 0 for p in procs), "\n".join(outs + [p.read_text()[-3000:] for p in logs if p.exists()])
+    status = _wait_status(work / "STATUS", 900, [work / "logs" / "pipeline.log", *logs,
+                                                  base / "slurm" / "controller" / "slurmctld.log"])
+    print(f"three nodes, start-up and pipeline: {time.time() - started:.0f} s")
+    assert status["stage"] == "done", status
+    done, total = map(int, status["jobs"].split("/"))
+    assert done == total > 5, status
+
+    # the cluster that ran it: three nodes, each its own slurmd, node0 the controller
+    conf = (Path("/etc/netns") / cluster.names[0] / "slurm" / "slurm.conf").read_text()
+    assert f"SlurmctldHost=node0({SUBNET}.1)" in conf
+    for i in range(3):
+        assert f"NodeName=node{i} NodeAddr={SUBNET}.{i + 1} CPUs=1 RealMemory=8000" in conf
+        assert (Path("/etc/netns") / cluster.names[i] / "slurm" / "slurm.conf").read_text() == conf
+        assert (Path("/etc/netns") / cluster.names[i] / "munge" / "munge.key").read_bytes() == \
+            (work / "cluster" / "munge.key").read_bytes()
+    sinfo = cluster.run(1, "sinfo", "-h", "-N", "-o", "%N %T").stdout.split("\n")
+    assert sorted(line.split()[0] for line in sinfo if line) == ["node0", "node1", "node2"], sinfo
+    plog = (work / "logs" / "pipeline.log").read_text()
+    assert "--profile" in plog and "--slurm-no-account" in plog
+    ids = set(re.findall(r"submitted with SLURM jobid (\d+)", plog))
+    assert ids, plog[-2000:]
+    # jobs ran on the workers, not only on node0 (Slurm's record of where each job ran)
+    where = cluster.run(0, "scontrol", "show", "job").stdout
+    used = set(re.findall(r"BatchHost=(node\d)", where))
+    assert len(used) >= 2, used
+
+    for table in sorted((local_run / "results" / "tables").glob("*.csv")):
+        here, there = _deterministic(*(pd.read_csv(t) for t in (work / "results" / "tables" / table.name, table)))
+        pd.testing.assert_frame_equal(here, there, obj=table.name)
+    with tarfile.open(work / "nbcert-results.tar.gz") as tar:
+        assert "results/report.md" in tar.getnames()
+
+    # every node started again (a reboot of the cluster's start-up): nothing starts twice
+    procs = [cluster.start(i, env) for i in (2, 1, 0)]
+    outs = [p.communicate(timeout=300)[0] for p in procs]
+    assert all(p.returncode == 0 for p in procs), outs
+    log0 = logs[0].read_text()
+    assert log0.count("pipeline started") == 1 and "not starting it again" in log0
+    assert _status(work / "STATUS")["stage"] == "done"
+    for i in range(3):
+        assert (base / f"node{i}" / "state" / "startup.log").read_text().count("start-up done") == 2
+    for i, ns in enumerate(cluster.names):  # one slurmd per node, one slurmctld on node0
+        pids = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.split()
+        comms = [Path(f"/proc/{p}/comm").read_text().strip() for p in pids if Path(f"/proc/{p}").exists()]
+        assert comms.count("slurmd") == 1 and comms.count("slurmctld") == (i == 0) and comms.count("munged") == 1, comms
