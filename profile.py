@@ -9,7 +9,7 @@ Every node runs `cloudlab/startup.sh` from this repository at boot; node0 then r
 pipeline by itself.  Watch it with `cat /local/nbcert/STATUS` on node0 (stage, jobs done
 of total, the last error).  When it says `done`, the results are in
 `/local/nbcert/results/` and archived in `/local/nbcert/nbcert-results.tar.gz`.  The
-start-up log is `/local/logs/nbcert-startup.log` on every node; the pipeline's log is
+start-up log is `/local/nbcert-node/startup.log` on every node; the pipeline's log is
 `/local/nbcert/logs/pipeline.log` on node0.
 """
 
