@@ -20,6 +20,8 @@
 #   NBCERT_WAIT_SECONDS  how long to wait for the other nodes [1800]
 #   NBCERT_DATA_MIRROR   a folder holding the raw data sets (else Kaggle), passed to the pipeline
 #   NBCERT_SNAKEMAKE_ARGS  extra Snakemake arguments
+#   NBCERT_INSTALL_ONLY=1  stop after the installation (tests install where PyPI is reachable,
+#                    then start the node in a network namespace that reaches nothing else)
 set -euo pipefail
 
 REPO=${NBCERT_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
@@ -294,6 +296,7 @@ stage installing
 check_python
 install_packages
 install_venv
+if [[ -n ${NBCERT_INSTALL_ONLY:-} ]]; then log "installed (NBCERT_INSTALL_ONLY): stopping here"; exit 0; fi
 if [[ $NODES -gt 1 ]]; then
     stage "starting slurm"
     share_work

@@ -206,6 +206,19 @@ class Cluster:
             (node / "run-munge").mkdir(parents=True)
             _clone(node / "repository")
 
+    def install(self, i: int, env: dict):
+        """The node's installation (venv from PyPI), in its own mount namespace (its clone at
+        the common path, as the venv's scripts name it) but this machine's network: the
+        node's own network namespace reaches nothing outside the cluster."""
+        node = self.base / f"node{i}"
+        inner = (f"mount --bind {node / 'repository'} {self.repo} && exec bash {self.repo / STARTUP} "
+                 f"--index {i} --role {'controller' if i == 0 else 'worker'} --nodes {self.n} --target all "
+                 f"--config config/test.yaml --subnet {SUBNET}")
+        proc = subprocess.run(["unshare", "--mount", "--propagation", "private", "bash", "-c", inner],
+                              env={**env, "NBCERT_STATE": str(node / "state"), "NBCERT_INSTALL_ONLY": "1"},
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, (proc.stdout + proc.stderr + (node / "state" / "startup.log").read_text())[-3000:]
+
     def start(self, i: int, env: dict) -> subprocess.Popen:
         node = self.base / f"node{i}"
         inner = (f"hostname node{i} && mount --bind {node / 'repository'} {self.repo} && "
@@ -266,6 +279,9 @@ def test_three_nodes_run_the_pipeline_through_slurm_as_a_local_run_does(cluster,
                    "--jobs 8 --slurm-init-seconds-before-status-checks 1 --seconds-between-status-checks 2"))
     work = base / "work"
     started = time.time()
+    for i in range(3):
+        cluster.install(i, env)
+    print(f"three nodes installed: {time.time() - started:.0f} s")
     procs = [cluster.start(i, env) for i in (2, 1, 0)]  # the workers first: node0 must wait for them anyway
     outs = [p.communicate(timeout=900)[0] for p in procs]
     logs = [base / f"node{i}" / "state" / "startup.log" for i in range(3)]
@@ -311,6 +327,7 @@ def test_three_nodes_run_the_pipeline_through_slurm_as_a_local_run_does(cluster,
     assert _status(work / "STATUS")["stage"] == "done"
     for i in range(3):
         assert (base / f"node{i}" / "state" / "startup.log").read_text().count("start-up done") == 2
+        assert (base / f"node{i}" / "state" / "startup.log").read_text().count("apt-get install") == 0
     for i, ns in enumerate(cluster.names):  # one slurmd per node, one slurmctld on node0
         pids = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.split()
         comms = [Path(f"/proc/{p}/comm").read_text().strip() for p in pids if Path(f"/proc/{p}").exists()]
