@@ -104,7 +104,7 @@ detach() {
     shift 2
     if use_systemd; then
         systemctl reset-failed "nbcert-$name" 2>/dev/null || true
-        systemd-run --quiet --unit "nbcert-$name" --collect \
+        systemd-run --quiet --unit "nbcert-$name" --collect --property=Delegate=yes \
             --setenv=NBCERT_DATA_MIRROR="${NBCERT_DATA_MIRROR:-}" --setenv=NBCERT_PYTHON="$PY" \
             --setenv=NBCERT_SNAKEMAKE_ARGS="${NBCERT_SNAKEMAKE_ARGS:-}" \
             bash -c 'exec "$@" >> "$0" 2>&1' "$out" "$@"
@@ -254,6 +254,9 @@ start_munge() {
 start_slurm() {
     install -d /etc/slurm
     cmp -s "$CLUSTER/slurm.conf" /etc/slurm/slurm.conf || install -m 644 "$CLUSTER/slurm.conf" /etc/slurm/slurm.conf
+    # slurmd sets up its cgroup plugin even with proctrack/linuxproc; it makes its own
+    # cgroups (its systemd unit, if any, is delegated them) rather than asking systemd
+    printf 'CgroupPlugin=autodetect\nIgnoreSystemd=yes\n' > /etc/slurm/cgroup.conf
     if [[ $INDEX -eq 0 ]] && ! running slurmctld slurmctld; then
         install -d "$SLURM_DIR/controller"
         detach slurmctld "$SLURM_DIR/controller/slurmctld.out" slurmctld -D

@@ -221,16 +221,24 @@ class Cluster:
 
     def start(self, i: int, env: dict) -> subprocess.Popen:
         node = self.base / f"node{i}"
-        inner = (f"hostname node{i} && mount --bind {node / 'repository'} {self.repo} && "
-                 f"mount --bind {node / 'run-munge'} /run/munge && exec bash {self.repo / STARTUP} "
+        inner = (f"hostname node{i} && {self._mounts(i)} && exec bash {self.repo / STARTUP} "
                  f"--index {i} --role {'controller' if i == 0 else 'worker'} --nodes {self.n} --target all "
                  f"--config config/test.yaml --subnet {SUBNET}")
         return subprocess.Popen(["ip", "netns", "exec", self.names[i], "unshare", "--uts", "bash", "-c", inner],
                                 env={**env, "NBCERT_STATE": str(node / "state")}, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True)
 
+    def _mounts(self, i: int) -> str:
+        """The node's own clone and /run/munge, and the machine's cgroup file systems (`ip
+        netns exec` mounts a fresh /sys without them; slurmd needs them)."""
+        node = self.base / f"node{i}"
+        return (f"mount --bind {node / 'repository'} {self.repo} && mount --bind {node / 'run-munge'} /run/munge"
+                f" && mount --rbind /proc/1/root/sys/fs/cgroup /sys/fs/cgroup")
+
     def run(self, i: int, *cmd) -> subprocess.CompletedProcess:
-        return subprocess.run(["ip", "netns", "exec", self.names[i], *cmd], capture_output=True, text=True)
+        """A command on node i (as `ssh node<i> ...`)."""
+        return subprocess.run(["ip", "netns", "exec", self.names[i], "bash", "-c", f'{self._mounts(i)} && exec "$@"',
+                               "-", *cmd], capture_output=True, text=True)
 
     def down(self):
         """Stop every process in the namespaces (all started here), then remove them."""
@@ -247,6 +255,10 @@ class Cluster:
                 time.sleep(0.5)
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
             shutil.rmtree(Path("/etc/netns") / ns, ignore_errors=True)
+        try:
+            Path("/etc/netns").rmdir()  # if this test made it and it is empty now
+        except OSError:
+            pass
 
 
 @pytest.fixture
