@@ -6,10 +6,14 @@ file; a second start-up finds the run finished and starts nothing.
 
 Several nodes: each node is a network namespace made here (addresses 10.77.0.x on a bridge
 in a namespace of its own: nothing leaves this machine), with its own mount and UTS
-namespaces (its own /etc/slurm, /etc/munge, /run/munge and host name, as on a real node,
-and its own clone at one common path).  node0 runs slurmctld and the pipeline, every node
-munged and slurmd, all started by startup.sh itself.  The namespaces share one file system,
-so NFS is bypassed (NBCERT_NO_NFS=1): the work folder is already shared.
+namespaces (its own /etc/hosts, /etc/slurm, /etc/munge, /run/munge and host name, as on a
+real node, and its own clone at one common path).  node0 runs slurmctld and the pipeline,
+every node munged and slurmd, all started by startup.sh itself.  Each node installs its venv
+first (NBCERT_INSTALL_ONLY) outside its network namespace, which reaches nothing but the
+other nodes.  The namespaces share one file system, so NFS is bypassed (NBCERT_NO_NFS=1):
+the work folder is already shared.  This machine's kernel has no NFS at all (neither nfs
+nor nfsd in /proc/filesystems, no modules), so the NFS steps are checked with stand-in
+exportfs and mount commands: what node0 exports and what a worker mounts.
 """
 
 import os
@@ -198,12 +202,10 @@ class Cluster:
             _ip("-n", ns, "addr", "add", f"{SUBNET}.{i + 1}/24", "dev", "eth0")
             _ip("-n", ns, "link", "set", "eth0", "up")
             _ip("-n", ns, "link", "set", "lo", "up")
-            etc = Path("/etc/netns") / ns  # `ip netns exec` binds these over /etc/hosts, /etc/slurm, /etc/munge
-            (etc / "slurm").mkdir(parents=True)
-            (etc / "munge").mkdir()
-            (etc / "hosts").write_text(hosts)
             node = self.base / f"node{i}"
-            (node / "run-munge").mkdir(parents=True)
+            for sub in ("etc/slurm", "etc/munge", "run-munge"):
+                (node / sub).mkdir(parents=True)
+            (node / "etc" / "hosts").write_text(hosts)
             _clone(node / "repository")
 
     def install(self, i: int, env: dict):
@@ -224,21 +226,28 @@ class Cluster:
         inner = (f"hostname node{i} && {self._mounts(i)} && exec bash {self.repo / STARTUP} "
                  f"--index {i} --role {'controller' if i == 0 else 'worker'} --nodes {self.n} --target all "
                  f"--config config/test.yaml --subnet {SUBNET}")
-        return subprocess.Popen(["ip", "netns", "exec", self.names[i], "unshare", "--uts", "bash", "-c", inner],
+        return subprocess.Popen([*self._enter(i), "bash", "-c", inner],
                                 env={**env, "NBCERT_STATE": str(node / "state")}, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True)
 
+    def _enter(self, i: int) -> list:
+        """Into node i: its network namespace, and mount and UTS namespaces of its own."""
+        return ["unshare", "--mount", "--uts", "--propagation", "private", "nsenter", f"--net=/run/netns/{self.names[i]}"]
+
     def _mounts(self, i: int) -> str:
-        """The node's own clone and /run/munge, and the machine's cgroup file systems (`ip
-        netns exec` mounts a fresh /sys without them; slurmd needs them)."""
+        """The node's own /etc/hosts, /etc/slurm, /etc/munge, /run/munge and clone (at the
+        common path).  (Not `ip netns exec`'s /etc/netns binding: it also mounts a fresh
+        /sys, without the cgroup file systems slurmd needs.)"""
         node = self.base / f"node{i}"
-        return (f"mount --bind {node / 'repository'} {self.repo} && mount --bind {node / 'run-munge'} /run/munge"
-                f" && mount --rbind /proc/1/root/sys/fs/cgroup /sys/fs/cgroup")
+        binds = [(node / "etc" / "hosts", "/etc/hosts"), (node / "etc" / "slurm", "/etc/slurm"),
+                 (node / "etc" / "munge", "/etc/munge"), (node / "run-munge", "/run/munge"),
+                 (node / "repository", self.repo)]
+        return " && ".join(f"mount --bind {src} {dst}" for src, dst in binds)
 
     def run(self, i: int, *cmd) -> subprocess.CompletedProcess:
         """A command on node i (as `ssh node<i> ...`)."""
-        return subprocess.run(["ip", "netns", "exec", self.names[i], "bash", "-c", f'{self._mounts(i)} && exec "$@"',
-                               "-", *cmd], capture_output=True, text=True)
+        return subprocess.run([*self._enter(i), "bash", "-c", f'{self._mounts(i)} && exec "$@"', "-", *cmd],
+                              capture_output=True, text=True)
 
     def down(self):
         """Stop every process in the namespaces (all started here), then remove them."""
@@ -254,11 +263,6 @@ class Cluster:
                         pass
                 time.sleep(0.5)
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-            shutil.rmtree(Path("/etc/netns") / ns, ignore_errors=True)
-        try:
-            Path("/etc/netns").rmdir()  # if this test made it and it is empty now
-        except OSError:
-            pass
 
 
 @pytest.fixture
@@ -306,12 +310,12 @@ def test_three_nodes_run_the_pipeline_through_slurm_as_a_local_run_does(cluster,
     assert done == total > 5, status
 
     # the cluster that ran it: three nodes, each its own slurmd, node0 the controller
-    conf = (Path("/etc/netns") / cluster.names[0] / "slurm" / "slurm.conf").read_text()
+    conf = (base / "node0" / "etc" / "slurm" / "slurm.conf").read_text()
     assert f"SlurmctldHost=node0({SUBNET}.1)" in conf
     for i in range(3):
         assert f"NodeName=node{i} NodeAddr={SUBNET}.{i + 1} CPUs=1 RealMemory=8000" in conf
-        assert (Path("/etc/netns") / cluster.names[i] / "slurm" / "slurm.conf").read_text() == conf
-        assert (Path("/etc/netns") / cluster.names[i] / "munge" / "munge.key").read_bytes() == \
+        assert (base / f"node{i}" / "etc" / "slurm" / "slurm.conf").read_text() == conf
+        assert (base / f"node{i}" / "etc" / "munge" / "munge.key").read_bytes() == \
             (work / "cluster" / "munge.key").read_bytes()
     sinfo = cluster.run(1, "sinfo", "-h", "-N", "-o", "%N %T").stdout.split("\n")
     assert sorted(line.split()[0] for line in sinfo if line) == ["node0", "node1", "node2"], sinfo
