@@ -15,6 +15,7 @@
 #   NBCERT_PYTHON    the python that makes the venv [python3]
 #   NBCERT_SKIP_APT=1  never call apt-get (it is skipped anyway when the packages are present)
 #   NBCERT_NO_NFS=1  the work folder is already shared (no export, no mount)
+#   NBCERT_EXPORTS   the NFS exports file node0 adds the work folder to [/etc/exports]
 #   NBCERT_NO_SYSTEMD=1  detach with setsid even where systemd runs
 #   NBCERT_NODE_CPUS, NBCERT_NODE_MEM_MB  what this node offers Slurm [all CPUs, 90 % of memory]
 #   NBCERT_WAIT_SECONDS  how long to wait for the other nodes [1800]
@@ -174,8 +175,8 @@ install_venv() {
 share_work() {  # node0 exports WORK over NFS, the others mount it at the same path
     [[ -n ${NBCERT_NO_NFS:-} ]] && return
     if [[ $INDEX -eq 0 ]]; then
-        local line="$WORK $SUBNET.0/24(rw,sync,no_subtree_check,no_root_squash)"
-        grep -qxF "$line" /etc/exports 2>/dev/null || echo "$line" >> /etc/exports
+        local line="$WORK $SUBNET.0/24(rw,sync,no_subtree_check,no_root_squash)" exports=${NBCERT_EXPORTS:-/etc/exports}
+        grep -qxF "$line" "$exports" 2>/dev/null || echo "$line" >> "$exports"
         if use_systemd; then systemctl enable --now nfs-kernel-server; fi
         exportfs -ra
     else

@@ -348,3 +348,44 @@ def test_three_nodes_run_the_pipeline_through_slurm_as_a_local_run_does(cluster,
         pids = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.split()
         comms = [Path(f"/proc/{p}/comm").read_text().strip() for p in pids if Path(f"/proc/{p}").exists()]
         assert comms.count("slurmd") == 1 and comms.count("slurmctld") == (i == 0) and comms.count("munged") == 1, comms
+
+
+def test_nfs_steps_export_on_node0_and_mount_on_the_others(tmp_path):
+    """What node0 exports and what a worker mounts, with stand-ins for exportfs, mount,
+    mountpoint and dpkg-query (this kernel has no NFS; see the module's docstring).  Each
+    role then waits for the other nodes, which never come: the start-up fails after
+    NBCERT_WAIT_SECONDS, saying what it waited for."""
+    _needs_root()
+    stubs, calls = tmp_path / "stubs", tmp_path / "calls"
+    stubs.mkdir()
+    for name, body in (("exportfs", 'echo "exportfs $*" >> "$CALLS"'), ("mount", 'echo "mount $*" >> "$CALLS"'),
+                       ("mountpoint", "exit 1"), ("dpkg-query", "echo 'install ok installed'")):
+        (stubs / name).write_text(f"#!/bin/sh\n{body}\n")
+        (stubs / name).chmod(0o755)
+    exports = tmp_path / "exports"
+    exports.write_text("/srv/other 10.0.0.0/8(ro)\n")
+    work = tmp_path / "work"
+    # node0 twice (the export is added once), then the worker: node0 never sees it, so neither
+    # role gets as far as the daemons (which would use this machine's /etc/munge and /etc/slurm)
+    for i in (0, 0, 1):
+        state = tmp_path / f"node{i}"
+        (state / "done").mkdir(parents=True, exist_ok=True)
+        (state / "done" / "venv").touch()  # installed already: the marker skips the step
+        env = _env(tmp_path, NBCERT_STATE=str(state), NBCERT_EXPORTS=str(exports), NBCERT_WAIT_SECONDS="2",
+                   CALLS=str(calls), PATH=f"{stubs}:{os.environ['PATH']}")
+        proc = subprocess.run(["bash", str(ROOT / STARTUP), "--index", str(i), "--role", "controller" if i == 0 else
+                               "worker", "--nodes", "2", "--config", "config/test.yaml", "--subnet", SUBNET],
+                              env=env, capture_output=True, text=True, timeout=60)
+        log = (state / "startup.log").read_text()
+        assert proc.returncode == 2, log
+        assert "pip install" not in log and "apt-get" not in log
+        waited = "every node's hardware" if i == 0 else "node0's slurm.conf and MUNGE key"
+        assert re.search(f"error: timed out after 2s waiting for {waited}", log), log
+    assert exports.read_text() == (f"/srv/other 10.0.0.0/8(ro)\n"
+                                   f"{work} {SUBNET}.0/24(rw,sync,no_subtree_check,no_root_squash)\n")
+    assert calls.read_text().splitlines() == ["exportfs -ra", "exportfs -ra",
+                                              f"mount -t nfs -o vers=4,hard {SUBNET}.1:{work} {work}"]
+    assert not list(tmp_path.glob("node*/run/*.pid")), "no daemon was started"
+    status = _status(work / "STATUS")
+    assert status["stage"] == "failed" and "every node's hardware" in status["last_error"], status
+    assert sorted(p.name for p in (work / "cluster").iterdir()) == ["munge.key", "node0.node", "node1.node"]
