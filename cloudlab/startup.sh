@@ -106,7 +106,7 @@ detach() {
     if use_systemd; then
         systemctl reset-failed "nbcert-$name" 2>/dev/null || true
         systemd-run --quiet --unit "nbcert-$name" --collect --property=Delegate=yes \
-            --setenv=NBCERT_DATA_MIRROR="${NBCERT_DATA_MIRROR:-}" --setenv=NBCERT_PYTHON="$PY" \
+            --setenv=HOME="${HOME:-/root}" --setenv=NBCERT_DATA_MIRROR="${NBCERT_DATA_MIRROR:-}" --setenv=NBCERT_PYTHON="$PY" \
             --setenv=NBCERT_SNAKEMAKE_ARGS="${NBCERT_SNAKEMAKE_ARGS:-}" \
             bash -c 'exec "$@" >> "$0" 2>&1' "$out" "$@"
     else
@@ -150,13 +150,9 @@ install_packages() {
     [[ -z ${NBCERT_SKIP_APT:-} ]] || die "packages missing and NBCERT_SKIP_APT is set: ${missing[*]}"
     log "apt-get install ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -q
-    apt-get install -y -q "${missing[@]}"
-    if use_systemd; then
-        # this script runs the daemons itself (the packaged units would start them with
-        # another key and config, and again at the next boot)
-        systemctl disable --now munge slurmd slurmctld 2>/dev/null || true
-    fi
+    # a fresh node's unattended upgrades may hold dpkg's lock for a while: wait for it
+    apt-get -o DPkg::Lock::Timeout=900 update -q
+    apt-get -o DPkg::Lock::Timeout=900 install -y -q "${missing[@]}"
 }
 
 install_venv() {
@@ -238,6 +234,11 @@ EOF
 
 start_munge() {
     local dir=$STATE/munge
+    if use_systemd; then
+        # this script runs the daemons itself: the packaged units would start them with
+        # another key (and slurmd before slurm.conf exists), now and at every boot
+        systemctl disable --now munge.service slurmd.service slurmctld.service 2> /dev/null || true
+    fi
     if [[ ! -s /etc/munge/munge.key ]] || ! cmp -s "$CLUSTER/munge.key" /etc/munge/munge.key; then
         install -d -o munge -g munge -m 700 /etc/munge
         install -o munge -g munge -m 400 "$CLUSTER/munge.key" /etc/munge/munge.key
