@@ -208,18 +208,24 @@ class Cluster:
             (node / "etc" / "hosts").write_text(hosts)
             _clone(node / "repository")
 
-    def install(self, i: int, env: dict):
-        """The node's installation (venv from PyPI), in its own mount namespace (its clone at
-        the common path, as the venv's scripts name it) but this machine's network: the
-        node's own network namespace reaches nothing outside the cluster."""
-        node = self.base / f"node{i}"
-        inner = (f"mount --bind {node / 'repository'} {self.repo} && exec bash {self.repo / STARTUP} "
-                 f"--index {i} --role {'controller' if i == 0 else 'worker'} --nodes {self.n} --target all "
-                 f"--config config/test.yaml --subnet {SUBNET}")
-        proc = subprocess.run(["unshare", "--mount", "--propagation", "private", "bash", "-c", inner],
-                              env={**env, "NBCERT_STATE": str(node / "state"), "NBCERT_INSTALL_ONLY": "1"},
-                              capture_output=True, text=True, timeout=600)
-        assert proc.returncode == 0, (proc.stdout + proc.stderr + (node / "state" / "startup.log").read_text())[-3000:]
+    def install(self, env: dict):
+        """Every node's installation (venv from PyPI), at once, each in its own mount namespace
+        (its clone at the common path, as the venv's scripts name it) but this machine's
+        network: a node's own network namespace reaches nothing outside the cluster."""
+        procs = []
+        for i in range(self.n):
+            node = self.base / f"node{i}"
+            inner = (f"mount --bind {node / 'repository'} {self.repo} && exec bash {self.repo / STARTUP} "
+                     f"--index {i} --role {'controller' if i == 0 else 'worker'} --nodes {self.n} --target all "
+                     f"--config config/test.yaml --subnet {SUBNET}")
+            procs.append(subprocess.Popen(
+                ["unshare", "--mount", "--propagation", "private", "bash", "-c", inner], stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, text=True,
+                env={**env, "NBCERT_STATE": str(node / "state"), "NBCERT_INSTALL_ONLY": "1"}))
+        for i, proc in enumerate(procs):
+            out = proc.communicate(timeout=600)[0]
+            log = (self.base / f"node{i}" / "state" / "startup.log").read_text()
+            assert proc.returncode == 0 and "installed (NBCERT_INSTALL_ONLY)" in log, (out + log)[-3000:]
 
     def start(self, i: int, env: dict) -> subprocess.Popen:
         node = self.base / f"node{i}"
@@ -295,8 +301,7 @@ def test_three_nodes_run_the_pipeline_through_slurm_as_a_local_run_does(cluster,
                    "--jobs 8 --slurm-init-seconds-before-status-checks 1 --seconds-between-status-checks 2"))
     work = base / "work"
     started = time.time()
-    for i in range(3):
-        cluster.install(i, env)
+    cluster.install(env)
     print(f"three nodes installed: {time.time() - started:.0f} s")
     procs = [cluster.start(i, env) for i in (2, 1, 0)]  # the workers first: node0 must wait for them anyway
     outs = [p.communicate(timeout=900)[0] for p in procs]
