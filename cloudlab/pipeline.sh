@@ -12,7 +12,8 @@ STATUS=$WORK/STATUS
 LOG=$WORK/logs/pipeline.log
 ARCHIVE=$WORK/nbcert-results.tar.gz
 
-status() { python3 "$REPO/cloudlab/status.py" "$STATUS" "$1" "$LOG" "${2:-}"; }
+# (never fatal: this runner must outlive any hiccup to write the end of the run)
+status() { python3 "$REPO/cloudlab/status.py" "$STATUS" "$1" "$LOG" "${2:-}" || true; }
 
 finish() {  # $1: snakemake's exit code
     local rc=$1
@@ -23,7 +24,12 @@ finish() {  # $1: snakemake's exit code
     cp -f "$STATE/startup.log" logs/startup-node0.log 2>/dev/null || true
     [[ -d .snakemake/log ]] && parts+=(.snakemake/log)
     [[ -d .snakemake/slurm_logs ]] && parts+=(.snakemake/slurm_logs)
-    tar -czf "$ARCHIVE.tmp" "${parts[@]}" && mv -f "$ARCHIVE.tmp" "$ARCHIVE"
+    if tar -czf "$ARCHIVE.tmp" "${parts[@]}"; then
+        mv -f "$ARCHIVE.tmp" "$ARCHIVE"
+    else
+        echo "nbcert pipeline: error: could not write $ARCHIVE" >> "$LOG"
+        rc=1
+    fi
     if [[ $rc -eq 0 && -s results/report.md || $rc -eq 0 && $TARGET == paper && -s results/paper.md ]]; then
         status done
         rm -f "$STATE/pipeline.failed"

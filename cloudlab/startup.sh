@@ -241,6 +241,9 @@ start_munge() {
     fi
     if [[ ! -s /etc/munge/munge.key ]] || ! cmp -s "$CLUSTER/munge.key" /etc/munge/munge.key; then
         install -d -o munge -g munge -m 700 /etc/munge
+        if [[ -s /etc/munge/munge.key && ! -e /etc/munge/munge.key.before-nbcert ]]; then
+            cp -p /etc/munge/munge.key /etc/munge/munge.key.before-nbcert  # the package's own key, kept
+        fi
         install -o munge -g munge -m 400 "$CLUSTER/munge.key" /etc/munge/munge.key
         if running munged munged; then kill "$(cat "$STATE/run/munged.pid")" || true; sleep 1; fi
     fi
@@ -255,6 +258,9 @@ start_munge() {
 
 start_slurm() {
     install -d /etc/slurm
+    if [[ -e /etc/slurm/slurm.conf ]] && ! head -n 1 /etc/slurm/slurm.conf | grep -q "written by nbcert"; then
+        die "/etc/slurm/slurm.conf belongs to another Slurm set-up (not written by nbcert); not overwriting it"
+    fi
     cmp -s "$CLUSTER/slurm.conf" /etc/slurm/slurm.conf || install -m 644 "$CLUSTER/slurm.conf" /etc/slurm/slurm.conf
     # slurmd sets up its cgroup plugin even with proctrack/linuxproc; it makes its own
     # cgroups (its systemd unit, if any, is delegated them) rather than asking systemd
