@@ -32,6 +32,7 @@ SLURM_DIR=${NBCERT_SLURM_DIR:-/var/lib/nbcert-slurm}
 PY=${NBCERT_PYTHON:-python3}
 WAIT=${NBCERT_WAIT_SECONDS:-1800}
 INDEX=0 ROLE=controller NODES=1 TARGET=all CONFIG=config.yaml SUBNET=10.10.1
+COMMAND="bash $0 $*"
 
 die() { echo "nbcert startup: error: $*" >&2; [[ -n ${LOGGING:-} ]] || exit 2; stage failed "$*"; exit 2; }
 log() { echo "== $(date -u '+%F %T') node$INDEX: $*"; }
@@ -70,7 +71,7 @@ if ! flock -n 9; then
 fi
 exec >> "$STATE/startup.log" 2>&1
 LOGGING=1
-log "start-up: role $ROLE, $NODES node(s), target $TARGET, config $CONFIG"
+log "start-up: role $ROLE, $NODES node(s), target $TARGET, config $CONFIG (to run it again: sudo $COMMAND)"
 
 # ------------------------------------------------------------------ helpers
 
