@@ -20,6 +20,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tarfile
 import tempfile
 import time
@@ -394,3 +395,25 @@ def test_nfs_steps_export_on_node0_and_mount_on_the_others(tmp_path):
     status = _status(work / "STATUS")
     assert status["stage"] == "failed" and "every node's hardware" in status["last_error"], status
     assert sorted(p.name for p in (work / "cluster").iterdir()) == ["munge.key", "node0.node", "node1.node"]
+
+
+def test_status_file_from_a_snakemake_log(tmp_path):
+    """cloudlab/status.py: jobs done/total from the last progress line (the job table's
+    total before any job ends), the last error line, and a refusal of unknown stages."""
+    log, status = tmp_path / "pipeline.log", tmp_path / "STATUS"
+    script = [sys.executable, str(ROOT / "cloudlab" / "status.py"), str(status)]
+    log.write_text("Job stats:\njob      count\n-----  -------\nall          1\ndecide      12\ntotal       13\n\n")
+    subprocess.run([*script, "running", str(log)], check=True)
+    assert _status(status)["jobs"] == "0/13" and _status(status)["last_error"] == "-"
+    with log.open("a") as f:
+        f.write("[Wed Dec  2 16:16:32 2026]\nFinished jobid: 5 (Rule: decide)\n3 of 13 steps (23%) done\n"
+                "Error in rule decide:\n    jobid: 7\nRuleException: CalledProcessError in file x, line 3\n"
+                "4 of 13 steps (31%) done\n")
+    subprocess.run([*script, "failed", str(log), "snakemake exited with 1"], check=True)
+    s = _status(status)
+    assert s["stage"] == "failed" and s["jobs"] == "4/13" and s["detail"] == "snakemake exited with 1"
+    assert s["last_error"] == "RuleException: CalledProcessError in file x, line 3"
+    subprocess.run([*script, "installing", str(tmp_path / "none.log")], check=True)
+    assert _status(status)["jobs"] == "-"
+    proc = subprocess.run([*script, "finished"], capture_output=True, text=True)
+    assert proc.returncode == 1 and "STAGE one of" in proc.stderr and "Traceback" not in proc.stderr
