@@ -54,8 +54,8 @@ done
 [[ $ROLE == controller && $INDEX -eq 0 || $ROLE == worker && $INDEX -gt 0 ]] \
     || die "--role must be controller for node0 and worker for the others, not '$ROLE' on node$INDEX"
 [[ $TARGET == all || $TARGET == paper ]] || die "--target must be all or paper, not '$TARGET'"
-[[ $CONFIG != /* && /$CONFIG/ != */../* && -f $REPO/$CONFIG ]] \
-    || die "--config must name a file inside $REPO, not '$CONFIG'"
+[[ -n $CONFIG && $CONFIG != /* && /$CONFIG/ != */../* ]] \
+    || die "--config must be a relative path inside the repository, not '$CONFIG'"
 [[ $SUBNET =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "--subnet must look like 10.10.1, not '$SUBNET'"
 [[ $(id -u) -eq 0 ]] || die "run as root (the profile runs it with sudo)"
 
@@ -305,6 +305,7 @@ start_pipeline() {
 mkdir -p "$WORK"
 if [[ $INDEX -eq 0 ]]; then mkdir -p "$WORK/logs"; fi
 stage installing
+[[ -f $REPO/$CONFIG ]] || die "--config $CONFIG: no such file in $REPO"
 check_python
 install_packages
 install_venv

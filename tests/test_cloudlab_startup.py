@@ -95,6 +95,15 @@ def test_bad_arguments_are_one_line_naming_the_argument(tmp_path):
     assert not (tmp_path / "state").exists(), "a refused start-up leaves nothing behind"
 
 
+def test_a_config_missing_from_the_repository_fails_in_the_status_file(tmp_path):
+    _needs_root()
+    proc = subprocess.run(["bash", str(ROOT / STARTUP), *ARGS[:-1], "config/nosuch.yaml"], env=_env(tmp_path),
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    status = _status(tmp_path / "work" / "STATUS")
+    assert status["stage"] == "failed" and status["last_error"] == f"--config config/nosuch.yaml: no such file in {ROOT}"
+
+
 def test_old_python_is_refused_in_one_line(tmp_path):
     _needs_root()
     old = tmp_path / "python3"
