@@ -49,7 +49,8 @@ def job_counts(dry_run_stdout: str) -> dict:
     return {rule: int(n) for rule, n in rows if rule != "total"}
 
 
-LONGEST_FIRST = ("test_slurm.py", "test_pipeline.py", "test_bench_pipeline.py", "test_exit.py")
+LONGEST_FIRST = ("test_slurm.py", "test_cloudlab_startup.py", "test_pipeline.py", "test_bench_pipeline.py",
+                 "test_exit.py")
 
 
 def pytest_collection_modifyitems(items):

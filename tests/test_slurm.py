@@ -32,8 +32,9 @@ def _ensure_packages():
     if not shutil.which("apt-get"):
         pytest.skip("Slurm is not installed and there is no apt-get to install it")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    subprocess.run(["apt-get", "update", "-qq"], env=env, check=True, capture_output=True)
-    subprocess.run(["apt-get", "install", "-y", "-qq", *PACKAGES], env=env, check=True, capture_output=True)
+    wait = ["-o", "DPkg::Lock::Timeout=600"]  # test_cloudlab_startup.py may be installing them at the same time
+    subprocess.run(["apt-get", *wait, "update", "-qq"], env=env, check=True, capture_output=True)
+    subprocess.run(["apt-get", *wait, "install", "-y", "-qq", *PACKAGES], env=env, check=True, capture_output=True)
 
 
 def _slurm_conf(tmp: Path) -> str:
