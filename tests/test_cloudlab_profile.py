@@ -1,8 +1,9 @@
 """profile.py, the CloudLab profile, run with geni-lib as the portal runs it.
 
-geni-lib (the library CloudLab's portal runs profiles with) is installed from the wheel in
-../shared/geni-lib/dist (`.ci/run` installs it).  Without that folder the tests skip; with
-it, geni-lib missing from the venv is a failure, not a skip.
+geni-lib (the library CloudLab's portal runs profiles with) is imported from its Python 3
+wheel in ../shared/geni-lib/dist, put on the profile's PYTHONPATH (a pure-Python wheel
+imports from the zip); its dependencies come with the test extra.  Without that folder the
+tests skip; with it, a profile that does not import is a failure, not a skip.
 """
 
 import json
@@ -17,6 +18,12 @@ import pytest
 from conftest import ROOT
 
 WHEELS = ROOT.parent / "shared" / "geni-lib" / "dist"
+
+
+def _geni_path() -> dict:
+    """PYTHONPATH with geni-lib's wheel first."""
+    wheel = sorted(WHEELS.glob("geni_lib-*.whl"))[-1]
+    return {"PYTHONPATH": os.pathsep.join([str(wheel), os.environ.get("PYTHONPATH", "")])}
 PROFILE = ROOT / "profile.py"
 NS = {"r": "http://www.geni.net/resources/rspec/3", "emulab": "http://www.protogeni.net/resources/rspec/ext/emulab/1"}
 
@@ -25,15 +32,15 @@ NS = {"r": "http://www.geni.net/resources/rspec/3", "emulab": "http://www.protog
 def genilib():
     if not WHEELS.is_dir():
         pytest.skip(f"no geni-lib wheel folder at {WHEELS}")
-    proc = subprocess.run([sys.executable, "-c", "import geni.portal, geni.rspec.pg"], capture_output=True, text=True)
-    assert proc.returncode == 0, (f"geni-lib is not installed in this venv: pip install {WHEELS}/*.whl "
-                                  f"(.ci/run does)\n{proc.stderr[-500:]}")
+    proc = subprocess.run([sys.executable, "-c", "import geni.portal, geni.rspec.pg"], capture_output=True, text=True,
+                          env={**os.environ, **_geni_path()})
+    assert proc.returncode == 0, f"geni-lib does not import from {WHEELS}:\n{proc.stderr[-500:]}"
 
 
 def _portal(tmp_path, **params):
     """Run profile.py as the portal does: parameters from a JSON file, the RSpec to a file."""
     (tmp_path / "params.json").write_text(json.dumps(params))
-    env = {**os.environ, "GENILIB_PORTAL_MODE": "1", "GENILIB_PORTAL_PARAMS_PATH": str(tmp_path / "params.json"),
+    env = {**os.environ, **_geni_path(), "GENILIB_PORTAL_MODE": "1", "GENILIB_PORTAL_PARAMS_PATH": str(tmp_path / "params.json"),
            "GENILIB_PORTAL_REQUEST_PATH": str(tmp_path / "request.xml")}
     (tmp_path / "request.xml").unlink(missing_ok=True)
     return subprocess.run([sys.executable, str(PROFILE)], env=env, cwd=tmp_path, capture_output=True, text=True)
@@ -41,7 +48,7 @@ def _portal(tmp_path, **params):
 
 def _cmdline(*args):
     """Run profile.py standalone: parameters on the command line, the RSpec on stdout."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GENILIB_")}
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GENILIB_")}, **_geni_path()}
     return subprocess.run([sys.executable, str(PROFILE), *args], env=env, capture_output=True, text=True)
 
 
@@ -115,7 +122,7 @@ sys.stderr.write(json.dumps(seen))
 def test_every_parameter_has_help_text():
     """(geni-lib's own parameter dump, GENILIB_PORTAL_DUMPPARAMS_PATH, fails on Python 3: it
     JSON-dumps its Parameter objects; so the definitions are recorded as they are made.)"""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GENILIB_")}
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GENILIB_")}, **_geni_path()}
     proc = subprocess.run([sys.executable, "-c", RECORD, str(PROFILE)], env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     helps = json.loads(proc.stderr)
