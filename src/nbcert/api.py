@@ -76,14 +76,14 @@ def _train(train, label, missing, name: str, *, rows: str | None, second_pass: b
             return encode(train, label, missing=missing, name=name)
         return frame_stats(train, label, missing=missing, name=name)
     if _is_path(train):
-        from .reading import streaming
+        from .stats import streamed
         from .reading.files import TableSource
 
         source = train if isinstance(train, TableSource) else TableSource(train, missing, name)
-        return streaming.train_from_path(source, label, missing, rows=rows, second_pass=second_pass, stream=stream,
+        return streamed.train_from_path(source, label, missing, rows=rows, second_pass=second_pass, stream=stream,
                                          batch_rows=batch_rows)
     if _is_dask(train):
-        from .reading import cluster
+        from .stats import cluster
 
         if rows:
             raise InputError(f"{name}: {rows} needs the table in memory; a Dask DataFrame gives its "

@@ -150,7 +150,7 @@ def _load(args, session: Session) -> Inputs:
     extra = [c for c in test.columns if c not in source.columns]
     if extra:
         raise InputError(f"{args.test}: column {extra[0]!r} is not a column of {args.train}")
-    from ..reading.cluster import connect, read_on_cluster, scheduler_address
+    from ..stats.cluster import connect, read_on_cluster, scheduler_address
 
     train, address = source, scheduler_address(args.scheduler)
     if address:
@@ -215,7 +215,7 @@ def poison(args, session: Session) -> Poisoned | PoisonedTogether:
 
 
 def _check_clean_options(args) -> None:
-    from ..reading.cluster import scheduler_address
+    from ..stats.cluster import scheduler_address
 
     if args.stream or scheduler_address(args.scheduler):
         raise ParameterError("clean needs the training table in memory (drop --stream, --scheduler and "
