@@ -37,7 +37,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..stats.support import as_alpha
 from .fixed import FixedDomain
 from .table import CleaningTable, winner_after
 
@@ -237,7 +236,7 @@ def offline_minimum(tab: CleaningTable, t: np.ndarray, alpha=0, limit=math.inf) 
         None when no set of cleanings makes t robust (proven), or none costs less than
         ``limit``.
     """
-    return offline_search(tab, t, as_alpha(alpha), limit)[0]
+    return offline_search(tab, t, alpha, limit)[0]
 
 
 def offline_search(tab: CleaningTable, t: np.ndarray, alpha: Fraction, limit=math.inf):
@@ -291,7 +290,6 @@ def cleanable(tab: CleaningTable, t: np.ndarray, alpha=0) -> bool:
     -------
     bool
     """
-    alpha = as_alpha(alpha)
     m = tab.obs.shape[0]
     if m == 1 or winner_after(tab, t, np.zeros_like(tab.hid), alpha) >= 0:
         return True
