@@ -37,6 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..kernel import factor_denominator, factor_numerator
 from .fixed import FixedDomain
 from .table import CleaningTable, winner_after
 
@@ -172,11 +173,12 @@ def _branch(tab: CleaningTable, t: np.ndarray, w: int, opts: tuple, alpha: Fract
     column (lo = N_l, delta = 1), p / (q N_l + p delta_j) in an unseen one."""
     obs, hid, N = tab.obs, tab.hid, tab.N
     m = obs.shape[0]
-    p, q = alpha.numerator, alpha.denominator
+    p = factor_numerator(0, alpha)  # an unseen column's numerator
     rivals = [l for l in range(m) if l != w]
     active = [j for j, o in enumerate(opts) if o.kind == "active"]
     sizes = Counter(o.delta for o in opts if o.kind != "forced")  # the denominators' domain sizes
-    den = [math.prod((q * int(N[l]) + p * size) ** times for size, times in sizes.items()) for l in range(m)]
+    den = [math.prod(factor_denominator(N[l], size, alpha) ** times
+                     for size, times in sizes.items()) for l in range(m)]
     num = [p ** sum(o.kind == "unseen" for o in opts)] * m  # product of the fixed numerators, per label
     x0 = _prepaid(hid, t, w, opts)
     A = np.array(active, np.int64)
