@@ -344,7 +344,8 @@ def test_montecarlo_batches_do_not_change_the_draws():
     train, test, alpha = _mc_instances()[1]
     enc = encode(train, "y")
     [pt] = point_stats(enc, enc.encode_test(test))
-    runs = [montecarlo.count_montecarlo(pt, enc.label_sizes, enc.delta, nbcert.params.as_alpha(alpha), 1000,
+    a = nbcert.params.as_alpha(alpha)
+    runs = [montecarlo.count_montecarlo(pt, enc.label_sizes, enc.delta, a, 1000,
                                         np.random.default_rng(3), cells=cells) for cells in (1, 97, 1 << 22)]
     assert all(np.array_equal(runs[0], r) for r in runs[1:]) and runs[0].sum() == 1000
 

@@ -34,7 +34,8 @@ from .inputs import (TEST, TRAIN, TRUTH, Need, Reading, binned, check_id, coded_
                      require_complete, split_id, with_id)
 from .params import validate
 from .reading import hints
-from .reading.encoding import EncodedTable, as_missing, check_frame, code_labels, encode, no_observed_value
+from .reading.encoding import (EncodedTable, as_missing, check_frame, code_labels, encode,
+                               no_observed_value)
 
 if TYPE_CHECKING:  # imported where used: the certify command needs neither
     from . import cleaning, poisoning
@@ -104,7 +105,8 @@ def certify(train, test: pd.DataFrame, label: str, *, alpha=0,
         supports could still tie inside their ranges; ``count_worlds`` counts the ties).
     """
     checked = validate("certify", alpha=alpha, method=method, n_worlds=n_worlds, seed=seed)
-    reading = Reading.of(train, missing=missing, sep=sep, bins=bins, binning=binning, categorical=categorical,
+    reading = Reading.of(train, missing=missing, sep=sep, bins=bins, binning=binning,
+                         categorical=categorical,
                          stream=stream, batch_rows=batch_rows, names=names, id=id)
     _, ids = split_id(test, reading.id, reading.names)  # test keeps it: encode_test leaves it out
     need = Need(None if method == "index" else f"certify method {method!r}")
@@ -121,7 +123,8 @@ def _certified(table, T, alpha, method, n_worlds, seed, index) -> pd.DataFrame:
         dec = decide.certify_iterate(table, T, alpha)
     else:
         dec = approximate.certify_ad(table, T, alpha, n_worlds=n_worlds, seed=seed)
-    labels = pd.Series([table.labels[c] if c >= 0 else None for c in dec.label], index=index, dtype=object)
+    labels = pd.Series([table.labels[c] if c >= 0 else None for c in dec.label], index=index,
+                       dtype=object)
     out = pd.DataFrame({"robust": dec.robust.astype(bool), "label": labels})
     out["possible_labels"], out["tie_possible"] = _possible(table, T, alpha, index)
     return out
@@ -171,12 +174,14 @@ def count_worlds(train, test: pd.DataFrame, label: str, *, alpha=0,
         One per test row, saying which method produced it: exact counts (``counts``,
         ``ties``, ``total``) or estimated ``fractions`` with ``intervals``.
     """
-    checked = validate("count_worlds", alpha=alpha, method=method, n_samples=n_samples, confidence=confidence,
-                       seed=seed, max_states=max_states)
-    reading = Reading.of(train, missing=missing, sep=sep, bins=bins, binning=binning, categorical=categorical,
+    checked = validate("count_worlds", alpha=alpha, method=method, n_samples=n_samples,
+                       confidence=confidence, seed=seed, max_states=max_states)
+    reading = Reading.of(train, missing=missing, sep=sep, bins=bins, binning=binning,
+                         categorical=categorical,
                          stream=stream, batch_rows=batch_rows, names=names)
     table, T, _ = prepare(train, test, label, reading)
-    return count_encoded(table, T, checked["alpha"], method=method, n_samples=n_samples, confidence=confidence,
+    return count_encoded(table, T, checked["alpha"], method=method, n_samples=n_samples,
+                         confidence=confidence,
                          seed=seed, max_states=max_states, progress=progress)
 
 
@@ -208,11 +213,13 @@ def poison(train, test: pd.DataFrame, label: str, *,
     from . import poisoning
 
     validate("poison", method=method, seed=seed)
-    reading = Reading.of(train, missing=missing, sep=sep, bins=bins, binning=binning, categorical=categorical,
+    reading = Reading.of(train, missing=missing, sep=sep, bins=bins, binning=binning,
+                         categorical=categorical,
                          stream=stream, batch_rows=batch_rows, names=names)
-    table, T, _ = prepare(train, test, label, reading, Need(f"poison method {method!r}", second_pass=method == "op"))
+    need = Need(f"poison method {method!r}", second_pass=method == "op")
+    table, T, _ = prepare(train, test, label, reading, need)
     require_complete(table, reading)
-    if not isinstance(table, EncodedTable):  # a streamed path: OP plans, a second pass names the cells
+    if not isinstance(table, EncodedTable):  # streamed: OP plans, a second pass names the cells
         return [poisoning.poison_streamed(table, t) for t in T]
     return [poisoning.poison_encoded(table, T[p], method=method, seed=seed) for p in range(len(T))]
 
@@ -245,7 +252,8 @@ def poison_many(train, test: pd.DataFrame, label: str, *,
     from . import poisoning
 
     validate("poison_many", method=method, time_limit=time_limit)
-    reading = Reading.of(train, missing=missing, sep=sep, bins=bins, binning=binning, categorical=categorical,
+    reading = Reading.of(train, missing=missing, sep=sep, bins=bins, binning=binning,
+                         categorical=categorical,
                          stream=False, names=names)
     table, T, _ = prepare(train, test, label, reading, Need("poisoning many points together"))
     require_complete(table, reading)
@@ -287,12 +295,14 @@ def clean(train: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0, missi
     from . import cleaning
 
     checked = validate(alpha=alpha, prior=prior, top=top)
-    reading = Reading.of(train, missing=missing, sep=sep, bins=bins, binning=binning, categorical=categorical,
+    reading = Reading.of(train, missing=missing, sep=sep, bins=bins, binning=binning,
+                         categorical=categorical,
                          stream=False, names=names)
     enc, T, test = prepare(train, test, label, reading, Need("cleaning advice"))
-    groups = cleaning.advice(enc, T, checked["alpha"], prior, top, test[list(enc.features)])  # T: none missing
-    return pd.DataFrame(groups, columns=["row", "column", "label", "score", "group_cells", "as_winner", "as_rival",
-                                       "test_value"])
+    values = test[list(enc.features)]  # T's rows: none missing
+    groups = cleaning.advice(enc, T, checked["alpha"], prior, top, values)
+    return pd.DataFrame(groups, columns=["row", "column", "label", "score", "group_cells",
+                                         "as_winner", "as_rival", "test_value"])
 
 
 def _the(name: str) -> str:
@@ -384,15 +394,16 @@ def clean_offline(train: pd.DataFrame, truth: pd.DataFrame, test: pd.DataFrame, 
 
     checked = validate("clean_offline", alpha=alpha, prior=prior, method=method, node_limit=node_limit,
                        time_limit=time_limit, batch=batch)
-    reading = Reading.of(train, missing=missing, bins=bins, binning=binning, categorical=categorical,
-                         names=names)
+    reading = Reading.of(train, missing=missing, bins=bins, binning=binning,
+                         categorical=categorical, names=names)
     train, test, truth = binned(train, test, label, reading, truth)
     enc, miss = _prepare_truth(train, truth, label, missing, reading.names)
     T = coded_test(enc, test, reading)
     hints.warn(enc, T, 3, binned=reading.binned(), categorical=reading.categorical, missing=missing)
     tab = cleaning.CleaningTable.build(enc, miss)
     try:
-        return cleaning.report(tab, T, checked["alpha"], prior, method, node_limit, time_limit, batch)
+        return cleaning.report(tab, T, checked["alpha"], prior, method, node_limit, time_limit,
+                               batch)
     except cleaning.TooManyBranches as e:
         raise InputError(f"{e}: many columns hold values seen only among their missing cells (with alpha > 0) "
                          "or have one observed value") from None

@@ -121,7 +121,8 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
     def _validate_params(self):
         """Check the parameters against ``_parameter_constraints`` (a ParameterError names the first bad one)."""
         params = self.get_params(deep=False)
-        return {name: rule.check(params[name], name) for name, rule in self._parameter_constraints.items()}
+        rules = self._parameter_constraints
+        return {name: rule.check(params[name], name) for name, rule in rules.items()}
 
     def fit(self, X, y):
         """Count the training table.

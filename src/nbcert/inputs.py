@@ -70,7 +70,8 @@ class Reading:
         """
         checked = validate(bins=bins, binning=binning, categorical=categorical, sep=sep,
                            batch_rows=batch_rows)
-        return cls(missing=missing, stream=stream, names=table_names(train, names), id=id, **checked)
+        names = table_names(train, names)
+        return cls(missing=missing, stream=stream, names=names, id=id, **checked)
 
     def binned(self) -> bool:
         """Whether numeric columns are binned."""
@@ -174,7 +175,8 @@ def _train_table(train, label, reading: Reading, need: Need) -> Stats | EncodedT
 
         if need.rows_for:
             raise InputError(f"{name}: {need.rows_for} needs the table in memory; a Dask DataFrame "
-                             f"gives its statistics only (certify with method='index', count_worlds), "
+                             f"gives its statistics only (certify with method='index', "
+                             f"count_worlds), "
                              f"or call .compute()")
         return cluster.dask_stats(train, label, missing=missing, name=name)
     raise InputError(f"{name}: expected a pandas DataFrame, a CSV or Parquet path or a Dask "
@@ -211,7 +213,8 @@ def binned(train, test, label, reading: Reading, truth=None) -> tuple:
         return train, test, truth
     _bin_refusal(train, reading)
     if is_path(train):
-        train = train if isinstance(train, TableSource) else TableSource(train, missing, names["train"])
+        if not isinstance(train, TableSource):
+            train = TableSource(train, missing, names["train"])
         train = train.to_pandas()
     if not isinstance(train, pd.DataFrame):
         return train, test, truth  # _train_table names the type it does not take
@@ -240,8 +243,8 @@ def require_complete(table: Stats | EncodedTable, reading: Reading) -> None:
     """Poisoning needs a complete training table: an InputError naming its first missing cell."""
     first = as_stats(table).first_missing
     if first is not None:
-        raise InputError(f"{reading.names['train']}: poisoning needs a complete table, but data row "
-                         f"{first[0]} is missing column {first[1]!r}")
+        raise InputError(f"{reading.names['train']}: poisoning needs a complete table, but data "
+                         f"row {first[0]} is missing column {first[1]!r}")
 
 
 __all__ = ["Reading", "Need", "RowIds", "TRAIN", "TEST", "TRUTH", "table_names", "split_id",

@@ -276,8 +276,8 @@ def options(name: str, where: str | None = None) -> tuple:
 
 def _exact_needs_zero_alpha(checked: dict) -> None:
     if checked.get("method") == "exact" and checked.get("alpha", 0) != 0:
-        raise ParameterError("method 'exact' (the many-point program) needs alpha = 0; use 'greedy' or "
-                             "'auto'")
+        raise ParameterError("method 'exact' (the many-point program) needs alpha = 0; "
+                             "use 'greedy' or 'auto'")
 
 
 TOGETHER: dict = {"clean_offline": (_exact_needs_zero_alpha,)}
@@ -295,5 +295,6 @@ def validate(where: str | None = None, /, **values) -> dict:
     return checked
 
 
-__all__ = ["RULES", "Rule", "Int", "Real", "Options", "Seed", "Alpha", "OrNone", "Columns", "Sep", "rule", "options", "validate", "as_alpha",
+__all__ = ["RULES", "Rule", "Int", "Real", "Options", "Seed", "Alpha", "OrNone", "Columns", "Sep", "rule", "options", "validate",
+           "as_alpha",
            "ParameterError"]

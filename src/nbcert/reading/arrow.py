@@ -35,7 +35,8 @@ def dictionary_codes(col) -> ColumnCodes:
     """The indices of a dictionary-encoded Arrow array, read from its buffers (no filled
     copy), a null counted as k."""
     values = pd.Index(col.dictionary.to_pylist(), dtype=object)
-    return ColumnCodes(buffer_values(col.indices), 0, valid_mask(col.indices), len(values) + 1, lambda counts: (values, counts))
+    return ColumnCodes(buffer_values(col.indices), 0, valid_mask(col.indices), len(values) + 1,
+                       lambda counts: (values, counts))
 
 
 def _int_span(col):
@@ -95,7 +96,9 @@ def ints_as_text(frame):
     """A record batch with its integer columns as text (for the general path)."""
     import pyarrow as pa
 
-    if not isinstance(frame, pa.RecordBatch) or not any(pa.types.is_integer(t) for t in frame.schema.types):
+    if not isinstance(frame, pa.RecordBatch):
+        return frame
+    if not any(pa.types.is_integer(t) for t in frame.schema.types):
         return frame
     return pa.RecordBatch.from_arrays([as_text(c) for c in frame.columns], names=frame.schema.names)
 

@@ -38,14 +38,15 @@ def source_stats(source: TableSource, label: str, batch_rows: int | None = None)
     """The statistics of a file, read batch by batch (memory bounded by the batch)."""
     features = _features(source, label)
     merger = Merger(features=features, name=source.name)
-    parts = source.batches(batch_rows, ints=True)  # each batch its own part: its own dictionaries, none unified
+    parts = source.batches(batch_rows, ints=True)  # each batch a part: its own dictionaries
     for start, batch in parts:
         if batch.num_rows:
-            merger.add(partial_counts(batch, label, missing=source.missing, name=source.name, start=start,
-                                      features=features, find_missing=merger.first_missing is None))
+            merger.add(partial_counts(batch, label, missing=source.missing, name=source.name,
+                                      start=start, features=features,
+                                      find_missing=merger.first_missing is None))
     stats = merger.finish()
-    return StreamedStats(**{f.name: getattr(stats, f.name) for f in fields(Stats)}, source=source, label=label,
-                         batch_rows=batch_rows)
+    kept = {f.name: getattr(stats, f.name) for f in fields(Stats)}
+    return StreamedStats(**kept, source=source, label=label, batch_rows=batch_rows)
 
 
 def train_from_path(train, label: str, missing, *, rows: str | None, stream: bool | None,
@@ -62,8 +63,9 @@ def train_from_path(train, label: str, missing, *, rows: str | None, stream: boo
         return encode(source.read(), label, missing=source.missing, name=source.name)
     if second_pass:
         return source_stats(source, label, batch_rows)
-    why = "it is streamed as asked" if stream else (f"the file ({source.size / 1e9:.1f} GB) is larger than the "
-                                                    f"memory available allows")
+    size = f"{source.size / 1e9:.1f} GB" if source.size is not None else ""
+    why = "it is streamed as asked" if stream else (f"the file ({size}) is larger than the memory "
+                                                    f"available allows")
     raise InputError(f"{source.name}: {rows} needs the training table in memory, but {why} "
                      f"(certify with method index, count and poison with method op stream it)")
 
