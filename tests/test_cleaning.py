@@ -20,7 +20,7 @@ from nbcert.cleaning.fixed import _waterfill, _waterfill_logs
 from nbcert.cleaning.many import _largest_minimum
 from nbcert.cleaning.rival import Rival, rival_floor, rival_greedy
 from nbcert.cleaning.single import offline_search, within
-from nbcert.stats.support import as_alpha
+from nbcert.params import as_alpha
 from strategies import alphas, dirty_instances
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -17,7 +17,8 @@ from nbcert.repro.report.cleaning import cleaning as cleaning_section
 from nbcert.repro.settings import CleaningSettings
 from nbcert.repro.studies import cleaning as cs
 from nbcert.repro.tables import read_table, write_table
-from nbcert.stats.support import as_alpha, log_factors, log_support, log_tolerance
+from nbcert.kernel import log_factors, log_support, log_tolerance
+from nbcert.params import as_alpha
 
 CFG = CleaningSettings(repetitions=2, perturbations=("uniform", "feature"), missing_rates=(0.3, 0.6), points=5,
                        feature_share=0.4, batch_share=0.05, samples=32)

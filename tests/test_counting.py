@@ -250,7 +250,7 @@ def _points(inst):
 def test_support_bounds_enclose_the_distinct_supports(inst, alpha):
     """lower bound <= distinct supports of a label <= upper bound, and too_large is a proof."""
     enc, pts = _points(inst)
-    a = nbcert.stats.support.as_alpha(alpha)
+    a = nbcert.params.as_alpha(alpha)
     for pt in pts:
         for l in range(enc.m):
             actual = len(exact.label_distribution(pt, enc.delta, l, a, 10**9))
@@ -267,7 +267,7 @@ def test_auto_is_exact_where_the_distribution_fits(inst, alpha, max_states):
     """auto counts exactly whenever every label fits in max_states (unless even the upper
     bound exceeds max_states squared); explicit exact refuses only what does not fit."""
     enc, pts = _points(inst)
-    a = nbcert.stats.support.as_alpha(alpha)
+    a = nbcert.params.as_alpha(alpha)
     res = nbcert.count_worlds(inst.train, inst.test, inst.label, alpha=alpha, max_states=max_states,
                               n_samples=50, seed=0)
     for wc, pt in zip(res, pts):
@@ -344,7 +344,8 @@ def test_montecarlo_batches_do_not_change_the_draws():
     train, test, alpha = _mc_instances()[1]
     enc = encode(train, "y")
     [pt] = point_stats(enc, enc.encode_test(test))
-    runs = [montecarlo.count_montecarlo(pt, enc.label_sizes, enc.delta, nbcert.stats.support.as_alpha(alpha), 1000,
+    a = nbcert.params.as_alpha(alpha)
+    runs = [montecarlo.count_montecarlo(pt, enc.label_sizes, enc.delta, a, 1000,
                                         np.random.default_rng(3), cells=cells) for cells in (1, 97, 1 << 22)]
     assert all(np.array_equal(runs[0], r) for r in runs[1:]) and runs[0].sum() == 1000
 
@@ -358,7 +359,7 @@ def test_vectorised_counts_equal_python_integers(method, inst, alpha):
     """The prime-exponent keys and object-array ways give the counts of the Python-integer
     loops (kept for alphas whose factors are too large to factorise), label by label."""
     enc, pts = _points(inst)
-    a = nbcert.stats.support.as_alpha(alpha)
+    a = nbcert.params.as_alpha(alpha)
     for pt in pts:
         if Basis.build(pt, enc.label_sizes, enc.delta, a) is None:
             continue
@@ -385,7 +386,7 @@ def test_vectorised_counts_equal_python_integers_on_a_larger_point():
     train = pd.DataFrame(X, columns=[f"f{j}" for j in range(d)])
     train["y"] = ["p", "q", "r"] * 12
     enc = encode(train, "y")
-    a = nbcert.stats.support.as_alpha(0)
+    a = nbcert.params.as_alpha(0)
     for pt in point_stats(enc, enc.encode_test(train.drop(columns="y").iloc[:2].fillna("a"))):
         assert Basis.build(pt, enc.label_sizes, enc.delta, a) is not None
         fast = exact.count_exact(pt, enc.label_sizes, enc.delta, a, 10**9)
@@ -399,7 +400,7 @@ def test_montecarlo_inverts_the_binomial_distribution_function(M, delta, seen):
     crowded buckets); the block is Binomial(M, 1/delta)'s distribution function where it
     is strictly between 0 and 1, up to rounding, and only that (not all M values)."""
     pt = Point(np.array([[2, 0], [1, 3]]), np.array([[M, 2], [0, M]]), np.array([seen, True]))
-    tab = montecarlo._Tables(pt, np.array([9, 9]), np.array([delta, 2]), nbcert.stats.support.as_alpha(0))
+    tab = montecarlo._Tables(pt, np.array([9, 9]), np.array([delta, 2]), nbcert.params.as_alpha(0))
     u = np.concatenate([np.random.default_rng(0).random((4000, len(tab.cells))),
                         np.linspace(0, 1, 3001, endpoint=False)[:, None].repeat(len(tab.cells), axis=1)])
     pos = tab.invert(u)

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nbcert.stats.support import as_alpha, exact_support, log_support, log_tolerance
+from nbcert.kernel import exact_support, log_support, log_tolerance
+from nbcert.params import as_alpha
 
 # the exact alphas of the tests: tiny ones (below the smallest normal float), ordinary
 # ones and huge ones (up to the largest float, 1.797e308)

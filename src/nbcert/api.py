@@ -23,138 +23,22 @@ names given in ``names``), the column and the data row.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Iterable, Literal, Mapping
 
 import pandas as pd
 
 from . import approximate, decide
 from .count import WorldCounts, count_encoded
-from .reading.encoding import EncodedTable, as_missing, check_frame, code_labels, encode, no_observed_value
 from .errors import InputError, ParameterError
+from .inputs import (TEST, TRAIN, TRUTH, Need, Reading, binned, check_id, coded_test, prepare,
+                     require_complete, split_id, with_id)
 from .params import validate
 from .reading import hints
-from .stats import Stats, frame_stats
+from .reading.encoding import (EncodedTable, as_missing, check_frame, code_labels, encode,
+                               no_observed_value)
 
 if TYPE_CHECKING:  # imported where used: the certify command needs neither
     from . import cleaning, poisoning
-
-TRAIN, TEST, TRUTH = "training table", "test table", "truth table"
-
-
-def _is_dask(obj) -> bool:
-    return type(obj).__module__.split(".")[0] == "dask" and hasattr(obj, "to_delayed")
-
-
-def _is_path(obj) -> bool:
-    from .reading.files import TableSource
-
-    return isinstance(obj, (str, os.PathLike, TableSource))
-
-
-def _names(train, names: Mapping[str, str] | None) -> dict:
-    """The names of the tables in messages: those given, a path's own name, else the defaults."""
-    from .reading.files import TableSource
-
-    given = dict(names or {})
-    unknown = sorted(set(given) - {"train", "test", "truth"})
-    if unknown:
-        raise ParameterError(f"names: unknown table {unknown[0]!r} (use train, test or truth)")
-    if isinstance(train, TableSource):
-        given["train"] = train.name
-    elif isinstance(train, (str, os.PathLike)):
-        given.setdefault("train", str(train))
-    return {"train": TRAIN, "test": TEST, "truth": TRUTH, **given}
-
-
-def _train(train, label, missing, name: str, *, rows: str | None, second_pass: bool, stream,
-           batch_rows) -> Stats | EncodedTable:
-    """The training table as Stats (``rows`` None) or, for the method named by ``rows``, as an
-    EncodedTable (with ``second_pass``, a streamed file gives Stats that can read it again)."""
-    if isinstance(train, pd.DataFrame):
-        if rows:
-            return encode(train, label, missing=missing, name=name)
-        return frame_stats(train, label, missing=missing, name=name)
-    if _is_path(train):
-        from .reading import streaming
-        from .reading.files import TableSource
-
-        source = train if isinstance(train, TableSource) else TableSource(train, missing, name)
-        return streaming.train_from_path(source, label, missing, rows=rows, second_pass=second_pass, stream=stream,
-                                         batch_rows=batch_rows)
-    if _is_dask(train):
-        from .reading import cluster
-
-        if rows:
-            raise InputError(f"{name}: {rows} needs the table in memory; a Dask DataFrame gives its "
-                             f"statistics only (certify with method='index', count_worlds), or call .compute()")
-        return cluster.dask_stats(train, label, missing=missing, name=name)
-    raise InputError(f"{name}: expected a pandas DataFrame, a CSV or Parquet path or a Dask DataFrame, "
-                     f"got {type(train).__name__}")
-
-
-def _test_codes(source, test, missing, name: str):
-    if not isinstance(test, pd.DataFrame):
-        raise InputError(f"{name}: expected a pandas DataFrame, got {type(test).__name__}")
-    return source.encode_test(as_missing(test, missing), name=name)
-
-
-def _binned(train, test, label, names: dict, o: dict, truth=None) -> tuple:
-    """(train, test, truth) after ``sep`` and ``bins`` of the reading options ``o``: a path
-    becomes a TableSource read with ``sep``; with ``bins`` the tables become DataFrames
-    with the training table's numeric columns binned."""
-    from .reading.files import TableSource
-
-    missing = o["missing"]
-    if _is_path(train) and not isinstance(train, TableSource) and o["sep"] is not None:
-        train = TableSource(train, missing, names["train"], sep=o["sep"])
-    if o["bins"] is None:
-        return train, test, truth
-    if o.get("stream"):
-        raise ParameterError("bins needs the training table in memory (the bins are fitted on all of a "
-                             "column's values): drop stream=True (--stream)")
-    if _is_dask(train):
-        raise InputError(f"{names['train']}: bins needs the table in memory; bin a Dask DataFrame first "
-                         "(nbcert.Binner) or call .compute()")
-    if _is_path(train):
-        train = train if isinstance(train, TableSource) else TableSource(train, missing, names["train"])
-        train = train.to_pandas()
-    if not isinstance(train, pd.DataFrame):
-        return train, test, truth  # _train names the type it does not take
-    from .reading.binning import bin_tables
-
-    others = [(as_missing(t, missing), names[k]) for t, k in ((test, "test"), (truth, "truth"))
-              if isinstance(t, pd.DataFrame)]
-    train, *others = bin_tables(as_missing(train, missing), others, label, o["bins"], o["binning"],
-                                o["categorical"], names["train"])
-    others = iter(others)
-    return train, *(next(others) if isinstance(t, pd.DataFrame) else t for t in (test, truth))
-
-
-def _prepare(train, test, label, o: dict, names: dict, *, rows=None, second_pass=False, with_test=False):
-    """The training table (Stats or EncodedTable) and the test codes, after ``_binned``,
-    with the DataWarnings they call for (and, ``with_test``, the test table as binned)."""
-    train, test, _ = _binned(train, test, label, names, o)
-    source = _train(train, label, o["missing"], names["train"], rows=rows, second_pass=second_pass,
-                    stream=o.get("stream"), batch_rows=o.get("batch_rows"))
-    T = _test_codes(source, test, o["missing"], names["test"])
-    hints.warn(source, T, binned=o["bins"] is not None, categorical=o["categorical"], missing=o["missing"])
-    return (source, T, test) if with_test else (source, T)
-
-
-def _reading(missing, bins, binning, categorical, sep=None, **more) -> dict:
-    """The reading options after their rules (``more``: stream, batch_rows)."""
-    return {"missing": missing, **validate(bins=bins, binning=binning, categorical=categorical, sep=sep), **more}
-
-
-def _require_complete(source: Stats | EncodedTable, name: str):
-    from .stats import as_stats
-
-    first = as_stats(source).first_missing
-    if first is not None:
-        raise InputError(f"{name}: poisoning needs a complete table, but data row {first[0]} is missing "
-                         f"column {first[1]!r}")
-
 
 def certify(train, test: pd.DataFrame, label: str, *, alpha=0,
             method: Literal["index", "iterate", "ad"] = "index", missing: Iterable | None = None,
@@ -220,38 +104,38 @@ def certify(train, test: pd.DataFrame, label: str, *, alpha=0,
         or False where proven, None where undecided (two or more possible labels whose
         supports could still tie inside their ranges; ``count_worlds`` counts the ties).
     """
-    validate("certify", alpha=alpha, method=method, n_worlds=n_worlds, seed=seed, batch_rows=batch_rows)
-    o = _reading(missing, bins, binning, categorical, sep, stream=stream, batch_rows=batch_rows)
-    names = _names(train, names)
-    if id is not None and isinstance(test, pd.DataFrame) and id not in test.columns:
-        raise InputError(f"{names['test']}: no id column {id!r}")
-    rows = None if method == "index" else f"certify method {method!r}"
-    source, T = _prepare(train, test, label, o, names, rows=rows)
+    checked = validate("certify", alpha=alpha, method=method, n_worlds=n_worlds, seed=seed)
+    reading = Reading.of(train, missing=missing, sep=sep, bins=bins, binning=binning,
+                         categorical=categorical,
+                         stream=stream, batch_rows=batch_rows, names=names, id=id)
+    _, ids = split_id(test, reading.id, reading.names)  # test keeps it: encode_test leaves it out
+    need = Need(None if method == "index" else f"certify method {method!r}")
+    table, T, _ = prepare(train, test, label, reading, need)
+    check_id(ids, table.features, reading.names)
+    return with_id(_certified(table, T, checked["alpha"], method, n_worlds, seed, test.index), ids)
+
+
+def _certified(table, T, alpha, method, n_worlds, seed, index) -> pd.DataFrame:
+    """certify's table: robust, label, possible_labels, tie_possible per test row."""
     if method == "index":
-        dec = decide.certify_index(source, T, alpha)
+        dec = decide.certify_index(table, T, alpha)
     elif method == "iterate":
-        dec = decide.certify_iterate(source, T, alpha)
+        dec = decide.certify_iterate(table, T, alpha)
     else:
-        dec = approximate.certify_ad(source, T, alpha, n_worlds=n_worlds, seed=seed)
-    labels = pd.Series([source.labels[c] if c >= 0 else None for c in dec.label], index=test.index, dtype=object)
+        dec = approximate.certify_ad(table, T, alpha, n_worlds=n_worlds, seed=seed)
+    labels = pd.Series([table.labels[c] if c >= 0 else None for c in dec.label], index=index,
+                       dtype=object)
     out = pd.DataFrame({"robust": dec.robust.astype(bool), "label": labels})
-    out["possible_labels"], out["tie_possible"] = _possible(source, T, alpha, test.index)
-    return out if id is None else _with_id(out, test, id, source.features, names)
+    out["possible_labels"], out["tie_possible"] = _possible(table, T, alpha, index)
+    return out
 
 
-def _possible(source, T, alpha, index) -> tuple:
+def _possible(table, T, alpha, index) -> tuple:
     """The possible labels (lists, in label order) and tie_possible (True, False or None) per test row."""
-    pos = decide.possible_index(source, T, alpha)
-    labels = [[source.labels[c] for c in row.nonzero()[0]] for row in pos.labels]
+    pos = decide.possible_index(table, T, alpha)
+    labels = [[table.labels[c] for c in row.nonzero()[0]] for row in pos.labels]
     tie = [None if t == decide.TIE_UNKNOWN else bool(t == decide.TIE_YES) for t in pos.tie.tolist()]
     return pd.Series(labels, index=index, dtype=object), pd.Series(tie, index=index, dtype=object)
-
-
-def _with_id(out: pd.DataFrame, test: pd.DataFrame, id: str, features, names: dict) -> pd.DataFrame:
-    """The result with test's column ``id`` (not a feature) as its first column."""
-    if id in features:
-        raise InputError(f"{names['train']}: the id column {id!r} is a feature column of it")
-    return pd.concat([test[[id]].astype(object), out], axis=1)
 
 
 def count_worlds(train, test: pd.DataFrame, label: str, *, alpha=0,
@@ -290,12 +174,14 @@ def count_worlds(train, test: pd.DataFrame, label: str, *, alpha=0,
         One per test row, saying which method produced it: exact counts (``counts``,
         ``ties``, ``total``) or estimated ``fractions`` with ``intervals``.
     """
-    validate("count_worlds", alpha=alpha, method=method, n_samples=n_samples, confidence=confidence, seed=seed,
-             max_states=max_states, batch_rows=batch_rows)
-    o = _reading(missing, bins, binning, categorical, sep, stream=stream, batch_rows=batch_rows)
-    names = _names(train, names)
-    source, T = _prepare(train, test, label, o, names)
-    return count_encoded(source, T, alpha, method=method, n_samples=n_samples, confidence=confidence,
+    checked = validate("count_worlds", alpha=alpha, method=method, n_samples=n_samples,
+                       confidence=confidence, seed=seed, max_states=max_states)
+    reading = Reading.of(train, missing=missing, sep=sep, bins=bins, binning=binning,
+                         categorical=categorical,
+                         stream=stream, batch_rows=batch_rows, names=names)
+    table, T, _ = prepare(train, test, label, reading)
+    return count_encoded(table, T, checked["alpha"], method=method, n_samples=n_samples,
+                         confidence=confidence,
                          seed=seed, max_states=max_states, progress=progress)
 
 
@@ -326,14 +212,16 @@ def poison(train, test: pd.DataFrame, label: str, *,
     """
     from . import poisoning
 
-    validate("poison", method=method, seed=seed, batch_rows=batch_rows)
-    o = _reading(missing, bins, binning, categorical, sep, stream=stream, batch_rows=batch_rows)
-    names = _names(train, names)
-    source, T = _prepare(train, test, label, o, names, rows=f"poison method {method!r}", second_pass=method == "op")
-    _require_complete(source, names["train"])
-    if not isinstance(source, EncodedTable):  # a streamed path: OP plans, a second pass names the cells
-        return [poisoning.poison_streamed(source, t) for t in T]
-    return [poisoning.poison_encoded(source, T[p], method=method, seed=seed) for p in range(len(T))]
+    validate("poison", method=method, seed=seed)
+    reading = Reading.of(train, missing=missing, sep=sep, bins=bins, binning=binning,
+                         categorical=categorical,
+                         stream=stream, batch_rows=batch_rows, names=names)
+    need = Need(f"poison method {method!r}", second_pass=method == "op")
+    table, T, _ = prepare(train, test, label, reading, need)
+    require_complete(table, reading)
+    if not isinstance(table, EncodedTable):  # streamed: OP plans, a second pass names the cells
+        return [poisoning.poison_streamed(table, t) for t in T]
+    return [poisoning.poison_encoded(table, T[p], method=method, seed=seed) for p in range(len(T))]
 
 
 def poison_many(train, test: pd.DataFrame, label: str, *,
@@ -364,11 +252,12 @@ def poison_many(train, test: pd.DataFrame, label: str, *,
     from . import poisoning
 
     validate("poison_many", method=method, time_limit=time_limit)
-    o = _reading(missing, bins, binning, categorical, sep, stream=False)
-    names = _names(train, names)
-    source, T = _prepare(train, test, label, o, names, rows="poisoning many points together")
-    _require_complete(source, names["train"])
-    return poisoning.poison_many_encoded(source, T, method=method, time_limit=time_limit)
+    reading = Reading.of(train, missing=missing, sep=sep, bins=bins, binning=binning,
+                         categorical=categorical,
+                         stream=False, names=names)
+    table, T, _ = prepare(train, test, label, reading, Need("poisoning many points together"))
+    require_complete(table, reading)
+    return poisoning.poison_many_encoded(table, T, method=method, time_limit=time_limit)
 
 
 # ---------------------------------------------------------------------------------------
@@ -405,13 +294,15 @@ def clean(train: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0, missi
     """
     from . import cleaning
 
-    validate(alpha=alpha, prior=prior, top=top)
-    o = _reading(missing, bins, binning, categorical, sep, stream=False)
-    names = _names(train, names)
-    enc, T, test = _prepare(train, test, label, o, names, rows="cleaning advice", with_test=True)
-    rows = cleaning.advice(enc, T, alpha, prior, top, test[list(enc.features)])  # T's rows: none missing
-    return pd.DataFrame(rows, columns=["row", "column", "label", "score", "group_cells", "as_winner", "as_rival",
-                                       "test_value"])
+    checked = validate(alpha=alpha, prior=prior, top=top)
+    reading = Reading.of(train, missing=missing, sep=sep, bins=bins, binning=binning,
+                         categorical=categorical,
+                         stream=False, names=names)
+    enc, T, test = prepare(train, test, label, reading, Need("cleaning advice"))
+    values = test[list(enc.features)]  # T's rows: none missing
+    groups = cleaning.advice(enc, T, checked["alpha"], prior, top, values)
+    return pd.DataFrame(groups, columns=["row", "column", "label", "score", "group_cells",
+                                         "as_winner", "as_rival", "test_value"])
 
 
 def _the(name: str) -> str:
@@ -503,17 +394,16 @@ def clean_offline(train: pd.DataFrame, truth: pd.DataFrame, test: pd.DataFrame, 
 
     checked = validate("clean_offline", alpha=alpha, prior=prior, method=method, node_limit=node_limit,
                        time_limit=time_limit, batch=batch)
-    if method == "exact" and checked["alpha"] != 0:
-        raise ParameterError("method 'exact' (the many-point program) needs alpha = 0; use 'greedy' or 'auto'")
-    o = _reading(missing, bins, binning, categorical)
-    names = _names(train, names)
-    train, test, truth = _binned(train, test, label, names, o, truth)
-    enc, miss = _prepare_truth(train, truth, label, missing, names)
-    T = _test_codes(enc, test, missing, names["test"])
-    hints.warn(enc, T, 3, binned=bins is not None, categorical=o["categorical"], missing=missing)
+    reading = Reading.of(train, missing=missing, bins=bins, binning=binning,
+                         categorical=categorical, names=names)
+    train, test, truth = binned(train, test, label, reading, truth)
+    enc, miss = _prepare_truth(train, truth, label, missing, reading.names)
+    T = coded_test(enc, test, reading)
+    hints.warn(enc, T, 3, binned=reading.binned(), categorical=reading.categorical, missing=missing)
     tab = cleaning.CleaningTable.build(enc, miss)
     try:
-        return cleaning.report(tab, T, alpha, prior, method, node_limit, time_limit, batch)
+        return cleaning.report(tab, T, checked["alpha"], prior, method, node_limit, time_limit,
+                               batch)
     except cleaning.TooManyBranches as e:
         raise InputError(f"{e}: many columns hold values seen only among their missing cells (with alpha > 0) "
                          "or have one observed value") from None

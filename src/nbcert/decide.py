@@ -41,7 +41,7 @@ import numpy as np
 
 from .reading.encoding import EncodedTable
 from .stats import Stats, as_stats
-from .stats.support import as_alpha, exact_support, greater, log_support, log_tolerance
+from .kernel import exact_support, greater, log_support, log_tolerance
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,6 @@ def extremes(E: np.ndarray, M: np.ndarray, delta: np.ndarray, seen: np.ndarray):
 
 def decide_counts(lo: np.ndarray, hi: np.ndarray, N: np.ndarray, delta: np.ndarray, alpha) -> Decision:
     """Robustness from per-point extreme counts lo, hi of shape (k, m, d)."""
-    alpha = as_alpha(alpha)
     k, m, d = lo.shape
     if m == 1:
         return Decision(np.ones(k, bool), np.zeros(k, np.intp))
@@ -106,7 +105,6 @@ def _pairwise(la: np.ndarray, lb: np.ndarray, a: np.ndarray, b: np.ndarray, N, d
 def possible_counts(lo: np.ndarray, hi: np.ndarray, N: np.ndarray, delta: np.ndarray, alpha) -> Possible:
     """The labels some world predicts, from per-point extreme counts lo, hi (k, m, d):
     l wins somewhere iff smax(l) > smin(l') for every l' != l (exact)."""
-    alpha = as_alpha(alpha)
     k, m, d = lo.shape
     if m == 1:
         return Possible(np.ones((k, 1), bool), np.full(k, TIE_NO, np.int8))

@@ -39,4 +39,17 @@ class ParameterError(InputError, TypeError):
     """A parameter value of the wrong type or out of range; the message names the parameter."""
 
 
-__all__ = ["InputError", "RowError", "ParameterError"]
+def listed(options) -> str:
+    """Options as a phrase: "a, b or c"."""
+    *first, last = options
+    return f"{', '.join(first)} or {last}" if first else last
+
+
+def unknown_option(kind: str, value, options) -> ParameterError:
+    """The error for a value that is none of ``options`` (``kind``: what they are, e.g.
+    "counting method"): the one message of ``nbcert.params.Options`` and of the algorithms
+    that choose by a method's name."""
+    return ParameterError(f"unknown {kind} {value!r} (use {listed(options)})")
+
+
+__all__ = ["InputError", "RowError", "ParameterError", "listed", "unknown_option"]

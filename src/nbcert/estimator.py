@@ -10,7 +10,6 @@ nbcert's rules (``nbcert.params``, the API's and the command line's), and checke
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import numpy as np
@@ -23,7 +22,7 @@ from .decide import certify_index, possible_index
 from .reading.encoding import encode
 from .params import RULES, validate
 from .stats import from_table
-from .stats.support import as_alpha, log_factors, log_tolerance
+from .kernel import exact_support, first_argmax, log_factors, log_tolerance
 
 
 def _frame(X, name: str = "X") -> pd.DataFrame:
@@ -79,34 +78,16 @@ def observed_factors(C: np.ndarray, observed: np.ndarray, delta: np.ndarray, alp
     return np.where(none, -np.log(delta.astype(float)), logs)
 
 
-def _exact_factors(c, o, delta, alpha: Fraction) -> tuple:
-    """The exact factors' numerator and denominator products of one label (see observed_factors)."""
-    p, q = alpha.numerator, alpha.denominator
-    num = math.prod(1 if oj == 0 else q * cj + p for cj, oj in zip(c, o))
-    den = math.prod(dj if oj == 0 else q * oj + p * dj for oj, dj in zip(o, delta))
-    return num, den
-
-
 def _argmax(logs, C, observed, enc, alpha) -> np.ndarray:
     """Per row the first label of largest support; rows whose top two log supports are
     closer than the rounding bound (a near-tie, or any row with a huge alpha) are decided
     in exact arithmetic: N_l * prod_j (q C_lj + p) / (q observed_lj + p delta_j)."""
-    best = np.argmax(logs, axis=1)
-    if enc.m == 1:
-        return best
-    top2 = -np.sort(-logs, axis=1)[:, :2]
-    finite = np.isfinite(top2).all(axis=1)
-    gap = np.full(len(logs), np.inf)
-    gap[finite] = top2[finite, 0] - top2[finite, 1]
-    unsure = gap <= log_tolerance(enc.d, enc.n, alpha)
-    delta = enc.delta.tolist()
-    for r in np.flatnonzero(unsure):
-        supports = []
-        for l in range(enc.m):
-            num, den = _exact_factors(C[r, l].tolist(), observed[l].tolist(), delta, alpha)
-            supports.append(Fraction(int(enc.label_sizes[l]) * num, den))
-        best[r] = supports.index(max(supports))
-    return best
+    N = enc.label_sizes
+
+    def exact_row(r):
+        return [exact_support(C[r, l], N[l], enc.delta, alpha, observed[l]) for l in range(enc.m)]
+
+    return first_argmax(logs, log_tolerance(enc.d, enc.n, alpha), exact_row)
 
 
 class CertifiedNB(ClassifierMixin, BaseEstimator):
@@ -140,8 +121,8 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
     def _validate_params(self):
         """Check the parameters against ``_parameter_constraints`` (a ParameterError names the first bad one)."""
         params = self.get_params(deep=False)
-        for name, rule in self._parameter_constraints.items():
-            rule.check(params[name], name)
+        rules = self._parameter_constraints
+        return {name: rule.check(params[name], name) for name, rule in rules.items()}
 
     def fit(self, X, y):
         """Count the training table.
@@ -158,7 +139,7 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         CertifiedNB
             The fitted estimator.
         """
-        self._validate_params()
+        self.alpha_ = self._validate_params()["alpha"]  # a Fraction, read once
         Xf = _frame(X)
         labels = _labels(y, len(Xf))
         label = "__label__"
@@ -189,7 +170,7 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         enc, idx = self.encoded_, self.index_
         C = np.where((T >= 0)[:, None, :], idx[:, enc.global_codes(T)].transpose(1, 0, 2), 0)
         observed = enc.label_sizes[:, None] - idx[:, enc.missing_codes]  # (m, d)
-        factors = observed_factors(C, observed, enc.delta, as_alpha(self.alpha))
+        factors = observed_factors(C, observed, enc.delta, self.alpha_)
         return factors.sum(-1) + np.log(enc.label_sizes.astype(float)), C, observed
 
     def predict(self, X) -> np.ndarray:
@@ -212,7 +193,7 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
             The predicted labels (the first of tied labels, in ``classes_`` order).
         """
         logs, C, observed = self._log_supports(X)
-        return self.classes_[_argmax(logs, C, observed, self.encoded_, as_alpha(self.alpha))]
+        return self.classes_[_argmax(logs, C, observed, self.encoded_, self.alpha_)]
 
     def predict_proba(self, X) -> np.ndarray:
         """The supports of ``predict`` normalised to sum to 1 per row (floating point).
@@ -249,7 +230,7 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         ndarray of bool, shape (n_rows,)
         """
         T = self._codes(X)  # checks that the estimator is fitted
-        return certify_index(self.stats_, T, self.alpha).robust
+        return certify_index(self.stats_, T, self.alpha_).robust
 
     def certified_predict(self, X) -> np.ndarray:
         """The label every possible world predicts for each row, None where the row is not robust.
@@ -265,7 +246,7 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
             A label of ``classes_``, or None.
         """
         T = self._codes(X)
-        dec = certify_index(self.stats_, T, self.alpha)
+        dec = certify_index(self.stats_, T, self.alpha_)
         return np.array([self.classes_[c] if c >= 0 else None for c in dec.label], dtype=object)
 
     def possible_labels(self, X) -> np.ndarray:
@@ -284,7 +265,7 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
             Row i's possible labels as a list, in ``classes_`` order.
         """
         T = self._codes(X)
-        pos = possible_index(self.stats_, T, self.alpha)
+        pos = possible_index(self.stats_, T, self.alpha_)
         out = np.empty(len(T), dtype=object)
         out[:] = [list(self.classes_[row]) for row in pos.labels]
         return out
@@ -308,5 +289,5 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         validate("count_worlds", method=method, n_samples=n_samples, confidence=confidence, seed=seed,
                  max_states=max_states)
         T = self._codes(X)
-        return count_encoded(self.stats_, T, self.alpha, method=method, n_samples=n_samples,
+        return count_encoded(self.stats_, T, self.alpha_, method=method, n_samples=n_samples,
                              confidence=confidence, seed=seed, max_states=max_states)

@@ -10,7 +10,7 @@ The command line takes its choices (``options``) and its argument parsers (``Rul
 the value from its text, or a ParameterError whose ``expected`` message the CLI shows) from
 the same rules, so a flag and its keyword cannot disagree.
 
-Alpha has its own exact reading (``nbcert.stats.support.as_alpha``: 0.1 means 1/10); its rule
+Alpha has its own exact reading (:func:`as_alpha`: 0.1 means 1/10); its rule
 is that reading, which accepts a finite number >= 0 (a float's range) given as a number, a
 Fraction or a string such as ``"1/3"``.
 
@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import math
 import numbers
+from fractions import Fraction
 
-from .errors import ParameterError
+from .errors import ParameterError, listed, unknown_option
 
 
 class Rule:
@@ -107,13 +108,12 @@ class Options(Rule):
 
     def check(self, value, name):
         if not isinstance(value, str) or value not in self.options:
-            raise ParameterError(f"unknown {self.kind} {value!r} (use {self.listed()})")
+            raise unknown_option(self.kind, value, self.options)
         return value
 
     def listed(self) -> str:
         """The options as a phrase: "a, b or c"."""
-        *first, last = self.options
-        return f"{', '.join(first)} or {last}" if first else last
+        return listed(self.options)
 
 
 class Seed(Rule):
@@ -137,16 +137,48 @@ class Seed(Rule):
         return int(text)
 
 
+def as_alpha(alpha) -> Fraction:
+    """Validate the smoothing parameter and return it as an exact fraction.
+
+    A float is read as the decimal it prints as (0.1 means 1/10), which is what a
+    user typing it means.
+
+    Parameters
+    ----------
+    alpha : int, float, Fraction or str
+        A number >= 0, or a string of one ("1/3").
+
+    Returns
+    -------
+    Fraction
+
+    Raises
+    ------
+    TypeError
+        For a value that is not a number (or a string of one).
+    ValueError
+        For a negative one, or one that is not a finite float (nan, inf, 1e400).
+    """
+    if isinstance(alpha, bool) or not isinstance(alpha, (numbers.Real, str, Fraction)):
+        raise TypeError(f"alpha must be a number, got {alpha!r}")
+    try:
+        a = Fraction(str(alpha)) if isinstance(alpha, float) else Fraction(alpha)
+        float(a)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        raise ValueError(f"alpha must be a finite number, got {alpha!r}") from None
+    if a < 0:
+        raise ValueError(f"alpha must be >= 0, got {alpha}")
+    return a
+
+
 class Alpha(Rule):
-    """The smoothing parameter, read exactly (``nbcert.stats.support.as_alpha``); ``check``
-    returns it as a Fraction."""
+    """The smoothing parameter, read exactly (:func:`as_alpha`); ``check`` returns it as a
+    Fraction."""
 
     what = "a finite number >= 0"
     text_what = "a finite number >= 0 (e.g. 1, 0.5 or 1/3)"
 
     def check(self, value, name):
-        from .stats.support import as_alpha
-
         try:
             return as_alpha(value)
         except (TypeError, ValueError):
@@ -242,12 +274,27 @@ def options(name: str, where: str | None = None) -> tuple:
     return rule(name, where).options
 
 
+def _exact_needs_zero_alpha(checked: dict) -> None:
+    if checked.get("method") == "exact" and checked.get("alpha", 0) != 0:
+        raise ParameterError("method 'exact' (the many-point program) needs alpha = 0; "
+                             "use 'greedy' or 'auto'")
+
+
+TOGETHER: dict = {"clean_offline": (_exact_needs_zero_alpha,)}
+"""The rules across parameters, per function: each takes the checked values."""
+
+
 def validate(where: str | None = None, /, **values) -> dict:
     """Check each ``name=value`` against its rule (``where``: the function, for rules that
-    differ by function) and return the checked values, in order; a ParameterError names
-    the first parameter that breaks its rule."""
-    return {name: rule(name, where).check(value, name) for name, value in values.items()}
+    differ by function), then the function's rules across parameters (``TOGETHER``), and
+    return the checked values, in order; a ParameterError names the first parameter that
+    breaks its rule."""
+    checked = {name: rule(name, where).check(value, name) for name, value in values.items()}
+    for together in TOGETHER.get(where, ()):
+        together(checked)
+    return checked
 
 
 __all__ = ["RULES", "Rule", "Int", "Real", "Options", "Seed", "Alpha", "OrNone", "Columns", "Sep", "rule", "options", "validate",
+           "as_alpha",
            "ParameterError"]

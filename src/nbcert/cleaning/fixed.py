@@ -33,6 +33,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..kernel import factor_numerator, ratio
 from .rival import Rival, rival_floor, rival_greedy
 
 _EPS = np.finfo(float).eps
@@ -88,7 +89,8 @@ class FixedDomain:
     every rival l, left_l * prod_j (q (cw_j + a_j) + p) > right_l * prod_j (q (h_lj - b_lj) + p)."""
 
     def __init__(self, cw, capA, h, capB, left, right, alpha: Fraction):
-        self.p, self.q = alpha.numerator, alpha.denominator
+        self.alpha = alpha
+        self.p, self.q = ratio(alpha)  # for the float bounds (water-filling, the rivals' curves)
         self.cw, self.capA = np.asarray(cw, np.int64), np.asarray(capA, np.int64)
         self.left, self.right = [int(v) for v in left], [int(v) for v in right]
         J = len(self.cw)
@@ -100,12 +102,16 @@ class FixedDomain:
 
     def w_product(self, c) -> int:
         """The winner's exact product for counts c."""
-        return math.prod(self.q * int(v) + self.p for v in c)
+        return math.prod(factor_numerator(v, self.alpha) for v in c)
+
+    def _rival_product(self, h, b) -> int:
+        """A rival's exact product with b of its cells h cleaned."""
+        return math.prod(factor_numerator(int(hj) - int(bj), self.alpha) for hj, bj in zip(h, b))
 
     def feasible(self) -> bool:
         """Does cleaning every helpful cell make w the winner?  (If not, nothing does.)"""
         P = self.w_product(self.cw + self.capA)
-        return all(r * math.prod(self.q * (int(hj) - int(cj)) + self.p for hj, cj in zip(hr, cr)) < lft * P
+        return all(r * self._rival_product(hr, cr) < lft * P
                    for lft, r, hr, cr in zip(self.left, self.right, self.h, self.capB))
 
     def _need(self, logP: np.ndarray, k: int) -> np.ndarray:
@@ -136,8 +142,7 @@ class FixedDomain:
         a = np.bincount(col[:A], minlength=len(self.cw))
         P, bs = self.w_product(self.cw + a), [amounts(int(n[A])) for n, amounts in plans]
         for k, b in enumerate(bs):
-            if not self.right[k] * math.prod(self.q * (int(hj) - int(bj)) + self.p
-                                             for hj, bj in zip(self.h[k], b)) < self.left[k] * P:
+            if not self.right[k] * self._rival_product(self.h[k], b) < self.left[k] * P:
                 return None
         return a, bs
 

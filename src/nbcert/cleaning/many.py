@@ -19,10 +19,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..errors import ParameterError
 from ..milp import AUTO_EXACT_CELLS_CLEAN, ManyPoints
-from ..params import validate
-from ..stats.support import as_alpha
 from .program import exact_many, relaxed_bound
 from .single import cleanable, offline_search, within
 from .table import CleaningTable, after, all_robust, state_decision
@@ -76,7 +73,6 @@ def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0, known: dict | None =
     -------
     ndarray of shape (m, d, K) or None
     """
-    alpha = as_alpha(alpha)
     x = np.zeros_like(tab.hid)
     lower = {int(p): pl.cost for p, pl in (known or {}).items()}
     for step in range(int(tab.hid.sum()) + 1):
@@ -177,10 +173,6 @@ def clean_many(tab: CleaningTable, T: np.ndarray, alpha=0, method: str = "auto",
     -------
     TogetherCleaning
     """
-    validate("clean_offline", method=method)
-    alpha = as_alpha(alpha)
-    if method == "exact" and alpha != 0:
-        raise ParameterError("the exact many-point program is for alpha = 0; use method='greedy'")
     zero = np.zeros_like(tab.hid)
     if all_robust(tab, T, zero, alpha):
         return TogetherCleaning(True, (), "greedy", True, 0)

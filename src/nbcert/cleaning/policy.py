@@ -18,8 +18,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..decide import decide_counts, extremes
-from ..params import validate
-from ..stats.support import as_alpha
 from .table import CleaningTable, agreeing, state_decision
 
 
@@ -45,7 +43,6 @@ def truth_odds(obs: np.ndarray, T: np.ndarray, prior: str) -> np.ndarray:
     -------
     ndarray, shape (k, m, d)
     """
-    validate(prior=prior)
     m, d, K = obs.shape
     dom = obs.sum(axis=0) > 0
     delta = dom.sum(axis=1)
@@ -130,7 +127,6 @@ def group_scores(obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, a
     -------
     GroupScores
     """
-    alpha = as_alpha(alpha)
     pi = truth_odds(obs, T, prior)
     lo, hi, w, D, robust = _deficits(obs, M, N, T, alpha, pi)
     k = np.arange(len(T))
@@ -202,7 +198,6 @@ def follow(tab: CleaningTable, T: np.ndarray, choose, alpha=0, batch: int = 1, o
         robust points) at every state from the start; whether every point is robust at the
         end.
     """
-    alpha = as_alpha(alpha)
     Z = tab.values()
     m, d, K = tab.obs.shape
     key = np.arange(tab.enc.n) if order is None else np.asarray(order)

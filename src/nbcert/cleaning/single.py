@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..stats.support import as_alpha
+from ..kernel import factor_denominator, factor_numerator
 from .fixed import FixedDomain
 from .table import CleaningTable, winner_after
 
@@ -173,11 +173,12 @@ def _branch(tab: CleaningTable, t: np.ndarray, w: int, opts: tuple, alpha: Fract
     column (lo = N_l, delta = 1), p / (q N_l + p delta_j) in an unseen one."""
     obs, hid, N = tab.obs, tab.hid, tab.N
     m = obs.shape[0]
-    p, q = alpha.numerator, alpha.denominator
+    p = factor_numerator(0, alpha)  # an unseen column's numerator
     rivals = [l for l in range(m) if l != w]
     active = [j for j, o in enumerate(opts) if o.kind == "active"]
     sizes = Counter(o.delta for o in opts if o.kind != "forced")  # the denominators' domain sizes
-    den = [math.prod((q * int(N[l]) + p * size) ** times for size, times in sizes.items()) for l in range(m)]
+    den = [math.prod(factor_denominator(N[l], size, alpha) ** times
+                     for size, times in sizes.items()) for l in range(m)]
     num = [p ** sum(o.kind == "unseen" for o in opts)] * m  # product of the fixed numerators, per label
     x0 = _prepaid(hid, t, w, opts)
     A = np.array(active, np.int64)
@@ -237,7 +238,7 @@ def offline_minimum(tab: CleaningTable, t: np.ndarray, alpha=0, limit=math.inf) 
         None when no set of cleanings makes t robust (proven), or none costs less than
         ``limit``.
     """
-    return offline_search(tab, t, as_alpha(alpha), limit)[0]
+    return offline_search(tab, t, alpha, limit)[0]
 
 
 def offline_search(tab: CleaningTable, t: np.ndarray, alpha: Fraction, limit=math.inf):
@@ -291,7 +292,6 @@ def cleanable(tab: CleaningTable, t: np.ndarray, alpha=0) -> bool:
     -------
     bool
     """
-    alpha = as_alpha(alpha)
     m = tab.obs.shape[0]
     if m == 1 or winner_after(tab, t, np.zeros_like(tab.hid), alpha) >= 0:
         return True

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Callable
 
 import nbcert
 
 from .. import params
 from ..errors import InputError, ParameterError
+from ..inputs import RowIds, check_id, split_id
 
 
 @dataclass
@@ -29,14 +31,6 @@ class Session:
     def close(self) -> None:
         if self.client is not None:
             self.client.close()
-
-
-@dataclass(frozen=True)
-class RowIds:
-    """The test file's --id column: its name and its value for each test row."""
-
-    name: str
-    values: list
 
 
 @dataclass
@@ -88,14 +82,13 @@ class Cleaned:
     ids: RowIds | None = None
 
 
-def _alpha(text: str) -> str:
-    """The --alpha text, after its rule (the library reads the text exactly)."""
+def _alpha(text: str) -> Fraction:
+    """The --alpha text read exactly, as a Fraction, by its rule."""
     rule = params.rule("alpha")
     try:
-        rule.parse(text, "alpha")
+        return rule.parse(text, "alpha")
     except ParameterError:
         raise ParameterError(f"--alpha: {rule.expected(text)}") from None
-    return text
 
 
 def _check_binning(args) -> None:
@@ -146,29 +139,19 @@ def _load(args, session: Session) -> Inputs:
     _check_binning(args)
     source = nbcert.TableSource(args.train, args.missing, args.train, text=True, sep=args.sep)
     test = nbcert.read_csv(args.test, missing=args.missing, name=args.test, sep=args.sep)
-    test, ids = _row_ids(args, source, test)
+    names = {"train": args.train, "test": args.test}
+    test, ids = split_id(test, args.id, names)
+    check_id(ids, source.columns, names)
     extra = [c for c in test.columns if c not in source.columns]
     if extra:
         raise InputError(f"{args.test}: column {extra[0]!r} is not a column of {args.train}")
-    from ..reading.cluster import connect, read_on_cluster, scheduler_address
+    from ..stats.cluster import connect, read_on_cluster, scheduler_address
 
     train, address = source, scheduler_address(args.scheduler)
     if address:
         session.client = connect(address)
         train = read_on_cluster(source, args.train)
-    return Inputs(train, test.drop(columns=[args.label], errors="ignore"), {"train": args.train, "test": args.test},
-                  ids)
-
-
-def _row_ids(args, source, test) -> tuple:
-    """The test rows without the --id column, and that column's values (None without --id)."""
-    if args.id is None:
-        return test, None
-    if args.id not in test.columns:
-        raise InputError(f"{args.test}: no --id column {args.id!r}")
-    if args.id in source.columns:
-        raise InputError(f"{args.train}: the --id column {args.id!r} is a column of it, so it would be a feature")
-    return test.drop(columns=[args.id]), RowIds(args.id, test[args.id].tolist())
+    return Inputs(train, test.drop(columns=[args.label], errors="ignore"), names, ids)
 
 
 @_hinting
@@ -215,7 +198,7 @@ def poison(args, session: Session) -> Poisoned | PoisonedTogether:
 
 
 def _check_clean_options(args) -> None:
-    from ..reading.cluster import scheduler_address
+    from ..stats.cluster import scheduler_address
 
     if args.stream or scheduler_address(args.scheduler):
         raise ParameterError("clean needs the training table in memory (drop --stream, --scheduler and "

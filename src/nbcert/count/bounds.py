@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ..kernel import factor_numerator
 from .points import Point, option_counts
 
 _PRIME = 2_147_483_647  # 2^31 - 1: a product of two residues fits in an int64
@@ -43,7 +44,6 @@ def distinct_lower_bound(pt: Point, delta: np.ndarray, l: int, alpha, limit: int
     int
         The number of distinct residues found (more than ``limit`` if it stopped early).
     """
-    p, q = alpha.numerator, alpha.denominator
     k = option_counts(pt, delta)[l]
     fixed = pt.E[l] + np.where(pt.seen & (delta == 1), pt.M[l], 0)  # c of the one-option features
     if not alpha and np.any((k == 1) & (fixed == 0)):
@@ -51,7 +51,7 @@ def distinct_lower_bound(pt: Point, delta: np.ndarray, l: int, alpha, limit: int
     res = np.ones(1, np.int64)
     for j in np.flatnonzero(k > 1)[np.argsort(k[k > 1], kind="stable")].tolist():  # few options first
         E, M = int(pt.E[l, j]), int(pt.M[l, j])
-        f = np.array([(q * c + p) % _PRIME for c in range(E, E + M + 1)], np.int64)
+        f = np.array([factor_numerator(c, alpha) % _PRIME for c in range(E, E + M + 1)], np.int64)
         res = np.sort(((res[:, None] * f) % _PRIME).ravel())  # sort-based: np.unique is slower
         res = res[np.concatenate(([True], res[1:] != res[:-1]))]
         if len(res) > limit:

@@ -27,14 +27,14 @@ from bisect import bisect_left
 
 import numpy as np
 
+from ..kernel import factor_denominator, factor_numerator
 from .bounds import too_large
 from .keys import Basis, ranks
 from .points import Point, TooLarge, option_counts, point_options, winner
 
 
 def _denominators(N, delta, alpha):
-    p, q = alpha.numerator, alpha.denominator
-    return [math.prod(q * int(N[l]) + p * int(dj) for dj in delta) for l in range(len(N))]
+    return [math.prod(factor_denominator(N[l], dj, alpha) for dj in delta) for l in range(len(N))]
 
 
 def _scales(N, delta, alpha):
@@ -46,8 +46,7 @@ def _scales(N, delta, alpha):
 
 def _scale_keys(basis: Basis, N, delta, alpha) -> list:
     """Per label the key of _scales' factor: N_l times the other labels' denominators."""
-    p, q = alpha.numerator, alpha.denominator
-    return [basis.key(int(N[l])) + sum(basis.key(q * int(N[k]) + p * int(dj))
+    return [basis.key(int(N[l])) + sum(basis.key(factor_denominator(N[k], dj, alpha))
                                        for k in range(len(N)) if k != l for dj in delta) for l in range(len(N))]
 
 
@@ -78,11 +77,10 @@ def _label_arrays(pt: Point, delta: np.ndarray, l: int, alpha, basis: Basis, max
     """Label l's supports (keys of their numerators) and ways, features merged one at a
     time, fewest options first: the distinct supports (TooLarge past max_states), or
     every beta combination in mixed-radix order of the features (``distinct`` False)."""
-    p, q = alpha.numerator, alpha.denominator
     keys, ways = np.zeros(1, np.int64), np.array([1], dtype=object)
     order = np.argsort(option_counts(pt, delta)[l], kind="stable").tolist() if distinct else range(len(delta))
     for j in order:
-        opt = [(q * c + p, w) for c, w in point_options(pt, delta, l, j)]
+        opt = [(factor_numerator(c, alpha), w) for c, w in point_options(pt, delta, l, j)]
         keys, ways = _combine(basis, keys, ways, opt, distinct)
         if distinct and len(keys) > max_states:
             raise TooLarge(f"more than {max_states} distinct supports for one label")
@@ -91,21 +89,20 @@ def _label_arrays(pt: Point, delta: np.ndarray, l: int, alpha, basis: Basis, max
 
 def _label_dict(pt: Point, delta: np.ndarray, l: int, alpha, max_states) -> dict:
     """label_distribution without a basis: {numerator: ways} in Python integers."""
-    p, q = alpha.numerator, alpha.denominator
     const, scale = 1, 1  # one-option features (they come first) scale every support alike
     dist = {1: 1}
     order = np.argsort(option_counts(pt, delta)[l], kind="stable").tolist()
     for i, j in enumerate(order):
-        opt = point_options(pt, delta, l, j)
+        opt = [(factor_numerator(c, alpha), w) for c, w in point_options(pt, delta, l, j)]
         if len(opt) == 1:
-            const, scale = const * (q * opt[0][0] + p), scale * opt[0][1]
+            const, scale = const * opt[0][0], scale * opt[0][1]
             continue
         if const == 0:  # alpha = 0 and a count that is 0 in every world: every support is 0
             return {0: scale * math.prod(int(delta[r]) ** int(pt.M[l, r]) for r in order[i:])}
         new: dict = {}
         for P, w in dist.items():
-            for c, ways in opt:
-                key = P * (q * c + p)
+            for f, ways in opt:
+                key = P * f
                 new[key] = new.get(key, 0) + w * ways
             if len(new) > max_states:
                 raise TooLarge(f"more than {max_states} distinct supports for one label")
@@ -188,17 +185,17 @@ def count_batch(pt: Point, N, delta, alpha, max_states: int):
 def _count_batch_python(pt: Point, N, delta, alpha):
     """:func:`count_batch` with Python integers, one beta matrix at a time (factor values
     too large to factorise); same parameters (no limit) and return value."""
-    m, (p, q) = len(N), (alpha.numerator, alpha.denominator)
-    d = len(delta)
-    flat = [point_options(pt, delta, l, j) for l in range(m) for j in range(d)]
+    m, d = len(N), len(delta)
+    flat = [[(factor_numerator(c, alpha), w) for c, w in point_options(pt, delta, l, j)]
+            for l in range(m) for j in range(d)]
     scale = _scales(N, delta, alpha)
     counts, ties = [0] * m, 0
     for combo in itertools.product(*flat):
         vals, weight = [], 1
         for l in range(m):
             num = scale[l]
-            for c, w in combo[l * d:(l + 1) * d]:
-                num *= q * c + p
+            for f, w in combo[l * d:(l + 1) * d]:
+                num *= f
                 weight *= w
             vals.append(num)
         win = winner(vals)

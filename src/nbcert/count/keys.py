@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from ..kernel import factor_denominator, factor_numerator
 from .points import Point, point_options
 
 FACTOR_LIMIT = 1 << 20  # factor values (q c + p, q N + p delta) up to this are factorised
@@ -38,9 +39,9 @@ def _factorise(v: int) -> dict:
 
 def _scale_factors(N, delta, alpha) -> list:
     """Per label the factors of its scale: N_l and the other labels' denominators' factors."""
-    p, q = alpha.numerator, alpha.denominator
     m = len(N)
-    return [[int(N[l])] + [q * int(N[k]) + p * int(dj) for k in range(m) if k != l for dj in delta] for l in range(m)]
+    return [[int(N[l])] + [factor_denominator(N[k], dj, alpha)
+                           for k in range(m) if k != l for dj in delta] for l in range(m)]
 
 
 def _top_exponents(scale: list, opts: list, fac: dict) -> dict:
@@ -94,10 +95,10 @@ class Basis:
         -------
         Basis or None
         """
-        p, q = alpha.numerator, alpha.denominator
         m, d = pt.E.shape
         scale = _scale_factors(N, delta, alpha)
-        opts = [[[q * c + p for c, _ in point_options(pt, delta, l, j)] for j in range(d)] for l in range(m)]
+        opts = [[[factor_numerator(c, alpha) for c, _ in point_options(pt, delta, l, j)]
+                 for j in range(d)] for l in range(m)]
         values = {v for row in scale for v in row} | {v for per in opts for o in per for v in o}
         if max(values) > FACTOR_LIMIT:
             return None

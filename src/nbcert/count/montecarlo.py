@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ..stats.support import exact_support, log_factors, log_tolerance
+from ..kernel import exact_support, log_factors, log_tolerance
 from .points import Point, winner
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..stats.support import log_tolerance
+from ..kernel import log_tolerance
 
 
 class Groups:

@@ -27,12 +27,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..decide import decide_counts, extremes
+from ..errors import unknown_option
 from ..milp import AUTO_EXACT_CELLS_POISON, RELAXATION_INTEGER_MAX_COLUMNS, ManyPoints
-from ..params import validate
 from ..reading.encoding import EncodedTable
 from ..stats import count_index
 from .relaxation import Relaxation
 from .single import PoisonedCounts, cells_of, plans, poison_encoded, status
+
+
+METHODS = ("auto", "exact", "greedy")  # params.RULES["method"]["poison_many"]
 
 
 @dataclass(frozen=True)
@@ -252,7 +255,8 @@ def poison_many_encoded(enc: EncodedTable, T: np.ndarray, method: str = "auto",
     -------
     ManyPoisoning
     """
-    validate("poison_many", method=method)
+    if method not in METHODS:
+        raise unknown_option("method", method, METHODS)
     if enc.m == 1:  # one label is predicted in every world, whatever is blanked
         return ManyPoisoning(False, method=method, optimal=True)
     start = greedy(enc, T)

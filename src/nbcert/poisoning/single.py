@@ -35,12 +35,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..decide import decide_counts, extremes
+from ..errors import unknown_option
 from ..milp import CellAnswer
-from ..params import validate
 from ..reading.encoding import EncodedTable
 from ..stats import Stats, count_index
 from .baselines import CHECKS, random_order, smarter_random
 from .incremental import cell_values
+
+
+METHODS = ("op", "sr", "rp")  # params.RULES["method"]["poison"]
 
 
 def status(possible: bool, cells: Sequence, impossible: bool) -> str:
@@ -316,7 +319,8 @@ def poison_encoded(enc: EncodedTable | Stats, t: np.ndarray, method: str = "op",
     -------
     Poisoning
     """
-    validate("poison", method=method)
+    if method not in METHODS:
+        raise unknown_option("poison method", method, METHODS)
     if check not in CHECKS:
         raise ValueError(f"unknown check {check!r} (use {' or '.join(CHECKS)})")
     state = PoisonedCounts(enc, t)

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..reading.encoding import code_frame
-from ..reading.streaming import StreamedStats
+from ..stats.streamed import StreamedStats
 from .single import Poisoning, poison_encoded
 
 

@@ -22,9 +22,9 @@ import numpy as np
 import pandas as pd
 
 from ..reading.parallel import map_columns
-from ..reading.encoding import (Domains, EncodedTable, InputError, _valid, _values, check_frame, code_frame, code_labels,
-                                column_names, first_seen, INT_SPAN_MAX, no_observed_value, sort_labels)
-from ..reading.files import text_column
+from ..reading.arrow import as_text, dictionary_codes, int_codes, ints_as_text, is_int
+from ..reading.encoding import (Domains, EncodedTable, InputError, check_frame, code_frame,
+                                code_labels, column_names, no_observed_value, sort_labels)
 
 CHUNK_CELLS = 1 << 22  # cells per bincount call: its intp copy stays at 32 MB
 CHUNK_ROWS = 1 << 16  # rows of a part's columns counted at a time (two 512 KB buffers, reused)
@@ -211,7 +211,7 @@ def partial_counts(frame, label: str, *, missing=None, name: str = "training tab
     fused = _dictionary_partial(frame, label, missing, name, start, features, find_missing)
     if fused is not None:
         return fused
-    frame = _ints_as_text(frame)
+    frame = ints_as_text(frame)
     y, labels, feats, columns = code_frame(frame, label, missing=missing, name=name, start=start, exact=False,
                                           compact=False)
     _same_features(feats, features, name)
@@ -224,67 +224,6 @@ def partial_counts(frame, label: str, *, missing=None, name: str = "training tab
 def _same_features(feats: tuple, features: tuple | None, name: str) -> None:
     if features is not None and feats != features:
         raise InputError(f"{name}: columns {list(feats)} differ from the first part's {list(features)}")
-
-
-@dataclass
-class _Codes:
-    """A column's codes as they arrive: code - ``shift`` in 0..K - 2, a null (whatever its
-    bytes) in slot K - 1; ``finish`` turns its (m, K) counts into (values, counts)."""
-
-    codes: np.ndarray
-    shift: object
-    valid: np.ndarray | None
-    K: int
-    finish: object
-
-
-def _dictionary_codes(col) -> _Codes:
-    """The indices of a dictionary-encoded Arrow array, read from its buffers (no filled
-    copy), a null counted as k."""
-    values = pd.Index(col.dictionary.to_pylist(), dtype=object)
-    return _Codes(_values(col.indices), 0, _valid(col.indices), len(values) + 1, lambda counts: (values, counts))
-
-
-def _int_span(col):
-    """(values as numpy, lowest value, span) of an integer Arrow array whose values span
-    at most INT_SPAN_MAX values and no more than its length; None for any other.  The
-    range is first taken over every cell, null ones included (their bytes are arbitrary,
-    but usually 0, and any range holding the values will do: the nulls go to their own
-    slot); only when that is too wide is it taken over the values alone."""
-    import pyarrow.compute as pc
-
-    x = _values(col)
-    if len(x) == 0:
-        return None
-    lo, hi = int(x.min()), int(x.max())
-    if hi - lo + 1 > min(INT_SPAN_MAX, len(col)) and col.null_count:
-        lo_hi = pc.min_max(col)  # the values alone (Arrow skips the nulls): several times slower
-        lo, hi = lo_hi["min"].as_py(), lo_hi["max"].as_py()
-    if lo is None or hi - lo + 1 > min(INT_SPAN_MAX, len(col)):
-        return None
-    return x, x.dtype.type(lo), hi - lo + 1
-
-
-def _int_codes(col) -> _Codes:
-    """An integer Arrow array as the text of its values, coded by offset from the lowest
-    value (span + 1 slots); its values present are then put in order of first appearance
-    and made text, as Arrow's dictionary would have them.  A column of a wider span is
-    dictionary-encoded first."""
-    import pyarrow as pa
-
-    got = _int_span(col)
-    if got is None:
-        return _dictionary_codes(text_column(col, True))
-    x, lo, span = got
-    valid = _valid(col)
-
-    def finish(wide):
-        seen = first_seen(x, valid, int(np.count_nonzero(wide[:, :span].any(axis=0))))
-        at = np.subtract(seen, lo, dtype=np.intp, casting="unsafe")
-        values = pd.Index(pa.array(seen, type=col.type).cast(pa.string()).to_pylist(), dtype=object)
-        return values, np.concatenate([wide[:, at], wide[:, span:]], axis=1)
-
-    return _Codes(x, lo, valid, span + 1, finish)
 
 
 def _joint_counts(group: list, y: np.ndarray, m: int) -> list:
@@ -333,18 +272,12 @@ def _fused_counts(cols: list, y: np.ndarray, m: int, want_first: bool) -> tuple:
     of dictionary-encoded or integer Arrow columns: their codes read in place, counted
     jointly in groups, the groups side by side; the first missing cell (``want_first``)
     read from the validity the coding unpacked."""
-    coded = map_columns(lambda c: _int_codes(c) if _is_int(c) else _dictionary_codes(c), cols, len(y))
+    coded = map_columns(lambda c: int_codes(c) if is_int(c) else dictionary_codes(c), cols, len(y))
     groups = _groups([c.K for c in coded], m)
     counted = map_columns(lambda g: _joint_counts([coded[j] for j in g], y, m), groups, len(y))
     counts = [c for part in counted for c in part]
     firsts = [(int(np.argmin(c.valid)), j) for j, c in enumerate(coded) if want_first and c.valid is not None]
     return [c.finish(n) for c, n in zip(coded, counts)], min(firsts, default=None)
-
-
-def _is_int(col) -> bool:
-    import pyarrow as pa
-
-    return pa.types.is_integer(col.type)
 
 
 def _dictionary_partial(frame, label, missing, name, start, features, find_missing):
@@ -359,31 +292,17 @@ def _dictionary_partial(frame, label, missing, name, start, features, find_missi
     feats = check_frame(frame, label, name)
     cols = [frame.column(f) for f in feats]
     tokens = list(missing or [])
-    if not all(pa.types.is_dictionary(c.type) or (_is_int(c) and not tokens) for c in cols):
+    if not all(pa.types.is_dictionary(c.type) or (is_int(c) and not tokens) for c in cols):
         return None
     if tokens and any(pd.Index(c.dictionary.to_pylist()).isin(tokens).any() for c in cols):
         return None
-    y, labels = code_labels(_as_text(frame.column(label)), name, label, start, tokens)
+    y, labels = code_labels(as_text(frame.column(label)), name, label, start, tokens)
     _same_features(feats, features, name)
     y = y.astype(np.intp, copy=False)
     m = len(labels)
     got, first = _fused_counts(cols, y, m, find_missing)
     return Partial(labels=labels, values=[v for v, _ in got], counts=[c for _, c in got], rows=len(y),
                    first_missing=first)
-
-
-def _as_text(col):
-    """An integer column as the text of its values; any other as it is."""
-    return text_column(col, True) if _is_int(col) else col
-
-
-def _ints_as_text(frame):
-    """A record batch with its integer columns as text (for the general path)."""
-    import pyarrow as pa
-
-    if not isinstance(frame, pa.RecordBatch) or not any(pa.types.is_integer(t) for t in frame.schema.types):
-        return frame
-    return pa.RecordBatch.from_arrays([_as_text(c) for c in frame.columns], names=frame.schema.names)
 
 
 def _extend(index: pd.Index, new: pd.Index):

@@ -40,7 +40,8 @@ import pandas as pd
 
 from ... import cleaning
 from ...reading.encoding import encode
-from ...stats.support import as_alpha, log_factors, log_tolerance
+from ...kernel import log_factors, log_tolerance
+from ...params import as_alpha
 from ..figures import panels, save_figure
 from ..settings import CleaningSettings
 from ..stages import complete_rows, perturbed, rng_for, split

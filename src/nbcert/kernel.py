@@ -1,4 +1,11 @@
-"""Naive Bayes support values (paper section 2), in floating point and exactly.
+"""The Naive Bayes kernel: support values (paper section 2), in floating point and exactly.
+
+Every question (decide, approximate, count, poisoning, cleaning) and the estimator take
+their supports from here: the log support and its rounding bound, the exact factor
+``q c + p`` over ``q N + p delta`` (alpha = p/q), and the comparison in log space that
+falls back to exact integers when two supports are too close to order by their floats.
+Alpha arrives as a Fraction (``nbcert.params`` reads it once, at the edge; an int is a
+Fraction here too), never as text.
 
 ``S(l|t) = N_l/n * prod_j (c_lj + alpha) / (N_l + alpha * delta_j)``
 
@@ -12,45 +19,10 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from numbers import Real
 
 import numpy as np
 
 _EPS = np.finfo(float).eps
-
-
-def as_alpha(alpha) -> Fraction:
-    """Validate the smoothing parameter and return it as an exact fraction.
-
-    A float is read as the decimal it prints as (0.1 means 1/10), which is what a
-    user typing it means.
-
-    Parameters
-    ----------
-    alpha : int, float, Fraction or str
-        A number >= 0, or a string of one ("1/3").
-
-    Returns
-    -------
-    Fraction
-
-    Raises
-    ------
-    TypeError
-        For a value that is not a number (or a string of one).
-    ValueError
-        For a negative one, or one that is not a finite float (nan, inf, 1e400).
-    """
-    if isinstance(alpha, bool) or not isinstance(alpha, (Real, str, Fraction)):
-        raise TypeError(f"alpha must be a number, got {alpha!r}")
-    try:
-        a = Fraction(str(alpha)) if isinstance(alpha, float) else Fraction(alpha)
-        float(a)
-    except (ValueError, ZeroDivisionError, OverflowError):
-        raise ValueError(f"alpha must be a finite number, got {alpha!r}") from None
-    if a < 0:
-        raise ValueError(f"alpha must be >= 0, got {alpha}")
-    return a
 
 
 def _log_fraction(x: Fraction) -> float:
@@ -72,7 +44,7 @@ def log_factors(C: np.ndarray, N: np.ndarray, delta: np.ndarray, alpha: Fraction
     C, N, delta : array_like
         Counts agreeing with the test value, rows of the label and domain sizes.
     alpha : Fraction
-        The smoothing parameter (``as_alpha``).
+        The smoothing parameter (read by ``nbcert.params.as_alpha``).
 
     Returns
     -------
@@ -135,7 +107,23 @@ def log_tolerance(d: int, n: int, alpha: Fraction) -> float:
     return 16.0 * terms * terms * biggest * _EPS
 
 
-def exact_support(c: np.ndarray, N_l: int, delta: np.ndarray, alpha: Fraction) -> Fraction:
+def ratio(alpha: Fraction) -> tuple[int, int]:
+    """(p, q) with alpha = p/q in lowest terms: the integers of every exact factor."""
+    return alpha.numerator, alpha.denominator
+
+
+def factor_numerator(c: int, alpha: Fraction) -> int:
+    """q * (c + alpha) = q c + p: a factor's numerator for c agreeing cells, scaled by q."""
+    return alpha.denominator * int(c) + alpha.numerator
+
+
+def factor_denominator(N_l: int, delta_j: int, alpha: Fraction) -> int:
+    """q * (N_l + alpha * delta_j) = q N_l + p delta_j: a factor's denominator, scaled by q."""
+    return alpha.denominator * int(N_l) + alpha.numerator * int(delta_j)
+
+
+def exact_support(c: np.ndarray, N_l: int, delta: np.ndarray, alpha: Fraction,
+                  observed: np.ndarray | None = None) -> Fraction:
     """n * S(l|t) as an exact fraction, for one label.
 
     Parameters
@@ -146,16 +134,23 @@ def exact_support(c: np.ndarray, N_l: int, delta: np.ndarray, alpha: Fraction) -
         Rows of the label.
     delta, alpha
         Domain sizes (d,) and the smoothing parameter.
+    observed : ndarray of shape (d,), optional
+        The label's observed cells per feature, in place of N_l in each denominator (the
+        estimator's classifier, which leaves missing cells out); a feature with none gets
+        the factor 1 / delta_j.
 
     Returns
     -------
     Fraction
     """
-    p, q = alpha.numerator, alpha.denominator
     num, den = int(N_l), 1
-    for cj, dj in zip(c.tolist(), delta.tolist()):
-        num *= q * cj + p
-        den *= q * int(N_l) + p * dj
+    obs = [int(N_l)] * len(delta) if observed is None else [int(o) for o in observed]
+    for cj, oj, dj in zip(np.asarray(c).tolist(), obs, np.asarray(delta).tolist()):
+        if oj == 0 and observed is not None:
+            den *= dj
+            continue
+        num *= factor_numerator(cj, alpha)
+        den *= factor_denominator(oj, dj, alpha)
     return Fraction(num, den)
 
 
@@ -185,3 +180,39 @@ def greater(la: np.ndarray, lb: np.ndarray, tol: float, exact_pair) -> np.ndarra
     for idx in zip(*np.nonzero(unsure)):
         out[idx] = exact_pair(idx)
     return out
+
+
+def first_argmax(logs: np.ndarray, tol: float, exact_row) -> np.ndarray:
+    """Per row the first label of largest support, exact.
+
+    Rows whose top two log supports are closer than ``tol`` (a near-tie, or any row with
+    a huge alpha) are decided by ``exact_row(r)``, the row's exact supports.
+
+    Parameters
+    ----------
+    logs : ndarray of shape (k, m)
+        Log supports.
+    tol : float
+        Their rounding bound (:func:`log_tolerance`).
+    exact_row : callable
+        ``exact_row(r)``: the list of row r's exact supports, one per label.
+
+    Returns
+    -------
+    ndarray of int, shape (k,)
+    """
+    best = np.argmax(logs, axis=1)
+    if logs.shape[1] == 1:
+        return best
+    top2 = -np.sort(-logs, axis=1)[:, :2]
+    finite = np.isfinite(top2).all(axis=1)
+    gap = np.full(len(logs), np.inf)
+    gap[finite] = top2[finite, 0] - top2[finite, 1]
+    for r in np.flatnonzero(gap <= tol):
+        supports = exact_row(r)
+        best[r] = supports.index(max(supports))
+    return best
+
+
+__all__ = ["ratio", "factor_numerator", "factor_denominator", "log_factors", "log_support",
+           "log_tolerance", "exact_support", "greater", "first_argmax"]

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import os
 
-from .encoding import InputError, check_columns
-from ..stats import Merger, Stats, partial_counts
+from ..reading.encoding import InputError, check_columns
+from . import Merger, Stats, partial_counts
 
 SCHEDULER_ENV = "NBCERT_DASK_SCHEDULER"
 

@@ -1,0 +1,252 @@
+"""The front ends' inputs: how the tables are read (one record, built once at the edge) and
+the tables made ready for a question.
+
+``Reading`` holds the reading options every API function takes (missing tokens, sep, bins,
+binning, categorical, stream, batch rows, the tables' names, the test id column), checked
+by their rules (``nbcert.params``) when it is built, before any data is read.  ``prepare``
+turns the tables into what a question needs: the training table's statistics (``Stats``)
+or, for a method that needs its rows, an ``EncodedTable``, and the test rows as codes,
+with the DataWarnings they call for.  The test id column (``id=``, ``--id``) is split off
+and checked here, for the API and the command line alike (``split_id``, ``check_id``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+import pandas as pd
+
+from .errors import InputError, ParameterError
+from .params import validate
+from .reading import hints
+from .reading.encoding import EncodedTable, as_missing, encode
+from .stats import Stats, as_stats, frame_stats
+
+TRAIN, TEST, TRUTH = "training table", "test table", "truth table"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How the API reads its tables, checked (build it with :meth:`of`).
+
+    ``missing``: the tokens that also mean missing; ``sep``: a CSV path's separator
+    (None: a comma); ``bins``, ``binning``, ``categorical``: the binning of numeric
+    columns; ``stream``, ``batch_rows``: how a path is read; ``names``: the tables' names
+    in messages (keys train, test, truth); ``id``: the test table's id column.
+    """
+
+    missing: Iterable | None = None
+    sep: str | None = None
+    bins: int | None = None
+    binning: str = "quantile"
+    categorical: tuple = ()
+    stream: bool | None = None
+    batch_rows: int | None = None
+    names: Mapping[str, str] = field(default_factory=dict)
+    id: str | None = None
+
+    @classmethod
+    def of(cls, train, *, missing=None, sep=None, bins=None, binning="quantile", categorical=None,
+           stream=None, batch_rows=None, names=None, id=None) -> Reading:
+        """The record of the reading options, after their rules.
+
+        Parameters
+        ----------
+        train : DataFrame, path, TableSource or Dask DataFrame
+            The training table (a path names it in messages).
+        missing, sep, bins, binning, categorical, stream, batch_rows, names, id
+            As for ``nbcert.certify``.
+
+        Returns
+        -------
+        Reading
+
+        Raises
+        ------
+        ParameterError
+            For a value that breaks its rule, or an unknown table in ``names``.
+        """
+        checked = validate(bins=bins, binning=binning, categorical=categorical, sep=sep,
+                           batch_rows=batch_rows)
+        names = table_names(train, names)
+        return cls(missing=missing, stream=stream, names=names, id=id, **checked)
+
+    def binned(self) -> bool:
+        """Whether numeric columns are binned."""
+        return self.bins is not None
+
+
+def is_dask(obj) -> bool:
+    """Whether ``obj`` is a Dask DataFrame."""
+    return type(obj).__module__.split(".")[0] == "dask" and hasattr(obj, "to_delayed")
+
+
+def is_path(obj) -> bool:
+    """Whether ``obj`` names a file: a path or a TableSource."""
+    from .reading.files import TableSource
+
+    return isinstance(obj, (str, os.PathLike, TableSource))
+
+
+def table_names(train, names: Mapping[str, str] | None) -> dict:
+    """The names of the tables in messages: those given, a path's own name, else the defaults."""
+    from .reading.files import TableSource
+
+    given = dict(names or {})
+    unknown = sorted(set(given) - {"train", "test", "truth"})
+    if unknown:
+        raise ParameterError(f"names: unknown table {unknown[0]!r} (use train, test or truth)")
+    if isinstance(train, TableSource):
+        given["train"] = train.name
+    elif isinstance(train, (str, os.PathLike)):
+        given.setdefault("train", str(train))
+    return {"train": TRAIN, "test": TEST, "truth": TRUTH, **given}
+
+
+# ---------------------------------------------------------------------------------------
+# the test id column
+
+
+@dataclass(frozen=True)
+class RowIds:
+    """The test table's id column: its name and its value for each test row."""
+
+    name: str
+    values: list
+
+
+def split_id(test, id: str | None, names: Mapping[str, str]) -> tuple:
+    """(the test rows without the id column, its RowIds), or (test, None) without ``id``."""
+    if id is None or not isinstance(test, pd.DataFrame):
+        return test, None
+    if id not in test.columns:
+        raise InputError(f"{names['test']}: no id column {id!r}")
+    return test.drop(columns=[id]), RowIds(id, test[id].tolist())
+
+
+def check_id(ids: RowIds | None, columns, names: Mapping[str, str]) -> None:
+    """The id column must not be one of the training table's ``columns`` (it would be a
+    feature)."""
+    if ids is not None and ids.name in columns:
+        raise InputError(f"{names['train']}: the id column {ids.name!r} is a feature column of it")
+
+
+def with_id(out: pd.DataFrame, ids: RowIds | None) -> pd.DataFrame:
+    """The result with the id column as its first column."""
+    if ids is None:
+        return out
+    column = pd.Series(ids.values, index=out.index, dtype=object, name=ids.name)
+    return pd.concat([column.to_frame(), out], axis=1)
+
+
+# ---------------------------------------------------------------------------------------
+# the tables made ready
+
+
+@dataclass(frozen=True)
+class Need:
+    """What a question needs of the training table: its statistics (``rows_for`` None) or
+    its rows, for the method that ``rows_for`` names in messages; with ``second_pass``, a
+    streamed file gives statistics that can read it again (OP)."""
+
+    rows_for: str | None = None
+    second_pass: bool = False
+
+
+def _train_table(train, label, reading: Reading, need: Need) -> Stats | EncodedTable:
+    """The training table as Stats or, when ``need`` asks for rows, as an EncodedTable."""
+    missing, name = reading.missing, reading.names["train"]
+    if isinstance(train, pd.DataFrame):
+        if need.rows_for:
+            return encode(train, label, missing=missing, name=name)
+        return frame_stats(train, label, missing=missing, name=name)
+    if is_path(train):
+        from .reading.files import TableSource
+        from .stats import streamed
+
+        source = train if isinstance(train, TableSource) else TableSource(train, missing, name)
+        return streamed.train_from_path(source, label, missing, rows=need.rows_for,
+                                        second_pass=need.second_pass, stream=reading.stream,
+                                        batch_rows=reading.batch_rows)
+    if is_dask(train):
+        from .stats import cluster
+
+        if need.rows_for:
+            raise InputError(f"{name}: {need.rows_for} needs the table in memory; a Dask DataFrame "
+                             f"gives its statistics only (certify with method='index', "
+                             f"count_worlds), "
+                             f"or call .compute()")
+        return cluster.dask_stats(train, label, missing=missing, name=name)
+    raise InputError(f"{name}: expected a pandas DataFrame, a CSV or Parquet path or a Dask "
+                     f"DataFrame, got {type(train).__name__}")
+
+
+def coded_test(table: Stats | EncodedTable, test, reading: Reading):
+    """The test rows as codes of the training table's domains."""
+    name = reading.names["test"]
+    if not isinstance(test, pd.DataFrame):
+        raise InputError(f"{name}: expected a pandas DataFrame, got {type(test).__name__}")
+    return table.encode_test(as_missing(test, reading.missing), name=name)
+
+
+def _bin_refusal(train, reading: Reading) -> None:
+    if reading.stream:
+        raise ParameterError("bins needs the training table in memory (the bins are fitted on all "
+                             "of a column's values): drop stream=True (--stream)")
+    if is_dask(train):
+        raise InputError(f"{reading.names['train']}: bins needs the table in memory; bin a Dask "
+                         "DataFrame first (nbcert.Binner) or call .compute()")
+
+
+def binned(train, test, label, reading: Reading, truth=None) -> tuple:
+    """(train, test, truth) after ``sep`` and ``bins``: a path becomes a TableSource read
+    with ``sep``; with ``bins`` the tables become DataFrames with the training table's
+    numeric columns binned."""
+    from .reading.files import TableSource
+
+    missing, names = reading.missing, reading.names
+    if is_path(train) and not isinstance(train, TableSource) and reading.sep is not None:
+        train = TableSource(train, missing, names["train"], sep=reading.sep)
+    if not reading.binned():
+        return train, test, truth
+    _bin_refusal(train, reading)
+    if is_path(train):
+        if not isinstance(train, TableSource):
+            train = TableSource(train, missing, names["train"])
+        train = train.to_pandas()
+    if not isinstance(train, pd.DataFrame):
+        return train, test, truth  # _train_table names the type it does not take
+    from .reading.binning import bin_tables
+
+    others = [(as_missing(t, missing), names[k]) for t, k in ((test, "test"), (truth, "truth"))
+              if isinstance(t, pd.DataFrame)]
+    train, *others = bin_tables(as_missing(train, missing), others, label, reading.bins,
+                                reading.binning, reading.categorical, names["train"])
+    others = iter(others)
+    return train, *(next(others) if isinstance(t, pd.DataFrame) else t for t in (test, truth))
+
+
+def prepare(train, test, label, reading: Reading, need: Need = Need()) -> tuple:
+    """(training table as Stats or EncodedTable, test codes, test table as binned), after
+    ``binned``, with the DataWarnings they call for."""
+    train, test, _ = binned(train, test, label, reading)
+    table = _train_table(train, label, reading, need)
+    T = coded_test(table, test, reading)
+    hints.warn(table, T, binned=reading.binned(), categorical=reading.categorical,
+               missing=reading.missing)
+    return table, T, test
+
+
+def require_complete(table: Stats | EncodedTable, reading: Reading) -> None:
+    """Poisoning needs a complete training table: an InputError naming its first missing cell."""
+    first = as_stats(table).first_missing
+    if first is not None:
+        raise InputError(f"{reading.names['train']}: poisoning needs a complete table, but data "
+                         f"row {first[0]} is missing column {first[1]!r}")
+
+
+__all__ = ["Reading", "Need", "RowIds", "TRAIN", "TEST", "TRUTH", "table_names", "split_id",
+           "check_id", "with_id", "binned", "prepare", "coded_test", "require_complete",
+           "is_dask", "is_path"]
