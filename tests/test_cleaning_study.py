@@ -12,11 +12,11 @@ import pytest
 
 import nbcert
 from nbcert import cleaning
-from nbcert.repro import job
+from nbcert.repro.runtime import job
 from nbcert.repro.report.cleaning import cleaning as cleaning_section
-from nbcert.repro.settings import CleaningSettings
-from nbcert.repro.studies import cleaning as cs
-from nbcert.repro.tables import read_table, write_table
+from nbcert.repro.pipeline.settings import CleaningSettings
+from nbcert.repro.studies.cleaning import run as cs
+from nbcert.repro.pipeline.tables import read_table, write_table
 from nbcert.stats.support import as_alpha, log_factors, log_support, log_tolerance
 
 CFG = CleaningSettings(repetitions=2, perturbations=("uniform", "feature"), missing_rates=(0.3, 0.6), points=5,

@@ -7,11 +7,12 @@ import pandas as pd
 import pytest
 
 from nbcert import decide as decision, poisoning
-from nbcert.repro.settings import ScalingSettings
+from nbcert.repro.pipeline.settings import ScalingSettings
 from nbcert.repro.report.scaling import scaling as scaling_section
-from nbcert.repro.studies import blanking, scaling
+from nbcert.repro.studies.scaling import blanking
+from nbcert.repro.studies.scaling import run as scaling
 from nbcert.reading.encoding import from_codes
-from nbcert.repro.synthetic import synthetic_codes, synthetic_table
+from nbcert.repro.studies.scaling.synthetic import synthetic_codes, synthetic_table
 
 CFG = ScalingSettings(n_values=(), d=6, domain=4, labels=3, missing_rate=0.3, k=4, ad_worlds=5, method_budget_s=None)
 
@@ -217,7 +218,7 @@ def test_method_over_budget_is_skipped_alone():
 
 
 def test_memory_helpers():
-    from nbcert.repro.studies import scaling_memory
+    from nbcert.repro.studies.scaling import memory as scaling_memory
 
     assert scaling.mem_available() > 0
     mb = scaling.job_mem_mb(10**7, 20)

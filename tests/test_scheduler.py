@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from nbcert.repro.scheduler import one_wakeup
+from nbcert.repro.runtime.scheduler import one_wakeup
 
 job_scheduler = pytest.importorskip("snakemake.scheduling.job_scheduler")
 

@@ -8,10 +8,10 @@ import os
 import re
 import sys
 
-from nbcert.repro import expect
-from nbcert.repro import settings as nbsettings
-from nbcert.repro.fetch import mirror_folder
-from nbcert.repro.settings import canonical
+from nbcert.repro.pipeline import expect
+from nbcert.repro.pipeline import settings as nbsettings
+from nbcert.repro.pipeline.fetch import mirror_folder
+from nbcert.repro.pipeline.settings import canonical
 
 
 def _sources():
@@ -34,7 +34,7 @@ except nbsettings.ConfigError as e:
 
 # Snakemake 9's scheduler arms one more wake-up timer per pass of its loop, so its own CPU
 # grows with the square of the run; keep one pending (see nbcert.repro.scheduler).
-from nbcert.repro.scheduler import one_wakeup
+from nbcert.repro.runtime.scheduler import one_wakeup
 
 one_wakeup()
 

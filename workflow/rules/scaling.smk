@@ -2,7 +2,7 @@
 # on synthetic tables with planted Naive Bayes structure (nbcert.repro.studies.scaling),
 # one job per n in memory and one per streamed n.  They need no data set, but wait for the
 # data check so that a run which cannot reproduce anything stops before spending minutes here.
-from nbcert.repro.studies.scaling_memory import job_mem_mb
+from nbcert.repro.studies.scaling.memory import job_mem_mb
 
 
 def scaling_mem_mb(streamed):

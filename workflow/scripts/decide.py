@@ -1,7 +1,7 @@
 """Time the decision methods on every perturbed table of every repetition (nbcert.repro.stages.decision_runs)."""
-from nbcert.repro import job
-from nbcert.repro.stages import decision_runs
-from nbcert.repro.tables import read_data, write_table
+from nbcert.repro.runtime import job
+from nbcert.repro.pipeline.stages import decision_runs
+from nbcert.repro.pipeline.tables import read_data, write_table
 
 
 def main():

@@ -2,9 +2,9 @@
 and feature perturbation, from the decision tables (nbcert.repro.figures)."""
 from types import SimpleNamespace
 
-from nbcert.repro import job
-from nbcert.repro.figures import time_vs_k, time_vs_rate
-from nbcert.repro.tables import read_tables
+from nbcert.repro.runtime import job
+from nbcert.repro.pipeline.figures import time_vs_k, time_vs_rate
+from nbcert.repro.pipeline.tables import read_tables
 
 
 def main():

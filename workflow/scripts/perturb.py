@@ -1,8 +1,8 @@
 """Blank cells of every repetition's training table at every variant (nbcert.repro.stages.perturbed)."""
-from nbcert.repro import job
-from nbcert.repro.outputs import write_csv
-from nbcert.repro.stages import perturbed
-from nbcert.repro.tables import read_data
+from nbcert.repro.runtime import job
+from nbcert.repro.runtime.outputs import write_csv
+from nbcert.repro.pipeline.stages import perturbed
+from nbcert.repro.pipeline.tables import read_data
 
 
 def main():

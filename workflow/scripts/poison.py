@@ -1,7 +1,7 @@
 """Run RP, SR and OP for every repetition of a data set (nbcert.repro.stages.poisoning_runs)."""
-from nbcert.repro import job
-from nbcert.repro.stages import poisoning_runs
-from nbcert.repro.tables import read_data, write_table
+from nbcert.repro.runtime import job
+from nbcert.repro.pipeline.stages import poisoning_runs
+from nbcert.repro.pipeline.tables import read_data, write_table
 
 
 def main():

@@ -1,8 +1,8 @@
 """Poison the first k test points at once, for every k (nbcert.repro.studies.poisoning_many.run)."""
-from nbcert.repro import job
-from nbcert.repro.settings import PoisonManySettings
-from nbcert.repro.studies.poisoning_many import run
-from nbcert.repro.tables import read_data, write_table
+from nbcert.repro.runtime import job
+from nbcert.repro.pipeline.settings import PoisonManySettings
+from nbcert.repro.studies.poisoning_many.run import run
+from nbcert.repro.pipeline.tables import read_data, write_table
 
 
 def main():

@@ -1,8 +1,8 @@
 """Draw every repetition's test points from the complete rows (nbcert.repro.stages.split)."""
-from nbcert.repro import job
-from nbcert.repro.outputs import write_csv
-from nbcert.repro.stages import split
-from nbcert.repro.tables import read_data
+from nbcert.repro.runtime import job
+from nbcert.repro.runtime.outputs import write_csv
+from nbcert.repro.pipeline.stages import split
+from nbcert.repro.pipeline.tables import read_data
 
 
 def main():

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..studies import counting as CM
-from ..studies.counting import majority_shares, normalise, split_sizes
+from ..studies.counting import run as CM
+from ..studies.counting.run import majority_shares, normalise, split_sizes
 from .formatting import DASH, count
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..studies.cleaning import cells_needed, summary
+from ..studies.cleaning.run import cells_needed, summary
 from .formatting import DASH, number
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..studies.scaling import KIND, MB, STREAMED, fit_slopes, timed_rows
+from ..studies.scaling.run import KIND, MB, STREAMED, fit_slopes, timed_rows
 from .formatting import DASH, megabytes, number, rows, seconds
 
 

@@ -32,8 +32,8 @@ import resource
 import sys
 import time
 
-from ..errors import InputError
-from .errors import USER_ERRORS
+from ...errors import InputError
+from ..errors import USER_ERRORS
 from .outputs import write_text
 from .parent import die_with_parent, parent_alive, proc_stat
 

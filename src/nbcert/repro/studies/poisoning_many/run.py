@@ -12,12 +12,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...reading.encoding import encode
-from ...poisoning import poison_encoded
-from ...poisoning import all_nonrobust, greedy, poison_many_encoded
-from ..figures import panels, save_figure
-from ..settings import PoisonManySettings
-from ..stages import complete_rows, timed, times
+from ....reading.encoding import encode
+from ....poisoning import poison_encoded
+from ....poisoning import all_nonrobust, greedy, poison_many_encoded
+from ...pipeline.figures import panels, save_figure
+from ...pipeline.settings import PoisonManySettings
+from ...pipeline.stages import complete_rows, timed, times
 
 
 def run(train: pd.DataFrame, test: pd.DataFrame, label: str, k: int, settings: PoisonManySettings, *,

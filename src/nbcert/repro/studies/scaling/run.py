@@ -35,16 +35,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ... import approximate, decide, poisoning
-from ...count import count_encoded
-from ...reading.encoding import code_dtype, from_codes
-from ...reading.streaming import mem_available
-from ..settings import ScalingSettings
-from ..stages import rng_for
-from ..synthetic import synthetic_table
+from .... import approximate, decide, poisoning
+from ....count import count_encoded
+from ....reading.encoding import code_dtype, from_codes
+from ....reading.streaming import mem_available
+from ...pipeline.settings import ScalingSettings
+from ...pipeline.stages import rng_for
+from .synthetic import synthetic_table
 from .blanking import MAX_BLANK_CELLS, blank_in_place, verify_poisoning
 from .meter import Meter
-from .scaling_memory import MB, added_bytes, estimate_bytes, job_mem_mb  # noqa: F401 (re-exported)
+from .memory import MB, added_bytes, estimate_bytes, job_mem_mb  # noqa: F401 (re-exported)
 
 DECISION = ("Iterate+Index", "Iterate", "AD")
 COUNTING = ("Monte-Carlo",)
@@ -347,7 +347,7 @@ def run_streamed(n: int, cfg: ScalingSettings, seed: int, *, scratch=None, mc_sa
     Iterate, AD, SR and RP need the table in memory and are listed as not run; a size whose
     files the disk cannot hold is skipped with the reason.  Same columns as ``run_size``.
     """
-    from ..synthetic import model_and_tests, test_frame
+    from .synthetic import model_and_tests, test_frame
 
     meter = Meter()
     folder = Path(tempfile.mkdtemp(prefix="nbcert-scaling-", dir=scratch))
@@ -391,8 +391,8 @@ def _not_streamed(rows: _Rows, why: str):
 def _stream_blanked(rows: _Rows, path: Path, cfg, model, test, truth, seed, mc_samples, progress):
     """Iterate+Index on every test point and Monte-Carlo on the first, from a blanked file
     (deleted after)."""
-    from ... import api
-    from ..synthetic import write_table
+    from .... import api
+    from .synthetic import write_table
 
     n, k = rows.n, cfg.k
     _, s, peak = rows.meter(lambda: write_table(path, n, cfg.d, cfg.domain, cfg.labels, cfg.missing_rate, model=model))
@@ -411,8 +411,8 @@ def _stream_blanked(rows: _Rows, path: Path, cfg, model, test, truth, seed, mc_s
 def _stream_complete(rows: _Rows, path: Path, cfg, model, test, progress):
     """OP on the first test point, from a complete file: it plans from the statistics and
     names its cells in a second pass."""
-    from ... import api
-    from ..synthetic import write_table
+    from .... import api
+    from .synthetic import write_table
 
     n = rows.n
     _, s, peak = rows.meter(lambda: write_table(path, n, cfg.d, cfg.domain, cfg.labels, 0.0, model=model))
@@ -460,7 +460,7 @@ def figure(table: pd.DataFrame, outputs):
     """Log-log time per test point vs n, one line per method, fitted slope in the legend.
 
     ``outputs`` has ``pdf`` and ``png`` paths (written atomically)."""
-    from ..figures import save_figure, plt
+    from ...pipeline.figures import save_figure, plt
 
     slopes = fit_slopes(table).set_index("method")
     ok = timed_rows(table)

@@ -32,13 +32,13 @@ import time
 import numpy as np
 import pandas as pd
 
-from ...count import TooLarge, count_encoded, total_worlds
-from ...stats import count_index
-from ...errors import InputError
-from ...reading.encoding import encode
-from ..stages import perturbed, rng_for, split
-from ..figures import panels, save_figure
-from ..settings import CountingSettings
+from ....count import TooLarge, count_encoded, total_worlds
+from ....stats import count_index
+from ....errors import InputError
+from ....reading.encoding import encode
+from ...pipeline.stages import perturbed, rng_for, split
+from ...pipeline.figures import panels, save_figure
+from ...pipeline.settings import CountingSettings
 
 METHODS = ("batch", "exact", "montecarlo")
 NAMES = {"batch": "Algorithm 2", "exact": "per-label exact", "montecarlo": "Monte-Carlo"}
@@ -189,7 +189,7 @@ def split_sizes(table: pd.DataFrame):
 
 def load(paths) -> pd.DataFrame:
     """The per-data-set tables, each checked, concatenated, with flags as booleans."""
-    from ..tables import read_tables
+    from ...pipeline.tables import read_tables
 
     return normalise(read_tables(paths, "counting"))
 

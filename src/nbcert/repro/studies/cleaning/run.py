@@ -38,12 +38,12 @@ import time
 import numpy as np
 import pandas as pd
 
-from ... import cleaning
-from ...reading.encoding import encode
-from ...stats.support import as_alpha, log_factors, log_tolerance
-from ..figures import panels, save_figure
-from ..settings import CleaningSettings
-from ..stages import complete_rows, perturbed, rng_for, split
+from .... import cleaning
+from ....reading.encoding import encode
+from ....stats.support import as_alpha, log_factors, log_tolerance
+from ...pipeline.figures import panels, save_figure
+from ...pipeline.settings import CleaningSettings
+from ...pipeline.stages import complete_rows, perturbed, rng_for, split
 
 METHODS = ("random", "CPClean-style", "nbcert", "offline")
 STYLE = {"random": ("tab:red", "-"), "CPClean-style": ("tab:orange", "-"), "nbcert": ("tab:green", "-"),
@@ -445,8 +445,8 @@ def main(argv=None) -> None:
 
     import yaml
 
-    from ..settings import load
-    from ..tables import read_data
+    from ...pipeline.settings import load
+    from ...pipeline.tables import read_data
 
     p = argparse.ArgumentParser(prog="python -m nbcert.repro.studies.cleaning", description=main.__doc__)
     p.add_argument("--dataset", required=True)
