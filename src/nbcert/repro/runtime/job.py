@@ -16,9 +16,10 @@ the columns of Snakemake's own benchmark files: wall seconds ``s`` since this pr
 started (the interpreter's start and imports included), ``cpu_time`` (this process's and
 its children's, user and system) and ``max_rss``, its peak resident MB.  All three are
 the kernel's counters, read once, so they are exact.  Snakemake's ``benchmark:``
-directive instead samples the job's process tree from Snakemake's own process (every
-0.5 s for 15 s, then every 30 s): that cost a fifth of Snakemake's own CPU, and it missed
-whatever a job used after its last sample (a decide job's CPU read 15.1 s of about 20).
+directive (Snakemake 8 and 9) instead samples the job's process tree from Snakemake's own
+process (every 0.5 s at first, then every 30 s): that costs Snakemake CPU for every job, and
+it misses whatever a job used after its last sample.  ``tests/test_runtime.py`` fails once
+Snakemake's benchmark counts a job's whole CPU; then rules can use ``benchmark:`` again.
 The peak is ``VmHWM``, this process's own high-water mark: ``ru_maxrss`` would carry
 Snakemake's size, which a job started with ``vfork`` and ``exec`` inherits into it.
 """

@@ -6,6 +6,10 @@ inherits it.  A job whose Snakemake process has gone (killed, say with ``kill -9
 longer has it among its ancestors: :func:`nbcert.repro.job.start` then exits at once, and
 :func:`nbcert.repro.outputs.publish` refuses to publish.  :func:`die_with_parent` asks the
 kernel to kill this job when its parent dies (``PR_SET_PDEATHSIG``).
+
+A workaround: Snakemake (8 and 9) killed with ``kill -9`` cannot stop the jobs it started,
+which would go on and write their outputs into a run that has ended.
+``tests/test_runtime.py`` fails once Snakemake's jobs die with it, and this can go.
 """
 
 from __future__ import annotations
