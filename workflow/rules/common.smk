@@ -49,6 +49,13 @@ KINDS = list(S.perturbations)
 BEYOND = ["poisoning_many", "counting", "scaling", "cleaning"]  # the studies beyond the paper
 VARIANTS = [(kind, rate) for kind in KINDS for rate in RATES]  # the perturbed tables of a repetition
 
+# The files of a repetition, and the run tables made from them.
+TRAIN = "data/splits/{ds}/rep{rep}/train.csv"
+TEST = "data/splits/{ds}/rep{rep}/test.csv"
+PERTURBED = "data/perturbed/{ds}/rep{rep}/{kind}_{rate}.csv"
+DECISION_RUN = "results/runs/decision/{ds}/rep{rep}/{kind}_{rate}.csv"
+POISONING_RUN = "results/runs/poisoning/{ds}/rep{rep}.csv"
+
 
 wildcard_constraints:
     ds="|".join(map(re.escape, DATASETS)),
@@ -168,3 +175,31 @@ def all_targets(wildcards=None):
     if not available():
         return ["results/data_status.json"]
     return paper_targets() + beyond_targets() + ["results/report.md"]
+
+
+# ---------------------------------------------------------------- batched jobs
+
+# A job that handles many files (a data set's repetitions, variants, k values) gets from
+# its rule an explicit record per file set, not an order of its input and output lists.
+EACH_REP = [{"rep": rep} for rep in REPS]
+EACH_VARIANT = [{"rep": rep, "kind": kind, "rate": rate} for rep in REPS for kind, rate in VARIANTS]
+
+
+def each(over, pattern):
+    """``pattern`` filled in for every record of ``over`` ({ds} left to the rule's wildcard):
+    a rule's input or output list, in the order of its records."""
+    return [pattern.format(ds="{ds}", **values) for values in over]
+
+
+def records(over, **paths):
+    """A params function: one record per entry of ``over`` (e.g. EACH_VARIANT), holding the
+    data set, the entry's values (rep, kind, rate, k ...) and each of ``paths`` (patterns
+    with {ds} and those values) filled in; a script reads and writes the files its records
+    name, so no list order has to match another."""
+    def params(wildcards):
+        fixed = dict(wildcards.items())  # the data set, for a job per data set
+        return [{**fixed, **values, **{name: pattern.format(**fixed, **values)
+                                       for name, pattern in paths.items()}}
+                for values in over]
+
+    return params
