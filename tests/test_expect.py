@@ -1,4 +1,4 @@
-"""The expected contents of the pipeline's run files (nbcert.repro.expect) hold for the
+"""The expected contents of the pipeline's run files (nbcert.repro.pipeline.expect) hold for the
 tables the stages really write: each run, written and read back as the pipeline's gather
 step reads it, passes with its expectation and fails with another's."""
 

@@ -1,4 +1,4 @@
-"""A job's own benchmark record (nbcert.repro.job): the kernel's counters, read as it ends,
+"""A job's own benchmark record (nbcert.repro.runtime.job): the kernel's counters, read as it ends,
 where Snakemake's ``benchmark:`` sampled the job from its own process."""
 
 import subprocess

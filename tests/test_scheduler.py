@@ -1,4 +1,4 @@
-"""Snakemake's scheduling loop keeps one wake-up timer pending (nbcert.repro.scheduler)."""
+"""Snakemake's scheduling loop keeps one wake-up timer pending (nbcert.repro.runtime.scheduler)."""
 
 import threading
 import time

@@ -33,12 +33,12 @@ except nbsettings.ConfigError as e:
     sys.exit(f"nbcert: config error: {e}")
 
 # Snakemake 9's scheduler arms one more wake-up timer per pass of its loop, so its own CPU
-# grows with the square of the run; keep one pending (see nbcert.repro.scheduler).
+# grows with the square of the run; keep one pending (see nbcert.repro.runtime.scheduler).
 from nbcert.repro.runtime.scheduler import one_wakeup
 
 one_wakeup()
 
-# Jobs check that this process is still among their ancestors (nbcert.repro.job): after a
+# Jobs check that this process is still among their ancestors (nbcert.repro.runtime.job): after a
 # kill -9 of Snakemake none keeps running or writes its outputs later.
 os.environ["NBCERT_SNAKEMAKE_PID"] = str(os.getpid())
 
@@ -89,8 +89,9 @@ def variant_files(pattern):
 # ---------------------------------------------------------------- data sets
 
 def data_mirror():
-    """The mirror folder the data sets are copied from, or None (nbcert.repro.fetch.mirror_folder:
-    NBCERT_DATA_MIRROR wins over the config's data_mirror)."""
+    """The mirror folder the data sets are copied from, or None
+    (nbcert.repro.pipeline.fetch.mirror_folder: NBCERT_DATA_MIRROR wins over the config's
+    data_mirror)."""
     return mirror_folder(S.data_mirror)
 
 
@@ -133,7 +134,7 @@ def beyond_jobs():
 def files_of(jobs, what="output"):
     """The output (or, with ``what="benchmark"``, benchmark) files of ``jobs``, job by job
     (the first wildcard varying slowest), each job's files in the order its rule declares
-    them.  A job writes its benchmark file itself, a named log (nbcert.repro.job)."""
+    them.  A job writes its benchmark file itself, a named log (nbcert.repro.runtime.job)."""
     out = []
     for name, values in jobs.items():
         proxy = getattr(rules, name)

@@ -3,7 +3,7 @@
 # about as much as a repetition's Iterate and Iterate+Index).  `timed` jobs never run side by side (the
 # profiles cap the resource at 1).
 def decision_expected(wildcards):
-    """What each decision run of a data set must hold (nbcert.repro.expect)."""
+    """What each decision run of a data set must hold (nbcert.repro.pipeline.expect)."""
     ds = wildcards.ds
     return canonical({DECISION_RUN.format(ds=ds, **v):
                       expect.decision_run(ds, v["rep"], v["kind"], v["rate"], S.ks_for(v["rate"]))

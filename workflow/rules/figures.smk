@@ -1,4 +1,4 @@
-# Stage 6a: Figures 6-10, one panel per obtained data set (nbcert.repro.figures).
+# Stage 6a: Figures 6-10, one panel per obtained data set (nbcert.repro.pipeline.figures).
 FIGURE_CAPTION = "../report/figure.rst"
 
 

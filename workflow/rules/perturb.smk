@@ -1,5 +1,5 @@
 # Stage 3: per data set, every repetition's k test points drawn from the complete rows;
-# per repetition, the rest perturbed at every missing rate (nbcert.repro.stages).  One job
+# per repetition, the rest perturbed at every missing rate (nbcert.repro.pipeline.stages).  One job
 # per data set writes many small files: a job's start-up (Python, pandas) costs more than its work.
 rule split:
     input:

@@ -5,7 +5,7 @@ EACH_K = [{"k": k} for k in S.poison_many.k_values]
 
 
 def poisoning_many_expected(wildcards):
-    """What each many-point poisoning run must hold (nbcert.repro.expect)."""
+    """What each many-point poisoning run must hold (nbcert.repro.pipeline.expect)."""
     return canonical({POISONING_MANY_RUN.format(ds=ds, k=k): expect.poisoning_many_run(ds, k)
                       for ds in available() for k in S.poison_many.k_values})
 

@@ -7,7 +7,7 @@ from nbcert.repro.studies.scaling.memory import job_mem_mb
 
 def scaling_mem_mb(streamed):
     """The memory (MB) of a scaling job at n = {n} rows: the study's own model
-    (nbcert.repro.studies.scaling_memory), the one it checks a size against before running it."""
+    (nbcert.repro.studies.scaling.memory), the one it checks a size against before running it."""
     return lambda wildcards: job_mem_mb(int(wildcards.n), S.scaling.d, streamed=streamed)
 
 

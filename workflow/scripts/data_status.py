@@ -1,4 +1,5 @@
-"""Stop at once, in one line, when no data set could be obtained; else list what was (nbcert.repro.fetch.require_one)."""
+"""Stop at once, in one line, when no data set could be obtained; else list what was
+(nbcert.repro.pipeline.fetch.require_one)."""
 import json
 
 from nbcert.repro.runtime import job

@@ -1,4 +1,5 @@
-"""Fetch one data set's raw file and record the outcome in status.json (nbcert.repro.fetch.fetch_into)."""
+"""Fetch one data set's raw file and record the outcome in status.json
+(nbcert.repro.pipeline.fetch.fetch_into)."""
 import json
 from pathlib import Path
 

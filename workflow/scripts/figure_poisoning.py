@@ -1,4 +1,4 @@
-"""Figure 10: poisoning time and poisoning rate (nbcert.repro.figures)."""
+"""Figure 10: poisoning time and poisoning rate (nbcert.repro.pipeline.figures)."""
 from nbcert.repro.runtime import job
 from nbcert.repro.pipeline.figures import poisoning
 from nbcert.repro.pipeline.tables import read_tables

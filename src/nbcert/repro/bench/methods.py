@@ -12,7 +12,7 @@ Targets: Iterate+Index for 32 points <= 0.15x Plain from DataFrames on bodyPerfo
 (0.25x on the synthetic table) and <= 2x the floor once encoded; OP for one point
 <= 0.25x Plain; choosing the next cell to clean for 32 points on bodyPerformance <= 1 s.  Times are the best of several runs.
 
-Then the input path (``nbcert.repro.bench_input``): whole commands on generated 10^7- and
+Then the input path (``nbcert.repro.bench.input``): whole commands on generated 10^7- and
 10^8-row CSV and 10^7-row Parquet files against pyarrow reading them, and Dask on a
 LocalCluster; the exit status of the small command run 500 times, two at a time
 (``--no-exit`` skips it): aborts at exit, target 0; and memory (``--no-scaling`` skips it): the scaling study's job at 10^7 x 20,

@@ -1,4 +1,4 @@
-"""Benchmark of the user's main job: ``python -m nbcert.repro.bench_pipeline [--mirror DIR]``.
+"""Benchmark of the user's main job: ``python -m nbcert.repro.bench.pipeline [--mirror DIR]``.
 
 Clones the repository's committed HEAD into a scratch folder and runs the README's main
 command there with ``--cores 1`` from nothing, once for the ``paper`` target and once for
@@ -251,7 +251,8 @@ def render(run: Run) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m nbcert.repro.bench_pipeline", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m nbcert.repro.bench.pipeline",
+                                 description=__doc__.splitlines()[0])
     ap.add_argument("--repo", type=Path, default=ROOT, help="the repository to clone (default: this one)")
     ap.add_argument("--mirror", default=os.environ.get("NBCERT_DATA_MIRROR"),
                     help="NBCERT_DATA_MIRROR for the runs (default: the environment's)")

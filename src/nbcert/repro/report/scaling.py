@@ -49,7 +49,8 @@ def _setup(table: pd.DataFrame, ran: list) -> str:
     rate = table[table.n.isin(ran)].missing_rate.mean() if ran else first.missing_rate
     samples = (int(table.samples.dropna().iloc[0]) if "samples" in table and table.samples.notna().any()
                else DASH)
-    return (f"Synthetic tables with planted Naive Bayes structure (nbcert.repro.synthetic): d = {first.d} features "
+    return ("Synthetic tables with planted Naive Bayes structure "
+            f"(nbcert.repro.studies.scaling.synthetic): d = {first.d} features "
             f"with {first.domain} values, {first.labels} labels, n = "
             f"{', '.join(rows(n) for n in sorted(table.n.unique()))} rows. Deciding and "
             f"counting run on the table with {rate:.0%} of its feature cells blanked, poisoning on the complete table. "

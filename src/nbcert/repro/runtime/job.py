@@ -2,10 +2,10 @@
 turn a user's mistake into one line, and record what the job cost.
 
 ``start(snakemake)`` redirects output to the rule's log and exits at once if the Snakemake
-process that started the job is no longer among its ancestors (:mod:`nbcert.repro.parent`:
+process that started the job is no longer among its ancestors (:mod:`nbcert.repro.runtime.parent`:
 it was killed while this job started up); otherwise it asks the kernel to kill this job
 when its parent dies.  So after a ``kill -9`` of Snakemake no job keeps running, and
-:func:`nbcert.repro.outputs.publish` refuses to publish in the instant between the deaths.
+:func:`nbcert.repro.runtime.outputs.publish` refuses to publish in the instant between the deaths.
 ``run(snakemake, main)`` calls ``main`` and reports the errors a user can cause (a damaged
 or edited file, a bad data set) as one line, on the terminal and in the log, with exit
 status 1.

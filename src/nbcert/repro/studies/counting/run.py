@@ -22,7 +22,7 @@ label support 0 in every world: no label wins anywhere.  Such points are flagged
 ``all_ties``; their majority share is 0.
 
 All random choices derive from (seed, data set name, "counting", ...) via
-:func:`nbcert.repro.stages.rng_for`, so the table is reproducible except for the times.
+:func:`nbcert.repro.pipeline.stages.rng_for`, so the table is reproducible except for the times.
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """Scaling study (beyond the paper): time and memory of every method as the table grows.
 
 For each n, ``run_size`` draws a synthetic table with planted Naive Bayes structure
-(nbcert.repro.synthetic): the complete table for poisoning (OP, SR, RP), then the same
-table with ``missing_rate`` of its feature cells blanked in place for deciding
+(nbcert.repro.studies.scaling.synthetic): the complete table for poisoning (OP, SR, RP),
+then the same table with ``missing_rate`` of its feature cells blanked in place for deciding
 (Iterate+Index, Iterate, AD) and Monte-Carlo counting.  The k test points come from the
 same model, not from the table, and are the same for every n (they depend on the seed
 only).
 
-Each call is timed and its peak memory measured by a ``Meter`` (nbcert.repro.studies.meter):
+Each call is timed and its peak memory measured by a ``Meter`` (nbcert.repro.studies.scaling.meter):
 wall and CPU seconds, and the peak resident set size the call adds (the kernel's
 high-water mark, reset just before the call); the ``memory_method`` column says how.
 ``process_peak_mb`` is the whole process's peak.
@@ -16,7 +16,7 @@ Every poisoning answer is re-checked outside the timing (``verify_poisoning``: i
 blanked on fresh counts, then the point must be non-robust); ``verified`` records it.
 
 Before building a size, the memory it needs is estimated (nbcert.repro.studies.
-scaling_memory) and compared with MemAvailable from /proc/meminfo (or a given budget): a
+scaling.memory) and compared with MemAvailable from /proc/meminfo (or a given budget): a
 size, or a method, that would not fit is skipped and the row says why.  Iterate and AD
 decide the test points one after another; with a time budget (``method_budget_s``) such a
 method starts no new point once it has run that long, and its row says how many points it
