@@ -13,7 +13,7 @@ import pytest
 import nbcert
 from nbcert import cleaning
 from nbcert.repro.runtime import job
-from nbcert.repro.report.cleaning import cleaning as cleaning_section
+from nbcert.repro.studies.cleaning.report import cleaning as cleaning_section
 from nbcert.repro.pipeline.settings import CleaningSettings
 from nbcert.repro.studies.cleaning import cpclean
 from nbcert.repro.studies.cleaning import figure as cleaning_figure

@@ -12,7 +12,7 @@ import pytest
 from nbcert.repro.studies.counting import run as cs
 from nbcert.count import WorldCounts
 from nbcert.repro.runtime import job
-from nbcert.repro.report.beyond import counting as counting_section
+from nbcert.repro.studies.counting.report import counting as counting_section
 from nbcert.repro.pipeline.settings import CountingSettings
 from nbcert.repro.pipeline.tables import write_table
 

@@ -8,7 +8,7 @@ import pytest
 
 from nbcert import decide as decision, poisoning
 from nbcert.repro.pipeline.settings import ScalingSettings
-from nbcert.repro.report.scaling import scaling as scaling_section
+from nbcert.repro.studies.scaling.report import scaling as scaling_section
 from nbcert.repro.studies.scaling import blanking
 from nbcert.repro.studies.scaling import run as scaling
 from nbcert.reading.encoding import from_codes
@@ -147,7 +147,7 @@ def test_markdown_of_a_real_run(small):
 
 def test_missing_values_read_as_one_dash(small):
     """One size has no slope: the report writes it with the dash every section uses."""
-    from nbcert.repro.report import formatting
+    from nbcert.repro import formatting
 
     md = scaling_section(small)
     assert "| OP | — | — |" in md and " - |" not in md

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import beyond, paper, timing
-from .cleaning import cleaning as cleaning_section
-from .scaling import scaling as scaling_section
+from . import paper, timing
+from ..studies.counting import report as beyond
+from ..studies.cleaning.report import cleaning as cleaning_section
+from ..studies.scaling.report import scaling as scaling_section
 
 
 @dataclass

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..studies.cleaning.run import cells_needed, summary
-from .formatting import DASH, number
+from .run import cells_needed, summary
+from ...formatting import DASH, number
 
 
 def cleaning(table: pd.DataFrame) -> str:

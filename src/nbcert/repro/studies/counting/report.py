@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..studies.counting import run as CM
-from ..studies.counting.run import majority_shares, normalise, split_sizes
-from .formatting import DASH, count
+from . import run as CM
+from .run import majority_shares, normalise, split_sizes
+from ...formatting import DASH, count
 
 
 def poisoning_many(table: pd.DataFrame) -> str:
