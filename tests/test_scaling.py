@@ -10,6 +10,7 @@ from nbcert import decide as decision, poisoning
 from nbcert.repro.pipeline.settings import ScalingSettings
 from nbcert.repro.studies.scaling.report import scaling as scaling_section
 from nbcert.repro.studies.scaling import blanking
+from nbcert.repro.studies.scaling import figure as scaling_figure
 from nbcert.repro.studies.scaling import run as scaling
 from nbcert.reading.encoding import from_codes
 from nbcert.repro.studies.scaling.synthetic import synthetic_codes, synthetic_table
@@ -130,7 +131,7 @@ def test_fit_recovers_known_slopes():
 def test_figure_and_markdown(tmp_path):
     table = _fake({m: 1.0 + 0.1 * i for i, m in enumerate(scaling.METHODS)})
     out = types.SimpleNamespace(pdf=tmp_path / "s.pdf", png=tmp_path / "s.png")
-    scaling.figure(table, out)
+    scaling_figure.figure(table, out)
     assert out.pdf.stat().st_size > 1000 and out.png.stat().st_size > 1000
     md = scaling_section(table)
     assert md.startswith("### Scaling")

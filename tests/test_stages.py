@@ -222,7 +222,7 @@ def test_a_single_data_sets_figure_keeps_its_title(tmp_path):
 
 
 def test_savings_sentence_claims_only_what_was_saved():
-    from nbcert.repro.studies.counting.report import _savings_sentence
+    from nbcert.repro.studies.poisoning_many.report import _savings_sentence
 
     assert "saved no cells" in _savings_sentence([0.0, 0.0])
     assert "in 1 of 3 cases" in _savings_sentence([0.0, 0.0, 0.25]) and "25%" in _savings_sentence([0.25])

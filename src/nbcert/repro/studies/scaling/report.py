@@ -1,7 +1,5 @@
-"""The report's "Scaling" section, computed from the scaling study's table
-(nbcert.repro.studies.scaling computes; the prose lives here, beside the rest of the
-report).
-"""
+"""The report's "Scaling" section, computed from the study's table (:mod:`.run` computes
+it; nbcert.repro.report puts the sections together)."""
 
 from __future__ import annotations
 
