@@ -48,7 +48,7 @@ from ..pipeline.provenance import commit, versions
 from ..report.paper import this_machine
 from ..report.timing import read_benchmark
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 LIMITS = {"all": 15 * 60, "paper": 5 * 60}  # wall seconds
 SNAKEMAKE_SHARE = 0.05
 JOB_MB = 2000
