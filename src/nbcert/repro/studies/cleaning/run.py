@@ -5,8 +5,8 @@ pipeline (the same split and blanking as the decision stage) is cleaned -- true 
 the complete table -- until all k test points are certifiably robust.  Four answers:
 
 * ``random`` -- missing cells in a uniformly random order (the floor rival);
-* ``CPClean-style`` -- after Karlas et al. (VLDB 2021; :mod:`.cpclean`): the (label, column) group whose
-  cleaning most reduces the expected entropy of the predicted-label distribution over the
+* ``CPClean-style`` -- after Karlas et al. (VLDB 2021; :mod:`.cpclean`): the (label,
+  column) group whose cleaning most reduces the expected entropy of the predicted-label distribution over the
   possible worlds, summed over the non-robust points.  The distribution is nbcert's
   Monte-Carlo counting law (beta_lj ~ Binomial(M_lj, 1/delta_j), a uniform random world)
   with ``samples`` worlds per point and decision; revealing a batch of B cells of a group
