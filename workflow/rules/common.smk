@@ -32,16 +32,6 @@ try:
 except nbsettings.ConfigError as e:
     sys.exit(f"nbcert: config error: {e}")
 
-# Snakemake 9's scheduler arms one more wake-up timer per pass of its loop, so its own CPU
-# grows with the square of the run; keep one pending (see nbcert.repro.runtime.scheduler).
-from nbcert.repro.runtime.scheduler import one_wakeup
-
-one_wakeup()
-
-# Jobs check that this process is still among their ancestors (nbcert.repro.runtime.job): after a
-# kill -9 of Snakemake none keeps running or writes its outputs later.
-os.environ["NBCERT_SNAKEMAKE_PID"] = str(os.getpid())
-
 DATASETS = list(S.datasets)
 REPS = list(range(S.repetitions))
 RATES = [f"{r:g}" for r in S.missing_rates]

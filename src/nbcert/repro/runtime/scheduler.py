@@ -14,7 +14,7 @@ for it (so the rate limiter and queue inputs behave as before), but once, not j 
 timer counts as pending until its callback starts; it marks itself fired *before* it
 releases the loop, so the pass it causes always arms the next one.
 
-The Snakefile applies it (``workflow/rules/common.smk``); a Snakemake without the method
+The Snakefile applies it (``workflow/rules/runtime.smk``); a Snakemake without the method
 is left alone.  Written against Snakemake 9 (9.27 installed when this was checked); the
 tests in ``tests/test_scheduler.py`` fail when the private method is gone or Snakemake's
 own no longer arms a timer per call: then this module and its call can go.
