@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import MIRROR, ROOT, TEST_CONFIG
-from nbcert.repro import bench_pipeline, provenance
+from nbcert.repro.bench import pipeline as bench_pipeline
+from nbcert.repro.pipeline import provenance
 from nbcert.repro.report.timing import read_benchmark, stage_times
 from nbcert.repro.errors import TableError
 

@@ -17,7 +17,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import nbcert
 from nbcert.reading import binning
 from nbcert.reading.hints import DataWarning
-from nbcert.repro.discretize import discretize
+from nbcert.repro.pipeline.discretize import discretize
 
 STRATEGIES = ["uniform", "quantile", "kmeans"]
 

@@ -12,11 +12,13 @@ import pytest
 
 import nbcert
 from nbcert import cleaning
-from nbcert.repro import job
-from nbcert.repro.report.cleaning import cleaning as cleaning_section
-from nbcert.repro.settings import CleaningSettings
-from nbcert.repro.studies import cleaning as cs
-from nbcert.repro.tables import read_table, write_table
+from nbcert.repro.runtime import job
+from nbcert.repro.studies.cleaning.report import cleaning as cleaning_section
+from nbcert.repro.pipeline.settings import CleaningSettings
+from nbcert.repro.studies.cleaning import cpclean
+from nbcert.repro.studies.cleaning import figure as cleaning_figure
+from nbcert.repro.studies.cleaning import run as cs
+from nbcert.repro.pipeline.tables import read_table, write_table
 from nbcert.kernel import log_factors, log_support, log_tolerance
 from nbcert.params import as_alpha
 
@@ -74,7 +76,7 @@ def test_summary_report_and_figure(table, tmp_path):
     assert text.startswith("### Which cells to clean") and "nbcert / random" in text and "Target 1" in text
     assert "No offline search was stopped by the time limit" in text
     out = SimpleNamespace(pdf=tmp_path / "c.pdf", png=tmp_path / "c.png")
-    cs.figure(table, out)
+    cleaning_figure.figure(table, out)
     assert out.pdf.stat().st_size > 0 and out.png.stat().st_size > 0
 
 
@@ -145,7 +147,7 @@ def _check_worlds(ch, obs, M, alpha=0):
     assert not (nxt + rest)[~np.broadcast_to(seen[live][:, None, None, :], nxt.shape)].any()  # pi = 0
     C = ch.E[live][:, None] + nxt + rest
     assert np.allclose(ch.F[live], log_factors(C, ch.N[:, None], delta, as_alpha(alpha)), rtol=0, atol=1e-12)
-    assert np.array_equal(ch.ls[live], cs._supports(ch.F[live], ch.N))  # kept label by label: the same bits
+    assert np.array_equal(ch.ls[live], cpclean._supports(ch.F[live], ch.N))  # kept label by label: the same bits
     ls = log_support(C, ch.N, delta, as_alpha(alpha))
     top2 = np.sort(ls, axis=2)[:, :, -2:]
     with np.errstate(invalid="ignore"):
@@ -156,7 +158,7 @@ def _check_worlds(ch, obs, M, alpha=0):
 def _follow_checked(seed, seen):
     """Follow the rival on one dirty state, checking its worlds and choice at every decision."""
     tab, T = _dirty_state(seed)
-    ch = cs.entropy_chooser(tab.N, T, 0, 24, 3, np.random.default_rng(seed))
+    ch = cpclean.entropy_chooser(tab.N, T, 0, 24, 3, np.random.default_rng(seed))
     m, d, _ = tab.obs.shape
 
     def choose(obs, M):
@@ -200,7 +202,7 @@ def test_revealed_batches_leave_uniform_worlds():
     variances and covariance within 6 standard errors of S = 20,000 worlds; seeded)."""
     rng = np.random.default_rng(11)
     S, M, batch, pi = 20_000, 41, 6, 0.3
-    nxt, rest = cs._fresh(pi, M, min(M, batch), rng, (S,))
+    nxt, rest = cpclean._fresh(pi, M, min(M, batch), rng, (S,))
     while M:
         B = min(M, batch)
         for got, n in ((nxt, B), (rest, M - B)):
@@ -210,4 +212,4 @@ def test_revealed_batches_leave_uniform_worlds():
         cov = np.mean((nxt - nxt.mean()) * (rest - rest.mean()))
         assert abs(cov) <= 6 * math.sqrt(B * (M - B)) * pi * (1 - pi) / math.sqrt(S) + 1e-12
         M -= B
-        nxt, rest = cs._reveal(rest, M, min(M, batch), rng)
+        nxt, rest = cpclean._reveal(rest, M, min(M, batch), rng)

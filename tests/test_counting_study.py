@@ -9,12 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nbcert.repro.studies import counting as cs
+from nbcert.repro.studies.counting import figure as counting_figure
+from nbcert.repro.studies.counting import run as cs
 from nbcert.count import WorldCounts
-from nbcert.repro import job
-from nbcert.repro.report.beyond import counting as counting_section
-from nbcert.repro.settings import CountingSettings
-from nbcert.repro.tables import write_table
+from nbcert.repro.runtime import job
+from nbcert.repro.studies.counting.report import counting as counting_section
+from nbcert.repro.pipeline.settings import CountingSettings
+from nbcert.repro.pipeline.tables import write_table
 
 CFG = CountingSettings(subsample=10, missing_rates=(0.2, 0.5), points=6, samples=4000, confidence=0.95,
                        max_states=200_000)
@@ -137,7 +138,7 @@ def test_figure_and_markdown_from_the_csv_tables(table, tmp_path):
     loaded = cs.load(paths)
     assert loaded.skipped.dtype == "boolean" and loaded.majority_label.map(type).eq(str).all()
     out = SimpleNamespace(pdf=tmp_path / "fig" / "counting.pdf", png=tmp_path / "fig" / "counting.png")
-    cs.figure(loaded, out)
+    counting_figure.figure(loaded, out)
     for f in (out.pdf, out.png):
         assert f.stat().st_size > 1000
     md = counting_section(loaded)
@@ -154,7 +155,7 @@ def test_figure_and_markdown_from_the_csv_tables(table, tmp_path):
 
 def test_the_legend_never_covers_the_notes_on_skipped_problems(table):
     """Notes on skipped methods sit below the time panels, outside every legend."""
-    fig = cs.draw_figure(table.assign(skipped=table.method == "batch"))
+    fig = counting_figure.draw_figure(table.assign(skipped=table.method == "batch"))
     fig.tight_layout()
     fig.canvas.draw()
     top = fig.axes[0]

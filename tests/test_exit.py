@@ -18,7 +18,7 @@ import pyarrow.csv as pacsv
 import pytest
 
 from nbcert.reading import files
-from nbcert.repro.bench import exit_statuses
+from nbcert.repro.bench.methods import exit_statuses
 
 
 def test_small_command_exits_cleanly_every_time():

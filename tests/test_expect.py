@@ -1,4 +1,4 @@
-"""The expected contents of the pipeline's run files (nbcert.repro.expect) hold for the
+"""The expected contents of the pipeline's run files (nbcert.repro.pipeline.expect) hold for the
 tables the stages really write: each run, written and read back as the pipeline's gather
 step reads it, passes with its expectation and fails with another's."""
 
@@ -6,11 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nbcert.repro import expect, job
-from nbcert.repro.settings import PoisonManySettings
-from nbcert.repro.stages import decision_runs, poisoning_runs, split
-from nbcert.repro.studies import poisoning_many
-from nbcert.repro.tables import TableError, read_table, write_table
+from nbcert.repro.pipeline import expect
+from nbcert.repro.runtime import job
+from nbcert.repro.pipeline.settings import PoisonManySettings
+from nbcert.repro.pipeline.stages import decision_runs, poisoning_runs, split
+from nbcert.repro.studies.poisoning_many import run as poisoning_many
+from nbcert.repro.pipeline.tables import TableError, read_table, write_table
 
 
 def table(n=60, seed=0):

@@ -1,4 +1,4 @@
-"""A job's own benchmark record (nbcert.repro.job): the kernel's counters, read as it ends,
+"""A job's own benchmark record (nbcert.repro.runtime.job): the kernel's counters, read as it ends,
 where Snakemake's ``benchmark:`` sampled the job from its own process."""
 
 import subprocess
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from nbcert.repro import job
+from nbcert.repro.runtime import job
 from nbcert.repro.report.timing import read_benchmark
 
 
@@ -31,7 +31,7 @@ def test_usage_counts_cpu_wall_and_a_peak_already_freed():
 
 def test_a_job_started_by_a_large_process_reports_its_own_peak():
     big = np.ones(60_000_000)  # 480 MB here, as Snakemake's process holds its own
-    code = "from nbcert.repro import job; print(job.usage()['max_rss'])"
+    code = "from nbcert.repro.runtime import job; print(job.usage()['max_rss'])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     del big
     assert float(out) < 300  # ru_maxrss of such a child can carry its parent's size
@@ -41,7 +41,7 @@ RUN = """
 import sys
 from snakemake.iocontainers import Namedlist
 from nbcert.errors import InputError
-from nbcert.repro import job
+from nbcert.repro.runtime import job
 
 log = Namedlist(fromdict={"log": sys.argv[1], "benchmark": sys.argv[2]})
 snakemake = type("Snakemake", (), {"log": log})()

@@ -63,7 +63,7 @@ def test_the_paper_target_makes_the_papers_part_alone(run, tmp_path):
 
 
 def test_the_report_says_what_computed_it_and_how_long_it_took(run):
-    import nbcert.repro.provenance as prov
+    import nbcert.repro.pipeline.provenance as prov
 
     report = (run / "results/report.md").read_text()
     versions = prov.versions()

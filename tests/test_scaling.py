@@ -7,11 +7,13 @@ import pandas as pd
 import pytest
 
 from nbcert import decide as decision, poisoning
-from nbcert.repro.settings import ScalingSettings
-from nbcert.repro.report.scaling import scaling as scaling_section
-from nbcert.repro.studies import blanking, scaling
+from nbcert.repro.pipeline.settings import ScalingSettings
+from nbcert.repro.studies.scaling.report import scaling as scaling_section
+from nbcert.repro.studies.scaling import blanking
+from nbcert.repro.studies.scaling import figure as scaling_figure
+from nbcert.repro.studies.scaling import run as scaling
 from nbcert.reading.encoding import from_codes
-from nbcert.repro.synthetic import synthetic_codes, synthetic_table
+from nbcert.repro.studies.scaling.synthetic import synthetic_codes, synthetic_table
 
 CFG = ScalingSettings(n_values=(), d=6, domain=4, labels=3, missing_rate=0.3, k=4, ad_worlds=5, method_budget_s=None)
 
@@ -129,7 +131,7 @@ def test_fit_recovers_known_slopes():
 def test_figure_and_markdown(tmp_path):
     table = _fake({m: 1.0 + 0.1 * i for i, m in enumerate(scaling.METHODS)})
     out = types.SimpleNamespace(pdf=tmp_path / "s.pdf", png=tmp_path / "s.png")
-    scaling.figure(table, out)
+    scaling_figure.figure(table, out)
     assert out.pdf.stat().st_size > 1000 and out.png.stat().st_size > 1000
     md = scaling_section(table)
     assert md.startswith("### Scaling")
@@ -146,7 +148,7 @@ def test_markdown_of_a_real_run(small):
 
 def test_missing_values_read_as_one_dash(small):
     """One size has no slope: the report writes it with the dash every section uses."""
-    from nbcert.repro.report import formatting
+    from nbcert.repro import formatting
 
     md = scaling_section(small)
     assert "| OP | — | — |" in md and " - |" not in md
@@ -217,7 +219,7 @@ def test_method_over_budget_is_skipped_alone():
 
 
 def test_memory_helpers():
-    from nbcert.repro.studies import scaling_memory
+    from nbcert.repro.studies.scaling import memory as scaling_memory
 
     assert scaling.mem_available() > 0
     mb = scaling.job_mem_mb(10**7, 20)

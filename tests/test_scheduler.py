@@ -1,4 +1,4 @@
-"""Snakemake's scheduling loop keeps one wake-up timer pending (nbcert.repro.scheduler)."""
+"""Snakemake's scheduling loop keeps one wake-up timer pending (nbcert.repro.runtime.scheduler)."""
 
 import threading
 import time
@@ -6,9 +6,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from nbcert.repro.scheduler import one_wakeup
+from nbcert.repro.runtime.scheduler import one_wakeup
 
 job_scheduler = pytest.importorskip("snakemake.scheduling.job_scheduler")
+SNAKEMAKES_OWN = job_scheduler.JobScheduler.__dict__.get("_schedule_reevalutation")  # before any patch
 
 
 def _wakeups():
@@ -20,6 +21,23 @@ def scheduler():
     """Snakemake's own JobScheduler method, patched, on an object with the one attribute it uses."""
     assert one_wakeup(job_scheduler.JobScheduler)
     return SimpleNamespace(_open_jobs=threading.Semaphore(0))
+
+
+def test_the_installed_snakemake_still_has_the_method_the_patch_replaces():
+    assert SNAKEMAKES_OWN is not None, "JobScheduler._schedule_reevalutation is gone: drop the patch"
+    assert SNAKEMAKES_OWN.__module__ == job_scheduler.__name__  # Snakemake's own, not the patch
+
+
+def test_snakemakes_own_method_arms_one_timer_per_call():
+    """What the patch works around: each call starts one more timer (when this fails,
+    Snakemake has fixed it and nbcert.repro.runtime.scheduler can go)."""
+    fake = SimpleNamespace(_open_jobs=threading.Semaphore(0))
+    before = len(_wakeups())
+    for _ in range(5):
+        SNAKEMAKES_OWN(fake, 0.2)
+    assert len(_wakeups()) - before == 5
+    for _ in range(5):
+        assert fake._open_jobs.acquire(timeout=5)
 
 
 def test_many_passes_arm_one_timer(scheduler):

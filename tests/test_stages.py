@@ -6,12 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nbcert.repro.discretize import discretize
+from nbcert.repro.pipeline.discretize import discretize
 from nbcert.errors import InputError
 from nbcert import approximate, decide
 from nbcert.reading.encoding import encode
-from nbcert.repro.stages import ad_prefixes, decision_runs, perturbed, split
-from nbcert.repro.perturb import blank_mask
+from nbcert.repro.pipeline.stages import ad_prefixes, decision_runs, perturbed, split
+from nbcert.repro.pipeline.perturb import blank_mask
 
 
 def table(n=200, seed=0):
@@ -136,7 +136,7 @@ def test_no_column_is_blanked_entirely():
 
 def test_tables_are_checked_with_one_line_naming_file_row_and_column(tmp_path):
     from nbcert.repro.errors import TableError
-    from nbcert.repro.tables import read_table, write_table
+    from nbcert.repro.pipeline.tables import read_table, write_table
 
     row = {"dataset": "d", "rep": 0, "method": "OP", "seconds": 0.1, "cpu_seconds": 0.1, "train_rows": 10,
            "possible": True, "cells": 3, "poisoning_rate": 0.01, "host": "h", "started": 1.0, "finished": 2.0}
@@ -169,13 +169,13 @@ def _config():
 def _load(config, cli=None):
     from pathlib import Path
 
-    from nbcert.repro import settings
+    from nbcert.repro.pipeline import settings
 
     return settings.load(config, Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml", cli=cli)
 
 
 def test_settings_are_typed_and_canonical():
-    from nbcert.repro.settings import canonical
+    from nbcert.repro.pipeline.settings import canonical
 
     s = _load(_config())
     assert s.counting.samples == 20000 and s.datasets["mushrooms"].label == "class"
@@ -211,7 +211,7 @@ def test_settings_errors_are_one_line_naming_the_key(change, message):
 def test_a_single_data_sets_figure_keeps_its_title(tmp_path):
     from types import SimpleNamespace
 
-    from nbcert.repro import figures
+    from nbcert.repro.pipeline import figures
 
     fig, axes = figures.panels(["one"], "Decision - time vs missing rate (uniform perturbation, 32 test points)")
     fig.tight_layout()
@@ -222,7 +222,7 @@ def test_a_single_data_sets_figure_keeps_its_title(tmp_path):
 
 
 def test_savings_sentence_claims_only_what_was_saved():
-    from nbcert.repro.report.beyond import _savings_sentence
+    from nbcert.repro.studies.poisoning_many.report import _savings_sentence
 
     assert "saved no cells" in _savings_sentence([0.0, 0.0])
     assert "in 1 of 3 cases" in _savings_sentence([0.0, 0.0, 0.25]) and "25%" in _savings_sentence([0.25])
@@ -235,7 +235,9 @@ def test_reproduction_errors_live_in_one_module():
     nothing; the stages that raise them re-export the same classes."""
     import inspect
 
-    from nbcert.repro import errors, fetch, job, settings, tables
+    from nbcert.repro import errors
+    from nbcert.repro.pipeline import fetch, settings, tables
+    from nbcert.repro.runtime import job
 
     assert "import" not in inspect.getsource(errors).split('"""')[-1].replace("from __future__ import annotations", "")
     assert fetch.FetchError is errors.FetchError and settings.ConfigError is errors.ConfigError
@@ -334,7 +336,7 @@ def test_the_compiled_schema_rejects_whatever_jsonschema_rejects(name):
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from nbcert.repro import tables
+    from nbcert.repro.pipeline import tables
 
     props = list(tables.schema(name)["properties"])
     validator, fast = tables._validator(name), tables._fast_validator(name)
@@ -355,7 +357,7 @@ def test_the_compiled_schema_rejects_whatever_jsonschema_rejects(name):
 
 def test_a_table_is_checked_in_full(monkeypatch):
     """A bad row far down a long table is found, and named as jsonschema words it."""
-    import nbcert.repro.tables as tables
+    import nbcert.repro.pipeline.tables as tables
     from nbcert.repro.errors import TableError
 
     tiny = {"type": "object", "properties": {"dataset": {"type": "string"}, "k": {"type": "integer", "minimum": 0}},
@@ -373,7 +375,7 @@ def test_a_table_is_checked_in_full(monkeypatch):
 def test_records_are_the_rows_without_their_empty_cells():
     """Rows as the schema sees them, whatever the column types: None, NaN and pandas' NA
     are empty cells (absent keys), other values are Python values."""
-    from nbcert.repro.tables import _records
+    from nbcert.repro.pipeline.tables import _records
 
     df = pd.DataFrame({"b": pd.array([True, None], dtype="boolean"), "i": pd.array([1, None], dtype="Int64"),
                        "s": pd.array(["a", None], dtype="string"), "f": [1.5, np.nan], "o": [None, "x"],

@@ -19,7 +19,7 @@ import snakemake.workflow
 from snakemake.parser import parse
 from snakemake.sourcecache import LocalSourceFile
 
-from nbcert.repro import settings
+from nbcert.repro.pipeline import settings
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "workflow" / "rules"

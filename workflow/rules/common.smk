@@ -8,10 +8,10 @@ import os
 import re
 import sys
 
-from nbcert.repro import expect
-from nbcert.repro import settings as nbsettings
-from nbcert.repro.fetch import mirror_folder
-from nbcert.repro.settings import canonical
+from nbcert.repro.pipeline import expect
+from nbcert.repro.pipeline import settings as nbsettings
+from nbcert.repro.pipeline.fetch import mirror_folder
+from nbcert.repro.pipeline.settings import canonical
 
 
 def _sources():
@@ -32,22 +32,19 @@ try:
 except nbsettings.ConfigError as e:
     sys.exit(f"nbcert: config error: {e}")
 
-# Snakemake 9's scheduler arms one more wake-up timer per pass of its loop, so its own CPU
-# grows with the square of the run; keep one pending (see nbcert.repro.scheduler).
-from nbcert.repro.scheduler import one_wakeup
-
-one_wakeup()
-
-# Jobs check that this process is still among their ancestors (nbcert.repro.job): after a
-# kill -9 of Snakemake none keeps running or writes its outputs later.
-os.environ["NBCERT_SNAKEMAKE_PID"] = str(os.getpid())
-
 DATASETS = list(S.datasets)
 REPS = list(range(S.repetitions))
 RATES = [f"{r:g}" for r in S.missing_rates]
 KINDS = list(S.perturbations)
 BEYOND = ["poisoning_many", "counting", "scaling", "cleaning"]  # the studies beyond the paper
 VARIANTS = [(kind, rate) for kind in KINDS for rate in RATES]  # the perturbed tables of a repetition
+
+# The files of a repetition, and the run tables made from them.
+TRAIN = "data/splits/{ds}/rep{rep}/train.csv"
+TEST = "data/splits/{ds}/rep{rep}/test.csv"
+PERTURBED = "data/perturbed/{ds}/rep{rep}/{kind}_{rate}.csv"
+DECISION_RUN = "results/runs/decision/{ds}/rep{rep}/{kind}_{rate}.csv"
+POISONING_RUN = "results/runs/poisoning/{ds}/rep{rep}.csv"
 
 
 wildcard_constraints:
@@ -82,8 +79,9 @@ def variant_files(pattern):
 # ---------------------------------------------------------------- data sets
 
 def data_mirror():
-    """The mirror folder the data sets are copied from, or None (nbcert.repro.fetch.mirror_folder:
-    NBCERT_DATA_MIRROR wins over the config's data_mirror)."""
+    """The mirror folder the data sets are copied from, or None
+    (nbcert.repro.pipeline.fetch.mirror_folder: NBCERT_DATA_MIRROR wins over the config's
+    data_mirror)."""
     return mirror_folder(S.data_mirror)
 
 
@@ -126,7 +124,7 @@ def beyond_jobs():
 def files_of(jobs, what="output"):
     """The output (or, with ``what="benchmark"``, benchmark) files of ``jobs``, job by job
     (the first wildcard varying slowest), each job's files in the order its rule declares
-    them.  A job writes its benchmark file itself, a named log (nbcert.repro.job)."""
+    them.  A job writes its benchmark file itself, a named log (nbcert.repro.runtime.job)."""
     out = []
     for name, values in jobs.items():
         proxy = getattr(rules, name)
@@ -168,3 +166,31 @@ def all_targets(wildcards=None):
     if not available():
         return ["results/data_status.json"]
     return paper_targets() + beyond_targets() + ["results/report.md"]
+
+
+# ---------------------------------------------------------------- batched jobs
+
+# A job that handles many files (a data set's repetitions, variants, k values) gets from
+# its rule an explicit record per file set, not an order of its input and output lists.
+EACH_REP = [{"rep": rep} for rep in REPS]
+EACH_VARIANT = [{"rep": rep, "kind": kind, "rate": rate} for rep in REPS for kind, rate in VARIANTS]
+
+
+def each(over, pattern):
+    """``pattern`` filled in for every record of ``over`` ({ds} left to the rule's wildcard):
+    a rule's input or output list, in the order of its records."""
+    return [pattern.format(ds="{ds}", **values) for values in over]
+
+
+def records(over, **paths):
+    """A params function: one record per entry of ``over`` (e.g. EACH_VARIANT), holding the
+    data set, the entry's values (rep, kind, rate, k ...) and each of ``paths`` (patterns
+    with {ds} and those values) filled in; a script reads and writes the files its records
+    name, so no list order has to match another."""
+    def params(wildcards):
+        fixed = dict(wildcards.items())  # the data set, for a job per data set
+        return [{**fixed, **values, **{name: pattern.format(**fixed, **values)
+                                       for name, pattern in paths.items()}}
+                for values in over]
+
+    return params

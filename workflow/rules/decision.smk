@@ -3,24 +3,23 @@
 # about as much as a repetition's Iterate and Iterate+Index).  `timed` jobs never run side by side (the
 # profiles cap the resource at 1).
 def decision_expected(wildcards):
-    """What each decision run of a data set must hold (nbcert.repro.expect)."""
+    """What each decision run of a data set must hold (nbcert.repro.pipeline.expect)."""
     ds = wildcards.ds
-    return canonical({f"results/runs/decision/{ds}/rep{rep}/{kind}_{rate}.csv":
-                      expect.decision_run(ds, rep, kind, rate, S.ks_for(rate))
-                      for rep in REPS for kind, rate in VARIANTS})
+    return canonical({DECISION_RUN.format(ds=ds, **v):
+                      expect.decision_run(ds, v["rep"], v["kind"], v["rate"], S.ks_for(v["rate"]))
+                      for v in EACH_VARIANT})
 
 
 rule decide:
     input:
-        clean=expand("data/splits/{{ds}}/rep{rep}/train.csv", rep=REPS),
-        test=expand("data/splits/{{ds}}/rep{rep}/test.csv", rep=REPS),
-        dirty=expand("data/perturbed/{{ds}}/rep{rep}/{kind}_{rate}.csv", rep=REPS, kind=KINDS, rate=RATES),
+        clean=each(EACH_REP, TRAIN),
+        test=each(EACH_REP, TEST),
+        dirty=each(EACH_VARIANT, PERTURBED),
     output:
-        expand("results/runs/decision/{{ds}}/rep{rep}/{kind}_{rate}.csv", rep=REPS, kind=KINDS, rate=RATES),
+        each(EACH_VARIANT, DECISION_RUN),
     params:
         label=label,
-        reps=REPS,
-        variants=VARIANTS,
+        records=records(EACH_VARIANT, train=TRAIN, test=TEST, dirty=PERTURBED, output=DECISION_RUN),
         ks={rate: S.ks_for(rate) for rate in RATES},
         ad_worlds=S.ad_worlds,
         seed=S.seed,
@@ -38,7 +37,7 @@ rule decide:
 
 rule gather_decision:
     input:
-        expand("results/runs/decision/{{ds}}/rep{rep}/{kind}_{rate}.csv", rep=REPS, kind=KINDS, rate=RATES),
+        each(EACH_VARIANT, DECISION_RUN),
     output:
         "results/tables/decision_{ds}.csv",
     params:

@@ -1,5 +1,5 @@
 # Stage 2: the raw file verified against its sha256, then numeric features into bins with
-# KBinsDiscretizer (nbcert.repro.discretize); a sidecar records what was verified.
+# KBinsDiscretizer (nbcert.repro.pipeline.discretize); a sidecar records what was verified.
 def dataset_json(wildcards):
     return canonical(S.datasets[wildcards.ds])
 

@@ -1,5 +1,5 @@
-# Stage 1: the raw file of each data set, from the mirror or from Kaggle (nbcert.repro.fetch),
-# then one check that at least one data set was obtained.
+# Stage 1: the raw file of each data set, from the mirror or from Kaggle
+# (nbcert.repro.pipeline.fetch), then one check that at least one data set was obtained.
 def fetch_input(wildcards):
     """The file a data set is copied from when it is on this machine: a local file (its
     changes re-trigger the fetch), or the mirror's copy (pinned by sha256, so only its

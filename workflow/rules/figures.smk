@@ -1,10 +1,13 @@
-# Stage 6a: Figures 6-10, one panel per obtained data set (nbcert.repro.figures).
+# Stage 6a: Figures 6-10, one panel per obtained data set (nbcert.repro.pipeline.figures).
 FIGURE_CAPTION = "../report/figure.rst"
 
 
 # The paper's decision figures: what time is drawn against, under which perturbation.
-DECISION_FIGURES = {6: ("missing_rate", "uniform"), 7: ("missing_rate", "feature"),
-                    8: ("k", "uniform"), 9: ("k", "feature")}
+DECISION_FIGURES = [{"num": 6, "against": "missing_rate", "kind": "uniform"},
+                    {"num": 7, "against": "missing_rate", "kind": "feature"},
+                    {"num": 8, "against": "k", "kind": "uniform"},
+                    {"num": 9, "against": "k", "kind": "feature"}]
+DECISION_PDF, DECISION_PNG = "results/figures/fig{num}.pdf", "results/figures/fig{num}.png"
 
 
 rule figures_decision:
@@ -14,11 +17,11 @@ rule figures_decision:
     input:
         obtained("gather_decision"),
     output:
-        pdf=expand("results/figures/fig{num}.pdf", num=DECISION_FIGURES),
-        png=report(expand("results/figures/fig{num}.png", num=DECISION_FIGURES), caption=FIGURE_CAPTION,
+        pdf=each(DECISION_FIGURES, DECISION_PDF),
+        png=report(each(DECISION_FIGURES, DECISION_PNG), caption=FIGURE_CAPTION,
                    category="Figures"),
     params:
-        panels=list(DECISION_FIGURES.values()),  # in the order of the outputs
+        records=records(DECISION_FIGURES, pdf=DECISION_PDF, png=DECISION_PNG),
         k=S.k_for_rates,
         rate=S.rate_for_k,
     log:

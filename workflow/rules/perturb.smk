@@ -1,16 +1,16 @@
 # Stage 3: per data set, every repetition's k test points drawn from the complete rows;
-# per repetition, the rest perturbed at every missing rate (nbcert.repro.stages).  One job
+# per repetition, the rest perturbed at every missing rate (nbcert.repro.pipeline.stages).  One job
 # per data set writes many small files: a job's start-up (Python, pandas) costs more than its work.
 rule split:
     input:
         "data/discretized/{ds}.csv",
     output:
-        expand("data/splits/{{ds}}/rep{rep}/{part}.csv", rep=REPS, part=["train", "test"]),
+        each(EACH_REP, TRAIN) + each(EACH_REP, TEST),
     params:
         label=label,
         k=S.k_max,
         seed=S.seed,
-        reps=REPS,
+        records=records(EACH_REP, train=TRAIN, test=TEST),
     threads: 1
     resources:
         mem_mb=per_attempt(500, 40),
@@ -24,15 +24,14 @@ rule split:
 
 rule perturb:
     input:
-        expand("data/splits/{{ds}}/rep{rep}/train.csv", rep=REPS),
+        each(EACH_REP, TRAIN),
     output:
-        expand("data/perturbed/{{ds}}/rep{rep}/{kind}_{rate}.csv", rep=REPS, kind=KINDS, rate=RATES),
+        each(EACH_VARIANT, PERTURBED),
     params:
         label=label,
         seed=S.seed,
         feature_share=S.feature_share,
-        variants=VARIANTS,
-        reps=REPS,
+        records=records(EACH_VARIANT, train=TRAIN, output=PERTURBED),
     threads: 1
     resources:
         mem_mb=per_attempt(500, 40),

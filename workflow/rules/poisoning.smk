@@ -1,21 +1,22 @@
 # Stage 5: RP, SR and OP on the complete training rows for a single test point per
 # repetition; one job per data set, one run file per repetition.
 def poisoning_expected(wildcards):
-    """What each poisoning run of a data set must hold (nbcert.repro.expect)."""
-    return canonical({f"results/runs/poisoning/{wildcards.ds}/rep{rep}.csv": expect.poisoning_run(wildcards.ds, rep)
+    """What each poisoning run of a data set must hold (nbcert.repro.pipeline.expect)."""
+    ds = wildcards.ds
+    return canonical({POISONING_RUN.format(ds=ds, rep=rep): expect.poisoning_run(ds, rep)
                       for rep in REPS})
 
 
 rule poison:
     input:
-        train=expand("data/splits/{{ds}}/rep{rep}/train.csv", rep=REPS),
-        test=expand("data/splits/{{ds}}/rep{rep}/test.csv", rep=REPS),
+        train=each(EACH_REP, TRAIN),
+        test=each(EACH_REP, TEST),
     output:
-        expand("results/runs/poisoning/{{ds}}/rep{rep}.csv", rep=REPS),
+        each(EACH_REP, POISONING_RUN),
     params:
         label=label,
         seed=S.seed,
-        reps=REPS,
+        records=records(EACH_REP, train=TRAIN, test=TEST, output=POISONING_RUN),
     threads: 1
     resources:
         timed=1,
@@ -30,7 +31,7 @@ rule poison:
 
 rule gather_poisoning:
     input:
-        expand("results/runs/poisoning/{{ds}}/rep{rep}.csv", rep=REPS),
+        each(EACH_REP, POISONING_RUN),
     output:
         "results/tables/poisoning_{ds}.csv",
     params:

@@ -1,8 +1,12 @@
 # Beyond the paper: poisoning k test points at once (nbcert.repro.studies.poisoning_many),
 # one job per data set, one run file per k.
+POISONING_MANY_RUN = "results/runs/poisoning_many/{ds}/k{k}.csv"
+EACH_K = [{"k": k} for k in S.poison_many.k_values]
+
+
 def poisoning_many_expected(wildcards):
-    """What each many-point poisoning run must hold (nbcert.repro.expect)."""
-    return canonical({f"results/runs/poisoning_many/{ds}/k{k}.csv": expect.poisoning_many_run(ds, k)
+    """What each many-point poisoning run must hold (nbcert.repro.pipeline.expect)."""
+    return canonical({POISONING_MANY_RUN.format(ds=ds, k=k): expect.poisoning_many_run(ds, k)
                       for ds in available() for k in S.poison_many.k_values})
 
 
@@ -11,10 +15,11 @@ rule poison_many:
         train="data/splits/{ds}/rep0/train.csv",
         test="data/splits/{ds}/rep0/test.csv",
     output:
-        expand("results/runs/poisoning_many/{{ds}}/k{k}.csv", k=S.poison_many.k_values),
+        each(EACH_K, POISONING_MANY_RUN),
     params:
         label=label,
         settings=canonical(S.poison_many),
+        records=records(EACH_K, output=POISONING_MANY_RUN),
     threads: 1
     resources:
         timed=1,

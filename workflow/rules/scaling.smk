@@ -2,12 +2,12 @@
 # on synthetic tables with planted Naive Bayes structure (nbcert.repro.studies.scaling),
 # one job per n in memory and one per streamed n.  They need no data set, but wait for the
 # data check so that a run which cannot reproduce anything stops before spending minutes here.
-from nbcert.repro.studies.scaling_memory import job_mem_mb
+from nbcert.repro.studies.scaling.memory import job_mem_mb
 
 
 def scaling_mem_mb(streamed):
     """The memory (MB) of a scaling job at n = {n} rows: the study's own model
-    (nbcert.repro.studies.scaling_memory), the one it checks a size against before running it."""
+    (nbcert.repro.studies.scaling.memory), the one it checks a size against before running it."""
     return lambda wildcards: job_mem_mb(int(wildcards.n), S.scaling.d, streamed=streamed)
 
 

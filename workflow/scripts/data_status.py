@@ -1,9 +1,10 @@
-"""Stop at once, in one line, when no data set could be obtained; else list what was (nbcert.repro.fetch.require_one)."""
+"""Stop at once, in one line, when no data set could be obtained; else list what was
+(nbcert.repro.pipeline.fetch.require_one)."""
 import json
 
-from nbcert.repro import job
-from nbcert.repro.fetch import require_one
-from nbcert.repro.outputs import write_text
+from nbcert.repro.runtime import job
+from nbcert.repro.pipeline.fetch import require_one
+from nbcert.repro.runtime.outputs import write_text
 
 
 def main():

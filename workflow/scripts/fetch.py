@@ -1,9 +1,10 @@
-"""Fetch one data set's raw file and record the outcome in status.json (nbcert.repro.fetch.fetch_into)."""
+"""Fetch one data set's raw file and record the outcome in status.json
+(nbcert.repro.pipeline.fetch.fetch_into)."""
 import json
 from pathlib import Path
 
-from nbcert.repro import job
-from nbcert.repro.fetch import Source, fetch_into
+from nbcert.repro.runtime import job
+from nbcert.repro.pipeline.fetch import Source, fetch_into
 
 
 def main():

@@ -1,17 +1,18 @@
-"""Run RP, SR and OP for every repetition of a data set (nbcert.repro.stages.poisoning_runs)."""
-from nbcert.repro import job
-from nbcert.repro.stages import poisoning_runs
-from nbcert.repro.tables import read_data, write_table
+"""Run RP, SR and OP for every repetition of a data set
+(nbcert.repro.pipeline.stages.poisoning_runs): one record from the rule per repetition."""
+from nbcert.repro.pipeline.stages import poisoning_runs
+from nbcert.repro.pipeline.tables import read_data, write_table
+from nbcert.repro.runtime import job
 
 
 def main():
-    w, p, i = snakemake.wildcards, snakemake.params, snakemake.input
-    for rep, train_path, test_path, out in zip(p.reps, i.train, i.test, snakemake.output):
+    p = snakemake.params
+    for r in p.records:
         started = job.now()
-        train = read_data(train_path, p.label)
-        test = read_data(test_path, p.label, columns=train.columns, complete=True)
-        table = poisoning_runs(train, test, p.label, seed=p.seed, name=w.ds, rep=rep)
-        write_table(job.stamp(table, started), out, "poisoning_run")
+        train = read_data(r["train"], p.label)
+        test = read_data(r["test"], p.label, columns=train.columns, complete=True)
+        table = poisoning_runs(train, test, p.label, seed=p.seed, name=r["ds"], rep=r["rep"])
+        write_table(job.stamp(table, started), r["output"], "poisoning_run")
 
 
 job.run(snakemake, main)

@@ -2,19 +2,19 @@
 import json
 from pathlib import Path
 
-from nbcert.repro import job
-from nbcert.repro.outputs import write_text
-from nbcert.repro.provenance import describe
+from nbcert.repro.runtime import job
+from nbcert.repro.runtime.outputs import write_text
+from nbcert.repro.pipeline.provenance import describe
 from nbcert.repro.report import ReportInputs, render
 from nbcert.repro.report.timing import stage_times
-from nbcert.repro.tables import read_table, read_tables
+from nbcert.repro.pipeline.tables import read_table, read_tables
 
 
 def beyond(i) -> dict:
     """The studies' tables, where this report has them."""
     if "beyond_figures" not in i.keys():
         return {}
-    from nbcert.repro.studies.counting import load as load_counting
+    from nbcert.repro.studies.counting.run import load as load_counting
 
     return dict(poisoning_many=read_table(i.poisoning_many, "poisoning_many_run"), counting=load_counting(i.counting),
                 scaling=read_table(i.scaling, "scaling_run"), cleaning=read_tables(i.cleaning, "cleaning"),

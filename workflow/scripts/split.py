@@ -1,19 +1,19 @@
-"""Draw every repetition's test points from the complete rows (nbcert.repro.stages.split)."""
-from nbcert.repro import job
-from nbcert.repro.outputs import write_csv
-from nbcert.repro.stages import split
-from nbcert.repro.tables import read_data
+"""Draw every repetition's test points from the complete rows
+(nbcert.repro.pipeline.stages.split): one record from the rule per repetition."""
+from nbcert.repro.pipeline.stages import split
+from nbcert.repro.pipeline.tables import read_data
+from nbcert.repro.runtime import job
+from nbcert.repro.runtime.outputs import write_csv
 
 
 def main():
-    p, w = snakemake.params, snakemake.wildcards
+    p = snakemake.params
     df = read_data(snakemake.input[0], p.label)
-    paths = iter(snakemake.output)  # train and test of each repetition, in order
-    for rep in p.reps:
-        train, test = split(df, p.k, p.seed, w.ds, rep)
-        print(f"rep {rep}: {len(train)} training rows, {len(test)} test points")
-        write_csv(train, next(paths))
-        write_csv(test, next(paths))
+    for r in p.records:
+        train, test = split(df, p.k, p.seed, r["ds"], r["rep"])
+        print(f"rep {r['rep']}: {len(train)} training rows, {len(test)} test points")
+        write_csv(train, r["train"])
+        write_csv(test, r["test"])
 
 
 job.run(snakemake, main)

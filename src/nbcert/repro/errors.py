@@ -1,15 +1,15 @@
 """The errors a user of the reproduction can cause, in one place.
 
-Each is a one-line message for the user; :func:`nbcert.repro.job.run` prints it as
+Each is a one-line message for the user; :func:`nbcert.repro.runtime.job.run` prints it as
 ``nbcert: error: <message>`` (beside nbcert's own ``InputError``) and exits with status 1.
 This module imports nothing, so every stage, and ``job`` itself, may import it without a
 circle.
 
-* ``ConfigError``: a configuration mistake, naming the key (``nbcert.repro.settings``).
+* ``ConfigError``: a configuration mistake, naming the key (``nbcert.repro.pipeline.settings``).
 * ``FetchError``: a data set that could not be obtained or failed its checksum
-  (``nbcert.repro.fetch``).
+  (``nbcert.repro.pipeline.fetch``).
 * ``TableError``: a table that is not what its stage wrote, naming the file and, where it
-  applies, the data row and column (``nbcert.repro.tables``).
+  applies, the data row and column (``nbcert.repro.pipeline.tables``).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """results/report.md: what was run, the paper's claims beside the numbers measured here,
 and the studies beyond the paper; every sentence computed from this run's checked tables.
 
-The prose lives in this package (``paper`` for the reproduction, ``beyond`` for the
-studies); the studies themselves only compute.
+The paper's prose lives in this package (``paper``, and ``timing`` for the run's cost);
+each study's section lives beside the study (``nbcert.repro.studies.<study>.report``), and
+this package puts them together.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import beyond, paper, timing
-from .cleaning import cleaning as cleaning_section
-from .scaling import scaling as scaling_section
+from ..studies.cleaning.report import cleaning as cleaning_section
+from ..studies.counting.report import counting as counting_section
+from ..studies.poisoning_many.report import poisoning_many as poisoning_many_section
+from ..studies.scaling.report import scaling as scaling_section
+from . import paper, timing
 
 
 @dataclass
@@ -68,8 +71,9 @@ def render(r: ReportInputs) -> str:
 
 def _beyond(r: ReportInputs) -> list:
     lines = ["## Beyond the paper", ""]
-    for name, section in (("poisoning_many", beyond.poisoning_many(r.poisoning_many)),
-                          ("counting", beyond.counting(r.counting)), ("scaling", scaling_section(r.scaling)),
+    for name, section in (("poisoning_many", poisoning_many_section(r.poisoning_many)),
+                          ("counting", counting_section(r.counting)),
+                          ("scaling", scaling_section(r.scaling)),
                           ("cleaning", cleaning_section(r.cleaning))):
         lines += [section.strip(), ""] + _figure(r.beyond_figures[name])
     return lines

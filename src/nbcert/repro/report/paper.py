@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .formatting import DASH, number
+from ..formatting import DASH, number
 
 # Section 6.3 of the paper: average training + prediction time of one point ("Plain").
 PAPER_PLAIN = {"fetal_health": 0.067, "bodyPerformance": 0.253, "mushrooms": 0.331, "star_classification": 2.812}

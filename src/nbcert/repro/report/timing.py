@@ -2,10 +2,10 @@
 
 Every job writes one, in the columns of Snakemake's benchmark files (one row: wall seconds
 ``s``, ``cpu_time``, peak ``max_rss`` in MB), from the kernel's counters as it ends
-(:mod:`nbcert.repro.job`).  The report's inputs include those of every job it reports on, so
+(:mod:`nbcert.repro.runtime.job`).  The report's inputs include those of every job it reports on, so
 these are the times of the jobs that produced this report's tables, whenever they last
 ran.  What they leave out, Snakemake's own work between the jobs and the report job
-itself, is measured by ``python -m nbcert.repro.bench_pipeline``, which times whole runs.
+itself, is measured by ``python -m nbcert.repro.bench.pipeline``, which times whole runs.
 """
 
 from __future__ import annotations
@@ -57,7 +57,8 @@ def section(times: pd.DataFrame, machine: str) -> list:
     """The report's account of its own regeneration, per stage."""
     lines = ["## How long this took", "",
              f"The jobs behind this report, on {machine}, as their benchmark files record them (the report "
-             "job itself and Snakemake's own work between jobs aside; `python -m nbcert.repro.bench_pipeline` "
+             "job itself and Snakemake's own work between jobs aside; "
+             "`python -m nbcert.repro.bench.pipeline` "
              "times whole runs):", "",
              "| stage | jobs | wall (s) | CPU (s) | peak memory of a job (MB) |", "|---|---|---|---|---|"]
     for r in times.itertuples():

@@ -2,8 +2,8 @@
 
 Every output is written to a temporary name beside its destination and renamed into place
 (:func:`publish`) once complete.  A job whose Snakemake process has gone (killed, say with
-``kill -9``) is killed with it (:func:`nbcert.repro.job.start`), and :func:`publish` refuses
-to rename for such an orphan (:mod:`nbcert.repro.parent`), so no output appears after its
+``kill -9``) is killed with it (:func:`nbcert.repro.runtime.job.start`), and :func:`publish` refuses
+to rename for such an orphan (:mod:`nbcert.repro.runtime.parent`), so no output appears after its
 run has ended.  Published files get the permissions the user's umask gives new files
 (mkstemp's are 0600).
 """

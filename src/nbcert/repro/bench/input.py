@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .synthetic import test_frame, write_table
+from ..studies.scaling.synthetic import test_frame, write_table
 
 GB = 10**9
 BYTES_PER_ROW = {"csv": 47, "parquet": 9}  # measured on these files (d = 20, 40 % empty)

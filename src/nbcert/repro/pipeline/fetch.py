@@ -21,8 +21,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import FetchError
-from .outputs import atomic_path, publish, write_text
+from ..errors import FetchError
+from ..runtime.outputs import atomic_path, publish, write_text
 
 
 class Unavailable(FetchError):

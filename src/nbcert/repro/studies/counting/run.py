@@ -22,7 +22,7 @@ label support 0 in every world: no label wins anywhere.  Such points are flagged
 ``all_ties``; their majority share is 0.
 
 All random choices derive from (seed, data set name, "counting", ...) via
-:func:`nbcert.repro.stages.rng_for`, so the table is reproducible except for the times.
+:func:`nbcert.repro.pipeline.stages.rng_for`, so the table is reproducible except for the times.
 """
 
 from __future__ import annotations
@@ -32,17 +32,15 @@ import time
 import numpy as np
 import pandas as pd
 
-from ...count import TooLarge, count_encoded, total_worlds
-from ...stats import count_index
-from ...errors import InputError
-from ...reading.encoding import encode
-from ..stages import perturbed, rng_for, split
-from ..figures import panels, save_figure
-from ..settings import CountingSettings
+from ....count import TooLarge, count_encoded, total_worlds
+from ....stats import count_index
+from ....errors import InputError
+from ....reading.encoding import encode
+from ...pipeline.stages import perturbed, rng_for, split
+from ...pipeline.settings import CountingSettings
 
 METHODS = ("batch", "exact", "montecarlo")
 NAMES = {"batch": "Algorithm 2", "exact": "per-label exact", "montecarlo": "Monte-Carlo"}
-STYLE = {"batch": ("tab:red", "s"), "exact": ("tab:green", "^"), "montecarlo": ("tab:blue", "o")}
 REP = "counting"  # the `rep` part of every seed of this study
 COLUMNS = ["dataset", "missing_rate", "point", "method", "skipped", "seconds", "elapsed", "majority_label",
            "majority_from", "all_ties", "fraction", "tie_fraction", "ci_low", "ci_high", "outside_by",
@@ -189,7 +187,7 @@ def split_sizes(table: pd.DataFrame):
 
 def load(paths) -> pd.DataFrame:
     """The per-data-set tables, each checked, concatenated, with flags as booleans."""
-    from ..tables import read_tables
+    from ...pipeline.tables import read_tables
 
     return normalise(read_tables(paths, "counting"))
 
@@ -211,83 +209,3 @@ def majority_shares(table: pd.DataFrame) -> pd.DataFrame:
     t = t.assign(_order=t.method.map(pref)).sort_values(["dataset", "missing_rate", "point", "_order"])
     best = t.groupby(["dataset", "missing_rate", "point"], sort=False).head(1)
     return best[["dataset", "missing_rate", "point", "method", "fraction", "all_ties"]].reset_index(drop=True)
-
-
-def figure(table: pd.DataFrame, outputs):
-    """Top: time per method vs missing rate; bottom: majority-label share per rate."""
-    save_figure(draw_figure(table), outputs)
-
-
-def draw_figure(table: pd.DataFrame):
-    """The figure of :func:`figure`, not yet saved."""
-    t = normalise(table)
-    names = list(dict.fromkeys(t.dataset))
-    rows, points = t.train_rows.max(), t.point.nunique()
-    fig, axes = panels(names, f"Counting worlds - {points} test points, about {rows} training rows per data set",
-                       rows=2, width=3.8, height=3.5)
-    shares = majority_shares(t)
-    main, tiny = split_sizes(t)
-    for i, name in enumerate(names):
-        _time_panel(axes[0, i], name, main, tiny)
-        _share_panel(axes[1, i], name, shares[shares.dataset == name])
-    axes[0, 0].legend(fontsize=7)
-    return fig
-
-
-def _time_panel(ax, name: str, main: pd.DataFrame, tiny: pd.DataFrame):
-    """Time per test point of each method vs missing rate (mean, min-max shaded), the main
-    subsample solid and the tiny one dashed; how many points each method skipped below."""
-    notes = []
-    for part, style in ((main, "-"), (tiny, "--")):
-        sub = part[part.dataset == name]
-        if sub.empty:
-            continue
-        size = int(sub.train_rows.max())
-        for method in METHODS:
-            per = sub[sub.method == method]
-            ran = per[~per.skipped.astype(bool)]
-            if len(ran) < len(per):
-                notes.append(f"{NAMES[method]} ({size} rows): {len(per) - len(ran)} of {len(per)} skipped")
-            if ran.empty:
-                continue
-            stats = ran.groupby("missing_rate").seconds.agg(["mean", "min", "max"])
-            color, marker = STYLE[method]
-            ax.plot(stats.index, stats["mean"], color=color, marker=marker, linestyle=style,
-                    label=f"{NAMES[method]} ({size} rows)")
-            ax.fill_between(stats.index, stats["min"], stats["max"], color=color, alpha=0.2)
-    if notes:  # below the axes, where no legend or line can cover them
-        ax.annotate("\n".join(notes), xy=(0, 0), xycoords="axes fraction", xytext=(0, -30),
-                    textcoords="offset points", fontsize=6, va="top")
-    ax.set_yscale("log")
-    ax.set_title(name)
-    ax.set_xlabel("missing rate")
-    ax.set_ylabel("time per test point (s)")
-    ax.grid(True, which="both", alpha=0.3)
-
-
-def _share_panel(ax, name: str, sh: pd.DataFrame):
-    """The majority-label share per missing rate: a box per rate, the points jittered and
-    marked by the method their share comes from (x where every world ties)."""
-    rates = sorted(sh.missing_rate.unique())
-    width = 0.5 * (min(np.diff(rates)) if len(rates) > 1 else 0.2)
-    if rates:
-        ax.boxplot([sh[sh.missing_rate == r].fraction.to_numpy() for r in rates], positions=rates, widths=width,
-                   showfliers=False, manage_ticks=False, medianprops={"color": "black"})
-    jitter = rng_for(0, name, "jitter").uniform(-width / 3, width / 3, len(sh))
-    ties = sh.all_ties.fillna(False).astype(bool).to_numpy()
-    for src, color, lab in (("exact", "tab:green", "exact"), ("batch", "tab:red", "Algorithm 2"),
-                            ("montecarlo", "tab:blue", "MC (exact skipped)")):
-        for tie, marker, suffix in ((False, "o", ""), (True, "x", ", all ties")):
-            sel = (sh.method == src).to_numpy() & (ties == tie)
-            if sel.any():
-                ax.scatter(sh.missing_rate.to_numpy()[sel] + jitter[sel], sh.fraction.to_numpy()[sel], s=10,
-                           color=color, marker=marker, alpha=0.7, label=lab + suffix, zorder=3)
-    ax.set_ylim(-0.03, 1.32)  # room above 1 for the legend
-    ax.set_yticks(np.linspace(0, 1, 6))
-    if rates:
-        ax.set_xlim(rates[0] - width, rates[-1] + width)
-        ax.set_xticks(rates, [f"{r:g}" for r in rates])
-    ax.set_xlabel("missing rate")
-    ax.set_ylabel("share of worlds predicting\nthe majority label")
-    ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(fontsize=6, loc="upper center", ncol=2, columnspacing=0.8, handletextpad=0.3)

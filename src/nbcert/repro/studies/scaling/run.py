@@ -1,13 +1,13 @@
 """Scaling study (beyond the paper): time and memory of every method as the table grows.
 
 For each n, ``run_size`` draws a synthetic table with planted Naive Bayes structure
-(nbcert.repro.synthetic): the complete table for poisoning (OP, SR, RP), then the same
-table with ``missing_rate`` of its feature cells blanked in place for deciding
+(nbcert.repro.studies.scaling.synthetic): the complete table for poisoning (OP, SR, RP),
+then the same table with ``missing_rate`` of its feature cells blanked in place for deciding
 (Iterate+Index, Iterate, AD) and Monte-Carlo counting.  The k test points come from the
 same model, not from the table, and are the same for every n (they depend on the seed
 only).
 
-Each call is timed and its peak memory measured by a ``Meter`` (nbcert.repro.studies.meter):
+Each call is timed and its peak memory measured by a ``Meter`` (nbcert.repro.studies.scaling.meter):
 wall and CPU seconds, and the peak resident set size the call adds (the kernel's
 high-water mark, reset just before the call); the ``memory_method`` column says how.
 ``process_peak_mb`` is the whole process's peak.
@@ -16,7 +16,7 @@ Every poisoning answer is re-checked outside the timing (``verify_poisoning``: i
 blanked on fresh counts, then the point must be non-robust); ``verified`` records it.
 
 Before building a size, the memory it needs is estimated (nbcert.repro.studies.
-scaling_memory) and compared with MemAvailable from /proc/meminfo (or a given budget): a
+scaling.memory) and compared with MemAvailable from /proc/meminfo (or a given budget): a
 size, or a method, that would not fit is skipped and the row says why.  Iterate and AD
 decide the test points one after another; with a time budget (``method_budget_s``) such a
 method starts no new point once it has run that long, and its row says how many points it
@@ -35,16 +35,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ... import approximate, decide, poisoning
-from ...count import count_encoded
-from ...reading.encoding import code_dtype, from_codes
-from ...reading.streaming import mem_available
-from ..settings import ScalingSettings
-from ..stages import rng_for
-from ..synthetic import synthetic_table
+from .... import approximate, decide, poisoning
+from ....count import count_encoded
+from ....reading.encoding import code_dtype, from_codes
+from ....reading.streaming import mem_available
+from ...pipeline.settings import ScalingSettings
+from ...pipeline.stages import rng_for
+from .synthetic import synthetic_table
 from .blanking import MAX_BLANK_CELLS, blank_in_place, verify_poisoning
 from .meter import Meter
-from .scaling_memory import MB, added_bytes, estimate_bytes, job_mem_mb  # noqa: F401 (re-exported)
+from .memory import MB, added_bytes, estimate_bytes, job_mem_mb  # noqa: F401 (re-exported)
 
 DECISION = ("Iterate+Index", "Iterate", "AD")
 COUNTING = ("Monte-Carlo",)
@@ -347,7 +347,7 @@ def run_streamed(n: int, cfg: ScalingSettings, seed: int, *, scratch=None, mc_sa
     Iterate, AD, SR and RP need the table in memory and are listed as not run; a size whose
     files the disk cannot hold is skipped with the reason.  Same columns as ``run_size``.
     """
-    from ..synthetic import model_and_tests, test_frame
+    from .synthetic import model_and_tests, test_frame
 
     meter = Meter()
     folder = Path(tempfile.mkdtemp(prefix="nbcert-scaling-", dir=scratch))
@@ -391,8 +391,8 @@ def _not_streamed(rows: _Rows, why: str):
 def _stream_blanked(rows: _Rows, path: Path, cfg, model, test, truth, seed, mc_samples, progress):
     """Iterate+Index on every test point and Monte-Carlo on the first, from a blanked file
     (deleted after)."""
-    from ... import api
-    from ..synthetic import write_table
+    from .... import api
+    from .synthetic import write_table
 
     n, k = rows.n, cfg.k
     _, s, peak = rows.meter(lambda: write_table(path, n, cfg.d, cfg.domain, cfg.labels, cfg.missing_rate, model=model))
@@ -411,8 +411,8 @@ def _stream_blanked(rows: _Rows, path: Path, cfg, model, test, truth, seed, mc_s
 def _stream_complete(rows: _Rows, path: Path, cfg, model, test, progress):
     """OP on the first test point, from a complete file: it plans from the statistics and
     names its cells in a second pass."""
-    from ... import api
-    from ..synthetic import write_table
+    from .... import api
+    from .synthetic import write_table
 
     n = rows.n
     _, s, peak = rows.meter(lambda: write_table(path, n, cfg.d, cfg.domain, cfg.labels, 0.0, model=model))
@@ -449,47 +449,3 @@ def fit_slopes(table: pd.DataFrame) -> pd.DataFrame:
                     "n_max": int(sub.index.max()), "seconds_at_max": float(sub.iloc[-1])})
     return pd.DataFrame(out, columns=["method", "kind", "slope", "intercept", "slope_largest", "sizes", "n_min",
                                       "n_max", "seconds_at_max"])
-
-
-STYLE = {"Iterate+Index": ("tab:green", "^", "-"), "Iterate": ("tab:blue", "o", "-"), "AD": ("tab:red", "s", "-"),
-         "Monte-Carlo": ("tab:purple", "D", "-"), "OP": ("tab:olive", "P", "--"), "SR (incremental)": ("tab:orange", "v", "--"),
-         "RP (incremental)": ("tab:red", "x", "--")}
-
-
-def figure(table: pd.DataFrame, outputs):
-    """Log-log time per test point vs n, one line per method, fitted slope in the legend.
-
-    ``outputs`` has ``pdf`` and ``png`` paths (written atomically)."""
-    from ..figures import save_figure, plt
-
-    slopes = fit_slopes(table).set_index("method")
-    ok = timed_rows(table)
-    fig, ax = plt.subplots(figsize=(7.6, 4.4))
-    stopped = ok.stopped.fillna(False).astype(bool) if "stopped" in ok else pd.Series(False, index=ok.index)
-    for method in slopes.index:
-        mine = ok.method == method
-        sub = ok[mine].groupby("n").seconds_per_point.mean().sort_index()
-        color, marker, ls = STYLE.get(method, ("black", ".", ":"))
-        sl = slopes.loc[method, "slope"]
-        cut = sorted(set(ok[mine & stopped].n))
-        parts = [f"slope {sl:.2f}"] if np.isfinite(sl) else []
-        if cut:
-            parts.append(f"stopped after {float(ok[mine & stopped].budget_s.iloc[0]):g} s at n = "
-                         + ", ".join(f"{n:.0e}" for n in cut))
-        ax.plot(sub.index, sub.to_numpy(), color=color, marker=marker, linestyle=ls,
-                label=f"{method} ({'; '.join(parts)})" if parts else method)
-        if cut:  # open markers: the mean over the points decided before the time budget ran out
-            ax.plot(cut, sub.loc[cut].to_numpy(), linestyle="none", marker=marker, markersize=11,
-                    markerfacecolor="white", markeredgecolor=color)
-    first = table.iloc[0] if len(table) else None
-    if first is not None:
-        ax.set_title(f"Scaling: d={first.d}, domain {first.domain}, {first.labels} labels, "
-                     f"{float(first.missing_rate):.0%} missing", fontsize=9)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("rows n")
-    ax.set_ylabel("time per test point (s)")
-    ax.grid(True, which="both", alpha=0.3)
-    if len(slopes):
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
-    save_figure(fig, outputs)

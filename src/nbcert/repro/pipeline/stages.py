@@ -20,9 +20,9 @@ import zlib
 import numpy as np
 import pandas as pd
 
-from .. import approximate, decide, poisoning
-from ..errors import InputError
-from ..reading.encoding import encode
+from ... import approximate, decide, poisoning
+from ...errors import InputError
+from ...reading.encoding import encode
 from .perturb import perturb
 
 KINDS = ("uniform", "feature")

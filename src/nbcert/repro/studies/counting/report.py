@@ -1,9 +1,7 @@
-"""The report's "Beyond the paper" sections, computed from the studies' tables.
+"""The report's "Counting in practice" section, computed from the study's table.
 
-The studies (nbcert.repro.studies) compute; the prose that says what their numbers show
-lives here, beside the rest of the report, and every sentence follows the numbers: a claim
-(an exact answer proven optimal, an attack that pays for coordinating) is made only where
-this run's table shows it, and results a time limit cut short are marked as such.
+Every sentence follows the numbers: a claim is made only where this run's table shows it,
+and results a time limit cut short are marked as such.
 """
 
 from __future__ import annotations
@@ -11,52 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..studies import counting as CM
-from ..studies.counting import majority_shares, normalise, split_sizes
-from .formatting import DASH, count
-
-
-def poisoning_many(table: pd.DataFrame) -> str:
-    """The "Poisoning many test points at once" section."""
-    lines = ["### Poisoning many test points at once", "",
-             "| data set | k | union of single-point OP | greedy | exact | optimal? | lower bound | exact seconds |",
-             "|---|---|---|---|---|---|---|---|"]
-    savings = []
-    for (name, k), sub in table.groupby(["dataset", "k"], sort=False):
-        get = {r.method: r for r in sub.itertuples()}
-        u, g, e = get["union of OP"], get["greedy"], get["exact"]
-        optimal = "yes" if e.optimal else ("no (time limit)" if e.time_limited else "no")
-        lines.append(f"| {name} | {k} | {count(u.cells)} | {count(g.cells)} | {count(e.cells)} | {optimal} | "
-                     f"{count(e.lower_bound)} | {e.seconds:.2f} |")
-        best = e.cells if not pd.isna(e.cells) else g.cells
-        if not pd.isna(u.cells) and not pd.isna(best) and u.cells:
-            savings.append(1 - best / u.cells)
-    exact = table[table.method == "exact"]
-    limits = ", ".join(f"{t:g}" for t in sorted(set(exact.time_limit)))
-    cut = exact.time_limited.astype(bool)
-    text = [f"The exact program proved its answer optimal in {int(exact.optimal.astype(bool).sum())} of {len(exact)} "
-            f"cases within its time limit of {limits} s."]
-    if cut.any():
-        text.append(f"The time limit stopped the search on {int(cut.sum())} of them (marked \"time limit\"): their "
-                    "answers and bounds depend on the machine's speed and may differ between runs; the others "
-                    "finished and are the same on every machine.")
-    else:
-        text.append("No search was stopped by the time limit, so these answers are the same on every machine.")
-    text.append(_savings_sentence(savings))
-    return "\n".join(lines + ["", " ".join(t for t in text if t), ""])
-
-
-def _savings_sentence(savings) -> str:
-    """What coordinating the attack saved, said only as far as the numbers go."""
-    if not savings:
-        return ""
-    saved = [s for s in savings if s > 0]
-    if not saved:
-        return ("Coordinating the attack saved no cells here: the best set found is as large as the union of the "
-                "single-point answers in every case.")
-    return (f"Coordinating the attack saved cells in {len(saved)} of {len(savings)} cases: there the best set found "
-            f"needs {min(saved) * 100:.0f}% to {max(saved) * 100:.0f}% fewer cells than the union of the "
-            f"single-point answers (median over all cases {np.median(savings) * 100:.0f}%).")
+from . import run as CM
+from .run import majority_shares, normalise, split_sizes
+from ...formatting import DASH
 
 
 def _fmt_seconds(s: pd.Series, total: int) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import poisoning
+from .... import poisoning
 
 MAX_BLANK_CELLS = 10**9  # numpy's hypergeometric draws need fewer cells than this (blank_in_place)
 

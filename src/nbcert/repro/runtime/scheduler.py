@@ -6,8 +6,7 @@ the loop after the job-rate limiter's timespan (1 s by default).  Every wake-up 
 pass that arms another timer, and so is every job that finishes: after j jobs have
 finished, j timers keep waking the loop, j passes per second.  Each pass stats the input
 files of every ready job (``update_input_sizes``), so the scheduler's own CPU grows with the
-square of the run: 110 s, 14.5 % of the CPU of the whole default run with ``--cores 1`` (44
-timer threads alive near its end, sampled with py-spy).
+square of the run: a noticeable share of a whole default run's CPU with ``--cores 1``.
 
 ``one_wakeup()`` replaces that method by one that arms a timer only when none is pending
 that fires as early: the loop still wakes within the timespan of every pass that asked
@@ -15,8 +14,10 @@ for it (so the rate limiter and queue inputs behave as before), but once, not j 
 timer counts as pending until its callback starts; it marks itself fired *before* it
 releases the loop, so the pass it causes always arms the next one.
 
-The Snakefile applies it (``workflow/rules/common.smk``); a Snakemake without the method
-is left alone.
+The Snakefile applies it (``workflow/rules/runtime.smk``); a Snakemake without the method
+is left alone.  Written against Snakemake 9 (9.27 installed when this was checked); the
+tests in ``tests/test_scheduler.py`` fail when the private method is gone or Snakemake's
+own no longer arms a timer per call: then this module and its call can go.
 """
 
 from __future__ import annotations

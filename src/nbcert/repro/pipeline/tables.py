@@ -23,10 +23,10 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from ..errors import InputError
-from ..reading.files import read_csv
-from .errors import TableError
-from .outputs import write_csv
+from ...errors import InputError
+from ...reading.files import read_csv
+from ..errors import TableError
+from ..runtime.outputs import write_csv
 
 SCHEMAS = Path(__file__).with_name("schemas")
 

@@ -17,8 +17,8 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
-from ..reading.binning import discretize_column, numeric_values
+from ...errors import InputError
+from ...reading.binning import discretize_column, numeric_values
 
 _TEXT = pd.Series(["text"]).dtype  # the dtype pandas gives text: arrow-backed `str` in pandas 3, object in pandas 2
 

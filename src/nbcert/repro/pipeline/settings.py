@@ -23,7 +23,7 @@ from pathlib import Path
 
 import yaml
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 
 def canonical(obj) -> str:

@@ -3,9 +3,13 @@
 The workflow records the Snakemake process's id in ``NBCERT_SNAKEMAKE_PID`` when it is
 parsed (the main process, or the job step that runs a job on a cluster node), and every job
 inherits it.  A job whose Snakemake process has gone (killed, say with ``kill -9``) no
-longer has it among its ancestors: :func:`nbcert.repro.job.start` then exits at once, and
-:func:`nbcert.repro.outputs.publish` refuses to publish.  :func:`die_with_parent` asks the
+longer has it among its ancestors: :func:`nbcert.repro.runtime.job.start` then exits at once, and
+:func:`nbcert.repro.runtime.outputs.publish` refuses to publish.  :func:`die_with_parent` asks the
 kernel to kill this job when its parent dies (``PR_SET_PDEATHSIG``).
+
+A workaround: Snakemake (8 and 9) killed with ``kill -9`` cannot stop the jobs it started,
+which would go on and write their outputs into a run that has ended.
+``tests/test_runtime.py`` fails once Snakemake's jobs die with it, and this can go.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ Targets: Iterate+Index for 32 points <= 0.15x Plain from DataFrames on bodyPerfo
 (0.25x on the synthetic table) and <= 2x the floor once encoded; OP for one point
 <= 0.25x Plain; choosing the next cell to clean for 32 points on bodyPerformance <= 1 s.  Times are the best of several runs.
 
-Then the input path (``nbcert.repro.bench_input``): whole commands on generated 10^7- and
+Then the input path (``nbcert.repro.bench.input``): whole commands on generated 10^7- and
 10^8-row CSV and 10^7-row Parquet files against pyarrow reading them, and Dask on a
 LocalCluster; the exit status of the small command run 500 times, two at a time
 (``--no-exit`` skips it): aborts at exit, target 0; and memory (``--no-scaling`` skips it): the scaling study's job at 10^7 x 20,
@@ -32,12 +32,12 @@ import pandas as pd
 from sklearn.naive_bayes import CategoricalNB
 from sklearn.preprocessing import OrdinalEncoder
 
-from .. import api, approximate, cleaning, decide, poisoning
-from ..count import count_encoded
-from .discretize import discretize
-from ..reading.encoding import encode
-from .perturb import perturb
-from .synthetic import synthetic_codes
+from ... import api, approximate, cleaning, decide, poisoning
+from ...count import count_encoded
+from ..pipeline.discretize import discretize
+from ...reading.encoding import encode
+from ..pipeline.perturb import perturb
+from ..studies.scaling.synthetic import synthetic_codes
 
 INDEX_TARGET = {"bodyPerformance": 0.15}  # Iterate+Index, 32 points from DataFrames, x Plain (issue 9's target)
 
@@ -155,7 +155,7 @@ def main(argv=None) -> int:
     if not args.no_scaling:
         verdicts += scaling_memory()
     if not args.no_input:
-        from .bench_input import run_input
+        from .input import run_input
 
         print("\ninput path (whole commands, each in its own process):")
         verdicts += run_input(args.scratch, stream=not args.no_stream, dask=not args.no_dask, repeat=args.repeat,
@@ -224,8 +224,8 @@ def scaling_memory(n: int = 10**7, limit_mb: float = 2000, budget_s: float = 20)
     import subprocess
     import sys
 
-    code = ("import json, sys; from nbcert.repro.studies import scaling as s; "
-            "from nbcert.repro.settings import ScalingSettings as S; "
+    code = ("import json, sys; from nbcert.repro.studies.scaling import run as s; "
+            "from nbcert.repro.pipeline.settings import ScalingSettings as S; "
             f"t = s.run_size({n}, S(n_values=({n},), d=20, domain=5, labels=3, missing_rate=0.4, k=32, "
             f"ad_worlds=100, method_budget_s={budget_s}), 0, progress=lambda *a: None); "
             "t = t[t.kind != 'setup']; "

@@ -2,7 +2,7 @@
 
 A run is repeatable a year later only if it says what ran it.  The report and the
 benchmarks print these; ``constraints.txt`` at the repository's root pins the versions the
-release is tested with (regenerate it with ``python -m nbcert.repro.provenance --freeze``).
+release is tested with (regenerate it with ``python -m nbcert.repro.pipeline.provenance --freeze``).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def freeze() -> str:
                           text=True, check=True).stdout
     return ("# Versions nbcert's release is tested with; the README's commands and CI install with them.\n"
             "# Regenerate in a fresh venv after `pip install -e '.[test]'` with:\n"
-            "#   .venv/bin/python -m nbcert.repro.provenance --freeze > constraints.txt\n"
+            "#   .venv/bin/python -m nbcert.repro.pipeline.provenance --freeze > constraints.txt\n"
             f"# Python {platform.python_version()} on {platform.machine()}.\n" + pins)
 
 

@@ -12,7 +12,7 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
-from .outputs import atomic_path, publish
+from ..runtime.outputs import atomic_path, publish
 
 METHODS = ("AD", "Iterate", "Iterate+Index")
 POISON = ("RP", "SR", "OP")

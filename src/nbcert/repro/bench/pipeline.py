@@ -1,4 +1,4 @@
-"""Benchmark of the user's main job: ``python -m nbcert.repro.bench_pipeline [--mirror DIR]``.
+"""Benchmark of the user's main job: ``python -m nbcert.repro.bench.pipeline [--mirror DIR]``.
 
 Clones the repository's committed HEAD into a scratch folder and runs the README's main
 command there with ``--cores 1`` from nothing, once for the ``paper`` target and once for
@@ -43,12 +43,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from .parent import proc_stat
-from .provenance import commit, versions
-from .report.paper import this_machine
-from .report.timing import read_benchmark
+from ..runtime.parent import proc_stat
+from ..pipeline.provenance import commit, versions
+from ..report.paper import this_machine
+from ..report.timing import read_benchmark
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 LIMITS = {"all": 15 * 60, "paper": 5 * 60}  # wall seconds
 SNAKEMAKE_SHARE = 0.05
 JOB_MB = 2000
@@ -251,7 +251,8 @@ def render(run: Run) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m nbcert.repro.bench_pipeline", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m nbcert.repro.bench.pipeline",
+                                 description=__doc__.splitlines()[0])
     ap.add_argument("--repo", type=Path, default=ROOT, help="the repository to clone (default: this one)")
     ap.add_argument("--mirror", default=os.environ.get("NBCERT_DATA_MIRROR"),
                     help="NBCERT_DATA_MIRROR for the runs (default: the environment's)")

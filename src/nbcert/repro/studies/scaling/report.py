@@ -1,15 +1,13 @@
-"""The report's "Scaling" section, computed from the scaling study's table
-(nbcert.repro.studies.scaling computes; the prose lives here, beside the rest of the
-report).
-"""
+"""The report's "Scaling" section, computed from the study's table (:mod:`.run` computes
+it; nbcert.repro.report puts the sections together)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from ..studies.scaling import KIND, MB, STREAMED, fit_slopes, timed_rows
-from .formatting import DASH, megabytes, number, rows, seconds
+from .run import KIND, MB, STREAMED, fit_slopes, timed_rows
+from ...formatting import DASH, megabytes, number, rows, seconds
 
 
 def _was_stopped(table: pd.DataFrame) -> pd.Series:
@@ -49,7 +47,8 @@ def _setup(table: pd.DataFrame, ran: list) -> str:
     rate = table[table.n.isin(ran)].missing_rate.mean() if ran else first.missing_rate
     samples = (int(table.samples.dropna().iloc[0]) if "samples" in table and table.samples.notna().any()
                else DASH)
-    return (f"Synthetic tables with planted Naive Bayes structure (nbcert.repro.synthetic): d = {first.d} features "
+    return ("Synthetic tables with planted Naive Bayes structure "
+            f"(nbcert.repro.studies.scaling.synthetic): d = {first.d} features "
             f"with {first.domain} values, {first.labels} labels, n = "
             f"{', '.join(rows(n) for n in sorted(table.n.unique()))} rows. Deciding and "
             f"counting run on the table with {rate:.0%} of its feature cells blanked, poisoning on the complete table. "

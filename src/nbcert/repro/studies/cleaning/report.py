@@ -1,15 +1,13 @@
-"""The report's "Which cells to clean" section, computed from the cleaning study's table
-(nbcert.repro.studies.cleaning computes; the prose lives here, beside the rest of the
-report).
-"""
+"""The report's "Which cells to clean" section, computed from the study's table (:mod:`.run`
+computes it; nbcert.repro.report puts the sections together)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from ..studies.cleaning import cells_needed, summary
-from .formatting import DASH, number
+from .run import cells_needed, summary
+from ...formatting import DASH, number
 
 
 def cleaning(table: pd.DataFrame) -> str:

@@ -2,10 +2,10 @@
 turn a user's mistake into one line, and record what the job cost.
 
 ``start(snakemake)`` redirects output to the rule's log and exits at once if the Snakemake
-process that started the job is no longer among its ancestors (:mod:`nbcert.repro.parent`:
+process that started the job is no longer among its ancestors (:mod:`nbcert.repro.runtime.parent`:
 it was killed while this job started up); otherwise it asks the kernel to kill this job
 when its parent dies.  So after a ``kill -9`` of Snakemake no job keeps running, and
-:func:`nbcert.repro.outputs.publish` refuses to publish in the instant between the deaths.
+:func:`nbcert.repro.runtime.outputs.publish` refuses to publish in the instant between the deaths.
 ``run(snakemake, main)`` calls ``main`` and reports the errors a user can cause (a damaged
 or edited file, a bad data set) as one line, on the terminal and in the log, with exit
 status 1.
@@ -16,9 +16,10 @@ the columns of Snakemake's own benchmark files: wall seconds ``s`` since this pr
 started (the interpreter's start and imports included), ``cpu_time`` (this process's and
 its children's, user and system) and ``max_rss``, its peak resident MB.  All three are
 the kernel's counters, read once, so they are exact.  Snakemake's ``benchmark:``
-directive instead samples the job's process tree from Snakemake's own process (every
-0.5 s for 15 s, then every 30 s): that cost a fifth of Snakemake's own CPU, and it missed
-whatever a job used after its last sample (a decide job's CPU read 15.1 s of about 20).
+directive (Snakemake 8 and 9) instead samples the job's process tree from Snakemake's own
+process (every 0.5 s at first, then every 30 s): that costs Snakemake CPU for every job, and
+it misses whatever a job used after its last sample.  ``tests/test_runtime.py`` fails once
+Snakemake's benchmark counts a job's whole CPU; then rules can use ``benchmark:`` again.
 The peak is ``VmHWM``, this process's own high-water mark: ``ru_maxrss`` would carry
 Snakemake's size, which a job started with ``vfork`` and ``exec`` inherits into it.
 """
@@ -32,8 +33,8 @@ import resource
 import sys
 import time
 
-from ..errors import InputError
-from .errors import USER_ERRORS
+from ...errors import InputError
+from ..errors import USER_ERRORS
 from .outputs import write_text
 from .parent import die_with_parent, parent_alive, proc_stat
 

@@ -1,0 +1,1 @@
+"""Beyond the paper: which cells to clean, on the real data sets."""

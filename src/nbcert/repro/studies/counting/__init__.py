@@ -1,0 +1,1 @@
+"""Beyond the paper: counting possible worlds in practice, exact against Monte Carlo."""

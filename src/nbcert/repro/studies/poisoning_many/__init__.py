@@ -1,0 +1,1 @@
+"""Beyond the paper: poisoning k test points at once."""

@@ -1,0 +1,1 @@
+"""Beyond the paper: every method on synthetic tables of growing size."""
