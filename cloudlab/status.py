@@ -38,7 +38,7 @@ def summary(lines):
 
 def render(stage, done, total, error, detail=None):
     jobs = f"{done}/{total}" if total is not None else "-"
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     out = [f"stage: {stage}", f"jobs: {jobs}", f"last_error: {error or '-'}", f"updated: {stamp}"]
     if detail:
         out.append(f"detail: {detail}")

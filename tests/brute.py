@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterable, Iterator
 from fractions import Fraction
-from typing import Iterable, Iterator
 
 import pandas as pd
 
@@ -55,7 +55,7 @@ class Table:
         self.missing = [(r, j) for j in range(self.d) for r in range(self.n) if cols[j][r] is None]
 
     @classmethod
-    def from_frame(cls, train: pd.DataFrame, label: str) -> "Table":
+    def from_frame(cls, train: pd.DataFrame, label: str) -> Table:
         feats = features_of(train, label)
         cols = [[None if _is_missing(v) else v for v in train[f].tolist()] for f in feats]
         return cls(train[label].tolist(), cols)

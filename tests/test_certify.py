@@ -7,12 +7,12 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from brute import brute_counts, brute_robust
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import alphas, complete_instances, instances, random_encoded
 
 import nbcert
-from brute import brute_counts, brute_robust
-from strategies import alphas, complete_instances, instances, random_encoded
 
 SETTINGS = settings(max_examples=300, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

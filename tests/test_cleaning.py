@@ -9,19 +9,19 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from brute import brute_is_robust_after_cleaning, brute_min_clean, brute_robust, missing_cells
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from strategies import alphas, dirty_instances
 
 import nbcert
-from brute import brute_is_robust_after_cleaning, brute_min_clean, brute_robust, missing_cells
 from nbcert import cleaning
-from nbcert.cleaning.results import dirty_state
 from nbcert.cleaning.fixed import _waterfill, _waterfill_logs
 from nbcert.cleaning.many import _largest_minimum
+from nbcert.cleaning.results import dirty_state
 from nbcert.cleaning.rival import Rival, rival_floor, rival_greedy
 from nbcert.cleaning.single import offline_search, within
 from nbcert.params import as_alpha
-from strategies import alphas, dirty_instances
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
-
-import nbcert
 from brute import brute_is_robust_after_cleaning, brute_min_clean
-from nbcert.cli import main
+from hypothesis import HealthCheck, given, settings
 from strategies import dirty_instances
 from test_cli import run, write
+
+import nbcert
+from nbcert.cli import main
 
 # Rows are not grouped by label (p, q, p, q, q, p, p), so data rows differ from encoded rows.
 #   test (a, x): robust p already.  test (a, y): two cells must be cleaned (4:g and 5:g,

@@ -12,15 +12,15 @@ import pytest
 
 import nbcert
 from nbcert import cleaning
-from nbcert.repro.runtime import job
-from nbcert.repro.studies.cleaning.report import cleaning as cleaning_section
+from nbcert.kernel import log_factors, log_support, log_tolerance
+from nbcert.params import as_alpha
 from nbcert.repro.pipeline.settings import CleaningSettings
+from nbcert.repro.pipeline.tables import read_table, write_table
+from nbcert.repro.runtime import job
 from nbcert.repro.studies.cleaning import cpclean
 from nbcert.repro.studies.cleaning import figure as cleaning_figure
 from nbcert.repro.studies.cleaning import run as cs
-from nbcert.repro.pipeline.tables import read_table, write_table
-from nbcert.kernel import log_factors, log_support, log_tolerance
-from nbcert.params import as_alpha
+from nbcert.repro.studies.cleaning.report import cleaning as cleaning_section
 
 CFG = CleaningSettings(repetitions=2, perturbations=("uniform", "feature"), missing_rates=(0.3, 0.6), points=5,
                        feature_share=0.4, batch_share=0.05, samples=32)

@@ -11,10 +11,8 @@ import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
 
 WHEELS = ROOT.parent / "shared" / "geni-lib" / "dist"

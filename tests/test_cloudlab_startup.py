@@ -29,7 +29,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from conftest import MIRROR, ROOT
 
 STARTUP = "cloudlab/startup.sh"

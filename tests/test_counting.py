@@ -8,11 +8,11 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from brute import brute_counts, brute_total
 from hypothesis import HealthCheck, given, settings
+from strategies import alphas, instances
 
 import nbcert
-from brute import brute_counts, brute_total
-from strategies import alphas, instances
 
 SETTINGS = settings(max_examples=250, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -9,13 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nbcert.repro.studies.counting import figure as counting_figure
-from nbcert.repro.studies.counting import run as cs
 from nbcert.count import WorldCounts
-from nbcert.repro.runtime import job
-from nbcert.repro.studies.counting.report import counting as counting_section
 from nbcert.repro.pipeline.settings import CountingSettings
 from nbcert.repro.pipeline.tables import write_table
+from nbcert.repro.runtime import job
+from nbcert.repro.studies.counting import figure as counting_figure
+from nbcert.repro.studies.counting import run as cs
+from nbcert.repro.studies.counting.report import counting as counting_section
 
 CFG = CountingSettings(subsample=10, missing_rates=(0.2, 0.5), points=6, samples=4000, confidence=0.95,
                        max_states=200_000)

@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import nbcert
 from strategies import instances
 from test_cli import TEST, assert_error, run, run_json, write
 from test_input import as_text, counts, frame
+
+import nbcert
 
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")

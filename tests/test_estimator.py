@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from strategies import alphas, complete_instances, instances
 
 import nbcert
 from nbcert.estimator import CertifiedNB
-from strategies import alphas, complete_instances, instances
 
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

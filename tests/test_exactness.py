@@ -23,9 +23,9 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from brute import brute_counts, brute_robust, brute_total
 
 import nbcert
-from brute import brute_counts, brute_robust, brute_total
 
 N = 1400
 P60M1 = [3, 3, 5, 5, 7, 11, 13, 31, 41, 61, 151, 331, 1321]  # product 2^60 - 1

@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 
 from nbcert.repro.pipeline import expect
-from nbcert.repro.runtime import job
 from nbcert.repro.pipeline.settings import PoisonManySettings
 from nbcert.repro.pipeline.stages import decision_runs, poisoning_runs, split
-from nbcert.repro.studies.poisoning_many import run as poisoning_many
 from nbcert.repro.pipeline.tables import TableError, read_table, write_table
+from nbcert.repro.runtime import job
+from nbcert.repro.studies.poisoning_many import run as poisoning_many
 
 
 def table(n=60, seed=0):

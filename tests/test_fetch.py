@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from nbcert.repro.pipeline.fetch import FetchError, Source, Unavailable, fetch, fetch_into, mirror_folder, require_one
+from nbcert.repro.pipeline.fetch import (
+    FetchError,
+    Source,
+    Unavailable,
+    fetch,
+    fetch_into,
+    mirror_folder,
+    require_one,
+)
 
 CSV = b"a,b,label\nx,y,p\n"
 SHA = hashlib.sha256(CSV).hexdigest()

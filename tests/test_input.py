@@ -11,17 +11,17 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pandas as pd
 import pytest
+from brute import brute_robust
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import complete_instances, instances
+from test_cli import ERROR_CASES, TEST, TRAIN, assert_error, files, run, run_json, write
 
 import nbcert
 from nbcert import stats
 from nbcert.reading import files as file_reading
 from nbcert.reading import parallel
 from nbcert.reading.encoding import code_dtype, encode, from_codes
-from brute import brute_robust
-from strategies import complete_instances, instances
-from test_cli import ERROR_CASES, TEST, TRAIN, assert_error, files, run, run_json, write
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,

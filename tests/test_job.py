@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from nbcert.repro.runtime import job
 from nbcert.repro.report.timing import read_benchmark
+from nbcert.repro.runtime import job
 
 
 def _spin(seconds: float) -> None:

@@ -8,15 +8,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from brute import blank, brute_robust, feature_cells
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import complete_instances, random_encoded
 
 import nbcert
-from brute import blank, brute_robust, feature_cells
 from nbcert import approximate, decide
 from nbcert.poisoning import baselines
 from nbcert.poisoning.single import PoisonedCounts, poison_encoded
-from strategies import complete_instances, random_encoded
 
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -12,9 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import MIRROR, copy_run, job_counts, snakemake, workdir_with_config
 from exact_results import exact_answers
+
 from nbcert.repro.report.paper import overlapping_jobs
 
 MACHINE = ["seconds", "cpu_seconds", "elapsed", "host", "started", "finished"]  # differ between runs

@@ -5,13 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from brute import (
+    brute_is_nonrobust_after,
+    brute_min_poison,
+    brute_robust,
+    feature_cells,
+    poison_allowed,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import complete_instances
 
 import nbcert
-from brute import (brute_is_nonrobust_after, brute_min_poison, brute_robust, feature_cells,
-                   poison_allowed)
-from strategies import complete_instances
 
 SETTINGS = settings(max_examples=250, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -158,7 +163,7 @@ def test_positions_not_index_labels():
     assert p.num_cells == brute_min_poison(train, "y", row)
     assert p.possible
     assert brute_is_nonrobust_after(train, "y", row, p.cells)
-    for r, f in p.cells:
+    for r, _f in p.cells:
         assert 0 <= r < 5
 
 
@@ -299,8 +304,8 @@ def test_cell_order_is_uniform():
 def test_pool_hands_out_each_row_once(agree, size_share):
     """A pool gives out exactly the qualifying rows of its label's block, each once, whether
     it draws them from the block or lists them."""
-    from nbcert.reading.encoding import from_codes
     from nbcert.poisoning.baselines import _Pool
+    from nbcert.reading.encoding import from_codes
 
     rng = np.random.default_rng(0)
     n = 2000
@@ -329,8 +334,8 @@ def test_sr_chooses_either_move_with_equal_chance():
     fair coins: on tables where both are always open, half its cells are of each label."""
     from scipy import stats
 
-    from nbcert.reading.encoding import from_codes
     from nbcert.poisoning import PoisonedCounts
+    from nbcert.reading.encoding import from_codes
     from nbcert.repro.studies.scaling.synthetic import synthetic_table
 
     ours = total = 0

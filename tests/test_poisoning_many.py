@@ -7,14 +7,14 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from brute import brute_is_nonrobust_after, feature_cells
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import complete_instances
 
 import nbcert
-from nbcert.reading.encoding import encode
 from nbcert.poisoning import all_nonrobust as mask_nonrobust
-from brute import brute_is_nonrobust_after, feature_cells
-from strategies import complete_instances
+from nbcert.reading.encoding import encode
 
 SETTINGS = settings(max_examples=120, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

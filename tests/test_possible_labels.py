@@ -12,14 +12,14 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from brute import TIE, iter_world_predictions
 from hypothesis import HealthCheck, given, settings
+from strategies import alphas, instances
 
 import nbcert
-from brute import TIE, iter_world_predictions
 from nbcert import decide
 from nbcert.estimator import CertifiedNB
 from nbcert.reading.encoding import encode
-from strategies import alphas, instances
 
 SETTINGS = settings(max_examples=300, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

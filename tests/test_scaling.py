@@ -6,13 +6,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nbcert import decide as decision, poisoning
+from nbcert import decide as decision
+from nbcert import poisoning
+from nbcert.reading.encoding import from_codes
 from nbcert.repro.pipeline.settings import ScalingSettings
-from nbcert.repro.studies.scaling.report import scaling as scaling_section
 from nbcert.repro.studies.scaling import blanking
 from nbcert.repro.studies.scaling import figure as scaling_figure
 from nbcert.repro.studies.scaling import run as scaling
-from nbcert.reading.encoding import from_codes
+from nbcert.repro.studies.scaling.report import scaling as scaling_section
 from nbcert.repro.studies.scaling.synthetic import synthetic_codes, synthetic_table
 
 CFG = ScalingSettings(n_values=(), d=6, domain=4, labels=3, missing_rate=0.3, k=4, ad_worlds=5, method_budget_s=None)

@@ -7,13 +7,13 @@ from fractions import Fraction
 
 import numpy as np
 import pandas as pd
+from brute import brute_robust
 from hypothesis import HealthCheck, assume, given, settings
 from sklearn.naive_bayes import CategoricalNB
 from sklearn.preprocessing import OrdinalEncoder
+from strategies import complete_instances
 
 import nbcert
-from brute import brute_robust
-from strategies import complete_instances
 
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

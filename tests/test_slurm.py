@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from conftest import ROOT, snakemake, workdir_with_config
 
 PACKAGES = ["slurmctld", "slurmd", "slurm-client", "munge"]

@@ -6,12 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nbcert.repro.pipeline.discretize import discretize
+from nbcert import approximate
 from nbcert.errors import InputError
-from nbcert import approximate, decide
 from nbcert.reading.encoding import encode
-from nbcert.repro.pipeline.stages import ad_prefixes, decision_runs, perturbed, split
+from nbcert.repro.pipeline.discretize import discretize
 from nbcert.repro.pipeline.perturb import blank_mask
+from nbcert.repro.pipeline.stages import ad_prefixes, decision_runs, perturbed, split
 
 
 def table(n=200, seed=0):
@@ -160,8 +160,9 @@ def test_tables_are_checked_with_one_line_naming_file_row_and_column(tmp_path):
 # ---------------------------------------------------------------- settings
 
 def _config():
-    import yaml
     from pathlib import Path
+
+    import yaml
 
     return yaml.safe_load((Path(__file__).parents[1] / "config.yaml").read_text())
 

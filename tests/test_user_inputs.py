@@ -10,10 +10,10 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from test_cli import run, write
 
 import nbcert
 from nbcert.reading.hints import DataWarning
-from test_cli import run, write
 
 TRAIN = "odor,cap,y\nn,s,p\nn,,e\nn,,e\nf,s,e\nf,x,e\n"
 TEST = "odor,cap\nn,s\nn,x\n"

@@ -10,12 +10,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-import yaml
-
 import snakemake.api  # first: snakemake.workflow imported alone runs into a circle of Snakemake's own
 import snakemake.ioflags
 import snakemake.ioutils
 import snakemake.workflow
+import yaml
 from snakemake.parser import parse
 from snakemake.sourcecache import LocalSourceFile
 

@@ -23,19 +23,38 @@ names given in ``names``), the column and the data row.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Literal, Mapping
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Literal
 
 import pandas as pd
 
 from . import approximate, decide
 from .count import WorldCounts, count_encoded
 from .errors import InputError, ParameterError
-from .inputs import (TEST, TRAIN, TRUTH, Need, Reading, binned, check_id, coded_test, prepare,
-                     require_complete, split_id, with_id)
+from .inputs import (
+    TEST,
+    TRAIN,
+    TRUTH,
+    Need,
+    Reading,
+    binned,
+    check_id,
+    coded_test,
+    prepare,
+    require_complete,
+    split_id,
+    with_id,
+)
 from .params import validate
 from .reading import hints
-from .reading.encoding import (EncodedTable, as_missing, check_frame, code_labels, encode,
-                               no_observed_value)
+from .reading.encoding import (
+    EncodedTable,
+    as_missing,
+    check_frame,
+    code_labels,
+    encode,
+    no_observed_value,
+)
 
 if TYPE_CHECKING:  # imported where used: the certify command needs neither
     from . import cleaning, poisoning

@@ -28,7 +28,7 @@ class RowError(InputError):
         super().__init__(template.format(row=row))
         self.template, self.row = template, row
 
-    def shifted(self, k: int) -> "RowError":
+    def shifted(self, k: int) -> RowError:
         return RowError(self.template, self.row + k)
 
     def __reduce__(self):  # pickled from a Dask worker to the client

@@ -19,10 +19,10 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .count import count_encoded
 from .decide import certify_index, possible_index
-from .reading.encoding import encode
-from .params import RULES, validate
-from .stats import from_table
 from .kernel import exact_support, first_argmax, log_factors, log_tolerance
+from .params import RULES, validate
+from .reading.encoding import encode
+from .stats import from_table
 
 
 def _frame(X, name: str = "X") -> pd.DataFrame:

@@ -13,8 +13,8 @@ and checked here, for the API and the command line alike (``split_id``, ``check_
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
 
 import pandas as pd
 

@@ -2,8 +2,8 @@
 (nbcert.repro.pipeline.fetch.require_one)."""
 import json
 
-from nbcert.repro.runtime import job
 from nbcert.repro.pipeline.fetch import require_one
+from nbcert.repro.runtime import job
 from nbcert.repro.runtime.outputs import write_text
 
 

@@ -2,13 +2,13 @@
 import json
 from pathlib import Path
 
-from nbcert.repro.runtime import job
 from nbcert.repro.pipeline.discretize import discretize
 from nbcert.repro.pipeline.fetch import verify
-from nbcert.repro.runtime.outputs import write_csv, write_text
 from nbcert.repro.pipeline.settings import DatasetSettings
 from nbcert.repro.pipeline.stages import subsample
 from nbcert.repro.pipeline.tables import read_data
+from nbcert.repro.runtime import job
+from nbcert.repro.runtime.outputs import write_csv, write_text
 
 
 def main():

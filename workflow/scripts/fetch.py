@@ -3,8 +3,8 @@
 import json
 from pathlib import Path
 
-from nbcert.repro.runtime import job
 from nbcert.repro.pipeline.fetch import Source, fetch_into
+from nbcert.repro.runtime import job
 
 
 def main():

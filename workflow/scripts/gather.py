@@ -3,8 +3,8 @@ import json
 
 import pandas as pd
 
-from nbcert.repro.runtime import job
 from nbcert.repro.pipeline.tables import read_table, write_table
+from nbcert.repro.runtime import job
 
 
 def main():

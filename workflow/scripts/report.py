@@ -2,12 +2,12 @@
 import json
 from pathlib import Path
 
-from nbcert.repro.runtime import job
-from nbcert.repro.runtime.outputs import write_text
 from nbcert.repro.pipeline.provenance import describe
+from nbcert.repro.pipeline.tables import read_table, read_tables
 from nbcert.repro.report import ReportInputs, render
 from nbcert.repro.report.timing import stage_times
-from nbcert.repro.pipeline.tables import read_table, read_tables
+from nbcert.repro.runtime import job
+from nbcert.repro.runtime.outputs import write_text
 
 
 def beyond(i) -> dict:

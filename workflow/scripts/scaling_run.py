@@ -1,9 +1,9 @@
 """Time and measure every method on one synthetic table of n rows, in memory
 (nbcert.repro.studies.scaling.run_size) or streamed from a file on disk (run_streamed)."""
-from nbcert.repro.runtime import job
 from nbcert.repro.pipeline.settings import ScalingSettings
-from nbcert.repro.studies.scaling.run import run_size, run_streamed
 from nbcert.repro.pipeline.tables import write_table
+from nbcert.repro.runtime import job
+from nbcert.repro.studies.scaling.run import run_size, run_streamed
 
 
 def main():

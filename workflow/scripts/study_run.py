@@ -1,9 +1,9 @@
 """One study beyond the paper on one data set: counting or cleaning (nbcert.repro.studies)."""
-from nbcert.repro.runtime import job
 from nbcert.repro.pipeline.settings import CleaningSettings, CountingSettings
+from nbcert.repro.pipeline.tables import read_data, write_table
+from nbcert.repro.runtime import job
 from nbcert.repro.studies.cleaning import run as cleaning
 from nbcert.repro.studies.counting import run as counting
-from nbcert.repro.pipeline.tables import read_data, write_table
 
 STUDIES = {"counting": (counting.run, CountingSettings), "cleaning": (cleaning.run, CleaningSettings)}
 

@@ -33,7 +33,7 @@ class CleaningTable:
     hid: np.ndarray
 
     @classmethod
-    def build(cls, enc: EncodedTable, missing: np.ndarray) -> "CleaningTable":
+    def build(cls, enc: EncodedTable, missing: np.ndarray) -> CleaningTable:
         """The group counts of ``enc`` with the cells ``missing`` (n, d) blanked.
 
         Parameters

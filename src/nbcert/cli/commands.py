@@ -9,9 +9,9 @@ library's messages (``names``), never rewritten afterwards.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable
 
 import nbcert
 

@@ -37,7 +37,6 @@ from .exact import count_batch, count_exact
 from .montecarlo import count_montecarlo, wilson
 from .points import Point, TooLarge, point_stats
 
-
 METHODS = ("auto", "exact", "batch", "montecarlo")  # params.RULES["method"]["count_worlds"]
 
 

@@ -81,7 +81,7 @@ class Basis:
         self.logp = np.log(self.primes.astype(float))
 
     @classmethod
-    def build(cls, pt: Point, N, delta, alpha) -> "Basis | None":
+    def build(cls, pt: Point, N, delta, alpha) -> Basis | None:
         """The basis of a point, or None when a factor value exceeds FACTOR_LIMIT or the
         digits need more than 62 bits (the counts are then kept as Python integers).
 

@@ -34,7 +34,6 @@ from ..stats import count_index
 from .relaxation import Relaxation
 from .single import PoisonedCounts, cells_of, plans, poison_encoded, status
 
-
 METHODS = ("auto", "exact", "greedy")  # params.RULES["method"]["poison_many"]
 
 

@@ -42,7 +42,6 @@ from ..stats import Stats, count_index
 from .baselines import CHECKS, random_order, smarter_random
 from .incremental import cell_values
 
-
 METHODS = ("op", "sr", "rp")  # params.RULES["method"]["poison"]
 
 
@@ -119,7 +118,7 @@ class PoisonedCounts:
         self.left = np.full(enc.d, enc.n)  # observed cells per column
         self.blanked: list = []  # (row ids, feature indices) arrays, in blanking order
 
-    def copy(self) -> "PoisonedCounts":
+    def copy(self) -> PoisonedCounts:
         new = object.__new__(PoisonedCounts)
         new.__dict__.update(self.__dict__)
         for name in ("A", "M", "cnt", "ndist", "left"):

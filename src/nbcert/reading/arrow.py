@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from .encoding import INT_SPAN_MAX, first_seen
-from .encoding import _valid as valid_mask, _values as buffer_values
+from .encoding import _valid as valid_mask
+from .encoding import _values as buffer_values
 from .files import text_column
 
 

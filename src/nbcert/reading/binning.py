@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd

@@ -26,14 +26,14 @@ answers never depend on how the table reached us.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
-from .parallel import map_columns
 from ..errors import InputError, RowError  # noqa: F401  (re-exported: nbcert.reading.encoding.InputError)
+from .parallel import map_columns
 
 
 def code_dtype(n_codes: int) -> np.dtype:

@@ -32,8 +32,8 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Iterator, Sequence
 
 import numpy as np
 

@@ -16,7 +16,7 @@ holds the command line's wording, which the command prints as one line on stderr
 from __future__ import annotations
 
 import warnings
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 

@@ -13,8 +13,8 @@ pool.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Sequence
 
 PARALLEL_ROWS = 1 << 17  # a part with fewer rows is worked on in a loop
 MAX_THREADS = 4

@@ -21,10 +21,19 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..reading.parallel import map_columns
 from ..reading.arrow import as_text, dictionary_codes, int_codes, ints_as_text, is_int
-from ..reading.encoding import (Domains, EncodedTable, InputError, check_frame, code_frame,
-                                code_labels, column_names, no_observed_value, sort_labels)
+from ..reading.encoding import (
+    Domains,
+    EncodedTable,
+    InputError,
+    check_frame,
+    code_frame,
+    code_labels,
+    column_names,
+    no_observed_value,
+    sort_labels,
+)
+from ..reading.parallel import map_columns
 
 CHUNK_CELLS = 1 << 22  # cells per bincount call: its intp copy stays at 32 MB
 CHUNK_ROWS = 1 << 16  # rows of a part's columns counted at a time (two 512 KB buffers, reused)

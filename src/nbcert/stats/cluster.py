@@ -40,7 +40,7 @@ def dask_stats(ddf, label: str, *, missing=None, name: str = "training table") -
     tokens = list(missing or [])
     tasks = [dask.delayed(_partial, pure=True)(part, label, tokens, name, features) for part in ddf.to_delayed()]
     merger = Merger(features=features, name=name)
-    for part, rows, error in dask.compute(*tasks):
+    for part, _rows, error in dask.compute(*tasks):
         if error is not None:
             raise error.shifted(merger.rows) if hasattr(error, "shifted") else error
         if part is not None:

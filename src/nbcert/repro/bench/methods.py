@@ -34,8 +34,8 @@ from sklearn.preprocessing import OrdinalEncoder
 
 from ... import api, approximate, cleaning, decide, poisoning
 from ...count import count_encoded
-from ..pipeline.discretize import discretize
 from ...reading.encoding import encode
+from ..pipeline.discretize import discretize
 from ..pipeline.perturb import perturb
 from ..studies.scaling.synthetic import synthetic_codes
 

@@ -43,10 +43,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..runtime.parent import proc_stat
 from ..pipeline.provenance import commit, versions
 from ..report.paper import this_machine
 from ..report.timing import read_benchmark
+from ..runtime.parent import proc_stat
 
 ROOT = Path(__file__).resolve().parents[4]
 LIMITS = {"all": 15 * 60, "paper": 5 * 60}  # wall seconds

@@ -12,7 +12,7 @@ names differ: the paper's tables call them ``bin0`` .. ``bin{n-1}``.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd

@@ -16,7 +16,7 @@ reported.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -31,19 +31,19 @@ from ..runtime.outputs import write_csv
 SCHEMAS = Path(__file__).with_name("schemas")
 
 
-@lru_cache(maxsize=None)
+@cache
 def schema(name: str) -> dict:
     return yaml.safe_load((SCHEMAS / f"{name}.schema.yaml").read_text())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(name: str):
     import jsonschema
 
     return jsonschema.Draft7Validator(schema(name))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fast_validator(name: str):
     """The schema compiled to Python by fastjsonschema (tens of times faster per record
     than jsonschema): a first pass that finds the records jsonschema then judges."""

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .run import cells_needed, summary
 from ...formatting import DASH, number
+from .run import cells_needed, summary
 
 
 def cleaning(table: pd.DataFrame) -> str:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...formatting import DASH
 from . import run as CM
 from .run import majority_shares, normalise, split_sizes
-from ...formatting import DASH
 
 
 def _fmt_seconds(s: pd.Series, total: int) -> str:

@@ -33,11 +33,11 @@ import numpy as np
 import pandas as pd
 
 from ....count import TooLarge, count_encoded, total_worlds
-from ....stats import count_index
 from ....errors import InputError
 from ....reading.encoding import encode
-from ...pipeline.stages import perturbed, rng_for, split
+from ....stats import count_index
 from ...pipeline.settings import CountingSettings
+from ...pipeline.stages import perturbed, rng_for, split
 
 METHODS = ("batch", "exact", "montecarlo")
 NAMES = {"batch": "Algorithm 2", "exact": "per-label exact", "montecarlo": "Monte-Carlo"}

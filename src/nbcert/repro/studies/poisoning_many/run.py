@@ -12,9 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ....poisoning import all_nonrobust, greedy, poison_encoded, poison_many_encoded
 from ....reading.encoding import encode
-from ....poisoning import poison_encoded
-from ....poisoning import all_nonrobust, greedy, poison_many_encoded
 from ...pipeline.settings import PoisonManySettings
 from ...pipeline.stages import complete_rows, timed, times
 

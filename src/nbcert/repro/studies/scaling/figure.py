@@ -17,7 +17,7 @@ def figure(table: pd.DataFrame, outputs):
     """Log-log time per test point vs n, one line per method, fitted slope in the legend.
 
     ``outputs`` has ``pdf`` and ``png`` paths (written atomically)."""
-    from ...pipeline.figures import save_figure, plt
+    from ...pipeline.figures import plt, save_figure
 
     slopes = fit_slopes(table).set_index("method")
     ok = timed_rows(table)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .run import KIND, MB, STREAMED, fit_slopes, timed_rows
 from ...formatting import DASH, megabytes, number, rows, seconds
+from .run import KIND, MB, STREAMED, fit_slopes, timed_rows
 
 
 def _was_stopped(table: pd.DataFrame) -> pd.Series:

@@ -41,10 +41,10 @@ from ....reading.encoding import code_dtype, from_codes
 from ....reading.streaming import mem_available
 from ...pipeline.settings import ScalingSettings
 from ...pipeline.stages import rng_for
-from .synthetic import synthetic_table
 from .blanking import MAX_BLANK_CELLS, blank_in_place, verify_poisoning
-from .meter import Meter
 from .memory import MB, added_bytes, estimate_bytes, job_mem_mb  # noqa: F401 (re-exported)
+from .meter import Meter
+from .synthetic import synthetic_table
 
 DECISION = ("Iterate+Index", "Iterate", "AD")
 COUNTING = ("Monte-Carlo",)
