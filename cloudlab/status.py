@@ -11,7 +11,15 @@ import os
 import re
 import sys
 
-STAGES = ("installing", "starting slurm", "waiting for nodes", "running", "archiving", "done", "failed")
+STAGES = (
+    "installing",
+    "starting slurm",
+    "waiting for nodes",
+    "running",
+    "archiving",
+    "done",
+    "failed",
+)
 PROGRESS = re.compile(r"(\d+) of (\d+) steps \((\d+(?:\.\d+)?%)\) done")
 TOTAL = re.compile(r"^total\s+(\d+)\s*$")  # the 'Job stats' table printed before the first job
 ERROR = re.compile(r"error|exception|traceback|failed|not found|denied|killed", re.IGNORECASE)
@@ -47,7 +55,9 @@ def render(stage, done, total, error, detail=None):
 
 def main(argv):
     if len(argv) < 2 or argv[1] not in STAGES:
-        sys.exit("usage: status.py STATUS_FILE STAGE [LOG] [DETAIL]; STAGE one of " + ", ".join(STAGES))
+        sys.exit(
+            "usage: status.py STATUS_FILE STAGE [LOG] [DETAIL]; STAGE one of " + ", ".join(STAGES)
+        )
     path, stage = argv[0], argv[1]
     log = argv[2] if len(argv) > 2 and argv[2] else None
     detail = argv[3] if len(argv) > 3 else None

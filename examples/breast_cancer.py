@@ -30,7 +30,9 @@ def main(folder: str = ".") -> None:
     dirty[features] = dirty[features].mask(rng.random((len(dirty), len(features))) < 0.10)
     truth.to_csv(out / "truth.csv", index=False)
     dirty.to_csv(out / "train.csv", index=False)
-    test.drop(columns="diagnosis").assign(id=[f"p{i}" for i in order[:10]]).to_csv(out / "test.csv", index=False)
+    test.drop(columns="diagnosis").assign(id=[f"p{i}" for i in order[:10]]).to_csv(
+        out / "test.csv", index=False
+    )
 
 
 if __name__ == "__main__":

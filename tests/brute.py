@@ -149,6 +149,7 @@ def brute_robust(train: pd.DataFrame, label: str, test_row, alpha=0):
 
 # ---------------------------------------------------------------------------- poisoning
 
+
 def feature_cells(train: pd.DataFrame, label: str) -> list[tuple[int, str]]:
     """Every feature cell (row position, column name) of the table."""
     return [(r, f) for f in features_of(train, label) for r in range(len(train))]
@@ -169,7 +170,11 @@ def poison_allowed(train: pd.DataFrame, label: str, cells) -> bool:
     if len(set(cells)) != len(cells):
         return False
     for r, f in cells:
-        if f not in feats or not (isinstance(r, int) or hasattr(r, "__index__")) or not 0 <= r < len(train):
+        if (
+            f not in feats
+            or not (isinstance(r, int) or hasattr(r, "__index__"))
+            or not 0 <= r < len(train)
+        ):
             return False
     poisoned = blank(train, cells)
     return all(poisoned[f].notna().any() for f in feats)
@@ -207,6 +212,7 @@ def brute_min_poison(train: pd.DataFrame, label: str, test_row, max_size: int | 
 
 # ---------------------------------------------------------------------------- cleaning
 
+
 def clean_cells(dirty: pd.DataFrame, truth: pd.DataFrame, cells) -> pd.DataFrame:
     """A copy of dirty with the given (row position, column name) cells set to their truth."""
     out = dirty.copy().astype(object)
@@ -218,7 +224,12 @@ def clean_cells(dirty: pd.DataFrame, truth: pd.DataFrame, cells) -> pd.DataFrame
 
 def missing_cells(dirty: pd.DataFrame, label: str) -> list[tuple[int, str]]:
     """The missing feature cells (row position, column name) of a dirty table."""
-    return [(r, f) for f in features_of(dirty, label) for r in range(len(dirty)) if _is_missing(dirty[f].iloc[r])]
+    return [
+        (r, f)
+        for f in features_of(dirty, label)
+        for r in range(len(dirty))
+        if _is_missing(dirty[f].iloc[r])
+    ]
 
 
 def brute_is_robust_after_cleaning(dirty, truth, label, test_row, cells, alpha=0) -> bool:

@@ -26,8 +26,14 @@ def snakemake(workdir, *args, env=None, timeout=900, config="test.yaml"):
     """Run the pipeline in ``workdir`` with a config file there (the test config, copied in
     by :func:`workdir_with_config`), from the mirror; returns the CompletedProcess."""
     env = {**os.environ, "NBCERT_DATA_MIRROR": str(MIRROR), **(env or {})}
-    cmd = [str(SNAKEMAKE), "-s", str(ROOT / "Snakefile")] + (["--configfile", config] if config else []) + list(args)
-    return subprocess.run(cmd, cwd=workdir, env=env, capture_output=True, text=True, timeout=timeout)
+    cmd = (
+        [str(SNAKEMAKE), "-s", str(ROOT / "Snakefile")]
+        + (["--configfile", config] if config else [])
+        + list(args)
+    )
+    return subprocess.run(
+        cmd, cwd=workdir, env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def workdir_with_config(path: Path) -> Path:
@@ -49,8 +55,13 @@ def job_counts(dry_run_stdout: str) -> dict:
     return {rule: int(n) for rule, n in rows if rule != "total"}
 
 
-LONGEST_FIRST = ("test_slurm.py", "test_cloudlab_startup.py", "test_pipeline.py", "test_bench_pipeline.py",
-                 "test_exit.py")
+LONGEST_FIRST = (
+    "test_slurm.py",
+    "test_cloudlab_startup.py",
+    "test_pipeline.py",
+    "test_bench_pipeline.py",
+    "test_exit.py",
+)
 
 
 def pytest_collection_modifyitems(items):

@@ -9,15 +9,28 @@ import pandas as pd
 
 # table prefix -> (methods, identifying columns, answer columns)
 EXACT = {
-    "decision": (("Iterate", "Iterate+Index"), ["rep", "perturbation", "missing_rate", "k"], ["robust", "nonrobust"]),
+    "decision": (
+        ("Iterate", "Iterate+Index"),
+        ["rep", "perturbation", "missing_rate", "k"],
+        ["robust", "nonrobust"],
+    ),
     "poisoning": (("OP",), ["rep"], ["possible", "cells"]),
-    "counting": (("batch", "exact"), ["train_rows", "missing_rate", "point"], ["skipped", "majority_label", "fraction",
-                                                                  "tie_fraction", "all_ties"]),
-    "cleaning": (("offline",), ["perturbation", "missing_rate", "rep", "final"], ["cells", "points", "excluded",
-                                                                                   "missing_cells", "optimal"]),
+    "counting": (
+        ("batch", "exact"),
+        ["train_rows", "missing_rate", "point"],
+        ["skipped", "majority_label", "fraction", "tie_fraction", "all_ties"],
+    ),
+    "cleaning": (
+        ("offline",),
+        ["perturbation", "missing_rate", "rep", "final"],
+        ["cells", "points", "excluded", "missing_cells", "optimal"],
+    ),
     "poisoning_many": (("union of OP", "greedy", "exact"), ["k"], ["cells", "valid", "optimal"]),
-    "scaling": (("Iterate+Index", "Iterate", "OP", "Iterate+Index (streamed)", "OP (streamed)"), ["n"],
-                ["robust", "correct", "possible", "cells"]),
+    "scaling": (
+        ("Iterate+Index", "Iterate", "OP", "Iterate+Index (streamed)", "OP (streamed)"),
+        ["n"],
+        ["robust", "correct", "possible", "cells"],
+    ),
 }
 
 
@@ -29,7 +42,9 @@ def exact_answers(results: Path) -> pd.DataFrame:
     """(table, method, key, column, value) for every exact answer in results/tables."""
     rows = []
     for path in sorted((results / "tables").glob("*.csv")):
-        prefix = next((p for p in sorted(EXACT, key=len, reverse=True) if path.stem.startswith(p)), None)
+        prefix = next(
+            (p for p in sorted(EXACT, key=len, reverse=True) if path.stem.startswith(p)), None
+        )
         if prefix is None:
             continue
         methods, keys, answers = EXACT[prefix]
@@ -38,8 +53,24 @@ def exact_answers(results: Path) -> pd.DataFrame:
         if "time_limited" in t:
             t = t[~t.time_limited.fillna(False).astype(bool)]
         for r in t.to_dict("records"):
-            key = json.dumps({k: _value(r.get("dataset", "")) if k == "dataset" else _value(r[k])
-                              for k in ["dataset"] + keys if k in r}, sort_keys=True, default=str)
-            rows += [{"table": path.stem, "method": r["method"], "key": key, "column": c, "value": json.dumps(_value(r[c]), default=str)}
-                     for c in answers if c in r]
+            key = json.dumps(
+                {
+                    k: _value(r.get("dataset", "")) if k == "dataset" else _value(r[k])
+                    for k in ["dataset"] + keys
+                    if k in r
+                },
+                sort_keys=True,
+                default=str,
+            )
+            rows += [
+                {
+                    "table": path.stem,
+                    "method": r["method"],
+                    "key": key,
+                    "column": c,
+                    "value": json.dumps(_value(r[c]), default=str),
+                }
+                for c in answers
+                if c in r
+            ]
     return pd.DataFrame(rows, columns=["table", "method", "key", "column", "value"])

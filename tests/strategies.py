@@ -22,7 +22,9 @@ INT_VALUES, INT_LABELS, INT_UNSEEN = [0, 1, 2], [10, 20, 30, 40], 99
 
 # huge alphas too: as alpha grows every factor tends to 1/delta_j, supports differ by
 # less than a float can see and only the exact comparison decides
-alphas = st.sampled_from([0, 1, Fraction(1, 2), 0, 1, Fraction(1, 2), Fraction(10**308), Fraction(3, 7) * 10**300])
+alphas = st.sampled_from(
+    [0, 1, Fraction(1, 2), 0, 1, Fraction(1, 2), Fraction(10**308), Fraction(3, 7) * 10**300]
+)
 
 
 @dataclass
@@ -40,14 +42,25 @@ class Instance:
         return [{f: self.test[f].iloc[i] for f in self.features} for i in range(len(self.test))]
 
     def __repr__(self) -> str:  # readable falsifying examples
-        return (f"Instance(label={self.label!r},\ntrain=\n{self.train.to_string()}\n"
-                f"test=\n{self.test.to_string()})")
+        return (
+            f"Instance(label={self.label!r},\ntrain=\n{self.train.to_string()}\n"
+            f"test=\n{self.test.to_string()})"
+        )
 
 
 @st.composite
-def instances(draw, *, max_rows: int = 7, max_features: int = 3, max_missing: int = 8,
-              complete: bool = False, max_tests: int = 3, unseen: bool = True,
-              min_labels: int = 1, int_values: bool = True) -> Instance:
+def instances(
+    draw,
+    *,
+    max_rows: int = 7,
+    max_features: int = 3,
+    max_missing: int = 8,
+    complete: bool = False,
+    max_tests: int = 3,
+    unseen: bool = True,
+    min_labels: int = 1,
+    int_values: bool = True,
+) -> Instance:
     values, all_labels, unseen_value = VALUES, LABELS, UNSEEN
     if int_values and draw(st.sampled_from([False, False, False, True])):
         values, all_labels, unseen_value = INT_VALUES, INT_LABELS, INT_UNSEEN
@@ -129,13 +142,27 @@ class DirtyInstance(Instance):
 
 
 @st.composite
-def dirty_instances(draw, *, max_rows: int = 6, max_features: int = 3, max_missing: int = 6,
-                    max_tests: int = 2, min_labels: int = 1) -> DirtyInstance:
+def dirty_instances(
+    draw,
+    *,
+    max_rows: int = 6,
+    max_features: int = 3,
+    max_missing: int = 6,
+    max_tests: int = 2,
+    min_labels: int = 1,
+) -> DirtyInstance:
     """Blank cells of a complete instance.  Per column: cells at a random rate, every cell of
     one value (its truth is then new to the dirty domain: a domain-changing cleaning), or
     none; each column keeps one observed cell and at most ``max_missing`` cells are blanked."""
-    inst = draw(instances(complete=True, max_rows=max_rows, max_features=max_features, max_tests=max_tests,
-                          min_labels=min_labels))
+    inst = draw(
+        instances(
+            complete=True,
+            max_rows=max_rows,
+            max_features=max_features,
+            max_tests=max_tests,
+            min_labels=min_labels,
+        )
+    )
     truth = inst.train.reset_index(drop=True)
     dirty = truth.copy().astype(object)
     n, budget = len(truth), max_missing

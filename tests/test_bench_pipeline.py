@@ -26,12 +26,16 @@ def _bench(path, s, rss, cpu):
 
 def test_stage_times_sum_jobs_per_stage(tmp_path):
     b = tmp_path / "benchmarks"
-    files = [_bench(b / "decide/mushrooms/rep0.tsv", 2.5, 150.0, 2.0),
-             _bench(b / "decide/mushrooms/rep1.tsv", 1.5, 250.0, 1.0),
-             _bench(b / "data_status.tsv", 0.5, 90.0, "-")]
+    files = [
+        _bench(b / "decide/mushrooms/rep0.tsv", 2.5, 150.0, 2.0),
+        _bench(b / "decide/mushrooms/rep1.tsv", 1.5, 250.0, 1.0),
+        _bench(b / "data_status.tsv", 0.5, 90.0, "-"),
+    ]
     t = stage_times(files).set_index("stage")
     assert t.loc["decide"].tolist() == [2, 4.0, 3.0, 250.0]
-    assert t.loc["data_status", "jobs"] == 1 and t.loc["data_status", "cpu_seconds"] == 0  # "-": not measured
+    assert (
+        t.loc["data_status", "jobs"] == 1 and t.loc["data_status", "cpu_seconds"] == 0
+    )  # "-": not measured
 
 
 def test_the_stage_table_skips_a_job_that_never_ended(tmp_path):
@@ -53,29 +57,68 @@ def test_a_damaged_benchmark_file_is_one_line_naming_it(tmp_path):
 
 
 def test_provenance_names_the_commit_and_versions(tmp_path):
-    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    head = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
     assert provenance.commit(ROOT).startswith(head) and len(head) == 40
     assert provenance.commit(tmp_path).startswith("unknown")
     v = provenance.versions()
-    assert list(v)[:4] == ["Python", "numpy", "pandas", "pyarrow"] and "not installed" not in v.values()
+    assert (
+        list(v)[:4] == ["Python", "numpy", "pandas", "pyarrow"]
+        and "not installed" not in v.values()
+    )
 
 
 def test_the_constraints_file_pins_what_the_tests_need():
-    pins = {line.split("==")[0].lower() for line in (ROOT / "constraints.txt").read_text().splitlines()
-            if "==" in line and not line.startswith("#")}
-    assert {"numpy", "pandas", "pyarrow", "scikit-learn", "scipy", "snakemake", "hypothesis", "dask", "uv"} <= pins
+    pins = {
+        line.split("==")[0].lower()
+        for line in (ROOT / "constraints.txt").read_text().splitlines()
+        if "==" in line and not line.startswith("#")
+    }
+    assert {
+        "numpy",
+        "pandas",
+        "pyarrow",
+        "scikit-learn",
+        "scipy",
+        "snakemake",
+        "hypothesis",
+        "dask",
+        "uv",
+    } <= pins
 
 
 def test_the_benchmark_measures_a_run_of_the_papers_part(tmp_path):
     if not MIRROR.is_dir():
         pytest.skip(f"no data mirror at {MIRROR}")
     out = tmp_path / "bench.json"
-    code = bench_pipeline.main(["--targets", "paper", "--configfile", str(TEST_CONFIG), "--mirror", str(MIRROR),
-                                "--scratch", str(tmp_path), "--json", str(out)])
+    code = bench_pipeline.main(
+        [
+            "--targets",
+            "paper",
+            "--configfile",
+            str(TEST_CONFIG),
+            "--mirror",
+            str(MIRROR),
+            "--scratch",
+            str(tmp_path),
+            "--json",
+            str(out),
+        ]
+    )
     assert code == 0
     (run,) = json.loads(out.read_text())
     stages = {s["stage"]: s for s in run["stages"]}
-    assert {"fetch", "discretize", "split", "perturb", "decide", "poison", "gather", "figures"} <= set(stages)
+    assert {
+        "fetch",
+        "discretize",
+        "split",
+        "perturb",
+        "decide",
+        "poison",
+        "gather",
+        "figures",
+    } <= set(stages)
     assert "cleaning_study" not in stages  # the paper's part alone
     assert 0 < run["cpu_snakemake"] < run["cpu_total"] and run["peak_disk"] > 0
     assert stages["decide"]["jobs"] == 3 and all(s["max_rss_mb"] > 0 for s in stages.values())
@@ -85,7 +128,9 @@ def test_the_benchmark_measures_a_run_of_the_papers_part(tmp_path):
 def test_the_readme_mode_runs_the_readmes_first_command(tmp_path):
     line = bench_pipeline.readme_command(ROOT / "README.md")
     assert line.startswith("python3 -m venv .venv") and line.endswith("snakemake --cores 1")
-    (tmp_path / "README.md").write_text("# x\n\n```bash\n# 1. comment\nfirst command\n# 2.\nsecond\n```\n")
+    (tmp_path / "README.md").write_text(
+        "# x\n\n```bash\n# 1. comment\nfirst command\n# 2.\nsecond\n```\n"
+    )
     assert bench_pipeline.readme_command(tmp_path / "README.md") == "first command"
 
 
@@ -98,8 +143,12 @@ def test_snakemake_is_found_below_the_shell_that_runs_it():
                 break
             time.sleep(0.1)
         assert found and found != shell.pid
-        assert bench_pipeline._snakemake_below(found) == found  # a shell's last command may be the shell
-        assert (Path(f"/proc/{found}/cmdline").read_bytes().split(b"\0")[0]) == b"/venv/bin/snakemake"
+        assert (
+            bench_pipeline._snakemake_below(found) == found
+        )  # a shell's last command may be the shell
+        assert (
+            (Path(f"/proc/{found}/cmdline").read_bytes().split(b"\0")[0]) == b"/venv/bin/snakemake"
+        )
     finally:
         shell.kill()
         subprocess.run(["pkill", "-f", "/venv/bin/snakemake"])

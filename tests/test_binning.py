@@ -38,24 +38,34 @@ columns = st.lists(st.floats(-1e3, 1e3, allow_nan=False, width=32), min_size=3, 
 @given(values=columns, n_bins=st.integers(2, 6))
 def test_codes_equal_kbinsdiscretizer_on_complete_data(strategy, values, n_bins):
     x = np.array(values)
-    if strategy == "kmeans" and len(x) < n_bins:  # KBinsDiscretizer refuses; nbcert makes len(x) bins
+    if (
+        strategy == "kmeans" and len(x) < n_bins
+    ):  # KBinsDiscretizer refuses; nbcert makes len(x) bins
         n_bins = len(x)
     got = binning.discretize_column(x, n_bins, strategy)
     assert np.array_equal(got, kbins(x, n_bins, strategy))
-    assert np.array_equal(nbcert.Binner(n_bins, strategy).fit_transform(x.reshape(-1, 1))[:, 0], got)
+    assert np.array_equal(
+        nbcert.Binner(n_bins, strategy).fit_transform(x.reshape(-1, 1))[:, 0], got
+    )
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
 @settings(max_examples=40, deadline=None)
-@given(values=columns, holes=st.lists(st.booleans(), min_size=40, max_size=40), n_bins=st.integers(2, 6))
+@given(
+    values=columns,
+    holes=st.lists(st.booleans(), min_size=40, max_size=40),
+    n_bins=st.integers(2, 6),
+)
 def test_missing_stays_missing_and_takes_no_part_in_the_edges(strategy, values, holes, n_bins):
     x = np.array(values)
-    hole = np.array(holes[:len(x)])
+    hole = np.array(holes[: len(x)])
     hole[0] = False  # one observed value at least
     x[hole] = np.nan
     got = binning.discretize_column(x, n_bins, strategy)
     assert np.array_equal(np.isnan(got), hole)
-    if strategy == "kmeans" and (~hole).sum() < n_bins:  # KBinsDiscretizer refuses: fewer bins, one for one value
+    if (
+        strategy == "kmeans" and (~hole).sum() < n_bins
+    ):  # KBinsDiscretizer refuses: fewer bins, one for one value
         n_bins = int((~hole).sum())
     want = kbins(x[~hole], n_bins, strategy) if n_bins > 1 else np.zeros(1)
     assert np.array_equal(got[~hole], want)
@@ -69,12 +79,19 @@ def test_values_beyond_the_training_edges_fall_in_the_end_bins():
     assert names == ("(-inf, 2.67)", "[2.67, 4.33)", "[4.33, inf)")
     out = binning.apply_columns(fitted, test, "test table")
     assert list(out["x"]) == [names[0], names[0], names[1], names[2], names[2]]
-    assert binning.apply_columns(fitted, train, "t")["x"].isna().tolist() == [False] * 4 + [True, False, False]
+    assert binning.apply_columns(fitted, train, "t")["x"].isna().tolist() == [False] * 4 + [
+        True,
+        False,
+        False,
+    ]
 
 
 def test_kmeans_with_fewer_values_than_bins_makes_fewer_bins():
-    assert np.array_equal(binning.discretize_column(np.array([0.0, np.nan, 1.0]), 5, "kmeans"), [0.0, np.nan, 1.0],
-                          equal_nan=True)
+    assert np.array_equal(
+        binning.discretize_column(np.array([0.0, np.nan, 1.0]), 5, "kmeans"),
+        [0.0, np.nan, 1.0],
+        equal_nan=True,
+    )
 
 
 def test_interval_names_are_distinct_where_edges_are_close():
@@ -82,12 +99,23 @@ def test_interval_names_are_distinct_where_edges_are_close():
     assert len(set(names)) == 3 and names[1] == "[1.0001, 1.0002)"
 
 
-@pytest.mark.parametrize("values, numeric", [
-    (["1", "2.5", None, "1e3", " 7"], True), ([1, 2, None], True), (["1", "x"], False),
-    ([True, False], False), ([None, None], False), (["1", "inf"], False), (["a", None], False)])
+@pytest.mark.parametrize(
+    "values, numeric",
+    [
+        (["1", "2.5", None, "1e3", " 7"], True),
+        ([1, 2, None], True),
+        (["1", "x"], False),
+        ([True, False], False),
+        ([None, None], False),
+        (["1", "inf"], False),
+        (["a", None], False),
+    ],
+)
 def test_numeric_means_every_observed_value_is_a_finite_number(values, numeric):
-    assert (binning.numeric_values(pd.Series(values, dtype=object if values[0] is not True else bool))
-            is not None) == numeric
+    assert (
+        binning.numeric_values(pd.Series(values, dtype=object if values[0] is not True else bool))
+        is not None
+    ) == numeric
 
 
 def _old_discretize(df, label, n_bins, strategy):
@@ -113,8 +141,14 @@ def _old_discretize(df, label, n_bins, strategy):
 def test_discretize_stage_unchanged(strategy):
     rng = np.random.default_rng(3)
     n = 300
-    df = pd.DataFrame({"a": rng.normal(size=n).round(3).astype(str), "b": rng.integers(0, 9, n).astype(str),
-                       "c": rng.choice(list("xyz"), n), "y": rng.choice(list("pq"), n)})
+    df = pd.DataFrame(
+        {
+            "a": rng.normal(size=n).round(3).astype(str),
+            "b": rng.integers(0, 9, n).astype(str),
+            "c": rng.choice(list("xyz"), n),
+            "y": rng.choice(list("pq"), n),
+        }
+    )
     df = df.mask((rng.random(df.shape) < 0.2) & (df.columns != "y"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -128,8 +162,9 @@ def test_discretize_stage_unchanged(strategy):
 
 
 def test_api_bins_name_the_bins_and_keep_categorical_columns():
-    train = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, None, 8], "code": [1, 2, 1, 2, 1, 2, 1, 2],
-                          "y": list("ppppqqqq")})
+    train = pd.DataFrame(
+        {"x": [1, 2, 3, 4, 5, 6, None, 8], "code": [1, 2, 1, 2, 1, 2, 1, 2], "y": list("ppppqqqq")}
+    )
     test = pd.DataFrame({"x": [0.5, 7.5], "code": [1, 2]})
     binned, tb = binning.bin_tables(train, [(test, "test table")], "y", 2, "quantile", ["code"])
     assert set(binned["x"].dropna()) == {"(-inf, 4)", "[4, inf)"} and binned["x"].isna().sum() == 1
@@ -141,13 +176,17 @@ def test_api_bins_name_the_bins_and_keep_categorical_columns():
 
 def test_a_test_value_that_is_not_a_number_in_a_binned_column_is_an_error():
     train = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": list("pqp")})
-    with pytest.raises(nbcert.InputError, match=r"test table: data row 1, column 'x' holds 'big', not a number"):
+    with pytest.raises(
+        nbcert.InputError, match=r"test table: data row 1, column 'x' holds 'big', not a number"
+    ):
         nbcert.certify(train, pd.DataFrame({"x": ["1", "big"]}), "y", bins=2)
 
 
 def test_bins_refuse_streaming_and_check_before_reading(tmp_path):
     with pytest.raises(nbcert.ParameterError, match="bins needs the training table in memory"):
-        nbcert.certify(str(tmp_path / "absent.csv"), pd.DataFrame({"x": [1]}), "y", bins=3, stream=True)
+        nbcert.certify(
+            str(tmp_path / "absent.csv"), pd.DataFrame({"x": [1]}), "y", bins=3, stream=True
+        )
     for bad in (dict(bins=1), dict(bins=3, binning="median"), dict(categorical=[3])):
         with pytest.raises(nbcert.ParameterError):
             nbcert.certify(str(tmp_path / "absent.csv"), pd.DataFrame({"x": [1]}), "y", **bad)
@@ -156,7 +195,9 @@ def test_bins_refuse_streaming_and_check_before_reading(tmp_path):
 def test_clean_offline_bins_the_truth_at_the_training_edges():
     truth = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], "y": list("ppqqqq")})
     dirty = truth.assign(x=[1.0, None, 3.0, None, 5.0, 6.0])
-    report = nbcert.clean_offline(dirty, truth, pd.DataFrame({"x": [1.5]}), "y", bins=2, binning="uniform")
+    report = nbcert.clean_offline(
+        dirty, truth, pd.DataFrame({"x": [1.5]}), "y", bins=2, binning="uniform"
+    )
     assert report.points[0].num_cells is not None
 
 
@@ -173,7 +214,9 @@ def test_binner_before_certifiednb_fits_on_nan_and_certifies():
     from sklearn.pipeline import make_pipeline
 
     rng = np.random.default_rng(0)
-    X = pd.DataFrame({"a": rng.normal(size=200), "b": rng.normal(size=200), "c": rng.choice(list("uv"), 200)})
+    X = pd.DataFrame(
+        {"a": rng.normal(size=200), "b": rng.normal(size=200), "c": rng.choice(list("uv"), 200)}
+    )
     y = np.where(X["a"] > 0, "p", "q")
     X = X.mask(rng.random(X.shape) < 0.1)
     pipe = make_pipeline(nbcert.Binner(4), nbcert.CertifiedNB()).fit(X, y)
@@ -214,6 +257,7 @@ def test_breast_cancer_without_bins_warns_and_with_bins_answers(breast_cancer):
         warnings.simplefilter("error", DataWarning)
         binned = nbcert.certify(train, test, "diagnosis", bins=5)
     assert binned["robust"].sum() >= 5
-    counts = nbcert.count_worlds(train, test.iloc[:3], "diagnosis", bins=5, method="montecarlo", n_samples=200,
-                                 seed=0)
+    counts = nbcert.count_worlds(
+        train, test.iloc[:3], "diagnosis", bins=5, method="montecarlo", n_samples=200, seed=0
+    )
     assert all(c.tie_fraction < 0.5 for c in counts)

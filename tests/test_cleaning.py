@@ -23,7 +23,9 @@ from nbcert.cleaning.rival import Rival, rival_floor, rival_greedy
 from nbcert.cleaning.single import offline_search, within
 from nbcert.params import as_alpha
 
-SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = dict(
+    deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 
 def _events(inst, alpha):
@@ -42,10 +44,15 @@ def _events(inst, alpha):
 
 
 @settings(max_examples=1000, **SETTINGS)
-@given(st.one_of(dirty_instances(min_labels=2), dirty_instances(min_labels=2), dirty_instances()), alphas)
+@given(
+    st.one_of(dirty_instances(min_labels=2), dirty_instances(min_labels=2), dirty_instances()),
+    alphas,
+)
 def test_offline_minimum_matches_exhaustive_search(inst, alpha):
     _events(inst, alpha)
-    rep = nbcert.clean_offline(inst.dirty, inst.truth, inst.test, inst.label, alpha=alpha, method="greedy")
+    rep = nbcert.clean_offline(
+        inst.dirty, inst.truth, inst.test, inst.label, alpha=alpha, method="greedy"
+    )
     blanks = set(missing_cells(inst.dirty, inst.label))
     for row, pt in zip(inst.test_rows(), rep.points):
         best = brute_min_clean(inst.dirty, inst.truth, inst.label, [row], alpha)
@@ -57,15 +64,19 @@ def test_offline_minimum_matches_exhaustive_search(inst, alpha):
         if any(inst.truth.loc[r, c] not in set(inst.dirty[c].dropna()) for r, c in pt.cells):
             event("the minimum cleans a cell whose truth is new to its column")
         assert set(pt.cells) <= blanks and len(set(pt.cells)) == len(pt.cells)
-        assert brute_is_robust_after_cleaning(inst.dirty, inst.truth, inst.label, row, pt.cells, alpha)
+        assert brute_is_robust_after_cleaning(
+            inst.dirty, inst.truth, inst.label, row, pt.cells, alpha
+        )
         cleaned = inst.dirty.copy()
         for r, c in pt.cells:
             cleaned.loc[r, c] = inst.truth.loc[r, c]
         assert brute_robust(cleaned, inst.label, row, alpha) == (True, pt.label)
 
 
-many_instances = st.one_of(dirty_instances(max_rows=5, max_features=2, max_missing=5, max_tests=3),
-                           dirty_instances(max_rows=4, max_features=3, max_missing=5, max_tests=2))
+many_instances = st.one_of(
+    dirty_instances(max_rows=5, max_features=2, max_missing=5, max_tests=3),
+    dirty_instances(max_rows=4, max_features=3, max_missing=5, max_tests=2),
+)
 
 
 @settings(max_examples=200, **SETTINGS)
@@ -74,24 +85,39 @@ def test_many_points_claims_are_true(inst, alpha):
     rows = inst.test_rows()
     best = brute_min_clean(inst.dirty, inst.truth, inst.label, rows, alpha)
     for method in ("exact", "greedy") if alpha == 0 else ("greedy",):
-        tg = nbcert.clean_offline(inst.dirty, inst.truth, inst.test, inst.label, alpha=alpha, method=method).together
-        event(f"{method}: {'optimal' if tg.optimal else 'not proven'}, {'possible' if tg.possible else 'none'}")
+        tg = nbcert.clean_offline(
+            inst.dirty, inst.truth, inst.test, inst.label, alpha=alpha, method=method
+        ).together
+        event(
+            f"{method}: {'optimal' if tg.optimal else 'not proven'}, {'possible' if tg.possible else 'none'}"
+        )
         if tg.lower_bound is not None and best is not None:
-            assert tg.lower_bound <= best, (method, tg, best)  # a proven bound never exceeds the optimum
+            assert tg.lower_bound <= best, (
+                method,
+                tg,
+                best,
+            )  # a proven bound never exceeds the optimum
         if not tg.possible:
             assert not tg.optimal or best is None, (method, tg, best)  # "proven impossible" is true
             continue
         assert best is not None and tg.num_cells >= best
-        assert all(brute_is_robust_after_cleaning(inst.dirty, inst.truth, inst.label, r, tg.cells, alpha)
-                   for r in rows)
+        assert all(
+            brute_is_robust_after_cleaning(inst.dirty, inst.truth, inst.label, r, tg.cells, alpha)
+            for r in rows
+        )
         if tg.optimal:
             assert tg.num_cells == best, (method, tg, best)  # "proven optimal" is true
 
 
 def test_exact_program_proves_an_optimum_above_every_single_point_minimum():
     # each point alone needs one cell, together they need two: the program proves it
-    dirty = pd.DataFrame({"f0": ["b", "a", None, "a", "b", "a"], "f1": ["a", None, "a", "a", None, "b"],
-                          "y": ["p", "q", "p", "p", "p", "q"]})
+    dirty = pd.DataFrame(
+        {
+            "f0": ["b", "a", None, "a", "b", "a"],
+            "f1": ["a", None, "a", "a", None, "b"],
+            "y": ["p", "q", "p", "p", "p", "q"],
+        }
+    )
     truth = dirty.assign(f0=["b", "a", "a", "a", "b", "a"], f1=["a", "b", "a", "a", "b", "b"])
     test = pd.DataFrame({"f0": ["a", "b"], "f1": ["a", "b"]})
     rep = nbcert.clean_offline(dirty, truth, test, "y", method="exact")
@@ -107,8 +133,12 @@ def _medium(seed):
     rng = np.random.default_rng(seed)
     n, d, m = rng.integers(20, 50), rng.integers(2, 4), rng.integers(2, 4)
     y = rng.integers(0, m, n)
-    truth = pd.DataFrame({f"f{j}": [f"v{v}" for v in np.where(rng.random(n) < 0.6, y % 3, rng.integers(0, 3, n))]
-                          for j in range(d)})
+    truth = pd.DataFrame(
+        {
+            f"f{j}": [f"v{v}" for v in np.where(rng.random(n) < 0.6, y % 3, rng.integers(0, 3, n))]
+            for j in range(d)
+        }
+    )
     truth["y"] = [f"L{v}" for v in y]
     miss = rng.random((n, d)) < rng.choice([0.2, 0.4])
     miss[0] = False
@@ -128,7 +158,11 @@ def test_relaxed_bound_never_exceeds_a_proven_optimum(seed):
     start = cleaning.greedy_many(tab, T)
     x, lower = cleaning.exact_many(tab, T, int(start.sum()), floor, node_limit=5_000, time_limit=30)
     bound = cleaning.relaxed_bound(tab, T)
-    event("relaxed bound above the largest single-point minimum" if bound > floor else "relaxed bound no better")
+    event(
+        "relaxed bound above the largest single-point minimum"
+        if bound > floor
+        else "relaxed bound no better"
+    )
     best = min(int(b.sum()) for b in (x, start) if b is not None)
     if best <= lower:  # proven optimal by the program and the single-point minima alone
         event("optimum proven")
@@ -137,11 +171,14 @@ def test_relaxed_bound_never_exceeds_a_proven_optimum(seed):
 
 # ----------------------------------------------------------------------------- worked cases
 
+
 def test_partial_cleaning_certifies_where_the_full_table_ties():
     # g's observed values are all 'a' (= t_g): the blank is forced to 'a' and g is neutral,
     # so f decides for p with no cleaning; the true table ties (p loses on g what it wins
     # on f).  The minimum is 0 although cleaning everything gives a tie.
-    dirty = pd.DataFrame({"f": ["x", "x", "x", "y"], "g": ["a", None, "a", "a"], "y": ["p", "p", "q", "q"]})
+    dirty = pd.DataFrame(
+        {"f": ["x", "x", "x", "y"], "g": ["a", None, "a", "a"], "y": ["p", "p", "q", "q"]}
+    )
     truth = dirty.assign(g=["a", "b", "a", "a"])
     test = pd.DataFrame({"f": ["x"], "g": ["a"]})
     assert not nbcert.certify(truth, test, "y").robust.iloc[0]
@@ -181,16 +218,31 @@ def test_a_rival_is_lowered_optimally_where_greedy_is_not():
 
 # ----------------------------------------------------------------------------- the policy
 
+
 def test_policy_ranking_is_the_api_answer_and_starts_the_path():
-    dirty = pd.DataFrame({"f": ["a", "a", None, "b", None, "b", "a", None],
-                          "g": ["x", None, "x", "y", "y", None, "x", "y"],
-                          "y": ["p", "p", "p", "q", "q", "q", "p", "q"]})
-    truth = dirty.assign(f=["a", "a", "a", "b", "a", "b", "a", "b"], g=["x", "y", "x", "y", "y", "x", "x", "y"])
+    dirty = pd.DataFrame(
+        {
+            "f": ["a", "a", None, "b", None, "b", "a", None],
+            "g": ["x", None, "x", "y", "y", None, "x", "y"],
+            "y": ["p", "p", "p", "q", "q", "q", "p", "q"],
+        }
+    )
+    truth = dirty.assign(
+        f=["a", "a", "a", "b", "a", "b", "a", "b"], g=["x", "y", "x", "y", "y", "x", "x", "y"]
+    )
     test = pd.DataFrame({"f": ["a", "b"], "g": ["y", "x"]})
     assert not nbcert.certify(dirty, test, "y").robust.any()
     ranked = nbcert.clean(dirty, test, "y")
-    assert list(ranked.columns) == ["row", "column", "label", "score", "group_cells", "as_winner", "as_rival",
-                                    "test_value"]
+    assert list(ranked.columns) == [
+        "row",
+        "column",
+        "label",
+        "score",
+        "group_cells",
+        "as_winner",
+        "as_rival",
+        "test_value",
+    ]
     assert (ranked.score.diff().dropna() <= 0).all() and len(ranked)
     enc = nbcert.encode(dirty, "y")
     T = enc.encode_test(test)
@@ -229,7 +281,9 @@ TRUTH_CASES = [
 
 @pytest.mark.parametrize("change, words", TRUTH_CASES)
 def test_truth_table_errors_name_the_problem(change, words):
-    dirty = pd.DataFrame({"f": ["a", "a", None, "b"], "g": ["x", "y", "x", None], "y": ["p", "p", "q", "q"]})
+    dirty = pd.DataFrame(
+        {"f": ["a", "a", None, "b"], "g": ["x", "y", "x", None], "y": ["p", "p", "q", "q"]}
+    )
     truth = dirty.assign(f=["a", "a", "b", "b"], g=["x", "y", "x", "x"])
     with pytest.raises(nbcert.InputError, match=words):
         nbcert.clean_offline(dirty, change(truth), pd.DataFrame({"f": ["a"], "g": ["x"]}), "y")
@@ -238,7 +292,9 @@ def test_truth_table_errors_name_the_problem(change, words):
 def test_first_disagreeing_cell_is_named():
     dirty = pd.DataFrame({"f": ["a", "b", "a"], "g": ["x", "y", "y"], "y": ["p", "q", "q"]})
     truth = dirty.assign(f=["a", "a", "b"], g=["x", "x", "y"])  # rows 1 (f and g) and 2 (f) differ
-    with pytest.raises(nbcert.InputError, match=r"data row 1, column 'f' is 'a' but the training table has 'b'"):
+    with pytest.raises(
+        nbcert.InputError, match=r"data row 1, column 'f' is 'a' but the training table has 'b'"
+    ):
         nbcert.clean_offline(dirty, truth, pd.DataFrame({"f": ["a"], "g": ["x"]}), "y")
 
 
@@ -260,7 +316,9 @@ def test_too_many_domain_outcomes_is_a_clear_error():
     # with alpha > 0 each column whose true values include one never observed branches (is it
     # introduced, and by whom?): 13 such columns exceed the limit
     d = 13
-    dirty = pd.DataFrame({f"f{j}": ["a", "c", None, None] for j in range(d)} | {"y": ["p", "q", "p", "q"]})
+    dirty = pd.DataFrame(
+        {f"f{j}": ["a", "c", None, None] for j in range(d)} | {"y": ["p", "q", "p", "q"]}
+    )
     truth = dirty.fillna("b")
     test = pd.DataFrame({f"f{j}": ["a"] for j in range(d)})
     with pytest.raises(nbcert.InputError, match="column domain outcomes"):
@@ -276,6 +334,7 @@ def test_too_many_domain_outcomes_is_a_clear_error():
 
 # ----------------------------------------------------------------------------- the search's shortcuts
 
+
 def _reference_rival(h, cap, p, q, tol):
     """A rival's candidates (cost, log product, membership, partial column) and curve built
     the plain way: one Pareto row per skipped column, and the curve one candidate at a time."""
@@ -284,13 +343,20 @@ def _reference_rival(h, cap, p, q, tol):
         logv0, logfull = np.log(float(q) * h + p), np.log(float(q) * (h - cap) + p)
     rows = []
     for skip in [-1] + np.flatnonzero(cap).tolist():
-        cost, logq, member = np.zeros(1, np.int64), np.array([logv0.sum()]), np.zeros((1, len(h)), bool)
+        cost, logq, member = (
+            np.zeros(1, np.int64),
+            np.array([logv0.sum()]),
+            np.zeros((1, len(h)), bool),
+        )
         for j in np.flatnonzero(cap):
             if j == skip:
                 continue
             add = member.copy()
             add[:, j] = True
-            cost, logq = np.concatenate([cost, cost + cap[j]]), np.concatenate([logq, logq - logv0[j] + logfull[j]])
+            cost, logq = (
+                np.concatenate([cost, cost + cap[j]]),
+                np.concatenate([logq, logq - logv0[j] + logfull[j]]),
+            )
             member = np.concatenate([member, add])
             order = np.lexsort((logq, cost))
             cost, logq, member = cost[order], logq[order], member[order]
@@ -305,14 +371,19 @@ def _reference_rival(h, cap, p, q, tol):
         with np.errstate(divide="ignore"):
             tail = np.log(float(q) * (h[j] - np.arange(cap[j] + 1)) + p) - logv0[j]
         for cs, lq in zip(cost[part == j].tolist(), logq[part == j].tolist()):
-            seg = L[cs:cs + len(tail)]
+            seg = L[cs : cs + len(tail)]
             np.minimum(seg, lq + tail, out=seg)
     return cost, logq, member, part, np.minimum.accumulate(L)
 
 
 rival_specs = st.tuples(
-    st.lists(st.tuples(st.integers(0, 200), st.integers(0, 200), st.booleans()), min_size=1, max_size=7),
-    st.sampled_from([(0, 1), (0, 1), (1, 2), (3, 1)]), st.sampled_from([1e-9, 1e-3, 0.5]), st.integers(1, 600))
+    st.lists(
+        st.tuples(st.integers(0, 200), st.integers(0, 200), st.booleans()), min_size=1, max_size=7
+    ),
+    st.sampled_from([(0, 1), (0, 1), (1, 2), (3, 1)]),
+    st.sampled_from([1e-9, 1e-3, 0.5]),
+    st.integers(1, 600),
+)
 
 
 def _rival_args(spec):
@@ -328,7 +399,9 @@ def test_rival_rows_built_together_match_one_row_at_a_time(spec):
     h, cap, p, q, tol, limit = _rival_args(spec)
     cost, logq, member, part, curve = _reference_rival(h, cap, p, q, tol)
     r = Rival(h, cap, p, q, tol)
-    for got, want in zip((r.cost, r.logq, r.member, r.part, r.curve), (cost, logq, member, part, curve)):
+    for got, want in zip(
+        (r.cost, r.logq, r.member, r.part, r.curve), (cost, logq, member, part, curve)
+    ):
         assert got.shape == want.shape and np.array_equal(got, want)
     cut = Rival(h, cap, p, q, tol, limit)  # candidates from ``limit`` on are left out
     keep = cost < limit
@@ -343,7 +416,11 @@ def test_rival_rows_beyond_one_word_of_membership():
     cap = rng.integers(0, 3, 70)  # below h: no column empties the product
     cost, logq, member, part, curve = _reference_rival(h, cap, 0, 1, 1e-9)
     r = Rival(h, cap, 0, 1, 1e-9)
-    assert np.array_equal(r.member, member) and np.array_equal(r.cost, cost) and np.array_equal(r.curve, curve)
+    assert (
+        np.array_equal(r.member, member)
+        and np.array_equal(r.cost, cost)
+        and np.array_equal(r.curve, curve)
+    )
     assert member[:, 63:].any()  # the second word of the membership bits is used
 
 
@@ -352,10 +429,18 @@ def test_rival_rows_beyond_one_word_of_membership():
 def test_rival_floor_is_below_the_exact_count(spec, extra):
     h, cap, p, q, tol, _ = _rival_args(spec)
     r = Rival(h, cap, p, q, tol)
-    need = np.concatenate([r.curve[np.isfinite(r.curve)], r.curve[np.isfinite(r.curve)] - 1e-12, extra,
-                           [-np.inf, np.inf]])
+    need = np.concatenate(
+        [
+            r.curve[np.isfinite(r.curve)],
+            r.curve[np.isfinite(r.curve)] - 1e-12,
+            extra,
+            [-np.inf, np.inf],
+        ]
+    )
     exact = np.searchsorted(-r.curve, -(need + tol), side="right")
-    exact = np.where(np.isneginf(need) | (exact >= len(r.curve)), np.inf, exact)  # what solve counts
+    exact = np.where(
+        np.isneginf(need) | (exact >= len(r.curve)), np.inf, exact
+    )  # what solve counts
     floor = rival_floor(h, cap, p, q, need, tol)
     assert (floor <= exact).all(), (need[floor > exact], floor[floor > exact], exact[floor > exact])
 
@@ -370,7 +455,9 @@ def test_a_rival_plan_found_without_search_is_what_it_claims(spec):
         b = amounts(c)
         assert (b >= 0).all() and (b <= cap).all() and b.sum() <= c
         exact = math.prod(q * (hj - bj) + p for hj, bj in zip(h, b))
-        assert R[c] == -np.inf if exact == 0 else abs(R[c] - math.log(exact)) <= 1e-9 * (1 + abs(R[c]))
+        assert (
+            R[c] == -np.inf if exact == 0 else abs(R[c] - math.log(exact)) <= 1e-9 * (1 + abs(R[c]))
+        )
         assert R[c] >= r.curve[min(c, len(r.curve) - 1)] - 1e-9  # never below the optimum
 
 
@@ -384,9 +471,17 @@ def test_a_rival_without_columns_has_one_plan_of_no_cells():
 def test_offline_minimum_when_a_rival_has_no_column_to_clean():
     """The case hypothesis found (alpha = 1): the single-point minima match brute force."""
     nan = np.nan
-    dirty = pd.DataFrame({"y": list("pqrp"), "f0": list("aaab"), "f1": [nan, nan, "b", nan],
-                          "f2": [nan, nan, nan, "b"]})
-    truth = pd.DataFrame({"y": list("pqrp"), "f0": list("aaab"), "f1": list("aaba"), "f2": list("aaab")})
+    dirty = pd.DataFrame(
+        {
+            "y": list("pqrp"),
+            "f0": list("aaab"),
+            "f1": [nan, nan, "b", nan],
+            "f2": [nan, nan, nan, "b"],
+        }
+    )
+    truth = pd.DataFrame(
+        {"y": list("pqrp"), "f0": list("aaab"), "f1": list("aaba"), "f2": list("aaab")}
+    )
     test = pd.DataFrame({"f0": ["a", "z"], "f1": ["a", "b"], "f2": ["z", "z"]})
     rep = nbcert.clean_offline(dirty, truth, test, "y", alpha=1, method="greedy")
     for (_, row), pt in zip(test.iterrows(), rep.points):
@@ -394,8 +489,10 @@ def test_offline_minimum_when_a_rival_has_no_column_to_clean():
 
 
 @settings(max_examples=300, **SETTINGS)
-@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), min_size=1, max_size=6),
-       st.sampled_from([(0, 1), (1, 2), (3, 1)]))
+@given(
+    st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), min_size=1, max_size=6),
+    st.sampled_from([(0, 1), (1, 2), (3, 1)]),
+)
 def test_waterfill_logs_are_the_row_sums(cols, pq):
     p, q = pq
     c0, cap = np.array([a for a, _ in cols]), np.array([b for _, b in cols])
@@ -414,7 +511,9 @@ def _reference_greedy(tab, T, alpha):
     x = np.zeros_like(tab.hid)
     while True:
         cur = cleaning.after(tab, x)
-        todo = np.flatnonzero(~cleaning.state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust)
+        todo = np.flatnonzero(
+            ~cleaning.state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust
+        )
         if not len(todo):
             return cleaning.prune(tab, T, x, alpha)
         plans = [cleaning.offline_minimum(cur, T[p], alpha) for p in todo]
@@ -431,14 +530,19 @@ def test_limited_searches_find_the_unlimited_plans(seed, alpha):
     for t in T:
         plan = cleaning.offline_minimum(tab, t, alpha)
         singles.append(plan)
-        for limit in ([] if plan is None else [plan.cost, plan.cost + 1, plan.cost + 7]) + [1, np.inf]:
+        for limit in ([] if plan is None else [plan.cost, plan.cost + 1, plan.cost + 7]) + [
+            1,
+            np.inf,
+        ]:
             got, possible, lower = offline_search(tab, t, as_alpha(alpha), limit)
             assert possible == (plan is not None)
             assert plan is None or lower <= plan.cost  # a proven lower bound on the minimum
             if plan is None or plan.cost >= limit:
                 assert got is None and (plan is None or lower >= limit)
             else:
-                assert (got.cost, got.winner) == (plan.cost, plan.winner) and np.array_equal(got.x, plan.x)
+                assert (got.cost, got.winner) == (plan.cost, plan.winner) and np.array_equal(
+                    got.x, plan.x
+                )
                 assert lower == plan.cost
     assert [cleaning.cleanable(tab, t, alpha) for t in T] == [s is not None for s in singles]
     if any(s is None for s in singles):
@@ -446,13 +550,18 @@ def test_limited_searches_find_the_unlimited_plans(seed, alpha):
     for floor in (0, max(s.cost for s in singles) - 1, max(s.cost for s in singles) + 3):
         top, known = _largest_minimum(tab, T, as_alpha(alpha), floor)
         assert top == max([floor] + [s.cost for s in singles])
-        assert all(np.array_equal(pl.x, singles[p].x) and pl.winner == singles[p].winner for p, pl in known.items())
+        assert all(
+            np.array_equal(pl.x, singles[p].x) and pl.winner == singles[p].winner
+            for p, pl in known.items()
+        )
         for t, single in zip(T, singles):  # "within the floor" only with a witness
             assert not within(tab, t, as_alpha(alpha), floor) or single.cost <= floor
     want = _reference_greedy(tab, T, as_alpha(alpha))
-    for got in (cleaning.greedy_many(tab, T, alpha), cleaning.greedy_many(tab, T, alpha, dict(enumerate(singles)))):
+    for got in (
+        cleaning.greedy_many(tab, T, alpha),
+        cleaning.greedy_many(tab, T, alpha, dict(enumerate(singles))),
+    ):
         assert (got is None) == (want is None) and (got is None or np.array_equal(got, want))
-
 
 
 @settings(max_examples=300, **SETTINGS)
@@ -472,4 +581,3 @@ def test_advice_names_the_test_value_its_rows_share(inst, alpha):
         else:
             event("the rows a group helps differ in its column")
             assert pd.isna(r.test_value)
-

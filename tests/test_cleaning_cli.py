@@ -29,12 +29,28 @@ ROWS = [{"f": "a", "g": "x"}, {"f": "a", "g": "y"}, {"f": "c", "g": "x"}]
 
 @pytest.fixture
 def files(tmp_path):
-    return write(tmp_path, "dirty.csv", DIRTY), write(tmp_path, "truth.csv", TRUTH), write(tmp_path, "q.csv", TEST)
+    return (
+        write(tmp_path, "dirty.csv", DIRTY),
+        write(tmp_path, "truth.csv", TRUTH),
+        write(tmp_path, "q.csv", TEST),
+    )
 
 
 def test_truth_json_contract(capsys, files):
     dirty, truth, test = files
-    rc, out, err = run(capsys, "clean", "--train", dirty, "--test", test, "--label", "y", "--truth", truth, "--json")
+    rc, out, err = run(
+        capsys,
+        "clean",
+        "--train",
+        dirty,
+        "--test",
+        test,
+        "--label",
+        "y",
+        "--truth",
+        truth,
+        "--json",
+    )
     assert rc == 0, err
     doc = json.loads(out)
     res = doc["results"]
@@ -46,36 +62,54 @@ def test_truth_json_contract(capsys, files):
     d, t = pd.read_csv(dirty, dtype=str), pd.read_csv(truth, dtype=str)
     for r, row in zip(res, ROWS):
         assert r["num_cells"] == brute_min_clean(d, t, "y", [row])
-    assert doc["together"]["num_cells"] is None and doc["together"]["optimal"] is True  # row 2 is impossible
-    assert set(doc["path"]) == {"num_cells", "cells", "certifies_all"} and doc["path"]["certifies_all"] is False
+    assert (
+        doc["together"]["num_cells"] is None and doc["together"]["optimal"] is True
+    )  # row 2 is impossible
+    assert (
+        set(doc["path"]) == {"num_cells", "cells", "certifies_all"}
+        and doc["path"]["certifies_all"] is False
+    )
 
 
 def test_truth_text_output(capsys, files):
     dirty, truth, test = files
-    rc, out, _ = run(capsys, "clean", "--train", dirty, "--test", test, "--label", "y", "--truth", truth)
+    rc, out, _ = run(
+        capsys, "clean", "--train", dirty, "--test", test, "--label", "y", "--truth", truth
+    )
     assert rc == 0
-    assert "4:g, 5:g" in out and "(already robust)" in out and "(impossible: no cleaning makes it robust)" in out
+    assert (
+        "4:g, 5:g" in out
+        and "(already robust)" in out
+        and "(impossible: no cleaning makes it robust)" in out
+    )
     assert "all rows together: impossible" in out and "policy path:" in out
 
 
 def test_ranked_list_is_the_api_answer(capsys, files):
     dirty, _, test = files
-    rc, out, err = run(capsys, "clean", "--train", dirty, "--test", test, "--label", "y", "--json", "--top", "3")
+    rc, out, err = run(
+        capsys, "clean", "--train", dirty, "--test", test, "--label", "y", "--json", "--top", "3"
+    )
     assert rc == 0, err
     got = json.loads(out)["results"]
     want = nbcert.clean(nbcert.read_csv(dirty), nbcert.read_csv(test), "y", top=3)
-    assert [(r["row"], r["column"], r["label"], r["group_cells"]) for r in got] == \
-        list(zip(want.row, want.column, want.label, want.group_cells))
+    assert [(r["row"], r["column"], r["label"], r["group_cells"]) for r in got] == list(
+        zip(want.row, want.column, want.label, want.group_cells)
+    )
     assert [r["rank"] for r in got] == list(range(1, len(got) + 1)) and all(r["why"] for r in got)
-    rc, text, _ = run(capsys, "clean", "--train", dirty, "--test", test, "--label", "y", "--top", "3")
+    rc, text, _ = run(
+        capsys, "clean", "--train", dirty, "--test", test, "--label", "y", "--top", "3"
+    )
     assert rc == 0 and text.splitlines()[0].split()[:4] == ["rank", "row", "column", "label"]
 
 
 BAD_TRUTH = [
     (TRUTH.replace("f,g,y", "f,h,y"), "header"),
     (TRUTH.rsplit("b,x,p", 1)[0], "it has 6 data rows"),
-    (TRUTH.replace("a,x,p\na,y,q", "a,y,p\na,y,q").replace("a,y,p\nb,x,p", "b,y,p\nb,x,p"),
-     "data row 2, column 'g' is 'y' but"),
+    (
+        TRUTH.replace("a,x,p\na,y,q", "a,y,p\na,y,q").replace("a,y,p\nb,x,p", "b,y,p\nb,x,p"),
+        "data row 2, column 'g' is 'y' but",
+    ),
     (TRUTH.replace("b,x,q", "b,,q"), "data row 4 has no value in column 'g'"),
 ]
 
@@ -84,16 +118,25 @@ BAD_TRUTH = [
 def test_truth_file_errors_are_one_line(capsys, tmp_path, files, text, words):
     dirty, _, test = files
     bad = write(tmp_path, "bad.csv", text)
-    rc, out, err = run(capsys, "clean", "--train", dirty, "--test", test, "--label", "y", "--truth", bad)
+    rc, out, err = run(
+        capsys, "clean", "--train", dirty, "--test", test, "--label", "y", "--truth", bad
+    )
     assert rc == 2 and out == ""
     assert err.startswith(f"nbcert: error: {bad}: ") and words in err and err.count("\n") == 1
     if "is 'y' but" in words:
-        assert err.rstrip().endswith(f"but {dirty} has 'x' there")  # the first disagreeing cell only
+        assert err.rstrip().endswith(
+            f"but {dirty} has 'x' there"
+        )  # the first disagreeing cell only
 
 
-@pytest.mark.parametrize("extra, words", [(["--method", "exact"], "--method needs --truth"),
-                                          (["--batch", "2"], "--batch needs --truth"),
-                                          (["--alpha", "x"], "--alpha")])
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        (["--method", "exact"], "--method needs --truth"),
+        (["--batch", "2"], "--batch needs --truth"),
+        (["--alpha", "x"], "--alpha"),
+    ],
+)
 def test_option_errors(capsys, files, extra, words):
     dirty, _, test = files
     rc, _, err = run(capsys, "clean", "--train", dirty, "--test", test, "--label", "y", *extra)
@@ -102,12 +145,30 @@ def test_option_errors(capsys, files, extra, words):
 
 def test_exact_needs_alpha_zero(capsys, files):
     dirty, truth, test = files
-    rc, _, err = run(capsys, "clean", "--train", dirty, "--test", test, "--label", "y", "--truth", truth,
-                     "--alpha", "1", "--method", "exact")
+    rc, _, err = run(
+        capsys,
+        "clean",
+        "--train",
+        dirty,
+        "--test",
+        test,
+        "--label",
+        "y",
+        "--truth",
+        truth,
+        "--alpha",
+        "1",
+        "--method",
+        "exact",
+    )
     assert rc == 2 and "alpha = 0" in err
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(dirty_instances(max_rows=5, max_missing=5, min_labels=2))
 def test_cli_minimum_matches_exhaustive_search(inst):
     with tempfile.TemporaryDirectory() as tmp:
@@ -117,10 +178,25 @@ def test_cli_minimum_matches_exhaustive_search(inst):
         inst.test[inst.features].to_csv(q, index=False)
         import contextlib
         import io
+
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
-            rc = main(["clean", "--train", str(d), "--test", str(q), "--label", inst.label, "--truth", str(t),
-                       "--json", "--method", "greedy"])
+            rc = main(
+                [
+                    "clean",
+                    "--train",
+                    str(d),
+                    "--test",
+                    str(q),
+                    "--label",
+                    inst.label,
+                    "--truth",
+                    str(t),
+                    "--json",
+                    "--method",
+                    "greedy",
+                ]
+            )
         assert rc == 0
         dirty, truth = nbcert.read_csv(d), nbcert.read_csv(t)
         for r, row in zip(json.loads(buf.getvalue())["results"], inst.test_rows()):
@@ -131,23 +207,32 @@ def test_cli_minimum_matches_exhaustive_search(inst):
                 assert brute_is_robust_after_cleaning(dirty, truth, inst.label, row, cells)
 
 
-NUMERIC = ("x,g,y\n6.37,v,lo\n2.7,v,hi\n,u,lo\n,v,lo\n8.13,v,hi\n,v,hi\n,u,hi\n,v,hi\n5.44,v,hi\n9.35,v,hi\n"
-           "8.16,u,hi\n0.03,,lo\n,v,hi\n0.34,v,lo\n7.3,u,lo\n1.76,v,lo\n8.63,v,hi\n5.41,v,hi\n3.0,u,lo\n"
-           "4.23,u,lo\n0.28,,lo\n,v,lo\n6.71,u,hi\n6.47,,hi\n,u,hi\n3.84,v,lo\n9.97,u,hi\n9.81,v,hi\n,,hi\n"
-           "6.5,u,lo\n,v,hi\n3.89,,hi\n,v,lo\n7.21,v,hi\n5.25,,hi\n,u,lo\n4.86,v,lo\n,u,hi\n9.34,u,hi\n3.58,,hi\n")
+NUMERIC = (
+    "x,g,y\n6.37,v,lo\n2.7,v,hi\n,u,lo\n,v,lo\n8.13,v,hi\n,v,hi\n,u,hi\n,v,hi\n5.44,v,hi\n9.35,v,hi\n"
+    "8.16,u,hi\n0.03,,lo\n,v,hi\n0.34,v,lo\n7.3,u,lo\n1.76,v,lo\n8.63,v,hi\n5.41,v,hi\n3.0,u,lo\n"
+    "4.23,u,lo\n0.28,,lo\n,v,lo\n6.71,u,hi\n6.47,,hi\n,u,hi\n3.84,v,lo\n9.97,u,hi\n9.81,v,hi\n,,hi\n"
+    "6.5,u,lo\n,v,hi\n3.89,,hi\n,v,lo\n7.21,v,hi\n5.25,,hi\n,u,lo\n4.86,v,lo\n,u,hi\n9.34,u,hi\n3.58,,hi\n"
+)
 
 
 def test_the_reason_names_the_test_value_and_its_bin(capsys, tmp_path):
     """A binned column's test value is named by its bin (``x ∈ [7.21, inf)``), a category
     by its value (``g = u``), in the text and in the JSON."""
     train, test = write(tmp_path, "num.csv", NUMERIC), write(tmp_path, "q.csv", "x,g\n7.5,u\n")
-    rc, out, err = run(capsys, "clean", "--train", train, "--test", test, "--label", "y", "--bins", "3", "--json")
+    rc, out, err = run(
+        capsys, "clean", "--train", train, "--test", test, "--label", "y", "--bins", "3", "--json"
+    )
     assert rc == 0, err
     got = json.loads(out)["results"]
     binned = nbcert.reading.binning.fit_columns(nbcert.read_csv(train), "y", 3, "quantile")[0]
     bin_of_test = binned.named(pd.Series([7.5]).to_numpy(float), pd.RangeIndex(1))[0]
     assert bin_of_test == "[7.21, inf)"
     assert {(r["column"], r["test_value"]) for r in got} == {("x", bin_of_test), ("g", "u")}
-    rc, text, _ = run(capsys, "clean", "--train", train, "--test", test, "--label", "y", "--bins", "3")
+    rc, text, _ = run(
+        capsys, "clean", "--train", train, "--test", test, "--label", "y", "--bins", "3"
+    )
     assert rc == 0
-    assert "may hold another value than x ∈ [7.21, inf)" in text and "may hold the test value g = u" in text
+    assert (
+        "may hold another value than x ∈ [7.21, inf)" in text
+        and "may hold the test value g = u" in text
+    )

@@ -22,8 +22,15 @@ from nbcert.repro.studies.cleaning import figure as cleaning_figure
 from nbcert.repro.studies.cleaning import run as cs
 from nbcert.repro.studies.cleaning.report import cleaning as cleaning_section
 
-CFG = CleaningSettings(repetitions=2, perturbations=("uniform", "feature"), missing_rates=(0.3, 0.6), points=5,
-                       feature_share=0.4, batch_share=0.05, samples=32)
+CFG = CleaningSettings(
+    repetitions=2,
+    perturbations=("uniform", "feature"),
+    missing_rates=(0.3, 0.6),
+    points=5,
+    feature_share=0.4,
+    batch_share=0.05,
+    samples=32,
+)
 
 
 def _table(n=90, seed=0):
@@ -53,7 +60,9 @@ def test_shape_and_columns(table):
 
 
 def test_curves_start_at_zero_and_never_uncount_cells(table):
-    for _, run in table[table.method != "offline"].groupby(["perturbation", "missing_rate", "rep", "method"]):
+    for _, run in table[table.method != "offline"].groupby(
+        ["perturbation", "missing_rate", "rep", "method"]
+    ):
         assert run.cells.iloc[0] == 0 and run.cells.is_monotonic_increasing
         assert (run.cells <= run.missing_cells).all() and (run.certified <= run.points).all()
         assert run.final.iloc[-1]
@@ -69,11 +78,17 @@ def test_the_lower_bound_is_below_every_answer(table):
 
 def test_summary_report_and_figure(table, tmp_path):
     s = cs.summary(table)
-    assert len(s) == 2 * 2 and {"vs_random", "vs_offline", "vs_bound", "half_of_random"} <= set(s.columns)
+    assert len(s) == 2 * 2 and {"vs_random", "vs_offline", "vs_bound", "half_of_random"} <= set(
+        s.columns
+    )
     path = tmp_path / "cleaning_toy.csv"
     write_table(job.stamp(table), path, "cleaning")  # the table the pipeline writes, checked
     text = cleaning_section(read_table(path, "cleaning"))
-    assert text.startswith("### Which cells to clean") and "nbcert / random" in text and "Target 1" in text
+    assert (
+        text.startswith("### Which cells to clean")
+        and "nbcert / random" in text
+        and "Target 1" in text
+    )
     assert "No offline search was stopped by the time limit" in text
     out = SimpleNamespace(pdf=tmp_path / "c.pdf", png=tmp_path / "c.png")
     cleaning_figure.figure(table, out)
@@ -99,6 +114,7 @@ def test_only_complete_rows_take_part():
 
 # ----------------------------------------------------------------------------- the CPClean-style rival
 
+
 def _dirty_state(seed=0):
     """The toy table with 35 % of its cells missing, among them every f3 cell holding v3 (so
     cleaning one of them grows f3's domain), and five test rows."""
@@ -108,7 +124,9 @@ def _dirty_state(seed=0):
     miss = rng.random((enc.n, enc.d)) < 0.35
     miss[:, 3] |= (enc.X[:, 3] - enc.offsets[3]) == 3
     tab = cleaning.CleaningTable.build(enc, miss)
-    return tab, enc.encode_test(df.drop(columns="label").iloc[rng.choice(len(df), 5, replace=False)])
+    return tab, enc.encode_test(
+        df.drop(columns="label").iloc[rng.choice(len(df), 5, replace=False)]
+    )
 
 
 def _entropy(counts, axis):
@@ -122,8 +140,12 @@ def _reference_gain(k, lab, m, batch):
     """Per group, sum over points of H(label) - H(label | revealed count), from a dense table
     of (point, group, count, label) -- the criterion computed the plain way."""
     P, S, G = k.shape
-    key = ((np.arange(P)[:, None, None] * G + np.arange(G)) * (batch + 1) + k) * (m + 1) + lab[:, :, None]
-    joint = np.bincount(key.ravel(), minlength=P * G * (batch + 1) * (m + 1)).reshape(P, G, batch + 1, m + 1)
+    key = ((np.arange(P)[:, None, None] * G + np.arange(G)) * (batch + 1) + k) * (m + 1) + lab[
+        :, :, None
+    ]
+    joint = np.bincount(key.ravel(), minlength=P * G * (batch + 1) * (m + 1)).reshape(
+        P, G, batch + 1, m + 1
+    )
     h_given = (joint.sum(axis=3) / S * _entropy(joint, axis=3)).sum(axis=2)
     h = _entropy(np.stack([np.bincount(row, minlength=m + 1) for row in lab]).astype(float), axis=1)
     return (h[:, None] - h_given).sum(axis=0)
@@ -143,11 +165,19 @@ def _check_worlds(ch, obs, M, alpha=0):
     assert np.array_equal(ch.B, np.minimum(M, ch.batch))
     live = ch.live
     nxt, rest = ch.nxt[live], ch.rest[live]
-    assert (nxt >= 0).all() and (rest >= 0).all() and (nxt <= ch.B).all() and (rest <= M - ch.B).all()
-    assert not (nxt + rest)[~np.broadcast_to(seen[live][:, None, None, :], nxt.shape)].any()  # pi = 0
+    assert (
+        (nxt >= 0).all() and (rest >= 0).all() and (nxt <= ch.B).all() and (rest <= M - ch.B).all()
+    )
+    assert not (nxt + rest)[
+        ~np.broadcast_to(seen[live][:, None, None, :], nxt.shape)
+    ].any()  # pi = 0
     C = ch.E[live][:, None] + nxt + rest
-    assert np.allclose(ch.F[live], log_factors(C, ch.N[:, None], delta, as_alpha(alpha)), rtol=0, atol=1e-12)
-    assert np.array_equal(ch.ls[live], cpclean._supports(ch.F[live], ch.N))  # kept label by label: the same bits
+    assert np.allclose(
+        ch.F[live], log_factors(C, ch.N[:, None], delta, as_alpha(alpha)), rtol=0, atol=1e-12
+    )
+    assert np.array_equal(
+        ch.ls[live], cpclean._supports(ch.F[live], ch.N)
+    )  # kept label by label: the same bits
     ls = log_support(C, ch.N, delta, as_alpha(alpha))
     top2 = np.sort(ls, axis=2)[:, :, -2:]
     with np.errstate(invalid="ignore"):
@@ -182,7 +212,9 @@ def _follow_checked(seed, seen):
 
     _, history, done = cleaning.follow(tab, T, choose, 0, 3)
     assert done and len(history) > 2
-    ch(tab.obs, tab.hid.sum(axis=2))  # a state that does not follow the last one: worlds start afresh
+    ch(
+        tab.obs, tab.hid.sum(axis=2)
+    )  # a state that does not follow the last one: worlds start afresh
     _check_worlds(ch, tab.obs, tab.hid.sum(axis=2))
     ch.update(tab.obs, tab.hid.sum(axis=2))  # every point kept: the stale ones drawn afresh
     assert ch.live.all()

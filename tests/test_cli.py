@@ -71,8 +71,14 @@ def run_json(capsys, *argv):
 
 
 def files(tmp_path, train=TRAIN, test=TEST):
-    return ["--train", write(tmp_path, "train.csv", train), "--test", write(tmp_path, "test.csv", test),
-            "--label", "y"]
+    return [
+        "--train",
+        write(tmp_path, "train.csv", train),
+        "--test",
+        write(tmp_path, "test.csv", test),
+        "--label",
+        "y",
+    ]
 
 
 def parse(text: str, missing=("",)):
@@ -167,9 +173,22 @@ def points(text):
 def test_certify_json_contract(tmp_path, capsys):
     res = run_json(capsys, "certify", *files(tmp_path))
     # row 0: worlds predict p (k=0), tie (k=1) and e (k=2); row 1: e in every world
-    assert res == [{"test_index": 0, "robust": False, "label": None, "possible_labels": ["e", "p"],
-                    "tie_possible": True},
-                   {"test_index": 1, "robust": True, "label": "e", "possible_labels": ["e"], "tie_possible": False}]
+    assert res == [
+        {
+            "test_index": 0,
+            "robust": False,
+            "label": None,
+            "possible_labels": ["e", "p"],
+            "tie_possible": True,
+        },
+        {
+            "test_index": 1,
+            "robust": True,
+            "label": "e",
+            "possible_labels": ["e"],
+            "tie_possible": False,
+        },
+    ]
 
 
 @pytest.mark.parametrize("alpha", ["0", "1", "0.5", "1/3", "0.001", "1e308", "1e300", "1e-400"])
@@ -185,8 +204,9 @@ def test_certify_matches_brute_force(tmp_path, capsys, method, alpha):
 
 
 def test_certify_ad(tmp_path, capsys):
-    res = run_json(capsys, "certify", *files(tmp_path), "--method", "ad", "--worlds", "200",
-                   "--seed", "0")
+    res = run_json(
+        capsys, "certify", *files(tmp_path), "--method", "ad", "--worlds", "200", "--seed", "0"
+    )
     assert [r["robust"] for r in res] == [False, True]
     assert res[1]["label"] == "e"
 
@@ -195,8 +215,11 @@ def test_certify_text_table(tmp_path, capsys):
     rc, out, err = run(capsys, "certify", *files(tmp_path))
     assert rc == 0 and err == ""
     lines = out.rstrip("\n").splitlines()
-    assert [line.split() for line in lines] == [["test_index", "robust", "label", "possible_labels", "tie"],
-                                                ["0", "no", "-", "e,", "p", "yes"], ["1", "yes", "e", "e", "no"]]
+    assert [line.split() for line in lines] == [
+        ["test_index", "robust", "label", "possible_labels", "tie"],
+        ["0", "no", "-", "e,", "p", "yes"],
+        ["1", "yes", "e", "e", "no"],
+    ]
     # aligned: every column starts at the same offset on every line
     assert lines[1].index("no") == lines[0].index("robust") == lines[2].index("yes")
     assert lines[2].index("e", lines[0].index("label")) == lines[0].index("label")
@@ -207,8 +230,10 @@ def test_values_are_reported_as_written(tmp_path, capsys):
     train = "a,y\nNA,007\nNA,007\nb,NA\n"
     test = "a\nNA\nb\n"
     rc, out, err = run(capsys, "certify", *files(tmp_path, train, test), "--json")
-    assert rc == 0 and err == ("nbcert: warning: column 'a' holds 'NA', a common missing token, as a category; "
-                               "if it means missing, give --missing 'NA'\n")  # a hint, the answer unchanged
+    assert rc == 0 and err == (
+        "nbcert: warning: column 'a' holds 'NA', a common missing token, as a category; "
+        "if it means missing, give --missing 'NA'\n"
+    )  # a hint, the answer unchanged
     assert [r["label"] for r in json.loads(out)["results"]] == ["007", "NA"]
 
 
@@ -233,8 +258,9 @@ def test_missing_tokens(tmp_path, capsys):
     # without the tokens '?' and 'unknown' are categories: no missing cell, one world
     assert run_json(capsys, "count", *args)[0]["total"] == "1"
     # a token in the test file is missing too
-    rc, out, err = run(capsys, "certify", *files(tmp_path, train_q, "odor,cap\nn,s\nn,?\n"),
-                       "--missing", "?")
+    rc, out, err = run(
+        capsys, "certify", *files(tmp_path, train_q, "odor,cap\nn,s\nn,?\n"), "--missing", "?"
+    )
     assert rc == 2 and "data row 1" in err and "'cap'" in err
 
 
@@ -246,10 +272,20 @@ def test_missing_tokens(tmp_path, capsys):
 def test_count_json_contract(tmp_path, capsys, method):
     res = run_json(capsys, "count", *files(tmp_path), "--method", method)
     assert res == [
-        {"test_index": 0, "counts": {"p": "1", "e": "1"}, "ties": "2", "total": "4",
-         "method": "exact" if method == "auto" else method},
-        {"test_index": 1, "counts": {"p": "0", "e": "4"}, "ties": "0", "total": "4",
-         "method": "exact" if method == "auto" else method},
+        {
+            "test_index": 0,
+            "counts": {"p": "1", "e": "1"},
+            "ties": "2",
+            "total": "4",
+            "method": "exact" if method == "auto" else method,
+        },
+        {
+            "test_index": 1,
+            "counts": {"p": "0", "e": "4"},
+            "ties": "0",
+            "total": "4",
+            "method": "exact" if method == "auto" else method,
+        },
     ]
 
 
@@ -269,12 +305,23 @@ def test_count_every_training_label_listed(tmp_path, capsys):
     res = run_json(capsys, "count", *files(tmp_path, train, "a\nx\n"))
     assert set(res[0]["counts"]) == {"e", "p", "q"}
     assert all(isinstance(v, str) for v in res[0]["counts"].values())
-    assert sum(map(int, res[0]["counts"].values())) + int(res[0]["ties"]) == int(res[0]["total"]) == 2
+    assert (
+        sum(map(int, res[0]["counts"].values())) + int(res[0]["ties"]) == int(res[0]["total"]) == 2
+    )
 
 
 def test_count_montecarlo_json(tmp_path, capsys):
-    res = run_json(capsys, "count", *files(tmp_path), "--method", "montecarlo", "--samples", "400",
-                   "--seed", "1")
+    res = run_json(
+        capsys,
+        "count",
+        *files(tmp_path),
+        "--method",
+        "montecarlo",
+        "--samples",
+        "400",
+        "--seed",
+        "1",
+    )
     assert len(res) == 2
     for r in res:
         assert r["method"] == "montecarlo"
@@ -295,9 +342,19 @@ def test_count_text_table(tmp_path, capsys):
     assert [line.split() for line in out.splitlines()] == [
         ["test_index", "e", "p", "ties", "total", "method"],
         ["0", "1", "(25.0%)", "1", "(25.0%)", "2", "(50.0%)", "4", "exact"],
-        ["1", "4", "(100%)", "0", "(0%)", "0", "(0%)", "4", "exact"]]
-    rc, out, err = run(capsys, "count", *files(tmp_path), "--method", "montecarlo", "--seed", "0",
-                       "--samples", "100")
+        ["1", "4", "(100%)", "0", "(0%)", "0", "(0%)", "4", "exact"],
+    ]
+    rc, out, err = run(
+        capsys,
+        "count",
+        *files(tmp_path),
+        "--method",
+        "montecarlo",
+        "--seed",
+        "0",
+        "--samples",
+        "100",
+    )
     assert rc == 0 and "montecarlo" in out
     row = out.splitlines()[2].split()  # row 1: every sampled world predicts e
     assert (row[:2], row[4], row[-2:]) == (["1", "~100.0%"], "~0.0%", ["4", "montecarlo"])
@@ -309,20 +366,45 @@ def _short(value) -> str:
     return value if isinstance(value, str) else f"{value.bit_length()}bits"
 
 
-@pytest.mark.parametrize("n, shown", [(0, "0"), (999_999, "999999"), (10**6, "1.00e+6"), (1_234_567, "1.23e+6"),
-                                      (1_235_000, "1.24e+6"), (1_234_999, "1.23e+6"), (9_995_000, "1.00e+7"),
-                                      (9_994_999, "9.99e+6"), (102 * 10**7001, "1.02e+7003"),
-                                      (10**7003 - 1, "1.00e+7003"), (2**64, "1.84e+19")], ids=_short)
+@pytest.mark.parametrize(
+    "n, shown",
+    [
+        (0, "0"),
+        (999_999, "999999"),
+        (10**6, "1.00e+6"),
+        (1_234_567, "1.23e+6"),
+        (1_235_000, "1.24e+6"),
+        (1_234_999, "1.23e+6"),
+        (9_995_000, "1.00e+7"),
+        (9_994_999, "9.99e+6"),
+        (102 * 10**7001, "1.02e+7003"),
+        (10**7003 - 1, "1.00e+7003"),
+        (2**64, "1.84e+19"),
+    ],
+    ids=_short,
+)
 def test_scientific_is_rounded_from_the_integer(n, shown):
     from nbcert.cli.render import scientific
 
     assert scientific(n) == shown
 
 
-@pytest.mark.parametrize("part, whole, shown", [(0, 5, "0%"), (5, 5, "100%"), (1, 4, "25.0%"), (1, 3, "33.3%"),
-                                                (2, 3, "66.7%"), (1, 2000, "0.1%"), (1, 2001, "<0.1%"),
-                                                (1999, 2000, ">99.9%"), (1, 10**7000, "<0.1%"),
-                                                (10**7000 - 1, 10**7000, ">99.9%")], ids=_short)
+@pytest.mark.parametrize(
+    "part, whole, shown",
+    [
+        (0, 5, "0%"),
+        (5, 5, "100%"),
+        (1, 4, "25.0%"),
+        (1, 3, "33.3%"),
+        (2, 3, "66.7%"),
+        (1, 2000, "0.1%"),
+        (1, 2001, "<0.1%"),
+        (1999, 2000, ">99.9%"),
+        (1, 10**7000, "<0.1%"),
+        (10**7000 - 1, 10**7000, ">99.9%"),
+    ],
+    ids=_short,
+)
 def test_percent_is_exact(part, whole, shown):
     from nbcert.cli.render import percent
 
@@ -330,8 +412,14 @@ def test_percent_is_exact(part, whole, shown):
 
 
 def test_count_big_integers_in_full(tmp_path, capsys, monkeypatch):
-    total = 3 ** 10_000  # more digits than Python's default int-to-str limit (4300)
-    wc = WorldCounts(method="exact", total=total, log10_total=math.log10(total), counts={"p": total - 7, "e": 5}, ties=2)
+    total = 3**10_000  # more digits than Python's default int-to-str limit (4300)
+    wc = WorldCounts(
+        method="exact",
+        total=total,
+        log10_total=math.log10(total),
+        counts={"p": total - 7, "e": 5},
+        ties=2,
+    )
     monkeypatch.setattr(nbcert, "count_worlds", lambda *a, **k: [wc, wc])
     setter = getattr(sys, "set_int_max_str_digits", None)
     res = run_json(capsys, "count", *files(tmp_path))
@@ -346,20 +434,47 @@ def test_count_big_integers_in_full(tmp_path, capsys, monkeypatch):
         e = len(digits) - 1
         mantissa = math.floor(Fraction(total, 10 ** (e - 2)) + Fraction(1, 2))
         shown = f"{mantissa // 100}.{mantissa % 100:02d}e+{e}"
-        assert out.splitlines()[1].split() == ["0", shown, "(>99.9%)", "5", "(<0.1%)", "2", "(<0.1%)", shown, "exact"]
+        assert out.splitlines()[1].split() == [
+            "0",
+            shown,
+            "(>99.9%)",
+            "5",
+            "(<0.1%)",
+            "2",
+            "(<0.1%)",
+            shown,
+            "exact",
+        ]
     finally:
         if setter:
             setter(old)
 
 
 def test_count_text_of_a_total_too_large_to_compute(tmp_path, capsys, monkeypatch):
-    wc = WorldCounts(method="montecarlo", total=None, log10_total=7003.0086, fractions={"p": 0.25, "e": 0.5},
-                     tie_fraction=0.25, intervals={"p": (0.2, 0.3), "e": (0.45, 0.55)}, samples=100)
+    wc = WorldCounts(
+        method="montecarlo",
+        total=None,
+        log10_total=7003.0086,
+        fractions={"p": 0.25, "e": 0.5},
+        tie_fraction=0.25,
+        intervals={"p": (0.2, 0.3), "e": (0.45, 0.55)},
+        samples=100,
+    )
     monkeypatch.setattr(nbcert, "count_worlds", lambda *a, **k: [wc, wc])
     rc, out, _ = run(capsys, "count", *files(tmp_path))
     assert out.splitlines()[0].split() == ["test_index", "p", "e", "ties", "total", "method"]
-    assert out.splitlines()[1].split() == ["0", "~25.0%", "[20.0%,", "30.0%]", "~50.0%", "[45.0%,", "55.0%]",
-                                           "~25.0%", "~1.02e+7003", "montecarlo"]
+    assert out.splitlines()[1].split() == [
+        "0",
+        "~25.0%",
+        "[20.0%,",
+        "30.0%]",
+        "~50.0%",
+        "[45.0%,",
+        "55.0%]",
+        "~25.0%",
+        "~1.02e+7003",
+        "montecarlo",
+    ]
     [res, _] = run_json(capsys, "count", *files(tmp_path))
     assert res["total"] is None and res["log10_total"] == 7003.0086
 
@@ -389,7 +504,10 @@ def test_count_exact_too_large_is_one_line(tmp_path, capsys):
     cells = rng.choice(["a", "b", "c"], size=(50, 300))
     cells[rng.random(cells.shape) < 0.1] = ""
     header = ",".join(f"f{j}" for j in range(300))
-    train = "\n".join([header + ",y"] + [",".join(r) + "," + "pq"[i % 2] for i, r in enumerate(cells)]) + "\n"
+    train = (
+        "\n".join([header + ",y"] + [",".join(r) + "," + "pq"[i % 2] for i, r in enumerate(cells)])
+        + "\n"
+    )
     test = header + "\n" + ",".join(["a"] * 300) + "\n"
     args = files(tmp_path, train, test)
     rc, out, err = run(capsys, "count", *args, "--method", "exact")
@@ -417,8 +535,9 @@ def test_poison_json_contract(tmp_path, capsys):
 @pytest.mark.parametrize("method", ["op", "sr", "rp"])
 def test_poison_cells_break_robustness(tmp_path, capsys, method):
     """Blanking the reported cells in the CSV (by data row) makes the test row non-robust."""
-    res = run_json(capsys, "poison", *files(tmp_path, PTRAIN, PTEST), "--method", method,
-                   "--seed", "3")
+    res = run_json(
+        capsys, "poison", *files(tmp_path, PTRAIN, PTEST), "--method", method, "--seed", "3"
+    )
     n_rows = len(PTRAIN.strip().splitlines()) - 1
     for r in res:
         assert r["num_cells"] == len(r["cells"])
@@ -430,8 +549,16 @@ def test_poison_cells_break_robustness(tmp_path, capsys, method):
         poisoned = blank_cells(PTRAIN, cells)
         t = points(PTEST)[r["test_index"]]
         point = f"odor,cap\n{t['odor']},{t['cap']}\n"
-        cert = run_json(capsys, "certify", "--train", write(tmp_path, "poisoned.csv", poisoned),
-                        "--test", write(tmp_path, "point.csv", point), "--label", "y")
+        cert = run_json(
+            capsys,
+            "certify",
+            "--train",
+            write(tmp_path, "poisoned.csv", poisoned),
+            "--test",
+            write(tmp_path, "point.csv", point),
+            "--label",
+            "y",
+        )
         assert cert[0]["robust"] is False
     if method != "op":
         op = run_json(capsys, "poison", *files(tmp_path, PTRAIN, PTEST))
@@ -453,9 +580,17 @@ RP_TEST = "f0\na\n"
 
 
 def test_randomized_search_never_claims_impossible(tmp_path, capsys):
-    args = ["--train", write(tmp_path, "t.csv", RP_TRAIN), "--test", write(tmp_path, "q.csv", RP_TEST),
-            "--label", "class"]
-    assert run_json(capsys, "poison", *args)[0]["num_cells"] == 1  # OP: a poisoning of one cell exists
+    args = [
+        "--train",
+        write(tmp_path, "t.csv", RP_TRAIN),
+        "--test",
+        write(tmp_path, "q.csv", RP_TEST),
+        "--label",
+        "class",
+    ]
+    assert (
+        run_json(capsys, "poison", *args)[0]["num_cells"] == 1
+    )  # OP: a poisoning of one cell exists
     statuses = set()
     for seed in range(8):
         [res] = run_json(capsys, "poison", *args, "--method", "rp", "--seed", seed)
@@ -501,24 +636,54 @@ ERROR_CASES = {
     "no train file": (None, TEST, [], ["train.csv", "no such file"]),
     "no test file": (TRAIN, None, [], ["test.csv", "no such file"]),
     "unknown label": (TRAIN, TEST, ["--label", "class"], ["train.csv", "'class'"]),
-    "ragged long row": ("odor,cap,y\nn,s,p\nn,s,e,9\n", TEST, [],
-                        ["train.csv", "data row 1", "4 fields", "expected 3"]),
-    "ragged short row": ("odor,cap,y\nn,s,p\nn,s\n", TEST, [],
-                         ["train.csv", "data row 1", "2 fields", "expected 3"]),
-    "every row long": ("odor,cap,y\nn,s,p,\nf,s,e,\n", TEST, [],
-                       ["train.csv", "data row 0", "4 fields", "expected 3"]),
-    "ragged after a blank line": ("odor,cap,y\nn,s,p\n\nn,s\n", TEST, [],
-                                  ["train.csv", "data row 1 (line 4)", "2 fields"]),
-    "ragged test row": (TRAIN, "odor,cap\nn,s\nn,s,x\n", [], ["test.csv", "data row 1", "3 fields"]),
+    "ragged long row": (
+        "odor,cap,y\nn,s,p\nn,s,e,9\n",
+        TEST,
+        [],
+        ["train.csv", "data row 1", "4 fields", "expected 3"],
+    ),
+    "ragged short row": (
+        "odor,cap,y\nn,s,p\nn,s\n",
+        TEST,
+        [],
+        ["train.csv", "data row 1", "2 fields", "expected 3"],
+    ),
+    "every row long": (
+        "odor,cap,y\nn,s,p,\nf,s,e,\n",
+        TEST,
+        [],
+        ["train.csv", "data row 0", "4 fields", "expected 3"],
+    ),
+    "ragged after a blank line": (
+        "odor,cap,y\nn,s,p\n\nn,s\n",
+        TEST,
+        [],
+        ["train.csv", "data row 1 (line 4)", "2 fields"],
+    ),
+    "ragged test row": (
+        TRAIN,
+        "odor,cap\nn,s\nn,s,x\n",
+        [],
+        ["test.csv", "data row 1", "3 fields"],
+    ),
     "test lacks a feature": (TRAIN, "odor,y\nn,e\n", [], ["test.csv", "'cap'"]),
     "test has an extra column": (TRAIN, "odor,cap,shape\nn,s,x\n", [], ["test.csv", "'shape'"]),
     "header only": ("odor,cap,y\n", TEST, [], ["train.csv", "no data rows"]),
     "empty file": ("", TEST, [], ["train.csv", "empty"]),
     "empty test table": (TRAIN, "odor,cap\n", [], ["test.csv", "no data rows"]),
     "feature with no values": ("odor,cap,y\nn,,p\nf,,e\n", TEST, [], ["train.csv", "'cap'"]),
-    "test row with a missing cell": (TRAIN, "odor,cap\nn,s\n,x\n", [],
-                                     ["test.csv", "data row 1", "'odor'"]),
-    "missing label value": ("odor,cap,y\nn,s,p\nf,s,\n", TEST, [], ["train.csv", "data row 1", "'y'"]),
+    "test row with a missing cell": (
+        TRAIN,
+        "odor,cap\nn,s\n,x\n",
+        [],
+        ["test.csv", "data row 1", "'odor'"],
+    ),
+    "missing label value": (
+        "odor,cap,y\nn,s,p\nf,s,\n",
+        TEST,
+        [],
+        ["train.csv", "data row 1", "'y'"],
+    ),
     "duplicate column": ("odor,odor,y\nn,s,p\n", TEST, [], ["train.csv", "duplicate", "'odor'"]),
     "unnamed column": ("odor,,y\nn,s,p\n", TEST, [], ["train.csv", "column 2"]),
     "only the label column": ("y\np\ne\n", "y\np\n", [], ["train.csv", "feature"]),
@@ -529,7 +694,14 @@ ERROR_CASES = {
 @pytest.mark.parametrize("case", list(ERROR_CASES))
 def test_input_errors(tmp_path, capsys, case, command):
     train, test, extra, names = ERROR_CASES[case]
-    args = ["--train", str(tmp_path / "train.csv"), "--test", str(tmp_path / "test.csv"), "--label", "y"]
+    args = [
+        "--train",
+        str(tmp_path / "train.csv"),
+        "--test",
+        str(tmp_path / "test.csv"),
+        "--label",
+        "y",
+    ]
     if train is not None:
         write(tmp_path, "train.csv", train)
     if test is not None:
@@ -556,24 +728,35 @@ def test_poison_needs_a_complete_table(tmp_path, capsys):
 
 
 def test_directory_instead_of_file(tmp_path, capsys):
-    rc, out, err = run(capsys, "certify", "--train", str(tmp_path), "--test",
-                       write(tmp_path, "test.csv", TEST), "--label", "y")
+    rc, out, err = run(
+        capsys,
+        "certify",
+        "--train",
+        str(tmp_path),
+        "--test",
+        write(tmp_path, "test.csv", TEST),
+        "--label",
+        "y",
+    )
     assert_error(rc, out, err, str(tmp_path))
 
 
-@pytest.mark.parametrize("argv", [
-    [],
-    ["frobnicate"],
-    ["certify"],
-    ["certify", "--train", "a.csv", "--test", "b.csv"],
-    ["certify", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--method", "exact"],
-    ["count", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--samples", "0"],
-    ["count", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--samples", "many"],
-    ["certify", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--worlds", "-3"],
-    ["poison", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--alpha", "1"],
-    ["poison", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--seed", "x"],
-    ["certify", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--bogus"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["frobnicate"],
+        ["certify"],
+        ["certify", "--train", "a.csv", "--test", "b.csv"],
+        ["certify", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--method", "exact"],
+        ["count", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--samples", "0"],
+        ["count", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--samples", "many"],
+        ["certify", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--worlds", "-3"],
+        ["poison", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--alpha", "1"],
+        ["poison", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--seed", "x"],
+        ["certify", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--bogus"],
+    ],
+)
 def test_usage_errors(capsys, argv):
     rc, out, err = run(capsys, *argv)
     assert rc == 2
@@ -589,12 +772,18 @@ def test_version(capsys):
     assert rc == 0 and out.strip() == f"nbcert {version('nbcert')}"
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["-h"], ["certify", "count", "poison", "robust", "possible world", "blank"]),
-    (["certify", "-h"], ["robust", "possible world", "--alpha", "--method", "--missing", "--json"]),
-    (["count", "-h"], ["possible worlds", "tie", "--samples", "--seed", "montecarlo"]),
-    (["poison", "-h"], ["fewest", "blank", "robust", "row:column", "--method"]),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["-h"], ["certify", "count", "poison", "robust", "possible world", "blank"]),
+        (
+            ["certify", "-h"],
+            ["robust", "possible world", "--alpha", "--method", "--missing", "--json"],
+        ),
+        (["count", "-h"], ["possible worlds", "tie", "--samples", "--seed", "montecarlo"]),
+        (["poison", "-h"], ["fewest", "blank", "robust", "row:column", "--method"]),
+    ],
+)
 def test_help(capsys, argv, words):
     rc, out, err = run(capsys, *argv)
     assert rc == 0
@@ -612,20 +801,30 @@ def _script() -> list:
 
 
 def test_console_script_json(tmp_path):
-    proc = subprocess.run(_script() + ["count", *files(tmp_path), "--json"], capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(
+        _script() + ["count", *files(tmp_path), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     res = json.loads(proc.stdout)["results"]
     assert res[0]["counts"] == {"p": "1", "e": "1"} and res[0]["ties"] == "2"
 
 
 def test_module_entry_point_error(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "nbcert.cli", "certify", *files(tmp_path),
-                           "--label", "class"], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "nbcert.cli", "certify", *files(tmp_path), "--label", "class"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2
     assert proc.stdout == ""
-    assert proc.stderr.splitlines() == [f"nbcert: error: {tmp_path / 'train.csv'}: no label column "
-                                        f"'class' (columns: 'odor', 'cap', 'y')"]
+    assert proc.stderr.splitlines() == [
+        f"nbcert: error: {tmp_path / 'train.csv'}: no label column "
+        f"'class' (columns: 'odor', 'cap', 'y')"
+    ]
 
 
 CLEAN = "odor,cap,y\nn,s,p\nn,x,p\nn,s,e\nf,s,e\nf,x,e\nf,x,e\n"
@@ -633,24 +832,40 @@ CLEAN_TEST = "odor,cap\nn,s\nn,x\n"
 
 
 def test_poison_together_json(tmp_path, capsys):
-    res = run_json(capsys, "poison", *files(tmp_path, CLEAN, CLEAN_TEST), "--together", "--method", "exact")
+    res = run_json(
+        capsys, "poison", *files(tmp_path, CLEAN, CLEAN_TEST), "--together", "--method", "exact"
+    )
     assert len(res) == 1
     r = res[0]
     assert r["test_indices"] == [0, 1] and r["method"] == "exact"
-    assert r["num_cells"] == len(r["cells"]) and r["optimal"] is True and r["lower_bound"] == r["num_cells"]
+    assert (
+        r["num_cells"] == len(r["cells"])
+        and r["optimal"] is True
+        and r["lower_bound"] == r["num_cells"]
+    )
     assert r["status"] == "poisoned"
     # blanking the reported cells makes both rows non-robust
     rows = [line.split(",") for line in CLEAN.strip().splitlines()]
     for c in r["cells"]:
         rows[1 + c["row"]][rows[0].index(c["column"])] = ""
     write(tmp_path, "poisoned.csv", "\n".join(",".join(x) for x in rows) + "\n")
-    out = run_json(capsys, "certify", "--train", str(tmp_path / "poisoned.csv"), "--test",
-                   str(tmp_path / "test.csv"), "--label", "y")
+    out = run_json(
+        capsys,
+        "certify",
+        "--train",
+        str(tmp_path / "poisoned.csv"),
+        "--test",
+        str(tmp_path / "test.csv"),
+        "--label",
+        "y",
+    )
     assert [x["robust"] for x in out] == [False, False]
 
 
 def test_poison_together_rejects_single_point_methods(tmp_path, capsys):
-    rc, out, err = run(capsys, "poison", *files(tmp_path, CLEAN, CLEAN_TEST), "--together", "--method", "sr")
+    rc, out, err = run(
+        capsys, "poison", *files(tmp_path, CLEAN, CLEAN_TEST), "--together", "--method", "sr"
+    )
     assert rc == 2 and "--together" in err and len(err.strip().splitlines()) == 1
 
 
@@ -684,12 +899,25 @@ def test_id_with_poison_together_and_clean(tmp_path, capsys):
     assert out.splitlines()[-1] == "test rows (id): r1, r2"
     dirty = write(tmp_path, "dirty.csv", blank_cells(CLEAN, [(2, "cap")]))
     truth = write(tmp_path, "truth.csv", CLEAN)
-    clean_args = ["--train", dirty, "--test", args[3], "--label", "y", "--truth", truth, "--id", "id"]
+    clean_args = [
+        "--train",
+        dirty,
+        "--test",
+        args[3],
+        "--label",
+        "y",
+        "--truth",
+        truth,
+        "--id",
+        "id",
+    ]
     rc, out, err = run(capsys, "clean", *clean_args, "--json")
     res = json.loads(out)["results"]
     assert rc == 0 and [(r["test_index"], r["id"]) for r in res] == [(0, "r1"), (1, "r2")]
     rc, out, _ = run(capsys, "clean", *clean_args)
-    assert out.splitlines()[0].split()[:2] == ["test_index", "id"] and out.splitlines()[1].split()[:2] == ["0", "r1"]
+    assert out.splitlines()[0].split()[:2] == ["test_index", "id"] and out.splitlines()[1].split()[
+        :2
+    ] == ["0", "r1"]
 
 
 def test_id_errors(tmp_path, capsys):

@@ -14,8 +14,11 @@ from strategies import alphas, instances
 
 import nbcert
 
-SETTINGS = settings(max_examples=250, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=250,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def _domain_product(train, label):
@@ -76,6 +79,7 @@ def test_counts_agree_with_certify(inst, alpha):
 
 # ------------------------------------------------------------------------- montecarlo
 
+
 def _mc_instances():
     """A handful of fixed moderate instances (9 missing cells, <= 20k worlds each)."""
     rng = np.random.default_rng(12345)
@@ -109,8 +113,16 @@ def test_montecarlo_intervals_cover_exact_fractions():
         total = brute_total(train, "y")
         if 0 < max(exp_counts.values()) < total:
             informative += 1
-        [wc] = nbcert.count_worlds(train, test, "y", alpha=alpha, method="montecarlo",
-                                   n_samples=4000, confidence=0.95, seed=i)
+        [wc] = nbcert.count_worlds(
+            train,
+            test,
+            "y",
+            alpha=alpha,
+            method="montecarlo",
+            n_samples=4000,
+            confidence=0.95,
+            seed=i,
+        )
         assert wc.method == "montecarlo"
         assert wc.total == total
         assert wc.counts is None and wc.ties is None
@@ -127,22 +139,31 @@ def test_montecarlo_intervals_cover_exact_fractions():
             covered += lo - 1e-12 <= exact <= hi + 1e-12
         assert abs(wc.tie_fraction - exp_ties / total) <= 6 * 0.5 / math.sqrt(wc.samples) + 1e-12
     assert informative >= 3, "fixture instances should have genuinely split worlds"
-    assert covered >= 0.85 * checked, f"only {covered}/{checked} intervals contain the exact fraction"
+    assert covered >= 0.85 * checked, (
+        f"only {covered}/{checked} intervals contain the exact fraction"
+    )
 
 
 def test_montecarlo_reproducible_with_seed():
     train, test, alpha = _mc_instances()[0]
-    a = nbcert.count_worlds(train, test, "y", alpha=alpha, method="montecarlo", n_samples=500, seed=7)
-    b = nbcert.count_worlds(train, test, "y", alpha=alpha, method="montecarlo", n_samples=500, seed=7)
+    a = nbcert.count_worlds(
+        train, test, "y", alpha=alpha, method="montecarlo", n_samples=500, seed=7
+    )
+    b = nbcert.count_worlds(
+        train, test, "y", alpha=alpha, method="montecarlo", n_samples=500, seed=7
+    )
     assert a[0].fractions == b[0].fractions and a[0].intervals == b[0].intervals
 
 
 # ------------------------------------------------------------------------- unit cases
 
+
 @pytest.mark.parametrize("method", ["exact", "batch", "auto"])
 def test_one_value_domain_forced(method):
-    train = pd.DataFrame({"f": ["a", np.nan, np.nan, "a"], "g": ["a", "b", np.nan, "b"],
-                          "y": ["p", "q", "q", "p"]}, dtype=object)
+    train = pd.DataFrame(
+        {"f": ["a", np.nan, np.nan, "a"], "g": ["a", "b", np.nan, "b"], "y": ["p", "q", "q", "p"]},
+        dtype=object,
+    )
     test = pd.DataFrame({"f": ["a"], "g": ["b"]}, dtype=object)
     [wc] = nbcert.count_worlds(train, test, "y", alpha=1, method=method)
     # f's two missing cells are forced: 1 * 1 * 2 worlds
@@ -153,7 +174,9 @@ def test_one_value_domain_forced(method):
 
 @pytest.mark.parametrize("method", ["exact", "batch"])
 def test_unseen_value_alpha0_all_worlds_tie(method):
-    train = pd.DataFrame({"f": ["a", np.nan, "b"], "g": ["a", "b", np.nan], "y": ["p", "q", "p"]}, dtype=object)
+    train = pd.DataFrame(
+        {"f": ["a", np.nan, "b"], "g": ["a", "b", np.nan], "y": ["p", "q", "p"]}, dtype=object
+    )
     test = pd.DataFrame({"f": ["z"], "g": ["a"]}, dtype=object)
     [wc] = nbcert.count_worlds(train, test, "y", alpha=0, method=method)
     assert wc.total == 4
@@ -162,8 +185,10 @@ def test_unseen_value_alpha0_all_worlds_tie(method):
 
 @pytest.mark.parametrize("method", ["exact", "batch"])
 def test_unseen_value_alpha1(method):
-    train = pd.DataFrame({"f": ["a", np.nan, "b", "b"], "g": ["a", "b", np.nan, "a"],
-                          "y": ["p", "q", "p", "q"]}, dtype=object)
+    train = pd.DataFrame(
+        {"f": ["a", np.nan, "b", "b"], "g": ["a", "b", np.nan, "a"], "y": ["p", "q", "p", "q"]},
+        dtype=object,
+    )
     test = pd.DataFrame({"f": ["z"], "g": ["a"]}, dtype=object)
     [wc] = nbcert.count_worlds(train, test, "y", alpha=1, method=method)
     assert (wc.counts, wc.ties) == brute_counts(train, "y", {"f": "z", "g": "a"}, 1)
@@ -192,7 +217,9 @@ def test_complete_table_tie(method):
 @pytest.mark.parametrize("method", ["exact", "batch"])
 def test_label_absent_from_wins_still_listed(method):
     # r can never win, but it is a training label: counts["r"] == 0.
-    train = pd.DataFrame({"f": ["a", "a", np.nan, "b", "b"], "y": ["p", "p", "q", "q", "r"]}, dtype=object)
+    train = pd.DataFrame(
+        {"f": ["a", "a", np.nan, "b", "b"], "y": ["p", "p", "q", "q", "r"]}, dtype=object
+    )
     test = pd.DataFrame({"f": ["a"]}, dtype=object)
     [wc] = nbcert.count_worlds(train, test, "y", alpha=0, method=method)
     exp = brute_counts(train, "y", {"f": "a"}, 0)
@@ -268,24 +295,33 @@ def test_auto_is_exact_where_the_distribution_fits(inst, alpha, max_states):
     bound exceeds max_states squared); explicit exact refuses only what does not fit."""
     enc, pts = _points(inst)
     a = nbcert.params.as_alpha(alpha)
-    res = nbcert.count_worlds(inst.train, inst.test, inst.label, alpha=alpha, max_states=max_states,
-                              n_samples=50, seed=0)
+    res = nbcert.count_worlds(
+        inst.train, inst.test, inst.label, alpha=alpha, max_states=max_states, n_samples=50, seed=0
+    )
     for wc, pt in zip(res, pts):
         sizes = [len(exact.label_distribution(pt, enc.delta, l, a, 10**9)) for l in range(enc.m)]
-        hopeless = any(bounds.log_support_bound(pt, enc.delta, l) > 2 * math.log(max_states)
-                       for l in range(enc.m))
+        hopeless = any(
+            bounds.log_support_bound(pt, enc.delta, l) > 2 * math.log(max_states)
+            for l in range(enc.m)
+        )
         fits = max(sizes) <= max_states
         assert wc.method == ("exact" if fits and not hopeless else "montecarlo")
         assert not (wc.method == "montecarlo" and not hopeless and fits)
     for row in range(len(inst.test)):
-        sizes = [len(exact.label_distribution(pts[row], enc.delta, l, a, 10**9)) for l in range(enc.m)]
+        sizes = [
+            len(exact.label_distribution(pts[row], enc.delta, l, a, 10**9)) for l in range(enc.m)
+        ]
         one = inst.test.iloc[[row]]
         if max(sizes) <= max_states:
-            [wc] = nbcert.count_worlds(inst.train, one, inst.label, alpha=alpha, method="exact", max_states=max_states)
+            [wc] = nbcert.count_worlds(
+                inst.train, one, inst.label, alpha=alpha, method="exact", max_states=max_states
+            )
             assert wc.method == "exact"
         else:
             with pytest.raises(nbcert.InputError, match="too large"):
-                nbcert.count_worlds(inst.train, one, inst.label, alpha=alpha, method="exact", max_states=max_states)
+                nbcert.count_worlds(
+                    inst.train, one, inst.label, alpha=alpha, method="exact", max_states=max_states
+                )
 
 
 def _wide(n=50, d=2000, seed=0):
@@ -309,11 +345,14 @@ def test_wide_table_goes_straight_to_montecarlo(monkeypatch):
     monkeypatch.setattr(exact, "label_distribution", forbidden)
     monkeypatch.setattr(bounds, "distinct_lower_bound", forbidden)
     calls = []
-    res = nbcert.count_worlds(train, test, "class", n_samples=200, seed=1,
-                              progress=lambda *a: calls.append(a))
+    res = nbcert.count_worlds(
+        train, test, "class", n_samples=200, seed=1, progress=lambda *a: calls.append(a)
+    )
     assert [wc.method for wc in res] == ["montecarlo", "montecarlo"]
-    assert all(wc.samples == 200 and math.isclose(sum(wc.fractions.values()) + wc.tie_fraction, 1)
-               for wc in res)
+    assert all(
+        wc.samples == 200 and math.isclose(sum(wc.fractions.values()) + wc.tie_fraction, 1)
+        for wc in res
+    )
     assert calls == [(0, 2, "montecarlo"), (1, 2, "montecarlo"), (2, 2, "montecarlo")]
 
 
@@ -323,7 +362,9 @@ def test_unknown_method_is_refused_by_its_rule_before_counting():
 
     train, test = _wide(d=4)
     enc = encode(train, "class")
-    with pytest.raises(nbcert.ParameterError, match=r"unknown counting method 'exactly' \(use auto, exact, batch"):
+    with pytest.raises(
+        nbcert.ParameterError, match=r"unknown counting method 'exactly' \(use auto, exact, batch"
+    ):
         count_encoded(enc, enc.encode_test(test), method="exactly")
 
 
@@ -345,12 +386,17 @@ def test_montecarlo_batches_do_not_change_the_draws():
     enc = encode(train, "y")
     [pt] = point_stats(enc, enc.encode_test(test))
     a = nbcert.params.as_alpha(alpha)
-    runs = [montecarlo.count_montecarlo(pt, enc.label_sizes, enc.delta, a, 1000,
-                                        np.random.default_rng(3), cells=cells) for cells in (1, 97, 1 << 22)]
+    runs = [
+        montecarlo.count_montecarlo(
+            pt, enc.label_sizes, enc.delta, a, 1000, np.random.default_rng(3), cells=cells
+        )
+        for cells in (1, 97, 1 << 22)
+    ]
     assert all(np.array_equal(runs[0], r) for r in runs[1:]) and runs[0].sum() == 1000
 
 
 # ------------------------------------------------------------------------- vectorised exact counts
+
 
 @pytest.mark.parametrize("method", ["exact", "batch"])
 @SETTINGS
@@ -371,8 +417,9 @@ def test_vectorised_counts_equal_python_integers(method, inst, alpha):
             slow = exact._count_exact_python(pt, enc.label_sizes, enc.delta, a, 10**9)
         assert fast == slow
         for l in range(enc.m):
-            keys, ways = exact.label_distribution(pt, enc.delta, l, a, 10**9,
-                                                  Basis.build(pt, enc.label_sizes, enc.delta, a))
+            keys, ways = exact.label_distribution(
+                pt, enc.delta, l, a, 10**9, Basis.build(pt, enc.label_sizes, enc.delta, a)
+            )
             dist = exact.label_distribution(pt, enc.delta, l, a, 10**9)
             assert len(keys) == len(dist) and sum(ways) == sum(dist.values())
 
@@ -393,27 +440,50 @@ def test_vectorised_counts_equal_python_integers_on_a_larger_point():
         assert fast == exact._count_exact_python(pt, enc.label_sizes, enc.delta, a, 10**9)
 
 
-@pytest.mark.parametrize("M, delta, seen", [(0, 3, True), (1, 2, True), (7, 3, True), (40, 5, True),
-                                            (6, 1, True), (5, 4, False), (3000, 4, True), (200_000, 3, True)])
+@pytest.mark.parametrize(
+    "M, delta, seen",
+    [
+        (0, 3, True),
+        (1, 2, True),
+        (7, 3, True),
+        (40, 5, True),
+        (6, 1, True),
+        (5, 4, False),
+        (3000, 4, True),
+        (200_000, 3, True),
+    ],
+)
 def test_montecarlo_inverts_the_binomial_distribution_function(M, delta, seen):
     """beta = lo + the number of block entries <= u, for every u (guide table, or search in
     crowded buckets); the block is Binomial(M, 1/delta)'s distribution function where it
     is strictly between 0 and 1, up to rounding, and only that (not all M values)."""
     pt = Point(np.array([[2, 0], [1, 3]]), np.array([[M, 2], [0, M]]), np.array([seen, True]))
     tab = montecarlo._Tables(pt, np.array([9, 9]), np.array([delta, 2]), nbcert.params.as_alpha(0))
-    u = np.concatenate([np.random.default_rng(0).random((4000, len(tab.cells))),
-                        np.linspace(0, 1, 3001, endpoint=False)[:, None].repeat(len(tab.cells), axis=1)])
+    u = np.concatenate(
+        [
+            np.random.default_rng(0).random((4000, len(tab.cells))),
+            np.linspace(0, 1, 3001, endpoint=False)[:, None].repeat(len(tab.cells), axis=1),
+        ]
+    )
     pos = tab.invert(u)
     for c, cell in enumerate(tab.cells):
-        block = tab.cdf[tab.start[c]:tab.start[c] + tab.size[c]]
-        assert np.array_equal(pos[:, c] - tab.start[c], np.searchsorted(block, u[:, c], side="right"))
+        block = tab.cdf[tab.start[c] : tab.start[c] + tab.size[c]]
+        assert np.array_equal(
+            pos[:, c] - tab.start[c], np.searchsorted(block, u[:, c], side="right")
+        )
         Mc, j, lo = int(pt.M.ravel()[cell]), cell % 2, int(tab.lo[c])
         p = 1 / [delta, 2][j] if pt.seen[j] else 0.0
         full = montecarlo._binomial_cdf(Mc, p)  # every b, summed from b = 0
         if Mc <= 60:
-            assert np.allclose(full, np.cumsum([math.comb(Mc, b) * p ** b * (1 - p) ** (Mc - b) for b in range(Mc)]),
-                               rtol=1e-9, atol=1e-12)
+            assert np.allclose(
+                full,
+                np.cumsum([math.comb(Mc, b) * p**b * (1 - p) ** (Mc - b) for b in range(Mc)]),
+                rtol=1e-9,
+                atol=1e-12,
+            )
         # two float computations of the same probabilities (sums of up to 10^5 logs)
-        assert np.allclose(block[:-1], full[lo:lo + len(block) - 1], rtol=0, atol=1e-8)
-        assert (lo == 0 or full[lo - 1] < 1e-20) and (lo + len(block) - 1 == Mc or full[lo + len(block) - 1] == 1)
+        assert np.allclose(block[:-1], full[lo : lo + len(block) - 1], rtol=0, atol=1e-8)
+        assert (lo == 0 or full[lo - 1] < 1e-20) and (
+            lo + len(block) - 1 == Mc or full[lo + len(block) - 1] == 1
+        )
         assert len(block) <= 30 * math.sqrt(Mc * p * (1 - p)) + 100

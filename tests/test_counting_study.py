@@ -17,8 +17,14 @@ from nbcert.repro.studies.counting import figure as counting_figure
 from nbcert.repro.studies.counting import run as cs
 from nbcert.repro.studies.counting.report import counting as counting_section
 
-CFG = CountingSettings(subsample=10, missing_rates=(0.2, 0.5), points=6, samples=4000, confidence=0.95,
-                       max_states=200_000)
+CFG = CountingSettings(
+    subsample=10,
+    missing_rates=(0.2, 0.5),
+    points=6,
+    samples=4000,
+    confidence=0.95,
+    max_states=200_000,
+)
 
 
 def _table(n=60, seed=0):
@@ -40,7 +46,9 @@ def table():
 
 
 def _wide(t, col):
-    return t.pivot_table(index=["missing_rate", "point"], columns="method", values=col, aggfunc="first")
+    return t.pivot_table(
+        index=["missing_rate", "point"], columns="method", values=col, aggfunc="first"
+    )
 
 
 def test_shape_and_columns(table):
@@ -76,7 +84,9 @@ def test_exact_share_inside_montecarlo_interval(table):
     mc = table[table.method == "montecarlo"]
     inside = mc.exact_in_interval
     assert inside.notna().all()
-    assert inside.sum() >= len(inside) - 1, mc[["missing_rate", "point", "fraction", "ci_low", "ci_high"]]
+    assert inside.sum() >= len(inside) - 1, mc[
+        ["missing_rate", "point", "fraction", "ci_low", "ci_high"]
+    ]
     assert (mc.outside_by[inside.astype(bool)] <= cs.INTERVAL_SLACK).all()
 
 
@@ -114,8 +124,15 @@ def test_disagreeing_counts_raise(monkeypatch):
         if method == "batch":
             wc = out[0]
             lab = enc.labels[0]
-            out = [WorldCounts(wc.method, wc.total, wc.log10_total, {**wc.counts, lab: wc.counts[lab] + 1},
-                               wc.ties - 1)]
+            out = [
+                WorldCounts(
+                    wc.method,
+                    wc.total,
+                    wc.log10_total,
+                    {**wc.counts, lab: wc.counts[lab] + 1},
+                    wc.ties - 1,
+                )
+            ]
         return out
 
     monkeypatch.setattr(cs, "count_encoded", off_by_one)
@@ -126,18 +143,24 @@ def test_disagreeing_counts_raise(monkeypatch):
 def test_too_many_rows_is_an_error_and_no_feature_loses_its_domain():
     with pytest.raises(ValueError, match="exceed"):
         cs.run(_table(n=12), "label", "toy", 1, CFG, progress=lambda s: None)
-    full = cs.run(_table(), "label", "toy", 1, replace(CFG, missing_rates=(1.0,)), progress=lambda s: None)
+    full = cs.run(
+        _table(), "label", "toy", 1, replace(CFG, missing_rates=(1.0,)), progress=lambda s: None
+    )
     assert (full.features == 3).all()  # the perturbation keeps one observed cell per column
 
 
 def test_figure_and_markdown_from_the_csv_tables(table, tmp_path):
-    other = cs.run(_table(seed=3), "label", "toy2", 5, replace(CFG, max_states=3), progress=lambda s: None)
+    other = cs.run(
+        _table(seed=3), "label", "toy2", 5, replace(CFG, max_states=3), progress=lambda s: None
+    )
     paths = [tmp_path / "counting_toy.csv", tmp_path / "counting_toy2.csv"]
     write_table(job.stamp(table), paths[0], "counting")  # the tables the pipeline writes, checked
     write_table(job.stamp(other), paths[1], "counting")
     loaded = cs.load(paths)
     assert loaded.skipped.dtype == "boolean" and loaded.majority_label.map(type).eq(str).all()
-    out = SimpleNamespace(pdf=tmp_path / "fig" / "counting.pdf", png=tmp_path / "fig" / "counting.png")
+    out = SimpleNamespace(
+        pdf=tmp_path / "fig" / "counting.pdf", png=tmp_path / "fig" / "counting.png"
+    )
     counting_figure.figure(loaded, out)
     for f in (out.pdf, out.png):
         assert f.stat().st_size > 1000

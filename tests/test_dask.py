@@ -19,21 +19,31 @@ distributed = pytest.importorskip("distributed")
 
 @pytest.fixture(scope="module")
 def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
         with distributed.Client(cluster) as c:
             yield c
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(inst=instances(), data=st.data())
 def test_dask_equals_in_memory(client, inst, data):
     train = as_text(inst.train).reset_index(drop=True)
     test = as_text(inst.test[inst.features])
-    ddf = dd.from_pandas(train, npartitions=data.draw(st.integers(1, len(train)), label="partitions"), sort=False)
-    assert frame(nbcert.certify(ddf, test, inst.label)) == frame(nbcert.certify(train, test, inst.label))
-    assert counts(nbcert.count_worlds(ddf, test, inst.label, method="exact")) == \
-        counts(nbcert.count_worlds(train, test, inst.label, method="exact"))
+    ddf = dd.from_pandas(
+        train, npartitions=data.draw(st.integers(1, len(train)), label="partitions"), sort=False
+    )
+    assert frame(nbcert.certify(ddf, test, inst.label)) == frame(
+        nbcert.certify(train, test, inst.label)
+    )
+    assert counts(nbcert.count_worlds(ddf, test, inst.label, method="exact")) == counts(
+        nbcert.count_worlds(train, test, inst.label, method="exact")
+    )
 
 
 def test_dask_missing_label_named_by_its_row(client):
@@ -46,8 +56,13 @@ def test_dask_missing_label_named_by_its_row(client):
 
 
 def test_cli_scheduler_parquet_folder(client, tmp_path, capsys, monkeypatch):
-    df = pd.DataFrame({"odor": ["n", "n", "n", "f", "f"], "cap": ["s", None, None, "s", "x"],
-                       "y": ["p", "e", "e", "e", "e"]})
+    df = pd.DataFrame(
+        {
+            "odor": ["n", "n", "n", "f", "f"],
+            "cap": ["s", None, None, "s", "x"],
+            "y": ["p", "e", "e", "e", "e"],
+        }
+    )
     folder = tmp_path / "pq"
     folder.mkdir()
     for i, rows in enumerate(([0, 1], [2], [3, 4])):
@@ -55,13 +70,36 @@ def test_cli_scheduler_parquet_folder(client, tmp_path, capsys, monkeypatch):
     test = write(tmp_path, "test.csv", TEST)
     local = run_json(capsys, "count", "--train", folder, "--test", test, "--label", "y")
     address = client.scheduler.address
-    assert run_json(capsys, "count", "--train", folder, "--test", test, "--label", "y",
-                    "--scheduler", address) == local
+    assert (
+        run_json(
+            capsys,
+            "count",
+            "--train",
+            folder,
+            "--test",
+            test,
+            "--label",
+            "y",
+            "--scheduler",
+            address,
+        )
+        == local
+    )
     local = run_json(capsys, "certify", "--train", folder, "--test", test, "--label", "y")
     monkeypatch.setenv("NBCERT_DASK_SCHEDULER", address)
     assert run_json(capsys, "certify", "--train", folder, "--test", test, "--label", "y") == local
-    rc, out, err = run(capsys, "certify", "--train", folder, "--test", test, "--label", "y", "--method", "iterate")
+    rc, out, err = run(
+        capsys, "certify", "--train", folder, "--test", test, "--label", "y", "--method", "iterate"
+    )
     assert_error(rc, out, err, str(folder), "needs the table in memory")
-    rc, out, err = run(capsys, "certify", "--train", write(tmp_path, "t.csv", "a,y\nx,p\n"), "--test",
-                       write(tmp_path, "q.csv", "a\nx\n"), "--label", "y")
+    rc, out, err = run(
+        capsys,
+        "certify",
+        "--train",
+        write(tmp_path, "t.csv", "a,y\nx,p\n"),
+        "--test",
+        write(tmp_path, "q.csv", "a\nx\n"),
+        "--label",
+        "y",
+    )
     assert_error(rc, out, err, "t.csv", "Parquet")

@@ -17,33 +17,58 @@ from strategies import alphas, complete_instances, instances
 import nbcert
 from nbcert.estimator import CertifiedNB
 
-SETTINGS = settings(max_examples=150, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
-X = pd.DataFrame({"f": ["a", np.nan, "b", "a", "b"], "g": ["x", "x", "y", np.nan, "y"]}, dtype=object)
+X = pd.DataFrame(
+    {"f": ["a", np.nan, "b", "a", "b"], "g": ["x", "x", "y", np.nan, "y"]}, dtype=object
+)
 Y = ["p", "q", "q", "p", "q"]
 
 
 def _expected_failures(estimator):
-    return {"check_estimators_pickle": "it predicts rows with NaN, but a test row must be complete "
-                                       "(NaN is a missing cell of the training table only)"}
+    return {
+        "check_estimators_pickle": "it predicts rows with NaN, but a test row must be complete "
+        "(NaN is a missing cell of the training table only)"
+    }
 
 
-@parametrize_with_checks([CertifiedNB(), CertifiedNB(alpha=1)], expected_failed_checks=_expected_failures)
+@parametrize_with_checks(
+    [CertifiedNB(), CertifiedNB(alpha=1)], expected_failed_checks=_expected_failures
+)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
 
-@pytest.mark.parametrize("method", ["predict", "predict_proba", "certify", "certified_predict", "possible_labels",
-                                    "count_worlds", "score"])
+@pytest.mark.parametrize(
+    "method",
+    [
+        "predict",
+        "predict_proba",
+        "certify",
+        "certified_predict",
+        "possible_labels",
+        "count_worlds",
+        "score",
+    ],
+)
 def test_not_fitted(method):
     args = (X, Y) if method == "score" else (X,)
     with pytest.raises(NotFittedError):
         getattr(CertifiedNB(), method)(*args)
 
 
-@pytest.mark.parametrize("y, position", [(["p", np.nan, "q", "p", "q"], 1), ([1.0, 2.0, 1.0, None, 2.0], 3),
-                                         (pd.Series(["p", "q", "q", "p", pd.NA]), 4)])
+@pytest.mark.parametrize(
+    "y, position",
+    [
+        (["p", np.nan, "q", "p", "q"], 1),
+        ([1.0, 2.0, 1.0, None, 2.0], 3),
+        (pd.Series(["p", "q", "q", "p", pd.NA]), 4),
+    ],
+)
 def test_missing_label_is_named_by_its_position_in_y(y, position):
     with pytest.raises(ValueError, match=f"^y: element {position} is missing$"):
         CertifiedNB().fit(X, y)
@@ -70,7 +95,9 @@ def test_parameters_are_declared_by_the_shared_rules():
 
     assert set(CertifiedNB._parameter_constraints) == set(CertifiedNB().get_params())
     assert CertifiedNB._parameter_constraints["alpha"] is params.rule("alpha")
-    with pytest.raises(nbcert.ParameterError, match="^alpha must be a finite number >= 0, got 'x'$"):
+    with pytest.raises(
+        nbcert.ParameterError, match="^alpha must be a finite number >= 0, got 'x'$"
+    ):
         CertifiedNB(alpha="x").fit(None, None)  # checked before X and y are looked at
     est = CertifiedNB().fit(X, Y)
     with pytest.raises(nbcert.ParameterError, match="unknown counting method 'exactly'"):

@@ -19,8 +19,11 @@ from strategies import alphas, complete_instances, instances
 
 from nbcert.estimator import CertifiedNB
 
-SETTINGS = settings(max_examples=200, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def _missing(v) -> bool:
@@ -77,7 +80,9 @@ def test_the_issue_case():
 def test_the_uniform_factor():
     # q has no observed g (domain {x, y}): its g factor is 1/2.  alpha = 0:
     # S_p = 2/5 * 1/2 * 2/2 = 1/5, S_q = 2/5 * 1/2 * 1/2 = 1/10, S_r = 1/5 * 1 * 0 = 0
-    X = pd.DataFrame({"f": ["a", "b", "a", "b", "a"], "g": ["x", "x", np.nan, np.nan, "y"]}, dtype=object)
+    X = pd.DataFrame(
+        {"f": ["a", "b", "a", "b", "a"], "g": ["x", "x", np.nan, np.nan, "y"]}, dtype=object
+    )
     y = ["p", "p", "q", "q", "r"]
     test = pd.DataFrame({"f": ["a"], "g": ["x"]}, dtype=object)
     pred, proba = _predict(CertifiedNB().fit(X, y), test)
@@ -104,7 +109,9 @@ def lacking_instances(draw):
     for f in inst.features:
         lab = draw(st.sampled_from(labels + [None]))
         rows = train[inst.label] == lab
-        if lab is not None and train.loc[~rows, f].notna().any():  # the column keeps an observed value
+        if (
+            lab is not None and train.loc[~rows, f].notna().any()
+        ):  # the column keeps an observed value
             train.loc[rows, f] = np.nan
     return type(inst)(train=train, test=inst.test, label=inst.label)
 
@@ -118,7 +125,9 @@ def test_predict_matches_the_exact_reference(inst, alpha):
     for r, row in enumerate(inst.test_rows()):
         sup = reference_supports(inst.train, inst.label, row, alpha)
         best = max(sup.values())
-        assert pred[r] == next(lab for lab in est.classes_ if sup[lab] == best)  # the first of tied labels
+        assert pred[r] == next(
+            lab for lab in est.classes_ if sup[lab] == best
+        )  # the first of tied labels
         total = sum(sup.values())
         expected = [float(sup[lab] / total) if total else 1 / len(sup) for lab in est.classes_]
         assert proba[r] == pytest.approx(expected, rel=1e-9, abs=1e-12)
@@ -138,12 +147,16 @@ def _sklearn(inst, alpha):
 
 
 @SETTINGS
-@given(inst=complete_instances(max_rows=20, max_features=4, min_labels=2, unseen=False, max_tests=4),
-       alpha=st.sampled_from([1, Fraction(1, 2), 2, Fraction(1, 10), 7]))
+@given(
+    inst=complete_instances(max_rows=20, max_features=4, min_labels=2, unseen=False, max_tests=4),
+    alpha=st.sampled_from([1, Fraction(1, 2), 2, Fraction(1, 10), 7]),
+)
 def test_matches_categorical_nb(inst, alpha):
     for row in inst.test_rows():
         sup = reference_supports(inst.train, inst.label, row, alpha)
-        assume(sum(v == max(sup.values()) for v in sup.values()) == 1)  # floats may order a tie either way
+        assume(
+            sum(v == max(sup.values()) for v in sup.values()) == 1
+        )  # floats may order a tie either way
     pred, proba = _predict(_fit(inst, alpha), inst.test[inst.features])
     sk_pred, sk_proba = _sklearn(inst, alpha)
     assert list(pred) == sk_pred

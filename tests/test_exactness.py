@@ -52,7 +52,9 @@ def _design(factors: list[int], alpha: int, missing: dict[int, int] | None = Non
     return out
 
 
-def build(specs: dict[str, list[tuple[int, int]]], seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+def build(
+    specs: dict[str, list[tuple[int, int]]], seed: int = 0
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Training table from per-label per-feature (agree, missing) designs; test row all "v0"."""
     rng = np.random.default_rng(seed)
     d = len(next(iter(specs.values())))
@@ -62,7 +64,7 @@ def build(specs: dict[str, list[tuple[int, int]]], seed: int = 0) -> tuple[pd.Da
         X = np.full((N, d), "v1", dtype=object)
         for j, (a, m) in enumerate(design):
             X[:a, j] = "v0"
-            X[a:a + m, j] = np.nan
+            X[a : a + m, j] = np.nan
             assert a + m < N  # "v1" occurs in every feature
         blocks.append(X[rng.permutation(N)])
         ys += [lab] * N
@@ -79,11 +81,14 @@ def _filler(n_features: int, alpha: int, seed: int) -> list[int]:
     return [int(v) for v in rng.integers(1 + alpha, N - 10, size=n_features)]
 
 
-def _case(a_factors, b_factors, *, alpha=0, d=50, a_missing=None, b_missing=None, seed=0,
-          c_factors=None):
+def _case(
+    a_factors, b_factors, *, alpha=0, d=50, a_missing=None, b_missing=None, seed=0, c_factors=None
+):
     fill = _filler(d - K, alpha, seed)
-    specs = {"B": _design(b_factors + fill, alpha, b_missing),
-             "A": _design(a_factors + fill, alpha, a_missing)}
+    specs = {
+        "B": _design(b_factors + fill, alpha, b_missing),
+        "A": _design(a_factors + fill, alpha, a_missing),
+    }
     if c_factors is not None:
         specs["C"] = _design(c_factors + fill, alpha)
     return build(specs, seed)
@@ -98,7 +103,15 @@ def _float_log_margin(a_factors, b_factors, alpha):
 
 # (name, A's factors, B's factors, A missing, B missing, expected (robust, label), counts)
 CASES = [
-    ("exact-tie-regrouped", P60M1_REGROUPED, P60M1, None, None, (False, None), ({"A": 0, "B": 0}, 1)),
+    (
+        "exact-tie-regrouped",
+        P60M1_REGROUPED,
+        P60M1,
+        None,
+        None,
+        (False, None),
+        ({"A": 0, "B": 0}, 1),
+    ),
     ("exact-tie-2^60", P60_REGROUPED, P60, None, None, (False, None), ({"A": 0, "B": 0}, 1)),
     ("A-by-2^-60", P60, P60M1, None, None, (True, "A"), ({"A": 1, "B": 0}, 0)),
     ("B-by-2^-60", P60M1, P60, None, None, (True, "B"), ({"A": 0, "B": 1}, 0)),
@@ -111,7 +124,15 @@ CASES = [
     # B's largest world beats A = 2^60 - 1 by one part in 2^60, its smallest loses
     ("flip-in-one-world", P60M1, P60_REGROUPED, None, {3: 1}, (False, None), ({"A": 1, "B": 1}, 0)),
     # two blank cells in B: worlds 64*64, 64*63 (x2), 63*63 against A = 2^60 - 1
-    ("flip-two-cells", P60M1, P60_REGROUPED, None, {3: 1, 5: 1}, (False, None), ({"A": 3, "B": 1}, 0)),
+    (
+        "flip-two-cells",
+        P60M1,
+        P60_REGROUPED,
+        None,
+        {3: 1, 5: 1},
+        (False, None),
+        ({"A": 3, "B": 1}, 0),
+    ),
 ]
 
 
@@ -123,7 +144,12 @@ def _check(train, test, expected, counts_expected, alpha):
         res = nbcert.certify(train, test, "label", alpha=alpha, method=method)
         got = (bool(res["robust"].iloc[0]), res["label"].iloc[0])
         if not expected[0]:
-            got = (got[0], None if got[1] is None or (not isinstance(got[1], str) and pd.isna(got[1])) else got[1])
+            got = (
+                got[0],
+                None
+                if got[1] is None or (not isinstance(got[1], str) and pd.isna(got[1]))
+                else got[1],
+            )
         assert got == expected, f"certify {method}: {got}, exact answer {expected}"
     total = brute_total(train, "label")
     for method in ("exact", "batch", "auto"):
@@ -181,7 +207,7 @@ def test_huge_world_counts_are_exact_integers(method):
     train = pd.DataFrame({"f": f, "y": y}, dtype=object)
     test = pd.DataFrame({"f": ["a"]}, dtype=object)
     ways = [math.comb(100, b) * 2 ** (100 - b) for b in range(101)]
-    total = 3 ** 100
+    total = 3**100
     assert sum(ways) == total
     expected = {"q": sum(ways[:5]), "p": sum(ways[6:])}, ways[5]
     [wc] = nbcert.count_worlds(train, test, "y", alpha=0, method=method)
@@ -197,7 +223,9 @@ def test_huge_world_count_montecarlo_total():
     y = ["q"] * 10 + ["p"] * 100 + ["q"]
     train = pd.DataFrame({"f": f, "y": y}, dtype=object)
     test = pd.DataFrame({"f": ["a"]}, dtype=object)
-    [wc] = nbcert.count_worlds(train, test, "y", alpha=0, method="montecarlo", n_samples=5000, seed=1)
-    assert wc.total == 3 ** 100
+    [wc] = nbcert.count_worlds(
+        train, test, "y", alpha=0, method="montecarlo", n_samples=5000, seed=1
+    )
+    assert wc.total == 3**100
     # P(beta > 5) with beta ~ Binomial(100, 1/3) is 1 - 1e-9-ish
     assert wc.fractions["p"] > 0.99

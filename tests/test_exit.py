@@ -33,10 +33,20 @@ def reads(monkeypatch):
     real = pacsv.read_csv
 
     def spy(source, read_options=None, parse_options=None, convert_options=None, **kw):
-        calls.append((source, read_options.use_threads if read_options else True,
-                      parse_options.invalid_row_handler if parse_options else None))
-        return real(source, read_options=read_options, parse_options=parse_options,
-                    convert_options=convert_options, **kw)
+        calls.append(
+            (
+                source,
+                read_options.use_threads if read_options else True,
+                parse_options.invalid_row_handler if parse_options else None,
+            )
+        )
+        return real(
+            source,
+            read_options=read_options,
+            parse_options=parse_options,
+            convert_options=convert_options,
+            **kw,
+        )
 
     monkeypatch.setattr(pacsv, "read_csv", spy)
     return calls
@@ -51,7 +61,9 @@ def test_threaded_reads_hold_no_python_object(tmp_path, reads):
     assert table.column("a").to_pylist() == ["x", "y", "z"]
     assert table.column("b").to_pylist() == ["1", None, "2"]
     threaded = [c for c in reads if c[1]]
-    assert threaded and all(isinstance(src, pa.Buffer) and handler is None for src, _, handler in threaded)
+    assert threaded and all(
+        isinstance(src, pa.Buffer) and handler is None for src, _, handler in threaded
+    )
     assert any(not threads and handler is not None for _, threads, handler in reads)
     assert all(isinstance(src, pa.Buffer) for src, _, _ in reads)
 

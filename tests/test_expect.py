@@ -16,7 +16,10 @@ from nbcert.repro.studies.poisoning_many import run as poisoning_many
 
 def table(n=60, seed=0):
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({f"f{j}": rng.choice(["a", "b", "c"], n) for j in range(4)} | {"y": rng.choice(["p", "q"], n)})
+    return pd.DataFrame(
+        {f"f{j}": rng.choice(["a", "b", "c"], n) for j in range(4)}
+        | {"y": rng.choice(["p", "q"], n)}
+    )
 
 
 def round_trip(df, tmp_path, schema, expectation):
@@ -29,29 +32,58 @@ def test_a_decision_run_has_the_rows_its_expectation_says(tmp_path):
     train, test = split(table(), 4, seed=1, name="demo", rep=1)
     dirty = train.mask(np.random.default_rng(2).random(train.shape) < 0.3).assign(y=train.y)
     ks = [1, 2, 4]
-    df = decision_runs(train, dirty, test, "y", ks, ad_worlds=5, seed=1, name="demo", rep=1, kind="uniform",
-                       rate=0.3, progress=lambda _: None)
-    got = round_trip(df, tmp_path, "decision_run", expect.decision_run("demo", 1, "uniform", "0.3", ks))
+    df = decision_runs(
+        train,
+        dirty,
+        test,
+        "y",
+        ks,
+        ad_worlds=5,
+        seed=1,
+        name="demo",
+        rep=1,
+        kind="uniform",
+        rate=0.3,
+        progress=lambda _: None,
+    )
+    got = round_trip(
+        df, tmp_path, "decision_run", expect.decision_run("demo", 1, "uniform", "0.3", ks)
+    )
     assert len(got) == len(df)
     with pytest.raises(TableError):
-        round_trip(df, tmp_path, "decision_run", expect.decision_run("demo", 1, "uniform", "0.3", ks[:2]))
+        round_trip(
+            df, tmp_path, "decision_run", expect.decision_run("demo", 1, "uniform", "0.3", ks[:2])
+        )
     with pytest.raises(TableError):
-        round_trip(df, tmp_path, "decision_run", expect.decision_run("demo", 1, "feature", "0.3", ks))
+        round_trip(
+            df, tmp_path, "decision_run", expect.decision_run("demo", 1, "feature", "0.3", ks)
+        )
 
 
 def test_a_poisoning_run_has_the_rows_its_expectation_says(tmp_path):
     train, test = split(table(), 1, seed=1, name="demo", rep=0)
     df = poisoning_runs(train, test, "y", seed=1, name="demo", rep=0, progress=lambda _: None)
-    assert len(round_trip(df, tmp_path, "poisoning_run", expect.poisoning_run("demo", 0))) == len(df)
+    assert len(round_trip(df, tmp_path, "poisoning_run", expect.poisoning_run("demo", 0))) == len(
+        df
+    )
     with pytest.raises(TableError):
         round_trip(df, tmp_path, "poisoning_run", expect.poisoning_run("demo", 1))
 
 
 def test_a_many_point_poisoning_run_has_the_rows_its_expectation_says(tmp_path):
     train, test = split(table(), 3, seed=1, name="demo", rep=0)
-    df = poisoning_many.run(train, test, "y", 3, PoisonManySettings(k_values=(3,), time_limit=5), name="demo",
-                            progress=lambda _: None)
-    assert len(round_trip(df, tmp_path, "poisoning_many_run", expect.poisoning_many_run("demo", 3))) == len(df)
+    df = poisoning_many.run(
+        train,
+        test,
+        "y",
+        3,
+        PoisonManySettings(k_values=(3,), time_limit=5),
+        name="demo",
+        progress=lambda _: None,
+    )
+    assert len(
+        round_trip(df, tmp_path, "poisoning_many_run", expect.poisoning_many_run("demo", 3))
+    ) == len(df)
     with pytest.raises(TableError):
         round_trip(df, tmp_path, "poisoning_many_run", expect.poisoning_many_run("demo", 2))
 

@@ -91,10 +91,14 @@ def test_unreachable_kaggle_names_both_ways(monkeypatch, tmp_path):
 def test_local_file_source(tmp_path):
     f = tmp_path / "mine.csv"
     f.write_bytes(CSV)
-    status = fetch(Source("mine", "mine.csv", local=str(f), sha256=SHA), None, tmp_path / "o" / "mine.csv")
+    status = fetch(
+        Source("mine", "mine.csv", local=str(f), sha256=SHA), None, tmp_path / "o" / "mine.csv"
+    )
     assert status["source"] == "local file"
     with pytest.raises(Unavailable, match="does not exist"):
-        fetch(Source("mine", "mine.csv", local=str(tmp_path / "nope.csv")), None, tmp_path / "x.csv")
+        fetch(
+            Source("mine", "mine.csv", local=str(tmp_path / "nope.csv")), None, tmp_path / "x.csv"
+        )
 
 
 def test_a_fetch_records_its_outcome_beside_the_file(mirror, tmp_path):
@@ -119,5 +123,7 @@ def test_the_run_stops_in_one_line_only_when_no_data_set_was_obtained():
     lost = {"ok": False, "data set": "a", "reason": "a: not in the mirror folder /m"}
     got = {"ok": True, "data set": "b"}
     assert require_one([lost, got]) == [lost, got]
-    with pytest.raises(FetchError, match=r"^no data set could be obtained \(a, a\).*not in the mirror folder /m$"):
+    with pytest.raises(
+        FetchError, match=r"^no data set could be obtained \(a, a\).*not in the mirror folder /m$"
+    ):
         require_one([lost, dict(lost)])

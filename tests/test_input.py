@@ -23,9 +23,15 @@ from nbcert.reading import files as file_reading
 from nbcert.reading import parallel
 from nbcert.reading.encoding import code_dtype, encode, from_codes
 
-SETTINGS = settings(max_examples=60, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                           HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.function_scoped_fixture,
+    ],
+)
 
 
 def as_text(df: pd.DataFrame) -> pd.DataFrame:
@@ -57,7 +63,9 @@ class pieces:
 
 
 def frame(res: pd.DataFrame) -> list:
-    return [(bool(r), None if lab is None else str(lab)) for r, lab in zip(res["robust"], res["label"])]
+    return [
+        (bool(r), None if lab is None else str(lab)) for r, lab in zip(res["robust"], res["label"])
+    ]
 
 
 def counts(wcs) -> list:
@@ -80,12 +88,15 @@ def test_streamed_csv_and_parquet_equal_in_memory(tmp_path_factory, inst, data):
     batch = data.draw(st.sampled_from([None, 1, 2, 3, len(train)]), label="batch rows")
     piece = data.draw(st.sampled_from([1, 10, 30, 1 << 26]), label="piece bytes")
     csv = write_csv(train, tmp / "t.csv")
-    parquet = write_parquet(train, tmp / "t.parquet", row_group_size=data.draw(st.integers(1, len(train))))
+    parquet = write_parquet(
+        train, tmp / "t.parquet", row_group_size=data.draw(st.integers(1, len(train)))
+    )
     with pieces(piece):
         for path in (csv, parquet):
             assert frame(nbcert.certify(path, test, inst.label, batch_rows=batch)) == expected, path
-        assert counts(nbcert.count_worlds(csv, test, inst.label, batch_rows=batch, method="exact")) == \
-            counts(nbcert.count_worlds(as_text(train), test, inst.label, method="exact"))
+        assert counts(
+            nbcert.count_worlds(csv, test, inst.label, batch_rows=batch, method="exact")
+        ) == counts(nbcert.count_worlds(as_text(train), test, inst.label, method="exact"))
 
 
 @SETTINGS
@@ -104,7 +115,9 @@ def test_streamed_op_names_the_same_cells(tmp_path_factory, inst, data):
 
 
 @pytest.mark.parametrize("piece", [1, 7, 64])
-@pytest.mark.parametrize("case", [c for c, v in ERROR_CASES.items() if v[0] is not None and v[2] == []])
+@pytest.mark.parametrize(
+    "case", [c for c, v in ERROR_CASES.items() if v[0] is not None and v[2] == []]
+)
 def test_errors_in_late_pieces(tmp_path, capsys, monkeypatch, case, piece):
     """Cut into pieces of a few bytes, every file gives the same one-line error."""
     monkeypatch.setattr(file_reading, "PIECE_BYTES", piece)
@@ -112,29 +125,56 @@ def test_errors_in_late_pieces(tmp_path, capsys, monkeypatch, case, piece):
     write(tmp_path, "train.csv", train)
     if test is not None:
         write(tmp_path, "test.csv", test)
-    rc, out, err = run(capsys, "certify", "--train", tmp_path / "train.csv", "--test", tmp_path / "test.csv",
-                       "--label", "y", "--batch-rows", "1")
+    rc, out, err = run(
+        capsys,
+        "certify",
+        "--train",
+        tmp_path / "train.csv",
+        "--test",
+        tmp_path / "test.csv",
+        "--label",
+        "y",
+        "--batch-rows",
+        "1",
+    )
     assert_error(rc, out, err, *names)
 
 
-GOOD = "".join(f"{'n' if i % 3 else 'f'},{'s' if i % 2 else 'x'},{'e' if i % 5 else 'p'}\n" for i in range(2000))
+GOOD = "".join(
+    f"{'n' if i % 3 else 'f'},{'s' if i % 2 else 'x'},{'e' if i % 5 else 'p'}\n"
+    for i in range(2000)
+)
 
 
-@pytest.mark.parametrize("fault, names", [
-    ("n,s\n", ["data row 2000 (line 2002)", "2 fields", "expected 3"]),
-    ("n,s,e,9\n", ["data row 2000 (line 2002)", "4 fields"]),
-    ("n,s,\n", ["data row 2000", "'y'"]),
-    ("\n\n  \nn,\"a\nb\",e,1\n", ["data row 2000 (line 2005)", "4 fields"]),
-    ("n,\xff,e\n", ["not a UTF-8 text file"]),
-])
+@pytest.mark.parametrize(
+    "fault, names",
+    [
+        ("n,s\n", ["data row 2000 (line 2002)", "2 fields", "expected 3"]),
+        ("n,s,e,9\n", ["data row 2000 (line 2002)", "4 fields"]),
+        ("n,s,\n", ["data row 2000", "'y'"]),
+        ('\n\n  \nn,"a\nb",e,1\n', ["data row 2000 (line 2005)", "4 fields"]),
+        ("n,\xff,e\n", ["not a UTF-8 text file"]),
+    ],
+)
 @pytest.mark.parametrize("command", ["certify", "count", "poison"])
 def test_fault_after_many_rows(tmp_path, capsys, monkeypatch, fault, names, command):
     monkeypatch.setattr(file_reading, "PIECE_BYTES", 1000)
-    (tmp_path / "train.csv").write_bytes(("odor,cap,y\n" + GOOD + fault + GOOD).encode("utf-8", "surrogateescape")
-                                         .replace("\xff".encode(), b"\xff"))
+    (tmp_path / "train.csv").write_bytes(
+        ("odor,cap,y\n" + GOOD + fault + GOOD)
+        .encode("utf-8", "surrogateescape")
+        .replace("\xff".encode(), b"\xff")
+    )
     write(tmp_path, "test.csv", TEST)
-    rc, out, err = run(capsys, command, "--train", tmp_path / "train.csv", "--test", tmp_path / "test.csv",
-                       "--label", "y")
+    rc, out, err = run(
+        capsys,
+        command,
+        "--train",
+        tmp_path / "train.csv",
+        "--test",
+        tmp_path / "test.csv",
+        "--label",
+        "y",
+    )
     assert_error(rc, out, err, str(tmp_path / "train.csv"), *names)
 
 
@@ -157,9 +197,25 @@ def test_train_from_stdin(tmp_path):
     """A pipe is read once (it cannot be read twice)."""
     test = write(tmp_path, "test.csv", TEST)
     for command in ("certify", "poison"):
-        proc = subprocess.run([sys.executable, "-m", "nbcert.cli", command, "--train", "/dev/stdin", "--test", test,
-                               "--label", "y", "--json"], input=TRAIN if command == "certify" else
-                              "odor,cap,y\nn,s,p\nn,x,e\nf,s,e\nf,x,e\n", capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "nbcert.cli",
+                command,
+                "--train",
+                "/dev/stdin",
+                "--test",
+                test,
+                "--label",
+                "y",
+                "--json",
+            ],
+            input=TRAIN if command == "certify" else "odor,cap,y\nn,s,p\nn,x,e\nf,s,e\nf,x,e\n",
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert proc.returncode == 0, proc.stderr
         assert len(proc.stdout) > 0 and proc.stderr == ""
 
@@ -188,17 +244,22 @@ def test_quoted_fields_across_pieces(tmp_path, capsys, monkeypatch):
 def test_parquet_folder_and_text_values(tmp_path, capsys):
     """A folder of Parquet files is one table (files in name order); the CLI compares
     Parquet values with the CSV test file as text."""
-    df = pd.DataFrame({"odor": [1, 1, 2, 2, 3], "cap": ["s", None, "s", "x", "x"], "y": ["p", "e", "e", "p", "e"]})
+    df = pd.DataFrame(
+        {"odor": [1, 1, 2, 2, 3], "cap": ["s", None, "s", "x", "x"], "y": ["p", "e", "e", "p", "e"]}
+    )
     folder = tmp_path / "pq"
     folder.mkdir()
     df.iloc[:2].to_parquet(folder / "part-0.parquet", index=False)
     df.iloc[2:].to_parquet(folder / "part-1.parquet", index=False)
     csv = write_csv(df, tmp_path / "t.csv")
     test = write(tmp_path, "q.csv", "odor,cap\n1,s\n3,x\n")
-    assert run_json(capsys, "count", "--train", folder, "--test", test, "--label", "y") == \
-        run_json(capsys, "count", "--train", csv, "--test", test, "--label", "y")
+    assert run_json(capsys, "count", "--train", folder, "--test", test, "--label", "y") == run_json(
+        capsys, "count", "--train", csv, "--test", test, "--label", "y"
+    )
     res = nbcert.certify(str(folder), df[["odor", "cap"]].iloc[[0]].assign(cap="s"), "y")
-    assert frame(res) == frame(nbcert.certify(df, df[["odor", "cap"]].iloc[[0]].assign(cap="s"), "y"))
+    assert frame(res) == frame(
+        nbcert.certify(df, df[["odor", "cap"]].iloc[[0]].assign(cap="s"), "y")
+    )
 
 
 class side_by_side:
@@ -217,7 +278,10 @@ def test_columns_side_by_side_are_used_for_long_tables(monkeypatch):
     calls = []
     monkeypatch.setattr(parallel, "threads", lambda: 2)
     monkeypatch.setattr(parallel, "_pool", lambda: calls.append(1) or ThreadPoolExecutor(2))
-    assert parallel.map_columns(str, [1, 2, 3], parallel.PARALLEL_ROWS - 1) == ["1", "2", "3"] and not calls
+    assert (
+        parallel.map_columns(str, [1, 2, 3], parallel.PARALLEL_ROWS - 1) == ["1", "2", "3"]
+        and not calls
+    )
     assert parallel.map_columns(str, [1, 2, 3], parallel.PARALLEL_ROWS) == ["1", "2", "3"] and calls
 
 
@@ -234,27 +298,41 @@ def test_columns_side_by_side_give_the_same_answers(tmp_path_factory, inst, data
         if as_int.notna().sum() == ints[f].notna().sum():
             ints[f] = as_int.astype("Int64")
     parquet = tmp / "t.parquet"
-    ints.to_parquet(parquet, index=False, row_group_size=data.draw(st.integers(1, len(ints)), label="row group"))
+    ints.to_parquet(
+        parquet, index=False, row_group_size=data.draw(st.integers(1, len(ints)), label="row group")
+    )
     csv = write_csv(inst.train, tmp / "t.csv")
     batch = data.draw(st.sampled_from([None, 1, 2]), label="batch rows")
-    sources = [(as_text(inst.train), {}), (csv, {"batch_rows": batch}), (str(parquet), {"batch_rows": batch})]
+    sources = [
+        (as_text(inst.train), {}),
+        (csv, {"batch_rows": batch}),
+        (str(parquet), {"batch_rows": batch}),
+    ]
 
     def answers():
-        return [(frame(nbcert.certify(src, test, inst.label, **kw)),
-                 counts(nbcert.count_worlds(src, test, inst.label, method="exact", **kw))) for src, kw in sources]
+        return [
+            (
+                frame(nbcert.certify(src, test, inst.label, **kw)),
+                counts(nbcert.count_worlds(src, test, inst.label, method="exact", **kw)),
+            )
+            for src, kw in sources
+        ]
 
     expected = answers()
     with side_by_side():
         assert answers() == expected
 
 
-@pytest.mark.parametrize("groups, batch_rows, want", [
-    ([10**6] * 10, 1 << 20, 10**6),  # one group to a batch, none across two
-    ([1_500_000, 1_500_000, 7], 1 << 20, 750_000),  # each group in two equal batches
-    ([600, 600, 5], 1000, 600),
-    ([400, 400, 400], 1000, 1000),  # small groups: several to a batch
-    ([], 1000, 1000),
-])
+@pytest.mark.parametrize(
+    "groups, batch_rows, want",
+    [
+        ([10**6] * 10, 1 << 20, 10**6),  # one group to a batch, none across two
+        ([1_500_000, 1_500_000, 7], 1 << 20, 750_000),  # each group in two equal batches
+        ([600, 600, 5], 1000, 600),
+        ([400, 400, 400], 1000, 1000),  # small groups: several to a batch
+        ([], 1000, 1000),
+    ],
+)
 def test_parquet_batches_follow_the_row_groups(groups, batch_rows, want):
     class Meta:
         num_row_groups = len(groups)
@@ -280,7 +358,13 @@ def test_row_methods_refuse_a_streamed_table(tmp_path, capsys):
 
 
 def test_compact_codes():
-    assert [code_dtype(k) for k in (1, 256, 257, 65536, 65537)] == [np.uint8, np.uint8, np.uint16, np.uint16, np.int32]
+    assert [code_dtype(k) for k in (1, 256, 257, 65536, 65537)] == [
+        np.uint8,
+        np.uint8,
+        np.uint16,
+        np.uint16,
+        np.int32,
+    ]
     df = pd.DataFrame({"a": list("xyzx"), "b": [1, 2, None, 1], "y": ["p", "q", "p", "p"]})
     assert encode(df, "y").X.dtype == np.uint8
     wide = pd.DataFrame({"a": [f"v{i}" for i in range(300)], "y": ["p", "q"] * 150})
@@ -296,8 +380,15 @@ def test_count_index_in_chunks(monkeypatch):
     whole = stats.count_index(enc)
     monkeypatch.setattr(stats, "CHUNK_CELLS", 13)
     assert np.array_equal(stats.count_index(enc), whole)
-    naive = np.stack([np.bincount(enc.X[enc.label_bounds[l]:enc.label_bounds[l + 1]].ravel().astype(np.intp),
-                                  minlength=enc.n_codes) for l in range(enc.m)])
+    naive = np.stack(
+        [
+            np.bincount(
+                enc.X[enc.label_bounds[l] : enc.label_bounds[l + 1]].ravel().astype(np.intp),
+                minlength=enc.n_codes,
+            )
+            for l in range(enc.m)
+        ]
+    )
     assert np.array_equal(whole, naive)
 
 
@@ -308,10 +399,12 @@ def test_arrow_backed_strings_equal_objects(inst):
     text = as_text(inst.train)
     arrow = text.astype("string[pyarrow]")
     test = as_text(inst.test[inst.features])
-    assert frame(nbcert.certify(arrow, test, inst.label)) == frame(nbcert.certify(text, test, inst.label))
-    assert frame(nbcert.certify(arrow, test, inst.label, method="iterate")) == \
-        frame(nbcert.certify(text, test, inst.label))
-
+    assert frame(nbcert.certify(arrow, test, inst.label)) == frame(
+        nbcert.certify(text, test, inst.label)
+    )
+    assert frame(nbcert.certify(arrow, test, inst.label, method="iterate")) == frame(
+        nbcert.certify(text, test, inst.label)
+    )
 
 
 INT_TYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
@@ -338,12 +431,20 @@ def test_int_dictionary_is_arrows_dictionary_encode(data):
     typ = data.draw(st.sampled_from(INT_TYPES), label="type")
     info = np.iinfo(typ)
     span = data.draw(st.integers(1, 40), label="span")
-    lo = data.draw(st.one_of(st.integers(int(info.min), int(info.max) - span + 1),
-                             st.sampled_from([int(info.min), int(info.max) - span + 1, 0])), label="lowest value")
+    lo = data.draw(
+        st.one_of(
+            st.integers(int(info.min), int(info.max) - span + 1),
+            st.sampled_from([int(info.min), int(info.max) - span + 1, 0]),
+        ),
+        label="lowest value",
+    )
     n = data.draw(st.integers(1, 200), label="rows")
     rel = data.draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n), label="values")
     mask = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n), label="nulls"))
-    junk = data.draw(st.lists(st.integers(int(info.min), int(info.max)), min_size=n, max_size=n), label="null bytes")
+    junk = data.draw(
+        st.lists(st.integers(int(info.min), int(info.max)), min_size=n, max_size=n),
+        label="null bytes",
+    )
     values = np.array([j if m else lo + v for v, m, j in zip(rel, mask, junk)], dtype=typ)
     arr = pa.array(values, mask=mask)  # Arrow keeps a null's bytes as given
     start = data.draw(st.integers(0, n - 1), label="slice start")
@@ -378,14 +479,23 @@ def _int_column(data, n: int, name: str):
 
     typ = data.draw(st.sampled_from(INT_TYPES), label=f"{name} type")
     info = np.iinfo(typ)
-    span = min(data.draw(st.sampled_from([1, 2, 5, 300]), label=f"{name} span"), int(info.max) - int(info.min) + 1)
+    span = min(
+        data.draw(st.sampled_from([1, 2, 5, 300]), label=f"{name} span"),
+        int(info.max) - int(info.min) + 1,
+    )
     ends = [int(info.min), int(info.max) - span + 1]  # nulls (as 0) make these spans wide
     near0 = [min(max(int(info.min), v), int(info.max) - span + 1) for v in (0, -(span // 2))]
     lo = data.draw(st.sampled_from([*ends, *near0]), label=f"{name} lowest")
-    rel = data.draw(st.lists(st.integers(0, span - 1), min_size=n, max_size=n), label=f"{name} values")
-    mask = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n), label=f"{name} nulls"))
+    rel = data.draw(
+        st.lists(st.integers(0, span - 1), min_size=n, max_size=n), label=f"{name} values"
+    )
+    mask = np.array(
+        data.draw(st.lists(st.booleans(), min_size=n, max_size=n), label=f"{name} nulls")
+    )
     junk = data.draw(st.integers(int(info.min), int(info.max)), label=f"{name} null bytes")
-    return pa.array(np.array([junk if m else lo + v for v, m in zip(rel, mask)], dtype=typ), mask=mask)
+    return pa.array(
+        np.array([junk if m else lo + v for v, m in zip(rel, mask)], dtype=typ), mask=mask
+    )
 
 
 @SETTINGS
@@ -402,13 +512,20 @@ def test_integer_batches_are_counted_as_their_text(data):
     n = data.draw(st.integers(1, 60), label="rows")
     feats = [f"f{j}" for j in range(data.draw(st.integers(1, 3), label="features"))]
     cols = [_int_column(data, n, f) for f in feats]
-    y = data.draw(st.lists(st.integers(1, 3), min_size=n, max_size=n), label="labels")  # a token "0" is no label
-    label = pa.array(y, pa.int16()) if data.draw(st.booleans(), label="integer labels") else \
-        pa.array([f"c{v}" for v in y])
+    y = data.draw(
+        st.lists(st.integers(1, 3), min_size=n, max_size=n), label="labels"
+    )  # a token "0" is no label
+    label = (
+        pa.array(y, pa.int16())
+        if data.draw(st.booleans(), label="integer labels")
+        else pa.array([f"c{v}" for v in y])
+    )
     batch = pa.RecordBatch.from_arrays([*cols, label], names=[*feats, "y"])
     start = data.draw(st.integers(0, n - 1), label="slice start")
     batch = batch.slice(start, data.draw(st.integers(1, n - start), label="slice length"))
-    texts = pa.RecordBatch.from_arrays([text_column(c, True) for c in batch.columns], names=batch.schema.names)
+    texts = pa.RecordBatch.from_arrays(
+        [text_column(c, True) for c in batch.columns], names=batch.schema.names
+    )
     tokens = data.draw(st.sampled_from([None, ["zz"], ["0"]]), label="tokens")
     kw = dict(missing=tokens, start=3, features=tuple(feats), find_missing=True)
     got = stats.partial_counts(batch, "y", **kw)
@@ -418,16 +535,29 @@ def test_integer_batches_are_counted_as_their_text(data):
         want = stats.partial_counts(texts, "y", **kw)
     finally:
         stats._dictionary_partial = fused
-    assert got.labels == want.labels and got.rows == want.rows and got.first_missing == want.first_missing
+    assert (
+        got.labels == want.labels
+        and got.rows == want.rows
+        and got.first_missing == want.first_missing
+    )
     for gv, gc, wv, wc in zip(got.values, got.counts, want.values, want.counts):
         held = wc[:, :-1].sum(axis=0) > 0
         assert list(gv) == list(wv[held])
         assert np.array_equal(gc, np.concatenate([wc[:, :-1][:, held], wc[:, -1:]], axis=1))
 
 
-@pytest.mark.parametrize("typ, lo, span", [("int8", -128, 256), ("int8", -100, 201), ("uint8", 0, 256),
-                                            ("int16", -32768, 40000), ("int32", 2**31 - 300, 300),
-                                            ("uint64", 2**64 - 500, 500), ("int64", -2**63, 1000)])
+@pytest.mark.parametrize(
+    "typ, lo, span",
+    [
+        ("int8", -128, 256),
+        ("int8", -100, 201),
+        ("uint8", 0, 256),
+        ("int16", -32768, 40000),
+        ("int32", 2**31 - 300, 300),
+        ("uint64", 2**64 - 500, 500),
+        ("int64", -(2**63), 1000),
+    ],
+)
 def test_integer_columns_spanning_their_type_are_counted_right(typ, lo, span):
     """Offsets from the lowest value beyond what the type holds (int8's -128..127 is 255
     apart) are taken in a wide type: the text path's counts."""
@@ -444,7 +574,9 @@ def test_integer_columns_spanning_their_type_are_counted_right(typ, lo, span):
     got, want = stats.partial_counts(batch, "y"), stats.partial_counts(texts, "y")
     held = want.counts[0][:, :-1].sum(axis=0) > 0
     assert list(got.values[0]) == list(want.values[0][held])
-    assert np.array_equal(got.counts[0], np.concatenate([want.counts[0][:, :-1][:, held], want.counts[0][:, -1:]], 1))
+    assert np.array_equal(
+        got.counts[0], np.concatenate([want.counts[0][:, :-1][:, held], want.counts[0][:, -1:]], 1)
+    )
 
 
 def test_columns_are_counted_jointly_in_groups_that_fit():
@@ -464,8 +596,9 @@ def test_integer_columns_are_counted_without_a_dictionary(monkeypatch):
     from nbcert.reading import encoding
 
     monkeypatch.setattr(encoding, "int_dictionary", lambda arr: pytest.fail("dictionary-encoded"))
-    batch = pa.RecordBatch.from_arrays([pa.array([2, 1, 2, None, -1]), pa.array(["a", "b", "a", "a", "b"])],
-                                       names=["f", "y"])
+    batch = pa.RecordBatch.from_arrays(
+        [pa.array([2, 1, 2, None, -1]), pa.array(["a", "b", "a", "a", "b"])], names=["f", "y"]
+    )
     part = stats.partial_counts(batch, "y")
     assert list(part.values[0]) == ["2", "1", "-1"] and part.first_missing == (3, 0)
     assert part.counts[0].tolist() == [[2, 0, 0, 1], [0, 1, 1, 0]]
@@ -481,10 +614,14 @@ def test_dictionary_batches_are_counted_as_coded_columns(inst, data):
 
     text = as_text(inst.train)
     batch = pa.RecordBatch.from_pandas(text, preserve_index=False)
-    batch = pa.RecordBatch.from_arrays([c.dictionary_encode() for c in batch.columns], names=batch.schema.names)
+    batch = pa.RecordBatch.from_arrays(
+        [c.dictionary_encode() for c in batch.columns], names=batch.schema.names
+    )
     start = data.draw(st.integers(0, len(text) - 1), label="slice start")
     batch = batch.slice(start, data.draw(st.integers(1, len(text) - start), label="slice length"))
-    tokens = data.draw(st.sampled_from([None, ["zz"], list(text[inst.features[0]].dropna()[:1])]), label="tokens")
+    tokens = data.draw(
+        st.sampled_from([None, ["zz"], list(text[inst.features[0]].dropna()[:1])]), label="tokens"
+    )
     kw = dict(missing=tokens, start=3, features=tuple(inst.features), find_missing=True)
     fused = stats._dictionary_partial(batch, inst.label, tokens, "t", 3, tuple(inst.features), True)
     coded = stats.partial_counts(batch, inst.label, **kw) if fused is None else None
@@ -495,7 +632,11 @@ def test_dictionary_batches_are_counted_as_coded_columns(inst, data):
     finally:
         stats._dictionary_partial = general
     got = fused if fused is not None else coded
-    assert got.labels == want.labels and got.rows == want.rows and got.first_missing == want.first_missing
+    assert (
+        got.labels == want.labels
+        and got.rows == want.rows
+        and got.first_missing == want.first_missing
+    )
     for gv, gc, wv, wc in zip(got.values, got.counts, want.values, want.counts):
         held = gc[:, :-1].sum(axis=0) > 0  # a dictionary may list values no cell of the slice holds
         assert list(gv[held]) == list(wv[wc[:, :-1].sum(axis=0) > 0])

@@ -32,7 +32,9 @@ def test_usage_counts_cpu_wall_and_a_peak_already_freed():
 def test_a_job_started_by_a_large_process_reports_its_own_peak():
     big = np.ones(60_000_000)  # 480 MB here, as Snakemake's process holds its own
     code = "from nbcert.repro.runtime import job; print(job.usage()['max_rss'])"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     del big
     assert float(out) < 300  # ru_maxrss of such a child can carry its parent's size
 
@@ -71,7 +73,10 @@ def test_run_writes_the_rules_benchmark_log_after_main(tmp_path):
 
 def test_a_failed_job_records_what_it_cost_too(tmp_path):
     bench = tmp_path / "x.tsv"
-    proc = subprocess.run([sys.executable, "-c", RUN, str(tmp_path / "x.log"), str(bench), "fail"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", RUN, str(tmp_path / "x.log"), str(bench), "fail"],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 1 and proc.stderr == "nbcert: error: a damaged file\n"
     assert read_benchmark(bench)["max_rss_mb"] >= 230

@@ -16,10 +16,24 @@ LAYERS = [
     {"nbcert.errors", "nbcert.params", "nbcert.reading"},
     {"nbcert.stats"},
     {"nbcert.kernel"},
-    {"nbcert.milp", "nbcert.decide", "nbcert.approximate", "nbcert.count", "nbcert.poisoning",
-     "nbcert.cleaning"},
-    {"nbcert", "nbcert.inputs", "nbcert.api", "nbcert.estimator", "nbcert.binner", "nbcert.cli",
-     "nbcert.bench", "nbcert.repro"},
+    {
+        "nbcert.milp",
+        "nbcert.decide",
+        "nbcert.approximate",
+        "nbcert.count",
+        "nbcert.poisoning",
+        "nbcert.cleaning",
+    },
+    {
+        "nbcert",
+        "nbcert.inputs",
+        "nbcert.api",
+        "nbcert.estimator",
+        "nbcert.binner",
+        "nbcert.cli",
+        "nbcert.bench",
+        "nbcert.repro",
+    },
 ]
 FRONT_ENDS = LAYERS[-1] | {"nbcert.params"}
 
@@ -41,8 +55,11 @@ def _imports() -> list:
         base = (m if package else m.rsplit(".", 1)[0]).split(".")
         for node in ast.walk(ast.parse(p.read_text())):
             if isinstance(node, ast.ImportFrom):
-                full = ".".join(base[:len(base) - node.level + 1] + [node.module or ""]) if node.level \
+                full = (
+                    ".".join(base[: len(base) - node.level + 1] + [node.module or ""])
+                    if node.level
                     else node.module or ""
+                )
                 full = full.rstrip(".")
                 for a in node.names:
                     sub = f"{full}.{a.name}"
@@ -74,21 +91,32 @@ def test_layers_point_one_way():
 def test_only_front_ends_parse_parameters():
     """Only the front ends (and params itself) import params or call as_alpha or validate;
     the algorithms take typed values."""
-    bad = [(m, t, name) for m, t, name in _imports()
-           if _unit(m) not in FRONT_ENDS and (t == "nbcert.params" or name in ("params", "as_alpha", "validate"))]
+    bad = [
+        (m, t, name)
+        for m, t, name in _imports()
+        if _unit(m) not in FRONT_ENDS
+        and (t == "nbcert.params" or name in ("params", "as_alpha", "validate"))
+    ]
     assert not bad, bad
     for m, (p, _) in _modules().items():
         if _unit(m) in FRONT_ENDS:
             continue
-        calls = {n.func.id if isinstance(n.func, ast.Name) else getattr(n.func, "attr", None)
-                 for n in ast.walk(ast.parse(p.read_text())) if isinstance(n, ast.Call)}
+        calls = {
+            n.func.id if isinstance(n.func, ast.Name) else getattr(n.func, "attr", None)
+            for n in ast.walk(ast.parse(p.read_text()))
+            if isinstance(n, ast.Call)
+        }
         assert not calls & {"as_alpha", "validate"}, m
 
 
 def test_no_private_name_of_another_package_is_imported():
-    bad = [(m, t, name) for m, t, name in _imports()
-           if (name or t.rpartition(".")[2]).startswith("_") and not (name or "").startswith("__")
-           and _unit(t) != _unit(m)]
+    bad = [
+        (m, t, name)
+        for m, t, name in _imports()
+        if (name or t.rpartition(".")[2]).startswith("_")
+        and not (name or "").startswith("__")
+        and _unit(t) != _unit(m)
+    ]
     assert not bad, bad
 
 
@@ -108,7 +136,9 @@ def test_import_nbcert_imports_no_plotting_or_pipeline():
     import subprocess
     import sys
 
-    code = ("import sys, nbcert, nbcert.api, nbcert.cli.commands; "
-            "print([m for m in ('matplotlib', 'kagglehub', 'snakemake') if m in sys.modules])")
+    code = (
+        "import sys, nbcert, nbcert.api, nbcert.cli.commands; "
+        "print([m for m in ('matplotlib', 'kagglehub', 'snakemake') if m in sys.modules])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

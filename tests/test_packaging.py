@@ -16,7 +16,7 @@ def _split(spec: str) -> tuple:
     """(PyPI name, version bounds) of a requirement or a conda dependency."""
     spec = spec.replace(" ", "")
     name = re.split(r"[<>=!~\[]", spec, maxsplit=1)[0]
-    return CONDA_NAMES.get(name.lower(), name.lower()), spec[len(name):]
+    return CONDA_NAMES.get(name.lower(), name.lower()), spec[len(name) :]
 
 
 def _name(spec: str) -> str:
@@ -25,7 +25,9 @@ def _name(spec: str) -> str:
 
 def test_environment_matches_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = dict(_split(s) for s in project["dependencies"] + project["optional-dependencies"]["pipeline"])
+    wanted = dict(
+        _split(s) for s in project["dependencies"] + project["optional-dependencies"]["pipeline"]
+    )
     env = yaml.safe_load((ROOT / "environment.yml").read_text())["dependencies"]
     conda = dict(_split(s) for s in env if isinstance(s, str) and _name(s) not in ("python", "pip"))
     assert conda == wanted
@@ -36,10 +38,14 @@ def test_import_nbcert_pulls_no_pipeline_dependency():
     import subprocess
     import sys
 
-    code = ("import sys, nbcert, nbcert.cli, nbcert.api; "
-            "bad = [m for m in ('matplotlib', 'kagglehub', 'snakemake', 'nbcert.repro') if m in sys.modules]; "
-            "print(','.join(bad))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    code = (
+        "import sys, nbcert, nbcert.cli, nbcert.api; "
+        "bad = [m for m in ('matplotlib', 'kagglehub', 'snakemake', 'nbcert.repro') if m in sys.modules]; "
+        "print(','.join(bad))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == "", f"import nbcert imported {out}"
 
 
@@ -48,9 +54,13 @@ def test_cli_import_loads_no_data_library():
     import subprocess
     import sys
 
-    code = ("import sys, nbcert.cli; nbcert.cli.build_parser(); "
-            "print(','.join(m for m in ('pandas', 'sklearn', 'pyarrow', 'scipy') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    code = (
+        "import sys, nbcert.cli; nbcert.cli.build_parser(); "
+        "print(','.join(m for m in ('pandas', 'sklearn', 'pyarrow', 'scipy') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == "", f"import nbcert.cli imported {out}"
 
 
@@ -68,7 +78,9 @@ def test_console_script_entry_point_resolves():
 
 def test_pipeline_extra_has_what_snakemake_report_needs():
     """`snakemake --report` imports pygments; the test extra must not be what provides it."""
-    pipeline = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["pipeline"]
+    pipeline = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]["pipeline"]
     assert "pygments" in {_name(s) for s in pipeline}
 
 

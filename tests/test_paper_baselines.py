@@ -18,8 +18,11 @@ from nbcert import approximate, decide
 from nbcert.poisoning import baselines
 from nbcert.poisoning.single import PoisonedCounts, poison_encoded
 
-SETTINGS = settings(max_examples=150, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 class _CountingNumpy:
@@ -74,8 +77,14 @@ def test_a_world_fills_every_missing_cell_uniformly_and_keeps_the_observed():
 
     from nbcert.stats import count_index
 
-    train = pd.DataFrame({"f": ["a", "b", "c", np.nan, "a", np.nan], "g": ["x", "x", "y", "y", np.nan, "x"],
-                          "y": ["p", "p", "p", "q", "q", "q"]}, dtype=object)
+    train = pd.DataFrame(
+        {
+            "f": ["a", "b", "c", np.nan, "a", np.nan],
+            "g": ["x", "x", "y", "y", np.nan, "x"],
+            "y": ["p", "p", "p", "q", "q", "q"],
+        },
+        dtype=object,
+    )
     enc = nbcert.encode(train, "y")
     observed = count_index(enc)
     fillings = approximate._fillings(enc, 2)  # blocks of two rows
@@ -85,7 +94,9 @@ def test_a_world_fills_every_missing_cell_uniformly_and_keeps_the_observed():
     for j in range(enc.d):
         cols = slice(enc.offsets[j], enc.offsets[j + 1])
         assert (worlds[:, :, cols].sum(axis=2) == enc.label_sizes).all()
-    assert (worlds[:, :, :] >= np.where(np.isin(np.arange(enc.n_codes), enc.missing_codes), 0, observed)).all()
+    assert (
+        worlds[:, :, :] >= np.where(np.isin(np.arange(enc.n_codes), enc.missing_codes), 0, observed)
+    ).all()
     # label q's two missing cells of f: each of a, b, c a third of the time
     q, f = enc.labels.index("q"), slice(enc.offsets[0], enc.offsets[0] + 3)
     extra = worlds[:, q, f] - observed[q, f]
@@ -99,12 +110,23 @@ def test_ad_batches_and_early_stop(monkeypatch):
     trained = []
     real = approximate._world_index
     monkeypatch.setattr(approximate, "_world_index", lambda *a: trained.append(1) or real(*a))
-    train = pd.DataFrame({"f": ["a", "a", "a", np.nan, "b", "b"], "g": ["a", "b", np.nan, "a", "b", "b"],
-                          "y": ["p", "p", "p", "q", "q", "q"]}, dtype=object)
+    train = pd.DataFrame(
+        {
+            "f": ["a", "a", "a", np.nan, "b", "b"],
+            "g": ["a", "b", np.nan, "a", "b", "b"],
+            "y": ["p", "p", "p", "q", "q", "q"],
+        },
+        dtype=object,
+    )
     enc = nbcert.encode(train, "y")
-    for test, expected, worlds in (({"f": "a", "g": "a"}, True, 100), ({"f": "z", "g": "a"}, False, 1)):
+    for test, expected, worlds in (
+        ({"f": "a", "g": "a"}, True, 100),
+        ({"f": "z", "g": "a"}, False, 1),
+    ):
         trained.clear()
-        dec = approximate.certify_ad(enc, enc.encode_test(pd.DataFrame([test], dtype=object)), n_worlds=100, seed=0)
+        dec = approximate.certify_ad(
+            enc, enc.encode_test(pd.DataFrame([test], dtype=object)), n_worlds=100, seed=0
+        )
         assert bool(dec.robust[0]) == expected == brute_robust(train, "y", test, 0)[0]
         assert len(trained) == worlds
 
@@ -126,7 +148,9 @@ def test_ad_is_sound_whatever_the_block(rows, monkeypatch):
 
 
 @SETTINGS
-@given(inst=complete_instances(max_rows=6, max_features=3, min_labels=2, unseen=False), data=st.data())
+@given(
+    inst=complete_instances(max_rows=6, max_features=3, min_labels=2, unseen=False), data=st.data()
+)
 def test_iterate_on_a_poisoned_table_is_brute_force(inst, data):
     """Iterate on the table as it stands (the paper's check) decides as enumerating the
     poisoned table's worlds does, its domains its own observed values; an emptied column
@@ -160,14 +184,20 @@ def test_the_papers_baselines_run_iterate_after_every_cell(monkeypatch, method):
 
 
 @SETTINGS
-@given(inst=complete_instances(max_rows=7, max_features=3, min_labels=2), seed=st.integers(0, 2**16),
-       method=st.sampled_from(["rp", "sr"]), keep_last=st.booleans())
+@given(
+    inst=complete_instances(max_rows=7, max_features=3, min_labels=2),
+    seed=st.integers(0, 2**16),
+    method=st.sampled_from(["rp", "sr"]),
+    keep_last=st.booleans(),
+)
 def test_both_checks_blank_the_same_cells(inst, seed, method, keep_last):
     """The incremental check (beyond the paper) stops where Iterate after every cell stops."""
     enc = nbcert.encode(inst.train, inst.label)
     for t in enc.encode_test(inst.test):
-        a, b = (poison_encoded(enc, t, method, seed=seed, check=c, keep_last=keep_last)
-                for c in ("iterate", "incremental"))
+        a, b = (
+            poison_encoded(enc, t, method, seed=seed, check=c, keep_last=keep_last)
+            for c in ("iterate", "incremental")
+        )
         assert (a.possible, a.status) == (b.possible, b.status) and a.cells == b.cells
 
 

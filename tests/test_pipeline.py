@@ -17,7 +17,14 @@ from exact_results import exact_answers
 
 from nbcert.repro.report.paper import overlapping_jobs
 
-MACHINE = ["seconds", "cpu_seconds", "elapsed", "host", "started", "finished"]  # differ between runs
+MACHINE = [
+    "seconds",
+    "cpu_seconds",
+    "elapsed",
+    "host",
+    "started",
+    "finished",
+]  # differ between runs
 
 
 @pytest.fixture
@@ -31,7 +38,9 @@ def _table(path):
 
 
 def _one_error_line(proc) -> str:
-    lines = [line for line in (proc.stdout + proc.stderr).splitlines() if line.startswith("nbcert:")]
+    lines = [
+        line for line in (proc.stdout + proc.stderr).splitlines() if line.startswith("nbcert:")
+    ]
     assert lines, (proc.stdout + proc.stderr)[-2000:]
     return lines[0]
 
@@ -50,16 +59,28 @@ def test_outputs_exist_and_are_not_empty(run):
 def test_the_paper_target_makes_the_papers_part_alone(run, tmp_path):
     work = copy_run(run, tmp_path / "w")
     paper = (work / "results/paper.md").read_text()
-    assert paper.startswith("# nbcert reproduction report: the paper's part") and "Beyond the paper" not in paper
+    assert (
+        paper.startswith("# nbcert reproduction report: the paper's part")
+        and "Beyond the paper" not in paper
+    )
     assert paper.split("## The paper's claims")[1] in (work / "results/report.md").read_text()
-    for f in ("results/tables/decision_mushrooms.csv", "results/tables/cleaning_mushrooms.csv",
-              "results/tables/scaling.csv"):
+    for f in (
+        "results/tables/decision_mushrooms.csv",
+        "results/tables/cleaning_mushrooms.csv",
+        "results/tables/scaling.csv",
+    ):
         (work / f).unlink()
     # only the paper's jobs, not the studies' (nor the whole report) ...
     assert job_counts(snakemake(work, "-n", "paper").stdout) == {
-        "gather_decision": 1, "figures_decision": 1, "report_paper": 1, "paper": 1}
+        "gather_decision": 1,
+        "figures_decision": 1,
+        "report_paper": 1,
+        "paper": 1,
+    }
     # ... while the default target makes both
-    assert {"cleaning_study", "gather_scaling", "report"} <= set(job_counts(snakemake(work, "-n").stdout))
+    assert {"cleaning_study", "gather_scaling", "report"} <= set(
+        job_counts(snakemake(work, "-n").stdout)
+    )
 
 
 def test_the_report_says_what_computed_it_and_how_long_it_took(run):
@@ -70,8 +91,17 @@ def test_the_report_says_what_computed_it_and_how_long_it_took(run):
     assert all(f"{name} {v}" in report for name, v in versions.items()), versions
     assert "Computed by: commit " in report
     took = report.split("## How long this took")[1].split("\n## ")[0]
-    for stage in ("fetch", "discretize", "split", "perturb", "decide", "poison", "figures", "cleaning_study",
-                  "scaling"):
+    for stage in (
+        "fetch",
+        "discretize",
+        "split",
+        "perturb",
+        "decide",
+        "poison",
+        "figures",
+        "cleaning_study",
+        "scaling",
+    ):
         assert f"| {stage} | " in took
     assert "| **all** | " in took
 
@@ -79,13 +109,18 @@ def test_the_report_says_what_computed_it_and_how_long_it_took(run):
 def test_beyond_the_paper_is_reported(run):
     report = (run / "results/report.md").read_text()
     assert "## Beyond the paper" in report
-    for study, heading in (("poisoning_many", "### Poisoning many test points at once"),
-                           ("counting", "### Counting in practice"), ("scaling", "### Scaling")):
+    for study, heading in (
+        ("poisoning_many", "### Poisoning many test points at once"),
+        ("counting", "### Counting in practice"),
+        ("scaling", "### Scaling"),
+    ):
         assert heading in report and f"figures/{study}.png" in report
         assert (run / f"results/figures/{study}.png").stat().st_size > 1000
     many = pd.read_csv(run / "results/tables/poisoning_many.csv")
     assert set(many.method) == {"union of OP", "greedy", "exact"}
-    solved = many[many.method != "union of OP"].pivot(index=["dataset", "k"], columns="method", values="cells")
+    solved = many[many.method != "union of OP"].pivot(
+        index=["dataset", "k"], columns="method", values="cells"
+    )
     assert (solved.exact <= solved.greedy).all()  # the exact program never returns more than greedy
 
 
@@ -100,7 +135,10 @@ def test_decision_tables_are_consistent(run):
         ad = runs[runs.method == "AD"].set_index(key)
         assert (ad.robust >= exact).all()  # AD errs only towards "robust"
         assert (ad.ad_false_robust == ad.robust - exact).all()
-        assert set(dec.perturbation) == {"uniform", "feature"} and set(dec.missing_rate) == {0.2, 0.6}
+        assert set(dec.perturbation) == {"uniform", "feature"} and set(dec.missing_rate) == {
+            0.2,
+            0.6,
+        }
 
 
 def test_exact_answers_are_those_computed_before_the_pipeline_was_made_faster(run):
@@ -108,8 +146,11 @@ def test_exact_answers_are_those_computed_before_the_pipeline_was_made_faster(ru
     minima and exact many-point answers, against those of commit e4f291c on this config
     (tests/data/exact_answers_test_config.csv, written by tests/exact_results.py); answers a
     solver's time limit cut short, in either run, are not compared."""
-    old = pd.read_csv(Path(__file__).with_name("data") / "exact_answers_test_config.csv", dtype=str,
-                      keep_default_na=False)
+    old = pd.read_csv(
+        Path(__file__).with_name("data") / "exact_answers_test_config.csv",
+        dtype=str,
+        keep_default_na=False,
+    )
     new = exact_answers(run / "results").astype(str)
     both = old.merge(new, on=["table", "method", "key", "column"], suffixes=("_old", "_new"))
     differ = both[both.value_old != both.value_new]
@@ -127,6 +168,7 @@ def test_op_poisons_fewest_cells(run):
 
 # 1. every output is a target: deleting one rebuilds it and exactly what depends on it
 
+
 def test_deleting_a_table_or_a_run_rebuilds_exactly_what_depends_on_it(run, tmp_path):
     work = copy_run(run, tmp_path / "w")
     assert job_counts(snakemake(work, "-n").stdout) == {}
@@ -135,8 +177,14 @@ def test_deleting_a_table_or_a_run_rebuilds_exactly_what_depends_on_it(run, tmp_
     before = _table(table)
     table.unlink()
     assert job_counts(snakemake(work, "-n").stdout) == {"gather_decision": 1, **downstream}
-    (work / "results/runs/decision/mushrooms/rep1/uniform_0.2.csv").unlink()  # one job writes every run of the data set
-    assert job_counts(snakemake(work, "-n").stdout) == {"decide": 1, "gather_decision": 1, **downstream}
+    (
+        work / "results/runs/decision/mushrooms/rep1/uniform_0.2.csv"
+    ).unlink()  # one job writes every run of the data set
+    assert job_counts(snakemake(work, "-n").stdout) == {
+        "decide": 1,
+        "gather_decision": 1,
+        **downstream,
+    }
     proc = snakemake(work, "--cores", "2")
     assert proc.returncode == 0, proc.stderr[-3000:]
     pd.testing.assert_frame_equal(_table(table), before)  # recomputed, the same but for the timings
@@ -144,6 +192,7 @@ def test_deleting_a_table_or_a_run_rebuilds_exactly_what_depends_on_it(run, tmp_
 
 
 # 2. a damaged per-run file is never gathered
+
 
 def test_a_damaged_run_file_is_refused_with_one_line(run, tmp_path):
     work = copy_run(run, tmp_path / "w")
@@ -158,6 +207,7 @@ def test_a_damaged_run_file_is_refused_with_one_line(run, tmp_path):
 
 
 # 3. an edited raw file is refused, whatever is downstream
+
 
 def test_an_edited_raw_file_is_refused_with_one_line(run, tmp_path):
     work = copy_run(run, tmp_path / "w")
@@ -175,6 +225,7 @@ def test_an_edited_raw_file_is_refused_with_one_line(run, tmp_path):
 
 # 4 + 5 + 9. a user's own data set with blank cells, run alone by its own config file
 
+
 def _users_data(path: Path):
     df = pd.read_csv(MIRROR / "bodyPerformance.csv").iloc[:300]
     df.loc[::7, "gender"] = None  # a categorical column with blanks
@@ -186,10 +237,22 @@ def _users_data(path: Path):
 def test_a_users_data_set_with_blank_cells_runs_alone_from_its_own_config(run, tmp_path):
     work = copy_run(run, tmp_path / "w")
     blanks = _users_data(work / "mine.csv")
-    cfg = {"repetitions": 1, "datasets": {"mine": {"local": str(work / "mine.csv"), "file": "mine.csv",
-                                                    "label": "class", "sha256": None, "n_bins": 4}}}
+    cfg = {
+        "repetitions": 1,
+        "datasets": {
+            "mine": {
+                "local": str(work / "mine.csv"),
+                "file": "mine.csv",
+                "label": "class",
+                "sha256": None,
+                "n_bins": 4,
+            }
+        },
+    }
     (work / "mine.yaml").write_text(yaml.safe_dump(cfg))
-    (work / "config.yaml").write_text((work / "test.yaml").read_text())  # the workflow's own config, read first
+    (work / "config.yaml").write_text(
+        (work / "test.yaml").read_text()
+    )  # the workflow's own config, read first
     proc = snakemake(work, "--cores", "2", "--configfile", "mine.yaml", config=None)
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = (work / "results/report.md").read_text()
@@ -216,6 +279,7 @@ def test_only_selects_data_sets(run, tmp_path):
 
 # 6. params are hashed without regard to key order; fetch reruns only for its source
 
+
 def _reorder(obj):
     return {k: _reorder(obj[k]) for k in reversed(list(obj))} if isinstance(obj, dict) else obj
 
@@ -226,7 +290,9 @@ def test_key_order_changes_nothing_and_n_bins_does_not_refetch(run, tmp_path):
     (work / "test.yaml").write_text(yaml.safe_dump(_reorder(cfg), sort_keys=False))
     assert job_counts(snakemake(work, "-n").stdout) == {}
     # where a file is looked for and what to do without one never fetch it again
-    (work / "test.yaml").write_text(yaml.safe_dump({**cfg, "on_unavailable": "fail", "data_mirror": "/elsewhere"}))
+    (work / "test.yaml").write_text(
+        yaml.safe_dump({**cfg, "on_unavailable": "fail", "data_mirror": "/elsewhere"})
+    )
     assert job_counts(snakemake(work, "-n").stdout) == {}
     cfg["datasets"]["mushrooms"]["n_bins"] = 4
     (work / "test.yaml").write_text(yaml.safe_dump(cfg))
@@ -236,13 +302,20 @@ def test_key_order_changes_nothing_and_n_bins_does_not_refetch(run, tmp_path):
 
 # 7. impossible configs are refused at once, in one line naming the key
 
-@pytest.mark.parametrize("change, key", [
-    ({"missing_rates": [1.0]}, "missing_rates.0"),
-    ({"datasets": {"mushrooms": {"drop": ["class"]}}}, "datasets.mushrooms.drop"),
-    ({"subsample": 20}, "subsample"),
-    ({"datasets": {"my data/set": {"kaggle": "a/b", "file": "x.csv", "label": "y"}}}, "datasets"),
-    ({"datasets": {"mushrooms": {"n_bins": 1}}}, "datasets.mushrooms.n_bins"),
-])
+
+@pytest.mark.parametrize(
+    "change, key",
+    [
+        ({"missing_rates": [1.0]}, "missing_rates.0"),
+        ({"datasets": {"mushrooms": {"drop": ["class"]}}}, "datasets.mushrooms.drop"),
+        ({"subsample": 20}, "subsample"),
+        (
+            {"datasets": {"my data/set": {"kaggle": "a/b", "file": "x.csv", "label": "y"}}},
+            "datasets",
+        ),
+        ({"datasets": {"mushrooms": {"n_bins": 1}}}, "datasets.mushrooms.n_bins"),
+    ],
+)
 def test_impossible_configs_fail_at_once_in_one_line(tmp_path, change, key):
     work = workdir_with_config(tmp_path)
     cfg = yaml.safe_load((work / "test.yaml").read_text())
@@ -255,13 +328,17 @@ def test_impossible_configs_fail_at_once_in_one_line(tmp_path, change, key):
             cfg[k] = v
     (work / "test.yaml").write_text(yaml.safe_dump(cfg))
     proc = snakemake(work, "-n")
-    lines = [line for line in (proc.stdout + proc.stderr).strip().splitlines()
-             if not line.startswith("Using workflow specific profile")]  # Snakemake's own notice
+    lines = [
+        line
+        for line in (proc.stdout + proc.stderr).strip().splitlines()
+        if not line.startswith("Using workflow specific profile")
+    ]  # Snakemake's own notice
     assert proc.returncode != 0 and len(lines) == 1, lines
     assert lines[0].startswith("nbcert: config error: " + key)
 
 
 # 8. kill -9 of Snakemake: the README's recovery works, killed jobs write nothing later
+
 
 def _job_processes(work: Path) -> list:
     out = subprocess.run(["ps", "-ww", "-eo", "pid,args"], capture_output=True, text=True).stdout
@@ -276,8 +353,21 @@ def test_after_kill_9_recovery_works_and_killed_jobs_write_nothing(run, tmp_path
     env = {**os.environ, "NBCERT_DATA_MIRROR": str(MIRROR)}
     from conftest import ROOT, SNAKEMAKE
 
-    proc = subprocess.Popen([str(SNAKEMAKE), "-s", str(ROOT / "Snakefile"), "--configfile", "test.yaml",
-                             "--cores", "1"], cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            str(SNAKEMAKE),
+            "-s",
+            str(ROOT / "Snakefile"),
+            "--configfile",
+            "test.yaml",
+            "--cores",
+            "1",
+        ],
+        cwd=work,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.time() + 120
     while time.time() < deadline and not _job_processes(work):
         time.sleep(0.05)
@@ -298,13 +388,19 @@ def test_after_kill_9_recovery_works_and_killed_jobs_write_nothing(run, tmp_path
 
 # 9. newcomers: normal file permissions
 
+
 def test_outputs_have_normal_permissions(run):
-    for f in [run / "results/report.md", run / "results/tables/decision_mushrooms.csv",
-              run / "results/figures/fig6.png", run / "data/discretized/mushrooms.csv"]:
+    for f in [
+        run / "results/report.md",
+        run / "results/tables/decision_mushrooms.csv",
+        run / "results/figures/fig6.png",
+        run / "data/discretized/mushrooms.csv",
+    ]:
         assert stat.S_IMODE(f.stat().st_mode) & 0o044 == 0o044, f"{f} is not readable by others"
 
 
 # 10 + 11. timed jobs never overlapped, and the report says so; time-limited rows are marked
+
 
 def test_timed_jobs_never_overlap_and_the_report_says_so(run):
     tables = [pd.read_csv(f) for f in (run / "results/tables").glob("*.csv")]
@@ -328,12 +424,17 @@ def test_time_limited_many_point_rows_are_marked(run):
 
 # 12. no data set can be obtained: one line at once, and nothing else runs
 
+
 def test_no_data_set_obtainable_fails_at_once_in_one_line(tmp_path):
     work = workdir_with_config(tmp_path)
     empty = tmp_path / "empty-mirror"
     empty.mkdir()
-    offline = {"NBCERT_DATA_MIRROR": str(empty), "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
-               "KAGGLEHUB_CACHE": str(tmp_path / "kh")}
+    offline = {
+        "NBCERT_DATA_MIRROR": str(empty),
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+        "HTTP_PROXY": "http://127.0.0.1:9",
+        "KAGGLEHUB_CACHE": str(tmp_path / "kh"),
+    }
     t0 = time.time()
     proc = snakemake(work, "--cores", "2", env=offline)
     assert proc.returncode != 0 and time.time() - t0 < 120
@@ -351,6 +452,7 @@ def test_snakemake_report_contains_the_figures(run):
 
 
 # 13. Snakemake's own work per job stays small (issue 13): no input hashed again per output
+
 
 def test_no_input_checksums_are_recorded_and_a_newer_input_reruns(run, tmp_path):
     records = [json.loads(p.read_text()) for p in (run / ".snakemake/metadata").iterdir()]

@@ -18,13 +18,18 @@ from strategies import complete_instances
 
 import nbcert
 
-SETTINGS = settings(max_examples=250, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=250,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 # at most 12 feature cells, so exhaustive subset search stays cheap
-small_complete = st.one_of(complete_instances(max_rows=6, max_features=2, min_labels=2, unseen=False),
-                           complete_instances(max_rows=4, max_features=3, min_labels=2, unseen=False),
-                           complete_instances(max_rows=5, max_features=2))
+small_complete = st.one_of(
+    complete_instances(max_rows=6, max_features=2, min_labels=2, unseen=False),
+    complete_instances(max_rows=4, max_features=3, min_labels=2, unseen=False),
+    complete_instances(max_rows=5, max_features=2),
+)
 
 
 def _check_shape(p, train, label):
@@ -55,8 +60,9 @@ def test_op_is_minimum_and_valid(inst):
         assert p.num_cells == expected, f"OP size {p.num_cells}, brute-force minimum {expected}"
         assert (p.status == "impossible") == (expected is None), "OP's impossibility is a proof"
         if p.possible:
-            assert brute_is_nonrobust_after(inst.train, inst.label, row, p.cells), \
+            assert brute_is_nonrobust_after(inst.train, inst.label, row, p.cells), (
                 f"blanking {p.cells} leaves the point robust (or is not allowed)"
+            )
         if brute_robust(inst.train, inst.label, row, 0)[0] is False:
             assert p.possible and tuple(p.cells) == ()
 
@@ -70,8 +76,9 @@ def test_baselines_valid(method, inst, seed):
     for p, row in zip(res, inst.test_rows()):
         _check_shape(p, inst.train, inst.label)
         if p.possible:
-            assert brute_is_nonrobust_after(inst.train, inst.label, row, p.cells), \
+            assert brute_is_nonrobust_after(inst.train, inst.label, row, p.cells), (
                 f"{method} blanking {p.cells} leaves the point robust (or is not allowed)"
+            )
             expected = brute_min_poison(inst.train, inst.label, row)
             assert expected is not None and p.num_cells >= expected
         elif p.status == "impossible":  # only where proven: a single label
@@ -91,6 +98,7 @@ def test_baselines_not_smaller_than_op(inst, seed):
 
 # ------------------------------------------------------------------------- unit cases
 
+
 def _poison1(train, test_row, method="op", seed=0):
     test = pd.DataFrame({k: [v] for k, v in test_row.items()}, dtype=object)
     [p] = nbcert.poison(train, test, "y", method=method, seed=seed)
@@ -107,7 +115,9 @@ def test_already_nonrobust_is_empty(method):
 
 @pytest.mark.parametrize("method", ["op", "sr", "rp"])
 def test_unseen_value_alpha0_is_already_nonrobust(method):
-    train = pd.DataFrame({"f": ["a", "b", "a"], "g": ["a", "a", "b"], "y": ["p", "q", "q"]}, dtype=object)
+    train = pd.DataFrame(
+        {"f": ["a", "b", "a"], "g": ["a", "a", "b"], "y": ["p", "q", "q"]}, dtype=object
+    )
     p = _poison1(train, {"f": "z", "g": "a"}, method)
     assert p.possible and p.num_cells == 0
 
@@ -145,8 +155,9 @@ def test_one_value_column_cannot_help(method):
 def test_recomputed_domain_matters():
     # Blanking q's only "b" removes "b" from f's domain: the blanked cell is forced to
     # "a" and q's count rises (a tie with p).  Checked against the brute force.
-    train = pd.DataFrame({"f": ["a", "a", "a", "a", "b", "a"],
-                          "y": ["p", "p", "p", "q", "q", "q"]}, dtype=object)
+    train = pd.DataFrame(
+        {"f": ["a", "a", "a", "a", "b", "a"], "y": ["p", "p", "p", "q", "q", "q"]}, dtype=object
+    )
     row = {"f": "a"}
     expected = brute_min_poison(train, "y", row)
     p = _poison1(train, row)
@@ -156,8 +167,15 @@ def test_recomputed_domain_matters():
 
 
 def test_positions_not_index_labels():
-    train = pd.DataFrame({"f": ["a", "a", "b", "b", "b"], "g": ["a", "b", "a", "b", "b"],
-                          "y": ["p", "p", "q", "q", "q"]}, dtype=object, index=[50, 40, 30, 20, 10])
+    train = pd.DataFrame(
+        {
+            "f": ["a", "a", "b", "b", "b"],
+            "g": ["a", "b", "a", "b", "b"],
+            "y": ["p", "p", "q", "q", "q"],
+        },
+        dtype=object,
+        index=[50, 40, 30, 20, 10],
+    )
     row = {"f": "a", "g": "a"}
     p = _poison1(train, row)
     assert p.num_cells == brute_min_poison(train, "y", row)
@@ -207,10 +225,14 @@ def test_answers_on_a_table_larger_than_rps_window_are_valid(method):
         poisoned = train.copy()
         for r, c in p.cells:
             poisoned.iloc[r, poisoned.columns.get_loc(c)] = np.nan
-        assert not nbcert.certify(poisoned, test.iloc[[row]], "y").robust.iloc[0], (method, p.num_cells)
+        assert not nbcert.certify(poisoned, test.iloc[[row]], "y").robust.iloc[0], (
+            method,
+            p.num_cells,
+        )
 
 
 # ------------------------------------------------------- SR and RP: orders and prefix checks
+
 
 def _one_at_a_time(state, rows, cols):
     """The reference: blank each cell and re-decide robustness on the counts."""
@@ -240,7 +262,9 @@ def _check_prefix_scan(enc, T, order_seed):
 
 
 @SETTINGS
-@given(inst=complete_instances(max_rows=8, max_features=3, min_labels=2), seed=st.integers(0, 2**16))
+@given(
+    inst=complete_instances(max_rows=8, max_features=3, min_labels=2), seed=st.integers(0, 2**16)
+)
 def test_prefix_checks_equal_one_cell_at_a_time(inst, seed):
     """RP and SR check robustness after every cell from the counts, a window at a time:
     the same first non-robust prefix as blanking one cell at a time and re-deciding."""
@@ -313,7 +337,7 @@ def test_pool_hands_out_each_row_once(agree, size_share):
     X[:2] = [[0, 0], [1, 1]]
     enc = from_codes(X, np.repeat([0, 1], n // 2), np.full(2, 2))
     code = int(enc.offsets[1]) + 1  # value 1 of column 1
-    block = enc.X[n // 2:, 1]
+    block = enc.X[n // 2 :, 1]
     want = n // 2 + np.flatnonzero((block == code) == agree)
     pool = _Pool(enc, 1, 1, code, agree, len(want), rng)
     got = [pool.pop() for _ in range(len(want))]
@@ -346,6 +370,8 @@ def test_sr_chooses_either_move_with_equal_chance():
             star = PoisonedCounts(enc, t).winner()
             p = nbcert.poisoning.poison_encoded(enc, t, "sr", seed=seed)
             if star >= 0 and p.possible:
-                labels = PoisonedCounts(enc, t).label_of(np.asarray(p.cells.rows))  # rows are positions here
+                labels = PoisonedCounts(enc, t).label_of(
+                    np.asarray(p.cells.rows)
+                )  # rows are positions here
                 ours, total = ours + int((labels == star).sum()), total + len(labels)
     assert total > 1000 and stats.binomtest(ours, total).pvalue > 1e-4, (ours, total)

@@ -16,15 +16,22 @@ import nbcert
 from nbcert.poisoning import all_nonrobust as mask_nonrobust
 from nbcert.reading.encoding import encode
 
-SETTINGS = settings(max_examples=120, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
-tiny = st.one_of(complete_instances(max_rows=5, max_features=2, min_labels=2, unseen=False),
-                 complete_instances(max_rows=4, max_features=3, min_labels=2, unseen=False))
+tiny = st.one_of(
+    complete_instances(max_rows=5, max_features=2, min_labels=2, unseen=False),
+    complete_instances(max_rows=4, max_features=3, min_labels=2, unseen=False),
+)
 
 
 def all_nonrobust(inst, cells) -> bool:
-    return all(brute_is_nonrobust_after(inst.train, inst.label, row, cells) for row in inst.test_rows())
+    return all(
+        brute_is_nonrobust_after(inst.train, inst.label, row, cells) for row in inst.test_rows()
+    )
 
 
 def brute_min_together(inst):
@@ -44,11 +51,22 @@ def test_exact_is_minimum_and_greedy_is_valid(inst):
         res = nbcert.poison_many(inst.train, inst.test, inst.label, method=method, time_limit=20)
         assert isinstance(res, nbcert.ManyPoisoning)
         if res.lower_bound is not None and best is not None:
-            assert res.lower_bound <= best, (method, res, best)  # a proven bound never exceeds the optimum
+            assert res.lower_bound <= best, (
+                method,
+                res,
+                best,
+            )  # a proven bound never exceeds the optimum
         if not res.possible:
-            assert not res.optimal or best is None, (method, res)  # "proven impossible" must be true
+            assert not res.optimal or best is None, (
+                method,
+                res,
+            )  # "proven impossible" must be true
             assert res.status == ("impossible" if res.optimal else "none_found")
-            assert method == "exact" or res.status == "none_found" or inst.train[inst.label].nunique() == 1
+            assert (
+                method == "exact"
+                or res.status == "none_found"
+                or inst.train[inst.label].nunique() == 1
+            )
             continue
         assert res.status == ("poisoned" if res.cells else "already_nonrobust")
         assert all_nonrobust(inst, list(res.cells)), (method, res)
@@ -60,8 +78,13 @@ def test_exact_is_minimum_and_greedy_is_valid(inst):
 def test_shared_cells_beat_the_union_of_single_point_answers():
     # two points sharing the rare value 'r' in column f: blanking l*'s single 'r' row
     # flips both, while single-point answers need no coordination
-    train = pd.DataFrame({"f": ["r", "a", "a", "a", "b", "b", "r"], "g": ["x", "x", "y", "y", "x", "y", "x"],
-                          "y": ["p", "p", "p", "p", "q", "q", "q"]})
+    train = pd.DataFrame(
+        {
+            "f": ["r", "a", "a", "a", "b", "b", "r"],
+            "g": ["x", "x", "y", "y", "x", "y", "x"],
+            "y": ["p", "p", "p", "p", "q", "q", "q"],
+        }
+    )
     test = pd.DataFrame({"f": ["r", "r"], "g": ["x", "y"]})
     res = nbcert.poison_many(train, test, "y", method="exact")
     singles = {c for p in nbcert.poison(train, test, "y") for c in p.cells}
@@ -97,11 +120,17 @@ def test_a_rival_with_count_zero_needs_one_blank_only():
     test = pd.DataFrame({"f0": ["a", "a"], "f1": ["a", "b"]})
     res = nbcert.poison_many(train, test, "y", method="exact")
     assert res.optimal and res.num_cells == 1
-    assert all(brute_is_nonrobust_after(train, "y", row, list(res.cells)) for row in test.to_dict("records"))
+    assert all(
+        brute_is_nonrobust_after(train, "y", row, list(res.cells))
+        for row in test.to_dict("records")
+    )
 
 
 @SETTINGS
-@given(complete_instances(max_rows=6, max_features=3, min_labels=2, unseen=False), st.integers(0, 2**32 - 1))
+@given(
+    complete_instances(max_rows=6, max_features=3, min_labels=2, unseen=False),
+    st.integers(0, 2**32 - 1),
+)
 def test_all_nonrobust_agrees_with_brute_force(inst, seed):
     """The vectorised check against worlds enumerated on the blanked table."""
     enc = encode(inst.train, inst.label)
@@ -113,8 +142,12 @@ def test_all_nonrobust_agrees_with_brute_force(inst, seed):
 
 def test_exact_on_a_real_sized_table_is_verified_and_bounded():
     rng = np.random.default_rng(5)
-    train = pd.DataFrame({f"f{j}": rng.choice(list("abcd"), 600, p=[0.4, 0.3, 0.2, 0.1]) for j in range(5)})
-    train["y"] = np.where((train.f0 == "a") ^ (train.f1 == "b"), "p", np.where(train.f2 == "c", "q", "r"))
+    train = pd.DataFrame(
+        {f"f{j}": rng.choice(list("abcd"), 600, p=[0.4, 0.3, 0.2, 0.1]) for j in range(5)}
+    )
+    train["y"] = np.where(
+        (train.f0 == "a") ^ (train.f1 == "b"), "p", np.where(train.f2 == "c", "q", "r")
+    )
     test = train.drop(columns="y").iloc[:3]
     greedy_res = nbcert.poison_many(train, test, "y", method="greedy")
     res = nbcert.poison_many(train, test, "y", method="exact", time_limit=60)

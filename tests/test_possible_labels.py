@@ -21,8 +21,11 @@ from nbcert import decide
 from nbcert.estimator import CertifiedNB
 from nbcert.reading.encoding import encode
 
-SETTINGS = settings(max_examples=300, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def brute_possible(inst, row, alpha) -> tuple:
@@ -32,8 +35,9 @@ def brute_possible(inst, row, alpha) -> tuple:
 
 
 def check(inst, res, alpha):
-    for row, possible, tie, robust in zip(inst.test_rows(), res["possible_labels"], res["tie_possible"],
-                                          res["robust"]):
+    for row, possible, tie, robust in zip(
+        inst.test_rows(), res["possible_labels"], res["tie_possible"], res["robust"]
+    ):
         labels, ties = brute_possible(inst, row, alpha)
         assert set(possible) == labels and len(possible) == len(labels)
         assert tie is None or tie == ties
@@ -89,24 +93,58 @@ def test_estimator_possible_labels(inst, alpha):
 def _frame(rows: str) -> pd.DataFrame:
     """A table from lines "f g y" ("." is a missing cell)."""
     cells = [line.split() for line in rows.strip().splitlines()]
-    return pd.DataFrame([[None if c == "." else c for c in r] for r in cells[1:]], columns=cells[0], dtype=object)
+    return pd.DataFrame(
+        [[None if c == "." else c for c in r] for r in cells[1:]], columns=cells[0], dtype=object
+    )
 
 
 CASES = {
     # name: (train, test row, alpha, possible labels, tie possible)
-    "counting example": ("odor cap y\nn s p\nn . e\nn . e\nf s e\nf x e", {"odor": "n", "cap": "s"}, 0,
-                         ["e", "p"], True),
-    "robust": ("odor cap y\nn s p\nn . e\nn . e\nf s e\nf x e", {"odor": "n", "cap": "x"}, 0, ["e"], False),
-    "alpha > 0 makes it robust": ("odor cap y\nn s p\nn . e\nn . e\nf s e\nf x e", {"odor": "n", "cap": "s"}, 1,
-                                  ["e"], False),
+    "counting example": (
+        "odor cap y\nn s p\nn . e\nn . e\nf s e\nf x e",
+        {"odor": "n", "cap": "s"},
+        0,
+        ["e", "p"],
+        True,
+    ),
+    "robust": (
+        "odor cap y\nn s p\nn . e\nn . e\nf s e\nf x e",
+        {"odor": "n", "cap": "x"},
+        0,
+        ["e"],
+        False,
+    ),
+    "alpha > 0 makes it robust": (
+        "odor cap y\nn s p\nn . e\nn . e\nf s e\nf x e",
+        {"odor": "n", "cap": "s"},
+        1,
+        ["e"],
+        False,
+    ),
     "unseen value: every world ties": ("f y\na p\nb q\n. p", {"f": "z"}, 0, [], True),
-    "unseen value, alpha > 0: the prior decides": ("f y\na p\nb q\n. p", {"f": "z"}, 1, ["p"], False),
+    "unseen value, alpha > 0: the prior decides": (
+        "f y\na p\nb q\n. p",
+        {"f": "z"},
+        1,
+        ["p"],
+        False,
+    ),
     # g's domain is {x}: q's missing g cell is x in every world, so q reaches 1/4, p's 1/4 or 1/2
-    "one-value domain: its cells are fixed": ("f g y\na x p\na . q\nb x q\n. x p", {"f": "a", "g": "x"}, 0,
-                                              ["p"], True),
+    "one-value domain: its cells are fixed": (
+        "f g y\na x p\na . q\nb x q\n. x p",
+        {"f": "a", "g": "x"},
+        0,
+        ["p"],
+        True,
+    ),
     # S_p = c_f / 10, S_q = c_g / 5 with c_f, c_g in {0, 1}: the only tie is both 0
-    "a tie at zero only": ("f g y\n. x p\nb y p\na . q\na y q\na y q", {"f": "a", "g": "x"}, 0,
-                           ["p", "q"], True),
+    "a tie at zero only": (
+        "f g y\n. x p\nb y p\na . q\na y q\na y q",
+        {"f": "a", "g": "x"},
+        0,
+        ["p", "q"],
+        True,
+    ),
     "a tie inside the ranges only": ("f y\na p\nb p\n. q\n. q", {"f": "a"}, 0, ["p", "q"], True),
 }
 
@@ -119,7 +157,10 @@ def test_hand_cases(case):
     assert list(res["possible_labels"].iloc[0]) == labels
     assert res["tie_possible"].iloc[0] is tie
     inst = type("I", (), {"train": train, "label": "y"})
-    assert brute_possible(inst, row, Fraction(alpha)) == (set(labels), tie)  # the case is designed right
+    assert brute_possible(inst, row, Fraction(alpha)) == (
+        set(labels),
+        tie,
+    )  # the case is designed right
 
 
 def test_undecided_tie_beyond_the_listing_limit(monkeypatch):
@@ -127,13 +168,18 @@ def test_undecided_tie_beyond_the_listing_limit(monkeypatch):
     test = pd.DataFrame([{"f": "a"}], dtype=object)
     monkeypatch.setattr(decide, "TIE_VECTORS", 2)  # q has 3 count vectors (0, 1 or 2 cells take a)
     res = nbcert.certify(train, test, "y")
-    assert res["tie_possible"].iloc[0] is None and list(res["possible_labels"].iloc[0]) == ["p", "q"]
+    assert res["tie_possible"].iloc[0] is None and list(res["possible_labels"].iloc[0]) == [
+        "p",
+        "q",
+    ]
 
 
 def test_possible_counts_is_vectorised_over_points():
     train = _frame("odor cap y\nn s p\nn . e\nn . e\nf s e\nf x e")
     enc = encode(train, "y")
-    T = enc.encode_test(pd.DataFrame({"odor": ["n", "n", "z"], "cap": ["s", "x", "s"]}, dtype=object))
+    T = enc.encode_test(
+        pd.DataFrame({"odor": ["n", "n", "z"], "cap": ["s", "x", "s"]}, dtype=object)
+    )
     pos = decide.possible_index(enc, T, 0)
     assert pos.labels.shape == (3, 2) and pos.labels.dtype == bool
     assert np.array_equal(pos.labels, [[True, True], [True, False], [False, False]])  # labels e, p

@@ -19,9 +19,17 @@ def _shown(command: str) -> list[str]:
 
 
 def _nbcert(folder, *args):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
-    run = subprocess.run([sys.executable, "-m", "nbcert.cli", *args], cwd=folder, capture_output=True, text=True,
-                         env=env)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]),
+    }
+    run = subprocess.run(
+        [sys.executable, "-m", "nbcert.cli", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert run.returncode == 0, run.stderr
     return run
 
@@ -29,7 +37,9 @@ def _nbcert(folder, *args):
 @pytest.fixture(scope="module")
 def example(tmp_path_factory):
     folder = tmp_path_factory.mktemp("breast_cancer")
-    subprocess.run([sys.executable, str(ROOT / "examples/breast_cancer.py")], cwd=folder, check=True)
+    subprocess.run(
+        [sys.executable, str(ROOT / "examples/breast_cancer.py")], cwd=folder, check=True
+    )
     return folder
 
 
@@ -47,5 +57,7 @@ def test_unbinned_certify_warns_as_the_readme_shows(example):
 
 
 def test_clean_advice_is_what_the_readme_shows(example):
-    command = "nbcert clean --train train.csv --test test.csv --label diagnosis --id id --bins 5 --top 3"
+    command = (
+        "nbcert clean --train train.csv --test test.csv --label diagnosis --id id --bins 5 --top 3"
+    )
     assert _nbcert(example, *command.split()[1:]).stdout.splitlines() == _shown(command)

@@ -24,8 +24,9 @@ def test_snakemakes_benchmark_misses_what_a_job_used_between_its_samples():
     samples (here 40 short Python processes, one after another) is not counted."""
     from snakemake.benchmark import benchmarked
 
-    job = ("import subprocess, sys\n"
-           "for _ in range(40): subprocess.run([sys.executable, '-c', 'pass'])")
+    job = (
+        "import subprocess, sys\nfor _ in range(40): subprocess.run([sys.executable, '-c', 'pass'])"
+    )
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen([sys.executable, "-c", job])
     with benchmarked(proc.pid) as record:
@@ -39,9 +40,14 @@ def test_a_job_outlives_a_snakemake_killed_with_kill_9(tmp_path):
     """Why jobs watch their Snakemake process (nbcert.repro.runtime.parent): killed with
     ``kill -9``, Snakemake leaves its running jobs behind."""
     (tmp_path / "Snakefile").write_text(
-        'rule all:\n    output: "done"\n    shell: "echo $$ > job.pid; exec sleep 60"\n')
-    snakemake = subprocess.Popen([str(SNAKEMAKE), "--cores", "1"], cwd=tmp_path,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        'rule all:\n    output: "done"\n    shell: "echo $$ > job.pid; exec sleep 60"\n'
+    )
+    snakemake = subprocess.Popen(
+        [str(SNAKEMAKE), "--cores", "1"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     pid_file = tmp_path / "job.pid"
     try:
         for _ in range(600):

@@ -16,7 +16,9 @@ from nbcert.repro.studies.scaling import run as scaling
 from nbcert.repro.studies.scaling.report import scaling as scaling_section
 from nbcert.repro.studies.scaling.synthetic import synthetic_codes, synthetic_table
 
-CFG = ScalingSettings(n_values=(), d=6, domain=4, labels=3, missing_rate=0.3, k=4, ad_worlds=5, method_budget_s=None)
+CFG = ScalingSettings(
+    n_values=(), d=6, domain=4, labels=3, missing_rate=0.3, k=4, ad_worlds=5, method_budget_s=None
+)
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +50,11 @@ def test_iterate_and_index_agree(small):
 
 def test_op_needs_fewest_cells(small):
     by = small.set_index("method")
-    assert by.loc["OP", "possible"] and by.loc["OP", "verified"] and by.loc["SR (incremental)", "verified"]
+    assert (
+        by.loc["OP", "possible"]
+        and by.loc["OP", "verified"]
+        and by.loc["SR (incremental)", "verified"]
+    )
     cells = by.cells
     assert 0 < cells["OP"] <= cells["SR (incremental)"] and cells["OP"] <= cells["RP (incremental)"]
 
@@ -85,7 +91,9 @@ def test_budget_stops_per_point_methods_and_says_so(monkeypatch):
     assert by.loc["Iterate+Index", "points"] == CFG.k and not by.loc["Iterate+Index", "stopped"]
     md = scaling_section(t)
     assert "3 of 4, stopped after 25 s" in md and "AD at n = 2,000 (3 of 4 points)" in md
-    free = scaling.run_size(2000, CFG, 1, budget_s=None, progress=lambda *a: None).set_index("method")
+    free = scaling.run_size(2000, CFG, 1, budget_s=None, progress=lambda *a: None).set_index(
+        "method"
+    )
     assert free.loc["AD", "points"] == CFG.k and not free.loc["AD", "stopped"]
 
 
@@ -101,7 +109,9 @@ def test_blanking_in_place_is_exact_and_uniform(chunk_rows):
     rng = np.random.default_rng(chunk_rows)
     for _ in range(800):
         X = np.zeros((n, d), np.int64)
-        share = blanking.blank_in_place(X, missing, rate, rng, skip_rows=skip, chunk_rows=chunk_rows)
+        share = blanking.blank_in_place(
+            X, missing, rate, rng, skip_rows=skip, chunk_rows=chunk_rows
+        )
         blank = X == missing
         assert blank.sum() == round(rate * n * d) and share == pytest.approx(blank.mean())
         assert not blank[:skip].any() and ((X == 0) | blank).all()
@@ -110,12 +120,34 @@ def test_blanking_in_place_is_exact_and_uniform(chunk_rows):
 
 
 def _fake(slopes, ns=(10**4, 10**5, 10**6, 10**7)):
-    rows = [{"n": n, "d": 20, "domain": 5, "labels": 3, "k": 32, "missing_rate": 0.4, "method": m,
-             "kind": scaling.KIND[m], "points": 1, "seconds": 1e-7 * n ** s, "seconds_per_point": 1e-7 * n ** s,
-             "cpu_seconds": 1e-7 * n ** s, "cpu_per_point": 1e-7 * n ** s, "peak_mb": 8e-6 * n,
-             "estimate_added_mb": 1e-5 * n, "estimate_mb": 300 + 1e-5 * n, "cells": 10,
-             "skipped": "", "table_mb": 160e-6 * n, "available_mb": 20000.0, "process_peak_mb": 4e-4 * n,
-             "memory_method": "test"} for n in ns for m, s in slopes.items()]
+    rows = [
+        {
+            "n": n,
+            "d": 20,
+            "domain": 5,
+            "labels": 3,
+            "k": 32,
+            "missing_rate": 0.4,
+            "method": m,
+            "kind": scaling.KIND[m],
+            "points": 1,
+            "seconds": 1e-7 * n**s,
+            "seconds_per_point": 1e-7 * n**s,
+            "cpu_seconds": 1e-7 * n**s,
+            "cpu_per_point": 1e-7 * n**s,
+            "peak_mb": 8e-6 * n,
+            "estimate_added_mb": 1e-5 * n,
+            "estimate_mb": 300 + 1e-5 * n,
+            "cells": 10,
+            "skipped": "",
+            "table_mb": 160e-6 * n,
+            "available_mb": 20000.0,
+            "process_peak_mb": 4e-4 * n,
+            "memory_method": "test",
+        }
+        for n in ns
+        for m, s in slopes.items()
+    ]
     return pd.DataFrame(rows)
 
 
@@ -144,7 +176,11 @@ def test_figure_and_markdown(tmp_path):
 
 def test_markdown_of_a_real_run(small):
     md = scaling_section(small)
-    assert "### Scaling" in md and "| OP |" in md and "AD points decided per size: 4 at n = 3,000" in md
+    assert (
+        "### Scaling" in md
+        and "| OP |" in md
+        and "AD points decided per size: 4 at n = 3,000" in md
+    )
 
 
 def test_missing_values_read_as_one_dash(small):
@@ -154,8 +190,13 @@ def test_missing_values_read_as_one_dash(small):
     md = scaling_section(small)
     assert "| OP | — | — |" in md and " - |" not in md
     for value in (None, float("nan"), np.inf, pd.NA):
-        assert formatting.number(value) == formatting.count(value) == formatting.seconds(value) \
-            == formatting.megabytes(value) == formatting.DASH
+        assert (
+            formatting.number(value)
+            == formatting.count(value)
+            == formatting.seconds(value)
+            == formatting.megabytes(value)
+            == formatting.DASH
+        )
 
 
 def test_generator_is_deterministic():
@@ -164,7 +205,9 @@ def test_generator_is_deterministic():
     for x, y in zip(a[1:], b[1:]):
         assert np.array_equal(x, y)
     c = synthetic_table(800, 5, 4, 3, seed=11, k=6)
-    assert np.array_equal(a[3], c[3]) and np.allclose(a[0].cdf, c[0].cdf)  # same model and test points
+    assert np.array_equal(a[3], c[3]) and np.allclose(
+        a[0].cdf, c[0].cdf
+    )  # same model and test points
     assert not np.array_equal(a[1], synthetic_table(500, 5, 4, 3, seed=12, k=6)[1])
     X, y = a[1], a[2]
     assert X.dtype == np.int8 and X.min() == 0 and X.max() == 3 and set(y) == {0, 1, 2}
@@ -198,7 +241,10 @@ def test_synthetic_codes_unchanged():
 def test_impossible_size_is_skipped_with_a_reason():
     t = scaling.run_size(10**9, CFG, 0, mem_budget=10**6, progress=lambda *a: None)
     assert set(t.method) == set(scaling.METHODS) | set(scaling.SETUP)
-    assert t.seconds.isna().all() and t.skipped.str.contains("not run: building the tables needs about").all()
+    assert (
+        t.seconds.isna().all()
+        and t.skipped.str.contains("not run: building the tables needs about").all()
+    )
     md = scaling_section(t)
     assert "Skipped:" in md and "No size could be run" in md
 
@@ -213,7 +259,9 @@ def test_method_over_budget_is_skipped_alone():
     assert over and len(over) < len(scaling.METHODS)
     for m in scaling.METHODS:
         if m in over:
-            assert t.loc[m, "skipped"].startswith("not run: needs about") and pd.isna(t.loc[m, "seconds"])
+            assert t.loc[m, "skipped"].startswith("not run: needs about") and pd.isna(
+                t.loc[m, "seconds"]
+            )
         else:
             assert t.loc[m, "seconds"] > 0
     assert sorted(over)[0] in scaling_section(t.reset_index()).split("Skipped:")[1]
@@ -225,18 +273,28 @@ def test_memory_helpers():
     assert scaling.mem_available() > 0
     mb = scaling.job_mem_mb(10**7, 20)
     assert all(mb * 10**6 >= scaling.estimate_bytes(10**7, 20, m) for m in (None, *scaling.METHODS))
-    assert scaling.estimate_bytes(10**7, 20, "RP (incremental)") > scaling.estimate_bytes(10**7, 20, "Iterate+Index")
-    assert scaling_memory.job_mem_mb(10**8, 20, streamed=True) < 2000  # a streamed size holds a batch
+    assert scaling.estimate_bytes(10**7, 20, "RP (incremental)") > scaling.estimate_bytes(
+        10**7, 20, "Iterate+Index"
+    )
+    assert (
+        scaling_memory.job_mem_mb(10**8, 20, streamed=True) < 2000
+    )  # a streamed size holds a batch
 
 
 def test_streamed_size_runs_from_disk_and_says_what_it_skips(monkeypatch):
     t = scaling.run_streamed(5000, CFG, 7, progress=lambda *a: None).set_index("method")
     for m in ("Iterate+Index", "Monte-Carlo", "OP"):
-        assert t.loc[f"{m} (streamed)", "seconds"] > 0 and t.loc[f"{m} (streamed)", "call_peak_mb"] > 0
+        assert (
+            t.loc[f"{m} (streamed)", "seconds"] > 0 and t.loc[f"{m} (streamed)", "call_peak_mb"] > 0
+        )
     assert t.loc["OP (streamed)", "cells"] > 0
     assert t.loc["Iterate", "skipped"].startswith("not run: needs the table in memory")
-    md = scaling_section(pd.concat([scaling.run_size(2000, CFG, 7, progress=lambda *a: None),
-                                             t.reset_index()], ignore_index=True))
+    md = scaling_section(
+        pd.concat(
+            [scaling.run_size(2000, CFG, 7, progress=lambda *a: None), t.reset_index()],
+            ignore_index=True,
+        )
+    )
     assert "Streamed from a generated CSV on disk" in md and "n = 5,000" in md
     monkeypatch.setattr(scaling, "csv_bytes_per_row", lambda d: 10**12)
     t = scaling.run_streamed(5000, CFG, 7, progress=lambda *a: None)

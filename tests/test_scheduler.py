@@ -9,7 +9,9 @@ import pytest
 from nbcert.repro.runtime.scheduler import one_wakeup
 
 job_scheduler = pytest.importorskip("snakemake.scheduling.job_scheduler")
-SNAKEMAKES_OWN = job_scheduler.JobScheduler.__dict__.get("_schedule_reevalutation")  # before any patch
+SNAKEMAKES_OWN = job_scheduler.JobScheduler.__dict__.get(
+    "_schedule_reevalutation"
+)  # before any patch
 
 
 def _wakeups():
@@ -24,7 +26,9 @@ def scheduler():
 
 
 def test_the_installed_snakemake_still_has_the_method_the_patch_replaces():
-    assert SNAKEMAKES_OWN is not None, "JobScheduler._schedule_reevalutation is gone: drop the patch"
+    assert SNAKEMAKES_OWN is not None, (
+        "JobScheduler._schedule_reevalutation is gone: drop the patch"
+    )
     assert SNAKEMAKES_OWN.__module__ == job_scheduler.__name__  # Snakemake's own, not the patch
 
 

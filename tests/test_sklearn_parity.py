@@ -15,8 +15,11 @@ from strategies import complete_instances
 
 import nbcert
 
-SETTINGS = settings(max_examples=150, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def exact_supports(train: pd.DataFrame, label: str, row: dict, alpha=Fraction(1)) -> dict:
@@ -48,7 +51,9 @@ def sklearn_predict(train: pd.DataFrame, test: pd.DataFrame, label: str) -> np.n
 
 
 @SETTINGS
-@given(inst=complete_instances(max_rows=25, max_features=5, min_labels=2, unseen=False, max_tests=4))
+@given(
+    inst=complete_instances(max_rows=25, max_features=5, min_labels=2, unseen=False, max_tests=4)
+)
 def test_matches_categorical_nb(inst):
     rows = inst.test_rows()
     for row in rows:

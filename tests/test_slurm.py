@@ -31,13 +31,23 @@ def _ensure_packages():
     if not shutil.which("apt-get"):
         pytest.skip("Slurm is not installed and there is no apt-get to install it")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    wait = ["-o", "DPkg::Lock::Timeout=600"]  # test_cloudlab_startup.py may be installing them at the same time
+    wait = [
+        "-o",
+        "DPkg::Lock::Timeout=600",
+    ]  # test_cloudlab_startup.py may be installing them at the same time
     subprocess.run(["apt-get", *wait, "update", "-qq"], env=env, check=True, capture_output=True)
-    subprocess.run(["apt-get", *wait, "install", "-y", "-qq", *PACKAGES], env=env, check=True, capture_output=True)
+    subprocess.run(
+        ["apt-get", *wait, "install", "-y", "-qq", *PACKAGES],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
 
 
 def _slurm_conf(tmp: Path) -> str:
-    return MARK + f"""ClusterName=nbcert
+    return (
+        MARK
+        + f"""ClusterName=nbcert
 SlurmctldHost=localhost
 SlurmUser=root
 AuthType=auth/munge
@@ -59,6 +69,7 @@ SlurmdLogFile={tmp}/slurmd.log
 NodeName=localhost CPUs={os.cpu_count()} RealMemory=8000 State=UNKNOWN
 PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 """
+    )
 
 
 def _wait(predicate, seconds, what):
@@ -100,8 +111,16 @@ def slurm(tmp_path_factory):
         pids.append(_pid(tmp / "slurmctld.pid"))
         subprocess.run(["slurmd", "-N", "localhost"], check=True)
         pids.append(_pid(tmp / "slurmd.pid"))
-        _wait(lambda: "idle" in subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True).stdout,
-              60, "the node to become idle")
+        _wait(
+            lambda: (
+                "idle"
+                in subprocess.run(
+                    ["sinfo", "-h", "-o", "%T"], capture_output=True, text=True
+                ).stdout
+            ),
+            60,
+            "the node to become idle",
+        )
         yield tmp
     finally:
         for pid in reversed(pids):
@@ -119,10 +138,18 @@ def _deterministic(here: pd.DataFrame, there: pd.DataFrame):
     out, and the many-point rows a solver's time limit cut short in either run (the report
     marks those as machine-dependent)."""
     if "time_limited" in here:
-        keep = ~(here.time_limited.fillna(False).astype(bool) | there.time_limited.fillna(False).astype(bool))
+        keep = ~(
+            here.time_limited.fillna(False).astype(bool)
+            | there.time_limited.fillna(False).astype(bool)
+        )
         here, there = here[keep].reset_index(drop=True), there[keep].reset_index(drop=True)
-    machine = [c for c in here if any(w in c for w in ("seconds", "cpu", "elapsed")) or c.endswith("_mb")
-               or c in ("host", "started", "finished")]
+    machine = [
+        c
+        for c in here
+        if any(w in c for w in ("seconds", "cpu", "elapsed"))
+        or c.endswith("_mb")
+        or c in ("host", "started", "finished")
+    ]
     return here.drop(columns=machine), there.drop(columns=machine)
 
 
@@ -130,7 +157,9 @@ def _cancel_one_runs_job(stop: threading.Event, cancelled: list):
     """Wait for a running group job of timed runs (decide among them) and scancel it, as a
     failed node would."""
     while not stop.is_set() and not cancelled:
-        out = subprocess.run(["squeue", "-h", "-t", "RUNNING", "-o", "%i %k"], capture_output=True, text=True).stdout
+        out = subprocess.run(
+            ["squeue", "-h", "-t", "RUNNING", "-o", "%i %k"], capture_output=True, text=True
+        ).stdout
         for line in out.splitlines():
             job, _, comment = line.partition(" ")
             if "rule_runs" in comment:
@@ -152,9 +181,21 @@ def test_pipeline_runs_through_slurm_and_matches_a_local_run(slurm, local_run, t
     killer = threading.Thread(target=_cancel_one_runs_job, args=(stop, cancelled))
     killer.start()
     try:
-        proc = snakemake(tmp_path, "--profile", str(ROOT / "profiles" / "slurm"), "--slurm-status-command", "squeue",
-                         "--slurm-no-account", "--jobs", "8", "--slurm-init-seconds-before-status-checks", "1",
-                         "--seconds-between-status-checks", "2", timeout=1500)
+        proc = snakemake(
+            tmp_path,
+            "--profile",
+            str(ROOT / "profiles" / "slurm"),
+            "--slurm-status-command",
+            "squeue",
+            "--slurm-no-account",
+            "--jobs",
+            "8",
+            "--slurm-init-seconds-before-status-checks",
+            "1",
+            "--seconds-between-status-checks",
+            "2",
+            timeout=1500,
+        )
     finally:
         stop.set()
         killer.join()
@@ -162,15 +203,21 @@ def test_pipeline_runs_through_slurm_and_matches_a_local_run(slurm, local_run, t
     assert proc.returncode == 0, log[-3000:]
     job_ids = set(re.findall(r"submitted with SLURM jobid (\d+)", log))
     local_jobs = _local_jobs(local_run)
-    assert 5 <= len(job_ids) <= 30 < local_jobs, (f"short jobs are grouped: {len(job_ids)} sbatch submissions "
-                                                  f"for {local_jobs} jobs")
+    assert 5 <= len(job_ids) <= 30 < local_jobs, (
+        f"short jobs are grouped: {len(job_ids)} sbatch submissions for {local_jobs} jobs"
+    )
     assert cancelled and cancelled[0] in job_ids
-    assert re.search(rf"JOB {cancelled[0]} ON \S+ CANCELLED", log) and "Error in group runs" in log, \
-        "the cancelled group job was noticed (and, as the run succeeded, resubmitted)"
+    assert (
+        re.search(rf"JOB {cancelled[0]} ON \S+ CANCELLED", log) and "Error in group runs" in log
+    ), "the cancelled group job was noticed (and, as the run succeeded, resubmitted)"
     for table in sorted((local_run / "results" / "tables").glob("*.csv")):
-        here, there = _deterministic(*(pd.read_csv(t) for t in (tmp_path / "results" / "tables" / table.name, table)))
+        here, there = _deterministic(
+            *(pd.read_csv(t) for t in (tmp_path / "results" / "tables" / table.name, table))
+        )
         pd.testing.assert_frame_equal(here, there, obj=table.name)
     assert (tmp_path / "results" / "report.md").stat().st_size > 0
     # re-running the same command after the failure has nothing left to do
-    again = snakemake(tmp_path, "--profile", str(ROOT / "profiles" / "slurm"), "--slurm-no-account", "-n")
+    again = snakemake(
+        tmp_path, "--profile", str(ROOT / "profiles" / "slurm"), "--slurm-no-account", "-n"
+    )
     assert "Nothing to be done" in again.stdout

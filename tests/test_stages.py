@@ -16,8 +16,14 @@ from nbcert.repro.pipeline.stages import ad_prefixes, decision_runs, perturbed, 
 
 def table(n=200, seed=0):
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({"num": rng.normal(size=n), "cat": rng.choice(["u", "v"], n),
-                         "const": np.ones(n), "y": rng.choice(["a", "b"], n)})
+    return pd.DataFrame(
+        {
+            "num": rng.normal(size=n),
+            "cat": rng.choice(["u", "v"], n),
+            "const": np.ones(n),
+            "y": rng.choice(["a", "b"], n),
+        }
+    )
 
 
 def test_discretize_bins_numeric_columns_with_kbins():
@@ -54,7 +60,9 @@ def test_draws_are_deterministic_and_disjoint():
     p1 = perturbed(tr1, "y", "uniform", 0.4, 3, "t", 0, 0.2)
     p2 = perturbed(tr1, "y", "uniform", 0.4, 3, "t", 0, 0.2)
     pd.testing.assert_frame_equal(p1, p2)
-    assert p1["y"].notna().all() and p1.drop(columns="y").isna().to_numpy().mean() == pytest.approx(0.4, abs=0.01)
+    assert p1["y"].notna().all() and p1.drop(columns="y").isna().to_numpy().mean() == pytest.approx(
+        0.4, abs=0.01
+    )
 
 
 def test_ad_once_answers_every_prefix_as_a_call_on_it():
@@ -74,8 +82,20 @@ def test_ad_once_answers_every_prefix_as_a_call_on_it():
     assert sorted(marks) == ks
     walls = [marks[k][0] for k in ks]
     assert walls == sorted(walls) and walls[0] > 0
-    rows = decision_runs(train, dirty, test, "y", ks, ad_worlds=30, seed=5, name="t", rep=0, kind="uniform",
-                         rate=0.5, progress=lambda _: None)
+    rows = decision_runs(
+        train,
+        dirty,
+        test,
+        "y",
+        ks,
+        ad_worlds=30,
+        seed=5,
+        name="t",
+        rep=0,
+        kind="uniform",
+        rate=0.5,
+        progress=lambda _: None,
+    )
     ad = rows[rows.method == "AD"].set_index("k")
     exact = rows[rows.method == "Iterate+Index"].set_index("k")
     assert list(ad.index) == ks and (ad.robust >= exact.robust).all()
@@ -83,6 +103,7 @@ def test_ad_once_answers_every_prefix_as_a_call_on_it():
 
 
 # ---------------------------------------------------------------- users' data with blank cells
+
 
 def _blank_table():
     df = table().astype({"num": object, "const": object})
@@ -124,7 +145,9 @@ def test_perturbation_counts_cells_already_missing():
     features = df.drop(columns="y")
     out = perturbed(df, "y", "uniform", 0.4, 3, "mine", 0, 0.2)
     assert out.drop(columns="y").isna().to_numpy().sum() == round(0.4 * features.size)
-    assert out.drop(columns="y").isna().to_numpy()[features.isna().to_numpy()].all()  # old blanks stay
+    assert (
+        out.drop(columns="y").isna().to_numpy()[features.isna().to_numpy()].all()
+    )  # old blanks stay
 
 
 def test_no_column_is_blanked_entirely():
@@ -134,12 +157,25 @@ def test_no_column_is_blanked_entirely():
 
 # ---------------------------------------------------------------- checked tables
 
+
 def test_tables_are_checked_with_one_line_naming_file_row_and_column(tmp_path):
     from nbcert.repro.errors import TableError
     from nbcert.repro.pipeline.tables import read_table, write_table
 
-    row = {"dataset": "d", "rep": 0, "method": "OP", "seconds": 0.1, "cpu_seconds": 0.1, "train_rows": 10,
-           "possible": True, "cells": 3, "poisoning_rate": 0.01, "host": "h", "started": 1.0, "finished": 2.0}
+    row = {
+        "dataset": "d",
+        "rep": 0,
+        "method": "OP",
+        "seconds": 0.1,
+        "cpu_seconds": 0.1,
+        "train_rows": 10,
+        "possible": True,
+        "cells": 3,
+        "poisoning_rate": 0.01,
+        "host": "h",
+        "started": 1.0,
+        "finished": 2.0,
+    }
     good = pd.DataFrame([row, {**row, "method": "SR"}, {**row, "method": "RP"}])
     path = tmp_path / "rep0.csv"
     write_table(good, path, "poisoning_run")
@@ -159,6 +195,7 @@ def test_tables_are_checked_with_one_line_naming_file_row_and_column(tmp_path):
 
 # ---------------------------------------------------------------- settings
 
+
 def _config():
     from pathlib import Path
 
@@ -172,7 +209,9 @@ def _load(config, cli=None):
 
     from nbcert.repro.pipeline import settings
 
-    return settings.load(config, Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml", cli=cli)
+    return settings.load(
+        config, Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml", cli=cli
+    )
 
 
 def test_settings_are_typed_and_canonical():
@@ -187,18 +226,24 @@ def test_settings_are_typed_and_canonical():
 
 def test_command_line_datasets_replace_and_only_selects():
     mine = {"mine": {"local": "/x.csv", "file": "x.csv", "label": "y"}}
-    assert list(_load({**_config(), "datasets": {**_config()["datasets"], **mine}}, cli={"datasets": mine}).datasets) \
-        == ["mine"]
+    assert list(
+        _load(
+            {**_config(), "datasets": {**_config()["datasets"], **mine}}, cli={"datasets": mine}
+        ).datasets
+    ) == ["mine"]
     assert list(_load({**_config(), "only": ["mushrooms"]}).datasets) == ["mushrooms"]
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"missing_rates": [0.2, 1.0]}, "missing_rates.1: 1.0 must be less than 1"),
-    ({"only": ["nope"]}, "only: 'nope' is not a configured data set"),
-    ({"subsample": 20}, "subsample: 20 rows leave fewer than 2 training rows"),
-    ({"k_for_rates": 3}, "k_for_rates: 3 is not one of k_values"),
-    ({"extra": 1}, "(top level): unknown key 'extra'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"missing_rates": [0.2, 1.0]}, "missing_rates.1: 1.0 must be less than 1"),
+        ({"only": ["nope"]}, "only: 'nope' is not a configured data set"),
+        ({"subsample": 20}, "subsample: 20 rows leave fewer than 2 training rows"),
+        ({"k_for_rates": 3}, "k_for_rates: 3 is not one of k_values"),
+        ({"extra": 1}, "(top level): unknown key 'extra'"),
+    ],
+)
 def test_settings_errors_are_one_line_naming_the_key(change, message):
     from nbcert.repro.errors import ConfigError
 
@@ -209,12 +254,15 @@ def test_settings_errors_are_one_line_naming_the_key(change, message):
 
 # ---------------------------------------------------------------- figures and report prose
 
+
 def test_a_single_data_sets_figure_keeps_its_title(tmp_path):
     from types import SimpleNamespace
 
     from nbcert.repro.pipeline import figures
 
-    fig, axes = figures.panels(["one"], "Decision - time vs missing rate (uniform perturbation, 32 test points)")
+    fig, axes = figures.panels(
+        ["one"], "Decision - time vs missing rate (uniform perturbation, 32 test points)"
+    )
     fig.tight_layout()
     fig.canvas.draw()
     title = fig._suptitle.get_window_extent()
@@ -226,10 +274,13 @@ def test_savings_sentence_claims_only_what_was_saved():
     from nbcert.repro.studies.poisoning_many.report import _savings_sentence
 
     assert "saved no cells" in _savings_sentence([0.0, 0.0])
-    assert "in 1 of 3 cases" in _savings_sentence([0.0, 0.0, 0.25]) and "25%" in _savings_sentence([0.25])
+    assert "in 1 of 3 cases" in _savings_sentence([0.0, 0.0, 0.25]) and "25%" in _savings_sentence(
+        [0.25]
+    )
 
 
 # ---------------------------------------------------------------- errors and imports
+
 
 def test_reproduction_errors_live_in_one_module():
     """job.run catches the reproduction's errors from nbcert.repro.errors, which imports
@@ -240,11 +291,15 @@ def test_reproduction_errors_live_in_one_module():
     from nbcert.repro.pipeline import fetch, settings, tables
     from nbcert.repro.runtime import job
 
-    assert "import" not in inspect.getsource(errors).split('"""')[-1].replace("from __future__ import annotations", "")
+    assert "import" not in inspect.getsource(errors).split('"""')[-1].replace(
+        "from __future__ import annotations", ""
+    )
     assert fetch.FetchError is errors.FetchError and settings.ConfigError is errors.ConfigError
     assert tables.TableError is errors.TableError
     assert set(errors.USER_ERRORS) == {errors.ConfigError, errors.FetchError, errors.TableError}
-    assert "from .fetch" not in inspect.getsource(job) and "from .tables" not in inspect.getsource(job)
+    assert "from .fetch" not in inspect.getsource(job) and "from .tables" not in inspect.getsource(
+        job
+    )
 
 
 def test_no_import_circle_in_nbcert():
@@ -267,10 +322,19 @@ def test_no_import_circle_in_nbcert():
         base = m if package else m.rsplit(".", 1)[0]
         for node in ast.walk(ast.parse(p.read_text())):
             if isinstance(node, ast.ImportFrom):
-                full = ".".join(base.split(".")[:len(base.split(".")) - node.level + 1] + [node.module or ""]) \
-                    if node.level else node.module or ""
+                full = (
+                    ".".join(
+                        base.split(".")[: len(base.split(".")) - node.level + 1]
+                        + [node.module or ""]
+                    )
+                    if node.level
+                    else node.module or ""
+                )
                 full = full.rstrip(".")
-                targets = [f"{full}.{a.name}" if f"{full}.{a.name}" in modules else full for a in node.names]
+                targets = [
+                    f"{full}.{a.name}" if f"{full}.{a.name}" in modules else full
+                    for a in node.names
+                ]
             elif isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             else:
@@ -317,15 +381,28 @@ def _circles(graph: dict) -> list:
     return out
 
 
-SCHEMA_NAMES = ["cleaning", "counting", "decision_run", "poisoning_run", "poisoning_many_run", "scaling_run"]
+SCHEMA_NAMES = [
+    "cleaning",
+    "counting",
+    "decision_run",
+    "poisoning_run",
+    "poisoning_many_run",
+    "scaling_run",
+]
 
 
 def _cell_values():
     from hypothesis import strategies as st
 
-    return st.one_of(st.none(), st.booleans(), st.integers(-3, 40), st.floats(allow_nan=True, allow_infinity=True),
-                     st.sampled_from([0.0, 1.0, 3.0, -1.0, 0.5, 1.5]), st.text(max_size=3),
-                     st.sampled_from(["uniform", "feature", "nbcert", "offline", "OP", "SR", "Iterate", "AD"]))
+    return st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-3, 40),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.sampled_from([0.0, 1.0, 3.0, -1.0, 0.5, 1.5]),
+        st.text(max_size=3),
+        st.sampled_from(["uniform", "feature", "nbcert", "offline", "OP", "SR", "Iterate", "AD"]),
+    )
 
 
 @pytest.mark.parametrize("name", SCHEMA_NAMES)
@@ -361,15 +438,23 @@ def test_a_table_is_checked_in_full(monkeypatch):
     import nbcert.repro.pipeline.tables as tables
     from nbcert.repro.errors import TableError
 
-    tiny = {"type": "object", "properties": {"dataset": {"type": "string"}, "k": {"type": "integer", "minimum": 0}},
-            "required": ["dataset", "k"], "additionalProperties": False}
+    tiny = {
+        "type": "object",
+        "properties": {"dataset": {"type": "string"}, "k": {"type": "integer", "minimum": 0}},
+        "required": ["dataset", "k"],
+        "additionalProperties": False,
+    }
     monkeypatch.setattr(tables, "schema", lambda name: tiny)
     monkeypatch.setattr(tables, "_validator", functools.cache(tables._validator.__wrapped__))
-    monkeypatch.setattr(tables, "_fast_validator", functools.cache(tables._fast_validator.__wrapped__))
+    monkeypatch.setattr(
+        tables, "_fast_validator", functools.cache(tables._fast_validator.__wrapped__)
+    )
     df = pd.DataFrame({"dataset": ["d"] * 5000, "k": list(range(5000))})
     tables.check(df, "tiny", "t")
     df.loc[4321, "k"] = -1
-    with pytest.raises(TableError, match=r"^t: data row 4321, column 'k' holds -1, which is invalid \(-1 is less"):
+    with pytest.raises(
+        TableError, match=r"^t: data row 4321, column 'k' holds -1, which is invalid \(-1 is less"
+    ):
         tables.check(df, "tiny", "t")
 
 
@@ -378,9 +463,16 @@ def test_records_are_the_rows_without_their_empty_cells():
     are empty cells (absent keys), other values are Python values."""
     from nbcert.repro.pipeline.tables import _records
 
-    df = pd.DataFrame({"b": pd.array([True, None], dtype="boolean"), "i": pd.array([1, None], dtype="Int64"),
-                       "s": pd.array(["a", None], dtype="string"), "f": [1.5, np.nan], "o": [None, "x"],
-                       "n": [3, 4]})
+    df = pd.DataFrame(
+        {
+            "b": pd.array([True, None], dtype="boolean"),
+            "i": pd.array([1, None], dtype="Int64"),
+            "s": pd.array(["a", None], dtype="string"),
+            "f": [1.5, np.nan],
+            "o": [None, "x"],
+            "n": [3, 4],
+        }
+    )
     recs = list(_records(df))
     assert recs == [{"b": True, "i": 1, "s": "a", "f": 1.5, "n": 3}, {"o": "x", "n": 4}]
     assert [type(v) for v in recs[0].values()] == [bool, int, str, float, int]

@@ -21,11 +21,16 @@ from nbcert.params import as_alpha
 
 # the exact alphas of the tests: tiny ones (below the smallest normal float), ordinary
 # ones and huge ones (up to the largest float, 1.797e308)
-huge_alphas = st.one_of(st.integers(10**6, 10**308).map(Fraction),
-                        st.builds(Fraction, st.integers(10**300, 10**308), st.integers(1, 1000)),
-                        st.sampled_from([Fraction(10**308), Fraction(int(np.finfo(float).max))]))
-any_alphas = st.one_of(huge_alphas, st.sampled_from([Fraction(0), Fraction(1), Fraction(1, 2)]),
-                       st.integers(1, 10**400).map(lambda k: Fraction(1, k)))
+huge_alphas = st.one_of(
+    st.integers(10**6, 10**308).map(Fraction),
+    st.builds(Fraction, st.integers(10**300, 10**308), st.integers(1, 1000)),
+    st.sampled_from([Fraction(10**308), Fraction(int(np.finfo(float).max))]),
+)
+any_alphas = st.one_of(
+    huge_alphas,
+    st.sampled_from([Fraction(0), Fraction(1), Fraction(1, 2)]),
+    st.integers(1, 10**400).map(lambda k: Fraction(1, k)),
+)
 
 
 @st.composite
@@ -68,8 +73,23 @@ def test_huge_alpha_factors_tend_to_one_over_delta(case):
     assert np.allclose(got, limit, rtol=0, atol=1e-3)
 
 
-@pytest.mark.parametrize("alpha", [1e400, float("inf"), float("-inf"), float("nan"), "1e400", "inf",
-                                   "nan", -1, "-1/3", "1/0", "abc", ""])
+@pytest.mark.parametrize(
+    "alpha",
+    [
+        1e400,
+        float("inf"),
+        float("-inf"),
+        float("nan"),
+        "1e400",
+        "inf",
+        "nan",
+        -1,
+        "-1/3",
+        "1/0",
+        "abc",
+        "",
+    ],
+)
 def test_rejects_what_is_not_a_finite_number_at_least_zero(alpha):
     with pytest.raises(ValueError, match="alpha"):
         as_alpha(alpha)

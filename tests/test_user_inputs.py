@@ -20,7 +20,9 @@ TEST = "odor,cap\nn,s\nn,x\n"
 
 
 def certify_json(capsys, train, test, *extra):
-    rc, out, err = run(capsys, "certify", "--train", train, "--test", test, "--label", "y", "--json", *extra)
+    rc, out, err = run(
+        capsys, "certify", "--train", train, "--test", test, "--label", "y", "--json", *extra
+    )
     assert rc == 0, err
     return json.loads(out)["results"], err
 
@@ -32,17 +34,35 @@ def certify_json(capsys, train, test, *extra):
 @pytest.mark.parametrize("sep, flag", [(";", ";"), ("|", "|"), ("\t", "tab"), ("\t", "\\t")])
 def test_sep_reads_the_same_answer_as_commas(tmp_path, capsys, sep, flag):
     want, _ = certify_json(capsys, write(tmp_path, "t.csv", TRAIN), write(tmp_path, "q.csv", TEST))
-    got, _ = certify_json(capsys, write(tmp_path, "ts.csv", TRAIN.replace(",", sep)),
-                          write(tmp_path, "qs.csv", TEST.replace(",", sep)), "--sep", flag)
+    got, _ = certify_json(
+        capsys,
+        write(tmp_path, "ts.csv", TRAIN.replace(",", sep)),
+        write(tmp_path, "qs.csv", TEST.replace(",", sep)),
+        "--sep",
+        flag,
+    )
     assert got == want
 
 
 @pytest.mark.parametrize("sep, shown", [(";", "';'"), ("|", "'|'"), ("\t", "'tab'")])
 def test_one_column_header_with_a_separator_is_an_error_naming_it(tmp_path, capsys, sep, shown):
     train = write(tmp_path, "t.csv", TRAIN.replace(",", sep))
-    rc, out, err = run(capsys, "certify", "--train", train, "--test", write(tmp_path, "q.csv", TEST), "--label", "y")
+    rc, out, err = run(
+        capsys,
+        "certify",
+        "--train",
+        train,
+        "--test",
+        write(tmp_path, "q.csv", TEST),
+        "--label",
+        "y",
+    )
     assert rc == 2 and out == ""
-    assert err.count("\n") == 1 and f"{train}: the header is one column" in err and f"--sep {shown}" in err
+    assert (
+        err.count("\n") == 1
+        and f"{train}: the header is one column" in err
+        and f"--sep {shown}" in err
+    )
     with pytest.raises(nbcert.InputError, match=f"sep={shown}"):
         nbcert.certify(train, pd.DataFrame({"odor": ["n"], "cap": ["s"]}), "y")
 
@@ -64,8 +84,11 @@ def test_missing_token_hint_and_its_absence(tmp_path, capsys):
     train = write(tmp_path, "t.csv", TRAIN.replace("n,,e", "n,?,e"))
     test = write(tmp_path, "q.csv", TEST)
     _, err = certify_json(capsys, train, test)
-    assert err == "nbcert: warning: column 'cap' holds '?', a common missing token, as a category; if it means " \
-                  "missing, give --missing '?'\n"
+    assert (
+        err
+        == "nbcert: warning: column 'cap' holds '?', a common missing token, as a category; if it means "
+        "missing, give --missing '?'\n"
+    )
     _, err = certify_json(capsys, train, test, "--missing", "?")
     assert err == ""
     with pytest.warns(DataWarning, match=r"missing=\['\?'\]"):
@@ -73,9 +96,15 @@ def test_missing_token_hint_and_its_absence(tmp_path, capsys):
 
 
 def test_unseen_test_value_is_counted_once(tmp_path, capsys):
-    _, err = certify_json(capsys, write(tmp_path, "t.csv", TRAIN), write(tmp_path, "q.csv", "odor,cap\nz,s\nn,1\nn,s\n"))
-    assert err == ("nbcert: warning: 2 test values (in 2 of 3 rows; columns 'odor', 'cap') never occur in training: "
-                   "at alpha = 0 every label's support of such a row is 0\n")
+    _, err = certify_json(
+        capsys,
+        write(tmp_path, "t.csv", TRAIN),
+        write(tmp_path, "q.csv", "odor,cap\nz,s\nn,1\nn,s\n"),
+    )
+    assert err == (
+        "nbcert: warning: 2 test values (in 2 of 3 rows; columns 'odor', 'cap') never occur in training: "
+        "at alpha = 0 every label's support of such a row is 0\n"
+    )
     _, err = certify_json(capsys, write(tmp_path, "t.csv", TRAIN), write(tmp_path, "q.csv", TEST))
     assert err == ""
 
@@ -94,10 +123,14 @@ def test_numeric_warning_present_without_bins_absent_with_them_or_categorical(tm
     test = write(tmp_path, "q.csv", "x,code\n1.5,1\n-1.5,2\n")
     _, err = certify_json(capsys, train, test)
     lines = err.splitlines()
-    assert lines[0] == ("nbcert: warning: column 'x' looks numeric (more than 20 distinct values and over 5% of the "
-                        "rows): each value is its own category, so the answers say little; bin them with --bins N "
-                        "(e.g. --bins 5)")
-    assert len(lines) == 2 and "never occur in training" in lines[1]  # 1.5 and -1.5 are not in the table
+    assert lines[0] == (
+        "nbcert: warning: column 'x' looks numeric (more than 20 distinct values and over 5% of the "
+        "rows): each value is its own category, so the answers say little; bin them with --bins N "
+        "(e.g. --bins 5)"
+    )
+    assert (
+        len(lines) == 2 and "never occur in training" in lines[1]
+    )  # 1.5 and -1.5 are not in the table
     _, err = certify_json(capsys, train, test, "--bins", "4")
     assert err == ""
     _, err = certify_json(capsys, train, test, "--categorical", "x")
@@ -119,24 +152,58 @@ def test_bins_same_answer_through_cli_and_api(tmp_path, capsys, binning):
     train = str(tmp_path / "t.csv")
     table.to_csv(train, index=False)
     test = write(tmp_path, "q.csv", "x,code\n1.5,1\n-1.5,2\n0.01,0\n9,1\n")
-    cli, _ = certify_json(capsys, train, test, "--bins", "3", "--binning", binning, "--categorical", "code")
+    cli, _ = certify_json(
+        capsys, train, test, "--bins", "3", "--binning", binning, "--categorical", "code"
+    )
     # the path with the test rows as the command reads them, and pandas' reading of both files
     for tr, qt in ((train, nbcert.read_csv(test)), (pd.read_csv(train), pd.read_csv(test))):
         api = nbcert.certify(tr, qt, "y", bins=3, binning=binning, categorical=["code"])
         assert [r["robust"] for r in cli] == list(api["robust"])
         assert [r["label"] for r in cli] == list(api["label"])
     assert any(r["robust"] for r in cli)
-    rc, out, err = run(capsys, "count", "--train", train, "--test", test, "--label", "y", "--json", "--bins", "3",
-                       "--binning", binning, "--categorical", "code")
-    counts = nbcert.count_worlds(train, nbcert.read_csv(test), "y", bins=3, binning=binning, categorical=["code"])
-    assert rc == 0 and [r["ties"] for r in json.loads(out)["results"]] == [str(c.ties) for c in counts]
+    rc, out, err = run(
+        capsys,
+        "count",
+        "--train",
+        train,
+        "--test",
+        test,
+        "--label",
+        "y",
+        "--json",
+        "--bins",
+        "3",
+        "--binning",
+        binning,
+        "--categorical",
+        "code",
+    )
+    counts = nbcert.count_worlds(
+        train, nbcert.read_csv(test), "y", bins=3, binning=binning, categorical=["code"]
+    )
+    assert rc == 0 and [r["ties"] for r in json.loads(out)["results"]] == [
+        str(c.ties) for c in counts
+    ]
 
 
 def test_binning_options_are_checked_before_reading(tmp_path, capsys):
     absent = tmp_path / "absent.csv"
-    rc, _, err = run(capsys, "certify", "--train", absent, "--test", absent, "--label", "y", "--binning", "uniform")
+    rc, _, err = run(
+        capsys,
+        "certify",
+        "--train",
+        absent,
+        "--test",
+        absent,
+        "--label",
+        "y",
+        "--binning",
+        "uniform",
+    )
     assert rc == 2 and err == "nbcert: error: --binning needs --bins\n"
     with pytest.raises(SystemExit):
         from nbcert.cli.parser import build_parser
 
-        build_parser().parse_args(["certify", "--train", "a", "--test", "b", "--label", "y", "--bins", "1"])
+        build_parser().parse_args(
+            ["certify", "--train", "a", "--test", "b", "--label", "y", "--bins", "1"]
+        )

@@ -14,8 +14,9 @@ import nbcert
 from nbcert.cli import main
 
 TRAIN = pd.DataFrame({"f": ["a", np.nan, "b", "a"], "y": ["p", "q", "q", "p"]}, dtype=object)
-CLEAN = pd.DataFrame({"f": ["a", "b", "b", "a"], "g": ["x", "x", "y", "y"], "y": ["p", "q", "q", "p"]},
-                     dtype=object)
+CLEAN = pd.DataFrame(
+    {"f": ["a", "b", "b", "a"], "g": ["x", "x", "y", "y"], "y": ["p", "q", "q", "p"]}, dtype=object
+)
 TEST = pd.DataFrame({"f": ["a"]}, dtype=object)
 CLEAN_TEST = pd.DataFrame({"f": ["a"], "g": ["x"]}, dtype=object)
 
@@ -37,24 +38,40 @@ def poison_many(**kw):
 
 
 BAD = [  # (function, keyword, value, expected exception)
-    (certify, "n_worlds", 0, ValueError), (certify, "n_worlds", -5, ValueError),
-    (certify, "n_worlds", 2.5, TypeError), (certify, "n_worlds", "10", TypeError),
-    (certify, "seed", "abc", TypeError), (certify, "seed", -1, ValueError), (certify, "seed", 1.0, TypeError),
-    (count, "n_samples", 0, ValueError), (count, "n_samples", None, TypeError),
-    (count, "confidence", 0, ValueError), (count, "confidence", 1, ValueError),
-    (count, "confidence", math.nan, ValueError), (count, "confidence", "0.9", TypeError),
-    (count, "seed", "abc", TypeError), (count, "max_states", 0, ValueError),
+    (certify, "n_worlds", 0, ValueError),
+    (certify, "n_worlds", -5, ValueError),
+    (certify, "n_worlds", 2.5, TypeError),
+    (certify, "n_worlds", "10", TypeError),
+    (certify, "seed", "abc", TypeError),
+    (certify, "seed", -1, ValueError),
+    (certify, "seed", 1.0, TypeError),
+    (count, "n_samples", 0, ValueError),
+    (count, "n_samples", None, TypeError),
+    (count, "confidence", 0, ValueError),
+    (count, "confidence", 1, ValueError),
+    (count, "confidence", math.nan, ValueError),
+    (count, "confidence", "0.9", TypeError),
+    (count, "seed", "abc", TypeError),
+    (count, "max_states", 0, ValueError),
     (count, "max_states", 1e6, TypeError),
-    (poison, "seed", "abc", TypeError), (poison, "seed", -3, ValueError),
-    (poison_many, "time_limit", 0, ValueError), (poison_many, "time_limit", -1, ValueError),
-    (poison_many, "time_limit", math.nan, ValueError), (poison_many, "time_limit", math.inf, ValueError),
+    (poison, "seed", "abc", TypeError),
+    (poison, "seed", -3, ValueError),
+    (poison_many, "time_limit", 0, ValueError),
+    (poison_many, "time_limit", -1, ValueError),
+    (poison_many, "time_limit", math.nan, ValueError),
+    (poison_many, "time_limit", math.inf, ValueError),
     (poison_many, "time_limit", "30", TypeError),
-    (certify, "alpha", 1e400, ValueError), (certify, "alpha", "1e400", ValueError),
-    (count, "alpha", math.nan, ValueError), (count, "alpha", -1, ValueError), (certify, "alpha", [1], TypeError),
+    (certify, "alpha", 1e400, ValueError),
+    (certify, "alpha", "1e400", ValueError),
+    (count, "alpha", math.nan, ValueError),
+    (count, "alpha", -1, ValueError),
+    (certify, "alpha", [1], TypeError),
 ]
 
 
-@pytest.mark.parametrize("fn, key, value, error", BAD, ids=[f"{f.__name__}-{k}={v!r}" for f, k, v, _ in BAD])
+@pytest.mark.parametrize(
+    "fn, key, value, error", BAD, ids=[f"{f.__name__}-{k}={v!r}" for f, k, v, _ in BAD]
+)
 def test_bad_parameter_is_a_clear_error(fn, key, value, error):
     with pytest.raises(error, match=key) as e:
         fn(**{key: value})
@@ -62,7 +79,9 @@ def test_bad_parameter_is_a_clear_error(fn, key, value, error):
     assert type(e.value) is nbcert.ParameterError and isinstance(e.value, nbcert.InputError)
 
 
-@pytest.mark.parametrize("seed", [None, 0, 7, np.int64(3), np.random.default_rng(1), np.random.SeedSequence(2)])
+@pytest.mark.parametrize(
+    "seed", [None, 0, 7, np.int64(3), np.random.default_rng(1), np.random.SeedSequence(2)]
+)
 def test_good_seeds_are_accepted(seed):
     assert len(certify(seed=seed, n_worlds=3)) == 1
     assert count(seed=seed, n_samples=10)[0].samples == 10
@@ -75,19 +94,22 @@ def test_good_values_are_accepted():
     assert count(confidence=0.5, max_states=1, n_samples=np.int64(20))[0].samples == 20
 
 
-@pytest.mark.parametrize("argv, flag", [
-    (["poison", "--together", "--time-limit", "-1"], "--time-limit"),
-    (["poison", "--together", "--time-limit=nan"], "--time-limit"),
-    (["poison", "--together", "--time-limit=inf"], "--time-limit"),
-    (["poison", "--together", "--time-limit", "0"], "--time-limit"),
-    (["poison", "--seed", "abc"], "--seed"),
-    (["poison", "--seed=-2"], "--seed"),
-    (["certify", "--method", "ad", "--worlds", "0"], "--worlds"),
-    (["certify", "--method", "ad", "--seed", "x"], "--seed"),
-    (["count", "--samples", "0"], "--samples"),
-    (["count", "--confidence", "nan"], "--confidence"),
-    (["count", "--seed", "1.5"], "--seed"),
-])
+@pytest.mark.parametrize(
+    "argv, flag",
+    [
+        (["poison", "--together", "--time-limit", "-1"], "--time-limit"),
+        (["poison", "--together", "--time-limit=nan"], "--time-limit"),
+        (["poison", "--together", "--time-limit=inf"], "--time-limit"),
+        (["poison", "--together", "--time-limit", "0"], "--time-limit"),
+        (["poison", "--seed", "abc"], "--seed"),
+        (["poison", "--seed=-2"], "--seed"),
+        (["certify", "--method", "ad", "--worlds", "0"], "--worlds"),
+        (["certify", "--method", "ad", "--seed", "x"], "--seed"),
+        (["count", "--samples", "0"], "--samples"),
+        (["count", "--confidence", "nan"], "--confidence"),
+        (["count", "--seed", "1.5"], "--seed"),
+    ],
+)
 def test_cli_rejects_bad_flags(tmp_path, capsys, argv, flag):
     train, test = tmp_path / "t.csv", tmp_path / "q.csv"
     CLEAN.to_csv(train, index=False)
@@ -129,14 +151,20 @@ def _estimator_error(key, value):
     return e.value
 
 
-@pytest.mark.parametrize("key, value, argv", SAME_MISTAKE, ids=[f"{k}={v!r}" for k, v, _ in SAME_MISTAKE])
+@pytest.mark.parametrize(
+    "key, value, argv", SAME_MISTAKE, ids=[f"{k}={v!r}" for k, v, _ in SAME_MISTAKE]
+)
 def test_one_mistake_one_error_everywhere(tmp_path, capsys, key, value, argv):
     from nbcert import params
 
     api, est = _api_error(key, value), _estimator_error(key, value)
     assert type(api) is type(est) is nbcert.ParameterError
     assert str(api) == str(est) == f"{key} must be {params.rule(key).what}, got {value!r}"
-    assert isinstance(api, (ValueError)) and isinstance(api, TypeError) and isinstance(api, nbcert.InputError)
+    assert (
+        isinstance(api, (ValueError))
+        and isinstance(api, TypeError)
+        and isinstance(api, nbcert.InputError)
+    )
     if argv is None:
         return
     train, test = tmp_path / "t.csv", tmp_path / "q.csv"
@@ -146,9 +174,13 @@ def test_one_mistake_one_error_everywhere(tmp_path, capsys, key, value, argv):
     out, err = capsys.readouterr()
     last = err.splitlines()[-1]
     assert rc == 2 and out == "" and "Traceback" not in err
-    assert last.endswith(params.rule(key).expected(str(value)))  # the same rule says what was expected
+    assert last.endswith(
+        params.rule(key).expected(str(value))
+    )  # the same rule says what was expected
     if key == "alpha":  # read exactly after parsing: one line, no usage
-        assert err.splitlines() == [f"nbcert: error: --alpha: {params.rule(key).expected(str(value))}"]
+        assert err.splitlines() == [
+            f"nbcert: error: --alpha: {params.rule(key).expected(str(value))}"
+        ]
 
 
 def test_cli_choices_are_the_rules_options():
@@ -158,25 +190,37 @@ def test_cli_choices_are_the_rules_options():
     from nbcert.cli import build_parser
 
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    choices = {(cmd, a.dest): tuple(a.choices) for cmd, p in sub.choices.items() for a in p._actions if a.choices}
+    choices = {
+        (cmd, a.dest): tuple(a.choices)
+        for cmd, p in sub.choices.items()
+        for a in p._actions
+        if a.choices
+    }
     assert choices == {
         ("certify", "method"): params.options("method", "certify"),
         ("count", "method"): params.options("method", "count_worlds"),
-        ("poison", "method"): params.options("method", "poison") + params.options("method", "poison_many"),
+        ("poison", "method"): params.options("method", "poison")
+        + params.options("method", "poison_many"),
         ("clean", "method"): params.options("method", "clean_offline"),
         ("clean", "prior"): params.options("prior"),
-        **{(cmd, "binning"): params.options("binning") for cmd in ("certify", "count", "poison", "clean")},
+        **{
+            (cmd, "binning"): params.options("binning")
+            for cmd in ("certify", "count", "poison", "clean")
+        },
     }
     assert choices[("count", "method")] == ("auto", "exact", "batch", "montecarlo")
 
 
-@pytest.mark.parametrize("call", [
-    lambda path: nbcert.clean(path, TEST, "y", prior="uniform"),
-    lambda path: nbcert.clean_offline(path, CLEAN, TEST, "y", prior="uniform"),
-    lambda path: nbcert.count_worlds(path, TEST, "y", method="bogus"),
-    lambda path: nbcert.poison_many(path, TEST, "y", method="op"),
-    lambda path: nbcert.certify(path, TEST, "y", batch_rows=0),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda path: nbcert.clean(path, TEST, "y", prior="uniform"),
+        lambda path: nbcert.clean_offline(path, CLEAN, TEST, "y", prior="uniform"),
+        lambda path: nbcert.count_worlds(path, TEST, "y", method="bogus"),
+        lambda path: nbcert.poison_many(path, TEST, "y", method="op"),
+        lambda path: nbcert.certify(path, TEST, "y", batch_rows=0),
+    ],
+)
 def test_a_mistyped_option_is_refused_before_the_table_is_read(tmp_path, call):
     path = str(tmp_path / "no-such-training-file.csv")
     with pytest.raises(nbcert.ParameterError) as e:
@@ -184,31 +228,51 @@ def test_a_mistyped_option_is_refused_before_the_table_is_read(tmp_path, call):
     assert "no-such-training-file" not in str(e.value)
 
 
-@pytest.mark.parametrize("extra, words", [(["--prior", "uniform"], "--prior"), (["--alpha", "-1"], "--alpha"),
-                                          (["--method", "exact"], "--method needs --truth"), (["--stream"], "in memory")])
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        (["--prior", "uniform"], "--prior"),
+        (["--alpha", "-1"], "--alpha"),
+        (["--method", "exact"], "--method needs --truth"),
+        (["--stream"], "in memory"),
+    ],
+)
 def test_cli_refuses_a_mistyped_option_before_reading(tmp_path, capsys, extra, words):
     test = tmp_path / "q.csv"
     TEST.to_csv(test, index=False)
     missing = str(tmp_path / "no-such-training-file.csv")
     rc = main(["clean", "--train", missing, "--test", str(test), "--label", "y", *extra])
     out, err = capsys.readouterr()
-    assert rc == 2 and out == "" and words in err.splitlines()[-1] and "no-such-training-file" not in err
+    assert (
+        rc == 2
+        and out == ""
+        and words in err.splitlines()[-1]
+        and "no-such-training-file" not in err
+    )
 
 
 def test_clean_offline_checks_the_dirty_table_without_encoding_it(monkeypatch):
     import nbcert.api
 
-    dirty = pd.DataFrame({"f": ["a", None, "b", "a"], "g": ["x", "y", None, "y"], "y": ["p", "q", "q", "p"]})
+    dirty = pd.DataFrame(
+        {"f": ["a", None, "b", "a"], "g": ["x", "y", None, "y"], "y": ["p", "q", "q", "p"]}
+    )
     truth = dirty.fillna({"f": "b", "g": "x"})
-    with pytest.raises(nbcert.InputError, match=r"^training table: data row 2 has no value in label column 'y'$"):
+    with pytest.raises(
+        nbcert.InputError, match=r"^training table: data row 2 has no value in label column 'y'$"
+    ):
         nbcert.clean_offline(dirty.assign(y=["p", "q", None, "p"]), truth, TEST, "y")
-    with pytest.raises(nbcert.InputError, match=r"^training table: feature column 'g' has no observed value$"):
+    with pytest.raises(
+        nbcert.InputError, match=r"^training table: feature column 'g' has no observed value$"
+    ):
         nbcert.clean_offline(dirty.assign(g=None), truth, TEST, "y")
     with pytest.raises(nbcert.InputError, match=r"^mine: no label column 'z'"):
         nbcert.clean_offline(dirty, truth, TEST, "z", names={"train": "mine"})
     encoded = []
     real = nbcert.api.encode
-    monkeypatch.setattr(nbcert.api, "encode", lambda *a, **k: encoded.append(k.get("name")) or real(*a, **k))
+    monkeypatch.setattr(
+        nbcert.api, "encode", lambda *a, **k: encoded.append(k.get("name")) or real(*a, **k)
+    )
     rep = nbcert.clean_offline(dirty, truth, pd.DataFrame({"f": ["a"], "g": ["y"]}), "y")
     assert encoded == ["truth table"] and len(rep.points) == 1
 
@@ -221,6 +285,8 @@ def test_errors_module_stands_alone():
 
     source = inspect.getsource(errors)
     assert "from ." not in source and "import nbcert" not in source
-    assert encoding.InputError is errors.InputError is nbcert.InputError  # the old import still works
+    assert (
+        encoding.InputError is errors.InputError is nbcert.InputError
+    )  # the old import still works
     assert issubclass(errors.ParameterError, (errors.InputError, ValueError, TypeError))
     assert {errors.InputError, ValueError, TypeError} <= set(errors.ParameterError.__mro__)

@@ -37,9 +37,25 @@ def _snakemake_names() -> set:
     names = dict(vars(snakemake.workflow))
     snakemake.ioutils.register_in_globals(names)
     snakemake.ioflags.register_in_globals(names)
-    return set(names) | set(dir(builtins)) | {
-        "workflow", "rules", "checkpoints", "config", "scatter", "gather", "storage", "shell", "access",
-        "from_queue", "github", "gitlab", "gitfile"}
+    return (
+        set(names)
+        | set(dir(builtins))
+        | {
+            "workflow",
+            "rules",
+            "checkpoints",
+            "config",
+            "scatter",
+            "gather",
+            "storage",
+            "shell",
+            "access",
+            "from_queue",
+            "github",
+            "gitlab",
+            "gitfile",
+        }
+    )
 
 
 def _bound(tree) -> set:
@@ -80,7 +96,9 @@ def test_common_smk_depends_on_no_rule_file():
     assert _free(_python(RULES / "common.smk")) == set()
 
 
-@pytest.mark.parametrize("smk", sorted(p.name for p in RULES.glob("*.smk") if p.name != "common.smk"))
+@pytest.mark.parametrize(
+    "smk", sorted(p.name for p in RULES.glob("*.smk") if p.name != "common.smk")
+)
 def test_a_rule_file_uses_only_names_from_common_smk_or_itself(smk):
     common = _module_level(_python(RULES / "common.smk"))
     assert _free(_python(RULES / smk)) - common == set()
@@ -109,11 +127,21 @@ def _fields(cls) -> set:
 def test_every_key_the_schema_validates_is_a_setting_and_every_setting_a_key():
     schema = yaml.safe_load(SCHEMA.read_text())
     top, beyond = schema["properties"], schema["properties"]["beyond"]["properties"]
-    studies = {"poison_many": settings.PoisonManySettings, "counting": settings.CountingSettings,
-               "scaling": settings.ScalingSettings, "cleaning": settings.CleaningSettings}
+    studies = {
+        "poison_many": settings.PoisonManySettings,
+        "counting": settings.CountingSettings,
+        "scaling": settings.ScalingSettings,
+        "cleaning": settings.CleaningSettings,
+    }
     # datasets, only and beyond are read into the settings' data sets and studies; sources is no key
-    assert set(top) - {"datasets", "only", "beyond"} == _fields(settings.Settings) - {"datasets", "sources", *studies}
-    assert set(schema["definitions"]["dataset"]["properties"]) == _fields(settings.DatasetSettings) - {"name"}
+    assert set(top) - {"datasets", "only", "beyond"} == _fields(settings.Settings) - {
+        "datasets",
+        "sources",
+        *studies,
+    }
+    assert set(schema["definitions"]["dataset"]["properties"]) == _fields(
+        settings.DatasetSettings
+    ) - {"name"}
     assert set(beyond) == set(studies)
     for study, cls in studies.items():
         assert set(beyond[study]["properties"]) == _fields(cls), study

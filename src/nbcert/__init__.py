@@ -8,13 +8,31 @@ paper, which missing cells to clean.
 
 # Names are imported on first use (PEP 562): a pipeline job or a command that needs one
 # module does not pay for pandas, scipy or scikit-learn it never touches.
-_WHERE = {"certify": "api", "count_worlds": "api", "poison": "api", "poison_many": "api", "clean": "api",
-          "clean_offline": "api", "CleaningReport": "cleaning", "PointCleaning": "cleaning",
-          "TogetherCleaning": "cleaning", "WorldCounts": "count", "EncodedTable": "reading.encoding",
-          "InputError": "errors", "ParameterError": "errors", "encode": "reading.encoding", "from_codes": "reading.encoding",
-          "TableSource": "reading.files", "read_csv": "reading.files", "Stats": "stats", "Poisoning": "poisoning",
-          "ManyPoisoning": "poisoning", "CertifiedNB": "estimator", "Binner": "binner",
-          "DataWarning": "reading.hints"}
+_WHERE = {
+    "certify": "api",
+    "count_worlds": "api",
+    "poison": "api",
+    "poison_many": "api",
+    "clean": "api",
+    "clean_offline": "api",
+    "CleaningReport": "cleaning",
+    "PointCleaning": "cleaning",
+    "TogetherCleaning": "cleaning",
+    "WorldCounts": "count",
+    "EncodedTable": "reading.encoding",
+    "InputError": "errors",
+    "ParameterError": "errors",
+    "encode": "reading.encoding",
+    "from_codes": "reading.encoding",
+    "TableSource": "reading.files",
+    "read_csv": "reading.files",
+    "Stats": "stats",
+    "Poisoning": "poisoning",
+    "ManyPoisoning": "poisoning",
+    "CertifiedNB": "estimator",
+    "Binner": "binner",
+    "DataWarning": "reading.hints",
+}
 
 __all__ = list(_WHERE)
 

@@ -59,11 +59,26 @@ from .reading.encoding import (
 if TYPE_CHECKING:  # imported where used: the certify command needs neither
     from . import cleaning, poisoning
 
-def certify(train, test: pd.DataFrame, label: str, *, alpha=0,
-            method: Literal["index", "iterate", "ad"] = "index", missing: Iterable | None = None,
-            n_worlds: int = 100, seed=None, stream: bool | None = None, batch_rows: int | None = None,
-            names: Mapping[str, str] | None = None, bins: int | None = None, binning: str = "quantile", categorical=None,
-            sep: str | None = None, id: str | None = None) -> pd.DataFrame:
+
+def certify(
+    train,
+    test: pd.DataFrame,
+    label: str,
+    *,
+    alpha=0,
+    method: Literal["index", "iterate", "ad"] = "index",
+    missing: Iterable | None = None,
+    n_worlds: int = 100,
+    seed=None,
+    stream: bool | None = None,
+    batch_rows: int | None = None,
+    names: Mapping[str, str] | None = None,
+    bins: int | None = None,
+    binning: str = "quantile",
+    categorical=None,
+    sep: str | None = None,
+    id: str | None = None,
+) -> pd.DataFrame:
     """Is each test row certifiably robust: the same unique Naive Bayes prediction in
     every possible cleaning of ``train``?
 
@@ -124,9 +139,18 @@ def certify(train, test: pd.DataFrame, label: str, *, alpha=0,
         supports could still tie inside their ranges; ``count_worlds`` counts the ties).
     """
     checked = validate("certify", alpha=alpha, method=method, n_worlds=n_worlds, seed=seed)
-    reading = Reading.of(train, missing=missing, sep=sep, bins=bins, binning=binning,
-                         categorical=categorical,
-                         stream=stream, batch_rows=batch_rows, names=names, id=id)
+    reading = Reading.of(
+        train,
+        missing=missing,
+        sep=sep,
+        bins=bins,
+        binning=binning,
+        categorical=categorical,
+        stream=stream,
+        batch_rows=batch_rows,
+        names=names,
+        id=id,
+    )
     _, ids = split_id(test, reading.id, reading.names)  # test keeps it: encode_test leaves it out
     need = Need(None if method == "index" else f"certify method {method!r}")
     table, T, _ = prepare(train, test, label, reading, need)
@@ -142,8 +166,9 @@ def _certified(table, T, alpha, method, n_worlds, seed, index) -> pd.DataFrame:
         dec = decide.certify_iterate(table, T, alpha)
     else:
         dec = approximate.certify_ad(table, T, alpha, n_worlds=n_worlds, seed=seed)
-    labels = pd.Series([table.labels[c] if c >= 0 else None for c in dec.label], index=index,
-                       dtype=object)
+    labels = pd.Series(
+        [table.labels[c] if c >= 0 else None for c in dec.label], index=index, dtype=object
+    )
     out = pd.DataFrame({"robust": dec.robust.astype(bool), "label": labels})
     out["possible_labels"], out["tie_possible"] = _possible(table, T, alpha, index)
     return out
@@ -157,12 +182,27 @@ def _possible(table, T, alpha, index) -> tuple:
     return pd.Series(labels, index=index, dtype=object), pd.Series(tie, index=index, dtype=object)
 
 
-def count_worlds(train, test: pd.DataFrame, label: str, *, alpha=0,
-                 method: Literal["auto", "exact", "batch", "montecarlo"] = "auto",
-                 missing: Iterable | None = None, n_samples: int = 20_000, confidence: float = 0.95,
-                 seed=None, max_states: int = 2_000_000, progress=None, stream: bool | None = None,
-                 batch_rows: int | None = None, names: Mapping[str, str] | None = None, bins: int | None = None, binning: str = "quantile", categorical=None,
-                 sep: str | None = None) -> list[WorldCounts]:
+def count_worlds(
+    train,
+    test: pd.DataFrame,
+    label: str,
+    *,
+    alpha=0,
+    method: Literal["auto", "exact", "batch", "montecarlo"] = "auto",
+    missing: Iterable | None = None,
+    n_samples: int = 20_000,
+    confidence: float = 0.95,
+    seed=None,
+    max_states: int = 2_000_000,
+    progress=None,
+    stream: bool | None = None,
+    batch_rows: int | None = None,
+    names: Mapping[str, str] | None = None,
+    bins: int | None = None,
+    binning: str = "quantile",
+    categorical=None,
+    sep: str | None = None,
+) -> list[WorldCounts]:
     """How many possible worlds predict each label (and how many tie), per test row.
 
     Parameters
@@ -193,22 +233,56 @@ def count_worlds(train, test: pd.DataFrame, label: str, *, alpha=0,
         One per test row, saying which method produced it: exact counts (``counts``,
         ``ties``, ``total``) or estimated ``fractions`` with ``intervals``.
     """
-    checked = validate("count_worlds", alpha=alpha, method=method, n_samples=n_samples,
-                       confidence=confidence, seed=seed, max_states=max_states)
-    reading = Reading.of(train, missing=missing, sep=sep, bins=bins, binning=binning,
-                         categorical=categorical,
-                         stream=stream, batch_rows=batch_rows, names=names)
+    checked = validate(
+        "count_worlds",
+        alpha=alpha,
+        method=method,
+        n_samples=n_samples,
+        confidence=confidence,
+        seed=seed,
+        max_states=max_states,
+    )
+    reading = Reading.of(
+        train,
+        missing=missing,
+        sep=sep,
+        bins=bins,
+        binning=binning,
+        categorical=categorical,
+        stream=stream,
+        batch_rows=batch_rows,
+        names=names,
+    )
     table, T, _ = prepare(train, test, label, reading)
-    return count_encoded(table, T, checked["alpha"], method=method, n_samples=n_samples,
-                         confidence=confidence,
-                         seed=seed, max_states=max_states, progress=progress)
+    return count_encoded(
+        table,
+        T,
+        checked["alpha"],
+        method=method,
+        n_samples=n_samples,
+        confidence=confidence,
+        seed=seed,
+        max_states=max_states,
+        progress=progress,
+    )
 
 
-def poison(train, test: pd.DataFrame, label: str, *,
-           method: Literal["op", "sr", "rp"] = "op", seed=None,
-           missing: Iterable | None = None, stream: bool | None = None,
-           batch_rows: int | None = None, names: Mapping[str, str] | None = None, bins: int | None = None, binning: str = "quantile", categorical=None,
-           sep: str | None = None) -> list[poisoning.Poisoning]:
+def poison(
+    train,
+    test: pd.DataFrame,
+    label: str,
+    *,
+    method: Literal["op", "sr", "rp"] = "op",
+    seed=None,
+    missing: Iterable | None = None,
+    stream: bool | None = None,
+    batch_rows: int | None = None,
+    names: Mapping[str, str] | None = None,
+    bins: int | None = None,
+    binning: str = "quantile",
+    categorical=None,
+    sep: str | None = None,
+) -> list[poisoning.Poisoning]:
     """Cells of the complete table ``train`` to blank so each test row, on its own,
     stops being certifiably robust (alpha = 0, the paper's classifier).
 
@@ -232,9 +306,17 @@ def poison(train, test: pd.DataFrame, label: str, *,
     from . import poisoning
 
     validate("poison", method=method, seed=seed)
-    reading = Reading.of(train, missing=missing, sep=sep, bins=bins, binning=binning,
-                         categorical=categorical,
-                         stream=stream, batch_rows=batch_rows, names=names)
+    reading = Reading.of(
+        train,
+        missing=missing,
+        sep=sep,
+        bins=bins,
+        binning=binning,
+        categorical=categorical,
+        stream=stream,
+        batch_rows=batch_rows,
+        names=names,
+    )
     need = Need(f"poison method {method!r}", second_pass=method == "op")
     table, T, _ = prepare(train, test, label, reading, need)
     require_complete(table, reading)
@@ -243,11 +325,20 @@ def poison(train, test: pd.DataFrame, label: str, *,
     return [poisoning.poison_encoded(table, T[p], method=method, seed=seed) for p in range(len(T))]
 
 
-def poison_many(train, test: pd.DataFrame, label: str, *,
-                method: Literal["auto", "exact", "greedy"] = "auto", time_limit: float = 30.0,
-                missing: Iterable | None = None,
-                names: Mapping[str, str] | None = None, bins: int | None = None, binning: str = "quantile", categorical=None,
-                sep: str | None = None) -> poisoning.ManyPoisoning:
+def poison_many(
+    train,
+    test: pd.DataFrame,
+    label: str,
+    *,
+    method: Literal["auto", "exact", "greedy"] = "auto",
+    time_limit: float = 30.0,
+    missing: Iterable | None = None,
+    names: Mapping[str, str] | None = None,
+    bins: int | None = None,
+    binning: str = "quantile",
+    categorical=None,
+    sep: str | None = None,
+) -> poisoning.ManyPoisoning:
     """The fewest cells of the complete table ``train`` to blank so that every test row is
     non-robust at once (alpha = 0).
 
@@ -271,9 +362,16 @@ def poison_many(train, test: pd.DataFrame, label: str, *,
     from . import poisoning
 
     validate("poison_many", method=method, time_limit=time_limit)
-    reading = Reading.of(train, missing=missing, sep=sep, bins=bins, binning=binning,
-                         categorical=categorical,
-                         stream=False, names=names)
+    reading = Reading.of(
+        train,
+        missing=missing,
+        sep=sep,
+        bins=bins,
+        binning=binning,
+        categorical=categorical,
+        stream=False,
+        names=names,
+    )
     table, T, _ = prepare(train, test, label, reading, Need("poisoning many points together"))
     require_complete(table, reading)
     return poisoning.poison_many_encoded(table, T, method=method, time_limit=time_limit)
@@ -283,10 +381,21 @@ def poison_many(train, test: pd.DataFrame, label: str, *,
 # which cells to clean (beyond the paper)
 
 
-def clean(train: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0, missing: Iterable | None = None,
-          prior: Literal["observed", "worlds"] = "observed", top: int = 10,
-          names: Mapping[str, str] | None = None, bins: int | None = None, binning: str = "quantile", categorical=None,
-          sep: str | None = None) -> pd.DataFrame:
+def clean(
+    train: pd.DataFrame,
+    test: pd.DataFrame,
+    label: str,
+    *,
+    alpha=0,
+    missing: Iterable | None = None,
+    prior: Literal["observed", "worlds"] = "observed",
+    top: int = 10,
+    names: Mapping[str, str] | None = None,
+    bins: int | None = None,
+    binning: str = "quantile",
+    categorical=None,
+    sep: str | None = None,
+) -> pd.DataFrame:
     """Which missing cells of ``train`` to clean next so that the test rows become
     certifiably robust (a heuristic policy; the truth is unknown).
 
@@ -314,14 +423,32 @@ def clean(train: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0, missi
     from . import cleaning
 
     checked = validate(alpha=alpha, prior=prior, top=top)
-    reading = Reading.of(train, missing=missing, sep=sep, bins=bins, binning=binning,
-                         categorical=categorical,
-                         stream=False, names=names)
+    reading = Reading.of(
+        train,
+        missing=missing,
+        sep=sep,
+        bins=bins,
+        binning=binning,
+        categorical=categorical,
+        stream=False,
+        names=names,
+    )
     enc, T, test = prepare(train, test, label, reading, Need("cleaning advice"))
     values = test[list(enc.features)]  # T's rows: none missing
     groups = cleaning.advice(enc, T, checked["alpha"], prior, top, values)
-    return pd.DataFrame(groups, columns=["row", "column", "label", "score", "group_cells",
-                                         "as_winner", "as_rival", "test_value"])
+    return pd.DataFrame(
+        groups,
+        columns=[
+            "row",
+            "column",
+            "label",
+            "score",
+            "group_cells",
+            "as_winner",
+            "as_rival",
+            "test_value",
+        ],
+    )
 
 
 def _the(name: str) -> str:
@@ -344,19 +471,25 @@ def _check_truth(dirty: pd.DataFrame, truth: pd.DataFrame, known, names: dict) -
     """The truth has the dirty table's header and rows and agrees on every non-missing cell."""
     tn, dn = names["truth"], _the(names["train"])
     if list(truth.columns) != list(dirty.columns):
-        raise InputError(f"{tn}: its header ({', '.join(map(str, truth.columns))}) differs from {dn}'s "
-                         f"({', '.join(map(str, dirty.columns))})")
+        raise InputError(
+            f"{tn}: its header ({', '.join(map(str, truth.columns))}) differs from {dn}'s "
+            f"({', '.join(map(str, dirty.columns))})"
+        )
     if len(truth) != len(dirty):
         raise InputError(f"{tn}: it has {len(truth)} data rows, {dn} has {len(dirty)}")
     gaps = truth.isna().to_numpy()
     if gaps.any():
         r, c = map(int, next(zip(*gaps.nonzero())))
-        raise InputError(f"{tn}: data row {r} has no value in column {truth.columns[c]!r} (the truth must be complete)")
+        raise InputError(
+            f"{tn}: data row {r} has no value in column {truth.columns[c]!r} (the truth must be complete)"
+        )
     differ = known & (dirty.to_numpy(dtype=object) != truth.to_numpy(dtype=object))
     if differ.any():
         r, c = map(int, next(zip(*differ.nonzero())))
-        raise InputError(f"{tn}: data row {r}, column {truth.columns[c]!r} is {truth.iat[r, c]!r} but {dn} has "
-                         f"{dirty.iat[r, c]!r} there")
+        raise InputError(
+            f"{tn}: data row {r}, column {truth.columns[c]!r} is {truth.iat[r, c]!r} but {dn} has "
+            f"{dirty.iat[r, c]!r} there"
+        )
 
 
 def _prepare_truth(train, truth, label, missing, names: dict):
@@ -364,7 +497,9 @@ def _prepare_truth(train, truth, label, missing, names: dict):
     the dirty table's own checks and the truth's agreement with it."""
     for table, role in ((train, "train"), (truth, "truth")):
         if not isinstance(table, pd.DataFrame):
-            raise InputError(f"{names[role]}: expected a pandas DataFrame, got {type(table).__name__}")
+            raise InputError(
+                f"{names[role]}: expected a pandas DataFrame, got {type(table).__name__}"
+            )
     dirty, truth = as_missing(train, missing), as_missing(truth, missing)
     known = dirty.notna().to_numpy()
     _check_dirty(dirty, known, label, names["train"])
@@ -374,11 +509,24 @@ def _prepare_truth(train, truth, label, missing, names: dict):
     return enc, ~known[:, columns][enc.rows]
 
 
-def clean_offline(train: pd.DataFrame, truth: pd.DataFrame, test: pd.DataFrame, label: str, *, alpha=0,
-                  missing: Iterable | None = None, prior: Literal["observed", "worlds"] = "observed",
-                  method: Literal["auto", "exact", "greedy"] = "auto", node_limit: int = 20_000,
-                  time_limit: float = 60.0, batch: int = 1,
-                  names: Mapping[str, str] | None = None, bins: int | None = None, binning: str = "quantile", categorical=None) -> cleaning.CleaningReport:
+def clean_offline(
+    train: pd.DataFrame,
+    truth: pd.DataFrame,
+    test: pd.DataFrame,
+    label: str,
+    *,
+    alpha=0,
+    missing: Iterable | None = None,
+    prior: Literal["observed", "worlds"] = "observed",
+    method: Literal["auto", "exact", "greedy"] = "auto",
+    node_limit: int = 20_000,
+    time_limit: float = 60.0,
+    batch: int = 1,
+    names: Mapping[str, str] | None = None,
+    bins: int | None = None,
+    binning: str = "quantile",
+    categorical=None,
+) -> cleaning.CleaningReport:
     """With the true values of ``train``'s missing cells known: the fewest cells to clean,
     per test row and for all rows together, and the path the ``clean`` policy would take.
 
@@ -411,22 +559,42 @@ def clean_offline(train: pd.DataFrame, truth: pd.DataFrame, test: pd.DataFrame, 
     """
     from . import cleaning
 
-    checked = validate("clean_offline", alpha=alpha, prior=prior, method=method, node_limit=node_limit,
-                       time_limit=time_limit, batch=batch)
-    reading = Reading.of(train, missing=missing, bins=bins, binning=binning,
-                         categorical=categorical, names=names)
+    checked = validate(
+        "clean_offline",
+        alpha=alpha,
+        prior=prior,
+        method=method,
+        node_limit=node_limit,
+        time_limit=time_limit,
+        batch=batch,
+    )
+    reading = Reading.of(
+        train, missing=missing, bins=bins, binning=binning, categorical=categorical, names=names
+    )
     train, test, truth = binned(train, test, label, reading, truth)
     enc, miss = _prepare_truth(train, truth, label, missing, reading.names)
     T = coded_test(enc, test, reading)
     hints.warn(enc, T, 3, binned=reading.binned(), categorical=reading.categorical, missing=missing)
     tab = cleaning.CleaningTable.build(enc, miss)
     try:
-        return cleaning.report(tab, T, checked["alpha"], prior, method, node_limit, time_limit,
-                               batch)
+        return cleaning.report(
+            tab, T, checked["alpha"], prior, method, node_limit, time_limit, batch
+        )
     except cleaning.TooManyBranches as e:
-        raise InputError(f"{e}: many columns hold values seen only among their missing cells (with alpha > 0) "
-                         "or have one observed value") from None
+        raise InputError(
+            f"{e}: many columns hold values seen only among their missing cells (with alpha > 0) "
+            "or have one observed value"
+        ) from None
 
 
-__all__ = ["certify", "count_worlds", "poison", "poison_many", "clean", "clean_offline", "EncodedTable", "InputError",
-           "ParameterError"]
+__all__ = [
+    "certify",
+    "count_worlds",
+    "poison",
+    "poison_many",
+    "clean",
+    "clean_offline",
+    "EncodedTable",
+    "InputError",
+    "ParameterError",
+]

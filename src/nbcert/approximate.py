@@ -73,7 +73,9 @@ class _Filling:
 
     a: int
     b: int
-    pos: np.ndarray  # (M,) flat positions of the missing cells in X[a:b] (int32: a block holds < 2^31 cells)
+    pos: (
+        np.ndarray
+    )  # (M,) flat positions of the missing cells in X[a:b] (int32: a block holds < 2^31 cells)
     base: np.ndarray  # (M,) offsets[j] of each cell's feature (code_dtype)
     groups: tuple  # ((domain size, start, end) in pos), one per domain size
 
@@ -90,7 +92,11 @@ def _fillings(enc: EncodedTable, rows: int) -> list:
             size = enc.delta[j]
             order = np.argsort(size, kind="stable")
             r, j, size = r[order], j[order], size[order]
-            cuts = np.flatnonzero(np.r_[True, size[1:] != size[:-1], True]) if len(size) else np.zeros(1, int)
+            cuts = (
+                np.flatnonzero(np.r_[True, size[1:] != size[:-1], True])
+                if len(size)
+                else np.zeros(1, int)
+            )
             groups = tuple((int(size[s]), int(s), int(e)) for s, e in zip(cuts[:-1], cuts[1:]))
             pos = (r * enc.d + j).astype(np.int32)
             out.append((l, _Filling(a, b, pos, enc.offsets[j].astype(enc.X.dtype), groups)))
@@ -103,14 +109,16 @@ def _world_index(rng, enc: EncodedTable, fillings: list) -> np.ndarray:
     label (m, n_codes), a block of rows at a time."""
     counts = np.zeros((enc.m, enc.n_codes), np.int64)
     for l, f in fillings:
-        cells = enc.X[f.a:f.b].reshape(-1).copy()
+        cells = enc.X[f.a : f.b].reshape(-1).copy()
         for v, s, e in f.groups:
             cells[f.pos[s:e]] = f.base[s:e] + rng.integers(0, v, e - s, dtype=cells.dtype)
         counts[l] += np.bincount(cells, minlength=enc.n_codes)
     return counts
 
 
-def _predict(counts: np.ndarray, g: np.ndarray, seen: np.ndarray, enc: EncodedTable, alpha) -> np.ndarray:
+def _predict(
+    counts: np.ndarray, g: np.ndarray, seen: np.ndarray, enc: EncodedTable, alpha
+) -> np.ndarray:
     """Each world's unique prediction for a point (-1: a tie) from its trained counts
     (w, m, n_codes), at the point's global codes g; an unseen value counts 0."""
     C = np.where(seen, counts[:, :, g], 0)
@@ -128,12 +136,20 @@ def iter_ad(enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 100, seed
         seen = T[p] >= 0
 
         def world_labels(w):
-            return _predict(np.stack([_world_index(rng, enc, fillings) for _ in range(w)]), G[p], seen, enc, alpha)
+            return _predict(
+                np.stack([_world_index(rng, enc, fillings) for _ in range(w)]),
+                G[p],
+                seen,
+                enc,
+                alpha,
+            )
 
         yield _batches(n_worlds, world_labels)
 
 
-def certify_ad(enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 100, seed=None) -> Decision:
+def certify_ad(
+    enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 100, seed=None
+) -> Decision:
     """The paper's AD: per point, Naive Bayes trained on up to n_worlds sampled complete
     worlds (every cell counted); robust iff every world predicts the same label.
 
@@ -189,7 +205,9 @@ def _segments(M: np.ndarray, delta: np.ndarray) -> list:
     return out
 
 
-def draw_counts(rng: np.random.Generator, seg: _Segment, worlds: int, chunk: int | None = None) -> np.ndarray:
+def draw_counts(
+    rng: np.random.Generator, seg: _Segment, worlds: int, chunk: int | None = None
+) -> np.ndarray:
     """(worlds, S, delta): in each world, how many of each segment's cells took each value,
     every cell drawn uniformly from range(delta), at most ``chunk`` cells at a time over
     all worlds (default CELLS_PER_DRAW).
@@ -215,7 +233,9 @@ def draw_counts(rng: np.random.Generator, seg: _Segment, worlds: int, chunk: int
         return out
     for a in range(0, total, step):
         b = min(a + step, total)
-        idx = np.flatnonzero((ends > a) & (starts < b) & (seg.sizes > 0))  # segments with cells in [a, b)
+        idx = np.flatnonzero(
+            (ends > a) & (starts < b) & (seg.sizes > 0)
+        )  # segments with cells in [a, b)
         out[:, idx] += _counts(rng, worlds, b - a, np.maximum(starts[idx], a) - a, v)
     return out
 
@@ -236,12 +256,19 @@ def _counts(rng, worlds: int, width: int, at: np.ndarray, v: int) -> np.ndarray:
     cnt[:, :, 1:] -= below[:, :, :-1]
     rejected = sizes - below[:, :, -1]
     if rejected.any():  # bytes from q * v up: those cells are drawn again
-        keys = np.repeat(np.arange(rejected.size), rejected.ravel()) * v + rng.integers(0, v, int(rejected.sum()))
+        keys = np.repeat(np.arange(rejected.size), rejected.ravel()) * v + rng.integers(
+            0, v, int(rejected.sum())
+        )
         cnt += np.bincount(keys, minlength=cnt.size).reshape(cnt.shape)
     return cnt
 
 
-_BITS_64 = (np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64)  # 64 random bits a word
+_BITS_64 = (
+    np.random.PCG64,
+    np.random.PCG64DXSM,
+    np.random.Philox,
+    np.random.SFC64,
+)  # 64 random bits a word
 
 
 def _random_bytes(rng: np.random.Generator, k: int) -> np.ndarray:
@@ -259,8 +286,13 @@ def _range_counts(mask: np.ndarray, at: np.ndarray) -> np.ndarray:
     if width < 4096 * len(at):
         return np.add.reduceat(mask, at, axis=1, dtype=np.int32)
     ends = np.r_[at[1:], width].tolist()  # long ranges: count each world's range at once
-    return np.array([[np.count_nonzero(mask[w, a:b]) for a, b in zip(at.tolist(), ends)] for w in range(worlds)],
-                    np.int64).reshape(worlds, len(at))
+    return np.array(
+        [
+            [np.count_nonzero(mask[w, a:b]) for a, b in zip(at.tolist(), ends)]
+            for w in range(worlds)
+        ],
+        np.int64,
+    ).reshape(worlds, len(at))
 
 
 def _bincounts(D: np.ndarray, at: np.ndarray, v: int) -> np.ndarray:
@@ -271,8 +303,9 @@ def _bincounts(D: np.ndarray, at: np.ndarray, v: int) -> np.ndarray:
     return np.bincount(keys.ravel(), minlength=worlds * len(at) * v).reshape(worlds, len(at), v)
 
 
-def _world_counts(rng, base_t: np.ndarray, local_t: np.ndarray, seen: np.ndarray, segments: list,
-                  worlds: int) -> np.ndarray:
+def _world_counts(
+    rng, base_t: np.ndarray, local_t: np.ndarray, seen: np.ndarray, segments: list, worlds: int
+) -> np.ndarray:
     """(worlds, m, d) agreeing counts of the test point in freshly sampled worlds: the
     observed counts base_t plus, per world, the filled cells that took t's value."""
     C = np.repeat(base_t[None], worlds, axis=0)
@@ -305,7 +338,9 @@ def iter_ad_counts(enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 10
         yield _batches(n_worlds, world_labels)
 
 
-def certify_ad_counts(enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 100, seed=None) -> Decision:
+def certify_ad_counts(
+    enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 100, seed=None
+) -> Decision:
     """AD, counts only (beyond the paper): the answers of ``certify_ad`` in distribution,
     from the observed counts (counted once) and, per world, the drawn counts of each
     (feature, label)'s missing cells; a world's prediction reads the counts at the test

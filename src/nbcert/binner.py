@@ -50,7 +50,10 @@ class Binner(TransformerMixin, BaseEstimator):
         As scikit-learn's transformers set them.
     """
 
-    _parameter_constraints: dict = {"n_bins": Int(2, "an integer >= 2"), "strategy": RULES["binning"]}
+    _parameter_constraints: dict = {
+        "n_bins": Int(2, "an integer >= 2"),
+        "strategy": RULES["binning"],
+    }
 
     def __init__(self, n_bins=5, strategy="quantile", categorical=None):
         self.n_bins = n_bins
@@ -67,9 +70,15 @@ class Binner(TransformerMixin, BaseEstimator):
         """The ``categorical`` entries, after every parameter's rule (a ParameterError names it)."""
         for name, rule in self._parameter_constraints.items():
             rule.check(getattr(self, name), name)
-        kept = [] if self.categorical is None else list(np.atleast_1d(np.asarray(self.categorical, dtype=object)))
+        kept = (
+            []
+            if self.categorical is None
+            else list(np.atleast_1d(np.asarray(self.categorical, dtype=object)))
+        )
         if not all(isinstance(c, (str, int, np.integer)) and not isinstance(c, bool) for c in kept):
-            raise ParameterError(f"categorical must be column names or positions, got {self.categorical!r}")
+            raise ParameterError(
+                f"categorical must be column names or positions, got {self.categorical!r}"
+            )
         return kept
 
     def _array(self, X, reset: bool) -> np.ndarray:
@@ -84,7 +93,11 @@ class Binner(TransformerMixin, BaseEstimator):
         for j in range(arr.shape[1]):
             keep = j in kept or names is not None and names[j] in kept
             values = None if keep else binning.numeric_values(pd.Series(arr[:, j]))
-            kb = None if values is None else binning.fit(values[~np.isnan(values)], self.n_bins, self.strategy)
+            kb = (
+                None
+                if values is None
+                else binning.fit(values[~np.isnan(values)], self.n_bins, self.strategy)
+            )
             self._kbs.append(kb)
             self.bin_edges_.append(None if kb is None else kb.bin_edges_[0])
             self.bin_names_.append(None if kb is None else binning.interval_names(kb.bin_edges_[0]))
@@ -103,7 +116,9 @@ class Binner(TransformerMixin, BaseEstimator):
             col = pd.Series(arr[:, j])
             values = binning.numeric_values(col)
             if values is None:
-                raise ValueError(f"column {j} was numeric in fit but holds a value that is not a number")
+                raise ValueError(
+                    f"column {j} was numeric in fit but holds a value that is not a number"
+                )
             out[:, j] = binning.codes(kb, values)
         return out
 

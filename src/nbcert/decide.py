@@ -63,7 +63,9 @@ def extremes(E: np.ndarray, M: np.ndarray, delta: np.ndarray, seen: np.ndarray):
     return lo, hi
 
 
-def decide_counts(lo: np.ndarray, hi: np.ndarray, N: np.ndarray, delta: np.ndarray, alpha) -> Decision:
+def decide_counts(
+    lo: np.ndarray, hi: np.ndarray, N: np.ndarray, delta: np.ndarray, alpha
+) -> Decision:
     """Robustness from per-point extreme counts lo, hi of shape (k, m, d)."""
     k, m, d = lo.shape
     if m == 1:
@@ -72,7 +74,9 @@ def decide_counts(lo: np.ndarray, hi: np.ndarray, N: np.ndarray, delta: np.ndarr
     smax = log_support(hi, N, delta, alpha)
     tol = log_tolerance(d, int(N.sum()), alpha)
     # a label need not beat itself: the diagonal is true, never re-decided exactly
-    winner = _pairwise(smin, smax, lo, hi, N, delta, alpha, tol, np.inf).all(axis=2)  # at most one label per point
+    winner = _pairwise(smin, smax, lo, hi, N, delta, alpha, tol, np.inf).all(
+        axis=2
+    )  # at most one label per point
     robust = winner.any(axis=1)
     return Decision(robust, np.where(robust, winner.argmax(axis=1), -1))
 
@@ -88,21 +92,35 @@ class Possible:
     tie: np.ndarray  # (k,) int8: TIE_YES proven, TIE_NO proven impossible, TIE_UNKNOWN undecided
 
 
-def _pairwise(la: np.ndarray, lb: np.ndarray, a: np.ndarray, b: np.ndarray, N, delta, alpha, tol, diagonal: float):
+def _pairwise(
+    la: np.ndarray,
+    lb: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    N,
+    delta,
+    alpha,
+    tol,
+    diagonal: float,
+):
     """(k, m, m) exact la[p, l] > lb[p, l2] for log supports of counts a, b (k, m, d);
     the diagonal l == l2 is set to ``diagonal`` (+inf: true, -inf: false) and never re-decided."""
     k, m = la.shape
 
     def exact(ix):
         p, l, l2 = ix
-        return exact_support(a[p, l], N[l], delta, alpha) > exact_support(b[p, l2], N[l2], delta, alpha)
+        return exact_support(a[p, l], N[l], delta, alpha) > exact_support(
+            b[p, l2], N[l2], delta, alpha
+        )
 
     left = np.broadcast_to(la[:, :, None], (k, m, m)).copy()
     left[:, np.arange(m), np.arange(m)] = diagonal
     return greater(left, np.broadcast_to(lb[:, None, :], (k, m, m)), tol, exact)
 
 
-def possible_counts(lo: np.ndarray, hi: np.ndarray, N: np.ndarray, delta: np.ndarray, alpha) -> Possible:
+def possible_counts(
+    lo: np.ndarray, hi: np.ndarray, N: np.ndarray, delta: np.ndarray, alpha
+) -> Possible:
     """The labels some world predicts, from per-point extreme counts lo, hi (k, m, d):
     l wins somewhere iff smax(l) > smin(l') for every l' != l (exact)."""
     k, m, d = lo.shape
@@ -112,11 +130,15 @@ def possible_counts(lo: np.ndarray, hi: np.ndarray, N: np.ndarray, delta: np.nda
     smax = log_support(hi, N, delta, alpha)
     tol = log_tolerance(d, int(N.sum()), alpha)
     wins = _pairwise(smax, smin, hi, lo, N, delta, alpha, tol, np.inf).all(axis=2)  # (k, m)
-    above = _pairwise(smin, smax, lo, hi, N, delta, alpha, tol, -np.inf)  # smin(l) > smax(l2), l != l2
+    above = _pairwise(
+        smin, smax, lo, hi, N, delta, alpha, tol, -np.inf
+    )  # smin(l) > smax(l2), l != l2
     robust = (above | np.eye(m, dtype=bool)).all(axis=2).any(axis=1)
     reach = ~above.any(axis=1)  # no label's smallest support above l2's largest
     boundary = (~wins & reach).any(axis=1)  # l2 reaches the top but cannot win: a tied world
-    tie = np.where(robust, TIE_NO, np.where(boundary | (wins.sum(axis=1) <= 1), TIE_YES, TIE_UNKNOWN))
+    tie = np.where(
+        robust, TIE_NO, np.where(boundary | (wins.sum(axis=1) <= 1), TIE_YES, TIE_UNKNOWN)
+    )
     open_ = np.flatnonzero(tie == TIE_UNKNOWN)
     tie[open_] = _ties_listed(lo[open_], hi[open_], reach[open_], N, delta, alpha, tol)
     return Possible(wins, tie.astype(np.int8))
@@ -130,7 +152,9 @@ def _supports(lo: np.ndarray, hi: np.ndarray, N_l: int, delta: np.ndarray, alpha
     if math.prod((hi - lo + 1).tolist()) > TIE_VECTORS:
         return None
     ranges = [range(a, b + 1) for a, b in zip(lo.tolist(), hi.tolist())]
-    return {exact_support(np.array(c, np.int64), N_l, delta, alpha) for c in itertools.product(*ranges)}
+    return {
+        exact_support(np.array(c, np.int64), N_l, delta, alpha) for c in itertools.product(*ranges)
+    }
 
 
 TIE_CHECKS = 16  # near-equal supports of one point checked exactly before listing them all
@@ -168,12 +192,14 @@ def _by_size(points: np.ndarray, most: np.ndarray, width: int):
         same = points[bucket == V]
         step = max(1, TIE_CHUNK // (width * V))
         for a in range(0, len(same), step):
-            yield V, same[a:a + step]
+            yield V, same[a : a + step]
 
 
 def _vectors(lo: np.ndarray, spans: np.ndarray, V: int) -> np.ndarray:
     """(P, m, V, d): the i-th count vector of each label, lo + the mixed-radix digits of i."""
-    stride = np.cumprod(np.concatenate([np.ones_like(spans[..., :1]), spans[..., :-1]], axis=-1), axis=-1)
+    stride = np.cumprod(
+        np.concatenate([np.ones_like(spans[..., :1]), spans[..., :-1]], axis=-1), axis=-1
+    )
     i = np.arange(V)[None, None, :, None]
     return lo[:, :, None, :] + (i // stride[:, :, None, :]) % spans[:, :, None, :]
 
@@ -191,7 +217,11 @@ def _near_ties(logs: np.ndarray, floor: np.ndarray, tol: float) -> tuple:
     for l, l2 in itertools.combinations(range(m), 2):
         rest = np.delete(floor, [l, l2], axis=1).max(axis=1, initial=-np.inf)[:, None]
         both = logs[:, [l, l2]].reshape(P, 2 * V)
-        yes |= ((logs[:, l] == -np.inf).any(axis=1) & (logs[:, l2] == -np.inf).any(axis=1) & (rest[:, 0] == -np.inf))
+        yes |= (
+            (logs[:, l] == -np.inf).any(axis=1)
+            & (logs[:, l2] == -np.inf).any(axis=1)
+            & (rest[:, 0] == -np.inf)
+        )
         with np.errstate(invalid="ignore"):
             both = np.where(np.isfinite(both) & (both >= rest - tol), both, np.nan)
         order = np.argsort(both, axis=1)  # nan last
@@ -233,7 +263,9 @@ def _tie_inside(lo: np.ndarray, hi: np.ndarray, reach: np.ndarray, N, delta, alp
     the supports of the labels that reach the top (``reach``); TIE_UNKNOWN when too many."""
     m = len(N)
     floor = [exact_support(lo[l], N[l], delta, alpha) for l in range(m)]
-    values = {l: _supports(lo[l], hi[l], N[l], delta, alpha) for l in np.flatnonzero(reach).tolist()}
+    values = {
+        l: _supports(lo[l], hi[l], N[l], delta, alpha) for l in np.flatnonzero(reach).tolist()
+    }
     if any(v is None for v in values.values()):
         return TIE_UNKNOWN
     for l, l2 in itertools.combinations(values, 2):
@@ -285,7 +317,9 @@ def scan_counts(enc: EncodedTable, g: np.ndarray, seen: np.ndarray):
     M = np.zeros((enc.m, enc.d), np.int64)
     for l in range(enc.m):
         for a in range(enc.label_bounds[l], enc.label_bounds[l + 1], ROWS_PER_SCAN):
-            block = np.ascontiguousarray(enc.X[a:min(a + ROWS_PER_SCAN, enc.label_bounds[l + 1])].T)
+            block = np.ascontiguousarray(
+                enc.X[a : min(a + ROWS_PER_SCAN, enc.label_bounds[l + 1])].T
+            )
             E[l] += np.count_nonzero(block == g, axis=1)
             M[l] += np.count_nonzero(block == miss, axis=1)
     E[:, ~seen] = 0

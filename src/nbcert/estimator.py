@@ -36,14 +36,18 @@ def _frame(X, name: str = "X") -> pd.DataFrame:
         if np.iscomplexobj(arr):
             raise ValueError(f"{name}: Complex data not supported")
         if arr.ndim != 2:
-            raise ValueError(f"{name}: expected a 2-dimensional array, got {arr.ndim} dimension(s). "
-                             "Reshape your data with array.reshape(-1, 1) for a single feature or "
-                             "array.reshape(1, -1) for a single sample.")
+            raise ValueError(
+                f"{name}: expected a 2-dimensional array, got {arr.ndim} dimension(s). "
+                "Reshape your data with array.reshape(-1, 1) for a single feature or "
+                "array.reshape(1, -1) for a single sample."
+            )
         Xf = pd.DataFrame(arr.astype(object))
     for size, what in ((Xf.shape[0], "sample"), (Xf.shape[1], "feature")):
         if size == 0:
-            raise ValueError(f"{name}: Found array with 0 {what}(s) (shape={Xf.shape}) while a minimum "
-                             "of 1 is required.")
+            raise ValueError(
+                f"{name}: Found array with 0 {what}(s) (shape={Xf.shape}) while a minimum "
+                "of 1 is required."
+            )
     return Xf
 
 
@@ -68,7 +72,9 @@ def _labels(y, n: int) -> np.ndarray:
     return y.astype(object)
 
 
-def observed_factors(C: np.ndarray, observed: np.ndarray, delta: np.ndarray, alpha: Fraction) -> np.ndarray:
+def observed_factors(
+    C: np.ndarray, observed: np.ndarray, delta: np.ndarray, alpha: Fraction
+) -> np.ndarray:
     """log of each feature's factor (C + alpha) / (observed + alpha * delta), (k, m, d); a
     label with no observed value in a column (observed 0, so C 0) gets the uniform factor
     1 / delta there, which is what the formula gives for every alpha > 0 and its limit."""
@@ -106,7 +112,9 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         Laplace smoothing, read exactly (0.1 means 1/10).
     """
 
-    _parameter_constraints: dict = {"alpha": RULES["alpha"]}  # nbcert.params rules, checked by _validate_params
+    _parameter_constraints: dict = {
+        "alpha": RULES["alpha"]
+    }  # nbcert.params rules, checked by _validate_params
 
     def __init__(self, alpha=0.0):
         self.alpha = alpha
@@ -159,8 +167,10 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         Xf = _frame(X)
         if not isinstance(X, pd.DataFrame):
             if Xf.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {Xf.shape[1]} features, but CertifiedNB is expecting "
-                                 f"{self.n_features_in_} features as input")
+                raise ValueError(
+                    f"X has {Xf.shape[1]} features, but CertifiedNB is expecting "
+                    f"{self.n_features_in_} features as input"
+                )
             Xf.columns = list(self.encoded_.features)
         return self.encoded_.encode_test(Xf, name="X")
 
@@ -270,8 +280,16 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         out[:] = [list(self.classes_[row]) for row in pos.labels]
         return out
 
-    def count_worlds(self, X, *, method="auto", n_samples=20_000, confidence=0.95, seed=None,
-                     max_states=2_000_000):
+    def count_worlds(
+        self,
+        X,
+        *,
+        method="auto",
+        n_samples=20_000,
+        confidence=0.95,
+        seed=None,
+        max_states=2_000_000,
+    ):
         """Worlds per predicted label for each row of X; see ``nbcert.count_worlds``.
 
         Parameters
@@ -286,8 +304,22 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         list of WorldCounts
             One per row.
         """
-        validate("count_worlds", method=method, n_samples=n_samples, confidence=confidence, seed=seed,
-                 max_states=max_states)
+        validate(
+            "count_worlds",
+            method=method,
+            n_samples=n_samples,
+            confidence=confidence,
+            seed=seed,
+            max_states=max_states,
+        )
         T = self._codes(X)
-        return count_encoded(self.stats_, T, self.alpha_, method=method, n_samples=n_samples,
-                             confidence=confidence, seed=seed, max_states=max_states)
+        return count_encoded(
+            self.stats_,
+            T,
+            self.alpha_,
+            method=method,
+            n_samples=n_samples,
+            confidence=confidence,
+            seed=seed,
+            max_states=max_states,
+        )

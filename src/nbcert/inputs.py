@@ -48,8 +48,20 @@ class Reading:
     id: str | None = None
 
     @classmethod
-    def of(cls, train, *, missing=None, sep=None, bins=None, binning="quantile", categorical=None,
-           stream=None, batch_rows=None, names=None, id=None) -> Reading:
+    def of(
+        cls,
+        train,
+        *,
+        missing=None,
+        sep=None,
+        bins=None,
+        binning="quantile",
+        categorical=None,
+        stream=None,
+        batch_rows=None,
+        names=None,
+        id=None,
+    ) -> Reading:
         """The record of the reading options, after their rules.
 
         Parameters
@@ -68,8 +80,9 @@ class Reading:
         ParameterError
             For a value that breaks its rule, or an unknown table in ``names``.
         """
-        checked = validate(bins=bins, binning=binning, categorical=categorical, sep=sep,
-                           batch_rows=batch_rows)
+        checked = validate(
+            bins=bins, binning=binning, categorical=categorical, sep=sep, batch_rows=batch_rows
+        )
         names = table_names(train, names)
         return cls(missing=missing, stream=stream, names=names, id=id, **checked)
 
@@ -167,20 +180,30 @@ def _train_table(train, label, reading: Reading, need: Need) -> Stats | EncodedT
         from .stats import streamed
 
         source = train if isinstance(train, TableSource) else TableSource(train, missing, name)
-        return streamed.train_from_path(source, label, missing, rows=need.rows_for,
-                                        second_pass=need.second_pass, stream=reading.stream,
-                                        batch_rows=reading.batch_rows)
+        return streamed.train_from_path(
+            source,
+            label,
+            missing,
+            rows=need.rows_for,
+            second_pass=need.second_pass,
+            stream=reading.stream,
+            batch_rows=reading.batch_rows,
+        )
     if is_dask(train):
         from .stats import cluster
 
         if need.rows_for:
-            raise InputError(f"{name}: {need.rows_for} needs the table in memory; a Dask DataFrame "
-                             f"gives its statistics only (certify with method='index', "
-                             f"count_worlds), "
-                             f"or call .compute()")
+            raise InputError(
+                f"{name}: {need.rows_for} needs the table in memory; a Dask DataFrame "
+                f"gives its statistics only (certify with method='index', "
+                f"count_worlds), "
+                f"or call .compute()"
+            )
         return cluster.dask_stats(train, label, missing=missing, name=name)
-    raise InputError(f"{name}: expected a pandas DataFrame, a CSV or Parquet path or a Dask "
-                     f"DataFrame, got {type(train).__name__}")
+    raise InputError(
+        f"{name}: expected a pandas DataFrame, a CSV or Parquet path or a Dask "
+        f"DataFrame, got {type(train).__name__}"
+    )
 
 
 def coded_test(table: Stats | EncodedTable, test, reading: Reading):
@@ -193,11 +216,15 @@ def coded_test(table: Stats | EncodedTable, test, reading: Reading):
 
 def _bin_refusal(train, reading: Reading) -> None:
     if reading.stream:
-        raise ParameterError("bins needs the training table in memory (the bins are fitted on all "
-                             "of a column's values): drop stream=True (--stream)")
+        raise ParameterError(
+            "bins needs the training table in memory (the bins are fitted on all "
+            "of a column's values): drop stream=True (--stream)"
+        )
     if is_dask(train):
-        raise InputError(f"{reading.names['train']}: bins needs the table in memory; bin a Dask "
-                         "DataFrame first (nbcert.Binner) or call .compute()")
+        raise InputError(
+            f"{reading.names['train']}: bins needs the table in memory; bin a Dask "
+            "DataFrame first (nbcert.Binner) or call .compute()"
+        )
 
 
 def binned(train, test, label, reading: Reading, truth=None) -> tuple:
@@ -220,10 +247,20 @@ def binned(train, test, label, reading: Reading, truth=None) -> tuple:
         return train, test, truth  # _train_table names the type it does not take
     from .reading.binning import bin_tables
 
-    others = [(as_missing(t, missing), names[k]) for t, k in ((test, "test"), (truth, "truth"))
-              if isinstance(t, pd.DataFrame)]
-    train, *others = bin_tables(as_missing(train, missing), others, label, reading.bins,
-                                reading.binning, reading.categorical, names["train"])
+    others = [
+        (as_missing(t, missing), names[k])
+        for t, k in ((test, "test"), (truth, "truth"))
+        if isinstance(t, pd.DataFrame)
+    ]
+    train, *others = bin_tables(
+        as_missing(train, missing),
+        others,
+        label,
+        reading.bins,
+        reading.binning,
+        reading.categorical,
+        names["train"],
+    )
     others = iter(others)
     return train, *(next(others) if isinstance(t, pd.DataFrame) else t for t in (test, truth))
 
@@ -234,8 +271,9 @@ def prepare(train, test, label, reading: Reading, need: Need = Need()) -> tuple:
     train, test, _ = binned(train, test, label, reading)
     table = _train_table(train, label, reading, need)
     T = coded_test(table, test, reading)
-    hints.warn(table, T, binned=reading.binned(), categorical=reading.categorical,
-               missing=reading.missing)
+    hints.warn(
+        table, T, binned=reading.binned(), categorical=reading.categorical, missing=reading.missing
+    )
     return table, T, test
 
 
@@ -243,10 +281,27 @@ def require_complete(table: Stats | EncodedTable, reading: Reading) -> None:
     """Poisoning needs a complete training table: an InputError naming its first missing cell."""
     first = as_stats(table).first_missing
     if first is not None:
-        raise InputError(f"{reading.names['train']}: poisoning needs a complete table, but data "
-                         f"row {first[0]} is missing column {first[1]!r}")
+        raise InputError(
+            f"{reading.names['train']}: poisoning needs a complete table, but data "
+            f"row {first[0]} is missing column {first[1]!r}"
+        )
 
 
-__all__ = ["Reading", "Need", "RowIds", "TRAIN", "TEST", "TRUTH", "table_names", "split_id",
-           "check_id", "with_id", "binned", "prepare", "coded_test", "require_complete",
-           "is_dask", "is_path"]
+__all__ = [
+    "Reading",
+    "Need",
+    "RowIds",
+    "TRAIN",
+    "TEST",
+    "TRUTH",
+    "table_names",
+    "split_id",
+    "check_id",
+    "with_id",
+    "binned",
+    "prepare",
+    "coded_test",
+    "require_complete",
+    "is_dask",
+    "is_path",
+]

@@ -59,7 +59,9 @@ def log_factors(C: np.ndarray, N: np.ndarray, delta: np.ndarray, alpha: Fraction
         return np.log1p(C / a) - (np.log1p(N / a / delta) + np.log(delta))
     with np.errstate(divide="ignore"):
         num = np.log(C + a)
-        if alpha and a < np.finfo(float).tiny:  # subnormal (or 0.0): log(0 + alpha) from the exact value
+        if (
+            alpha and a < np.finfo(float).tiny
+        ):  # subnormal (or 0.0): log(0 + alpha) from the exact value
             num = np.where(C == 0, _log_fraction(alpha), num)
         return num - np.log(N + a * delta)
 
@@ -122,8 +124,9 @@ def factor_denominator(N_l: int, delta_j: int, alpha: Fraction) -> int:
     return alpha.denominator * int(N_l) + alpha.numerator * int(delta_j)
 
 
-def exact_support(c: np.ndarray, N_l: int, delta: np.ndarray, alpha: Fraction,
-                  observed: np.ndarray | None = None) -> Fraction:
+def exact_support(
+    c: np.ndarray, N_l: int, delta: np.ndarray, alpha: Fraction, observed: np.ndarray | None = None
+) -> Fraction:
     """n * S(l|t) as an exact fraction, for one label.
 
     Parameters
@@ -214,5 +217,14 @@ def first_argmax(logs: np.ndarray, tol: float, exact_row) -> np.ndarray:
     return best
 
 
-__all__ = ["ratio", "factor_numerator", "factor_denominator", "log_factors", "log_support",
-           "log_tolerance", "exact_support", "greater", "first_argmax"]
+__all__ = [
+    "ratio",
+    "factor_numerator",
+    "factor_denominator",
+    "log_factors",
+    "log_support",
+    "log_tolerance",
+    "exact_support",
+    "greater",
+    "first_argmax",
+]

@@ -134,8 +134,15 @@ class Program:
     def columns(self) -> int:
         return len(self.lo)
 
-    def solve(self, time_limit: float, *, node_limit: int | None = None, rel_gap: float | None = None,
-              local_search: bool = True, continuous=()) -> Solved:
+    def solve(
+        self,
+        time_limit: float,
+        *,
+        node_limit: int | None = None,
+        rel_gap: float | None = None,
+        local_search: bool = True,
+        continuous=(),
+    ) -> Solved:
         """Solve with HiGHS.
 
         Parameters
@@ -168,13 +175,28 @@ class Program:
             options["mip_rel_gap"] = rel_gap
         if not local_search:
             options.update(mip_heuristic_run_rins=False, mip_heuristic_run_rens=False)
-        with warnings.catch_warnings():  # scipy passes options it does not know on to HiGHS, with a warning
+        with (
+            warnings.catch_warnings()
+        ):  # scipy passes options it does not know on to HiGHS, with a warning
             warnings.filterwarnings("ignore", "Unrecognized options", RuntimeWarning)
-            res = milp(np.array(self.cost), integrality=integer, bounds=Bounds(self.lo, self.hi),
-                       constraints=LinearConstraint(A, self.rlo, self.rhi), options=options)
+            res = milp(
+                np.array(self.cost),
+                integrality=integer,
+                bounds=Bounds(self.lo, self.hi),
+                constraints=LinearConstraint(A, self.rlo, self.rhi),
+                options=options,
+            )
         stopped = res.status == 1 and "time" in str(res.message).lower()
         return Solved(res.x, res.fun, res.status, getattr(res, "mip_dual_bound", None), stopped)
 
 
-__all__ = ["CellAnswer", "ManyPoints", "Program", "Solved", "AUTO_EXACT_CELLS_POISON", "AUTO_EXACT_CELLS_CLEAN",
-           "ONE_HOT_MAX_COLUMNS", "RELAXATION_INTEGER_MAX_COLUMNS"]
+__all__ = [
+    "CellAnswer",
+    "ManyPoints",
+    "Program",
+    "Solved",
+    "AUTO_EXACT_CELLS_POISON",
+    "AUTO_EXACT_CELLS_CLEAN",
+    "ONE_HOT_MAX_COLUMNS",
+    "RELAXATION_INTEGER_MAX_COLUMNS",
+]

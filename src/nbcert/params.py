@@ -70,7 +70,9 @@ class Int(Rule):
 
     def __init__(self, low: int, what: str | None = None):
         self.low = low
-        self.what = what or {0: "a non-negative integer", 1: "a positive integer"}.get(low, f"an integer >= {low}")
+        self.what = what or {0: "a non-negative integer", 1: "a positive integer"}.get(
+            low, f"an integer >= {low}"
+        )
 
     def check(self, value, name):
         if not _is_int(value) or value < self.low:
@@ -129,7 +131,9 @@ class Seed(Rule):
         if type(value).__module__.startswith("numpy"):
             import numpy as np
 
-            if isinstance(value, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)):
+            if isinstance(
+                value, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)
+            ):
                 return value
         raise self.fail(name, value)
 
@@ -232,7 +236,7 @@ class Sep(Rule):
         if value is None:
             return None
         value = self._NAMES.get(value, value) if isinstance(value, str) else value
-        if not isinstance(value, str) or len(value) != 1 or value in "\r\n\"":
+        if not isinstance(value, str) or len(value) != 1 or value in '\r\n"':
             raise self.fail(name, value)
         return value
 
@@ -241,16 +245,23 @@ _ROWS = ("auto", "exact", "greedy")
 
 RULES: dict = {
     "alpha": Alpha(),
-    "method": {"certify": Options("index", "iterate", "ad", kind="certify method"),
-               "count_worlds": Options("auto", "exact", "batch", "montecarlo", kind="counting method"),
-               "poison": Options("op", "sr", "rp", kind="poison method"),
-               "poison_many": Options(*_ROWS), "clean_offline": Options(*_ROWS)},
+    "method": {
+        "certify": Options("index", "iterate", "ad", kind="certify method"),
+        "count_worlds": Options("auto", "exact", "batch", "montecarlo", kind="counting method"),
+        "poison": Options("op", "sr", "rp", kind="poison method"),
+        "poison_many": Options(*_ROWS),
+        "clean_offline": Options(*_ROWS),
+    },
     "prior": Options("observed", "worlds", kind="prior"),
-    "n_worlds": Int(1), "n_samples": Int(1), "max_states": Int(1),
+    "n_worlds": Int(1),
+    "n_samples": Int(1),
+    "max_states": Int(1),
     "confidence": Real(0, 1, "a number between 0 and 1"),
     "seed": Seed(),
     "time_limit": Real(0, math.inf, "a positive number of seconds"),
-    "node_limit": Int(1), "top": Int(1), "batch": Int(1),
+    "node_limit": Int(1),
+    "top": Int(1),
+    "batch": Int(1),
     "batch_rows": OrNone(Int(1)),
     "bins": OrNone(Int(2, "an integer >= 2")),
     "binning": Options("uniform", "quantile", "kmeans", kind="binning"),
@@ -276,8 +287,9 @@ def options(name: str, where: str | None = None) -> tuple:
 
 def _exact_needs_zero_alpha(checked: dict) -> None:
     if checked.get("method") == "exact" and checked.get("alpha", 0) != 0:
-        raise ParameterError("method 'exact' (the many-point program) needs alpha = 0; "
-                             "use 'greedy' or 'auto'")
+        raise ParameterError(
+            "method 'exact' (the many-point program) needs alpha = 0; use 'greedy' or 'auto'"
+        )
 
 
 TOGETHER: dict = {"clean_offline": (_exact_needs_zero_alpha,)}
@@ -295,6 +307,20 @@ def validate(where: str | None = None, /, **values) -> dict:
     return checked
 
 
-__all__ = ["RULES", "Rule", "Int", "Real", "Options", "Seed", "Alpha", "OrNone", "Columns", "Sep", "rule", "options", "validate",
-           "as_alpha",
-           "ParameterError"]
+__all__ = [
+    "RULES",
+    "Rule",
+    "Int",
+    "Real",
+    "Options",
+    "Seed",
+    "Alpha",
+    "OrNone",
+    "Columns",
+    "Sep",
+    "rule",
+    "options",
+    "validate",
+    "as_alpha",
+    "ParameterError",
+]

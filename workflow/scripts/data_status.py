@@ -1,5 +1,6 @@
 """Stop at once, in one line, when no data set could be obtained; else list what was
 (nbcert.repro.pipeline.fetch.require_one)."""
+
 import json
 
 from nbcert.repro.pipeline.fetch import require_one

@@ -1,5 +1,6 @@
 """Time the decision methods on every perturbed table of every repetition
 (nbcert.repro.pipeline.stages.decision_runs): one record from the rule per table."""
+
 from nbcert.repro.pipeline.stages import decision_runs
 from nbcert.repro.pipeline.tables import read_data, write_table
 from nbcert.repro.runtime import job
@@ -16,9 +17,19 @@ def main():
         _, clean, test = loaded
         started = job.now()
         dirty = read_data(r["dirty"], p.label, columns=clean.columns, rows=len(clean))
-        table = decision_runs(clean, dirty, test, p.label, p.ks[r["rate"]], ad_worlds=p.ad_worlds,
-                              seed=p.seed, name=r["ds"], rep=int(r["rep"]), kind=r["kind"],
-                              rate=float(r["rate"]))
+        table = decision_runs(
+            clean,
+            dirty,
+            test,
+            p.label,
+            p.ks[r["rate"]],
+            ad_worlds=p.ad_worlds,
+            seed=p.seed,
+            name=r["ds"],
+            rep=int(r["rep"]),
+            kind=r["kind"],
+            rate=float(r["rate"]),
+        )
         write_table(job.stamp(table, started), r["output"], "decision_run")
 
 

@@ -1,4 +1,5 @@
 """Verify one data set's raw file, subsample it if configured, and discretize it."""
+
 import json
 from pathlib import Path
 
@@ -18,12 +19,21 @@ def main():
     sha = verify(raw, fetched["sha256"], ds.name)
     raw_df = read_data(raw, ds.label)
     df = subsample(raw_df, p.subsample, p.seed, ds.name)
-    out = discretize(df, ds.label, n_bins=ds.n_bins, strategy=ds.strategy, drop=ds.drop, name=ds.name)
+    out = discretize(
+        df, ds.label, n_bins=ds.n_bins, strategy=ds.strategy, drop=ds.drop, name=ds.name
+    )
     features = out.drop(columns=ds.label)
-    info = {"dataset": ds.name, "sha256": sha, "source": fetched["source"], "raw_rows": int(len(raw_df)),
-            "rows": int(len(out)), "features": int(features.shape[1]), "cells": int(features.size),
-            "missing_cells": int(features.isna().to_numpy().sum()),
-            "complete_rows": int(features.notna().all(axis=1).sum())}
+    info = {
+        "dataset": ds.name,
+        "sha256": sha,
+        "source": fetched["source"],
+        "raw_rows": int(len(raw_df)),
+        "rows": int(len(out)),
+        "features": int(features.shape[1]),
+        "cells": int(features.size),
+        "missing_cells": int(features.isna().to_numpy().sum()),
+        "complete_rows": int(features.notna().all(axis=1).sum()),
+    }
     print(json.dumps(info))
     write_csv(out, snakemake.output.table)
     write_text(json.dumps(info, indent=1) + "\n", snakemake.output.info)

@@ -1,5 +1,6 @@
 """Fetch one data set's raw file and record the outcome in status.json
 (nbcert.repro.pipeline.fetch.fetch_into)."""
+
 import json
 from pathlib import Path
 

@@ -1,6 +1,7 @@
 """Figures 6/7 (decision time vs missing rate) and 8/9 (vs number of test points), uniform
 and feature perturbation, from the decision tables (nbcert.repro.pipeline.figures): one
 record from the rule per figure."""
+
 from types import SimpleNamespace
 
 from nbcert.repro.pipeline.figures import time_vs_k, time_vs_rate

@@ -1,5 +1,6 @@
 """Run RP, SR and OP for every repetition of a data set
 (nbcert.repro.pipeline.stages.poisoning_runs): one record from the rule per repetition."""
+
 from nbcert.repro.pipeline.stages import poisoning_runs
 from nbcert.repro.pipeline.tables import read_data, write_table
 from nbcert.repro.runtime import job

@@ -1,5 +1,6 @@
 """Poison the first k test points at once, for every k
 (nbcert.repro.studies.poisoning_many.run): one record from the rule per k."""
+
 from nbcert.repro.pipeline.settings import PoisonManySettings
 from nbcert.repro.pipeline.tables import read_data, write_table
 from nbcert.repro.runtime import job

@@ -1,5 +1,6 @@
 """Time and measure every method on one synthetic table of n rows, in memory
 (nbcert.repro.studies.scaling.run_size) or streamed from a file on disk (run_streamed)."""
+
 from nbcert.repro.pipeline.settings import ScalingSettings
 from nbcert.repro.pipeline.tables import write_table
 from nbcert.repro.runtime import job

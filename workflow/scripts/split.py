@@ -1,5 +1,6 @@
 """Draw every repetition's test points from the complete rows
 (nbcert.repro.pipeline.stages.split): one record from the rule per repetition."""
+
 from nbcert.repro.pipeline.stages import split
 from nbcert.repro.pipeline.tables import read_data
 from nbcert.repro.runtime import job

@@ -1,11 +1,15 @@
 """One study beyond the paper on one data set: counting or cleaning (nbcert.repro.studies)."""
+
 from nbcert.repro.pipeline.settings import CleaningSettings, CountingSettings
 from nbcert.repro.pipeline.tables import read_data, write_table
 from nbcert.repro.runtime import job
 from nbcert.repro.studies.cleaning import run as cleaning
 from nbcert.repro.studies.counting import run as counting
 
-STUDIES = {"counting": (counting.run, CountingSettings), "cleaning": (cleaning.run, CleaningSettings)}
+STUDIES = {
+    "counting": (counting.run, CountingSettings),
+    "cleaning": (cleaning.run, CleaningSettings),
+}
 
 
 def main():

@@ -28,7 +28,30 @@ from .results import CleaningReport, PointCleaning, advice, report
 from .single import MAX_BRANCHES, CleaningPlan, TooManyBranches, cleanable, offline_minimum
 from .table import CleaningTable, after, all_robust, state_decision
 
-__all__ = ["CleaningTable", "state_decision", "after", "all_robust", "CleaningPlan", "offline_minimum", "cleanable",
-           "MAX_BRANCHES", "TooManyBranches", "exact_many", "relaxed_bound", "clean_many", "greedy_many", "prune",
-           "TogetherCleaning", "truth_odds", "GroupScores", "group_scores", "next_group", "follow", "policy_path",
-           "PointCleaning", "CleaningReport", "report", "advice"]
+__all__ = [
+    "CleaningTable",
+    "state_decision",
+    "after",
+    "all_robust",
+    "CleaningPlan",
+    "offline_minimum",
+    "cleanable",
+    "MAX_BRANCHES",
+    "TooManyBranches",
+    "exact_many",
+    "relaxed_bound",
+    "clean_many",
+    "greedy_many",
+    "prune",
+    "TogetherCleaning",
+    "truth_odds",
+    "GroupScores",
+    "group_scores",
+    "next_group",
+    "follow",
+    "policy_path",
+    "PointCleaning",
+    "CleaningReport",
+    "report",
+    "advice",
+]

@@ -49,7 +49,11 @@ def _waterfill_steps(c0: np.ndarray, cap: np.ndarray):
     """The water-filling steps (always raise the smallest count, lowest column first among
     equals): per step the column raised and its count before."""
     J = len(c0)
-    level = np.concatenate([c0[j] + np.arange(cap[j]) for j in range(J)]) if J else np.zeros(0, np.int64)
+    level = (
+        np.concatenate([c0[j] + np.arange(cap[j]) for j in range(J)])
+        if J
+        else np.zeros(0, np.int64)
+    )
     col = np.repeat(np.arange(J), cap)
     order = np.lexsort((col, level))
     return col[order], level[order]
@@ -96,7 +100,9 @@ class FixedDomain:
         J = len(self.cw)
         big = max([1.0] + [abs(math.log(v)) for v in self.left + self.right if v > 0])
         top = max([1] + [int(v) for v in self.cw + self.capA] + [int(v) for hr in h for v in hr])
-        self.tol = _tolerance(2 * J + 6, big + (2 * J + 2) * math.log(self.q * (top + 1) + self.p + 1))
+        self.tol = _tolerance(
+            2 * J + 6, big + (2 * J + 2) * math.log(self.q * (top + 1) + self.p + 1)
+        )
         self.h, self.capB = h, capB
         self.lower = -math.inf  # a lower bound on every plan's cost, once solve computed one
 
@@ -111,8 +117,10 @@ class FixedDomain:
     def feasible(self) -> bool:
         """Does cleaning every helpful cell make w the winner?  (If not, nothing does.)"""
         P = self.w_product(self.cw + self.capA)
-        return all(r * self._rival_product(hr, cr) < lft * P
-                   for lft, r, hr, cr in zip(self.left, self.right, self.h, self.capB))
+        return all(
+            r * self._rival_product(hr, cr) < lft * P
+            for lft, r, hr, cr in zip(self.left, self.right, self.h, self.capB)
+        )
 
     def _need(self, logP: np.ndarray, k: int) -> np.ndarray:
         """The bound the rival's log product must stay under, per A."""
@@ -151,7 +159,10 @@ class FixedDomain:
         cleanings in the chord relaxation (:func:`rival_floor`); and per rival the budget
         its own cells must stay under for a plan cheaper than ``limit``: limit less the
         least A plus the other rivals' floors, over the A where it can be satisfied."""
-        floors = [rival_floor(hr, cr, self.p, self.q, need, self.tol) for hr, cr, need in zip(self.h, self.capB, needs)]
+        floors = [
+            rival_floor(hr, cr, self.p, self.q, need, self.tol)
+            for hr, cr, need in zip(self.h, self.capB, needs)
+        ]
         A = np.arange(len(needs[0]) if needs else 1, dtype=float)
         total = A + sum(floors)
         budgets = []
@@ -168,14 +179,19 @@ class FixedDomain:
         budgets = [limit] * len(self.h)
         if limit < math.inf:
             logs, _ = _waterfill_logs(self.cw, self.capA, self.p, self.q)
-            self.lower, budgets = self._floor([self._need(logs, k) for k in range(len(self.h))], limit)
+            self.lower, budgets = self._floor(
+                [self._need(logs, k) for k in range(len(self.h))], limit
+            )
             if self.lower >= limit:
                 return None  # even the relaxation costs too much
         C = _waterfill(self.cw, self.capA)  # (A + 1, J) w's counts after A cleanings
         with np.errstate(divide="ignore"):
             logP = np.log(float(self.q) * C + self.p).sum(axis=1)
         needs = [self._need(logP, k) for k in range(len(self.h))]
-        rivals = [Rival(hr, cr, self.p, self.q, self.tol, b) for hr, cr, b in zip(self.h, self.capB, budgets)]
+        rivals = [
+            Rival(hr, cr, self.p, self.q, self.tol, b)
+            for hr, cr, b in zip(self.h, self.capB, budgets)
+        ]
         lo = np.arange(len(C), dtype=np.int64)
         for r, need in zip(rivals, needs):
             with np.errstate(invalid="ignore"):

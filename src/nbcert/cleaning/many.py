@@ -45,7 +45,9 @@ def _largest_minimum(tab: CleaningTable, T: np.ndarray, alpha: Fraction, floor: 
     return floor, known
 
 
-def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0, known: dict | None = None) -> np.ndarray | None:
+def greedy_many(
+    tab: CleaningTable, T: np.ndarray, alpha=0, known: dict | None = None
+) -> np.ndarray | None:
     """Group counts making every point robust, or None if greedy gets stuck.
 
     Repeatedly cleans the cheapest single-point minimum completion (on the table as
@@ -80,7 +82,9 @@ def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0, known: dict | None =
         todo = np.flatnonzero(~state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust)
         if not len(todo):
             return prune(tab, T, x, alpha)
-        plan = _cheapest_completion(cur, T, todo, alpha, lower, (known or {}) if step == 0 else {}, step > 0)
+        plan = _cheapest_completion(
+            cur, T, todo, alpha, lower, (known or {}) if step == 0 else {}, step > 0
+        )
         if plan is None:
             return None
         x = x + plan.x
@@ -88,8 +92,15 @@ def greedy_many(tab: CleaningTable, T: np.ndarray, alpha=0, known: dict | None =
     raise AssertionError("internal: greedy did not terminate")
 
 
-def _cheapest_completion(tab: CleaningTable, T: np.ndarray, todo: np.ndarray, alpha: Fraction, lower: dict,
-                         known: dict, cleanable_known: bool):
+def _cheapest_completion(
+    tab: CleaningTable,
+    T: np.ndarray,
+    todo: np.ndarray,
+    alpha: Fraction,
+    lower: dict,
+    known: dict,
+    cleanable_known: bool,
+):
     """The cheapest single-point minimum among the points ``todo`` (the first in T's order
     among equals), None if one of them has none.  Points are tried in the order of their
     ``lower`` bounds (updated), each only for a plan that would win: cheaper than the best
@@ -140,16 +151,24 @@ def prune(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> np.ndarray
     return x
 
 
-
-
-def _found(tab: CleaningTable, x: np.ndarray, method: str, lower: int, stops: list) -> TogetherCleaning:
+def _found(
+    tab: CleaningTable, x: np.ndarray, method: str, lower: int, stops: list
+) -> TogetherCleaning:
     """The answer for verified group counts x, optimal when x meets the proven ``lower``."""
     cost = int(x.sum())
-    return TogetherCleaning(True, tab.named(tab.cells(x)), method, cost <= lower, min(lower, cost), bool(stops))
+    return TogetherCleaning(
+        True, tab.named(tab.cells(x)), method, cost <= lower, min(lower, cost), bool(stops)
+    )
 
 
-def clean_many(tab: CleaningTable, T: np.ndarray, alpha=0, method: str = "auto",
-               node_limit: int = 20_000, time_limit: float = 60.0) -> TogetherCleaning:
+def clean_many(
+    tab: CleaningTable,
+    T: np.ndarray,
+    alpha=0,
+    method: str = "auto",
+    node_limit: int = 20_000,
+    time_limit: float = 60.0,
+) -> TogetherCleaning:
     """Fewest cleanings making every point of T robust at once.
 
     Parameters

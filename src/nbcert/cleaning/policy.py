@@ -81,7 +81,9 @@ def _deficits(obs, M, N, T, alpha, pi):
     lo, hi = lo.astype(float) + a, hi.astype(float) + a
     zero = lo == 0
     lo = np.where(zero, 0.5, lo)  # a count of 0 weighs like half a count
-    den = np.log(a) + np.log(delta + N[:, None] / a) if a > 1 else np.log(N[:, None] + a * delta)  # no overflow
+    den = (
+        np.log(a) + np.log(delta + N[:, None] / a) if a > 1 else np.log(N[:, None] + a * delta)
+    )  # no overflow
     base = np.log(N) - den.sum(axis=1)  # (m,)
     k = np.arange(len(T))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -100,8 +102,9 @@ def _deficits(obs, M, N, T, alpha, pi):
     return lo, hi, w, D, robust
 
 
-def group_scores(obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, alpha=0,
-                 prior: str = "observed") -> GroupScores:
+def group_scores(
+    obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, alpha=0, prior: str = "observed"
+) -> GroupScores:
     """Score cleaning one more cell of each (label, column) group (a heuristic).
 
     For each non-robust point, w is the label the expected table predicts (missing cells
@@ -143,8 +146,13 @@ def group_scores(obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, a
     helps = gain > 0
     is_w = np.zeros_like(helps)
     is_w[k, w] = True
-    return GroupScores(gain.sum(axis=0), (helps & is_w).sum(axis=0), (helps & ~is_w).sum(axis=0),
-                       int((~robust).sum()), helps)
+    return GroupScores(
+        gain.sum(axis=0),
+        (helps & is_w).sum(axis=0),
+        (helps & ~is_w).sum(axis=0),
+        int((~robust).sum()),
+        helps,
+    )
 
 
 def next_group(obs, M, N, T, alpha=0, prior="observed"):
@@ -170,7 +178,14 @@ def next_group(obs, M, N, T, alpha=0, prior="observed"):
     return np.unravel_index(int(np.argmax(s)), s.shape)
 
 
-def follow(tab: CleaningTable, T: np.ndarray, choose, alpha=0, batch: int = 1, order: np.ndarray | None = None):
+def follow(
+    tab: CleaningTable,
+    T: np.ndarray,
+    choose,
+    alpha=0,
+    batch: int = 1,
+    order: np.ndarray | None = None,
+):
     """Clean with the truth revealed as cells are cleaned: ``choose(obs, M)`` names the next
     (label, column) group from what is observed so far, and ``batch`` of its cells are
     cleaned, until every point is robust or nothing is left.
@@ -201,7 +216,10 @@ def follow(tab: CleaningTable, T: np.ndarray, choose, alpha=0, batch: int = 1, o
     Z = tab.values()
     m, d, K = tab.obs.shape
     key = np.arange(tab.enc.n) if order is None else np.asarray(order)
-    queue, done = {}, np.zeros((m, d), np.int64)  # a group's missing rows in order, and how many are cleaned
+    queue, done = (
+        {},
+        np.zeros((m, d), np.int64),
+    )  # a group's missing rows in order, and how many are cleaned
     for l in range(m):
         a, b = tab.enc.label_bounds[l], tab.enc.label_bounds[l + 1]
         for j in range(d):
@@ -216,7 +234,7 @@ def follow(tab: CleaningTable, T: np.ndarray, choose, alpha=0, batch: int = 1, o
             cells = [(r, j) for rows, j in taken for r in rows.tolist()]
             return cells, history, count == len(T)
         l, j = choose(obs, M)
-        take = queue[(l, j)][done[l, j]:done[l, j] + batch]
+        take = queue[(l, j)][done[l, j] : done[l, j] + batch]
         done[l, j] += len(take)
         obs[l, j] += np.bincount(Z[take, j], minlength=K)
         M[l, j] -= len(take)
@@ -224,8 +242,14 @@ def follow(tab: CleaningTable, T: np.ndarray, choose, alpha=0, batch: int = 1, o
         cleaned += len(take)
 
 
-def policy_path(tab: CleaningTable, T: np.ndarray, alpha=0, prior: str = "observed", batch: int = 1,
-                order: np.ndarray | None = None):
+def policy_path(
+    tab: CleaningTable,
+    T: np.ndarray,
+    alpha=0,
+    prior: str = "observed",
+    batch: int = 1,
+    order: np.ndarray | None = None,
+):
     """The policy's path: ``follow`` with each step cleaning cells of ``next_group``'s group.
 
     Parameters
@@ -240,4 +264,6 @@ def policy_path(tab: CleaningTable, T: np.ndarray, alpha=0, prior: str = "observ
     (list, list, bool)
         As for ``follow``.
     """
-    return follow(tab, T, lambda obs, M: next_group(obs, M, tab.N, T, alpha, prior), alpha, batch, order)
+    return follow(
+        tab, T, lambda obs, M: next_group(obs, M, tab.N, T, alpha, prior), alpha, batch, order
+    )

@@ -35,8 +35,9 @@ class CountTable(NamedTuple):
     first: int
 
 
-def _count_table(prog: Program, values, logs, expr: dict, const: int, forced=None, big=0,
-                 forced_log=0.0) -> CountTable:
+def _count_table(
+    prog: Program, values, logs, expr: dict, const: int, forced=None, big=0, forced_log=0.0
+) -> CountTable:
     """One-hot columns over the possible values of a count (const + expr).  With ``forced``
     (a 0/1 column meaning "the column is unforced"), one more column is on exactly when the
     column is forced; it contributes ``forced_log`` and releases the count's link."""
@@ -69,7 +70,10 @@ class _ExactProgram:
 
     def __init__(self, tab: CleaningTable, upper: int):
         self.tab, self.upper, self.prog = tab, upper, Program()
-        self.x = {g: self.prog.int_var(0, min(int(tab.hid[g]), upper), 1.0) for g in zip(*np.nonzero(tab.hid))}
+        self.x = {
+            g: self.prog.int_var(0, min(int(tab.hid[g]), upper), 1.0)
+            for g in zip(*np.nonzero(tab.hid))
+        }
         self.prog.row({k: 1.0 for k in self.x.values()}, 0, upper)
         self.seen = tab.obs.sum(axis=0) > 0  # (d, K): the observed domains
         self.unforced = {}  # column -> its 0/1 "unforced" column
@@ -96,11 +100,21 @@ class _ExactProgram:
         lo0, span = int(tab.obs[tag]), int(tab.hid[tag]) if tag in x else 0
         vals = list(range(lo0, lo0 + min(span, self.upper) + 1))
         logs = [math.log(v) if v else 0.0 for v in vals]
-        table = _count_table(self.prog, vals, logs, {x[tag]: 1.0} if tag in x else {}, lo0, forced, int(N[l]),
-                             math.log(N[l]))
+        table = _count_table(
+            self.prog,
+            vals,
+            logs,
+            {x[tag]: 1.0} if tag in x else {},
+            lo0,
+            forced,
+            int(N[l]),
+            math.log(N[l]),
+        )
         _add_logs(C.setdefault(l, {}), table.logs, math.log(N[l]))
         if vals[0] == 0:
-            self.prog.row({table.first: 1.0, chosen: 1.0}, -np.inf, 1)  # the winner's count is never 0
+            self.prog.row(
+                {table.first: 1.0, chosen: 1.0}, -np.inf, 1
+            )  # the winner's count is never 0
 
     def _rival_count(self, R: dict, l: int, j: int, tj: int, forced) -> None:
         """l's largest count in column j as a rival: all its cells but those cleaned to another value."""
@@ -110,8 +124,16 @@ class _ExactProgram:
         span = min(sum(int(tab.hid[g]) for g in drop), self.upper)
         vals = list(range(top - span, top + 1))
         logs = [math.log(v) if v else -self.big for v in vals]
-        table = _count_table(self.prog, vals, logs, {x[g]: -1.0 for g in drop}, top, forced, int(N[l]),
-                             math.log(N[l]))
+        table = _count_table(
+            self.prog,
+            vals,
+            logs,
+            {x[g]: -1.0 for g in drop},
+            top,
+            forced,
+            int(N[l]),
+            math.log(N[l]),
+        )
         _add_logs(R.setdefault(l, {}), table.logs, math.log(N[l]))
 
     def add_point(self, t: np.ndarray, winners: list, margin: float) -> None:
@@ -153,8 +175,15 @@ def _winners(tab: CleaningTable, t: np.ndarray) -> list:
     return [w for w in range(tab.obs.shape[0]) if winner_possible(tab, t, w, limit=math.inf)]
 
 
-def exact_many(tab: CleaningTable, T: np.ndarray, upper: int, floor: int, node_limit: int = 20_000,
-               time_limit: float = 60.0, stops: list | None = None):
+def exact_many(
+    tab: CleaningTable,
+    T: np.ndarray,
+    upper: int,
+    floor: int,
+    node_limit: int = 20_000,
+    time_limit: float = 60.0,
+    stops: list | None = None,
+):
     """Solve the exact program (alpha = 0) for cleanings of at most ``upper`` cells.
 
     Parameters
@@ -216,7 +245,9 @@ def _tangent_points(lo: int, hi: int, ratio: float = 1.1) -> list:
     return sorted(pts)
 
 
-def _relax_point(prog: Program, x: dict, tab: CleaningTable, t: np.ndarray, w: int, active: list) -> None:
+def _relax_point(
+    prog: Program, x: dict, tab: CleaningTable, t: np.ndarray, w: int, active: list
+) -> None:
     """Point t's rows: per active column tau_j <= log of w's count (tangents), and per
     rival sum tau - sum -log(rival's count) (secants) above the label sizes' gap."""
     obs, hid = tab.obs, tab.hid
@@ -225,13 +256,19 @@ def _relax_point(prog: Program, x: dict, tab: CleaningTable, t: np.ndarray, w: i
         g, a0 = (w, j, int(t[j])), int(obs[w, j, t[j]])
         tau[j] = prog.real_var(-2.0, np.inf)
         for c in _tangent_points(a0, a0 + int(hid[g])):  # tau <= log c - 1 + u / c
-            prog.row({tau[j]: 1.0, **({x[g]: -1.0 / c} if g in x else {})}, -np.inf, math.log(c) - 1 + a0 / c)
+            prog.row(
+                {tau[j]: 1.0, **({x[g]: -1.0 / c} if g in x else {})},
+                -np.inf,
+                math.log(c) - 1 + a0 / c,
+            )
     for l in range(obs.shape[0]):
         if l != w:
             _relax_rival(prog, x, tab, t, w, l, active, tau)
 
 
-def _relax_rival(prog: Program, x: dict, tab: CleaningTable, t, w: int, l: int, active: list, tau: dict) -> None:
+def _relax_rival(
+    prog: Program, x: dict, tab: CleaningTable, t, w: int, l: int, active: list, tau: dict
+) -> None:
     """Rival l's row for point t and winner w (none when l's largest support is already 0)."""
     obs, hid, N = tab.obs, tab.hid, tab.N
     row, const, worst = {k: 1.0 for k in tau.values()}, math.log(N[w]) - math.log(N[l]), 0.0
@@ -251,7 +288,9 @@ def _relax_rival(prog: Program, x: dict, tab: CleaningTable, t, w: int, l: int, 
             row[x[g]] = row.get(x[g], 0.0) + slope
         if H == B:
             kappa = prog.int_var(0, 1)
-            prog.row({**{x[g]: 1.0 for g in drop}, kappa: -float(B)}, 0, np.inf)  # kappa = 1 needs b = B
+            prog.row(
+                {**{x[g]: 1.0 for g in drop}, kappa: -float(B)}, 0, np.inf
+            )  # kappa = 1 needs b = B
             killable.append(kappa)
     big = abs(const) + 2.0 * len(active) + abs(worst) + 10.0
     for kappa in killable:
@@ -259,8 +298,13 @@ def _relax_rival(prog: Program, x: dict, tab: CleaningTable, t, w: int, l: int, 
     prog.row(row, -const, np.inf)
 
 
-def relaxed_bound(tab: CleaningTable, T: np.ndarray, node_limit: int = 2_000, time_limit: float = 60.0,
-                  stops: list | None = None):
+def relaxed_bound(
+    tab: CleaningTable,
+    T: np.ndarray,
+    node_limit: int = 2_000,
+    time_limit: float = 60.0,
+    stops: list | None = None,
+):
     """A proven lower bound on the fewest cleanings certifying every point (alpha = 0).
 
     Parameters
@@ -283,14 +327,18 @@ def relaxed_bound(tab: CleaningTable, T: np.ndarray, node_limit: int = 2_000, ti
     used = 0
     for t, done in zip(T, robust):
         single = (D0.sum(axis=1) == 1) & D0[np.arange(d), np.maximum(t, 0)] & (t >= 0)
-        switch = single & (hid.sum(axis=(0, 2)) > hid[:, np.arange(d), np.maximum(t, 0)].sum(axis=0))
+        switch = single & (
+            hid.sum(axis=(0, 2)) > hid[:, np.arange(d), np.maximum(t, 0)].sum(axis=0)
+        )
         if done or switch.any():
             continue
         winners = _winners(tab, t)
         if len(winners) != 1:
             continue
         used += 1
-        _relax_point(prog, x, tab, t, winners[0], [j for j in range(d) if not single[j]])  # others: factor 1
+        _relax_point(
+            prog, x, tab, t, winners[0], [j for j in range(d) if not single[j]]
+        )  # others: factor 1
     if not used:
         return 0
     got = prog.solve(time_limit, node_limit=node_limit)

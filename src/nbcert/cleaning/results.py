@@ -43,8 +43,16 @@ class CleaningReport:
     path_certifies: bool
 
 
-def report(tab: CleaningTable, T: np.ndarray, alpha=0, prior: str = "observed", method: str = "auto",
-           node_limit: int = 20_000, time_limit: float = 60.0, batch: int = 1) -> CleaningReport:
+def report(
+    tab: CleaningTable,
+    T: np.ndarray,
+    alpha=0,
+    prior: str = "observed",
+    method: str = "auto",
+    node_limit: int = 20_000,
+    time_limit: float = 60.0,
+    batch: int = 1,
+) -> CleaningReport:
     """Offline minima per point and together, and the policy's path, with the truth known.
 
     Parameters
@@ -63,8 +71,11 @@ def report(tab: CleaningTable, T: np.ndarray, alpha=0, prior: str = "observed", 
     points = []
     for t in T:
         plan = offline_minimum(tab, t, alpha)
-        points.append(PointCleaning(False) if plan is None else
-                      PointCleaning(True, tab.named(tab.cells(plan.x)), tab.enc.labels[plan.winner]))
+        points.append(
+            PointCleaning(False)
+            if plan is None
+            else PointCleaning(True, tab.named(tab.cells(plan.x)), tab.enc.labels[plan.winner])
+        )
     together = clean_many(tab, T, alpha, method, node_limit, time_limit)
     cells, _, certified = policy_path(tab, T, alpha, prior, batch)
     path = tuple((int(tab.enc.rows[r]), tab.enc.features[j]) for r, j in cells)
@@ -83,12 +94,13 @@ def _observed(enc: EncodedTable, index: np.ndarray) -> np.ndarray:
     m, d, K = enc.m, enc.d, int(enc.delta.max())
     obs = np.zeros((m, d, K), np.int64)
     for j in range(d):
-        obs[:, j, :enc.delta[j]] = index[:, enc.offsets[j]:enc.offsets[j + 1] - 1]
+        obs[:, j, : enc.delta[j]] = index[:, enc.offsets[j] : enc.offsets[j + 1] - 1]
     return obs
 
 
-def advice(enc: EncodedTable, T: np.ndarray, alpha=0, prior: str = "observed", top: int = 10,
-           test=None) -> list:
+def advice(
+    enc: EncodedTable, T: np.ndarray, alpha=0, prior: str = "observed", top: int = 10, test=None
+) -> list:
     """The policy's ranked groups for a dirty table.
 
     Parameters
@@ -120,16 +132,25 @@ def advice(enc: EncodedTable, T: np.ndarray, alpha=0, prior: str = "observed", t
     order = np.argsort(-gs.score, axis=None, kind="stable")
     out = []
     miss = enc.is_missing()
-    for g in order[:max(0, top)]:
+    for g in order[: max(0, top)]:
         l, j = np.unravel_index(g, gs.score.shape)
         if gs.score[l, j] <= 0:
             break
         a, b = enc.label_bounds[l], enc.label_bounds[l + 1]
         rows = a + np.flatnonzero(miss[a:b, j])
         first = int(enc.rows[rows].min())
-        out.append({"row": first, "column": enc.features[j], "label": enc.labels[l], "score": float(gs.score[l, j]),
-                    "group_cells": int(M[l, j]), "as_winner": int(gs.as_winner[l, j]),
-                    "as_rival": int(gs.as_rival[l, j]), "test_value": _shared_value(test, gs.helped[:, l, j], j)})
+        out.append(
+            {
+                "row": first,
+                "column": enc.features[j],
+                "label": enc.labels[l],
+                "score": float(gs.score[l, j]),
+                "group_cells": int(M[l, j]),
+                "as_winner": int(gs.as_winner[l, j]),
+                "as_rival": int(gs.as_rival[l, j]),
+                "test_value": _shared_value(test, gs.helped[:, l, j], j),
+            }
+        )
     return out
 
 

@@ -57,7 +57,13 @@ class Rival:
     """
 
     def __init__(self, h, cap, p: int, q: int, tol: float, limit=math.inf):
-        self.h, self.cap, self.p, self.q, self.tol = np.asarray(h, np.int64), np.asarray(cap, np.int64), p, q, tol
+        self.h, self.cap, self.p, self.q, self.tol = (
+            np.asarray(h, np.int64),
+            np.asarray(cap, np.int64),
+            p,
+            q,
+            tol,
+        )
         with np.errstate(divide="ignore"):
             self.logv0 = np.log(float(q) * self.h + p)
             self.logfull = np.log(float(q) * (self.h - self.cap) + p)
@@ -81,15 +87,22 @@ class Rival:
         is row 0 until column skips[r], which it skips: it starts as a copy of row 0 there,
         and from then on all rows take the same steps at once."""
         J, W = len(self.h), len(self.h) // 63 + 1
-        row, cost, logq, bits = np.zeros(1, np.int64), np.zeros(1, np.int64), np.array([self.logv0.sum()]), \
-            np.zeros((1, W), np.int64)
+        row, cost, logq, bits = (
+            np.zeros(1, np.int64),
+            np.zeros(1, np.int64),
+            np.array([self.logv0.sum()]),
+            np.zeros((1, W), np.int64),
+        )
         span = int(self.cap.sum()) + 1
         for r in range(1, len(skips)):
             j = int(skips[r])
             fork = np.flatnonzero(row == 0)
             row = np.concatenate([row, np.full(len(fork), r)])
-            cost, logq, bits = np.concatenate([cost, cost[fork]]), np.concatenate([logq, logq[fork]]), \
-                np.concatenate([bits, bits[fork]])
+            cost, logq, bits = (
+                np.concatenate([cost, cost[fork]]),
+                np.concatenate([logq, logq[fork]]),
+                np.concatenate([bits, bits[fork]]),
+            )
             grow = (row != r) & (cost + self.cap[j] < limit)
             add = bits[grow]
             add[:, j // 63] |= 1 << (j % 63)
@@ -109,14 +122,19 @@ class Rival:
         L[0] = self.logq[0]
         for part in np.flatnonzero(self.cap):
             with np.errstate(divide="ignore"):
-                tail = np.log(float(self.q) * (self.h[part] - np.arange(self.cap[part] + 1)) + self.p) - self.logv0[part]
+                tail = (
+                    np.log(float(self.q) * (self.h[part] - np.arange(self.cap[part] + 1)) + self.p)
+                    - self.logv0[part]
+                )
             pick = self.part == part
             V = self.logq[pick][:, None] + tail  # (candidates, cells of the partial column)
             if len(tail) <= 128:  # short segments: one scatter (min is exact in any order)
-                np.minimum.at(L, (self.cost[pick][:, None] + np.arange(len(tail))).ravel(), V.ravel())
+                np.minimum.at(
+                    L, (self.cost[pick][:, None] + np.arange(len(tail))).ravel(), V.ravel()
+                )
                 continue
             for cs, v in zip(self.cost[pick].tolist(), V):
-                seg = L[cs:cs + len(tail)]
+                seg = L[cs : cs + len(tail)]
                 np.minimum(seg, v, out=seg)
         return np.minimum.accumulate(L)
 
@@ -135,7 +153,9 @@ class Rival:
             z = need + self.tol - (self.logq - logv0[part])
             b = np.floor(h[part] - (np.exp(z) - self.p) / self.q) + 1
         b = np.where(np.isnan(b), 0, np.maximum(b, 0))
-        cost = np.where(part >= 0, self.cost + b, np.where(self.logq < need + self.tol, self.cost, np.inf))
+        cost = np.where(
+            part >= 0, self.cost + b, np.where(self.logq < need + self.tol, self.cost, np.inf)
+        )
         return np.where((part >= 0) & (b > cap[part]), np.inf, cost)
 
     def cheapest(self, ceiling: int, weight: int, need: float, limit) -> RivalPlan | None:
@@ -208,7 +228,7 @@ def rival_floor(h, cap, p: int, q: int, need: np.ndarray, tol: float) -> np.ndar
     ratio = np.append(gain[order] / np.maximum(size[order], 1), 0.0)[k]
     R = v0.sum() - (whole + rest * ratio)
     if kill.any():
-        R[int(cap[kill].min()):] = -np.inf
+        R[int(cap[kill].min()) :] = -np.inf
     with np.errstate(invalid="ignore"):
         idx = np.searchsorted(-R, -(need + tol + 1e-5), side="right")
     return np.where(np.isneginf(need) | (idx >= len(R)), np.inf, idx)
@@ -233,8 +253,14 @@ def rival_greedy(h, cap, p: int, q: int):
     col = order[np.minimum(k, len(order) - 1)] if len(order) else np.zeros(len(c), np.int64)
     b = np.where(k < len(order), np.minimum(c - done, cap[col] if len(order) else 0), 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        whole = np.append(0.0, np.cumsum(v0[order] - np.log(float(q) * (h[order] - cap[order]) + p)))[k]
-        part = np.where(b > 0, v0[col] - np.log(float(q) * (h[col] - b) + p), 0.0) if len(order) else np.zeros(len(c))
+        whole = np.append(
+            0.0, np.cumsum(v0[order] - np.log(float(q) * (h[order] - cap[order]) + p))
+        )[k]
+        part = (
+            np.where(b > 0, v0[col] - np.log(float(q) * (h[col] - b) + p), 0.0)
+            if len(order)
+            else np.zeros(len(c))
+        )
         R = v0.sum() - whole - part
     if kill_at is not None:
         R[kill_at:] = -np.inf
@@ -244,7 +270,7 @@ def rival_greedy(h, cap, p: int, q: int):
         if kill_at is not None and n >= kill_at:
             out[np.flatnonzero(kill & (cap == kill_at))[0]] = kill_at
             return out
-        out[order[:k[n]]] = cap[order[:k[n]]]
+        out[order[: k[n]]] = cap[order[: k[n]]]
         if k[n] < len(order):
             out[order[k[n]]] = b[n]
         return out

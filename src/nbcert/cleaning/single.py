@@ -67,12 +67,16 @@ def _column_facts(obs: np.ndarray, hid: np.ndarray) -> list:
     return out
 
 
-def _column_options(obs_j: np.ndarray, hid_j: np.ndarray, t: int, w: int, zero: bool, facts=None) -> list:
+def _column_options(
+    obs_j: np.ndarray, hid_j: np.ndarray, t: int, w: int, zero: bool, facts=None
+) -> list:
     """Every reachable end state of one column worth considering, for winner w.
 
     obs_j, hid_j (m, K): observed and missing counts per label and true value; ``facts``:
     the column's (D0, new, every) of :func:`_column_facts` if known."""
-    D0, new, every = facts if facts is not None else _column_facts(obs_j[:, None], hid_j[:, None])[0]
+    D0, new, every = (
+        facts if facts is not None else _column_facts(obs_j[:, None], hid_j[:, None])[0]
+    )
     m = obs_j.shape[0]
     if zero:
         # alpha = 0: only "is t_j seen" and "is the domain {t_j}" matter
@@ -99,8 +103,11 @@ def _column_options(obs_j: np.ndarray, hid_j: np.ndarray, t: int, w: int, zero: 
             choices = []
             for v in intro:
                 if v == t:
-                    choices.append([("w", w)] if hid_j[w, t] else
-                                   [("pure", next(l for l in range(m) if hid_j[l, t]))])
+                    choices.append(
+                        [("w", w)]
+                        if hid_j[w, t]
+                        else [("pure", next(l for l in range(m) if hid_j[l, t]))]
+                    )
                 else:
                     rivals = [l for l in range(m) if l != w and hid_j[l, v]]
                     choices.append([("rival", l) for l in rivals] or [("pure", w)])
@@ -119,13 +126,19 @@ class TooManyBranches(ValueError):
     """The exact offline minimum would branch over too many column domain outcomes."""
 
 
-def _branches(tab: CleaningTable, t: np.ndarray, w: int, zero: bool, facts: list, limit=MAX_BRANCHES):
+def _branches(
+    tab: CleaningTable, t: np.ndarray, w: int, zero: bool, facts: list, limit=MAX_BRANCHES
+):
     """Every branch for winner w (one end state per column, from ``_column_options``),
     lazily; TooManyBranches when there are more than ``limit``."""
-    options = [_column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, zero, facts[j])
-               for j in range(tab.obs.shape[1])]
+    options = [
+        _column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, zero, facts[j])
+        for j in range(tab.obs.shape[1])
+    ]
     if math.prod(len(o) for o in options) > limit:
-        raise TooManyBranches(f"the exact minimum would try more than {limit} column domain outcomes")
+        raise TooManyBranches(
+            f"the exact minimum would try more than {limit} column domain outcomes"
+        )
     return itertools.product(*options)
 
 
@@ -177,9 +190,13 @@ def _branch(tab: CleaningTable, t: np.ndarray, w: int, opts: tuple, alpha: Fract
     rivals = [l for l in range(m) if l != w]
     active = [j for j, o in enumerate(opts) if o.kind == "active"]
     sizes = Counter(o.delta for o in opts if o.kind != "forced")  # the denominators' domain sizes
-    den = [math.prod(factor_denominator(N[l], size, alpha) ** times
-                     for size, times in sizes.items()) for l in range(m)]
-    num = [p ** sum(o.kind == "unseen" for o in opts)] * m  # product of the fixed numerators, per label
+    den = [
+        math.prod(factor_denominator(N[l], size, alpha) ** times for size, times in sizes.items())
+        for l in range(m)
+    ]
+    num = [
+        p ** sum(o.kind == "unseen" for o in opts)
+    ] * m  # product of the fixed numerators, per label
     x0 = _prepaid(hid, t, w, opts)
     A = np.array(active, np.int64)
     tA = np.asarray(t, np.int64)[A]
@@ -218,7 +235,9 @@ def _plan_cells(tab: CleaningTable, t: np.ndarray, branch: Branch, a, bs) -> np.
     return x
 
 
-def offline_minimum(tab: CleaningTable, t: np.ndarray, alpha=0, limit=math.inf) -> CleaningPlan | None:
+def offline_minimum(
+    tab: CleaningTable, t: np.ndarray, alpha=0, limit=math.inf
+) -> CleaningPlan | None:
     """The fewest cleanings (group counts) that make test point t certifiably robust.
 
     Parameters
@@ -272,7 +291,9 @@ def offline_search(tab: CleaningTable, t: np.ndarray, alpha: Fraction, limit=mat
             cost, a, bs = res
             x = _plan_cells(tab, t, branch, a, bs)
             if winner_after(tab, t, x, alpha) != w or int(x.sum()) != extra + cost:
-                raise AssertionError(f"internal: a cleaning plan failed its exact check (winner {w})")
+                raise AssertionError(
+                    f"internal: a cleaning plan failed its exact check (winner {w})"
+                )
             best = CleaningPlan(x, extra + cost, w)
     return best, possible, min(lower, best.cost) if best else lower
 
@@ -299,13 +320,16 @@ def cleanable(tab: CleaningTable, t: np.ndarray, alpha=0) -> bool:
     return any(winner_possible(tab, t, w, alpha, facts) for w in range(m))
 
 
-def winner_possible(tab: CleaningTable, t: np.ndarray, w: int, alpha=Fraction(0), facts=None,
-                    limit=MAX_BRANCHES) -> bool:
+def winner_possible(
+    tab: CleaningTable, t: np.ndarray, w: int, alpha=Fraction(0), facts=None, limit=MAX_BRANCHES
+) -> bool:
     """Can w become the certified winner of t (some branch feasible with all its helpful
     cells cleaned)?  ``facts``: the columns' ``_column_facts``, if known."""
     facts = _column_facts(tab.obs, tab.hid) if facts is None else facts
-    return any(_branch(tab, t, w, opts, alpha).problem.feasible()
-               for opts in _branches(tab, t, w, alpha == 0, facts, limit))
+    return any(
+        _branch(tab, t, w, opts, alpha).problem.feasible()
+        for opts in _branches(tab, t, w, alpha == 0, facts, limit)
+    )
 
 
 def within(tab: CleaningTable, t: np.ndarray, alpha: Fraction, floor: int) -> bool:

@@ -75,7 +75,7 @@ class CleaningTable:
             hit = self.missing[a:b, j] & (Z[a:b, j] == v)
             if done is not None:
                 hit &= ~done[a:b, j]
-            rows = a + np.flatnonzero(hit)[:x[l, j, v]]
+            rows = a + np.flatnonzero(hit)[: x[l, j, v]]
             out.extend((int(r), int(j)) for r in rows)
         return out
 
@@ -157,7 +157,9 @@ def all_robust(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> bool:
     -------
     bool
     """
-    return bool(state_decision(tab.obs + x, (tab.hid - x).sum(axis=2), tab.N, T, alpha).robust.all())
+    return bool(
+        state_decision(tab.obs + x, (tab.hid - x).sum(axis=2), tab.N, T, alpha).robust.all()
+    )
 
 
 def winner_after(tab: CleaningTable, t: np.ndarray, x: np.ndarray, alpha) -> int:

@@ -38,7 +38,9 @@ def _run(args) -> None:
     """Run the command and print its result."""
     from . import commands, render
 
-    session = commands.Session(progress=render.Progress(sys.stderr) if sys.stderr.isatty() else None)
+    session = commands.Session(
+        progress=render.Progress(sys.stderr) if sys.stderr.isatty() else None
+    )
     try:
         result = commands.COMMANDS[args.command](args, session)
         sys.stdout.write(render.as_json(result) if args.json else render.as_text(result))

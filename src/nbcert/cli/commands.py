@@ -100,12 +100,20 @@ def _check_binning(args) -> None:
 def _binning(args) -> dict:
     """The bins options, for every API function."""
     _check_binning(args)
-    return {"bins": args.bins, "binning": args.binning or "quantile", "categorical": args.categorical}
+    return {
+        "bins": args.bins,
+        "binning": args.binning or "quantile",
+        "categorical": args.categorical,
+    }
 
 
 def _reading(args) -> dict:
     """How the library reads the training file."""
-    return {"stream": True if args.stream else None, "batch_rows": args.batch_rows, **_binning(args)}
+    return {
+        "stream": True if args.stream else None,
+        "batch_rows": args.batch_rows,
+        **_binning(args),
+    }
 
 
 def _hinting(command):
@@ -128,6 +136,7 @@ def _hinting(command):
                         sys.stderr.write(f"nbcert: warning: {w.message.cli}\n")
                     else:
                         warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+
     return run
 
 
@@ -158,8 +167,17 @@ def _load(args, session: Session) -> Inputs:
 def certify(args, session: Session) -> Certified:
     alpha = _alpha(args.alpha)
     inputs = _load(args, session)
-    table = nbcert.certify(inputs.train, inputs.test, args.label, alpha=alpha, method=args.method,
-                           n_worlds=args.worlds, seed=args.seed, names=inputs.names, **_reading(args))
+    table = nbcert.certify(
+        inputs.train,
+        inputs.test,
+        args.label,
+        alpha=alpha,
+        method=args.method,
+        n_worlds=args.worlds,
+        seed=args.seed,
+        names=inputs.names,
+        **_reading(args),
+    )
     return Certified(list(inputs.test.index), table, inputs.ids)
 
 
@@ -167,9 +185,19 @@ def certify(args, session: Session) -> Certified:
 def count(args, session: Session) -> Counted:
     alpha = _alpha(args.alpha)
     inputs = _load(args, session)
-    counts = nbcert.count_worlds(inputs.train, inputs.test, args.label, alpha=alpha, method=args.method,
-                                 n_samples=args.samples, confidence=args.confidence, seed=args.seed,
-                                 progress=session.progress, names=inputs.names, **_reading(args))
+    counts = nbcert.count_worlds(
+        inputs.train,
+        inputs.test,
+        args.label,
+        alpha=alpha,
+        method=args.method,
+        n_samples=args.samples,
+        confidence=args.confidence,
+        seed=args.seed,
+        progress=session.progress,
+        names=inputs.names,
+        **_reading(args),
+    )
     return Counted(list(inputs.test.index), counts, args.confidence, inputs.ids)
 
 
@@ -177,10 +205,14 @@ def _check_poison_method(args) -> None:
     if args.together:
         rule = params.rule("method", "poison_many")
         if (args.method or "auto") not in rule.options:
-            raise ParameterError(f"--method {args.method} does not apply to --together (use {rule.listed()})")
+            raise ParameterError(
+                f"--method {args.method} does not apply to --together (use {rule.listed()})"
+            )
     elif args.method not in (None, *params.options("method", "poison")):
-        raise ParameterError(f"--method {args.method} needs --together (single rows use "
-                             f"{params.rule('method', 'poison').listed()})")
+        raise ParameterError(
+            f"--method {args.method} needs --together (single rows use "
+            f"{params.rule('method', 'poison').listed()})"
+        )
 
 
 @_hinting
@@ -189,11 +221,25 @@ def poison(args, session: Session) -> Poisoned | PoisonedTogether:
     inputs = _load(args, session)
     index = list(inputs.test.index)
     if args.together:
-        res = nbcert.poison_many(inputs.train, inputs.test, args.label, method=args.method or "auto",
-                                 time_limit=args.time_limit, names=inputs.names, **_binning(args))
+        res = nbcert.poison_many(
+            inputs.train,
+            inputs.test,
+            args.label,
+            method=args.method or "auto",
+            time_limit=args.time_limit,
+            names=inputs.names,
+            **_binning(args),
+        )
         return PoisonedTogether(index, res, inputs.ids)
-    res = nbcert.poison(inputs.train, inputs.test, args.label, method=args.method or "op", seed=args.seed,
-                        names=inputs.names, **_reading(args))
+    res = nbcert.poison(
+        inputs.train,
+        inputs.test,
+        args.label,
+        method=args.method or "op",
+        seed=args.seed,
+        names=inputs.names,
+        **_reading(args),
+    )
     return Poisoned(index, res, inputs.ids)
 
 
@@ -201,8 +247,10 @@ def _check_clean_options(args) -> None:
     from ..stats.cluster import scheduler_address
 
     if args.stream or scheduler_address(args.scheduler):
-        raise ParameterError("clean needs the training table in memory (drop --stream, --scheduler and "
-                             "NBCERT_DASK_SCHEDULER)")
+        raise ParameterError(
+            "clean needs the training table in memory (drop --stream, --scheduler and "
+            "NBCERT_DASK_SCHEDULER)"
+        )
     if args.truth is None:
         for flag, default in (("method", "auto"), ("batch", 1)):
             if getattr(args, flag) != default:
@@ -216,12 +264,33 @@ def clean(args, session: Session) -> Advice | Cleaned:
     inputs = _load(args, session)
     train = inputs.train.to_pandas()  # the cleaning methods work on the rows
     if args.truth is None:
-        return Advice(nbcert.clean(train, inputs.test, args.label, alpha=alpha, prior=args.prior, top=args.top,
-                                   names=inputs.names, **_binning(args)))
+        return Advice(
+            nbcert.clean(
+                train,
+                inputs.test,
+                args.label,
+                alpha=alpha,
+                prior=args.prior,
+                top=args.top,
+                names=inputs.names,
+                **_binning(args),
+            )
+        )
     truth = nbcert.read_csv(args.truth, missing=args.missing, name=args.truth, sep=args.sep)
-    report = nbcert.clean_offline(train, truth, inputs.test, args.label, alpha=alpha, prior=args.prior,
-                                  method=args.method, node_limit=args.node_limit, time_limit=args.time_limit,
-                                  batch=args.batch, names={**inputs.names, "truth": args.truth}, **_binning(args))
+    report = nbcert.clean_offline(
+        train,
+        truth,
+        inputs.test,
+        args.label,
+        alpha=alpha,
+        prior=args.prior,
+        method=args.method,
+        node_limit=args.node_limit,
+        time_limit=args.time_limit,
+        batch=args.batch,
+        names={**inputs.names, "truth": args.truth},
+        **_binning(args),
+    )
     return Cleaned(list(inputs.test.index), report, inputs.ids)
 
 

@@ -16,47 +16,73 @@ import textwrap
 
 from .. import params
 
-_WORLD = ("A possible world fills every missing cell of the training table with one of the "
-          "values its column takes elsewhere in the table.")
-_ROBUST = ("A test row is certifiably robust when every possible world's Naive Bayes classifier "
-           "predicts the same single label for it (a tie in any world makes it not robust).")
-_COUNT = ("For each test row, count the possible worlds that predict each label and those "
-          "in which the top labels tie.")
-_POISON = ("For each robust test row on its own, find the fewest cells of a complete training "
-           "table to blank (make missing) so that the row is no longer certifiably robust.")
-_CLEAN = ("For test rows that are not certifiably robust, which missing training cells to clean "
-          "(replace by their true value) first. Cells of one label and column are "
-          "interchangeable, so one cell per such group is listed, best first, with how many "
-          "test rows it may help and why. The ranking is a heuristic policy: it does not "
-          "know the true values.")
-_CLEAN_TRUTH = ("With --truth (the complete table the missing cells were blanked from: the same "
-                "header and rows, agreeing on every non-missing cell), prints instead, per test "
-                "row, the fewest cells whose cleaning makes it robust (exact; num_cells is 0 "
-                "for a row already robust and null, shown as -, when no cleaning can make it "
-                "robust), the fewest cells for all rows together, and the path the policy "
-                "would take with the truth revealed as it cleans.")
+_WORLD = (
+    "A possible world fills every missing cell of the training table with one of the "
+    "values its column takes elsewhere in the table."
+)
+_ROBUST = (
+    "A test row is certifiably robust when every possible world's Naive Bayes classifier "
+    "predicts the same single label for it (a tie in any world makes it not robust)."
+)
+_COUNT = (
+    "For each test row, count the possible worlds that predict each label and those "
+    "in which the top labels tie."
+)
+_POISON = (
+    "For each robust test row on its own, find the fewest cells of a complete training "
+    "table to blank (make missing) so that the row is no longer certifiably robust."
+)
+_CLEAN = (
+    "For test rows that are not certifiably robust, which missing training cells to clean "
+    "(replace by their true value) first. Cells of one label and column are "
+    "interchangeable, so one cell per such group is listed, best first, with how many "
+    "test rows it may help and why. The ranking is a heuristic policy: it does not "
+    "know the true values."
+)
+_CLEAN_TRUTH = (
+    "With --truth (the complete table the missing cells were blanked from: the same "
+    "header and rows, agreeing on every non-missing cell), prints instead, per test "
+    "row, the fewest cells whose cleaning makes it robust (exact; num_cells is 0 "
+    "for a row already robust and null, shown as -, when no cleaning can make it "
+    "robust), the fewest cells for all rows together, and the path the policy "
+    "would take with the truth revealed as it cleans."
+)
 
 
 #: command -> (one-line help, paragraphs of its description)
 _ABOUT = {
-    "certify": ("is each test row robust: the same single prediction in every possible world?",
-                _ROBUST, _WORLD, "Prints, per test row, whether it is robust, the label every world "
-                "predicts (null, shown as -, when not robust), the labels that some world predicts "
-                "(possible_labels, exact; empty when every world ties) and whether some world ties "
-                "(tie: yes, no, or ? where not decided without counting)."),
-    "count": ("how many possible worlds predict each label (and how many tie), per test row",
-                _COUNT, _WORLD, "Exact counts are printed with their share of the worlds, from a "
-                "million on in scientific notation rounded from the exact count (1.02e+7003; in full, "
-                "as decimal strings, in JSON); montecarlo gives estimated shares with confidence intervals."),
-    "poison": ("fewest training cells to blank so a test row is no longer robust",
-                _POISON, "Cells are reported as row:column, row being the 0-based data row of the "
-                "training CSV (the header and blank lines are not data rows). num_cells is 0 for a row "
-                "that is already not robust and null (shown as -) when no blanking was found; status "
-                "tells a proof that none exists (impossible: op, exact) from a search that found none "
-                "(none_found: sr, rp, greedy)."),
-    "clean": ("which missing cells to clean first so the test rows become robust",
-                _CLEAN, _CLEAN_TRUTH, "Cells are reported as row:column, row being the 0-based data row "
-                "of the training CSV."),
+    "certify": (
+        "is each test row robust: the same single prediction in every possible world?",
+        _ROBUST,
+        _WORLD,
+        "Prints, per test row, whether it is robust, the label every world "
+        "predicts (null, shown as -, when not robust), the labels that some world predicts "
+        "(possible_labels, exact; empty when every world ties) and whether some world ties "
+        "(tie: yes, no, or ? where not decided without counting).",
+    ),
+    "count": (
+        "how many possible worlds predict each label (and how many tie), per test row",
+        _COUNT,
+        _WORLD,
+        "Exact counts are printed with their share of the worlds, from a "
+        "million on in scientific notation rounded from the exact count (1.02e+7003; in full, "
+        "as decimal strings, in JSON); montecarlo gives estimated shares with confidence intervals.",
+    ),
+    "poison": (
+        "fewest training cells to blank so a test row is no longer robust",
+        _POISON,
+        "Cells are reported as row:column, row being the 0-based data row of the "
+        "training CSV (the header and blank lines are not data rows). num_cells is 0 for a row "
+        "that is already not robust and null (shown as -) when no blanking was found; status "
+        "tells a proof that none exists (impossible: op, exact) from a search that found none "
+        "(none_found: sr, rp, greedy).",
+    ),
+    "clean": (
+        "which missing cells to clean first so the test rows become robust",
+        _CLEAN,
+        _CLEAN_TRUTH,
+        "Cells are reported as row:column, row being the 0-based data row of the training CSV.",
+    ),
 }
 
 
@@ -72,11 +98,13 @@ _DESCRIPTION = _text(
     "--missing); every other value is a category, read as the text written in the file "
     "(numeric columns may be binned with --bins). "
     "Certify and count read the training file in record batches, so it may be larger than "
-    "memory. " + _WORLD)
+    "memory. " + _WORLD,
+)
 
-_EPILOG = _text("exit status: 0 on success, 2 on a usage or input error (reported as one "
-                "line on stderr).",
-                "example: nbcert certify --train train.csv --test test.csv --label class --json")
+_EPILOG = _text(
+    "exit status: 0 on success, 2 on a usage or input error (reported as one line on stderr).",
+    "example: nbcert certify --train train.csv --test test.csv --label class --json",
+)
 
 
 def _version() -> str:
@@ -92,8 +120,13 @@ class _Version(argparse.Action):
     """``--version``: the installed version, looked up only when asked for
     (importing ``importlib.metadata`` took 70-80 ms of every command)."""
 
-    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
-                 help="show program's version number and exit"):
+    def __init__(
+        self,
+        option_strings,
+        dest=argparse.SUPPRESS,
+        default=argparse.SUPPRESS,
+        help="show program's version number and exit",
+    ):
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
@@ -124,57 +157,114 @@ def _input_options() -> argparse.ArgumentParser:
     """The options every command shares: the input files and how to read them."""
     files = argparse.ArgumentParser(add_help=False)
     g = files.add_argument_group("input")
-    g.add_argument("--train", required=True, metavar="T.csv",
-                   help="training table (CSV with a header row, empty fields missing; or Parquet: "
-                        "a .parquet file or a folder of them)")
-    g.add_argument("--test", required=True, metavar="Q.csv",
-                   help="test rows: the training table's feature columns, all filled in "
-                        "(a label column is ignored)")
+    g.add_argument(
+        "--train",
+        required=True,
+        metavar="T.csv",
+        help="training table (CSV with a header row, empty fields missing; or Parquet: "
+        "a .parquet file or a folder of them)",
+    )
+    g.add_argument(
+        "--test",
+        required=True,
+        metavar="Q.csv",
+        help="test rows: the training table's feature columns, all filled in "
+        "(a label column is ignored)",
+    )
     g.add_argument("--label", required=True, metavar="COL", help="name of the label column")
-    g.add_argument("--missing", action="append", default=[], metavar="TOKEN",
-                   help="a value that also means missing, in both files (repeatable), e.g. --missing ?")
-    g.add_argument("--sep", type=rule_type("sep"), default=None, metavar="C",
-                   help="the character between fields of the CSV files (default ,; tab: --sep tab)")
+    g.add_argument(
+        "--missing",
+        action="append",
+        default=[],
+        metavar="TOKEN",
+        help="a value that also means missing, in both files (repeatable), e.g. --missing ?",
+    )
+    g.add_argument(
+        "--sep",
+        type=rule_type("sep"),
+        default=None,
+        metavar="C",
+        help="the character between fields of the CSV files (default ,; tab: --sep tab)",
+    )
     _bins(files)
-    g.add_argument("--stream", action="store_true",
-                   help="never hold the training table in memory (automatic when the file is larger "
-                        "than memory allows); methods that need rows, except poison --method op, then refuse")
-    _option(g, "--batch-rows", "batch_rows", None, "N",
-            "rows per record batch when reading the training file (default: about 64 MB of file)")
-    g.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="Dask scheduler (e.g. tcp://host:8786; default: $NBCERT_DASK_SCHEDULER) whose "
-                        "workers read a Parquet training file or folder and count it per partition")
+    g.add_argument(
+        "--stream",
+        action="store_true",
+        help="never hold the training table in memory (automatic when the file is larger "
+        "than memory allows); methods that need rows, except poison --method op, then refuse",
+    )
+    _option(
+        g,
+        "--batch-rows",
+        "batch_rows",
+        None,
+        "N",
+        "rows per record batch when reading the training file (default: about 64 MB of file)",
+    )
+    g.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="Dask scheduler (e.g. tcp://host:8786; default: $NBCERT_DASK_SCHEDULER) whose "
+        "workers read a Parquet training file or folder and count it per partition",
+    )
     return files
 
 
 def _bins(files) -> None:
     g = files.add_argument_group("numeric columns")
-    _option(g, "--bins", "bins", None, "N",
-            "cut each numeric column (every value a number) into N bins fitted on the training "
-            "table's values (missing cells stay missing); a test value takes the bin it falls in, "
-            "named by its interval, e.g. [10.9, 14.5); holds the training table in memory (not with "
-            "--stream; default: every value is a category)")
-    g.add_argument("--binning", choices=params.options("binning"), default=None,
-                   help="how --bins cuts: quantile (default: about equal numbers of training values per bin, "
-                        "so no bin is empty), uniform (equal widths) or kmeans")
-    g.add_argument("--categorical", action="append", default=[], metavar="COL",
-                   help="a numeric column that holds categories (integer codes): never binned (repeatable)")
+    _option(
+        g,
+        "--bins",
+        "bins",
+        None,
+        "N",
+        "cut each numeric column (every value a number) into N bins fitted on the training "
+        "table's values (missing cells stay missing); a test value takes the bin it falls in, "
+        "named by its interval, e.g. [10.9, 14.5); holds the training table in memory (not with "
+        "--stream; default: every value is a category)",
+    )
+    g.add_argument(
+        "--binning",
+        choices=params.options("binning"),
+        default=None,
+        help="how --bins cuts: quantile (default: about equal numbers of training values per bin, "
+        "so no bin is empty), uniform (equal widths) or kmeans",
+    )
+    g.add_argument(
+        "--categorical",
+        action="append",
+        default=[],
+        metavar="COL",
+        help="a numeric column that holds categories (integer codes): never binned (repeatable)",
+    )
 
 
 def _output_options() -> argparse.ArgumentParser:
     out = argparse.ArgumentParser(add_help=False)
-    out.add_argument("--json", action="store_true",
-                     help='print {"results": [...]} as JSON instead of a text table')
-    out.add_argument("--id", default=None, metavar="COL",
-                     help="a column of the test file that names its rows (not a feature): shown beside "
-                          "test_index in every output")
+    out.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"results": [...]} as JSON instead of a text table',
+    )
+    out.add_argument(
+        "--id",
+        default=None,
+        metavar="COL",
+        help="a column of the test file that names its rows (not a feature): shown beside "
+        "test_index in every output",
+    )
     return out
 
 
 def _alpha(p) -> None:
-    p.add_argument("--alpha", default="0", metavar="A",
-                   help="Laplace smoothing (default 0: none); read exactly, so 0.1 means 1/10; "
-                        "fractions like 1/3 are accepted")
+    p.add_argument(
+        "--alpha",
+        default="0",
+        metavar="A",
+        help="Laplace smoothing (default 0: none); read exactly, so 0.1 means 1/10; "
+        "fractions like 1/3 are accepted",
+    )
 
 
 def _option(p, flag: str, rule: str, default, metavar: str, help: str) -> None:
@@ -184,14 +274,22 @@ def _option(p, flag: str, rule: str, default, metavar: str, help: str) -> None:
 
 def _method(p, function: str, default: str, help: str) -> None:
     """--method, its choices those of the rule for ``function``'s method in nbcert.params."""
-    p.add_argument("--method", choices=params.options("method", function), default=default, help=help)
+    p.add_argument(
+        "--method", choices=params.options("method", function), default=default, help=help
+    )
 
 
 def _command(sub, parents, name: str, alpha: bool = True):
     """The subcommand ``name`` described by ``_ABOUT``, with --alpha unless ``alpha`` is False."""
     help, *paragraphs = _ABOUT[name]
-    p = sub.add_parser(name, parents=parents, formatter_class=_Formatter, help=help,
-                       description=_text(*paragraphs), epilog=_EPILOG)
+    p = sub.add_parser(
+        name,
+        parents=parents,
+        formatter_class=_Formatter,
+        help=help,
+        description=_text(*paragraphs),
+        epilog=_EPILOG,
+    )
     if alpha:
         _alpha(p)
     return p
@@ -199,52 +297,127 @@ def _command(sub, parents, name: str, alpha: bool = True):
 
 def _certify(sub, parents) -> None:
     p = _command(sub, parents, "certify")
-    _method(p, "certify", "index",
-            "index (default) and iterate are exact; ad samples --worlds worlds per "
-            "row and may wrongly report robust")
-    _option(p, "--worlds", "n_worlds", 100, "N", "worlds sampled per test row with --method ad (default 100)")
+    _method(
+        p,
+        "certify",
+        "index",
+        "index (default) and iterate are exact; ad samples --worlds worlds per "
+        "row and may wrongly report robust",
+    )
+    _option(
+        p,
+        "--worlds",
+        "n_worlds",
+        100,
+        "N",
+        "worlds sampled per test row with --method ad (default 100)",
+    )
     _option(p, "--seed", "seed", None, "S", "random seed for --method ad")
 
 
 def _count(sub, parents) -> None:
     p = _command(sub, parents, "count")
-    _method(p, "count_worlds", "auto",
-            "auto (default: exact unless too large, then montecarlo), exact, batch "
-            "(the paper's Algorithm 2) or montecarlo (estimated fractions with "
-            "confidence intervals)")
-    _option(p, "--samples", "n_samples", 20000, "N", "worlds sampled per test row by montecarlo (default 20000)")
-    _option(p, "--confidence", "confidence", 0.95, "C", "confidence level of the montecarlo intervals (default 0.95)")
+    _method(
+        p,
+        "count_worlds",
+        "auto",
+        "auto (default: exact unless too large, then montecarlo), exact, batch "
+        "(the paper's Algorithm 2) or montecarlo (estimated fractions with "
+        "confidence intervals)",
+    )
+    _option(
+        p,
+        "--samples",
+        "n_samples",
+        20000,
+        "N",
+        "worlds sampled per test row by montecarlo (default 20000)",
+    )
+    _option(
+        p,
+        "--confidence",
+        "confidence",
+        0.95,
+        "C",
+        "confidence level of the montecarlo intervals (default 0.95)",
+    )
     _option(p, "--seed", "seed", None, "S", "random seed for montecarlo")
 
 
 def _poison(sub, parents) -> None:
     p = _command(sub, parents, "poison", alpha=False)
-    p.add_argument("--method", default=None,
-                   choices=params.options("method", "poison") + params.options("method", "poison_many"),
-                   help="op (default) finds a minimum set; sr and rp are the paper's "
-                        "randomized baselines; with --together: auto (default), exact or greedy")
+    p.add_argument(
+        "--method",
+        default=None,
+        choices=params.options("method", "poison") + params.options("method", "poison_many"),
+        help="op (default) finds a minimum set; sr and rp are the paper's "
+        "randomized baselines; with --together: auto (default), exact or greedy",
+    )
     _option(p, "--seed", "seed", None, "S", "random seed for sr and rp")
-    p.add_argument("--together", action="store_true",
-                   help="one set of cells that makes every test row non-robust at once "
-                        "(--method auto|exact|greedy; exact proves optimality or gives a lower bound)")
-    _option(p, "--time-limit", "time_limit", 30.0, "SEC", "time limit of the exact solver with --together (default 30)")
+    p.add_argument(
+        "--together",
+        action="store_true",
+        help="one set of cells that makes every test row non-robust at once "
+        "(--method auto|exact|greedy; exact proves optimality or gives a lower bound)",
+    )
+    _option(
+        p,
+        "--time-limit",
+        "time_limit",
+        30.0,
+        "SEC",
+        "time limit of the exact solver with --together (default 30)",
+    )
 
 
 def _clean(sub, parents) -> None:
     p = _command(sub, parents, "clean", alpha=False)
-    p.add_argument("--truth", metavar="CLEAN.csv", default=None,
-                   help="the complete table: compute the offline minimum and the policy's path")
+    p.add_argument(
+        "--truth",
+        metavar="CLEAN.csv",
+        default=None,
+        help="the complete table: compute the offline minimum and the policy's path",
+    )
     _alpha(p)
-    p.add_argument("--prior", choices=params.options("prior"), default="observed",
-                   help="how the policy weighs a missing cell's possible values: observed (default: "
-                        "its label's observed frequencies) or worlds (uniform over the domain)")
+    p.add_argument(
+        "--prior",
+        choices=params.options("prior"),
+        default="observed",
+        help="how the policy weighs a missing cell's possible values: observed (default: "
+        "its label's observed frequencies) or worlds (uniform over the domain)",
+    )
     _option(p, "--top", "top", 10, "N", "cells listed without --truth (default 10)")
-    _method(p, "clean_offline", "auto",
-            "with --truth, for all rows together: exact (a HiGHS program, alpha 0), "
-            "greedy (with a proven lower bound) or auto (default: exact when small)")
-    _option(p, "--node-limit", "node_limit", 20000, "N", "branch-and-bound nodes of the exact program (default 20000)")
-    _option(p, "--time-limit", "time_limit", 60.0, "SEC", "time limit of the exact program, a safety net (default 60)")
-    _option(p, "--batch", "batch", 1, "N", "with --truth, cells the policy cleans per step along its path (default 1)")
+    _method(
+        p,
+        "clean_offline",
+        "auto",
+        "with --truth, for all rows together: exact (a HiGHS program, alpha 0), "
+        "greedy (with a proven lower bound) or auto (default: exact when small)",
+    )
+    _option(
+        p,
+        "--node-limit",
+        "node_limit",
+        20000,
+        "N",
+        "branch-and-bound nodes of the exact program (default 20000)",
+    )
+    _option(
+        p,
+        "--time-limit",
+        "time_limit",
+        60.0,
+        "SEC",
+        "time limit of the exact program, a safety net (default 60)",
+    )
+    _option(
+        p,
+        "--batch",
+        "batch",
+        1,
+        "N",
+        "with --truth, cells the policy cleans per step along its path (default 1)",
+    )
 
 
 COMMANDS = {"certify": _certify, "count": _count, "poison": _poison, "clean": _clean}
@@ -252,11 +425,17 @@ COMMANDS = {"certify": _certify, "count": _count, "poison": _poison, "clean": _c
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``nbcert`` argument parser; ``args.command`` names the command to run."""
-    parser = argparse.ArgumentParser(prog="nbcert", description=_DESCRIPTION, epilog=_EPILOG,
-                                     formatter_class=_Formatter)
+    parser = argparse.ArgumentParser(
+        prog="nbcert", description=_DESCRIPTION, epilog=_EPILOG, formatter_class=_Formatter
+    )
     parser.add_argument("--version", action=_Version)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, title="commands",
-                                help="run nbcert COMMAND -h for its options")
+    sub = parser.add_subparsers(
+        dest="command",
+        metavar="COMMAND",
+        required=True,
+        title="commands",
+        help="run nbcert COMMAND -h for its options",
+    )
     parents = [_input_options(), _output_options()]
     for add in COMMANDS.values():
         add(sub, parents)

@@ -33,7 +33,9 @@ class Progress:
         if done < total and now - self.last < 0.2:
             return
         self.last = now
-        line = "" if done >= total else f"nbcert: counting test row {done + 1} of {total} ({method})"
+        line = (
+            "" if done >= total else f"nbcert: counting test row {done + 1} of {total} ({method})"
+        )
         self.stream.write("\r\033[K" + line)
         self.stream.flush()
 
@@ -46,7 +48,9 @@ def _table(header: list, rows: list, right: set = frozenset()) -> str:
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
 
     def line(cells):
-        out = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))]
+        out = [
+            c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))
+        ]
         return "  ".join(out).rstrip()
 
     return "\n".join([line(header)] + [line(r) for r in rows])
@@ -68,9 +72,13 @@ def _id(value) -> str | None:
 def _keyed(res, header: list, rows: list, right: set = frozenset()) -> str:
     """A table with one row per test row, led by test_index (and the --id column)."""
     lead = ["test_index"] + ([res.ids.name] if res.ids is not None else [])
-    keys = [[str(int(i))] + ([_dash(_id(res.ids.values[p]))] if res.ids is not None else [])
-            for p, i in enumerate(res.index)]
-    return _table(lead + header, [k + r for k, r in zip(keys, rows)], {0} | {c + len(lead) for c in right})
+    keys = [
+        [str(int(i))] + ([_dash(_id(res.ids.values[p]))] if res.ids is not None else [])
+        for p, i in enumerate(res.index)
+    ]
+    return _table(
+        lead + header, [k + r for k, r in zip(keys, rows)], {0} | {c + len(lead) for c in right}
+    )
 
 
 def _cells_json(cells) -> list:
@@ -90,9 +98,11 @@ def _n_cells(n: int) -> str:
 
 
 # what the text table shows instead of cells; only a proof says "impossible"
-_SHOWN_STATUS = {"already_nonrobust": "(already not robust)",
-                 "impossible": "(impossible: no blanking makes it non-robust)",
-                 "none_found": "(none found by the heuristic search; not a proof)"}
+_SHOWN_STATUS = {
+    "already_nonrobust": "(already not robust)",
+    "impossible": "(impossible: no blanking makes it non-robust)",
+    "none_found": "(none found by the heuristic search; not a proof)",
+}
 
 
 def _shown(p) -> str:
@@ -109,25 +119,44 @@ _TIE = {True: "yes", False: "no", None: "?"}
 def _certified(res: Certified):
     """(robust, label or None, possible labels, tie_possible) per test row."""
     t = res.table
-    for robust, lab, possible, tie in zip(t["robust"], t["label"], t["possible_labels"], t["tie_possible"]):
+    for robust, lab, possible, tie in zip(
+        t["robust"], t["label"], t["possible_labels"], t["tie_possible"]
+    ):
         robust = bool(robust)
-        yield (robust, None if not robust or lab is None else str(lab), [str(x) for x in possible],
-               None if tie is None else bool(tie))
+        yield (
+            robust,
+            None if not robust or lab is None else str(lab),
+            [str(x) for x in possible],
+            None if tie is None else bool(tie),
+        )
 
 
 def _certify_json(res: Certified) -> dict:
-    return {"results": [{**_keys_json(res, p, i), "robust": robust, "label": lab, "possible_labels": possible,
-                         "tie_possible": tie}
-                        for p, (i, (robust, lab, possible, tie)) in enumerate(zip(res.index, _certified(res)))]}
+    return {
+        "results": [
+            {
+                **_keys_json(res, p, i),
+                "robust": robust,
+                "label": lab,
+                "possible_labels": possible,
+                "tie_possible": tie,
+            }
+            for p, (i, (robust, lab, possible, tie)) in enumerate(zip(res.index, _certified(res)))
+        ]
+    }
 
 
 def _certify_text(res: Certified) -> str:
-    rows = [["yes" if robust else "no", _dash(lab), ", ".join(possible) or "-", _TIE[tie]]
-            for robust, lab, possible, tie in _certified(res)]
+    rows = [
+        ["yes" if robust else "no", _dash(lab), ", ".join(possible) or "-", _TIE[tie]]
+        for robust, lab, possible, tie in _certified(res)
+    ]
     text = _keyed(res, ["robust", "label", "possible_labels", "tie"], rows)
     if any(r[3] == "?" for r in rows):
-        text += ("\n(tie ?: not decided whether a world ties; the possible labels are exact. "
-                 "nbcert count counts the tied worlds)")
+        text += (
+            "\n(tie ?: not decided whether a world ties; the possible labels are exact. "
+            "nbcert count counts the tied worlds)"
+        )
     return text
 
 
@@ -155,9 +184,11 @@ def _total(wc) -> str | None:
 def _estimates(wc, labels) -> tuple:
     """Estimated fractions per label, their intervals and the tie fraction."""
     fr, iv = wc.fractions or {}, wc.intervals or {}
-    return ({str(k): float(fr.get(k, 0.0)) for k in labels},
-            {str(k): [float(v) for v in iv[k]] for k in labels if k in iv},
-            None if wc.tie_fraction is None else float(wc.tie_fraction))
+    return (
+        {str(k): float(fr.get(k, 0.0)) for k in labels},
+        {str(k): [float(v) for v in iv[k]] for k in labels if k in iv},
+        None if wc.tie_fraction is None else float(wc.tie_fraction),
+    )
 
 
 def _count_record(wc, labels) -> dict:
@@ -165,18 +196,30 @@ def _count_record(wc, labels) -> dict:
         counts, ties = _exact(wc, labels)
         return {"counts": counts, "ties": ties, "total": _total(wc), "method": str(wc.method)}
     fractions, intervals, tie = _estimates(wc, labels)
-    return {"counts": None, "ties": None, "total": _total(wc),
-            "log10_total": round(wc.log10_total, 6), "method": str(wc.method), "fractions": fractions,
-            "tie_fraction": tie, "intervals": intervals, "samples": None if wc.samples is None else int(wc.samples)}
+    return {
+        "counts": None,
+        "ties": None,
+        "total": _total(wc),
+        "log10_total": round(wc.log10_total, 6),
+        "method": str(wc.method),
+        "fractions": fractions,
+        "tie_fraction": tie,
+        "intervals": intervals,
+        "samples": None if wc.samples is None else int(wc.samples),
+    }
 
 
 def _count_json(res: Counted) -> dict:
     labels = _labels(res)
-    return {"results": [{**_keys_json(res, p, i), **_count_record(wc, labels)}
-                        for p, (i, wc) in enumerate(zip(res.index, res.counts))]}
+    return {
+        "results": [
+            {**_keys_json(res, p, i), **_count_record(wc, labels)}
+            for p, (i, wc) in enumerate(zip(res.index, res.counts))
+        ]
+    }
 
 
-SCIENTIFIC_FROM = 10 ** 6  # counts from here on are shown as 1.23e+45
+SCIENTIFIC_FROM = 10**6  # counts from here on are shown as 1.23e+45
 
 
 def scientific(n: int) -> str:
@@ -217,11 +260,18 @@ def _count_cells(wc, labels) -> list:
     """The label and tie columns of one text row."""
     if wc.counts is not None:
         total = int(wc.total)
-        return [f"{scientific(c)} ({percent(c, total)})" for c in [*(wc.counts[k] for k in labels), wc.ties or 0]]
+        return [
+            f"{scientific(c)} ({percent(c, total)})"
+            for c in [*(wc.counts[k] for k in labels), wc.ties or 0]
+        ]
     fractions, intervals, tie = _estimates(wc, labels)
     cells = []
     for k in map(str, labels):
-        lo_hi = f" [{_estimated(intervals[k][0])}, {_estimated(intervals[k][1])}]" if k in intervals else ""
+        lo_hi = (
+            f" [{_estimated(intervals[k][0])}, {_estimated(intervals[k][1])}]"
+            if k in intervals
+            else ""
+        )
         cells.append("~" + _estimated(fractions[k]) + lo_hi)
     return cells + ["-" if tie is None else "~" + _estimated(tie)]
 
@@ -237,10 +287,17 @@ def _total_text(wc) -> str:
 def _count_text(res: Counted) -> str:
     labels = _labels(res)
     rows = [_count_cells(wc, labels) + [_total_text(wc), str(wc.method)] for wc in res.counts]
-    text = _keyed(res, [str(k) for k in labels] + ["ties", "total", "method"], rows, right=set(range(len(labels) + 2)))
+    text = _keyed(
+        res,
+        [str(k) for k in labels] + ["ties", "total", "method"],
+        rows,
+        right=set(range(len(labels) + 2)),
+    )
     if any(wc.counts is None for wc in res.counts):
-        text += (f"\n(~: montecarlo estimate of the share of worlds, with its "
-                 f"{res.confidence:g} confidence interval)")
+        text += (
+            f"\n(~: montecarlo estimate of the share of worlds, with its "
+            f"{res.confidence:g} confidence interval)"
+        )
     return text
 
 
@@ -249,8 +306,17 @@ def _count_text(res: Counted) -> str:
 
 
 def _poison_json(res: Poisoned) -> dict:
-    return {"results": [{**_keys_json(res, pos, i), "num_cells": p.num_cells, "cells": _cells_json(p.cells),
-                         "status": p.status} for pos, (i, p) in enumerate(zip(res.index, res.poisonings))]}
+    return {
+        "results": [
+            {
+                **_keys_json(res, pos, i),
+                "num_cells": p.num_cells,
+                "cells": _cells_json(p.cells),
+                "status": p.status,
+            }
+            for pos, (i, p) in enumerate(zip(res.index, res.poisonings))
+        ]
+    }
 
 
 def _poison_text(res: Poisoned) -> str:
@@ -261,15 +327,36 @@ def _poison_text(res: Poisoned) -> str:
 def _together_json(res: PoisonedTogether) -> dict:
     p = res.poisoning
     ids = {} if res.ids is None else {"ids": [_id(v) for v in res.ids.values]}
-    return {"results": [{"test_indices": [int(i) for i in res.index], **ids, "num_cells": p.num_cells,
-                         "cells": _cells_json(p.cells if p.possible else ()), "status": p.status,
-                         "method": p.method, "optimal": bool(p.optimal), "lower_bound": p.lower_bound}]}
+    return {
+        "results": [
+            {
+                "test_indices": [int(i) for i in res.index],
+                **ids,
+                "num_cells": p.num_cells,
+                "cells": _cells_json(p.cells if p.possible else ()),
+                "status": p.status,
+                "method": p.method,
+                "optimal": bool(p.optimal),
+                "lower_bound": p.lower_bound,
+            }
+        ]
+    }
 
 
 def _together_text(res: PoisonedTogether) -> str:
     p = res.poisoning
-    row = [str(len(res.index)), _dash(p.num_cells), "yes" if p.optimal else "no", _dash(p.lower_bound), _shown(p)]
-    text = _table(["test_rows", "num_cells", "optimal", "lower_bound", "cells (row:column)"], [row], right={0, 1, 3})
+    row = [
+        str(len(res.index)),
+        _dash(p.num_cells),
+        "yes" if p.optimal else "no",
+        _dash(p.lower_bound),
+        _shown(p),
+    ]
+    text = _table(
+        ["test_rows", "num_cells", "optimal", "lower_bound", "cells (row:column)"],
+        [row],
+        right={0, 1, 3},
+    )
     if res.ids is not None:
         text += f"\ntest rows ({res.ids.name}): " + ", ".join(_dash(_id(v)) for v in res.ids.values)
     return text
@@ -289,11 +376,15 @@ def _why(g: dict) -> str:
     parts = []
     value = "" if g["test_value"] is None else " " + _value_shown(g["column"], g["test_value"])
     if g["as_winner"]:
-        parts.append(f"may hold the test value{value}: raises {g['label']}'s count for {g['as_winner']} "
-                     f"test row{'s' * (g['as_winner'] != 1)} that {g['label']} likely wins")
+        parts.append(
+            f"may hold the test value{value}: raises {g['label']}'s count for {g['as_winner']} "
+            f"test row{'s' * (g['as_winner'] != 1)} that {g['label']} likely wins"
+        )
     if g["as_rival"]:
-        parts.append(f"may hold another value than{value or ' the test value'}: lowers rival {g['label']}'s "
-                     f"count for {g['as_rival']} test row{'s' * (g['as_rival'] != 1)}")
+        parts.append(
+            f"may hold another value than{value or ' the test value'}: lowers rival {g['label']}'s "
+            f"count for {g['as_rival']} test row{'s' * (g['as_rival'] != 1)}"
+        )
     return "; ".join(parts)
 
 
@@ -301,10 +392,17 @@ def _groups(res: Advice) -> list:
     """The ranked groups with plain values and the reason each may help."""
     out = []
     for rank, r in enumerate(res.table.to_dict("records"), 1):
-        g = {"rank": rank, "row": int(r["row"]), "column": str(r["column"]), "label": str(r["label"]),
-             "group_cells": int(r["group_cells"]), "score": round(float(r["score"]), 6),
-             "as_winner": int(r["as_winner"]), "as_rival": int(r["as_rival"]),
-             "test_value": _id(r["test_value"])}
+        g = {
+            "rank": rank,
+            "row": int(r["row"]),
+            "column": str(r["column"]),
+            "label": str(r["label"]),
+            "group_cells": int(r["group_cells"]),
+            "score": round(float(r["score"]), 6),
+            "as_winner": int(r["as_winner"]),
+            "as_rival": int(r["as_rival"]),
+            "test_value": _id(r["test_value"]),
+        }
         out.append({**g, "why": _why(g)})
     return out
 
@@ -317,19 +415,46 @@ def _advice_text(res: Advice) -> str:
     groups = _groups(res)
     if not groups:
         return "(nothing to clean: every test row is robust, or no cleaning is expected to help)"
-    rows = [[str(g["rank"]), str(g["row"]), g["column"], g["label"], str(g["group_cells"]), f"{g['score']:.4g}",
-             g["why"]] for g in groups]
-    return _table(["rank", "row", "column", "label", "group_cells", "score", "why"], rows, right={0, 1, 4, 5})
+    rows = [
+        [
+            str(g["rank"]),
+            str(g["row"]),
+            g["column"],
+            g["label"],
+            str(g["group_cells"]),
+            f"{g['score']:.4g}",
+            g["why"],
+        ]
+        for g in groups
+    ]
+    return _table(
+        ["rank", "row", "column", "label", "group_cells", "score", "why"], rows, right={0, 1, 4, 5}
+    )
 
 
 def _cleaned_json(res: Cleaned) -> dict:
     rep, tg = res.report, res.report.together
-    results = [{**_keys_json(res, pos, i), "num_cells": pt.num_cells, "cells": _cells_json(pt.cells),
-                "label": None if not pt.possible else str(pt.label)}
-               for pos, (i, pt) in enumerate(zip(res.index, rep.points))]
-    together = {"num_cells": tg.num_cells, "cells": _cells_json(tg.cells), "method": tg.method,
-                "optimal": bool(tg.optimal), "lower_bound": tg.lower_bound}
-    path = {"num_cells": len(rep.path), "cells": _cells_json(rep.path), "certifies_all": bool(rep.path_certifies)}
+    results = [
+        {
+            **_keys_json(res, pos, i),
+            "num_cells": pt.num_cells,
+            "cells": _cells_json(pt.cells),
+            "label": None if not pt.possible else str(pt.label),
+        }
+        for pos, (i, pt) in enumerate(zip(res.index, rep.points))
+    ]
+    together = {
+        "num_cells": tg.num_cells,
+        "cells": _cells_json(tg.cells),
+        "method": tg.method,
+        "optimal": bool(tg.optimal),
+        "lower_bound": tg.lower_bound,
+    }
+    path = {
+        "num_cells": len(rep.path),
+        "cells": _cells_json(rep.path),
+        "certifies_all": bool(rep.path_certifies),
+    }
     return {"results": results, "together": together, "path": path}
 
 
@@ -341,22 +466,45 @@ def _point_shown(pt) -> str:
 
 def _cleaned_text(res: Cleaned) -> str:
     rep, tg = res.report, res.report.together
-    rows = [[_dash(pt.num_cells), "-" if not pt.possible else str(pt.label), _point_shown(pt)] for pt in rep.points]
-    claim = ("optimal" if tg.optimal else f"not proven optimal, lower bound {tg.lower_bound}") + f", {tg.method}"
-    together = (f"{_n_cells(tg.num_cells)} ({claim}): {_cells_text(tg.cells) or '-'}" if tg.possible else
-                "impossible" if tg.optimal else "none found")
-    path = (f"policy path: {_n_cells(len(rep.path))}, "
-            + ("certifies every row" if rep.path_certifies else "does not certify every row")
-            + (f": {_cells_text(rep.path)}" if rep.path else ""))
-    return "\n".join([_keyed(res, ["num_cells", "label", "cells (row:column)"], rows, right={0}), "",
-                      "all rows together: " + together, path])
+    rows = [
+        [_dash(pt.num_cells), "-" if not pt.possible else str(pt.label), _point_shown(pt)]
+        for pt in rep.points
+    ]
+    claim = (
+        "optimal" if tg.optimal else f"not proven optimal, lower bound {tg.lower_bound}"
+    ) + f", {tg.method}"
+    together = (
+        f"{_n_cells(tg.num_cells)} ({claim}): {_cells_text(tg.cells) or '-'}"
+        if tg.possible
+        else "impossible"
+        if tg.optimal
+        else "none found"
+    )
+    path = (
+        f"policy path: {_n_cells(len(rep.path))}, "
+        + ("certifies every row" if rep.path_certifies else "does not certify every row")
+        + (f": {_cells_text(rep.path)}" if rep.path else "")
+    )
+    return "\n".join(
+        [
+            _keyed(res, ["num_cells", "label", "cells (row:column)"], rows, right={0}),
+            "",
+            "all rows together: " + together,
+            path,
+        ]
+    )
 
 
 # ---------------------------------------------------------------------------------------
 
-_RENDER = {Certified: (_certify_json, _certify_text), Counted: (_count_json, _count_text),
-           Poisoned: (_poison_json, _poison_text), PoisonedTogether: (_together_json, _together_text),
-           Advice: (_advice_json, _advice_text), Cleaned: (_cleaned_json, _cleaned_text)}
+_RENDER = {
+    Certified: (_certify_json, _certify_text),
+    Counted: (_count_json, _count_text),
+    Poisoned: (_poison_json, _poison_text),
+    PoisonedTogether: (_together_json, _together_text),
+    Advice: (_advice_json, _advice_text),
+    Cleaned: (_cleaned_json, _cleaned_text),
+}
 
 
 def as_json(result) -> str:

@@ -88,7 +88,9 @@ def total_worlds(source: Stats | EncodedTable, log10: bool = False):
     return math.prod(int(dj) ** int(mj) for dj, mj in zip(stats.delta, missing))
 
 
-def _exact_counts(pt: Point, enc: Stats, alpha, method, max_states, total, log10_total) -> WorldCounts:
+def _exact_counts(
+    pt: Point, enc: Stats, alpha, method, max_states, total, log10_total
+) -> WorldCounts:
     """WorldCounts of one point by ``exact`` or ``batch``; TooLarge past max_states."""
     N, delta = enc.label_sizes, enc.delta
     if method == "batch":
@@ -99,20 +101,38 @@ def _exact_counts(pt: Point, enc: Stats, alpha, method, max_states, total, log10
     return WorldCounts(method, total, log10_total, dict(zip(enc.labels, counts)), ties)
 
 
-def _montecarlo_counts(pt: Point, enc: Stats, alpha, n_samples, confidence, rng, total, log10_total) -> WorldCounts:
+def _montecarlo_counts(
+    pt: Point, enc: Stats, alpha, n_samples, confidence, rng, total, log10_total
+) -> WorldCounts:
     """WorldCounts of one point by sampling, with simultaneous Wilson intervals."""
     wins = count_montecarlo(pt, enc.label_sizes, enc.delta, alpha, n_samples, rng)
     z = NormalDist().inv_cdf(1 - (1 - confidence) / (2 * (enc.m + 1)))
     fr = wins / n_samples
     labels = enc.labels
     return WorldCounts(
-        "montecarlo", total, log10_total, fractions=dict(zip(labels, fr[1:].tolist())),
-        tie_fraction=float(fr[0]), intervals={lab: wilson(int(w), n_samples, z) for lab, w in zip(labels, wins[1:])},
-        tie_interval=wilson(int(wins[0]), n_samples, z), samples=n_samples)
+        "montecarlo",
+        total,
+        log10_total,
+        fractions=dict(zip(labels, fr[1:].tolist())),
+        tie_fraction=float(fr[0]),
+        intervals={lab: wilson(int(w), n_samples, z) for lab, w in zip(labels, wins[1:])},
+        tie_interval=wilson(int(wins[0]), n_samples, z),
+        samples=n_samples,
+    )
 
 
-def count_encoded(source: Stats | EncodedTable, T: np.ndarray, alpha=0, *, method="auto", n_samples=20_000,
-                  confidence=0.95, seed=None, max_states=2_000_000, progress=None) -> list[WorldCounts]:
+def count_encoded(
+    source: Stats | EncodedTable,
+    T: np.ndarray,
+    alpha=0,
+    *,
+    method="auto",
+    n_samples=20_000,
+    confidence=0.95,
+    seed=None,
+    max_states=2_000_000,
+    progress=None,
+) -> list[WorldCounts]:
     """World counts per test point from the table's statistics (see the module docstring
     for the methods).
 
@@ -168,13 +188,24 @@ def count_encoded(source: Stats | EncodedTable, T: np.ndarray, alpha=0, *, metho
                 continue
             except TooLarge as e:
                 if method != "auto":
-                    raise InputError(f"exact counting is too large here ({e}); use the montecarlo method") from None
+                    raise InputError(
+                        f"exact counting is too large here ({e}); use the montecarlo method"
+                    ) from None
                 used = "montecarlo"  # the bound's float rounding let a too-large point through
-        out.append(_montecarlo_counts(pt, enc, alpha, n_samples, confidence, rng, total, log10_total))
+        out.append(
+            _montecarlo_counts(pt, enc, alpha, n_samples, confidence, rng, total, log10_total)
+        )
     if progress is not None:
         progress(len(points), len(points), used)
     return out
 
 
-__all__ = ["WorldCounts", "TooLarge", "MAX_TOTAL_DIGITS", "count_encoded", "total_worlds", "point_stats",
-           "choose_method"]
+__all__ = [
+    "WorldCounts",
+    "TooLarge",
+    "MAX_TOTAL_DIGITS",
+    "count_encoded",
+    "total_worlds",
+    "point_stats",
+    "choose_method",
+]

@@ -49,7 +49,9 @@ def distinct_lower_bound(pt: Point, delta: np.ndarray, l: int, alpha, limit: int
     if not alpha and np.any((k == 1) & (fixed == 0)):
         return 1
     res = np.ones(1, np.int64)
-    for j in np.flatnonzero(k > 1)[np.argsort(k[k > 1], kind="stable")].tolist():  # few options first
+    for j in np.flatnonzero(k > 1)[
+        np.argsort(k[k > 1], kind="stable")
+    ].tolist():  # few options first
         E, M = int(pt.E[l, j]), int(pt.M[l, j])
         f = np.array([factor_numerator(c, alpha) % _PRIME for c in range(E, E + M + 1)], np.int64)
         res = np.sort(((res[:, None] * f) % _PRIME).ravel())  # sort-based: np.unique is slower
@@ -80,8 +82,10 @@ def log_support_bound(pt: Point, delta: np.ndarray, l: int) -> float:
     """
     free = option_counts(pt, delta)[l] > 1
     groups, g = np.unique(np.stack([pt.E[l, free], pt.M[l, free]]), axis=1, return_counts=True)
-    return sum(math.lgamma(gi + Mi + 1) - math.lgamma(gi + 1) - math.lgamma(Mi + 1)
-               for gi, Mi in zip(g.tolist(), groups[1].tolist()))
+    return sum(
+        math.lgamma(gi + Mi + 1) - math.lgamma(gi + 1) - math.lgamma(Mi + 1)
+        for gi, Mi in zip(g.tolist(), groups[1].tolist())
+    )
 
 
 def too_large(pt: Point, delta: np.ndarray, alpha, max_states: int, labels=None) -> bool:
@@ -106,7 +110,10 @@ def too_large(pt: Point, delta: np.ndarray, alpha, max_states: int, labels=None)
     """
     limit = math.log(max_states)
     for l in range(pt.E.shape[0]) if labels is None else labels:
-        if log_support_bound(pt, delta, l) > limit and distinct_lower_bound(pt, delta, l, alpha, max_states) > max_states:
+        if (
+            log_support_bound(pt, delta, l) > limit
+            and distinct_lower_bound(pt, delta, l, alpha, max_states) > max_states
+        ):
             return True
     return False
 

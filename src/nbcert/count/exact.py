@@ -46,8 +46,16 @@ def _scales(N, delta, alpha):
 
 def _scale_keys(basis: Basis, N, delta, alpha) -> list:
     """Per label the key of _scales' factor: N_l times the other labels' denominators."""
-    return [basis.key(int(N[l])) + sum(basis.key(factor_denominator(N[k], dj, alpha))
-                                       for k in range(len(N)) if k != l for dj in delta) for l in range(len(N))]
+    return [
+        basis.key(int(N[l]))
+        + sum(
+            basis.key(factor_denominator(N[k], dj, alpha))
+            for k in range(len(N))
+            if k != l
+            for dj in delta
+        )
+        for l in range(len(N))
+    ]
 
 
 def _merge(keys: np.ndarray, ways: np.ndarray):
@@ -66,19 +74,25 @@ def _combine(basis, keys, ways, opt, distinct: bool, chunk: int = 1 << 20):
     step = max(1, chunk // len(opt))
     parts = []
     for a in range(0, len(keys), step):
-        k = basis.add(keys[a:a + step, None], okeys[None, :]).ravel()
-        w = np.multiply.outer(ways[a:a + step], oways).ravel()
+        k = basis.add(keys[a : a + step, None], okeys[None, :]).ravel()
+        w = np.multiply.outer(ways[a : a + step], oways).ravel()
         parts.append(_merge(k, w) if distinct else (k, w))
     k, w = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
     return _merge(k, w) if distinct and len(parts) > 1 else (k, w)
 
 
-def _label_arrays(pt: Point, delta: np.ndarray, l: int, alpha, basis: Basis, max_states, distinct=True):
+def _label_arrays(
+    pt: Point, delta: np.ndarray, l: int, alpha, basis: Basis, max_states, distinct=True
+):
     """Label l's supports (keys of their numerators) and ways, features merged one at a
     time, fewest options first: the distinct supports (TooLarge past max_states), or
     every beta combination in mixed-radix order of the features (``distinct`` False)."""
     keys, ways = np.zeros(1, np.int64), np.array([1], dtype=object)
-    order = np.argsort(option_counts(pt, delta)[l], kind="stable").tolist() if distinct else range(len(delta))
+    order = (
+        np.argsort(option_counts(pt, delta)[l], kind="stable").tolist()
+        if distinct
+        else range(len(delta))
+    )
     for j in order:
         opt = [(factor_numerator(c, alpha), w) for c, w in point_options(pt, delta, l, j)]
         keys, ways = _combine(basis, keys, ways, opt, distinct)
@@ -110,7 +124,9 @@ def _label_dict(pt: Point, delta: np.ndarray, l: int, alpha, max_states) -> dict
     return {P * const: w * scale for P, w in dist.items()}
 
 
-def label_distribution(pt: Point, delta: np.ndarray, l: int, alpha, max_states, basis: Basis | None = None):
+def label_distribution(
+    pt: Point, delta: np.ndarray, l: int, alpha, max_states, basis: Basis | None = None
+):
     """Label l's distinct supports and their numbers of ways.
 
     Features are merged one at a time, fewest options first.  The number of distinct
@@ -139,7 +155,9 @@ def label_distribution(pt: Point, delta: np.ndarray, l: int, alpha, max_states, 
 
 def _ranked(basis: Basis, per: list, N, delta, alpha) -> list:
     """Per label the exact ranks (over all labels) of its scaled supports."""
-    keys = [basis.add(k, np.int64(s)) for (k, _), s in zip(per, _scale_keys(basis, N, delta, alpha))]
+    keys = [
+        basis.add(k, np.int64(s)) for (k, _), s in zip(per, _scale_keys(basis, N, delta, alpha))
+    ]
     return np.split(ranks(basis, np.concatenate(keys)), np.cumsum([len(k) for k in keys])[:-1])
 
 
@@ -186,15 +204,18 @@ def _count_batch_python(pt: Point, N, delta, alpha):
     """:func:`count_batch` with Python integers, one beta matrix at a time (factor values
     too large to factorise); same parameters (no limit) and return value."""
     m, d = len(N), len(delta)
-    flat = [[(factor_numerator(c, alpha), w) for c, w in point_options(pt, delta, l, j)]
-            for l in range(m) for j in range(d)]
+    flat = [
+        [(factor_numerator(c, alpha), w) for c, w in point_options(pt, delta, l, j)]
+        for l in range(m)
+        for j in range(d)
+    ]
     scale = _scales(N, delta, alpha)
     counts, ties = [0] * m, 0
     for combo in itertools.product(*flat):
         vals, weight = [], 1
         for l in range(m):
             num = scale[l]
-            for f, w in combo[l * d:(l + 1) * d]:
+            for f, w in combo[l * d : (l + 1) * d]:
                 num *= f
                 weight *= w
             vals.append(num)

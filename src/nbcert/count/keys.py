@@ -40,8 +40,11 @@ def _factorise(v: int) -> dict:
 def _scale_factors(N, delta, alpha) -> list:
     """Per label the factors of its scale: N_l and the other labels' denominators' factors."""
     m = len(N)
-    return [[int(N[l])] + [factor_denominator(N[k], dj, alpha)
-                           for k in range(m) if k != l for dj in delta] for l in range(m)]
+    return [
+        [int(N[l])]
+        + [factor_denominator(N[k], dj, alpha) for k in range(m) if k != l for dj in delta]
+        for l in range(m)
+    ]
 
 
 def _top_exponents(scale: list, opts: list, fac: dict) -> dict:
@@ -97,8 +100,13 @@ class Basis:
         """
         m, d = pt.E.shape
         scale = _scale_factors(N, delta, alpha)
-        opts = [[[factor_numerator(c, alpha) for c, _ in point_options(pt, delta, l, j)]
-                 for j in range(d)] for l in range(m)]
+        opts = [
+            [
+                [factor_numerator(c, alpha) for c, _ in point_options(pt, delta, l, j)]
+                for j in range(d)
+            ]
+            for l in range(m)
+        ]
         values = {v for row in scale for v in row} | {v for per in opts for o in per for v in o}
         if max(values) > FACTOR_LIMIT:
             return None
@@ -125,7 +133,11 @@ class Basis:
         """
         if v not in self.keys:
             where = {int(pr): i for i, pr in enumerate(self.primes)}
-            self.keys[v] = ZERO if v == 0 else sum(e * int(self.stride[where[pr]]) for pr, e in self.fac[v].items())
+            self.keys[v] = (
+                ZERO
+                if v == 0
+                else sum(e * int(self.stride[where[pr]]) for pr, e in self.fac[v].items())
+            )
         return self.keys[v]
 
     def add(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -209,11 +221,18 @@ def ranks(basis: Basis, keys: np.ndarray) -> np.ndarray:
     logs = basis.logs(uniq)
     order = np.argsort(logs, kind="stable")
     finite = logs[np.isfinite(logs)]
-    tol = 64 * (len(basis.primes) + 1) * np.finfo(float).eps * (1 + (np.abs(finite).max() if finite.size else 0))
-    close = np.flatnonzero(np.diff(logs[order]) <= tol)  # order[i] and order[i + 1] may be misordered
+    tol = (
+        64
+        * (len(basis.primes) + 1)
+        * np.finfo(float).eps
+        * (1 + (np.abs(finite).max() if finite.size else 0))
+    )
+    close = np.flatnonzero(
+        np.diff(logs[order]) <= tol
+    )  # order[i] and order[i + 1] may be misordered
     for start, stop in _runs(close):
-        run = order[start:stop + 1]
-        order[start:stop + 1] = sorted(run, key=lambda u: basis.value(int(uniq[u])))
+        run = order[start : stop + 1]
+        order[start : stop + 1] = sorted(run, key=lambda u: basis.value(int(uniq[u])))
     rank = np.empty(len(uniq), np.int64)
     rank[order] = np.arange(len(uniq))
     return rank[inverse.ravel()]

@@ -19,7 +19,9 @@ from ..kernel import exact_support, log_factors, log_tolerance
 from .points import Point, winner
 
 
-def count_montecarlo(pt: Point, N, delta, alpha, n_samples: int, rng, cells: int = 1 << 22) -> np.ndarray:
+def count_montecarlo(
+    pt: Point, N, delta, alpha, n_samples: int, rng, cells: int = 1 << 22
+) -> np.ndarray:
     """Sample beta counts; per-label win counts and the tie count.
 
     beta_lj is drawn by inverting its distribution function at a uniform draw per random
@@ -51,7 +53,9 @@ def count_montecarlo(pt: Point, N, delta, alpha, n_samples: int, rng, cells: int
     for first in range(0, n_samples, step):
         size = min(step, n_samples - first)
         pos = tab.invert(rng.random((size, len(tab.cells))))
-        wins += _sample_winners(tab.log_supports(pos), lambda rows: tab.counts(pos[rows]), N, delta, alpha, tol)
+        wins += _sample_winners(
+            tab.log_supports(pos), lambda rows: tab.counts(pos[rows]), N, delta, alpha, tol
+        )
     return wins
 
 
@@ -77,7 +81,9 @@ class _Tables:
         cell = np.repeat(np.arange(len(self.cells)), self.size)
         b = self.lo[cell] + np.arange(self.size.sum()) - self.start[cell]
         lab = self.cells[cell] // d
-        self.logf = log_factors(self.fixed_C[self.cells][cell] + b, N[lab], delta[self.cells[cell] % d], alpha)
+        self.logf = log_factors(
+            self.fixed_C[self.cells][cell] + b, N[lab], delta[self.cells[cell] % d], alpha
+        )
         self.shifted = self.cdf + 4.0 * cell  # every block in one sorted array
 
     def _blocks(self, blocks: list):
@@ -88,8 +94,13 @@ class _Tables:
         self.cdf = np.concatenate([b for _, b in blocks] or [[]])
         self.buckets = 2 * self.size
         self.gstart = np.concatenate(([0], np.cumsum(self.buckets)[:-1])).astype(np.int64)
-        self.guide = np.concatenate([np.searchsorted(self.cdf[s:s + n], np.arange(2 * n) / (2 * n), side="right")
-                                     for s, n in zip(self.start.tolist(), self.size.tolist())] or [[]]).astype(np.int32)
+        self.guide = np.concatenate(
+            [
+                np.searchsorted(self.cdf[s : s + n], np.arange(2 * n) / (2 * n), side="right")
+                for s, n in zip(self.start.tolist(), self.size.tolist())
+            ]
+            or [[]]
+        ).astype(np.int32)
 
     def invert(self, u: np.ndarray) -> np.ndarray:
         """Positions (in the blocks) of beta for uniform draws u (S, random cells): the
@@ -136,12 +147,18 @@ def _binomial_cdf(M: int, p: float, a: int = 0, z: int | None = None) -> np.ndar
     if M == 0 or p <= 0.0 or p >= 1.0:
         return np.full(max(0, min(z, M) - a), 1.0 if p <= 0.0 else 0.0)
     b = np.arange(a, z + 1, dtype=float)
-    first = math.lgamma(M + 1) - math.lgamma(a + 1) - math.lgamma(M - a + 1) + a * math.log(p) + (M - a) * math.log1p(-p)
+    first = (
+        math.lgamma(M + 1)
+        - math.lgamma(a + 1)
+        - math.lgamma(M - a + 1)
+        + a * math.log(p)
+        + (M - a) * math.log1p(-p)
+    )
     steps = np.log(M - b[:-1]) - np.log(b[:-1] + 1) + math.log(p) - math.log1p(-p)
     pmf = np.exp(first + np.concatenate(([0.0], np.cumsum(steps))))
     low = np.cumsum(pmf)[:-1]
     above = np.cumsum(pmf[::-1])[::-1][1:]  # P(b < beta <= z)
-    return np.clip(np.where(low <= 0.5, low, 1.0 - above), 0.0, 1.0)[:max(0, min(z, M) - a)]
+    return np.clip(np.where(low <= 0.5, low, 1.0 - above), 0.0, 1.0)[: max(0, min(z, M) - a)]
 
 
 def _binomial_block(M: int, p: float):
@@ -170,8 +187,10 @@ def _sample_winners(ls, counts, N, delta, alpha, tol):
     unsure = np.flatnonzero(np.isfinite(gap) & (gap <= tol))
     if unsure.size:
         distinct, inverse = np.unique(counts(unsure), axis=0, return_inverse=True)
-        decided = [winner([exact_support(c[l], N[l], delta, alpha) for l in range(m)])
-                   for c in distinct.reshape(-1, m, len(delta))]
+        decided = [
+            winner([exact_support(c[l], N[l], delta, alpha) for l in range(m)])
+            for c in distinct.reshape(-1, m, len(delta))
+        ]
         win[unsure] = np.array(decided)[inverse.ravel()]
     return np.bincount(win + 1, minlength=m + 1)
 
@@ -196,4 +215,6 @@ def wilson(k: int, n: int, z: float) -> tuple:
     centre = (p + z * z / (2 * n)) / den
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
     # with no (or only) successes the end is exactly 0 (or 1); rounding would leave 1e-20
-    return (0.0 if k == 0 else max(0.0, centre - half)), (1.0 if k == n else min(1.0, centre + half))
+    return (0.0 if k == 0 else max(0.0, centre - half)), (
+        1.0 if k == n else min(1.0, centre + half)
+    )

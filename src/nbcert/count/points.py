@@ -73,8 +73,10 @@ def feature_options(E: int, M: int, dj: int, seen: bool) -> list:
         (count c = E + beta, number of ways) over the feasible beta.
     """
     if not seen:
-        return [(E, dj ** M)]
-    return [(E + b, math.comb(M, b) * (dj - 1) ** (M - b)) for b in range(M + 1) if dj > 1 or b == M]
+        return [(E, dj**M)]
+    return [
+        (E + b, math.comb(M, b) * (dj - 1) ** (M - b)) for b in range(M + 1) if dj > 1 or b == M
+    ]
 
 
 def point_options(pt: Point, delta: np.ndarray, l: int, j: int) -> list:

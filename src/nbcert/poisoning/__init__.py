@@ -13,5 +13,15 @@ from .many import ManyPoisoning, all_nonrobust, greedy, poison_many_encoded
 from .single import Cells, PoisonedCounts, Poisoning, poison_encoded
 from .streamed import find_cells, poison_streamed
 
-__all__ = ["Poisoning", "Cells", "PoisonedCounts", "poison_encoded", "ManyPoisoning", "poison_many_encoded",
-           "greedy", "all_nonrobust", "poison_streamed", "find_cells"]
+__all__ = [
+    "Poisoning",
+    "Cells",
+    "PoisonedCounts",
+    "poison_encoded",
+    "ManyPoisoning",
+    "poison_many_encoded",
+    "greedy",
+    "all_nonrobust",
+    "poison_streamed",
+    "find_cells",
+]

@@ -70,7 +70,7 @@ class _Iterating:
         for i, (r, c) in enumerate(zip(rows.tolist(), cols.tolist())):
             X[r, c] = self.miss[c]
             if not iterate_robust(self.work, self.g, self.seen):
-                state.blank_many(rows[:i + 1], cols[:i + 1])
+                state.blank_many(rows[: i + 1], cols[: i + 1])
                 return True
         state.blank_many(rows, cols)
         return False
@@ -100,14 +100,20 @@ class _Pool:
             self._list()
 
     def __len__(self) -> int:
-        return self.size - len(self.taken) + len(self.queue) if self.rest is None else len(self.rest)
+        return (
+            self.size - len(self.taken) + len(self.queue) if self.rest is None else len(self.rest)
+        )
 
     def _qualifies(self, rows):
         return (self.X[rows, self.j] == self.code) == self.agree
 
     def _list(self):  # the rows not handed out yet (none is queued when this is called)
         rows = self.a + np.flatnonzero(self._qualifies(np.arange(self.a, self.b)))
-        rows = rows[~np.isin(rows, np.fromiter(self.taken, np.intp, len(self.taken)))] if self.taken else rows
+        rows = (
+            rows[~np.isin(rows, np.fromiter(self.taken, np.intp, len(self.taken)))]
+            if self.taken
+            else rows
+        )
         self.rest = self.rng.permutation(rows).tolist()
 
     def pop(self) -> int:
@@ -134,8 +140,12 @@ def _sr_steps(enc, star: int, state, rng, window: int):
     l2 = int(rng.choice(rivals))
     usable = enc.delta >= 2
     sizes = {star: state.A[star], l2: enc.label_sizes[l2] - state.A[l2]}
-    pools = {(l, j): _Pool(enc, l, j, int(state.tcode[j]), l == star, int(sizes[l][j]), rng)
-             for l in (star, l2) for j in range(enc.d) if usable[j] and sizes[l][j] > 0}
+    pools = {
+        (l, j): _Pool(enc, l, j, int(state.tcode[j]), l == star, int(sizes[l][j]), rng)
+        for l in (star, l2)
+        for j in range(enc.d)
+        if usable[j] and sizes[l][j] > 0
+    }
     # per label the score of each column with cells left to draw (inf: none left)
     score = {l2: (state.A[l2] + state.M[l2]).tolist(), star: state.A[star].tolist()}
     for l in (l2, star):
@@ -194,15 +204,26 @@ def _cell_order(n_cells: int, rng, batch: int):
         done += len(cand)
         yield rng.permutation(cand)
     dtype = np.uint32 if n_cells < 1 << 32 else np.int64
-    rest = np.concatenate([a + np.flatnonzero(np.unpackbits(drawn[a // 8:(a + (1 << 24)) // 8], bitorder="little")
-                                              [:min(1 << 24, n_cells - a)] == 0).astype(dtype)
-                           for a in range(0, n_cells, 1 << 24)])
+    rest = np.concatenate(
+        [
+            a
+            + np.flatnonzero(
+                np.unpackbits(drawn[a // 8 : (a + (1 << 24)) // 8], bitorder="little")[
+                    : min(1 << 24, n_cells - a)
+                ]
+                == 0
+            ).astype(dtype)
+            for a in range(0, n_cells, 1 << 24)
+        ]
+    )
     rng.shuffle(rest)
     for a in range(0, len(rest), batch):
-        yield rest[a:a + batch].astype(np.intp)
+        yield rest[a : a + batch].astype(np.intp)
 
 
-def random_order(enc, state, rng, check: str = "iterate", keep_last: bool = True, window: int = 1 << 16) -> bool:
+def random_order(
+    enc, state, rng, check: str = "iterate", keep_last: bool = True, window: int = 1 << 16
+) -> bool:
     """RP: blank uniformly random cells one at a time until non-robust, checked after every
     cell (``check``: "iterate", the paper's, or "incremental").  The cells come in
     uniformly random order (_cell_order), a window at a time; with ``keep_last`` a

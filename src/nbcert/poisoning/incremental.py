@@ -30,7 +30,9 @@ class Groups:
         keys = keys.astype(np.min_scalar_type(int(keys.max()) if len(keys) else 0))
         self.order = np.argsort(keys, kind="stable")
         k = keys[self.order]
-        self.first = np.flatnonzero(np.r_[True, k[1:] != k[:-1]]) if len(k) else np.zeros(0, np.intp)
+        self.first = (
+            np.flatnonzero(np.r_[True, k[1:] != k[:-1]]) if len(k) else np.zeros(0, np.intp)
+        )
         self.lengths = np.diff(np.r_[self.first, len(k)])
 
     def upto(self, flag: np.ndarray) -> np.ndarray:
@@ -74,18 +76,28 @@ def _prefix_supports(state, l, cols, agree):
     A = state.A[l, cols] - by_key.upto(agree) + agree  # before the step
     H = (state.A + state.M)[l, cols] + by_key.upto(~agree) - ~agree
     x = np.where(lower, A, H).astype(float)
-    dz = np.where(lower, (x == 1).astype(np.intp), -(x == 0).astype(np.intp))  # a factor reaching 0 or leaving it
+    dz = np.where(
+        lower, (x == 1).astype(np.intp), -(x == 0).astype(np.intp)
+    )  # a factor reaching 0 or leaving it
     dl = np.where(lower, np.log1p(-1 / np.maximum(x, 2)), np.log1p(1 / np.maximum(x, 1)))
     dl[(lower & (x == 1)) | (~lower & (x == 0))] = 0.0  # log 0 is counted as a zero factor
     logN = np.log(enc.label_sizes.astype(float)) * (1 - d)
     out = []
-    for base, moves in ((state.A + np.where(state.ndist == 1, state.M, 0), lower), (state.A + state.M, raise_)):
+    for base, moves in (
+        (state.A + np.where(state.ndist == 1, state.M, 0), lower),
+        (state.A + state.M, raise_),
+    ):
         i = np.flatnonzero(moves)
         Z, L = np.zeros((m, len(l)), np.intp), np.zeros((m, len(l)))
         Z[l[i], i], L[l[i], i] = dz[i], dl[i]
         l0 = logN + np.where(base > 0, np.log(np.maximum(base, 1)), 0.0).sum(axis=1)
-        out.append(((base == 0).sum(axis=1)[:, None] + Z.cumsum(axis=1), l0[:, None] + L.cumsum(axis=1),
-                    float((np.abs(l0) + np.abs(L).sum(axis=1)).max())))
+        out.append(
+            (
+                (base == 0).sum(axis=1)[:, None] + Z.cumsum(axis=1),
+                l0[:, None] + L.cumsum(axis=1),
+                float((np.abs(l0) + np.abs(L).sum(axis=1)).max()),
+            )
+        )
     return out
 
 
@@ -134,7 +146,7 @@ def _scan(state, rows, cols, v):
     for i in np.flatnonzero(~sure_win).tolist():
         if maybe[i]:  # a win rests on a near-tie: decide it on the counts of the prefix
             st = state.copy()
-            st.blank_many(rows[:i + 1], cols[:i + 1], v[:i + 1])
+            st.blank_many(rows[: i + 1], cols[: i + 1], v[: i + 1])
             if st.robust():
                 continue
         return i, i + 1
@@ -149,12 +161,12 @@ def blank_until_nonrobust(state, rows: np.ndarray, cols: np.ndarray) -> bool:
     while i < len(rows):
         hit, done = _scan(state, rows[i:], cols[i:], v[i:])
         if hit is not None:
-            state.blank_many(rows[i:i + hit + 1], cols[i:i + hit + 1], v[i:i + hit + 1])
+            state.blank_many(rows[i : i + hit + 1], cols[i : i + hit + 1], v[i : i + hit + 1])
             return True
-        state.blank_many(rows[i:i + done], cols[i:i + done], v[i:i + done])
+        state.blank_many(rows[i : i + done], cols[i : i + done], v[i : i + done])
         i += done
         if i < len(rows):  # this cell changes a column's form: checked on its own
-            state.blank_many(rows[i:i + 1], cols[i:i + 1], v[i:i + 1])
+            state.blank_many(rows[i : i + 1], cols[i : i + 1], v[i : i + 1])
             i += 1
             if not state.robust():
                 return True

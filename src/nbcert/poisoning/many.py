@@ -102,7 +102,9 @@ def all_nonrobust(enc, T, blanked, counts=None) -> bool:
     m, d = enc.m, enc.d
     r, j = np.nonzero(blanked)
     lab = np.searchsorted(enc.label_bounds, r, side="right") - 1
-    left = counts - np.bincount(lab * enc.n_codes + enc.X[r, j], minlength=m * enc.n_codes).reshape(m, -1)
+    left = counts - np.bincount(lab * enc.n_codes + enc.X[r, j], minlength=m * enc.n_codes).reshape(
+        m, -1
+    )
     M = np.bincount(lab * d + j, minlength=m * d).reshape(m, d)
     cnt = left.sum(axis=0)
     ndist = np.add.reduceat(cnt > 0, enc.offsets[:-1])  # the missing slot holds no observed cell
@@ -140,8 +142,14 @@ def greedy(enc: EncodedTable, T: np.ndarray, start: np.ndarray | None = None) ->
         if not live:
             return blanked
         done = len(states) - len(live)
-        options = sorted(((cost, i, steps) for i, (st, star) in enumerate(live)
-                          for cost, steps in plans(enc, star, st)), key=lambda o: (o[0], o[1]))
+        options = sorted(
+            (
+                (cost, i, steps)
+                for i, (st, star) in enumerate(live)
+                for cost, steps in plans(enc, star, st)
+            ),
+            key=lambda o: (o[0], o[1]),
+        )
         for _, i, steps in options:
             cells = cells_of(enc, live[i][0].tcode, steps, blanked)
             trial = [st.copy() for st in states]
@@ -171,7 +179,13 @@ def _exact(enc: EncodedTable, T: np.ndarray, start, floor: int, time_limit: floa
         prog, handles = rel.build(cost - 1, lower)
         if stage is None:
             stage = "linear" if prog.columns > RELAXATION_INTEGER_MAX_COLUMNS else "continuous"
-        free = range(prog.columns) if stage == "linear" else handles[0].values() if stage == "continuous" else ()
+        free = (
+            range(prog.columns)
+            if stage == "linear"
+            else handles[0].values()
+            if stage == "continuous"
+            else ()
+        )
         got = prog.solve(left, rel_gap=min(1e-4, 0.5 / cost), local_search=False, continuous=free)
         stopped = got.time_limited
         if got.infeasible:  # no blanking of fewer cells than the best
@@ -184,8 +198,9 @@ def _exact(enc: EncodedTable, T: np.ndarray, start, floor: int, time_limit: floa
         if got.x is None:
             break
         # a relaxed stage has done its part when its bound stops rising or meets the budget
-        stall = stage != "integer" and (lower >= cost - 1 or (last is not None and lower == before
-                                                               and got.value < last + 0.5))
+        stall = stage != "integer" and (
+            lower >= cost - 1 or (last is not None and lower == before and got.value < last + 0.5)
+        )
         last = got.value
         best, verified = _candidate(enc, T, rel.blanked(got.x, handles[0]), best)
         if verified and stage == "integer":
@@ -229,8 +244,9 @@ def _prune(enc, T, mask):
     return mask
 
 
-def poison_many_encoded(enc: EncodedTable, T: np.ndarray, method: str = "auto",
-                        time_limit: float = 30.0) -> ManyPoisoning:
+def poison_many_encoded(
+    enc: EncodedTable, T: np.ndarray, method: str = "auto", time_limit: float = 30.0
+) -> ManyPoisoning:
     """Fewest cells making every test point non-robust at once.
 
     Parameters
@@ -263,7 +279,9 @@ def poison_many_encoded(enc: EncodedTable, T: np.ndarray, method: str = "auto",
         return ManyPoisoning(True, (), "greedy", True, 0)
     if start is not None and not all_nonrobust(enc, T, start):
         start = None  # it emptied a column
-    if method == "greedy" or (method == "auto" and (start is None or start.sum() > AUTO_EXACT_CELLS_POISON)):
+    if method == "greedy" or (
+        method == "auto" and (start is None or start.sum() > AUTO_EXACT_CELLS_POISON)
+    ):
         if start is None:
             return ManyPoisoning(False, method="greedy")
         return ManyPoisoning(True, _names(enc, start), "greedy", False, None)
@@ -280,4 +298,6 @@ def poison_many_encoded(enc: EncodedTable, T: np.ndarray, method: str = "auto",
     if best is None:
         return ManyPoisoning(False, method="exact", lower_bound=lower, time_limited=timed_out)
     cells = int(best.sum())
-    return ManyPoisoning(True, _names(enc, best), "exact", cells <= lower, min(lower, cells), timed_out)
+    return ManyPoisoning(
+        True, _names(enc, best), "exact", cells <= lower, min(lower, cells), timed_out
+    )

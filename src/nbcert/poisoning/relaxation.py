@@ -80,14 +80,17 @@ class Relaxation:
 
     def classes(self, l: int, j: int, skip: int) -> list:
         """The groups of (l, j) other than class ``skip`` that have cells."""
-        return [(l, j, c) for c in range(len(self.values[j]) + 1) if c != skip and self.size[(l, j, c)]]
+        return [
+            (l, j, c) for c in range(len(self.values[j]) + 1) if c != skip and self.size[(l, j, c)]
+        ]
 
     def gap(self, p: int, r: int) -> float:
         """log Smin(l*) - log Smax(r) before blanking, a rival count 0 taken as 1."""
         star, _ = self.points[p]
         N, d, A = self.enc.label_sizes, self.enc.d, self.A[p]
-        return (float(np.log(A[star]).sum() - np.log(np.maximum(A[r], 1)).sum())
-                - (d - 1) * (math.log(N[star]) - math.log(N[r])))
+        return float(np.log(A[star]).sum() - np.log(np.maximum(A[r], 1)).sum()) - (d - 1) * (
+            math.log(N[star]) - math.log(N[r])
+        )
 
     def need(self, p: int) -> float:
         """The most any rival of point p needs: credit beyond it is never used.  (A gap
@@ -216,11 +219,15 @@ class Relaxation:
         h = self.group(r, j, t)
         A, f = self.size[h], force.get((j, h[2]))
         if f is not None:
-            D = math.log(self.A[p][s, j] / self.enc.label_sizes[s]) - math.log(max(A, 1) / self.enc.label_sizes[r])
+            D = math.log(self.A[p][s, j] / self.enc.label_sizes[s]) - math.log(
+                max(A, 1) / self.enc.label_sizes[r]
+            )
             row[f] = row.get(f, 0.0) + max(D, 0.0)
         others = [y[g] for g in self.classes(r, j, h[2])]
         if A == 0:  # the rival's largest count is 0 unless b >= 1 (or the column is forced)
-            prog.row({**{v: 1.0 for v in others}, z: -1.0, **({f: 1.0} if f is not None else {})}, 0)
+            prog.row(
+                {**{v: 1.0 for v in others}, z: -1.0, **({f: 1.0} if f is not None else {})}, 0
+            )
         key = h if A else (p, r, j)
         if key not in rival:
             rival[key] = self._cut(prog, others, h, z if A == 0 else None, f)
@@ -262,7 +269,12 @@ class Relaxation:
                 new = True
         for tau, others, h, low in rival.values():
             b = round(sum(x[v] for v in others))
-            if tau is not None and b >= low and b not in self.cuts[h] and x[tau] > _gamma(self.size[h], b) + 1e-9:
+            if (
+                tau is not None
+                and b >= low
+                and b not in self.cuts[h]
+                and x[tau] > _gamma(self.size[h], b) + 1e-9
+            ):
                 self.cuts[h].add(b)
                 new = True
         return new

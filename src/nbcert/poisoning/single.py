@@ -58,7 +58,11 @@ class Cells(Sequence):
     same pairs."""
 
     def __init__(self, rows: np.ndarray, cols: np.ndarray, names: tuple):
-        self.rows, self.cols, self.names = rows, cols, names  # rows: table rows; cols: feature indices
+        self.rows, self.cols, self.names = (
+            rows,
+            cols,
+            names,
+        )  # rows: table rows; cols: feature indices
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -69,7 +73,11 @@ class Cells(Sequence):
         return int(self.rows[i]), self.names[int(self.cols[i])]
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, Sequence) and len(other) == len(self) and all(a == b for a, b in zip(self, other))
+        return (
+            isinstance(other, Sequence)
+            and len(other) == len(self)
+            and all(a == b for a, b in zip(self, other))
+        )
 
     def __repr__(self) -> str:
         return f"Cells({len(self)} cells)"
@@ -148,7 +156,7 @@ class PoisonedCounts:
         self.cnt -= np.bincount(v, minlength=len(self.cnt))
         touched = np.unique(cols)
         for j in touched.tolist():
-            self.ndist[j] = np.count_nonzero(self.cnt[enc.offsets[j]:enc.offsets[j + 1] - 1])
+            self.ndist[j] = np.count_nonzero(self.cnt[enc.offsets[j] : enc.offsets[j + 1] - 1])
         self.left -= np.bincount(cols, minlength=enc.d)
         self._record(rows, cols)
 
@@ -156,7 +164,9 @@ class PoisonedCounts:
         """Remember blanked cells compactly (a baseline may blank millions)."""
         ids = np.asarray(ids)
         small = ids.astype(np.int32) if len(ids) and int(ids.max()) < 1 << 31 else ids
-        self.blanked.append((small, np.asarray(cols).astype(np.min_scalar_type(max(self.enc.d - 1, 0)))))
+        self.blanked.append(
+            (small, np.asarray(cols).astype(np.min_scalar_type(max(self.enc.d - 1, 0))))
+        )
 
     def blank_cells(self, j: int, v: np.ndarray, l: np.ndarray, ids):
         """Blank cells of column j holding global codes v in rows of labels l; ``ids``
@@ -166,14 +176,21 @@ class PoisonedCounts:
         self.A[:, j] -= np.bincount(l[v == self.tcode[j]], minlength=enc.m)
         lo, hi = enc.offsets[j], enc.offsets[j + 1]
         self.cnt[lo:hi] -= np.bincount(v - lo, minlength=hi - lo)
-        self.ndist[j] = np.count_nonzero(self.cnt[lo:hi - 1])
+        self.ndist[j] = np.count_nonzero(self.cnt[lo : hi - 1])
         self.left[j] -= len(v)
         self._record(ids, np.full(len(v), j))
 
     def winner(self) -> int:
         """The label every world predicts, -1 when not robust."""
-        return int(_decide(self.A[None], self.M[None], self.cnt[self.tcode][None] > 0,
-                           self.ndist[None], self.enc).label[0])
+        return int(
+            _decide(
+                self.A[None],
+                self.M[None],
+                self.cnt[self.tcode][None] > 0,
+                self.ndist[None],
+                self.enc,
+            ).label[0]
+        )
 
     def robust(self) -> bool:
         return self.winner() >= 0
@@ -181,8 +198,12 @@ class PoisonedCounts:
     def result(self) -> Poisoning:
         """The cells blanked so far, named by table row and feature."""
         enc = self.enc
-        rows = np.concatenate([r for r, _ in self.blanked]) if self.blanked else np.zeros(0, np.intp)
-        cols = np.concatenate([c for _, c in self.blanked]) if self.blanked else np.zeros(0, np.intp)
+        rows = (
+            np.concatenate([r for r, _ in self.blanked]) if self.blanked else np.zeros(0, np.intp)
+        )
+        cols = (
+            np.concatenate([c for _, c in self.blanked]) if self.blanked else np.zeros(0, np.intp)
+        )
         if not isinstance(enc, Stats):
             rows = enc.rows[rows]
         return Poisoning(True, Cells(rows, cols, tuple(enc.features)))
@@ -214,7 +235,9 @@ def _min_fill(x: list, cap: list, need: int, avoid: list):
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if math.prod(filled(mid)) >= need else (mid, hi)
     y = filled(lo)
-    for j in sorted((j for j in range(len(x)) if y[j] == lo and cap[j] > lo), key=lambda j: avoid[j]):
+    for j in sorted(
+        (j for j in range(len(x)) if y[j] == lo and cap[j] > lo), key=lambda j: avoid[j]
+    ):
         if math.prod(y) >= need:
             break
         y[j] += 1
@@ -259,7 +282,10 @@ def plans(enc: EncodedTable, star: int, state: PoisonedCounts) -> list:
         others = free.sum(axis=0) - free[l2]
         neutral = usable & (others == 0) & (free[l2] > 0)  # blanking all of them leaves only t_j
         need = -(-lhs0 // int(N[star]) ** (d - 1))  # ceil(prod lo* N'^(d-1) / N*^(d-1))
-        for cap in (np.where(usable, N[l2], x), np.where(neutral, N[l2] - 1, np.where(usable, N[l2], x))):
+        for cap in (
+            np.where(usable, N[l2], x),
+            np.where(neutral, N[l2] - 1, np.where(usable, N[l2], x)),
+        ):
             b = _min_fill(x.tolist(), cap.tolist(), need, neutral.tolist())
             if b is not None:
                 out.append((sum(b), [(l2, j, False, b[j]) for j in range(d) if b[j]]))
@@ -268,7 +294,9 @@ def plans(enc: EncodedTable, star: int, state: PoisonedCounts) -> list:
 
 def cells_of(enc: EncodedTable, tcode: np.ndarray, steps, blanked=None) -> list:
     """Concrete (column, rows) for a plan's steps."""
-    return [(j, _rows_where(enc, l, j, tcode[j], agree, count, blanked)) for l, j, agree, count in steps]
+    return [
+        (j, _rows_where(enc, l, j, tcode[j], agree, count, blanked)) for l, j, agree, count in steps
+    ]
 
 
 def _optimal(enc: EncodedTable | Stats, star: int, state: PoisonedCounts, find=None):
@@ -290,8 +318,15 @@ def _optimal(enc: EncodedTable | Stats, star: int, state: PoisonedCounts, find=N
     return Poisoning(False, impossible=True)  # OP is exact: no plan works, so no blanking does
 
 
-def poison_encoded(enc: EncodedTable | Stats, t: np.ndarray, method: str = "op", seed=None, find=None,
-                   check: str = "incremental", keep_last: bool = True) -> Poisoning:
+def poison_encoded(
+    enc: EncodedTable | Stats,
+    t: np.ndarray,
+    method: str = "op",
+    seed=None,
+    find=None,
+    check: str = "incremental",
+    keep_last: bool = True,
+) -> Poisoning:
     """Poison a complete encoded table for one test point.
 
     Parameters
@@ -336,4 +371,6 @@ def poison_encoded(enc: EncodedTable | Stats, t: np.ndarray, method: str = "op",
         found = smarter_random(enc, star, state, rng, check)
     else:
         found = random_order(enc, state, rng, check, keep_last)
-    return state.result() if found else Poisoning(False)  # none found: a random search proves nothing
+    return (
+        state.result() if found else Poisoning(False)
+    )  # none found: a random search proves nothing

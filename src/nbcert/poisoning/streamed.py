@@ -52,21 +52,29 @@ def find_cells(stats: StreamedStats, tcode: np.ndarray, step_lists: list) -> dic
     for start, batch in source.batches(stats.batch_rows):
         if not batch.num_rows or all(v <= 0 for v in need.values()):
             continue
-        y, blabels, _, columns = code_frame(batch, stats.label, missing=source.missing, name=source.name,
-                                            start=start, exact=False)
+        y, blabels, _, columns = code_frame(
+            batch, stats.label, missing=source.missing, name=source.name, start=start, exact=False
+        )
         lab = labels.get_indexer(pd.Index(list(blabels), dtype=object))[y]
         for (l, j, agree), k in need.items():
             if k <= 0:
                 continue
             col = columns[j]
-            local = np.append(stats.categories[j].get_indexer(col.values), stats.delta[j])[col.codes]
+            local = np.append(stats.categories[j].get_indexer(col.values), stats.delta[j])[
+                col.codes
+            ]
             same = local == tcode[j] - stats.offsets[j]
             idx = np.flatnonzero((lab == l) & (same if agree else ~same))[:k]
             got[(l, j, agree)][0].append(start + idx)
             got[(l, j, agree)][1].append(local[idx] + stats.offsets[j])
             need[(l, j, agree)] = k - len(idx)
-    return {key: (np.concatenate(ids).tolist() if ids else [], np.concatenate(codes) if codes else np.zeros(0, np.intp))
-            for key, (ids, codes) in got.items()}
+    return {
+        key: (
+            np.concatenate(ids).tolist() if ids else [],
+            np.concatenate(codes) if codes else np.zeros(0, np.intp),
+        )
+        for key, (ids, codes) in got.items()
+    }
 
 
 def poison_streamed(stats: StreamedStats, t: np.ndarray) -> Poisoning:
@@ -84,4 +92,6 @@ def poison_streamed(stats: StreamedStats, t: np.ndarray) -> Poisoning:
     Poisoning
     """
     tcode = stats.global_codes(t[None])[0]
-    return poison_encoded(stats, t, "op", find=lambda step_lists: find_cells(stats, tcode, step_lists))
+    return poison_encoded(
+        stats, t, "op", find=lambda step_lists: find_cells(stats, tcode, step_lists)
+    )

@@ -36,8 +36,13 @@ def dictionary_codes(col) -> ColumnCodes:
     """The indices of a dictionary-encoded Arrow array, read from its buffers (no filled
     copy), a null counted as k."""
     values = pd.Index(col.dictionary.to_pylist(), dtype=object)
-    return ColumnCodes(buffer_values(col.indices), 0, valid_mask(col.indices), len(values) + 1,
-                       lambda counts: (values, counts))
+    return ColumnCodes(
+        buffer_values(col.indices),
+        0,
+        valid_mask(col.indices),
+        len(values) + 1,
+        lambda counts: (values, counts),
+    )
 
 
 def _int_span(col):

@@ -65,10 +65,14 @@ def fit(observed: np.ndarray, n_bins: int, strategy: str):
     observed = np.asarray(observed, float).reshape(-1, 1)
     extra = {"quantile_method": "averaged_inverted_cdf"} if strategy == "quantile" else {}
     if strategy == "kmeans" and len(observed) < n_bins:  # k-means needs as many values as clusters
-        n_bins, strategy = (len(observed), strategy) if len(observed) > 1 else (2, "uniform")  # 1 value: 1 bin
+        n_bins, strategy = (
+            (len(observed), strategy) if len(observed) > 1 else (2, "uniform")
+        )  # 1 value: 1 bin
     kb = KBinsDiscretizer(n_bins=n_bins, encode="ordinal", strategy=strategy, **extra)
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*(too small|constant|Bins whose width|distinct clusters).*")
+        warnings.filterwarnings(
+            "ignore", message=".*(too small|constant|Bins whose width|distinct clusters).*"
+        )
         kb.fit(observed)
     return kb
 
@@ -96,7 +100,9 @@ def interval_names(edges: np.ndarray) -> list:
         digits += 1
         texts = _texts(inner, digits)
     bounds = ["-inf", *texts, "inf"]
-    return [f"{'(' if k == 0 else '['}{bounds[k]}, {bounds[k + 1]})" for k in range(len(bounds) - 1)]
+    return [
+        f"{'(' if k == 0 else '['}{bounds[k]}, {bounds[k + 1]})" for k in range(len(bounds) - 1)
+    ]
 
 
 _INTERVAL = re.compile(r"^[\[(][^,\[\]()]+, [^,\[\]()]+\)$")  # what interval_names writes
@@ -123,8 +129,10 @@ class ColumnBins:
         if values is None:
             values = pd.to_numeric(col, errors="coerce").to_numpy(float, na_value=np.nan)
             bad = np.flatnonzero(~np.isfinite(values) & ~na)
-            raise InputError(f"{table}: data row {int(bad[0])}, column {self.column!r} holds "
-                             f"{col.iloc[bad[0]]!r}, not a number (the column is binned)")
+            raise InputError(
+                f"{table}: data row {int(bad[0])}, column {self.column!r} holds "
+                f"{col.iloc[bad[0]]!r}, not a number (the column is binned)"
+            )
         return self.named(values, col.index)
 
     def named(self, values: np.ndarray, index: pd.Index) -> pd.Series:
@@ -134,13 +142,21 @@ class ColumnBins:
         return pd.Series(np.where(np.isnan(c), None, named), index=index, dtype=object)
 
 
-def _fit(train: pd.DataFrame, label: str, n_bins: int, strategy: str, categorical: Iterable[str],
-         name: str) -> tuple:
+def _fit(
+    train: pd.DataFrame,
+    label: str,
+    n_bins: int,
+    strategy: str,
+    categorical: Iterable[str],
+    name: str,
+) -> tuple:
     """(ColumnBins of every numeric feature column, ``train`` with those columns binned)."""
     keep = list(categorical or ())
     unknown = [c for c in keep if c not in train.columns]
     if unknown:
-        raise InputError(f"{name}: categorical names {unknown[0]!r}, which is not one of its columns")
+        raise InputError(
+            f"{name}: categorical names {unknown[0]!r}, which is not one of its columns"
+        )
     fitted, out = [], train.copy()
     for c in train.columns:
         values = None if c == label or c in keep else numeric_values(train[c])
@@ -151,8 +167,14 @@ def _fit(train: pd.DataFrame, label: str, n_bins: int, strategy: str, categorica
     return fitted, out
 
 
-def fit_columns(train: pd.DataFrame, label: str, n_bins: int, strategy: str,
-                categorical: Iterable[str] = (), name: str = "training table") -> list:
+def fit_columns(
+    train: pd.DataFrame,
+    label: str,
+    n_bins: int,
+    strategy: str,
+    categorical: Iterable[str] = (),
+    name: str = "training table",
+) -> list:
     """ColumnBins of every numeric feature column of ``train`` (not ``label`` nor ``categorical``)."""
     return _fit(train, label, n_bins, strategy, categorical, name)[0]
 
@@ -166,8 +188,15 @@ def apply_columns(fitted: Sequence[ColumnBins], table: pd.DataFrame, name: str) 
     return out
 
 
-def bin_tables(train: pd.DataFrame, others: Sequence[tuple], label: str, n_bins: int, strategy: str,
-               categorical: Iterable[str] = (), name: str = "training table") -> tuple:
+def bin_tables(
+    train: pd.DataFrame,
+    others: Sequence[tuple],
+    label: str,
+    n_bins: int,
+    strategy: str,
+    categorical: Iterable[str] = (),
+    name: str = "training table",
+) -> tuple:
     """``train`` and each ``(table, its name)`` of ``others`` with the numeric columns of
     ``train`` binned at ``train``'s edges."""
     fitted, binned = _fit(train, label, n_bins, strategy, categorical, name)
@@ -180,5 +209,16 @@ def discretize_column(values: np.ndarray, n_bins: int, strategy: str) -> np.ndar
     return codes(fit(values[~np.isnan(values)], n_bins, strategy), values)
 
 
-__all__ = ["STRATEGIES", "numeric_values", "fit", "codes", "interval_names", "is_interval_name", "ColumnBins",
-           "fit_columns", "apply_columns", "bin_tables", "discretize_column"]
+__all__ = [
+    "STRATEGIES",
+    "numeric_values",
+    "fit",
+    "codes",
+    "interval_names",
+    "is_interval_name",
+    "ColumnBins",
+    "fit_columns",
+    "apply_columns",
+    "bin_tables",
+    "discretize_column",
+]

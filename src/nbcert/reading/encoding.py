@@ -81,7 +81,9 @@ class Domains:
             col = test[f]
             na = col.isna().to_numpy()
             if na.any():
-                raise InputError(f"{name}: data row {int(np.flatnonzero(na)[0])} has a missing value in column {f!r}")
+                raise InputError(
+                    f"{name}: data row {int(np.flatnonzero(na)[0])} has a missing value in column {f!r}"
+                )
             out[:, j] = self.categories[j].get_indexer(col)
         return out
 
@@ -123,7 +125,9 @@ class CodedColumn:
 
 
 def _arrow_backed(dtype) -> bool:
-    return isinstance(dtype, getattr(pd, "ArrowDtype", ())) or str(getattr(dtype, "storage", "")).startswith("pyarrow")
+    return isinstance(dtype, getattr(pd, "ArrowDtype", ())) or str(
+        getattr(dtype, "storage", "")
+    ).startswith("pyarrow")
 
 
 def _arrow_codes(arr, exact: bool = True):
@@ -146,7 +150,9 @@ def _arrow_codes(arr, exact: bool = True):
     if arr.num_chunks == 0:
         return np.zeros(0, np.int32), pd.Index([])
     indices = pa.chunked_array([c.indices for c in arr.chunks], type=arr.type.index_type)
-    values = pd.Index(arr.chunk(0).dictionary.to_pylist(), dtype=object)  # object: fast lookups of test values
+    values = pd.Index(
+        arr.chunk(0).dictionary.to_pylist(), dtype=object
+    )  # object: fast lookups of test values
     if given and exact:
         codes = filled(indices, -1)
         present = np.bincount(codes + 1, minlength=len(values) + 1)[1:] > 0
@@ -161,7 +167,9 @@ def _valid(arr) -> np.ndarray | None:
     if arr.null_count == 0 or validity is None:
         return None
     n, off = len(arr), arr.offset
-    return np.unpackbits(np.frombuffer(validity, np.uint8), count=off + n, bitorder="little")[off:].view(bool)
+    return np.unpackbits(np.frombuffer(validity, np.uint8), count=off + n, bitorder="little")[
+        off:
+    ].view(bool)
 
 
 def _values(arr) -> np.ndarray:
@@ -182,13 +190,17 @@ def _chunk_filled(chunk, fill: int) -> np.ndarray:
     if valid is None:
         return values
     dt = np.promote_types(values.dtype, np.min_scalar_type(fill))
-    out = np.subtract(values, fill, dtype=dt)  # fill + valid * (value - fill): branch-free, unlike np.where
+    out = np.subtract(
+        values, fill, dtype=dt
+    )  # fill + valid * (value - fill): branch-free, unlike np.where
     out *= valid
     out += dt.type(fill)
     return out
 
 
-INT_SPAN_MAX = (1 << 16) - 1  # integer columns spanning at most this many values: coded by a lookup table
+INT_SPAN_MAX = (
+    1 << 16
+) - 1  # integer columns spanning at most this many values: coded by a lookup table
 
 
 def first_seen(rel: np.ndarray, valid: np.ndarray | None, present: int) -> np.ndarray:
@@ -213,7 +225,11 @@ def int_dictionary(arr):
     taken modulo 2^64: exact, as the span is below 2^16, whatever the integer type."""
     import pyarrow as pa
 
-    if not isinstance(arr, pa.Array) or not pa.types.is_integer(arr.type) or arr.null_count == len(arr):
+    if (
+        not isinstance(arr, pa.Array)
+        or not pa.types.is_integer(arr.type)
+        or arr.null_count == len(arr)
+    ):
         return None
     n = len(arr)
     x = _values(arr)
@@ -224,7 +240,9 @@ def int_dictionary(arr):
     span = int(hi) - int(lo) + 1
     if span > min(INT_SPAN_MAX, n):
         return None
-    rel = np.subtract(x, lo, dtype=np.intp, casting="unsafe")  # intp: bincount and take need no copy
+    rel = np.subtract(
+        x, lo, dtype=np.intp, casting="unsafe"
+    )  # intp: bincount and take need no copy
     counts = np.bincount(rel, minlength=span)
     if valid is not None:
         counts[-int(lo)] -= arr.null_count  # the nulls, set to 0
@@ -232,7 +250,9 @@ def int_dictionary(arr):
     lookup = np.zeros(span, np.int32)
     lookup[seen] = np.arange(len(seen), dtype=np.int32)
     bitmap = None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
-    index = pa.Array.from_buffers(pa.int32(), n, [bitmap, pa.py_buffer(lookup[rel])], arr.null_count)
+    index = pa.Array.from_buffers(
+        pa.int32(), n, [bitmap, pa.py_buffer(lookup[rel])], arr.null_count
+    )
     values = np.add(seen.astype(x.dtype), lo, dtype=x.dtype, casting="unsafe")
     return pa.DictionaryArray.from_arrays(index, pa.array(values, type=arr.type), safe=False)
 
@@ -270,7 +290,12 @@ def _small_int_codes(x: np.ndarray):
     """Lookup-table codes of small non-negative integers (stored as ints or floats), or None."""
     observed = ~np.isnan(x) if x.dtype.kind == "f" else np.ones(len(x), bool)
     v = x[observed]
-    if not (v.size and v.min() >= 0 and v.max() < 1 << 20 and (x.dtype.kind != "f" or np.array_equal(v, np.floor(v)))):
+    if not (
+        v.size
+        and v.min() >= 0
+        and v.max() < 1 << 20
+        and (x.dtype.kind != "f" or np.array_equal(v, np.floor(v)))
+    ):
         return None
     iv = v.astype(np.intp)
     values = np.flatnonzero(np.bincount(iv))
@@ -322,7 +347,9 @@ def _without_tokens(codes, values: pd.Index, tokens: Sequence):
     return codes, values
 
 
-def code_column(col, tokens: Sequence = (), exact: bool = True, compact: bool = True) -> CodedColumn:
+def code_column(
+    col, tokens: Sequence = (), exact: bool = True, compact: bool = True
+) -> CodedColumn:
     """Code one column (a pandas Series or a pyarrow array); ``tokens`` are values that
     also mean missing.  With ``exact`` False the domain may list values no cell holds;
     with ``compact`` False the codes may take a wider type (faster where they are only
@@ -339,11 +366,14 @@ def code_labels(col, name: str, label: str, start: int = 0, tokens: Sequence = (
     codes = _numpy_codes(codes)
     missing = codes < 0
     if missing.any():
+
         def esc(text: str) -> str:
             return text.replace("{", "{{").replace("}", "}}")
 
-        raise RowError(f"{esc(name)}: data row {{row}} has no value in label column {esc(repr(label))}",
-                       start + int(np.flatnonzero(missing)[0]))
+        raise RowError(
+            f"{esc(name)}: data row {{row}} has no value in label column {esc(repr(label))}",
+            start + int(np.flatnonzero(missing)[0]),
+        )
     ranks, labels = sort_labels(values)
     return ranks[codes], labels
 
@@ -383,7 +413,9 @@ def check_frame(frame, label: str, name: str) -> tuple:
 def check_columns(columns: list, label: str, name: str) -> tuple:
     """The feature names of a table with these columns; the label must be one of them."""
     if label not in columns:
-        raise InputError(f"{name}: no label column {label!r} (columns: {', '.join(map(repr, columns))})")
+        raise InputError(
+            f"{name}: no label column {label!r} (columns: {', '.join(map(repr, columns))})"
+        )
     dup = pd.Index(columns).duplicated()
     if dup.any():
         raise InputError(f"{name}: duplicate column {pd.Index(columns)[dup][0]!r}")
@@ -393,8 +425,16 @@ def check_columns(columns: list, label: str, name: str) -> tuple:
     return features
 
 
-def code_frame(frame, label: str, *, missing: Iterable | None = None, name: str = "training table", start: int = 0,
-               exact: bool = True, compact: bool = True):
+def code_frame(
+    frame,
+    label: str,
+    *,
+    missing: Iterable | None = None,
+    name: str = "training table",
+    start: int = 0,
+    exact: bool = True,
+    compact: bool = True,
+):
     """(label codes, labels, features, coded columns) of a pandas DataFrame or Arrow table
     (``start``: the row number of its first row, for messages; ``exact``, ``compact``: see
     code_column)."""
@@ -403,7 +443,9 @@ def code_frame(frame, label: str, *, missing: Iterable | None = None, name: str 
     features = check_frame(frame, label, name)
     tokens = list(missing or [])
     y, labels = code_labels(_column(frame, label), name, label, start, tokens)
-    columns = map_columns(lambda f: code_column(_column(frame, f), tokens, exact, compact), features, len(frame))
+    columns = map_columns(
+        lambda f: code_column(_column(frame, f), tokens, exact, compact), features, len(frame)
+    )
     return y, labels, features, columns
 
 
@@ -411,7 +453,9 @@ def no_observed_value(name: str, feature) -> InputError:
     return InputError(f"{name}: feature column {feature!r} has no observed value")
 
 
-def assemble(y: np.ndarray, labels: tuple, features: tuple, columns: list, name: str) -> EncodedTable:
+def assemble(
+    y: np.ndarray, labels: tuple, features: tuple, columns: list, name: str
+) -> EncodedTable:
     """The EncodedTable of coded columns: global codes, rows grouped by label."""
     for f, c in zip(features, columns):
         if len(c.values) == 0:
@@ -430,16 +474,25 @@ def assemble(y: np.ndarray, labels: tuple, features: tuple, columns: list, name:
         by_feature[j] = g if grouped else g[order]
     bounds = np.zeros(len(labels) + 1, dtype=np.intp)
     np.cumsum(np.bincount(y, minlength=len(labels)), out=bounds[1:])
-    return EncodedTable(X=np.ascontiguousarray(by_feature.T), label_bounds=bounds, rows=_row_ids(order),
-                        offsets=offsets, delta=delta, features=features,
-                        categories=tuple(c.values for c in columns), labels=tuple(labels))
+    return EncodedTable(
+        X=np.ascontiguousarray(by_feature.T),
+        label_bounds=bounds,
+        rows=_row_ids(order),
+        offsets=offsets,
+        delta=delta,
+        features=features,
+        categories=tuple(c.values for c in columns),
+        labels=tuple(labels),
+    )
 
 
 def _row_ids(order: np.ndarray) -> np.ndarray:
     return order.astype(np.int32 if len(order) < 1 << 31 else np.intp)
 
 
-def encode(train, label: str, *, missing: Iterable | None = None, name: str = "training table") -> EncodedTable:
+def encode(
+    train, label: str, *, missing: Iterable | None = None, name: str = "training table"
+) -> EncodedTable:
     """Encode a training table (pandas DataFrame or Arrow table); raise InputError naming
     the column or row at fault."""
     y, labels, features, columns = code_frame(train, label, missing=missing, name=name)
@@ -481,15 +534,23 @@ def from_codes(X: np.ndarray, y: np.ndarray, delta: Sequence[int]) -> EncodedTab
     glob = np.empty((n, d), dt)
     present = np.zeros(offsets[-1], dtype=bool)
     for a in range(0, n, CHUNK_ROWS):
-        part = X[a:a + CHUNK_ROWS] if sorted_ else X[order[a:a + CHUNK_ROWS]]
+        part = X[a : a + CHUNK_ROWS] if sorted_ else X[order[a : a + CHUNK_ROWS]]
         g = np.where(part >= 0, part, delta) + offsets[:-1]
-        glob[a:a + CHUNK_ROWS] = g
+        glob[a : a + CHUNK_ROWS] = g
         present[g.ravel()] = True
     bounds = np.zeros(m + 1, dtype=np.intp)
     np.cumsum(np.bincount(y, minlength=m), out=bounds[1:])
     for j in range(d):
-        if not present[offsets[j]:offsets[j] + delta[j]].all():
+        if not present[offsets[j] : offsets[j] + delta[j]].all():
             raise InputError(f"from_codes: feature {j} has a domain value that never occurs")
     cats = tuple(pd.RangeIndex(int(k)) for k in delta)
-    return EncodedTable(X=glob, label_bounds=bounds, rows=_row_ids(order), offsets=offsets,
-                        delta=delta, features=tuple(range(d)), categories=cats, labels=tuple(range(m)))
+    return EncodedTable(
+        X=glob,
+        label_bounds=bounds,
+        rows=_row_ids(order),
+        offsets=offsets,
+        delta=delta,
+        features=tuple(range(d)),
+        categories=cats,
+        labels=tuple(range(m)),
+    )

@@ -85,7 +85,7 @@ def _record_end(b: np.ndarray, stop: int) -> int:
     if pos < 0 or not _has_quote(b[:pos]):
         return pos + 1
     quotes = np.flatnonzero(b[:pos] == 34)
-    nl = np.flatnonzero(b[:pos + 1] == 10)
+    nl = np.flatnonzero(b[: pos + 1] == 10)
     outside = nl[np.searchsorted(quotes, nl) % 2 == 0]  # newlines after an even number of quotes
     return int(outside[-1]) + 1 if outside.size else 0
 
@@ -135,8 +135,8 @@ def _byte_pieces(f, size: int) -> Iterator:
     while True:
         buf = pa.allocate_buffer(len(carry) + size)
         b = np.frombuffer(buf, np.uint8)
-        b[:len(carry)] = np.frombuffer(carry, np.uint8)
-        end = len(carry) + _read_into(f, b[len(carry):])
+        b[: len(carry)] = np.frombuffer(carry, np.uint8)
+        end = len(carry) + _read_into(f, b[len(carry) :])
         if end == len(carry):
             if carry:
                 yield buf.slice(0, end)
@@ -175,6 +175,7 @@ def _ragged(e: Exception) -> bool:
 def _handler(log: list | None):
     """pyarrow's invalid-row handler: skip lines of spaces only, stop at any other bad row
     (noting its record number and field count in ``log`` when given)."""
+
     def handle(row):
         if row.actual_columns == 1 and not row.text.strip():
             if log is not None:
@@ -183,6 +184,7 @@ def _handler(log: list | None):
         if log is not None:
             log.append((row.number, row.actual_columns, row.expected_columns))
         return "error"
+
     return handle
 
 
@@ -195,8 +197,14 @@ class TableSource:
     compares them with a CSV test file).
     """
 
-    def __init__(self, path, missing: Sequence[str] | None = None, name: str | None = None, text: bool = False,
-                 sep: str | None = None):
+    def __init__(
+        self,
+        path,
+        missing: Sequence[str] | None = None,
+        name: str | None = None,
+        text: bool = False,
+        sep: str | None = None,
+    ):
         self.path = path
         self.sep = sep
         self.name = name or str(path)
@@ -255,8 +263,8 @@ class TableSource:
                 if end or not (more := f.read(1 << 20)):
                     break
                 head += more
-        body = head[start:start + end] if end else head[start:]
-        self._header = (start + len(body), head[:start + len(body)].count(b"\n"))
+        body = head[start : start + end] if end else head[start:]
+        self._header = (start + len(body), head[: start + len(body)].count(b"\n"))
         text = body.removeprefix(_BOM).strip(b"\r\n")
         if not text.strip():
             raise self._fail("the file is empty")
@@ -265,8 +273,11 @@ class TableSource:
         except UnicodeDecodeError:
             raise self._fail("not a UTF-8 text file") from None
         pa, pacsv = _pa()
-        table = pacsv.read_csv(arrow_bytes(text + b"\n"), read_options=pacsv.ReadOptions(use_threads=False),
-                               parse_options=pacsv.ParseOptions(delimiter=self.sep or ","))
+        table = pacsv.read_csv(
+            arrow_bytes(text + b"\n"),
+            read_options=pacsv.ReadOptions(use_threads=False),
+            parse_options=pacsv.ParseOptions(delimiter=self.sep or ","),
+        )
         return list(table.column_names)
 
     def _check_header(self):
@@ -278,16 +289,22 @@ class TableSource:
         likely = [c for c in ";|\t" if len(self.columns) == 1 and c in self.columns[0]]
         if likely and self.sep is None:
             shown = "tab" if likely[0] == "\t" else likely[0]
-            raise self._fail(f"the header is one column {self.columns[0]!r}: the fields look separated by "
-                             f"{shown!r}, not commas (use --sep {shown!r}; sep={shown!r} in Python)")
+            raise self._fail(
+                f"the header is one column {self.columns[0]!r}: the fields look separated by "
+                f"{shown!r}, not commas (use --sep {shown!r}; sep={shown!r} in Python)"
+            )
 
     # -- CSV
 
     def _convert(self, dictionary: bool):
         pa, pacsv = _pa()
         typ = pa.dictionary(pa.int32(), pa.string()) if dictionary else pa.string()
-        return pacsv.ConvertOptions(column_types={c: typ for c in self.columns}, null_values=[""] + self.missing,
-                                    strings_can_be_null=True, quoted_strings_can_be_null=True)
+        return pacsv.ConvertOptions(
+            column_types={c: typ for c in self.columns},
+            null_values=[""] + self.missing,
+            strings_can_be_null=True,
+            quoted_strings_can_be_null=True,
+        )
 
     def _parse(self, piece, dictionary: bool, threads: bool = True, log: list | None = None):
         """The Arrow table of a piece (an Arrow buffer).  A threaded read holds no Python
@@ -299,11 +316,16 @@ class TableSource:
         while True:
             try:
                 return pacsv.read_csv(
-                    piece, read_options=pacsv.ReadOptions(column_names=self.columns, use_threads=threads,
-                                                          block_size=block),
-                    parse_options=pacsv.ParseOptions(delimiter=self.sep or ",",
-                                                     invalid_row_handler=None if threads else _handler(log)),
-                    convert_options=self._convert(dictionary))
+                    piece,
+                    read_options=pacsv.ReadOptions(
+                        column_names=self.columns, use_threads=threads, block_size=block
+                    ),
+                    parse_options=pacsv.ParseOptions(
+                        delimiter=self.sep or ",",
+                        invalid_row_handler=None if threads else _handler(log),
+                    ),
+                    convert_options=self._convert(dictionary),
+                )
             except pa.ArrowInvalid as e:
                 if "straddling" in str(e) and block < piece.size:  # a record longer than a block
                     block = min(4 * block, piece.size + 1)
@@ -326,7 +348,9 @@ class TableSource:
         spaces = log.index(bad[0])  # lines of spaces skipped before it
         row = rows_before + number - 1 - spaces
         line = lines_before + _line_of_record(piece, number)
-        return self._fail(f"data row {row} (line {line}) has {got} field{'s' * (got != 1)}, expected {expected}")
+        return self._fail(
+            f"data row {row} (line {line}) has {got} field{'s' * (got != 1)}, expected {expected}"
+        )
 
     def _csv_pieces(self, dictionary: bool, piece_bytes: int) -> Iterator[tuple]:
         """(first data row, Arrow table) per piece of the CSV file."""
@@ -340,7 +364,9 @@ class TableSource:
                     try:
                         table = self._parse(piece, dictionary)
                     except pa.ArrowInvalid as e:
-                        raise self._csv_error(e, piece, rows, self._lines_before(offset), dictionary) from None
+                        raise self._csv_error(
+                            e, piece, rows, self._lines_before(offset), dictionary
+                        ) from None
                     yield rows, table
                     rows += table.num_rows
                 offset += piece.size
@@ -363,7 +389,9 @@ class TableSource:
             return self._fail("not a UTF-8 text file")
         if _ragged(e):
             return self._locate(piece, rows, lines, dictionary)
-        return self._fail(f"cannot parse CSV ({msg.strip().splitlines()[-1] if msg.strip() else msg})")
+        return self._fail(
+            f"cannot parse CSV ({msg.strip().splitlines()[-1] if msg.strip() else msg})"
+        )
 
     # -- Parquet
 
@@ -371,25 +399,34 @@ class TableSource:
         import pyarrow.parquet as pq
 
         p = os.fspath(self.path)
-        files = (sorted(str(f) for s in PARQUET_SUFFIXES for f in Path(p).glob("*" + s))
-                 if os.path.isdir(p) else [p])
+        files = (
+            sorted(str(f) for s in PARQUET_SUFFIXES for f in Path(p).glob("*" + s))
+            if os.path.isdir(p)
+            else [p]
+        )
         try:
             schema = pq.read_schema(files[0])
         except Exception as e:
             raise self._fail(f"cannot read Parquet ({str(e).strip().splitlines()[-1]})") from None
         return files, schema
 
-    def _parquet_batches(self, dictionary: bool, batch_rows: int, ints: bool = False) -> Iterator[tuple]:
+    def _parquet_batches(
+        self, dictionary: bool, batch_rows: int, ints: bool = False
+    ) -> Iterator[tuple]:
         import pyarrow.parquet as pq
 
         files, schema = self._parquet_files()
-        strings = [c for c, t in zip(schema.names, schema.types) if str(t) in ("string", "large_string")]
+        strings = [
+            c for c, t in zip(schema.names, schema.types) if str(t) in ("string", "large_string")
+        ]
         rows = 0
         for path in files:
             try:
                 pf = pq.ParquetFile(path, read_dictionary=strings if dictionary else None)
                 if pf.schema_arrow.names != schema.names:
-                    raise self._fail(f"{path} has columns {pf.schema_arrow.names}, not {schema.names}")
+                    raise self._fail(
+                        f"{path} has columns {pf.schema_arrow.names}, not {schema.names}"
+                    )
                 for batch in pf.iter_batches(batch_size=_group_batch_rows(pf.metadata, batch_rows)):
                     batch = self._as_text(batch, dictionary, ints)
                     yield rows, batch
@@ -397,7 +434,9 @@ class TableSource:
             except InputError:
                 raise
             except Exception as e:
-                raise self._fail(f"cannot read Parquet ({str(e).strip().splitlines()[-1]})") from None
+                raise self._fail(
+                    f"cannot read Parquet ({str(e).strip().splitlines()[-1]})"
+                ) from None
         if rows == 0:
             raise self._fail("the table has no data rows")
 
@@ -407,13 +446,20 @@ class TableSource:
         if not self.text:
             return batch
         pa, _ = _pa()
-        cols = map_columns(lambda col: col if ints and pa.types.is_integer(col.type) else text_column(col, dictionary),
-                           batch.columns, batch.num_rows)
+        cols = map_columns(
+            lambda col: (
+                col if ints and pa.types.is_integer(col.type) else text_column(col, dictionary)
+            ),
+            batch.columns,
+            batch.num_rows,
+        )
         return pa.RecordBatch.from_arrays(cols, names=batch.schema.names)
 
     # -- public
 
-    def tables(self, dictionary: bool = True, piece_bytes: int | None = None, ints: bool = False) -> Iterator[tuple]:
+    def tables(
+        self, dictionary: bool = True, piece_bytes: int | None = None, ints: bool = False
+    ) -> Iterator[tuple]:
         """(first data row, Arrow table or record batch) of consecutive parts of the file
         (CSV: pieces of about ``piece_bytes``, default PIECE_BYTES); with ``ints``, a
         Parquet integer column is left as integers rather than made text."""
@@ -421,8 +467,9 @@ class TableSource:
             return self._parquet_batches(dictionary, PARQUET_BATCH_ROWS, ints)
         return self._csv_pieces(dictionary, piece_bytes or PIECE_BYTES)
 
-    def batches(self, batch_rows: int | None = None, piece_bytes: int | None = None,
-                ints: bool = False) -> Iterator[tuple]:
+    def batches(
+        self, batch_rows: int | None = None, piece_bytes: int | None = None, ints: bool = False
+    ) -> Iterator[tuple]:
         """(first data row, record batch) of at most ``batch_rows`` rows each, in file order
         (``ints``: see ``tables``)."""
         pa, _ = _pa()
@@ -472,7 +519,9 @@ def text_column(col, dictionary: bool):
     if dictionary and pa.types.is_integer(typ):
         coded = col if is_dict else int_dictionary(col)
         coded = pc.dictionary_encode(col) if coded is None else coded
-        return pa.DictionaryArray.from_arrays(coded.indices, coded.dictionary.cast(pa.string()), safe=False)
+        return pa.DictionaryArray.from_arrays(
+            coded.indices, coded.dictionary.cast(pa.string()), safe=False
+        )
     return pc.cast(col.dictionary_decode() if is_dict else col, pa.string())
 
 
@@ -496,7 +545,9 @@ def _folder_size(p: str) -> int:
     return sum(f.stat().st_size for s in PARQUET_SUFFIXES for f in Path(p).glob("*" + s))
 
 
-def read_csv(path, missing: Sequence[str] | None = None, name: str | None = None, sep: str | None = None):
+def read_csv(
+    path, missing: Sequence[str] | None = None, name: str | None = None, sep: str | None = None
+):
     """Read a CSV (or Parquet) file keeping every value as the string written in it.
 
     Only an empty field (and the given ``missing`` tokens) means missing, so values such

@@ -44,7 +44,10 @@ def _numeric_like(dom, n: int, skip: Iterable[str]) -> list:
     for f, values in zip(dom.features, dom.categories):
         if f in skip or len(values) <= max(MANY, SHARE * n):
             continue
-        if values.dtype.kind in "iuf" or pd.to_numeric(pd.Series(values), errors="coerce").notna().all():
+        if (
+            values.dtype.kind in "iuf"
+            or pd.to_numeric(pd.Series(values), errors="coerce").notna().all()
+        ):
             out.append(f)
     return out
 
@@ -55,10 +58,12 @@ def _unseen(dom, T: np.ndarray) -> DataWarning | None:
         return None
     cols = [f for f, u in zip(dom.features, unseen.any(axis=0)) if u]
     k = int(unseen.sum())
-    msg = (f"{k} test value{'s' * (k != 1)} (in {int(unseen.any(axis=1).sum())} of "
-           f"{len(T)} rows; column{'s' * (len(cols) != 1)} {_listed(cols)}) never occur{'s' * (k == 1)} in training: "
-           "at alpha = 0 "
-           "every label's support of such a row is 0")
+    msg = (
+        f"{k} test value{'s' * (k != 1)} (in {int(unseen.any(axis=1).sum())} of "
+        f"{len(T)} rows; column{'s' * (len(cols) != 1)} {_listed(cols)}) never occur{'s' * (k == 1)} in training: "
+        "at alpha = 0 "
+        "every label's support of such a row is 0"
+    )
     return DataWarning(msg)
 
 
@@ -74,16 +79,26 @@ def _tokens(dom, missing: Iterable) -> DataWarning | None:
     return None
 
 
-def data_warnings(dom, T: np.ndarray, *, binned: bool, categorical: Iterable[str] = (),
-                  missing: Iterable | None = None) -> list:
+def data_warnings(
+    dom,
+    T: np.ndarray,
+    *,
+    binned: bool,
+    categorical: Iterable[str] = (),
+    missing: Iterable | None = None,
+) -> list:
     """The DataWarnings for a training table's domains ``dom`` and test codes ``T``."""
     found = []
     numeric = [] if binned else _numeric_like(dom, dom.n, set(categorical or ()))
     if numeric:
-        what = (f"column{'s' * (len(numeric) != 1)} {_listed(numeric)} look{'s' * (len(numeric) == 1)} numeric "
-                f"(more than {MANY} distinct values and over {SHARE:.0%} of the rows): each value is its own "
-                "category, so the answers say little; bin them ")
-        found.append(DataWarning(what + "with bins=N (e.g. bins=5)", what + "with --bins N (e.g. --bins 5)"))
+        what = (
+            f"column{'s' * (len(numeric) != 1)} {_listed(numeric)} look{'s' * (len(numeric) == 1)} numeric "
+            f"(more than {MANY} distinct values and over {SHARE:.0%} of the rows): each value is its own "
+            "category, so the answers say little; bin them "
+        )
+        found.append(
+            DataWarning(what + "with bins=N (e.g. bins=5)", what + "with --bins N (e.g. --bins 5)")
+        )
     found += [w for w in (_unseen(dom, T), _tokens(dom, missing)) if w is not None]
     return found
 

@@ -22,7 +22,11 @@ def mem_available() -> int | None:
 def too_big(source: TableSource) -> bool:
     """Whether the file's table would not fit in the memory available now."""
     avail = mem_available()
-    return source.size is not None and avail is not None and source.size * MEMORY_PER_FILE_BYTE > 0.8 * avail
+    return (
+        source.size is not None
+        and avail is not None
+        and source.size * MEMORY_PER_FILE_BYTE > 0.8 * avail
+    )
 
 
 __all__ = ["MEMORY_PER_FILE_BYTE", "mem_available", "too_big"]

@@ -50,4 +50,4 @@ def rows(n) -> str:
     """A row count: "10^6" for a power of ten, else with thousands separators."""
     n = int(n)
     e = round(math.log10(n)) if n > 0 else 0
-    return f"10^{e}" if n == 10 ** e else f"{n:,}"
+    return f"10^{e}" if n == 10**e else f"{n:,}"

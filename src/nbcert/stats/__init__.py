@@ -37,7 +37,9 @@ from ..reading.parallel import map_columns
 
 CHUNK_CELLS = 1 << 22  # cells per bincount call: its intp copy stays at 32 MB
 CHUNK_ROWS = 1 << 16  # rows of a part's columns counted at a time (two 512 KB buffers, reused)
-JOINT_SLOTS = 1 << 15  # slots of one bincount over several columns' joint key (256 KB: stays in cache)
+JOINT_SLOTS = (
+    1 << 15
+)  # slots of one bincount over several columns' joint key (256 KB: stays in cache)
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,9 @@ class Stats(Domains):
 
     counts: np.ndarray  # (m, n_codes) int64
     missing_at: tuple | None = None  # see first_missing
-    locate: object = field(default=None, compare=False, repr=False)  # finds missing_at when first asked
+    locate: object = field(
+        default=None, compare=False, repr=False
+    )  # finds missing_at when first asked
 
     @property
     def first_missing(self) -> tuple | None:
@@ -63,7 +67,7 @@ class Stats(Domains):
     @property
     def label_sizes(self) -> np.ndarray:
         """(m,) rows of each label, N_l."""
-        return self.counts[:, self.offsets[0]:self.offsets[1]].sum(axis=1)
+        return self.counts[:, self.offsets[0] : self.offsets[1]].sum(axis=1)
 
     @property
     def n(self) -> int:
@@ -124,8 +128,15 @@ def from_table(enc: EncodedTable, counts: np.ndarray | None = None) -> Stats:
         Its first missing cell is located only when first asked.
     """
     counts = count_index(enc) if counts is None else counts
-    return Stats(offsets=enc.offsets, delta=enc.delta, features=enc.features, categories=enc.categories,
-                 labels=enc.labels, counts=counts, locate=lambda: _first_missing_of_table(enc, counts))
+    return Stats(
+        offsets=enc.offsets,
+        delta=enc.delta,
+        features=enc.features,
+        categories=enc.categories,
+        labels=enc.labels,
+        counts=counts,
+        locate=lambda: _first_missing_of_table(enc, counts),
+    )
 
 
 def as_stats(source) -> Stats:
@@ -179,15 +190,23 @@ def _first_missing(columns: list, counts: list) -> tuple | None:
             continue
         k, stop = len(c.values), len(c.codes) if best is None else best[0]
         for a in range(0, stop, 4096):
-            hit = np.flatnonzero(c.codes[a:min(a + 4096, stop)] == k)
+            hit = np.flatnonzero(c.codes[a : min(a + 4096, stop)] == k)
             if hit.size:
                 best = (a + int(hit[0]), j)
                 break
     return best
 
 
-def partial_counts(frame, label: str, *, missing=None, name: str = "training table", start: int = 0,
-                   features: tuple | None = None, find_missing: bool = True) -> Partial:
+def partial_counts(
+    frame,
+    label: str,
+    *,
+    missing=None,
+    name: str = "training table",
+    start: int = 0,
+    features: tuple | None = None,
+    find_missing: bool = True,
+) -> Partial:
     """The counts of one table part under its own domains.
 
     Parameters
@@ -221,18 +240,26 @@ def partial_counts(frame, label: str, *, missing=None, name: str = "training tab
     if fused is not None:
         return fused
     frame = ints_as_text(frame)
-    y, labels, feats, columns = code_frame(frame, label, missing=missing, name=name, start=start, exact=False,
-                                          compact=False)
+    y, labels, feats, columns = code_frame(
+        frame, label, missing=missing, name=name, start=start, exact=False, compact=False
+    )
     _same_features(feats, features, name)
     m = len(labels)
     counts = _column_counts(y, m, columns)
-    return Partial(labels=labels, values=[c.values for c in columns], counts=counts, rows=len(y),
-                   first_missing=_first_missing(columns, counts) if find_missing else None)
+    return Partial(
+        labels=labels,
+        values=[c.values for c in columns],
+        counts=counts,
+        rows=len(y),
+        first_missing=_first_missing(columns, counts) if find_missing else None,
+    )
 
 
 def _same_features(feats: tuple, features: tuple | None, name: str) -> None:
     if features is not None and feats != features:
-        raise InputError(f"{name}: columns {list(feats)} differ from the first part's {list(features)}")
+        raise InputError(
+            f"{name}: columns {list(feats)} differ from the first part's {list(features)}"
+        )
 
 
 def _joint_counts(group: list, y: np.ndarray, m: int) -> list:
@@ -247,13 +274,13 @@ def _joint_counts(group: list, y: np.ndarray, m: int) -> list:
     step = max(CHUNK_ROWS, 8 * slots)
     key, off = np.empty(min(step, n), np.intp), np.empty(min(step, n), np.intp)
     for a in range(0, n, step):
-        k, r = key[:n - a], off[:n - a]  # the last piece may be shorter
-        k[:] = y[a:a + step]
+        k, r = key[: n - a], off[: n - a]  # the last piece may be shorter
+        k[:] = y[a : a + step]
         for c in group:
-            np.subtract(c.codes[a:a + step], c.shift, out=r, dtype=np.intp, casting="unsafe")
+            np.subtract(c.codes[a : a + step], c.shift, out=r, dtype=np.intp, casting="unsafe")
             if c.valid is not None:  # K - 1 + valid * (offset - K + 1): a null to the last slot
                 r -= c.K - 1
-                r *= c.valid[a:a + step]
+                r *= c.valid[a : a + step]
                 r += c.K - 1
             k *= c.K
             k += r
@@ -285,7 +312,11 @@ def _fused_counts(cols: list, y: np.ndarray, m: int, want_first: bool) -> tuple:
     groups = _groups([c.K for c in coded], m)
     counted = map_columns(lambda g: _joint_counts([coded[j] for j in g], y, m), groups, len(y))
     counts = [c for part in counted for c in part]
-    firsts = [(int(np.argmin(c.valid)), j) for j, c in enumerate(coded) if want_first and c.valid is not None]
+    firsts = [
+        (int(np.argmin(c.valid)), j)
+        for j, c in enumerate(coded)
+        if want_first and c.valid is not None
+    ]
     return [c.finish(n) for c, n in zip(coded, counts)], min(firsts, default=None)
 
 
@@ -310,8 +341,13 @@ def _dictionary_partial(frame, label, missing, name, start, features, find_missi
     y = y.astype(np.intp, copy=False)
     m = len(labels)
     got, first = _fused_counts(cols, y, m, find_missing)
-    return Partial(labels=labels, values=[v for v, _ in got], counts=[c for _, c in got], rows=len(y),
-                   first_missing=first)
+    return Partial(
+        labels=labels,
+        values=[v for v, _ in got],
+        counts=[c for _, c in got],
+        rows=len(y),
+        first_missing=first,
+    )
 
 
 def _extend(index: pd.Index, new: pd.Index):
@@ -329,8 +365,8 @@ def _grow(a: np.ndarray, m: int, k: int) -> np.ndarray:
     if a.shape == (m, k + 1):
         return a
     out = np.zeros((m, k + 1), np.int64)
-    out[:a.shape[0], :a.shape[1] - 1] = a[:, :-1]
-    out[:a.shape[0], -1] = a[:, -1]
+    out[: a.shape[0], : a.shape[1] - 1] = a[:, :-1]
+    out[: a.shape[0], -1] = a[:, -1]
     return out
 
 
@@ -359,11 +395,19 @@ class Merger:
         part : Partial
             The part that follows the ones added so far in the table.
         """
-        if self.rows == 0 and not len(self.labels):  # the first part: its domains are the merged ones
+        if self.rows == 0 and not len(
+            self.labels
+        ):  # the first part: its domains are the merged ones
             self.labels = pd.Index(list(part.labels), dtype=object)
-            self.values, self.counts = list(part.values), [np.asarray(c, np.int64) for c in part.counts]
-            self.first_missing = None if part.first_missing is None else (part.first_missing[0],
-                                                                          self.features[part.first_missing[1]])
+            self.values, self.counts = (
+                list(part.values),
+                [np.asarray(c, np.int64) for c in part.counts],
+            )
+            self.first_missing = (
+                None
+                if part.first_missing is None
+                else (part.first_missing[0], self.features[part.first_missing[1]])
+            )
             self.rows = part.rows
             return
         self.labels, lab = _extend(self.labels, pd.Index(list(part.labels), dtype=object))
@@ -405,8 +449,15 @@ class Merger:
         delta = np.array([len(c) for c in cats], dtype=np.intp)
         offsets = np.zeros(len(delta) + 1, dtype=np.intp)
         np.cumsum(delta + 1, out=offsets[1:])
-        return Stats(offsets=offsets, delta=delta, features=self.features, categories=tuple(cats),
-                     labels=labels, counts=np.concatenate(blocks, axis=1), missing_at=self.first_missing)
+        return Stats(
+            offsets=offsets,
+            delta=delta,
+            features=self.features,
+            categories=tuple(cats),
+            labels=labels,
+            counts=np.concatenate(blocks, axis=1),
+            missing_at=self.first_missing,
+        )
 
 
 def frame_stats(frame, label: str, *, missing=None, name: str = "training table") -> Stats:

@@ -26,7 +26,11 @@ def _partial(df, label, missing, name, features):
     if len(df) == 0:
         return None, 0, None
     try:
-        return partial_counts(df, label, missing=missing, name=name, features=features), len(df), None
+        return (
+            partial_counts(df, label, missing=missing, name=name, features=features),
+            len(df),
+            None,
+        )
     except InputError as e:
         return None, len(df), e
 
@@ -38,7 +42,10 @@ def dask_stats(ddf, label: str, *, missing=None, name: str = "training table") -
 
     features = check_columns(list(ddf.columns), label, name)
     tokens = list(missing or [])
-    tasks = [dask.delayed(_partial, pure=True)(part, label, tokens, name, features) for part in ddf.to_delayed()]
+    tasks = [
+        dask.delayed(_partial, pure=True)(part, label, tokens, name, features)
+        for part in ddf.to_delayed()
+    ]
     merger = Merger(features=features, name=name)
     for part, _rows, error in dask.compute(*tasks):
         if error is not None:
@@ -70,8 +77,10 @@ def read_on_cluster(source, name: str):
     import dask.dataframe as dd
 
     if source.kind != "parquet":
-        raise InputError(f"{name}: with a Dask scheduler the training table must be Parquet (a .parquet file or "
-                         f"a folder of them) that the workers can read")
+        raise InputError(
+            f"{name}: with a Dask scheduler the training table must be Parquet (a .parquet file or "
+            f"a folder of them) that the workers can read"
+        )
     ddf = dd.read_parquet(os.fspath(source.path))
     return ddf.map_partitions(_as_text) if source.text else ddf
 
@@ -87,5 +96,7 @@ def _as_text(df):
         if pd.api.types.is_string_dtype(col):
             out[c] = col
         else:
-            out[c] = pd.Series(pa.array(col, from_pandas=True).cast(pa.string()).to_pandas(), index=df.index)
+            out[c] = pd.Series(
+                pa.array(col, from_pandas=True).cast(pa.string()).to_pandas(), index=df.index
+            )
     return pd.DataFrame(out, index=df.index)

@@ -41,16 +41,32 @@ def source_stats(source: TableSource, label: str, batch_rows: int | None = None)
     parts = source.batches(batch_rows, ints=True)  # each batch a part: its own dictionaries
     for start, batch in parts:
         if batch.num_rows:
-            merger.add(partial_counts(batch, label, missing=source.missing, name=source.name,
-                                      start=start, features=features,
-                                      find_missing=merger.first_missing is None))
+            merger.add(
+                partial_counts(
+                    batch,
+                    label,
+                    missing=source.missing,
+                    name=source.name,
+                    start=start,
+                    features=features,
+                    find_missing=merger.first_missing is None,
+                )
+            )
     stats = merger.finish()
     kept = {f.name: getattr(stats, f.name) for f in fields(Stats)}
     return StreamedStats(**kept, source=source, label=label, batch_rows=batch_rows)
 
 
-def train_from_path(train, label: str, missing, *, rows: str | None, stream: bool | None,
-                    batch_rows: int | None, second_pass: bool = False) -> Stats | EncodedTable:
+def train_from_path(
+    train,
+    label: str,
+    missing,
+    *,
+    rows: str | None,
+    stream: bool | None,
+    batch_rows: int | None,
+    second_pass: bool = False,
+) -> Stats | EncodedTable:
     """Stats of the file (``rows`` None), else the table in memory for the method named by
     ``rows``; a table to be streamed gives a method that can name its cells in a
     ``second_pass`` over the file (OP) its StreamedStats and the others an error."""
@@ -64,10 +80,15 @@ def train_from_path(train, label: str, missing, *, rows: str | None, stream: boo
     if second_pass:
         return source_stats(source, label, batch_rows)
     size = f"{source.size / 1e9:.1f} GB" if source.size is not None else ""
-    why = "it is streamed as asked" if stream else (f"the file ({size}) is larger than the memory "
-                                                    f"available allows")
-    raise InputError(f"{source.name}: {rows} needs the training table in memory, but {why} "
-                     f"(certify with method index, count and poison with method op stream it)")
+    why = (
+        "it is streamed as asked"
+        if stream
+        else (f"the file ({size}) is larger than the memory available allows")
+    )
+    raise InputError(
+        f"{source.name}: {rows} needs the training table in memory, but {why} "
+        f"(certify with method index, count and poison with method op stream it)"
+    )
 
 
 __all__ = ["StreamedStats", "source_stats", "train_from_path", "InputError"]

@@ -84,15 +84,22 @@ def versions() -> str:
     import pandas
     import pyarrow
 
-    return (f"Python {platform.python_version()}, numpy {numpy.__version__}, pandas {pandas.__version__}, "
-            f"pyarrow {pyarrow.__version__}")
+    return (
+        f"Python {platform.python_version()}, numpy {numpy.__version__}, pandas {pandas.__version__}, "
+        f"pyarrow {pyarrow.__version__}"
+    )
 
 
-SHAPES = {"strings": "values v0..v4 (written as text)", "integers": "values 0..4 (Parquet: int64 columns)",
-          "wide": "values v0..v4, one column of 5,000 values"}
+SHAPES = {
+    "strings": "values v0..v4 (written as text)",
+    "integers": "values 0..4 (Parquet: int64 columns)",
+    "wide": "values v0..v4, one column of 5,000 values",
+}
 
 
-def write_shape(path: Path, shape: str, n: int, fmt: str, seed: int = 9, chunk: int = 1_000_000) -> None:
+def write_shape(
+    path: Path, shape: str, n: int, fmt: str, seed: int = 9, chunk: int = 1_000_000
+) -> None:
     """A 20-feature table of ``shape`` (see SHAPES; 3 labels, 40 % of feature cells
     empty, values drawn uniformly), written chunk by chunk with pyarrow."""
     import numpy as np
@@ -112,13 +119,22 @@ def write_shape(path: Path, shape: str, n: int, fmt: str, seed: int = 9, chunk: 
             if shape == "integers":
                 cols[f"f{j}"] = pa.array(codes, mask=blank)
             else:
-                cols[f"f{j}"] = pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32), mask=blank),
-                                                               pa.array([f"v{v}" for v in range(k)])).dictionary_decode()
-        cols["class"] = pa.array([f"l{v}" for v in range(3)]).take(pa.array(rng.integers(0, 3, rows)))
+                cols[f"f{j}"] = pa.DictionaryArray.from_arrays(
+                    pa.array(codes.astype(np.int32), mask=blank),
+                    pa.array([f"v{v}" for v in range(k)]),
+                ).dictionary_decode()
+        cols["class"] = pa.array([f"l{v}" for v in range(3)]).take(
+            pa.array(rng.integers(0, 3, rows))
+        )
         table = pa.table(cols)
         if writer is None:
-            writer = (pacsv.CSVWriter(str(path), table.schema, write_options=pacsv.WriteOptions(quoting_style="none"))
-                      if fmt == "csv" else pq.ParquetWriter(str(path), table.schema))
+            writer = (
+                pacsv.CSVWriter(
+                    str(path), table.schema, write_options=pacsv.WriteOptions(quoting_style="none")
+                )
+                if fmt == "csv"
+                else pq.ParquetWriter(str(path), table.schema)
+            )
         writer.write_table(table)
     writer.close()
 
@@ -130,14 +146,28 @@ def shape_test(path: Path, shape: str, k: int = 32, seed: int = 3) -> None:
 
     rng = np.random.default_rng(seed)
     text = (lambda v: str(v)) if shape == "integers" else (lambda v: f"v{v}")
-    cols = {f"f{j}": [text(v) for v in rng.integers(0, 5000 if shape == "wide" and j == 0 else 5, k)]
-            for j in range(20)}
+    cols = {
+        f"f{j}": [text(v) for v in rng.integers(0, 5000 if shape == "wide" and j == 0 else 5, k)]
+        for j in range(20)
+    }
     pd.DataFrame(cols).to_csv(path, index=False)
 
 
 def _nbcert(train: Path, test: Path, *extra) -> list:
-    return [sys.executable, "-m", "nbcert.cli", "certify", "--train", str(train), "--test", str(test),
-            "--label", "class", "--json", *extra]
+    return [
+        sys.executable,
+        "-m",
+        "nbcert.cli",
+        "certify",
+        "--train",
+        str(train),
+        "--test",
+        str(test),
+        "--label",
+        "class",
+        "--json",
+        *extra,
+    ]
 
 
 def _python(code: str) -> list:
@@ -153,8 +183,13 @@ def _warm(path: Path) -> None:
 
 def _fits(scratch: Path, need: int) -> str:
     free = shutil.disk_usage(scratch).free
-    return "" if free > need * 1.1 else (f"skipped: needs about {need / GB:.1f} GB of disk, "
-                                         f"{free / GB:.1f} GB free in {scratch}")
+    return (
+        ""
+        if free > need * 1.1
+        else (
+            f"skipped: needs about {need / GB:.1f} GB of disk, {free / GB:.1f} GB free in {scratch}"
+        )
+    )
 
 
 class InputBench:
@@ -182,14 +217,29 @@ class InputBench:
         self.rows.append((target, "met" if ok else "MISSED" if ok is not None else "-", detail))
         self.log(f"  {target}: {detail} -> {self.rows[-1][1]}")
 
-    def _versus(self, target: str, path, why: str, ref: str, what: str, limit: float, test: Path | None = None):
+    def _versus(
+        self,
+        target: str,
+        path,
+        why: str,
+        ref: str,
+        what: str,
+        limit: float,
+        test: Path | None = None,
+    ):
         """Whole certify command vs the reference code, both in fresh processes."""
         if why:
             return self.add(target, None, why)
         _warm(path)
-        (s, mem), (r, rmem) = best_pair(_nbcert(path, test or self.test), _python(ref), max(3, self.repeat))
-        self.add(target, s <= limit * r, f"nbcert {s:.2f}s ({mem / GB:.2f} GB peak), {what} {r:.2f}s "
-                                         f"({rmem / GB:.2f} GB), ratio {s / r:.2f} (medians of {max(3, self.repeat)})")
+        (s, mem), (r, rmem) = best_pair(
+            _nbcert(path, test or self.test), _python(ref), max(3, self.repeat)
+        )
+        self.add(
+            target,
+            s <= limit * r,
+            f"nbcert {s:.2f}s ({mem / GB:.2f} GB peak), {what} {r:.2f}s "
+            f"({rmem / GB:.2f} GB), ratio {s / r:.2f} (medians of {max(3, self.repeat)})",
+        )
 
     def shape(self, shape: str, fmt: str, n: int):
         """The in-memory target on a generated file of ``shape`` (see SHAPES)."""
@@ -200,19 +250,40 @@ class InputBench:
             t0 = time.perf_counter()
             write_shape(path, shape, n, fmt)
             shape_test(test, shape)
-            self.log(f"  wrote {path} ({n:,} rows, {SHAPES[shape]}) in {time.perf_counter() - t0:.0f}s")
+            self.log(
+                f"  wrote {path} ({n:,} rows, {SHAPES[shape]}) in {time.perf_counter() - t0:.0f}s"
+            )
         if fmt == "csv":
-            self._versus(f"CSV {n:.0e} rows, {shape}: certify <= 1.5x pyarrow.csv.read_csv", path, why,
-                         f"import pandas, pyarrow.csv as pc; pc.read_csv({str(path)!r})", "read_csv", 1.5, test)
+            self._versus(
+                f"CSV {n:.0e} rows, {shape}: certify <= 1.5x pyarrow.csv.read_csv",
+                path,
+                why,
+                f"import pandas, pyarrow.csv as pc; pc.read_csv({str(path)!r})",
+                "read_csv",
+                1.5,
+                test,
+            )
         else:
-            self._versus(f"Parquet {n:.0e} rows, {shape}: certify <= 1.2x pyarrow.parquet.read_table", path, why,
-                         f"import pandas, pyarrow.parquet as pq; pq.read_table({str(path)!r})", "read_table", 1.2,
-                         test)
+            self._versus(
+                f"Parquet {n:.0e} rows, {shape}: certify <= 1.2x pyarrow.parquet.read_table",
+                path,
+                why,
+                f"import pandas, pyarrow.parquet as pq; pq.read_table({str(path)!r})",
+                "read_table",
+                1.2,
+                test,
+            )
 
     def csv_in_memory(self, n: int):
         path, why = self._file(f"t{n}.csv", n, "csv")
-        self._versus(f"CSV {n:.0e} rows: certify <= 1.5x pyarrow.csv.read_csv", path, why,
-                     f"import pandas, pyarrow.csv as pc; pc.read_csv({str(path)!r})", "read_csv", 1.5)
+        self._versus(
+            f"CSV {n:.0e} rows: certify <= 1.5x pyarrow.csv.read_csv",
+            path,
+            why,
+            f"import pandas, pyarrow.csv as pc; pc.read_csv({str(path)!r})",
+            "read_csv",
+            1.5,
+        )
 
     def csv_streamed(self, n: int):
         path, why = self._file(f"t{n}.csv", n, "csv")
@@ -223,14 +294,23 @@ class InputBench:
         _warm(path)  # both commands read it from the page cache, not the first one from disk
         (s, mem), (r, _) = best_pair(_nbcert(path, self.test, "--stream"), _python(ref), 1)
         size = path.stat().st_size
-        self.add(target, mem <= GB and r / s >= 0.7,
-                 f"nbcert {s:.1f}s = {size / s / 1e6:.0f} MB/s, peak {mem / GB:.2f} GB; open_csv {r:.1f}s = "
-                 f"{size / r / 1e6:.0f} MB/s; throughput ratio {r / s:.2f}")
+        self.add(
+            target,
+            mem <= GB and r / s >= 0.7,
+            f"nbcert {s:.1f}s = {size / s / 1e6:.0f} MB/s, peak {mem / GB:.2f} GB; open_csv {r:.1f}s = "
+            f"{size / r / 1e6:.0f} MB/s; throughput ratio {r / s:.2f}",
+        )
 
     def parquet(self, n: int):
         path, why = self._file(f"t{n}.parquet", n, "parquet")
-        self._versus(f"Parquet {n:.0e} rows: certify <= 1.2x pyarrow.parquet.read_table", path, why,
-                     f"import pandas, pyarrow.parquet as pq; pq.read_table({str(path)!r})", "read_table", 1.2)
+        self._versus(
+            f"Parquet {n:.0e} rows: certify <= 1.2x pyarrow.parquet.read_table",
+            path,
+            why,
+            f"import pandas, pyarrow.parquet as pq; pq.read_table({str(path)!r})",
+            "read_table",
+            1.2,
+        )
 
     def dask(self, n: int, workers: int = 2):
         path, why = self._file(f"t{n}-parts", n, "parquet", files=10)
@@ -241,7 +321,9 @@ class InputBench:
             import dask.dataframe as dd
             from distributed import Client, LocalCluster
         except ImportError:
-            return self.add(target, None, "skipped: Dask is not installed (pip install 'nbcert[dask]')")
+            return self.add(
+                target, None, "skipped: Dask is not installed (pip install 'nbcert[dask]')"
+            )
         import pandas as pd
 
         import nbcert
@@ -250,15 +332,23 @@ class InputBench:
         t0 = time.perf_counter()
         local = nbcert.certify(str(path), test, "class")
         single = time.perf_counter() - t0
-        with LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None) as cluster, \
-                Client(cluster):
+        with (
+            LocalCluster(
+                n_workers=workers, threads_per_worker=1, dashboard_address=None
+            ) as cluster,
+            Client(cluster),
+        ):
             t0 = time.perf_counter()
             res = nbcert.certify(dd.read_parquet(str(path)), test, "class")
             on_dask = time.perf_counter() - t0
         same = res.equals(local)
-        self.add(target, None if same else False, f"Dask {on_dask:.1f}s = {n / on_dask / 1e6:.1f} M rows/s, single-process streaming "
-                               f"{single:.1f}s = {n / single / 1e6:.1f} M rows/s (Dask/single time "
-                               f"{on_dask / single:.2f}); answers {'identical' if same else 'DIFFER'}")
+        self.add(
+            target,
+            None if same else False,
+            f"Dask {on_dask:.1f}s = {n / on_dask / 1e6:.1f} M rows/s, single-process streaming "
+            f"{single:.1f}s = {n / single / 1e6:.1f} M rows/s (Dask/single time "
+            f"{on_dask / single:.2f}); answers {'identical' if same else 'DIFFER'}",
+        )
 
     def cleanup(self):
         if not self.keep:
@@ -278,8 +368,15 @@ def compile_nbcert() -> str:
     return "nbcert's modules compiled to bytecode" + ("" if ok else " (some could not be written)")
 
 
-def run_input(scratch: str | None, *, stream: bool = True, dask: bool = True, repeat: int = 3, keep: bool = False,
-              log=print) -> list:
+def run_input(
+    scratch: str | None,
+    *,
+    stream: bool = True,
+    dask: bool = True,
+    repeat: int = 3,
+    keep: bool = False,
+    log=print,
+) -> list:
     """Run every input target; returns (target, verdict, detail) rows."""
     root = Path(scratch or tempfile.mkdtemp(prefix="nbcert-bench-"))
     root.mkdir(parents=True, exist_ok=True)

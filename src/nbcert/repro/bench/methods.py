@@ -39,7 +39,9 @@ from ..pipeline.discretize import discretize
 from ..pipeline.perturb import perturb
 from ..studies.scaling.synthetic import synthetic_codes
 
-INDEX_TARGET = {"bodyPerformance": 0.15}  # Iterate+Index, 32 points from DataFrames, x Plain (issue 9's target)
+INDEX_TARGET = {
+    "bodyPerformance": 0.15
+}  # Iterate+Index, 32 points from DataFrames, x Plain (issue 9's target)
 
 
 def best(fn, repeat: int) -> float:
@@ -62,10 +64,10 @@ def plain(train: pd.DataFrame, test: pd.DataFrame, label: str):
 def split(df: pd.DataFrame, label: str, k: int, rng):
     """Hold out k rows whose values all occur among the remaining rows."""
     idx = rng.permutation(len(df))
-    test, train = df.iloc[idx[:k * 4]], df.iloc[idx[k * 4:]]
+    test, train = df.iloc[idx[: k * 4]], df.iloc[idx[k * 4 :]]
     ok = np.all([test[c].isin(set(train[c])) for c in df.columns if c != label], axis=0)
     test = test[ok].iloc[:k]
-    return pd.concat([train, df.iloc[idx[:k * 4]][ok].iloc[k:]]), test
+    return pd.concat([train, df.iloc[idx[: k * 4]][ok].iloc[k:]]), test
 
 
 def run(name: str, clean: pd.DataFrame, label: str, rng, repeat: int, full: bool) -> list:
@@ -86,15 +88,27 @@ def run(name: str, clean: pd.DataFrame, label: str, rng, repeat: int, full: bool
     add("index k=32 from DataFrames", best(lambda: api.certify(dirty, test, label), repeat))
     for k in (1, 32):
         add(f"index k={k} encoded", best(lambda: decide.certify_index(enc, T[:k]), repeat))
-        add(f"iterate k={k} encoded", best(lambda: decide.certify_iterate(enc, T[:k]), max(1, repeat // 2)))
+        add(
+            f"iterate k={k} encoded",
+            best(lambda: decide.certify_iterate(enc, T[:k]), max(1, repeat // 2)),
+        )
         if k == 1 or full:
             add(f"ad k={k} encoded", best(lambda: approximate.certify_ad(enc, T[:k], seed=0), 1))
-            add(f"ad counts only k={k} encoded", best(lambda: approximate.certify_ad_counts(enc, T[:k], seed=0), 1))
-    add("count montecarlo k=1 encoded", best(lambda: count_encoded(enc, T[:1], method="montecarlo", seed=0), 1))
+            add(
+                f"ad counts only k={k} encoded",
+                best(lambda: approximate.certify_ad_counts(enc, T[:k], seed=0), 1),
+            )
+    add(
+        "count montecarlo k=1 encoded",
+        best(lambda: count_encoded(enc, T[:1], method="montecarlo", seed=0), 1),
+    )
     Tc = enc_clean.encode_test(test)
     add("OP 1 point from DataFrames", best(lambda: api.poison(train, test.iloc[:1], label), repeat))
     add("OP 1 point encoded", best(lambda: poisoning.poison_encoded(enc_clean, Tc[0]), repeat))
-    add("clean next cell k=32 DataFrames", best(lambda: api.clean(dirty, test, label, top=1), repeat))
+    add(
+        "clean next cell k=32 DataFrames",
+        best(lambda: api.clean(dirty, test, label, top=1), repeat),
+    )
     add("clean next cell k=32 encoded", best(lambda: cleaning.advice(enc, T, top=1), repeat))
     return rows
 
@@ -113,18 +127,36 @@ def synthetic(n=1_000_000, d=20) -> pd.DataFrame:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m nbcert.bench", description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=os.environ.get("NBCERT_DATA_MIRROR", "../shared/datasets"),
-                    help="folder holding bodyPerformance.csv")
-    ap.add_argument("--full", action="store_true", help="also time AD for 32 points (minutes at 10^6 rows)")
+    ap.add_argument(
+        "--data",
+        default=os.environ.get("NBCERT_DATA_MIRROR", "../shared/datasets"),
+        help="folder holding bodyPerformance.csv",
+    )
+    ap.add_argument(
+        "--full", action="store_true", help="also time AD for 32 points (minutes at 10^6 rows)"
+    )
     ap.add_argument("--no-synthetic", action="store_true")
     ap.add_argument("--no-input", action="store_true", help="skip the file input targets")
-    ap.add_argument("--no-stream", action="store_true", help="skip the 10^8-row streamed CSV (4.7 GB, minutes)")
+    ap.add_argument(
+        "--no-stream", action="store_true", help="skip the 10^8-row streamed CSV (4.7 GB, minutes)"
+    )
     ap.add_argument("--no-dask", action="store_true", help="skip Dask on a LocalCluster")
-    ap.add_argument("--no-exit", action="store_true", help="skip running the small command 500 times")
-    ap.add_argument("--no-scaling", action="store_true", help="skip the scaling study's memory at 10^7 rows")
-    ap.add_argument("--scratch", default=None, help="folder for the generated files (default: a temporary one)")
+    ap.add_argument(
+        "--no-exit", action="store_true", help="skip running the small command 500 times"
+    )
+    ap.add_argument(
+        "--no-scaling", action="store_true", help="skip the scaling study's memory at 10^7 rows"
+    )
+    ap.add_argument(
+        "--scratch", default=None, help="folder for the generated files (default: a temporary one)"
+    )
     ap.add_argument("--keep", action="store_true", help="keep the generated files")
-    ap.add_argument("--repeat", type=int, default=3, help="runs of each whole command (at least 3; the median is kept)")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="runs of each whole command (at least 3; the median is kept)",
+    )
     args = ap.parse_args(argv)
     rng = np.random.default_rng(0)
     rows = []
@@ -142,11 +174,24 @@ def main(argv=None) -> int:
     for name in dict.fromkeys(r[0] for r in rows):
         get = {r[1]: r for r in rows if r[0] == name}
         limit = INDEX_TARGET.get(name, 0.25)
-        checks = [(f"index k=32 from DataFrames <= {limit}x plain", get["index k=32 from DataFrames"][3] <= limit),
-                  ("index k=32 encoded <= 2x floor", get["index k=32 encoded"][4] <= 2),
-                  ("OP 1 point from DataFrames <= 0.25x plain", get["OP 1 point from DataFrames"][3] <= 0.25)]
+        checks = [
+            (
+                f"index k=32 from DataFrames <= {limit}x plain",
+                get["index k=32 from DataFrames"][3] <= limit,
+            ),
+            ("index k=32 encoded <= 2x floor", get["index k=32 encoded"][4] <= 2),
+            (
+                "OP 1 point from DataFrames <= 0.25x plain",
+                get["OP 1 point from DataFrames"][3] <= 0.25,
+            ),
+        ]
         if name == "bodyPerformance":
-            checks.append(("clean next cell k=32 DataFrames <= 1 s", get["clean next cell k=32 DataFrames"][2] <= 1))
+            checks.append(
+                (
+                    "clean next cell k=32 DataFrames <= 1 s",
+                    get["clean next cell k=32 DataFrames"][2] <= 1,
+                )
+            )
         for what, ok in checks:
             print(f"{name:18} {what:45} {'met' if ok else 'MISSED'}")
     verdicts = []
@@ -158,8 +203,13 @@ def main(argv=None) -> int:
         from .input import run_input
 
         print("\ninput path (whole commands, each in its own process):")
-        verdicts += run_input(args.scratch, stream=not args.no_stream, dask=not args.no_dask, repeat=args.repeat,
-                              keep=args.keep)
+        verdicts += run_input(
+            args.scratch,
+            stream=not args.no_stream,
+            dask=not args.no_dask,
+            repeat=args.repeat,
+            keep=args.keep,
+        )
     if verdicts:
         print()
         for target, verdict, detail in verdicts:
@@ -177,8 +227,19 @@ def small_command(folder: Path) -> list:
 
     (folder / "train.csv").write_text(SMALL_TRAIN)
     (folder / "q.csv").write_text(SMALL_TEST)
-    return [sys.executable, "-m", "nbcert.cli", "certify", "--train", str(folder / "train.csv"),
-            "--test", str(folder / "q.csv"), "--label", "y", "--json"]
+    return [
+        sys.executable,
+        "-m",
+        "nbcert.cli",
+        "certify",
+        "--train",
+        str(folder / "train.csv"),
+        "--test",
+        str(folder / "q.csv"),
+        "--label",
+        "y",
+        "--json",
+    ]
 
 
 def exit_statuses(runs: int, parallel: int = 2) -> dict:
@@ -212,8 +273,11 @@ def exit_check(runs: int = 500) -> tuple:
     got = exit_statuses(runs)
     aborts = got.get(134, 0)
     others = {k: v for k, v in got.items() if k not in (0, "stderr")}
-    return (f"small command x {runs}: aborts at exit (exit 134) = 0", "met" if not others else "MISSED",
-            f"{aborts} aborts, exit statuses {got} ({time.perf_counter() - t0:.0f}s)")
+    return (
+        f"small command x {runs}: aborts at exit (exit 134) = 0",
+        "met" if not others else "MISSED",
+        f"{aborts} aborts, exit statuses {got} ({time.perf_counter() - t0:.0f}s)",
+    )
 
 
 def scaling_memory(n: int = 10**7, limit_mb: float = 2000, budget_s: float = 20) -> list:
@@ -224,18 +288,28 @@ def scaling_memory(n: int = 10**7, limit_mb: float = 2000, budget_s: float = 20)
     import subprocess
     import sys
 
-    code = ("import json, sys; from nbcert.repro.studies.scaling import run as s; "
-            "from nbcert.repro.pipeline.settings import ScalingSettings as S; "
-            f"t = s.run_size({n}, S(n_values=({n},), d=20, domain=5, labels=3, missing_rate=0.4, k=32, "
-            f"ad_worlds=100, method_budget_s={budget_s}), 0, progress=lambda *a: None); "
-            "t = t[t.kind != 'setup']; "
-            "print(json.dumps({'process': float(t.process_peak_mb.max()), "
-            "'calls': {m: [r, p, w] for m, r, p, w in zip(t.method, t.call_peak_mb, t.seconds, t.skipped)}}))")
-    print(f"\nscaling study at n = {n:.0e} x 20 (every method; Iterate and AD within {budget_s:g} s)...", flush=True)
+    code = (
+        "import json, sys; from nbcert.repro.studies.scaling import run as s; "
+        "from nbcert.repro.pipeline.settings import ScalingSettings as S; "
+        f"t = s.run_size({n}, S(n_values=({n},), d=20, domain=5, labels=3, missing_rate=0.4, k=32, "
+        f"ad_worlds=100, method_budget_s={budget_s}), 0, progress=lambda *a: None); "
+        "t = t[t.kind != 'setup']; "
+        "print(json.dumps({'process': float(t.process_peak_mb.max()), "
+        "'calls': {m: [r, p, w] for m, r, p, w in zip(t.method, t.call_peak_mb, t.seconds, t.skipped)}}))"
+    )
+    print(
+        f"\nscaling study at n = {n:.0e} x 20 (every method; Iterate and AD within {budget_s:g} s)...",
+        flush=True,
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if proc.returncode:
-        return [(f"scaling {n:.0e} x 20: each peak <= {limit_mb / 1000:.1f} GB", "-",
-                 f"failed: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else proc.returncode}")]
+        return [
+            (
+                f"scaling {n:.0e} x 20: each peak <= {limit_mb / 1000:.1f} GB",
+                "-",
+                f"failed: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else proc.returncode}",
+            )
+        ]
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     out = []
     for method, (peak, seconds, skipped) in got["calls"].items():
@@ -243,11 +317,21 @@ def scaling_memory(n: int = 10**7, limit_mb: float = 2000, budget_s: float = 20)
         if peak is None:
             out.append((target, "-", skipped or "not measured"))
         else:
-            out.append((target, "met" if peak <= limit_mb else "MISSED", f"peak {peak / 1000:.2f} GB resident "
-                                                                          f"during the call, {seconds:.2f}s"))
+            out.append(
+                (
+                    target,
+                    "met" if peak <= limit_mb else "MISSED",
+                    f"peak {peak / 1000:.2f} GB resident during the call, {seconds:.2f}s",
+                )
+            )
     whole = got["process"]
-    out.append((f"scaling {n:.0e} x 20, the whole job: peak <= {limit_mb / 1000:.1f} GB",
-                "met" if whole <= limit_mb else "MISSED", f"peak {whole / 1000:.2f} GB resident"))
+    out.append(
+        (
+            f"scaling {n:.0e} x 20, the whole job: peak <= {limit_mb / 1000:.1f} GB",
+            "met" if whole <= limit_mb else "MISSED",
+            f"peak {whole / 1000:.2f} GB resident",
+        )
+    )
     return out
 
 

@@ -122,7 +122,9 @@ class _Sampler(threading.Thread):
 def readme_command(readme: Path) -> str:
     """The first command line of the README's first code block (the main job's)."""
     lines = readme.read_text().split("```", 2)[1].splitlines()[1:]
-    return next(line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#"))
+    return next(
+        line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")
+    )
 
 
 def _cmdline(pid) -> list | None:
@@ -163,15 +165,22 @@ def clone(repo: Path, into: Path) -> Path:
     return into
 
 
-def _command(work: Path, target: str, mirror: str | None, cores: int, configfile: Path | None,
-             readme: bool) -> tuple[list, dict]:
+def _command(
+    work: Path, target: str, mirror: str | None, cores: int, configfile: Path | None, readme: bool
+) -> tuple[list, dict]:
     """The command line and environment of one run in the clone ``work``."""
     env = {**os.environ}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's shell: Python keeps the bytecode it compiles
+    env.pop(
+        "PYTHONDONTWRITEBYTECODE", None
+    )  # a user's shell: Python keeps the bytecode it compiles
     if readme:  # the README: "the paper's part alone: the same command with `paper` at the end"
         env.pop("PYTHONPATH", None)
         env.pop("NBCERT_DATA_MIRROR", None)
-        return ["bash", "-c", readme_command(work / "README.md") + ("" if target == "all" else f" {target}")], env
+        return [
+            "bash",
+            "-c",
+            readme_command(work / "README.md") + ("" if target == "all" else f" {target}"),
+        ], env
     env["PYTHONPATH"] = str(work / "src")
     if mirror:
         env["NBCERT_DATA_MIRROR"] = mirror
@@ -182,8 +191,15 @@ def _command(work: Path, target: str, mirror: str | None, cores: int, configfile
     return cmd, env
 
 
-def run_target(repo: Path, scratch: Path, target: str, mirror: str | None, cores: int = 1,
-               configfile: Path | None = None, readme: bool = False) -> Run:
+def run_target(
+    repo: Path,
+    scratch: Path,
+    target: str,
+    mirror: str | None,
+    cores: int = 1,
+    configfile: Path | None = None,
+    readme: bool = False,
+) -> Run:
     """Run ``snakemake [target] --cores N`` (or, with ``readme``, the README's first command)
     from nothing in a fresh clone, measured."""
     work = clone(repo, scratch / f"clone-{target}")
@@ -207,10 +223,11 @@ def run_target(repo: Path, scratch: Path, target: str, mirror: str | None, cores
     proc.returncode = os.waitstatus_to_exitcode(status)
     stages = stage_table(work / "benchmarks")
     cpu = usage.ru_utime + usage.ru_stime
-    if readme:  # the run's CPU without the set-up's: every job's (benchmark files) and Snakemake's own
+    if (
+        readme
+    ):  # the run's CPU without the set-up's: every job's (benchmark files) and Snakemake's own
         cpu = float(stages.cpu_seconds.sum()) + sampler.cpu
-    return Run(target, wall, cpu, sampler.cpu, sampler.disk, proc.returncode, stages,
-               readme)
+    return Run(target, wall, cpu, sampler.cpu, sampler.disk, proc.returncode, stages, readme)
 
 
 def stage_table(folder: Path) -> pd.DataFrame:
@@ -219,8 +236,14 @@ def stage_table(folder: Path) -> pd.DataFrame:
     rows = [read_benchmark(p) for p in sorted(folder.rglob("*.tsv")) if p.stat().st_size]
     jobs = pd.DataFrame(rows, columns=["stage", "seconds", "cpu_seconds", "max_rss_mb"])
     by = jobs.groupby("stage")
-    return pd.DataFrame({"jobs": by.size(), "seconds": by.seconds.sum(), "cpu_seconds": by.cpu_seconds.sum(),
-                         "max_rss_mb": by.max_rss_mb.max()}).sort_values("seconds", ascending=False)
+    return pd.DataFrame(
+        {
+            "jobs": by.size(),
+            "seconds": by.seconds.sum(),
+            "cpu_seconds": by.cpu_seconds.sum(),
+            "max_rss_mb": by.max_rss_mb.max(),
+        }
+    ).sort_values("seconds", ascending=False)
 
 
 def verdicts(run: Run) -> list:
@@ -228,65 +251,135 @@ def verdicts(run: Run) -> list:
     peak_job = float(run.stages.max_rss_mb.max()) if len(run.stages) else float("nan")
     command = {"all": "`snakemake --cores 1`", "paper": "`snakemake paper --cores 1`"}[run.target]
     readme = "the README's first command" + ("" if run.target == "all" else f" with `{run.target}`")
-    return [((f"{readme} (set-up included)" if run.readme else command) + " wall time",
-             f"{run.wall / 60:.1f} min", f"<= {LIMITS[run.target] / 60:.0f} min", run.wall <= LIMITS[run.target]),
-            ("Snakemake's own CPU share", f"{run.share:.1%} ({run.cpu_snakemake:.0f} of {run.cpu_total:.0f} s)",
-             f"<= {SNAKEMAKE_SHARE:.0%}", run.share <= SNAKEMAKE_SHARE),
-            ("peak resident memory of any job", f"{peak_job:.0f} MB", f"<= {JOB_MB} MB", peak_job <= JOB_MB),
-            ("peak disk beyond data sets and results", f"{run.peak_disk / 1e6:.0f} MB", f"<= {DISK_MB} MB",
-             run.peak_disk <= DISK_MB * 1e6)]
+    return [
+        (
+            (f"{readme} (set-up included)" if run.readme else command) + " wall time",
+            f"{run.wall / 60:.1f} min",
+            f"<= {LIMITS[run.target] / 60:.0f} min",
+            run.wall <= LIMITS[run.target],
+        ),
+        (
+            "Snakemake's own CPU share",
+            f"{run.share:.1%} ({run.cpu_snakemake:.0f} of {run.cpu_total:.0f} s)",
+            f"<= {SNAKEMAKE_SHARE:.0%}",
+            run.share <= SNAKEMAKE_SHARE,
+        ),
+        (
+            "peak resident memory of any job",
+            f"{peak_job:.0f} MB",
+            f"<= {JOB_MB} MB",
+            peak_job <= JOB_MB,
+        ),
+        (
+            "peak disk beyond data sets and results",
+            f"{run.peak_disk / 1e6:.0f} MB",
+            f"<= {DISK_MB} MB",
+            run.peak_disk <= DISK_MB * 1e6,
+        ),
+    ]
 
 
 def render(run: Run) -> str:
-    lines = [f"== target {run.target}: exit {run.returncode}, wall {run.wall:.1f} s, CPU {run.cpu_total:.1f} s "
-             f"(Snakemake's own {run.cpu_snakemake:.1f} s)",
-             f"{'stage':<18} {'jobs':>5} {'wall s':>8} {'CPU s':>8} {'peak MB':>8}"]
+    lines = [
+        f"== target {run.target}: exit {run.returncode}, wall {run.wall:.1f} s, CPU {run.cpu_total:.1f} s "
+        f"(Snakemake's own {run.cpu_snakemake:.1f} s)",
+        f"{'stage':<18} {'jobs':>5} {'wall s':>8} {'CPU s':>8} {'peak MB':>8}",
+    ]
     for stage, r in run.stages.iterrows():
-        lines.append(f"{stage:<18} {int(r.jobs):>5} {r.seconds:>8.1f} {r.cpu_seconds:>8.1f} {r.max_rss_mb:>8.0f}")
-    lines += [f"{'all jobs':<18} {int(run.stages.jobs.sum()):>5} {run.stages.seconds.sum():>8.1f} "
-              f"{run.stages.cpu_seconds.sum():>8.1f} {run.stages.max_rss_mb.max():>8.0f}", ""]
+        lines.append(
+            f"{stage:<18} {int(r.jobs):>5} {r.seconds:>8.1f} {r.cpu_seconds:>8.1f} {r.max_rss_mb:>8.0f}"
+        )
+    lines += [
+        f"{'all jobs':<18} {int(run.stages.jobs.sum()):>5} {run.stages.seconds.sum():>8.1f} "
+        f"{run.stages.cpu_seconds.sum():>8.1f} {run.stages.max_rss_mb.max():>8.0f}",
+        "",
+    ]
     for what, measured, target, met in verdicts(run):
         lines.append(f"{what}: {measured} (target {target}) {'met' if met else 'MISSED'}")
     return "\n".join(lines)
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m nbcert.repro.bench.pipeline",
-                                 description=__doc__.splitlines()[0])
-    ap.add_argument("--repo", type=Path, default=ROOT, help="the repository to clone (default: this one)")
-    ap.add_argument("--mirror", default=os.environ.get("NBCERT_DATA_MIRROR"),
-                    help="NBCERT_DATA_MIRROR for the runs (default: the environment's)")
-    ap.add_argument("--targets", default="paper,all", help="comma-separated: paper, all (default both)")
-    ap.add_argument("--scratch", type=Path, default=None, help="where the clones go (default: a temporary folder)")
-    ap.add_argument("--configfile", type=Path, default=None,
-                    help="a config on top of config.yaml (default: none, the paper's configuration)")
+    ap = argparse.ArgumentParser(
+        prog="python -m nbcert.repro.bench.pipeline", description=__doc__.splitlines()[0]
+    )
+    ap.add_argument(
+        "--repo", type=Path, default=ROOT, help="the repository to clone (default: this one)"
+    )
+    ap.add_argument(
+        "--mirror",
+        default=os.environ.get("NBCERT_DATA_MIRROR"),
+        help="NBCERT_DATA_MIRROR for the runs (default: the environment's)",
+    )
+    ap.add_argument(
+        "--targets", default="paper,all", help="comma-separated: paper, all (default both)"
+    )
+    ap.add_argument(
+        "--scratch",
+        type=Path,
+        default=None,
+        help="where the clones go (default: a temporary folder)",
+    )
+    ap.add_argument(
+        "--configfile",
+        type=Path,
+        default=None,
+        help="a config on top of config.yaml (default: none, the paper's configuration)",
+    )
     ap.add_argument("--keep", action="store_true", help="keep the clones")
-    ap.add_argument("--readme", action="store_true",
-                    help="run the README's first command as written (set-up included; with `paper` at its "
-                         "end for the paper target) in a fresh clone beside a link to the repository's ../shared")
+    ap.add_argument(
+        "--readme",
+        action="store_true",
+        help="run the README's first command as written (set-up included; with `paper` at its "
+        "end for the paper target) in a fresh clone beside a link to the repository's ../shared",
+    )
     ap.add_argument("--json", type=Path, default=None, help="also write the figures as JSON here")
     args = ap.parse_args(argv)
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
     if any(t not in LIMITS for t in targets):
         ap.error(f"--targets: each of {', '.join(LIMITS)}")
     scratch = Path(tempfile.mkdtemp(prefix="nbcert-bench-pipeline-", dir=args.scratch))
-    print(f"machine: {this_machine()}\ncommit {commit(args.repo)} (cloned: uncommitted changes are not measured)\n"
-          + ", ".join(f"{k} {v}" for k, v in versions().items()) + f"\nscratch: {scratch}\n", flush=True)
+    print(
+        f"machine: {this_machine()}\ncommit {commit(args.repo)} (cloned: uncommitted changes are not measured)\n"
+        + ", ".join(f"{k} {v}" for k, v in versions().items())
+        + f"\nscratch: {scratch}\n",
+        flush=True,
+    )
     runs = []
     try:
         for target in targets:
-            runs.append(run_target(args.repo, scratch, target, args.mirror, configfile=args.configfile,
-                                   readme=args.readme))
+            runs.append(
+                run_target(
+                    args.repo,
+                    scratch,
+                    target,
+                    args.mirror,
+                    configfile=args.configfile,
+                    readme=args.readme,
+                )
+            )
             print(render(runs[-1]) + "\n", flush=True)
     finally:
         if not args.keep:
             shutil.rmtree(scratch, ignore_errors=True)
     if args.json:
-        args.json.write_text(json.dumps([{"target": r.target, "wall": r.wall, "cpu_total": r.cpu_total,
-                                          "cpu_snakemake": r.cpu_snakemake, "peak_disk": r.peak_disk,
-                                          "returncode": r.returncode,
-                                          "stages": r.stages.reset_index().to_dict("records")} for r in runs],
-                                        indent=1))
+        args.json.write_text(
+            json.dumps(
+                [
+                    {
+                        "target": r.target,
+                        "wall": r.wall,
+                        "cpu_total": r.cpu_total,
+                        "cpu_snakemake": r.cpu_snakemake,
+                        "peak_disk": r.peak_disk,
+                        "returncode": r.returncode,
+                        "stages": r.stages.reset_index().to_dict("records"),
+                    }
+                    for r in runs
+                ],
+                indent=1,
+            )
+        )
     return 0 if all(r.returncode == 0 for r in runs) else 1
 
 

@@ -20,7 +20,9 @@ import pandas as pd
 from ...errors import InputError
 from ...reading.binning import discretize_column, numeric_values
 
-_TEXT = pd.Series(["text"]).dtype  # the dtype pandas gives text: arrow-backed `str` in pandas 3, object in pandas 2
+_TEXT = pd.Series(
+    ["text"]
+).dtype  # the dtype pandas gives text: arrow-backed `str` in pandas 3, object in pandas 2
 
 
 def _bins(values: np.ndarray, index: pd.Index, n_bins: int, strategy: str) -> pd.Series:
@@ -30,8 +32,15 @@ def _bins(values: np.ndarray, index: pd.Index, n_bins: int, strategy: str) -> pd
     return pd.Series(np.where(np.isnan(c), np.nan, named), index=index, dtype=object)
 
 
-def discretize(df: pd.DataFrame, label: str, *, n_bins: int = 5, strategy: str = "uniform",
-               drop: Iterable[str] = (), name: str = "data set") -> pd.DataFrame:
+def discretize(
+    df: pd.DataFrame,
+    label: str,
+    *,
+    n_bins: int = 5,
+    strategy: str = "uniform",
+    drop: Iterable[str] = (),
+    name: str = "data set",
+) -> pd.DataFrame:
     """Return a table of strings: numeric features binned ("bin0".."bin{n-1}"), others as is.
 
     ``df`` holds the values as written (strings, NaN for missing).  Raises InputError naming
@@ -40,13 +49,17 @@ def discretize(df: pd.DataFrame, label: str, *, n_bins: int = 5, strategy: str =
     drop = list(drop)
     for col in [label, *drop]:
         if col not in df.columns:
-            raise InputError(f"{name}: no column {col!r} (columns: {', '.join(map(repr, df.columns))})")
+            raise InputError(
+                f"{name}: no column {col!r} (columns: {', '.join(map(repr, df.columns))})"
+            )
     if label in drop:
         raise InputError(f"{name}: drop lists the label column {label!r}")
     out = df.drop(columns=drop).astype(object)
     na = out[label].isna().to_numpy()
     if na.any():
-        raise InputError(f"{name}: data row {int(np.flatnonzero(na)[0])} has no value in label column {label!r}")
+        raise InputError(
+            f"{name}: data row {int(np.flatnonzero(na)[0])} has no value in label column {label!r}"
+        )
     empty = [c for c in out.columns if out[c].isna().all()]
     if empty:
         raise InputError(f"{name}: column {empty[0]!r} has no observed value (add it to drop:)")

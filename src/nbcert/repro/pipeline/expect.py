@@ -40,8 +40,13 @@ def decision_run(dataset: str, rep: int, kind: str, rate, ks) -> dict:
     ks : sequence of int
         The numbers of test points the run decides.
     """
-    return _expect(DECISION_REFERENCE_ROWS + DECISION_METHODS * len(ks),
-                   dataset=dataset, rep=rep, perturbation=kind, missing_rate=float(rate))
+    return _expect(
+        DECISION_REFERENCE_ROWS + DECISION_METHODS * len(ks),
+        dataset=dataset,
+        rep=rep,
+        perturbation=kind,
+        missing_rate=float(rate),
+    )
 
 
 def poisoning_run(dataset: str, rep: int) -> dict:

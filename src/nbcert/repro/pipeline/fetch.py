@@ -52,8 +52,10 @@ def verify(path, expected: str, name: str) -> str:
     path = Path(path)
     seen = sha256_of(path)
     if seen != expected.lower():
-        raise FetchError(f"{path}: sha256 is {seen}, but {name}'s file was fetched with {expected}: the file was "
-                         f"changed after fetching; delete {path.parent} and run again to fetch it anew")
+        raise FetchError(
+            f"{path}: sha256 is {seen}, but {name}'s file was fetched with {expected}: the file was "
+            f"changed after fetching; delete {path.parent} and run again to fetch it anew"
+        )
     return seen
 
 
@@ -88,11 +90,16 @@ def locate(src: Source, mirror: Path | None) -> tuple[Path, str]:
     try:
         return _from_kaggle(src), f"kaggle {src.kaggle}"
     except FetchError as e:
-        where = f"the mirror folder {mirror}" if mirror else "a mirror folder (data_mirror / NBCERT_DATA_MIRROR)"
+        where = (
+            f"the mirror folder {mirror}"
+            if mirror
+            else "a mirror folder (data_mirror / NBCERT_DATA_MIRROR)"
+        )
         raise Unavailable(
             f"{src.name}: {src.file} is not in {where} and the Kaggle download of {src.kaggle} failed ({e}); "
             f"either put {src.file} into {where}, or give this machine Kaggle access "
-            f"(internet, and KAGGLE_USERNAME/KAGGLE_KEY for private data)") from None
+            f"(internet, and KAGGLE_USERNAME/KAGGLE_KEY for private data)"
+        ) from None
 
 
 def fetch(src: Source, mirror: Path | None, dest: Path) -> dict:
@@ -101,22 +108,33 @@ def fetch(src: Source, mirror: Path | None, dest: Path) -> dict:
     seen = sha256_of(path)
     warning = None
     if src.sha256 and seen != src.sha256.lower():
-        raise FetchError(f"{src.name}: sha256 of {path} is {seen}, but the config expects {src.sha256}; "
-                         f"refusing a file that differs from the pinned one")
+        raise FetchError(
+            f"{src.name}: sha256 of {path} is {seen}, but the config expects {src.sha256}; "
+            f"refusing a file that differs from the pinned one"
+        )
     if not src.sha256:
-        warning = (f"{src.name}: no sha256 in the config; recorded {seen} — add "
-                   f"'sha256: {seen}' to pin it")
+        warning = (
+            f"{src.name}: no sha256 in the config; recorded {seen} — add 'sha256: {seen}' to pin it"
+        )
     tmp, dest = atomic_path(dest)
     shutil.copyfile(path, tmp)
     if sha256_of(tmp) != seen:
         tmp.unlink()
         raise FetchError(f"{src.name}: {path} changed while it was being copied; try again")
     publish(tmp, dest, mode=0o444)  # read-only: the stages verify it against this sha256
-    return {"ok": True, "data set": src.name, "source": how, "file": src.file, "sha256": seen, "warning": warning}
+    return {
+        "ok": True,
+        "data set": src.name,
+        "source": how,
+        "file": src.file,
+        "sha256": seen,
+        "warning": warning,
+    }
 
 
-def fetch_into(src: Source, mirror: Path | None, folder: Path, on_unavailable: str = "skip",
-               say=print) -> dict:
+def fetch_into(
+    src: Source, mirror: Path | None, folder: Path, on_unavailable: str = "skip", say=print
+) -> dict:
     """Fetch ``src`` into ``folder`` and record the outcome in ``folder/status.json``.
 
     Parameters
@@ -159,6 +177,8 @@ def require_one(statuses: list) -> list:
     """The fetches' statuses, unless no data set was obtained: then one line saying why."""
     if not any(s["ok"] for s in statuses):
         names = ", ".join(s["data set"] for s in statuses)
-        raise FetchError(f"no data set could be obtained ({names}), so nothing can be reproduced; "
-                         f"{statuses[0]['reason']}")
+        raise FetchError(
+            f"no data set could be obtained ({names}), so nothing can be reproduced; "
+            f"{statuses[0]['reason']}"
+        )
     return statuses

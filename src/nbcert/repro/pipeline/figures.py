@@ -16,8 +16,14 @@ from ..runtime.outputs import atomic_path, publish
 
 METHODS = ("AD", "Iterate", "Iterate+Index")
 POISON = ("RP", "SR", "OP")
-STYLE = {"AD": ("tab:red", "s"), "Iterate": ("tab:blue", "o"), "Iterate+Index": ("tab:green", "^"),
-         "RP": ("tab:red", None), "SR": ("tab:orange", None), "OP": ("tab:green", None)}
+STYLE = {
+    "AD": ("tab:red", "s"),
+    "Iterate": ("tab:blue", "o"),
+    "Iterate+Index": ("tab:green", "^"),
+    "RP": ("tab:red", None),
+    "SR": ("tab:orange", None),
+    "OP": ("tab:green", None),
+}
 
 
 @cache
@@ -43,7 +49,9 @@ def panels(names, title, *, rows: int = 1, width: float = 3.6, height: float = 3
     at least 6 inches wide and the title wraps to its width (with a single data set a long
     title was clipped).  Returns (figure, axes array of shape (rows, len(names)))."""
     fig_width = max(6.0, width * len(names))
-    fig, axes = pyplot().subplots(rows, len(names), figsize=(fig_width, height * rows), squeeze=False)
+    fig, axes = pyplot().subplots(
+        rows, len(names), figsize=(fig_width, height * rows), squeeze=False
+    )
     fig.suptitle(textwrap.fill(title, width=int(fig_width * 11)))
     return fig, axes
 
@@ -82,7 +90,9 @@ def _lines(ax, sub: pd.DataFrame, x: str, plain: pd.DataFrame):
 def time_vs_rate(df: pd.DataFrame, kind: str, k: int, outputs):
     """Figures 6 (uniform) and 7 (feature): time of the k-point decision vs missing rate."""
     names = list(dict.fromkeys(df.dataset))
-    fig, axes = _panels(names, f"Decision - time vs missing rate ({kind} perturbation, {k} test points)")
+    fig, axes = _panels(
+        names, f"Decision - time vs missing rate ({kind} perturbation, {k} test points)"
+    )
     for name, ax in axes.items():
         sub = df[(df.dataset == name) & (df.perturbation == kind)]
         _lines(ax, sub[sub.k == k], "missing_rate", sub[sub.method == "Plain"])
@@ -95,9 +105,13 @@ def time_vs_rate(df: pd.DataFrame, kind: str, k: int, outputs):
 def time_vs_k(df: pd.DataFrame, kind: str, rate: float, outputs):
     """Figures 8 (uniform) and 9 (feature): time vs number of test points."""
     names = list(dict.fromkeys(df.dataset))
-    fig, axes = _panels(names, f"Decision - time vs test points ({kind} perturbation, missing rate {rate:g})")
+    fig, axes = _panels(
+        names, f"Decision - time vs test points ({kind} perturbation, missing rate {rate:g})"
+    )
     for name, ax in axes.items():
-        sub = df[(df.dataset == name) & (df.perturbation == kind) & np.isclose(df.missing_rate, rate)]
+        sub = df[
+            (df.dataset == name) & (df.perturbation == kind) & np.isclose(df.missing_rate, rate)
+        ]
         _lines(ax, sub[sub.k > 0], "k", sub[sub.method == "Plain"])
         ax.set_xscale("log", base=2)
         ax.set_title(name)
@@ -115,9 +129,22 @@ def poisoning(df: pd.DataFrame, outputs):
     x = np.arange(len(names))
     for i, method in enumerate(POISON):
         for ax, col in ((ax_t, "seconds"), (ax_r, "poisoning_rate")):
-            g = df[df.method == method].groupby("dataset")[col].agg(["mean", "min", "max"]).reindex(names)
+            g = (
+                df[df.method == method]
+                .groupby("dataset")[col]
+                .agg(["mean", "min", "max"])
+                .reindex(names)
+            )
             err = np.vstack([g["mean"] - g["min"], g["max"] - g["mean"]])
-            ax.bar(x + (i - 1) * width, g["mean"], width, yerr=err, color=STYLE[method][0], label=method, capsize=2)
+            ax.bar(
+                x + (i - 1) * width,
+                g["mean"],
+                width,
+                yerr=err,
+                color=STYLE[method][0],
+                label=method,
+                capsize=2,
+            )
     for ax, title in ((ax_t, "(a) running time (s)"), (ax_r, "(b) poisoning rate")):
         ax.set_xticks(x, names, rotation=20)
         ax.set_yscale("log")

@@ -13,8 +13,15 @@ import numpy as np
 import pandas as pd
 
 
-def blank_mask(n: int, d: int, rate: float, kind: str, rng: np.random.Generator,
-               feature_share: float = 0.2, missing: np.ndarray | None = None) -> np.ndarray:
+def blank_mask(
+    n: int,
+    d: int,
+    rate: float,
+    kind: str,
+    rng: np.random.Generator,
+    feature_share: float = 0.2,
+    missing: np.ndarray | None = None,
+) -> np.ndarray:
     """A boolean (n, d) mask of new blanks: with the ``missing`` cells (n, d) already
     blank, round(rate * considered cells) of the considered cells end up missing."""
     if not 0 <= rate <= 1:
@@ -31,7 +38,9 @@ def blank_mask(n: int, d: int, rate: float, kind: str, rng: np.random.Generator,
         picked = rng.choice(considered, size=want, replace=False)
     else:
         free = np.flatnonzero(~missing[:, cols].ravel())  # considered cells still observed
-        picked = free[rng.choice(len(free), size=max(0, want - (considered - len(free))), replace=False)]
+        picked = free[
+            rng.choice(len(free), size=max(0, want - (considered - len(free))), replace=False)
+        ]
     mask = np.zeros((n, d), bool)
     mask[picked // len(cols), cols[picked % len(cols)]] = True
     _keep_one_observed(mask, missing)
@@ -47,11 +56,19 @@ def _keep_one_observed(mask: np.ndarray, missing: np.ndarray | None) -> None:
         mask[np.flatnonzero(mask[:, j])[0], j] = False
 
 
-def perturb(df: pd.DataFrame, label: str, rate: float, kind: str, rng: np.random.Generator,
-            feature_share: float = 0.2) -> pd.DataFrame:
+def perturb(
+    df: pd.DataFrame,
+    label: str,
+    rate: float,
+    kind: str,
+    rng: np.random.Generator,
+    feature_share: float = 0.2,
+) -> pd.DataFrame:
     """A copy of ``df`` with feature cells blanked (NaN); the label column is untouched."""
     features = [c for c in df.columns if c != label]
-    mask = blank_mask(len(df), len(features), rate, kind, rng, feature_share, df[features].isna().to_numpy())
+    mask = blank_mask(
+        len(df), len(features), rate, kind, rng, feature_share, df[features].isna().to_numpy()
+    )
     out = df.copy()
     out[features] = out[features].mask(mask)
     return out

@@ -31,8 +31,11 @@ def versions(packages=PACKAGES) -> dict:
 def commit(folder) -> str:
     """The git commit checked out at ``folder``, with ``+ uncommitted changes`` where tracked
     files differ from it, or ``unknown`` outside a git checkout."""
+
     def git(*args):
-        return subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=30)
+        return subprocess.run(
+            ["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=30
+        )
 
     try:
         head = git("rev-parse", "HEAD")
@@ -53,12 +56,18 @@ def freeze() -> str:
     """The constraints file's text: ``pip freeze --exclude-editable`` of this environment
     (every installed distribution but nbcert itself, pinned) under a header saying how to
     regenerate it."""
-    pins = subprocess.run([sys.executable, "-m", "pip", "freeze", "--exclude-editable"], capture_output=True,
-                          text=True, check=True).stdout
-    return ("# Versions nbcert's release is tested with; the README's commands and CI install with them.\n"
-            "# Regenerate in a fresh venv after `pip install -e '.[test]'` with:\n"
-            "#   .venv/bin/python -m nbcert.repro.pipeline.provenance --freeze > constraints.txt\n"
-            f"# Python {platform.python_version()} on {platform.machine()}.\n" + pins)
+    pins = subprocess.run(
+        [sys.executable, "-m", "pip", "freeze", "--exclude-editable"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return (
+        "# Versions nbcert's release is tested with; the README's commands and CI install with them.\n"
+        "# Regenerate in a fresh venv after `pip install -e '.[test]'` with:\n"
+        "#   .venv/bin/python -m nbcert.repro.pipeline.provenance --freeze > constraints.txt\n"
+        f"# Python {platform.python_version()} on {platform.machine()}.\n" + pins
+    )
 
 
 if __name__ == "__main__":

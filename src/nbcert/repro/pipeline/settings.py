@@ -124,8 +124,9 @@ class ScalingSettings(_FromJson):
     @property
     def run_files(self) -> tuple:
         """Every scaling job's table: the sizes in memory, then the streamed ones."""
-        return (tuple(self.run_file(n) for n in self.n_values)
-                + tuple(self.run_file(n, True) for n in self.stream_n_values))
+        return tuple(self.run_file(n) for n in self.n_values) + tuple(
+            self.run_file(n, True) for n in self.stream_n_values
+        )
 
 
 @dataclass(frozen=True)
@@ -157,10 +158,13 @@ class Settings:
 
     def ks_for(self, rate) -> list:
         """All k at the rate of Figures 8/9, only the k of Figures 6/7 elsewhere."""
-        return sorted(self.k_values) if float(rate) == float(self.rate_for_k) else [self.k_for_rates]
+        return (
+            sorted(self.k_values) if float(rate) == float(self.rate_for_k) else [self.k_for_rates]
+        )
 
 
 # ---------------------------------------------------------------- loading
+
 
 def _key(path) -> str:
     return ".".join(str(p) for p in path) or "(top level)"
@@ -168,7 +172,7 @@ def _key(path) -> str:
 
 def _short(value, limit=60) -> str:
     text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _schema_message(error) -> str:
@@ -180,7 +184,9 @@ def _schema_message(error) -> str:
     if v == "additionalProperties":
         extra = re.findall(r"'([^']+)'", error.message)
         allowed = sorted(error.schema.get("properties", {}))
-        return f"{where}: unknown key {extra[0]!r}" + (f" (known: {', '.join(allowed)})" if allowed else "")
+        return f"{where}: unknown key {extra[0]!r}" + (
+            f" (known: {', '.join(allowed)})" if allowed else ""
+        )
     if v == "anyOf" and error.schema_path and "kaggle" in json.dumps(error.validator_value):
         return f"{where}: needs 'kaggle: owner/name' or 'local: /path/file.csv'"
     if v == "propertyNames":
@@ -188,11 +194,19 @@ def _schema_message(error) -> str:
     if v == "enum":
         return f"{where}: {_short(error.instance)} is not one of {', '.join(map(str, error.validator_value))}"
     if v in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-        words = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "greater than",
-                 "exclusiveMaximum": "less than"}
+        words = {
+            "minimum": "at least",
+            "maximum": "at most",
+            "exclusiveMinimum": "greater than",
+            "exclusiveMaximum": "less than",
+        }
         return f"{where}: {_short(error.instance)} must be {words[v]} {error.validator_value}"
     if v == "type":
-        kinds = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        kinds = (
+            error.validator_value
+            if isinstance(error.validator_value, list)
+            else [error.validator_value]
+        )
         return f"{where}: {_short(error.instance)} is not {' or '.join(map(str, kinds))}"
     return f"{where}: {_short(error.instance)} is invalid ({error.message.splitlines()[0][:120]})"
 
@@ -202,7 +216,9 @@ def _validate_schema(config: dict, schema_path) -> None:
 
     schema = yaml.safe_load(Path(schema_path).read_text())
     validator = jsonschema.Draft7Validator(schema)
-    errors = sorted(validator.iter_errors(config), key=lambda e: (len(e.absolute_path), list(map(str, e.path))))
+    errors = sorted(
+        validator.iter_errors(config), key=lambda e: (len(e.absolute_path), list(map(str, e.path)))
+    )
     if errors:
         error = jsonschema.exceptions.best_match(errors)
         raise ConfigError(_schema_message(error))
@@ -215,7 +231,9 @@ def _datasets(config: dict, cli: dict) -> dict:
     if only is not None:
         unknown = [n for n in only if n not in blocks]
         if unknown:
-            raise ConfigError(f"only: {unknown[0]!r} is not a configured data set (configured: {', '.join(blocks)})")
+            raise ConfigError(
+                f"only: {unknown[0]!r} is not a configured data set (configured: {', '.join(blocks)})"
+            )
         blocks = {n: blocks[n] for n in only}
     return {name: _build(DatasetSettings, {**b, "name": name}) for name, b in blocks.items()}
 
@@ -228,22 +246,32 @@ def _check_combinations(s: Settings) -> None:
     if s.k_for_rates not in s.k_values:
         raise ConfigError(f"k_for_rates: {s.k_for_rates} is not one of k_values {list(s.k_values)}")
     if s.rate_for_k not in s.missing_rates:
-        raise ConfigError(f"rate_for_k: {s.rate_for_k} is not one of missing_rates {list(s.missing_rates)}")
+        raise ConfigError(
+            f"rate_for_k: {s.rate_for_k} is not one of missing_rates {list(s.missing_rates)}"
+        )
     if max(s.poison_many.k_values) > s.k_max:
-        raise ConfigError(f"beyond.poison_many.k_values: {max(s.poison_many.k_values)} exceeds the {s.k_max} "
-                          f"test points drawn per repetition (the largest of k_values)")
+        raise ConfigError(
+            f"beyond.poison_many.k_values: {max(s.poison_many.k_values)} exceeds the {s.k_max} "
+            f"test points drawn per repetition (the largest of k_values)"
+        )
     if s.subsample is not None:
         if s.subsample < s.k_max + 2:
-            raise ConfigError(f"subsample: {s.subsample} rows leave fewer than 2 training rows after drawing "
-                              f"{s.k_max} test points (the largest of k_values)")
+            raise ConfigError(
+                f"subsample: {s.subsample} rows leave fewer than 2 training rows after drawing "
+                f"{s.k_max} test points (the largest of k_values)"
+            )
         if s.subsample < s.cleaning.points + 2:
-            raise ConfigError(f"subsample: {s.subsample} rows leave fewer than 2 training rows after drawing the "
-                              f"cleaning study's {s.cleaning.points} test points (beyond.cleaning.points)")
+            raise ConfigError(
+                f"subsample: {s.subsample} rows leave fewer than 2 training rows after drawing the "
+                f"cleaning study's {s.cleaning.points} test points (beyond.cleaning.points)"
+            )
         need = s.counting.subsample + s.counting.points
         if s.subsample < need:
-            raise ConfigError(f"subsample: {s.subsample} rows cannot hold the counting study's "
-                              f"{s.counting.subsample} training rows and {s.counting.points} test points "
-                              f"(beyond.counting.subsample + points = {need})")
+            raise ConfigError(
+                f"subsample: {s.subsample} rows cannot hold the counting study's "
+                f"{s.counting.subsample} training rows and {s.counting.points} test points "
+                f"(beyond.counting.subsample + points = {need})"
+            )
 
 
 def load(config: dict, schema_path, *, cli: dict | None = None, sources=()) -> Settings:
@@ -253,14 +281,23 @@ def load(config: dict, schema_path, *, cli: dict | None = None, sources=()) -> S
     workflow's); ``sources`` names the config files and command-line values, for the report.
     """
     cli = cli or {}
-    config = {**config, "datasets": cli["datasets"]} if isinstance(cli.get("datasets"), dict) else config
+    config = (
+        {**config, "datasets": cli["datasets"]} if isinstance(cli.get("datasets"), dict) else config
+    )
     _validate_schema(config, schema_path)
     beyond = config["beyond"]
     paper = {k: v for k, v in config.items() if k not in ("datasets", "beyond", "only")}
-    s = _build(Settings, {**paper, "datasets": _datasets(config, cli),
-                          "poison_many": _build(PoisonManySettings, beyond["poison_many"]),
-                          "counting": _build(CountingSettings, beyond["counting"]), "scaling": _build(ScalingSettings, beyond["scaling"]),
-                          "cleaning": _build(CleaningSettings, beyond["cleaning"]),
-                          "sources": tuple(map(str, sources))})
+    s = _build(
+        Settings,
+        {
+            **paper,
+            "datasets": _datasets(config, cli),
+            "poison_many": _build(PoisonManySettings, beyond["poison_many"]),
+            "counting": _build(CountingSettings, beyond["counting"]),
+            "scaling": _build(ScalingSettings, beyond["scaling"]),
+            "cleaning": _build(CleaningSettings, beyond["cleaning"]),
+            "sources": tuple(map(str, sources)),
+        },
+    )
     _check_combinations(s)
     return s

@@ -32,8 +32,13 @@ AD_METHODS = {"AD": approximate.iter_ad, "AD (counts only)": approximate.iter_ad
 # The poisoning methods a poisoning run times: the paper's three (Figure 10) and the
 # baselines with the incremental robustness check beyond the paper.
 # RP without a limit on the cells it blanks (the paper's), in both checks.
-POISON_METHODS = {"RP": ("rp", "iterate"), "SR": ("sr", "iterate"), "OP": ("op", "iterate"),
-                  "RP (incremental)": ("rp", "incremental"), "SR (incremental)": ("sr", "incremental")}
+POISON_METHODS = {
+    "RP": ("rp", "iterate"),
+    "SR": ("sr", "iterate"),
+    "OP": ("op", "iterate"),
+    "RP (incremental)": ("rp", "incremental"),
+    "SR (incremental)": ("sr", "incremental"),
+}
 
 
 def rng_for(seed: int, *parts) -> np.random.Generator:
@@ -60,17 +65,29 @@ def split(df: pd.DataFrame, k: int, seed: int, name: str, rep: int):
     test), both re-indexed.  On a complete table this is a uniform draw of k rows."""
     complete = complete_rows(df)
     if len(complete) < k:
-        raise InputError(f"{name}: only {len(complete)} rows have every feature, but {k} test points are needed")
+        raise InputError(
+            f"{name}: only {len(complete)} rows have every feature, but {k} test points are needed"
+        )
     rng = rng_for(seed, name, rep, "split")
     picked = np.zeros(len(df), bool)
     picked[complete[rng.permutation(len(complete))[:k]]] = True
     return df[~picked].reset_index(drop=True), df[picked].reset_index(drop=True)
 
 
-def perturbed(train: pd.DataFrame, label: str, kind: str, rate: float, seed: int, name: str, rep: int,
-              feature_share: float) -> pd.DataFrame:
+def perturbed(
+    train: pd.DataFrame,
+    label: str,
+    kind: str,
+    rate: float,
+    seed: int,
+    name: str,
+    rep: int,
+    feature_share: float,
+) -> pd.DataFrame:
     """The table of one perturbation variant, drawn from a generator seeded by the variant."""
-    return perturb(train, label, rate, kind, rng_for(seed, name, rep, kind, f"{rate:.4f}"), feature_share)
+    return perturb(
+        train, label, rate, kind, rng_for(seed, name, rep, kind, f"{rate:.4f}"), feature_share
+    )
 
 
 def timed(fn):
@@ -86,16 +103,30 @@ def plain_times(train: pd.DataFrame, test: pd.DataFrame, label: str) -> tuple:
 
     feats = [c for c in train.columns if c != label]
     both = pd.concat([train[feats], test[feats]])
-    codes = both.apply(lambda c: pd.factorize(c, use_na_sentinel=False)[0]).to_numpy()  # missing: own category
-    Xtr, Xte = codes[:len(train)], codes[len(train):len(train) + 1]
+    codes = both.apply(
+        lambda c: pd.factorize(c, use_na_sentinel=False)[0]
+    ).to_numpy()  # missing: own category
+    Xtr, Xte = codes[: len(train)], codes[len(train) : len(train) + 1]
     cats = codes.max(axis=0) + 1
     y = train[label].to_numpy()
     return timed(lambda: CategoricalNB(min_categories=cats).fit(Xtr, y).predict(Xte))[1:]
 
 
-def decision_runs(clean: pd.DataFrame, dirty: pd.DataFrame, test: pd.DataFrame, label: str, ks, *,
-                  ad_worlds: int, seed: int, name: str, rep: int, kind: str, rate: float,
-                  progress=print) -> pd.DataFrame:
+def decision_runs(
+    clean: pd.DataFrame,
+    dirty: pd.DataFrame,
+    test: pd.DataFrame,
+    label: str,
+    ks,
+    *,
+    ad_worlds: int,
+    seed: int,
+    name: str,
+    rep: int,
+    kind: str,
+    rate: float,
+    progress=print,
+) -> pd.DataFrame:
     """Time AD, Iterate and Iterate+Index for the first k test points, for every k.
 
     Iterate+Index and Iterate are called once per k.  AD (each of ``AD_METHODS``) runs
@@ -110,26 +141,45 @@ def decision_runs(clean: pd.DataFrame, dirty: pd.DataFrame, test: pd.DataFrame, 
     T = enc.encode_test(test)
     base = {"dataset": name, "rep": rep, "perturbation": kind, "missing_rate": rate}
     empty = {"robust": None, "nonrobust": None, "ad_false_robust": None}
-    rows = [{**base, "method": "encode", "k": 0, **times(t_enc), **empty},
-            {**base, "method": "Plain", "k": 1, **times(plain_times(clean, test, label)), **empty}]
+    rows = [
+        {**base, "method": "encode", "k": 0, **times(t_enc), **empty},
+        {**base, "method": "Plain", "k": 1, **times(plain_times(clean, test, label)), **empty},
+    ]
     ad_seed = rng_for(seed, name, rep, kind, rate, "ad").bit_generator.seed_seq
-    ads = {m: ad_prefixes(enc, T, ks, ad_worlds, np.random.default_rng(ad_seed), fn) for m, fn in AD_METHODS.items()}
+    ads = {
+        m: ad_prefixes(enc, T, ks, ad_worlds, np.random.default_rng(ad_seed), fn)
+        for m, fn in AD_METHODS.items()
+    }
     for k in ks:
         exact, *t_index = timed(lambda: decide.certify_index(enc, T[:k]))
         it, *t_iter = timed(lambda: decide.certify_iterate(enc, T[:k]))
         if not (np.array_equal(it.robust, exact.robust) and np.array_equal(it.label, exact.label)):
-            raise AssertionError(f"{name}: Iterate and Iterate+Index disagree (rep {rep}, {kind} {rate}, k={k})")
+            raise AssertionError(
+                f"{name}: Iterate and Iterate+Index disagree (rep {rep}, {kind} {rate}, k={k})"
+            )
         runs = [("Iterate+Index", exact.robust, t_index), ("Iterate", it.robust, t_iter)]
         for method, (ad_robust, t_ads) in ads.items():
             if (exact.robust & ~ad_robust[:k]).any():
                 raise AssertionError(f"{name}: {method} called a robust point non-robust")
             runs.append((method, ad_robust[:k], t_ads[k]))
         for method, robust, t in runs:
-            rows.append({**base, "method": method, "k": k, **times(t), "robust": int(robust.sum()),
-                         "nonrobust": int(k - robust.sum()),
-                         "ad_false_robust": int((robust & ~exact.robust).sum()) if method in AD_METHODS else None})
-        progress(f"{name} rep {rep} {kind} {rate}: k={k} index {t_index[0]:.4f}s iterate {t_iter[0]:.4f}s "
-                 f"ad {ads['AD'][1][k][0]:.3f}s")
+            rows.append(
+                {
+                    **base,
+                    "method": method,
+                    "k": k,
+                    **times(t),
+                    "robust": int(robust.sum()),
+                    "nonrobust": int(k - robust.sum()),
+                    "ad_false_robust": int((robust & ~exact.robust).sum())
+                    if method in AD_METHODS
+                    else None,
+                }
+            )
+        progress(
+            f"{name} rep {rep} {kind} {rate}: k={k} index {t_index[0]:.4f}s iterate {t_iter[0]:.4f}s "
+            f"ad {ads['AD'][1][k][0]:.3f}s"
+        )
     return pd.DataFrame(rows)
 
 
@@ -139,7 +189,7 @@ def ad_prefixes(enc, T: np.ndarray, ks, n_worlds: int, seed, iter_ad=approximate
     until its k-th point was decided -- its set-up included, as in a call on the first k points."""
     want, marks, robust = set(ks), {}, []
     t0, c0 = time.perf_counter(), time.process_time()
-    for r, _ in iter_ad(enc, T[:max(ks)], n_worlds=n_worlds, seed=seed):
+    for r, _ in iter_ad(enc, T[: max(ks)], n_worlds=n_worlds, seed=seed):
         robust.append(r)
         if len(robust) in want:
             marks[len(robust)] = (time.perf_counter() - t0, time.process_time() - c0)
@@ -151,8 +201,16 @@ def times(t) -> dict:
     return {"seconds": t[0], "cpu_seconds": t[1]}
 
 
-def poisoning_runs(train: pd.DataFrame, test: pd.DataFrame, label: str, *, seed: int, name: str, rep: int,
-                   progress=print) -> pd.DataFrame:
+def poisoning_runs(
+    train: pd.DataFrame,
+    test: pd.DataFrame,
+    label: str,
+    *,
+    seed: int,
+    name: str,
+    rep: int,
+    progress=print,
+) -> pd.DataFrame:
     """RP, SR and OP (and the baselines' incremental variants, ``POISON_METHODS``) on the
     complete training rows for the repetition's first test point.  A baseline and its
     incremental variant get the same seed, so they blank the same cells in the same order."""
@@ -161,10 +219,27 @@ def poisoning_runs(train: pd.DataFrame, test: pd.DataFrame, label: str, *, seed:
     cells = enc.n * enc.d
     rows = []
     for method, (code, check) in POISON_METHODS.items():
-        res, *t_run = timed(lambda: poisoning.poison_encoded(enc, t, code, seed=rng_for(seed, name, rep, method[:2]),
-                                                              check=check, keep_last=False))
-        rows.append({"dataset": name, "rep": rep, "method": method, **times(t_run), "train_rows": enc.n,
-                     "possible": res.possible, "cells": res.num_cells,
-                     "poisoning_rate": (res.num_cells / cells) if res.possible else None})
+        res, *t_run = timed(
+            lambda: poisoning.poison_encoded(
+                enc,
+                t,
+                code,
+                seed=rng_for(seed, name, rep, method[:2]),
+                check=check,
+                keep_last=False,
+            )
+        )
+        rows.append(
+            {
+                "dataset": name,
+                "rep": rep,
+                "method": method,
+                **times(t_run),
+                "train_rows": enc.n,
+                "possible": res.possible,
+                "cells": res.num_cells,
+                "poisoning_rate": (res.num_cells / cells) if res.possible else None,
+            }
+        )
         progress(f"{name} rep {rep}: {method} {res.num_cells} cells in {t_run[0]:.4f}s")
     return pd.DataFrame(rows)

@@ -75,8 +75,11 @@ def _records(df: pd.DataFrame):
     without its per-cell boxing)."""
     names = list(df.columns)
     for row in zip(*(df[c].tolist() for c in names)):
-        yield {k: v for k, v in zip(names, row)
-               if not (v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)))}
+        yield {
+            k: v
+            for k, v in zip(names, row)
+            if not (v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)))
+        }
 
 
 def check(df: pd.DataFrame, name: str, where: str) -> None:
@@ -102,7 +105,9 @@ def check(df: pd.DataFrame, name: str, where: str) -> None:
             raise TableError(f"{where}: data row {i}, column {col!r} {what}")
 
 
-def read_table(path, name: str, *, rows: int | None = None, equal: dict | None = None) -> pd.DataFrame:
+def read_table(
+    path, name: str, *, rows: int | None = None, equal: dict | None = None
+) -> pd.DataFrame:
     """Read a result table and check it: schema ``name``, exactly ``rows`` rows if given,
     and every row's columns equal to ``equal`` (e.g. the data set and repetition the file
     name promises)."""
@@ -112,13 +117,21 @@ def read_table(path, name: str, *, rows: int | None = None, equal: dict | None =
     except FileNotFoundError:
         raise TableError(f"{where}: no such file") from None
     except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, ValueError) as e:
-        raise TableError(f"{where}: not a readable CSV table ({str(e).strip().splitlines()[-1][:120]})") from None
+        raise TableError(
+            f"{where}: not a readable CSV table ({str(e).strip().splitlines()[-1][:120]})"
+        ) from None
     check(df, name, where)
     if rows is not None and len(df) != rows:
-        raise TableError(f"{where}: has {len(df)} data rows, expected {rows} (a damaged file: delete it and run "
-                         f"again)")
+        raise TableError(
+            f"{where}: has {len(df)} data rows, expected {rows} (a damaged file: delete it and run "
+            f"again)"
+        )
     for col, value in (equal or {}).items():
-        bad = df[col] != value if not isinstance(value, float) else ~np.isclose(df[col].astype(float), value)
+        bad = (
+            df[col] != value
+            if not isinstance(value, float)
+            else ~np.isclose(df[col].astype(float), value)
+        )
         if bad.any():
             i = int(np.flatnonzero(bad.to_numpy())[0])
             found = df[col].iloc[i]
@@ -130,7 +143,11 @@ def read_table(path, name: str, *, rows: int | None = None, equal: dict | None =
 def read_tables(paths, name: str) -> pd.DataFrame:
     """Several tables of one schema, each checked, concatenated."""
     frames = [read_table(p, name) for p in paths]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(schema(name)["properties"]))
+    return (
+        pd.concat(frames, ignore_index=True)
+        if frames
+        else pd.DataFrame(columns=list(schema(name)["properties"]))
+    )
 
 
 def write_table(df: pd.DataFrame, path, name: str) -> None:
@@ -139,7 +156,9 @@ def write_table(df: pd.DataFrame, path, name: str) -> None:
     write_csv(df, path)
 
 
-def read_data(path, label: str, *, columns=None, rows: int | None = None, complete: bool = False) -> pd.DataFrame:
+def read_data(
+    path, label: str, *, columns=None, rows: int | None = None, complete: bool = False
+) -> pd.DataFrame:
     """A data table (values as written, empty = missing) with its shape checked: the
     label column present and filled, the given ``columns`` in order, ``rows`` rows, and
     with ``complete`` no missing cell at all."""
@@ -151,11 +170,15 @@ def read_data(path, label: str, *, columns=None, rows: int | None = None, comple
     if label not in df.columns:
         raise TableError(f"{where}: no label column {label!r}")
     if columns is not None and list(df.columns) != list(columns):
-        raise TableError(f"{where}: columns {list(df.columns)} differ from the expected {list(columns)}")
+        raise TableError(
+            f"{where}: columns {list(df.columns)} differ from the expected {list(columns)}"
+        )
     if rows is not None and len(df) != rows:
         raise TableError(f"{where}: has {len(df)} data rows, expected {rows}")
     blank = df[label].isna() if not complete else df.isna().any(axis=1)
     if blank.any():
         i = int(np.flatnonzero(blank.to_numpy())[0])
-        raise TableError(f"{where}: data row {i} has a missing " + ("label" if not complete else "cell"))
+        raise TableError(
+            f"{where}: data row {i} has a missing " + ("label" if not complete else "cell")
+        )
     return df

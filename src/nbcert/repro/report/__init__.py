@@ -48,22 +48,31 @@ class ReportInputs:
 
 
 def _figure(path, caption: str = "") -> list:
-    return [f"![{Path(path).stem}](figures/{Path(path).name})", ""] + ([caption, ""] if caption else [])
+    return [f"![{Path(path).stem}](figures/{Path(path).name})", ""] + (
+        [caption, ""] if caption else []
+    )
 
 
 def render(r: ReportInputs) -> str:
     """results/report.md (or, without the studies' tables, results/paper.md)."""
-    timed = [r.decision, r.poisoning] + ([r.poisoning_many, r.counting, r.scaling, r.cleaning] if r.whole else [])
+    timed = [r.decision, r.poisoning] + (
+        [r.poisoning_many, r.counting, r.scaling, r.cleaning] if r.whole else []
+    )
     lines = paper.header(r.sources, r.settings, r.provenance, r.whole)
     lines += paper.datasets(r.statuses, r.infos, r.stale)
     cpu = {"decision": paper.decision_calls(r.decision), "poisoning": r.poisoning}
     if r.whole:
         cpu["many-point poisoning"] = r.poisoning_many
-    lines += paper.machine(cpu, [t for t in timed if len(t)]) + timing.section(r.timings, paper.this_machine())
+    lines += paper.machine(cpu, [t for t in timed if len(t)]) + timing.section(
+        r.timings, paper.this_machine()
+    )
     lines += paper.claims(r.decision, r.poisoning, r.settings["k_for_rates"])
     lines += paper.extras(r.decision, r.poisoning)
-    lines += ["## Figures", ""] + [line for f in r.figures
-                                   for line in _figure(f, paper.figure_caption(Path(f).stem, r.settings))]
+    lines += ["## Figures", ""] + [
+        line
+        for f in r.figures
+        for line in _figure(f, paper.figure_caption(Path(f).stem, r.settings))
+    ]
     if r.whole:
         lines += _beyond(r)
     return "\n".join(lines) + "\n"
@@ -71,9 +80,11 @@ def render(r: ReportInputs) -> str:
 
 def _beyond(r: ReportInputs) -> list:
     lines = ["## Beyond the paper", ""]
-    for name, section in (("poisoning_many", poisoning_many_section(r.poisoning_many)),
-                          ("counting", counting_section(r.counting)),
-                          ("scaling", scaling_section(r.scaling)),
-                          ("cleaning", cleaning_section(r.cleaning))):
+    for name, section in (
+        ("poisoning_many", poisoning_many_section(r.poisoning_many)),
+        ("counting", counting_section(r.counting)),
+        ("scaling", scaling_section(r.scaling)),
+        ("cleaning", cleaning_section(r.cleaning)),
+    ):
         lines += [section.strip(), ""] + _figure(r.beyond_figures[name])
     return lines

@@ -62,8 +62,11 @@ def stamp(table, started: float | None = None):
     """The table with where and when it was computed: ``host``, ``started`` (the job's
     start, or ``started`` for one of several runs in a job) and ``finished`` (Unix
     seconds), so the report can check that timed runs never overlapped on a host."""
-    return table.assign(host=platform.node() or "unknown", started=_STARTED if started is None else started,
-                        finished=time.time())
+    return table.assign(
+        host=platform.node() or "unknown",
+        started=_STARTED if started is None else started,
+        finished=time.time(),
+    )
 
 
 def _seconds_alive() -> float:
@@ -91,14 +94,21 @@ def usage() -> dict:
     """What this job has cost so far: wall seconds ``s``, ``cpu_time`` seconds (its own and
     its finished children's) and peak resident MB ``max_rss``."""
     t = os.times()
-    return {"s": _seconds_alive(), "cpu_time": t.user + t.system + t.children_user + t.children_system,
-            "max_rss": _peak_mb()}
+    return {
+        "s": _seconds_alive(),
+        "cpu_time": t.user + t.system + t.children_user + t.children_system,
+        "max_rss": _peak_mb(),
+    }
 
 
 def benchmark_text(measured: dict) -> str:
     """``measured`` (:func:`usage`) as a benchmark file in Snakemake's columns."""
-    row = (f"{measured['s']:.4f}", str(datetime.timedelta(seconds=int(measured["s"]))),
-           f"{measured['max_rss']:.2f}", f"{measured['cpu_time']:.2f}")
+    row = (
+        f"{measured['s']:.4f}",
+        str(datetime.timedelta(seconds=int(measured["s"]))),
+        f"{measured['max_rss']:.2f}",
+        f"{measured['cpu_time']:.2f}",
+    )
     return "\t".join(BENCHMARK_COLUMNS) + "\n" + "\t".join(row) + "\n"
 
 

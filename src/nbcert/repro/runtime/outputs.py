@@ -41,7 +41,9 @@ def publish(tmp: Path, dest: Path, mode: int = 0o666) -> None:
     orphan of a Snakemake process that no longer exists."""
     if not parent_alive():
         Path(tmp).unlink(missing_ok=True)
-        raise SystemExit(f"not writing {dest}: the Snakemake process that started this job has gone")
+        raise SystemExit(
+            f"not writing {dest}: the Snakemake process that started this job has gone"
+        )
     os.chmod(tmp, mode & ~_umask())
     os.replace(tmp, dest)
 

@@ -20,7 +20,9 @@ def main(argv=None) -> None:
     from ...pipeline.settings import load
     from ...pipeline.tables import read_data
 
-    p = argparse.ArgumentParser(prog="python -m nbcert.repro.studies.cleaning", description=main.__doc__)
+    p = argparse.ArgumentParser(
+        prog="python -m nbcert.repro.studies.cleaning", description=main.__doc__
+    )
     p.add_argument("--dataset", required=True)
     p.add_argument("--data", default="data/discretized", help="folder of the discretized tables")
     p.add_argument("--config", default="config.yaml")

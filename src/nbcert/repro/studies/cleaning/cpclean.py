@@ -38,7 +38,9 @@ def _fresh(pi: np.ndarray, M: np.ndarray, B: np.ndarray, rng, shape: tuple):
     """Uniform worlds of groups with M cells, B of them next in line: how many of the next
     and of the other cells hold t_j, (Bin(B, pi), Bin(M - B, pi)) broadcast to ``shape``."""
     pi = np.broadcast_to(pi, shape)
-    return rng.binomial(np.broadcast_to(B, shape), pi), rng.binomial(np.broadcast_to(M - B, shape), pi)
+    return rng.binomial(np.broadcast_to(B, shape), pi), rng.binomial(
+        np.broadcast_to(M - B, shape), pi
+    )
 
 
 def _reveal(rest: np.ndarray, M: np.ndarray, B: np.ndarray, rng):
@@ -142,7 +144,9 @@ class EntropyChooser:
         if self.M[l, j] - M[l, j] == self.B[l, j]:  # its next batch was cleaned
             nxt, rest = _reveal(self.rest[live, :, l, j], M[l, j], B, self.rng)
         else:
-            nxt, rest = _fresh(self.pi[live, j, None], M[l, j], B, self.rng, (len(live), self.samples))
+            nxt, rest = _fresh(
+                self.pi[live, j, None], M[l, j], B, self.rng, (len(live), self.samples)
+            )
         self.nxt[live, :, l, j], self.rest[live, :, l, j], self.B[l, j] = nxt, rest, B
         self.E[:, l, j] = np.where(self.seen[:, j], obs[l, j, np.maximum(self.T[:, j], 0)], 0)
         C = self.E[live, None, l, j] + nxt + rest
@@ -182,7 +186,9 @@ class EntropyChooser:
         start[:, 1:] = s[:, 1:] != s[:, :-1]
         pos = np.flatnonzero(start)
         runs = np.diff(np.append(pos, s.size))
-        return np.bincount(pos // S, weights=self.xlogx[runs], minlength=len(s)).reshape(a.shape[:-1])
+        return np.bincount(pos // S, weights=self.xlogx[runs], minlength=len(s)).reshape(
+            a.shape[:-1]
+        )
 
     def gains(self, todo: np.ndarray) -> np.ndarray:
         """(m, d): the mutual information of each group's revealed count and the predicted
@@ -193,12 +199,16 @@ class EntropyChooser:
         if not varied.any():
             return np.zeros((m, d))
         lab, S = lab[varied], self.samples
-        k = self.nxt[np.flatnonzero(todo)[varied]].reshape(len(lab), S, m * d).transpose(0, 2, 1)  # (Q, G, S)
+        k = (
+            self.nxt[np.flatnonzero(todo)[varied]].reshape(len(lab), S, m * d).transpose(0, 2, 1)
+        )  # (Q, G, S)
         joint = self._sum_clogc(k * (m + 1) + lab[:, None, :])
         info = (joint - self._sum_clogc(k) - self._sum_clogc(lab)[:, None] + self.xlogx[S]) / S
         return info.sum(axis=0).reshape(m, d)
 
 
-def entropy_chooser(N: np.ndarray, T: np.ndarray, alpha, samples: int, batch: int, rng) -> EntropyChooser:
+def entropy_chooser(
+    N: np.ndarray, T: np.ndarray, alpha, samples: int, batch: int, rng
+) -> EntropyChooser:
     """The CPClean-style policy's choose(obs, M) (see :class:`EntropyChooser`)."""
     return EntropyChooser(N, T, alpha, samples, batch, rng)

@@ -8,23 +8,39 @@ import pandas as pd
 
 from ...pipeline.figures import panels, save_figure
 
-STYLE = {"random": ("tab:red", "-"), "CPClean-style": ("tab:orange", "-"), "nbcert": ("tab:green", "-"),
-         "offline": ("black", "--")}
+STYLE = {
+    "random": ("tab:red", "-"),
+    "CPClean-style": ("tab:orange", "-"),
+    "nbcert": ("tab:green", "-"),
+    "offline": ("black", "--"),
+}
 
 
-def figure(table: pd.DataFrame, outputs, perturbation: str | None = None, missing_rate: float | None = None):
+def figure(
+    table: pd.DataFrame, outputs, perturbation: str | None = None, missing_rate: float | None = None
+):
     """Share of test points certified against the share of missing cells cleaned, one panel
     per data set, for one perturbation and missing rate (default: uniform and the middle
     rate); the median over repetitions, the offline answer and its lower bound marked."""
     names = list(dict.fromkeys(table.dataset))
-    kind = perturbation or ("uniform" if (table.perturbation == "uniform").any() else table.perturbation.iloc[0])
+    kind = perturbation or (
+        "uniform" if (table.perturbation == "uniform").any() else table.perturbation.iloc[0]
+    )
     rates = sorted(table[table.perturbation == kind].missing_rate.unique())
     rate = missing_rate if missing_rate is not None else rates[len(rates) // 2]
-    fig, axes = panels(names, f"Which cells to clean ({kind} perturbation, missing rate {rate:g})", width=3.8,
-                       height=3.4)
+    fig, axes = panels(
+        names,
+        f"Which cells to clean ({kind} perturbation, missing rate {rate:g})",
+        width=3.8,
+        height=3.4,
+    )
     grid = np.linspace(0, 1, 201)
     for name, ax in zip(names, axes[0]):
-        sub = table[(table.dataset == name) & (table.perturbation == kind) & np.isclose(table.missing_rate, rate)]
+        sub = table[
+            (table.dataset == name)
+            & (table.perturbation == kind)
+            & np.isclose(table.missing_rate, rate)
+        ]
         for method in ("random", "CPClean-style", "nbcert"):
             curves = []
             for _, run_ in sub[sub.method == method].groupby("rep"):
@@ -37,12 +53,24 @@ def figure(table: pd.DataFrame, outputs, perturbation: str | None = None, missin
         off = sub[(sub.method == "offline") & sub.cells.notna()]
         if len(off):
             share = (off.cells / off.missing_cells).median()
-            ax.plot([share], [1.0], marker="*", color="black", markersize=10, linestyle="none",
-                    label="offline (with truth)")
+            ax.plot(
+                [share],
+                [1.0],
+                marker="*",
+                color="black",
+                markersize=10,
+                linestyle="none",
+                label="offline (with truth)",
+            )
         lbs = sub[sub.method == "offline"].lower_bound.dropna()
         if len(lbs):
-            ax.axvline((lbs / sub.missing_cells.iloc[0]).median(), color="black", linestyle=":", linewidth=1,
-                       label="offline lower bound")
+            ax.axvline(
+                (lbs / sub.missing_cells.iloc[0]).median(),
+                color="black",
+                linestyle=":",
+                linewidth=1,
+                label="offline lower bound",
+            )
         ax.set_title(name)
         ax.set_xlabel("share of missing cells cleaned")
         ax.set_ylabel("share of test points certified")

@@ -45,12 +45,31 @@ from ...pipeline.stages import complete_rows, perturbed, rng_for, split
 from .cpclean import entropy_chooser
 
 METHODS = ("random", "CPClean-style", "nbcert", "offline")
-COLUMNS = ["dataset", "perturbation", "missing_rate", "rep", "method", "cells", "certified", "points", "excluded",
-           "missing_cells", "final", "lower_bound", "optimal", "time_limited", "seconds", "decisions", "flat", "batch"]
+COLUMNS = [
+    "dataset",
+    "perturbation",
+    "missing_rate",
+    "rep",
+    "method",
+    "cells",
+    "certified",
+    "points",
+    "excluded",
+    "missing_cells",
+    "final",
+    "lower_bound",
+    "optimal",
+    "time_limited",
+    "seconds",
+    "decisions",
+    "flat",
+    "batch",
+]
 REP = "cleaning"  # the seed part of this study's subsample
 
 
 # ----------------------------------------------------------------------------- one run
+
 
 def _random_history(tab, T, alpha, rng, batch):
     """Certified points after every ``batch`` cells of a uniformly random cleaning order."""
@@ -64,8 +83,11 @@ def _random_history(tab, T, alpha, rng, batch):
     for stop in list(range(0, len(key), batch)) + [len(key)]:
         add = np.bincount(key[last:stop], minlength=obs.size)
         obs, hid, last = obs + add, hid - add, stop
-        count = int(cleaning.state_decision(obs.reshape(shape), hid.reshape(shape).sum(axis=2), tab.N, T,
-                                            alpha).robust.sum())
+        count = int(
+            cleaning.state_decision(
+                obs.reshape(shape), hid.reshape(shape).sum(axis=2), tab.N, T, alpha
+            ).robust.sum()
+        )
         history.append((stop, count))
         if count == len(T):
             break
@@ -75,21 +97,45 @@ def _random_history(tab, T, alpha, rng, batch):
 def _rows(base, method, history, seconds, decisions, **extra):
     out = []
     for i, (cells, certified) in enumerate(history):
-        out.append({**base, "method": method, "cells": int(cells), "certified": int(certified),
-                    "final": i == len(history) - 1, "seconds": seconds, "decisions": decisions,
-                    "lower_bound": None, "optimal": None, "flat": None, **extra})
+        out.append(
+            {
+                **base,
+                "method": method,
+                "cells": int(cells),
+                "certified": int(certified),
+                "final": i == len(history) - 1,
+                "seconds": seconds,
+                "decisions": decisions,
+                "lower_bound": None,
+                "optimal": None,
+                "flat": None,
+                **extra,
+            }
+        )
     return out
 
 
-def run_one(tab: cleaning.CleaningTable, T: np.ndarray, base: dict, cfg: CleaningSettings, seed_parts: tuple,
-            progress=print) -> list:
+def run_one(
+    tab: cleaning.CleaningTable,
+    T: np.ndarray,
+    base: dict,
+    cfg: CleaningSettings,
+    seed_parts: tuple,
+    progress=print,
+) -> list:
     """Every method on one perturbed table; tidy rows."""
     alpha = cfg.alpha
     missing = int(tab.hid.sum())
     batch = max(1, round(cfg.batch_share * missing))
     possible = np.array([cleaning.cleanable(tab, t, alpha) for t in T], bool)
     T = T[possible]  # a point no cleaning can certify (proven) is left out
-    base = {**base, "points": len(T), "excluded": int((~possible).sum()), "missing_cells": missing, "batch": batch}
+    base = {
+        **base,
+        "points": len(T),
+        "excluded": int((~possible).sum()),
+        "missing_cells": missing,
+        "batch": batch,
+    }
     order = rng_for(*seed_parts, "group order").permutation(tab.enc.n)
     rows = []
     t0 = time.perf_counter()
@@ -97,29 +143,64 @@ def run_one(tab: cleaning.CleaningTable, T: np.ndarray, base: dict, cfg: Cleanin
     rows += _rows(base, "random", hist, time.perf_counter() - t0, len(hist) - 1)
     for method in ("CPClean-style", "nbcert"):
         if method == "CPClean-style":
-            choose = entropy_chooser(tab.N, T, alpha, cfg.samples, batch, rng_for(*seed_parts, method))
+            choose = entropy_chooser(
+                tab.N, T, alpha, cfg.samples, batch, rng_for(*seed_parts, method)
+            )
         else:
+
             def choose(obs, M):
                 return cleaning.next_group(obs, M, tab.N, T, alpha, cfg.prior)
+
         t0 = time.perf_counter()
         _, hist, _ = cleaning.follow(tab, T, choose, alpha, batch, order)
-        rows += _rows(base, method, hist, time.perf_counter() - t0, len(hist) - 1, flat=getattr(choose, "flat", None))
+        rows += _rows(
+            base,
+            method,
+            hist,
+            time.perf_counter() - t0,
+            len(hist) - 1,
+            flat=getattr(choose, "flat", None),
+        )
     t0 = time.perf_counter()
     many = cleaning.clean_many(tab, T, alpha, "auto", cfg.node_limit, cfg.time_limit)
     hist = [(many.num_cells, len(T))] if many.possible else []
-    rows += _rows(base, "offline", hist, time.perf_counter() - t0, 0, lower_bound=many.lower_bound,
-                  optimal=bool(many.optimal), time_limited=many.time_limited)
+    rows += _rows(
+        base,
+        "offline",
+        hist,
+        time.perf_counter() - t0,
+        0,
+        lower_bound=many.lower_bound,
+        optimal=bool(many.optimal),
+        time_limited=many.time_limited,
+    )
     if not many.possible:
-        rows.append({**base, "method": "offline", "cells": None, "certified": None, "final": True,
-                     "seconds": time.perf_counter() - t0, "decisions": 0, "lower_bound": many.lower_bound,
-                     "optimal": bool(many.optimal), "time_limited": many.time_limited})
+        rows.append(
+            {
+                **base,
+                "method": "offline",
+                "cells": None,
+                "certified": None,
+                "final": True,
+                "seconds": time.perf_counter() - t0,
+                "decisions": 0,
+                "lower_bound": many.lower_bound,
+                "optimal": bool(many.optimal),
+                "time_limited": many.time_limited,
+            }
+        )
     done = {r["method"]: r["cells"] for r in rows if r["final"]}
-    progress(f"{base['dataset']} rep {base['rep']} {base['perturbation']} {base['missing_rate']:g}: {missing} missing, "
-             + ", ".join(f"{m} {done.get(m)}" for m in METHODS) + f" (lower bound {many.lower_bound})")
+    progress(
+        f"{base['dataset']} rep {base['rep']} {base['perturbation']} {base['missing_rate']:g}: {missing} missing, "
+        + ", ".join(f"{m} {done.get(m)}" for m in METHODS)
+        + f" (lower bound {many.lower_bound})"
+    )
     return rows
 
 
-def run(df: pd.DataFrame, label: str, name: str, seed: int, cfg: CleaningSettings, progress=print) -> pd.DataFrame:
+def run(
+    df: pd.DataFrame, label: str, name: str, seed: int, cfg: CleaningSettings, progress=print
+) -> pd.DataFrame:
     """The study on one data set's discretized table: every repetition, perturbation and
     missing rate of ``cfg`` (repetitions, perturbations, missing_rates, points,
     feature_share, batch_share, samples, prior, alpha, node_limit, time_limit and
@@ -127,7 +208,9 @@ def run(df: pd.DataFrame, label: str, name: str, seed: int, cfg: CleaningSetting
     true value of a cell the data set already lacks is unknown."""
     df = df.iloc[complete_rows(df)].reset_index(drop=True)
     if cfg.subsample and cfg.subsample < len(df):
-        keep = np.sort(rng_for(seed, name, REP, "subsample").choice(len(df), cfg.subsample, replace=False))
+        keep = np.sort(
+            rng_for(seed, name, REP, "subsample").choice(len(df), cfg.subsample, replace=False)
+        )
         df = df.iloc[keep].reset_index(drop=True)
     rows = []
     for rep in range(cfg.repetitions):
@@ -146,6 +229,7 @@ def run(df: pd.DataFrame, label: str, name: str, seed: int, cfg: CleaningSetting
 
 # ----------------------------------------------------------------------------- summaries
 
+
 def cells_needed(table: pd.DataFrame) -> pd.DataFrame:
     """Per run and method: cells cleaned when every point was certified (NaN if never) and
     the share of the missing cells that is; the offline rows keep their lower bound."""
@@ -154,8 +238,21 @@ def cells_needed(table: pd.DataFrame) -> pd.DataFrame:
     fin["done"] = fin.certified == fin.points
     fin["needed"] = np.where(fin.done, fin.cells, np.nan)
     fin["share"] = fin.needed / fin.missing_cells
-    return fin[keys + ["needed", "share", "missing_cells", "points", "lower_bound", "optimal", "time_limited",
-                       "seconds", "decisions", "flat"]].reset_index(drop=True)
+    return fin[
+        keys
+        + [
+            "needed",
+            "share",
+            "missing_cells",
+            "points",
+            "lower_bound",
+            "optimal",
+            "time_limited",
+            "seconds",
+            "decisions",
+            "flat",
+        ]
+    ].reset_index(drop=True)
 
 
 def summary(table: pd.DataFrame) -> pd.DataFrame:
@@ -164,11 +261,22 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
     needs, nbcert's ratios to random and to the offline answer and bound, and whether the
     targets (<= half of random, <= 2x the floor) hold."""
     need = cells_needed(table)
-    wide = need.pivot_table(index=["dataset", "perturbation", "missing_rate", "rep"], columns="method",
-                            values="needed", aggfunc="first", dropna=False)
-    lb = need[need.method == "offline"].set_index(["dataset", "perturbation", "missing_rate", "rep"]).lower_bound
+    wide = need.pivot_table(
+        index=["dataset", "perturbation", "missing_rate", "rep"],
+        columns="method",
+        values="needed",
+        aggfunc="first",
+        dropna=False,
+    )
+    lb = (
+        need[need.method == "offline"]
+        .set_index(["dataset", "perturbation", "missing_rate", "rep"])
+        .lower_bound
+    )
     missing = need.groupby(["dataset", "perturbation", "missing_rate", "rep"]).missing_cells.first()
-    wide = wide.reindex(columns=list(METHODS)).assign(lower_bound=lb.astype(float), missing_cells=missing)
+    wide = wide.reindex(columns=list(METHODS)).assign(
+        lower_bound=lb.astype(float), missing_cells=missing
+    )
     with np.errstate(divide="ignore", invalid="ignore"):
         wide["vs_random"] = wide["nbcert"] / wide["random"]
         wide["vs_offline"] = wide["nbcert"] / wide["offline"]
@@ -184,8 +292,13 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
     med["reps"] = by.size().reindex(idle.index).fillna(0).astype(int)
     med["idle_reps"] = idle.astype(int)
     med.loc[med.reps == 0, ["random", "CPClean-style", "nbcert", "offline", "lower_bound"]] = 0.0
-    med["incomplete"] = by[["random", "CPClean-style", "nbcert"]].apply(
-        lambda w: int(w.isna().to_numpy().sum())).reindex(idle.index).fillna(0).astype(int)
+    med["incomplete"] = (
+        by[["random", "CPClean-style", "nbcert"]]
+        .apply(lambda w: int(w.isna().to_numpy().sum()))
+        .reindex(idle.index)
+        .fillna(0)
+        .astype(int)
+    )
     zero = med["reps"] == 0
     med["half_of_random"] = (med["vs_random"] <= 0.5) | zero
     med["within_2x_offline"] = (med["vs_offline"] <= 2) | zero
@@ -194,5 +307,7 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
     # number of cells, hence at least the proven bound, in every repetition: where the
     # bound's median share of random's cells exceeds 1/2, no policy can meet target 1.
     med["half_out_of_reach"] = ~zero & (med["bound_vs_random"] > 0.5)
-    med["half_reached_offline"] = zero | (med["offline_vs_random"] <= 0.5)  # by the answer with the truth
+    med["half_reached_offline"] = zero | (
+        med["offline_vs_random"] <= 0.5
+    )  # by the answer with the truth
     return med.reset_index()

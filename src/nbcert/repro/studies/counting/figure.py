@@ -23,8 +23,13 @@ def draw_figure(table: pd.DataFrame):
     t = normalise(table)
     names = list(dict.fromkeys(t.dataset))
     rows, points = t.train_rows.max(), t.point.nunique()
-    fig, axes = panels(names, f"Counting worlds - {points} test points, about {rows} training rows per data set",
-                       rows=2, width=3.8, height=3.5)
+    fig, axes = panels(
+        names,
+        f"Counting worlds - {points} test points, about {rows} training rows per data set",
+        rows=2,
+        width=3.8,
+        height=3.5,
+    )
     shares = majority_shares(t)
     main, tiny = split_sizes(t)
     for i, name in enumerate(names):
@@ -47,17 +52,32 @@ def _time_panel(ax, name: str, main: pd.DataFrame, tiny: pd.DataFrame):
             per = sub[sub.method == method]
             ran = per[~per.skipped.astype(bool)]
             if len(ran) < len(per):
-                notes.append(f"{NAMES[method]} ({size} rows): {len(per) - len(ran)} of {len(per)} skipped")
+                notes.append(
+                    f"{NAMES[method]} ({size} rows): {len(per) - len(ran)} of {len(per)} skipped"
+                )
             if ran.empty:
                 continue
             stats = ran.groupby("missing_rate").seconds.agg(["mean", "min", "max"])
             color, marker = STYLE[method]
-            ax.plot(stats.index, stats["mean"], color=color, marker=marker, linestyle=style,
-                    label=f"{NAMES[method]} ({size} rows)")
+            ax.plot(
+                stats.index,
+                stats["mean"],
+                color=color,
+                marker=marker,
+                linestyle=style,
+                label=f"{NAMES[method]} ({size} rows)",
+            )
             ax.fill_between(stats.index, stats["min"], stats["max"], color=color, alpha=0.2)
     if notes:  # below the axes, where no legend or line can cover them
-        ax.annotate("\n".join(notes), xy=(0, 0), xycoords="axes fraction", xytext=(0, -30),
-                    textcoords="offset points", fontsize=6, va="top")
+        ax.annotate(
+            "\n".join(notes),
+            xy=(0, 0),
+            xycoords="axes fraction",
+            xytext=(0, -30),
+            textcoords="offset points",
+            fontsize=6,
+            va="top",
+        )
     ax.set_yscale("log")
     ax.set_title(name)
     ax.set_xlabel("missing rate")
@@ -71,17 +91,34 @@ def _share_panel(ax, name: str, sh: pd.DataFrame):
     rates = sorted(sh.missing_rate.unique())
     width = 0.5 * (min(np.diff(rates)) if len(rates) > 1 else 0.2)
     if rates:
-        ax.boxplot([sh[sh.missing_rate == r].fraction.to_numpy() for r in rates], positions=rates, widths=width,
-                   showfliers=False, manage_ticks=False, medianprops={"color": "black"})
+        ax.boxplot(
+            [sh[sh.missing_rate == r].fraction.to_numpy() for r in rates],
+            positions=rates,
+            widths=width,
+            showfliers=False,
+            manage_ticks=False,
+            medianprops={"color": "black"},
+        )
     jitter = rng_for(0, name, "jitter").uniform(-width / 3, width / 3, len(sh))
     ties = sh.all_ties.fillna(False).astype(bool).to_numpy()
-    for src, color, lab in (("exact", "tab:green", "exact"), ("batch", "tab:red", "Algorithm 2"),
-                            ("montecarlo", "tab:blue", "MC (exact skipped)")):
+    for src, color, lab in (
+        ("exact", "tab:green", "exact"),
+        ("batch", "tab:red", "Algorithm 2"),
+        ("montecarlo", "tab:blue", "MC (exact skipped)"),
+    ):
         for tie, marker, suffix in ((False, "o", ""), (True, "x", ", all ties")):
             sel = (sh.method == src).to_numpy() & (ties == tie)
             if sel.any():
-                ax.scatter(sh.missing_rate.to_numpy()[sel] + jitter[sel], sh.fraction.to_numpy()[sel], s=10,
-                           color=color, marker=marker, alpha=0.7, label=lab + suffix, zorder=3)
+                ax.scatter(
+                    sh.missing_rate.to_numpy()[sel] + jitter[sel],
+                    sh.fraction.to_numpy()[sel],
+                    s=10,
+                    color=color,
+                    marker=marker,
+                    alpha=0.7,
+                    label=lab + suffix,
+                    zorder=3,
+                )
     ax.set_ylim(-0.03, 1.32)  # room above 1 for the legend
     ax.set_yticks(np.linspace(0, 1, 6))
     if rates:

@@ -31,24 +31,31 @@ def counting(table: pd.DataFrame) -> str:
     """The "Counting in practice" section, computed from the study's table."""
     t, tiny = split_sizes(normalise(table))
     first = t.iloc[0]
-    lines = ["### Counting in practice", "",
-             f"Worlds predicting each label, counted for each of {t.point.nunique()} test points per data set on "
-             f"{int(first.train_rows)} training rows subsampled from it (test points drawn from the other rows), "
-             "blanked uniformly at each missing rate: Algorithm 2 (joint enumeration), the per-label exact method "
-             f"and a Monte-Carlo estimate ({int(first.samples)} sampled worlds, simultaneous "
-             f"{first.confidence:.0%} intervals). A method whose problem exceeds "
-             f"{' / '.join(str(int(v)) for v in sorted(t.max_states.unique()))} states is "
-             "skipped. Times are medians per test point in seconds; the majority label is the one most worlds "
-             "predict in the exact answer; its share is the median over test points (Monte-Carlo where no exact "
-             "method ran).", ""]
+    lines = [
+        "### Counting in practice",
+        "",
+        f"Worlds predicting each label, counted for each of {t.point.nunique()} test points per data set on "
+        f"{int(first.train_rows)} training rows subsampled from it (test points drawn from the other rows), "
+        "blanked uniformly at each missing rate: Algorithm 2 (joint enumeration), the per-label exact method "
+        f"and a Monte-Carlo estimate ({int(first.samples)} sampled worlds, simultaneous "
+        f"{first.confidence:.0%} intervals). A method whose problem exceeds "
+        f"{' / '.join(str(int(v)) for v in sorted(t.max_states.unique()))} states is "
+        "skipped. Times are medians per test point in seconds; the majority label is the one most worlds "
+        "predict in the exact answer; its share is the median over test points (Monte-Carlo where no exact "
+        "method ran).",
+        "",
+    ]
     shares = majority_shares(t)
     for name in dict.fromkeys(t.dataset):
         sub = t[t.dataset == name]
-        lines += [f"**{name}** ({int(sub.train_rows.max())} training rows, {int(sub.features.max())} features)", "",
-                  "| missing rate | worlds (log10) | Algorithm 2 states (log10, median) | Algorithm 2 (s) "
-                  "| per-label exact (s) | Monte-Carlo (s) | exact share inside the MC interval "
-                  "| points where every world ties | majority-label share |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+        lines += [
+            f"**{name}** ({int(sub.train_rows.max())} training rows, {int(sub.features.max())} features)",
+            "",
+            "| missing rate | worlds (log10) | Algorithm 2 states (log10, median) | Algorithm 2 (s) "
+            "| per-label exact (s) | Monte-Carlo (s) | exact share inside the MC interval "
+            "| points where every world ties | majority-label share |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
         for rate, r in sub.groupby("missing_rate"):
             n = r.point.nunique()
             sec = {m: _fmt_seconds(r[r.method == m].seconds, n) for m in CM.METHODS}
@@ -57,34 +64,65 @@ def counting(table: pd.DataFrame) -> str:
             sh = shares[(shares.dataset == name) & (shares.missing_rate == rate)]
             ties = int(sh.all_ties.fillna(False).astype(bool).sum())
             states = r[r.method == "batch"].log10_batch_states.median()
-            lines.append(f"| {rate:g} | {r.log10_worlds.max():.1f} | {states:.1f} | {sec['batch']} | "
-                         f"{sec['exact']} | {sec['montecarlo']} | {inside} | {ties} of {n} | "
-                         f"{sh.fraction.median():.3g} |")
+            lines.append(
+                f"| {rate:g} | {r.log10_worlds.max():.1f} | {states:.1f} | {sec['batch']} | "
+                f"{sec['exact']} | {sec['montecarlo']} | {inside} | {ties} of {n} | "
+                f"{sh.fraction.median():.3g} |"
+            )
         lines.append("")
     lines += [_paragraph(t, shares), ""]
     if len(tiny):
-        lines += [f"On a tiny subsample ({int(tiny.train_rows.max())} training rows, the same test points), where "
-                  "Algorithm 2 can run, median seconds per test point:", "",
-                  "| data set | missing rate | Algorithm 2 | per-label exact | Monte-Carlo |", "|---|---|---|---|---|"]
+        lines += [
+            f"On a tiny subsample ({int(tiny.train_rows.max())} training rows, the same test points), where "
+            "Algorithm 2 can run, median seconds per test point:",
+            "",
+            "| data set | missing rate | Algorithm 2 | per-label exact | Monte-Carlo |",
+            "|---|---|---|---|---|",
+        ]
         for (name, rate), r in tiny.groupby(["dataset", "missing_rate"], sort=False):
             n = r.point.nunique()
             sec = {m: _fmt_seconds(r[r.method == m].seconds, n) for m in CM.METHODS}
-            lines.append(f"| {name} | {rate:g} | {sec['batch']} | {sec['exact']} | {sec['montecarlo']} |")
-        wide = tiny.pivot_table(index=["dataset", "missing_rate", "point"], columns="method", values="seconds",
-                                aggfunc="first", dropna=False).reindex(columns=list(CM.METHODS)).dropna()
+            lines.append(
+                f"| {name} | {rate:g} | {sec['batch']} | {sec['exact']} | {sec['montecarlo']} |"
+            )
+        wide = (
+            tiny.pivot_table(
+                index=["dataset", "missing_rate", "point"],
+                columns="method",
+                values="seconds",
+                aggfunc="first",
+                dropna=False,
+            )
+            .reindex(columns=list(CM.METHODS))
+            .dropna()
+        )
         if len(wide):
-            lines += ["", f"Where both exact methods ran on the tiny tables ({len(wide)} problems), Algorithm 2 took "
-                      f"{_ratio_text(wide['batch'] / wide['exact'])} the per-label method's time.", ""]
+            lines += [
+                "",
+                f"Where both exact methods ran on the tiny tables ({len(wide)} problems), Algorithm 2 took "
+                f"{_ratio_text(wide['batch'] / wide['exact'])} the per-label method's time.",
+                "",
+            ]
     return "\n".join(lines)
 
 
 def _paragraph(t: pd.DataFrame, shares: pd.DataFrame) -> str:
     """What the numbers show: which methods ran, how they compare, how open the points are."""
-    wide = t.pivot_table(index=["dataset", "missing_rate", "point"], columns="method", values="seconds",
-                         aggfunc="first", dropna=False).reindex(columns=list(CM.METHODS))
+    wide = t.pivot_table(
+        index=["dataset", "missing_rate", "point"],
+        columns="method",
+        values="seconds",
+        aggfunc="first",
+        dropna=False,
+    ).reindex(columns=list(CM.METHODS))
     limit = " / ".join(str(int(v)) for v in sorted(t.max_states.unique()))
-    parts = (_methods_ran(t, wide, limit) + _monte_carlo_times(t, wide) + _intervals(t) + _all_ties(shares)
-             + _trend(t, shares))
+    parts = (
+        _methods_ran(t, wide, limit)
+        + _monte_carlo_times(t, wide)
+        + _intervals(t)
+        + _all_ties(shares)
+        + _trend(t, shares)
+    )
     return " ".join(parts)
 
 
@@ -92,22 +130,30 @@ def _methods_ran(t: pd.DataFrame, wide: pd.DataFrame, limit: str) -> list:
     """Where each method ran, why Algorithm 2 was skipped, and the two exact methods compared."""
     n = len(wide)
     ran = {m: int(wide[m].notna().sum()) for m in CM.METHODS}
-    parts = [f"Of {n} counting problems (data set, missing rate, test point), Algorithm 2 ran on {ran['batch']}, "
-             f"the per-label exact method on {ran['exact']} and Monte-Carlo on {ran['montecarlo']}."]
+    parts = [
+        f"Of {n} counting problems (data set, missing rate, test point), Algorithm 2 ran on {ran['batch']}, "
+        f"the per-label exact method on {ran['exact']} and Monte-Carlo on {ran['montecarlo']}."
+    ]
     skipped = t[(t.method == "batch") & t.skipped.astype(bool)].log10_batch_states
     if len(skipped):
-        parts.append(f"Algorithm 2 was skipped on {len(skipped)}: its joint enumeration would visit "
-                     f"10^{skipped.min():.1f} to 10^{skipped.max():.1f} beta matrices per point "
-                     f"(median 10^{skipped.median():.1f}) against a limit of {limit}.")
+        parts.append(
+            f"Algorithm 2 was skipped on {len(skipped)}: its joint enumeration would visit "
+            f"10^{skipped.min():.1f} to 10^{skipped.max():.1f} beta matrices per point "
+            f"(median 10^{skipped.median():.1f}) against a limit of {limit}."
+        )
     both = wide.dropna(subset=["batch", "exact"])
     if len(both):
         equal = t[t.method == "batch"].batch_equals_exact.dropna()
         ratio = both["batch"] / both["exact"]
-        parts.append(f"Where both exact methods ran ({len(both)} problems) their counts were identical "
-                     f"({int(equal.sum())} of {len(equal)} checked) and Algorithm 2 took {_ratio_text(ratio)} "
-                     f"the per-label method's time (the per-label method faster on {int((ratio > 1).sum())}).")
+        parts.append(
+            f"Where both exact methods ran ({len(both)} problems) their counts were identical "
+            f"({int(equal.sum())} of {len(equal)} checked) and Algorithm 2 took {_ratio_text(ratio)} "
+            f"the per-label method's time (the per-label method faster on {int((ratio > 1).sum())})."
+        )
     if n - ran["exact"]:
-        parts.append(f"The per-label method exceeded {limit} distinct supports for a label on {n - ran['exact']}.")
+        parts.append(
+            f"The per-label method exceeded {limit} distinct supports for a label on {n - ran['exact']}."
+        )
     return parts
 
 
@@ -115,12 +161,16 @@ def _monte_carlo_times(t: pd.DataFrame, wide: pd.DataFrame) -> list:
     parts = []
     ex = wide.dropna(subset=["exact", "montecarlo"])
     if len(ex):
-        parts.append(f"Where the per-label method ran, Monte-Carlo took {_ratio_text(ex['montecarlo'] / ex['exact'])} "
-                     "its time.")
+        parts.append(
+            f"Where the per-label method ran, Monte-Carlo took {_ratio_text(ex['montecarlo'] / ex['exact'])} "
+            "its time."
+        )
     per_rate = t[t.method == "montecarlo"].groupby(["dataset", "missing_rate"]).seconds.median()
     if len(per_rate):
-        parts.append(f"Monte-Carlo's median time per point lay between {per_rate.min():.3g} s and "
-                     f"{per_rate.max():.3g} s for every data set and missing rate.")
+        parts.append(
+            f"Monte-Carlo's median time per point lay between {per_rate.min():.3g} s and "
+            f"{per_rate.max():.3g} s for every data set and missing rate."
+        )
     return parts
 
 
@@ -130,13 +180,17 @@ def _intervals(t: pd.DataFrame) -> list:
     if mcrows.empty:
         return []
     inside = mcrows.exact_in_interval.astype(bool)
-    text = (f"The exact majority-label share lay inside the Monte-Carlo interval on {int(inside.sum())} of "
-            f"{len(mcrows)} points where both ran ({inside.mean():.1%}; the intervals are simultaneous over "
-            f"labels and ties at {t.confidence.iloc[0]:.0%})")
+    text = (
+        f"The exact majority-label share lay inside the Monte-Carlo interval on {int(inside.sum())} of "
+        f"{len(mcrows)} points where both ran ({inside.mean():.1%}; the intervals are simultaneous over "
+        f"labels and ties at {t.confidence.iloc[0]:.0%})"
+    )
     rounding = mcrows.outside_by[inside & (mcrows.outside_by > 0)]
     if len(rounding):
-        text += (f"; on {len(rounding)} of them only within floating-point rounding of an interval end (an "
-                 f"exact share of 0 or 1 against an end computed at most {rounding.max():.1g} from it)")
+        text += (
+            f"; on {len(rounding)} of them only within floating-point rounding of an interval end (an "
+            f"exact share of 0 or 1 against an end computed at most {rounding.max():.1g} from it)"
+        )
     return [text + "."]
 
 
@@ -144,9 +198,11 @@ def _all_ties(shares: pd.DataFrame) -> list:
     ties = shares.all_ties.fillna(False).astype(bool)
     if not ties.any():
         return []
-    return [f"On {int(ties.sum())} of {len(shares)} points no label wins in any world (every world a tie: "
-            "typically a test value that no observed training cell takes, so with alpha = 0 every label "
-            "has support 0); their majority share is 0."]
+    return [
+        f"On {int(ties.sum())} of {len(shares)} points no label wins in any world (every world a tie: "
+        "typically a test value that no observed training cell takes, so with alpha = 0 every label "
+        "has support 0); their majority share is 0."
+    ]
 
 
 def _trend(t: pd.DataFrame, shares: pd.DataFrame) -> list:
@@ -157,13 +213,21 @@ def _trend(t: pd.DataFrame, shares: pd.DataFrame) -> list:
         if len(med) > 1:
             lo, hi = med.iloc[0], med.iloc[-1]
             if abs(hi - lo) < 0.02:
-                trend.append(f"{name}: about {lo:.3g} at every rate from {med.index[0]:g} to {med.index[-1]:g}")
+                trend.append(
+                    f"{name}: about {lo:.3g} at every rate from {med.index[0]:g} to {med.index[-1]:g}"
+                )
             else:
-                trend.append(f"{name}: {'falls' if hi < lo else 'rises'} from {lo:.3g} at rate {med.index[0]:g} "
-                             f"to {hi:.3g} at rate {med.index[-1]:g}")
+                trend.append(
+                    f"{name}: {'falls' if hi < lo else 'rises'} from {lo:.3g} at rate {med.index[0]:g} "
+                    f"to {hi:.3g} at rate {med.index[-1]:g}"
+                )
         elif len(med):
             trend.append(f"{name}: {med.iloc[0]:.3g} at rate {med.index[0]:g}")
     if not trend:
         return []
-    return ["The median share of worlds predicting the majority label (" + "; ".join(trend) + ") measures "
-            "how open the missing cells leave the prediction: a share of 1 is a certifiably robust point."]
+    return [
+        "The median share of worlds predicting the majority label ("
+        + "; ".join(trend)
+        + ") measures "
+        "how open the missing cells leave the prediction: a share of 1 is a certifiably robust point."
+    ]

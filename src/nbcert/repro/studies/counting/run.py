@@ -42,10 +42,32 @@ from ...pipeline.stages import perturbed, rng_for, split
 METHODS = ("batch", "exact", "montecarlo")
 NAMES = {"batch": "Algorithm 2", "exact": "per-label exact", "montecarlo": "Monte-Carlo"}
 REP = "counting"  # the `rep` part of every seed of this study
-COLUMNS = ["dataset", "missing_rate", "point", "method", "skipped", "seconds", "elapsed", "majority_label",
-           "majority_from", "all_ties", "fraction", "tie_fraction", "ci_low", "ci_high", "outside_by",
-           "exact_in_interval", "batch_equals_exact", "log10_worlds", "log10_batch_states", "train_rows", "features",
-           "samples", "confidence", "max_states"]
+COLUMNS = [
+    "dataset",
+    "missing_rate",
+    "point",
+    "method",
+    "skipped",
+    "seconds",
+    "elapsed",
+    "majority_label",
+    "majority_from",
+    "all_ties",
+    "fraction",
+    "tie_fraction",
+    "ci_low",
+    "ci_high",
+    "outside_by",
+    "exact_in_interval",
+    "batch_equals_exact",
+    "log10_worlds",
+    "log10_batch_states",
+    "train_rows",
+    "features",
+    "samples",
+    "confidence",
+    "max_states",
+]
 FLAGS = ("skipped", "all_ties", "exact_in_interval", "batch_equals_exact")
 # The Wilson interval's ends are computed in floating point: with no sampled success the
 # lower end can come out near 1e-20 rather than 0 (the upper end likewise a rounding
@@ -58,9 +80,13 @@ INTERVAL_SLACK = 1e-12
 def draw(df: pd.DataFrame, label: str, name: str, seed: int, subsample: int, points: int):
     """(train, test): ``points`` test rows, then ``subsample`` training rows from the rest."""
     if subsample + points > len(df):
-        raise InputError(f"{name}: {subsample} training rows + {points} test points exceed its {len(df)} rows")
+        raise InputError(
+            f"{name}: {subsample} training rows + {points} test points exceed its {len(df)} rows"
+        )
     pool, test = split(df, points, seed, name, REP)
-    keep = np.sort(rng_for(seed, name, REP, "subsample").choice(len(pool), size=subsample, replace=False))
+    keep = np.sort(
+        rng_for(seed, name, REP, "subsample").choice(len(pool), size=subsample, replace=False)
+    )
     return pool.iloc[keep].reset_index(drop=True), test
 
 
@@ -77,10 +103,20 @@ def _count(enc, T, method, alpha, cfg, rng):
     """(WorldCounts or None if too large, elapsed seconds) for one test point."""
     t0 = time.perf_counter()
     try:
-        wc = count_encoded(enc, T, alpha, method=method, n_samples=cfg.samples,
-                           confidence=cfg.confidence, seed=rng, max_states=cfg.max_states)[0]
+        wc = count_encoded(
+            enc,
+            T,
+            alpha,
+            method=method,
+            n_samples=cfg.samples,
+            confidence=cfg.confidence,
+            seed=rng,
+            max_states=cfg.max_states,
+        )[0]
     except ValueError as e:
-        if not isinstance(e.__context__, TooLarge):  # count_encoded refuses a TooLarge as an InputError
+        if not isinstance(
+            e.__context__, TooLarge
+        ):  # count_encoded refuses a TooLarge as an InputError
             raise
         wc = None
     return wc, time.perf_counter() - t0
@@ -94,9 +130,11 @@ def _point_rows(enc, t, alpha, cfg, rngs, base):
     res = {m: _count(enc, t[None, :], m, alpha, cfg, rngs[m]) for m in METHODS}
     batch, exact, mc = (res[m][0] for m in METHODS)
     if batch is not None and exact is not None and not _same(batch, exact):
-        raise AssertionError(f"{base['dataset']} rate {base['missing_rate']} point {base['point']}: Algorithm 2 "
-                             f"counts {batch.counts} (ties {batch.ties}) but per-label exact {exact.counts} "
-                             f"(ties {exact.ties})")
+        raise AssertionError(
+            f"{base['dataset']} rate {base['missing_rate']} point {base['point']}: Algorithm 2 "
+            f"counts {batch.counts} (ties {batch.ties}) but per-label exact {exact.counts} "
+            f"(ties {exact.ties})"
+        )
     ref = exact if exact is not None else batch
     if ref is not None:
         majority = max(enc.labels, key=lambda lab: ref.counts[lab])  # first label on a tie
@@ -108,17 +146,34 @@ def _point_rows(enc, t, alpha, cfg, rngs, base):
     rows = []
     for method in METHODS:
         wc, elapsed = res[method]
-        row = {**base, "method": method, "skipped": wc is None, "seconds": np.nan if wc is None else elapsed,
-               "elapsed": elapsed, "majority_label": majority,
-               "majority_from": "montecarlo" if ref is None else ref.method, "all_ties": all_ties,
-               "fraction": np.nan, "tie_fraction": np.nan, "ci_low": np.nan, "ci_high": np.nan,
-               "outside_by": np.nan, "exact_in_interval": pd.NA, "batch_equals_exact": pd.NA}
+        row = {
+            **base,
+            "method": method,
+            "skipped": wc is None,
+            "seconds": np.nan if wc is None else elapsed,
+            "elapsed": elapsed,
+            "majority_label": majority,
+            "majority_from": "montecarlo" if ref is None else ref.method,
+            "all_ties": all_ties,
+            "fraction": np.nan,
+            "tie_fraction": np.nan,
+            "ci_low": np.nan,
+            "ci_high": np.nan,
+            "outside_by": np.nan,
+            "exact_in_interval": pd.NA,
+            "batch_equals_exact": pd.NA,
+        }
         if wc is not None and wc.counts is not None:
             row["fraction"] = wc.counts[majority] / wc.total
             row["tie_fraction"] = wc.ties / wc.total
         elif wc is not None:
             low, high = wc.intervals[majority]
-            row.update(fraction=wc.fractions[majority], tie_fraction=wc.tie_fraction, ci_low=low, ci_high=high)
+            row.update(
+                fraction=wc.fractions[majority],
+                tie_fraction=wc.tie_fraction,
+                ci_low=low,
+                ci_high=high,
+            )
             if truth is not None:
                 row["outside_by"] = max(0.0, low - truth, truth - high)
                 row["exact_in_interval"] = bool(row["outside_by"] <= INTERVAL_SLACK)
@@ -128,8 +183,9 @@ def _point_rows(enc, t, alpha, cfg, rngs, base):
     return rows
 
 
-def run(df: pd.DataFrame, label: str, name: str, seed: int, cfg: CountingSettings,
-        progress=print) -> pd.DataFrame:
+def run(
+    df: pd.DataFrame, label: str, name: str, seed: int, cfg: CountingSettings, progress=print
+) -> pd.DataFrame:
     """The study on one data set; one row per (missing rate, test point, method).
 
     ``cfg`` holds subsample, missing_rates, points, samples, confidence, max_states,
@@ -157,25 +213,42 @@ def _run_size(df, label, name, seed, cfg, alpha, size, progress) -> list:
             progress(f"{name} rate {rate:g}: dropping fully blanked feature(s) {blank}")
             dirty = dirty.drop(columns=blank)
             if dirty.shape[1] == 1:
-                raise InputError(f"{name}: missing rate {rate:g} blanks every feature cell of the {len(dirty)} "
-                                 "training rows; there is nothing to count")
+                raise InputError(
+                    f"{name}: missing rate {rate:g} blanks every feature cell of the {len(dirty)} "
+                    "training rows; there is nothing to count"
+                )
         enc = encode(dirty, label)
         T = enc.encode_test(test)
-        base = {"dataset": name, "missing_rate": rate, "train_rows": enc.n, "features": enc.d,
-                "samples": cfg.samples, "confidence": cfg.confidence,
-                "max_states": cfg.max_states}
+        base = {
+            "dataset": name,
+            "missing_rate": rate,
+            "train_rows": enc.n,
+            "features": enc.d,
+            "samples": cfg.samples,
+            "confidence": cfg.confidence,
+            "max_states": cfg.max_states,
+        }
         log10 = total_worlds(enc, log10=True)
         states = batch_states(enc, T)
         for p in range(len(T)):
             rngs = {m: rng_for(seed, name, REP, f"{rate:.4f}", p, m) for m in METHODS}
-            point_rows = _point_rows(enc, T[p], alpha, cfg, rngs,
-                                     {**base, "point": p, "log10_worlds": log10,
-                                      "log10_batch_states": float(states[p])})
+            point_rows = _point_rows(
+                enc,
+                T[p],
+                alpha,
+                cfg,
+                rngs,
+                {**base, "point": p, "log10_worlds": log10, "log10_batch_states": float(states[p])},
+            )
             rows += point_rows
-            times = ", ".join(f"{r['method']} " + ("skipped" if r["skipped"] else f"{r['seconds']:.4f}s")
-                              for r in point_rows)
-            progress(f"{name} {size} rows, rate {rate:g} point {p}: 10^{log10:.1f} worlds, {times}, "
-                     f"majority {point_rows[0]['majority_label']!r} share {point_rows[1]['fraction']:.4g}")
+            times = ", ".join(
+                f"{r['method']} " + ("skipped" if r["skipped"] else f"{r['seconds']:.4f}s")
+                for r in point_rows
+            )
+            progress(
+                f"{name} {size} rows, rate {rate:g} point {p}: 10^{log10:.1f} worlds, {times}, "
+                f"majority {point_rows[0]['majority_label']!r} share {point_rows[1]['fraction']:.4g}"
+            )
     return rows
 
 
@@ -196,7 +269,9 @@ def normalise(table: pd.DataFrame) -> pd.DataFrame:
     """Flags as nullable booleans, however the CSV spelled them."""
     t = table.copy()
     for col in FLAGS:
-        t[col] = t[col].map(lambda v: pd.NA if pd.isna(v) else str(v) in ("True", "true", "1", "1.0"))
+        t[col] = t[col].map(
+            lambda v: pd.NA if pd.isna(v) else str(v) in ("True", "true", "1", "1.0")
+        )
         t[col] = t[col].astype("boolean")
     return t
 
@@ -206,6 +281,10 @@ def majority_shares(table: pd.DataFrame) -> pd.DataFrame:
     t = split_sizes(table)[0]
     t = t[~t.skipped.astype(bool)]
     pref = {"exact": 0, "batch": 1, "montecarlo": 2}
-    t = t.assign(_order=t.method.map(pref)).sort_values(["dataset", "missing_rate", "point", "_order"])
+    t = t.assign(_order=t.method.map(pref)).sort_values(
+        ["dataset", "missing_rate", "point", "_order"]
+    )
     best = t.groupby(["dataset", "missing_rate", "point"], sort=False).head(1)
-    return best[["dataset", "missing_rate", "point", "method", "fraction", "all_ties"]].reset_index(drop=True)
+    return best[["dataset", "missing_rate", "point", "method", "fraction", "all_ties"]].reset_index(
+        drop=True
+    )

@@ -7,7 +7,11 @@ import pandas as pd
 
 from ...pipeline.figures import panels, save_figure
 
-STYLE = {"union of OP": ("tab:red", "s"), "greedy": ("tab:orange", "o"), "exact": ("tab:green", "^")}
+STYLE = {
+    "union of OP": ("tab:red", "s"),
+    "greedy": ("tab:orange", "o"),
+    "exact": ("tab:green", "^"),
+}
 
 
 def figure(table: pd.DataFrame, outputs):
@@ -21,8 +25,17 @@ def figure(table: pd.DataFrame, outputs):
             if method == "exact":
                 proven = m[m.optimal.astype(bool)]
                 ax.plot(proven.k, proven.cells, color=color, marker=marker, label="exact (optimal)")
-                bound = sub[(sub.method == "exact") & ~sub.optimal.astype(bool) & sub.lower_bound.notna()]
-                ax.scatter(bound.k, bound.lower_bound, color=color, marker="_", s=120, label="proven lower bound")
+                bound = sub[
+                    (sub.method == "exact") & ~sub.optimal.astype(bool) & sub.lower_bound.notna()
+                ]
+                ax.scatter(
+                    bound.k,
+                    bound.lower_bound,
+                    color=color,
+                    marker="_",
+                    s=120,
+                    label="proven lower bound",
+                )
             else:
                 ax.plot(m.k, m.cells, color=color, marker=marker, label=method)
         ax.set_xscale("log", base=2)

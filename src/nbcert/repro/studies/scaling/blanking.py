@@ -20,8 +20,10 @@ def _cell_arrays(enc, cells):
     if isinstance(cells, poisoning.Cells):
         return cells.rows, cells.cols
     col = {f: j for j, f in enumerate(enc.features)}
-    return (np.array([r for r, _ in cells], np.intp).reshape(-1),
-            np.array([col[f] for _, f in cells], np.intp).reshape(-1))
+    return (
+        np.array([r for r, _ in cells], np.intp).reshape(-1),
+        np.array([col[f] for _, f in cells], np.intp).reshape(-1),
+    )
 
 
 def verify_poisoning(enc, t: np.ndarray, res, chunk: int = 1 << 20) -> bool | None:
@@ -36,7 +38,7 @@ def verify_poisoning(enc, t: np.ndarray, res, chunk: int = 1 << 20) -> bool | No
     seen = np.zeros((enc.n * enc.d + 7) // 8, np.uint8)
     state = poisoning.PoisonedCounts(enc, t)
     for a in range(0, len(rows), chunk):
-        r, c = pos[rows[a:a + chunk]].astype(np.intp), cols[a:a + chunk].astype(np.intp)
+        r, c = pos[rows[a : a + chunk]].astype(np.intp), cols[a : a + chunk].astype(np.intp)
         ids = np.sort(r * enc.d + c)
         byte, bit = ids >> 3, (1 << (ids & 7)).astype(np.uint8)
         if (ids[1:] == ids[:-1]).any() or (seen[byte] & bit).any():
@@ -47,8 +49,15 @@ def verify_poisoning(enc, t: np.ndarray, res, chunk: int = 1 << 20) -> bool | No
     return not state.robust()
 
 
-def blank_in_place(X: np.ndarray, missing_codes: np.ndarray, rate: float, rng, *, skip_rows: int = 0,
-                   chunk_rows: int = 1 << 16) -> float:
+def blank_in_place(
+    X: np.ndarray,
+    missing_codes: np.ndarray,
+    rate: float,
+    rng,
+    *,
+    skip_rows: int = 0,
+    chunk_rows: int = 1 << 16,
+) -> float:
     """Blank round(rate * n * d) cells of X (n, d) in place, a uniformly random set of the
     cells below row ``skip_rows`` (all there are if fewer), by writing each column's
     missing code; returns the share of the table blanked.
@@ -59,7 +68,9 @@ def blank_in_place(X: np.ndarray, missing_codes: np.ndarray, rate: float, rng, *
     """
     n, d = X.shape
     if n * d >= MAX_BLANK_CELLS:
-        raise ValueError(f"blank_in_place: {n * d:,} cells; tables of {MAX_BLANK_CELLS:,} or more are not supported")
+        raise ValueError(
+            f"blank_in_place: {n * d:,} cells; tables of {MAX_BLANK_CELLS:,} or more are not supported"
+        )
     flat = X.reshape(-1)
     cells = (n - skip_rows) * d
     want = left = min(round(rate * n * d), cells)

@@ -8,9 +8,15 @@ import pandas as pd
 
 from .run import fit_slopes, timed_rows
 
-STYLE = {"Iterate+Index": ("tab:green", "^", "-"), "Iterate": ("tab:blue", "o", "-"), "AD": ("tab:red", "s", "-"),
-         "Monte-Carlo": ("tab:purple", "D", "-"), "OP": ("tab:olive", "P", "--"), "SR (incremental)": ("tab:orange", "v", "--"),
-         "RP (incremental)": ("tab:red", "x", "--")}
+STYLE = {
+    "Iterate+Index": ("tab:green", "^", "-"),
+    "Iterate": ("tab:blue", "o", "-"),
+    "AD": ("tab:red", "s", "-"),
+    "Monte-Carlo": ("tab:purple", "D", "-"),
+    "OP": ("tab:olive", "P", "--"),
+    "SR (incremental)": ("tab:orange", "v", "--"),
+    "RP (incremental)": ("tab:red", "x", "--"),
+}
 
 
 def figure(table: pd.DataFrame, outputs):
@@ -22,7 +28,11 @@ def figure(table: pd.DataFrame, outputs):
     slopes = fit_slopes(table).set_index("method")
     ok = timed_rows(table)
     fig, ax = plt.subplots(figsize=(7.6, 4.4))
-    stopped = ok.stopped.fillna(False).astype(bool) if "stopped" in ok else pd.Series(False, index=ok.index)
+    stopped = (
+        ok.stopped.fillna(False).astype(bool)
+        if "stopped" in ok
+        else pd.Series(False, index=ok.index)
+    )
     for method in slopes.index:
         mine = ok.method == method
         sub = ok[mine].groupby("n").seconds_per_point.mean().sort_index()
@@ -31,17 +41,35 @@ def figure(table: pd.DataFrame, outputs):
         cut = sorted(set(ok[mine & stopped].n))
         parts = [f"slope {sl:.2f}"] if np.isfinite(sl) else []
         if cut:
-            parts.append(f"stopped after {float(ok[mine & stopped].budget_s.iloc[0]):g} s at n = "
-                         + ", ".join(f"{n:.0e}" for n in cut))
-        ax.plot(sub.index, sub.to_numpy(), color=color, marker=marker, linestyle=ls,
-                label=f"{method} ({'; '.join(parts)})" if parts else method)
+            parts.append(
+                f"stopped after {float(ok[mine & stopped].budget_s.iloc[0]):g} s at n = "
+                + ", ".join(f"{n:.0e}" for n in cut)
+            )
+        ax.plot(
+            sub.index,
+            sub.to_numpy(),
+            color=color,
+            marker=marker,
+            linestyle=ls,
+            label=f"{method} ({'; '.join(parts)})" if parts else method,
+        )
         if cut:  # open markers: the mean over the points decided before the time budget ran out
-            ax.plot(cut, sub.loc[cut].to_numpy(), linestyle="none", marker=marker, markersize=11,
-                    markerfacecolor="white", markeredgecolor=color)
+            ax.plot(
+                cut,
+                sub.loc[cut].to_numpy(),
+                linestyle="none",
+                marker=marker,
+                markersize=11,
+                markerfacecolor="white",
+                markeredgecolor=color,
+            )
     first = table.iloc[0] if len(table) else None
     if first is not None:
-        ax.set_title(f"Scaling: d={first.d}, domain {first.domain}, {first.labels} labels, "
-                     f"{float(first.missing_rate):.0%} missing", fontsize=9)
+        ax.set_title(
+            f"Scaling: d={first.d}, domain {first.domain}, {first.labels} labels, "
+            f"{float(first.missing_rate):.0%} missing",
+            fontsize=9,
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("rows n")

@@ -27,10 +27,24 @@ import math
 
 HELD_BYTES = 1.5
 SETUP_BYTES = 2.5
-EXTRA_BYTES = {"Iterate+Index": 0.0, "Iterate": 0.0, "AD": 2.5, "Monte-Carlo": 0.0, "OP": 0.0, "SR (incremental)": 0.05,
-               "RP (incremental)": 2.0}
-FIXED_BYTES = {"Iterate+Index": 80 * 10**6, "Iterate": 10 * 10**6, "AD": 80 * 10**6, "Monte-Carlo": 80 * 10**6,
-               "OP": 80 * 10**6, "SR (incremental)": 80 * 10**6, "RP (incremental)": 80 * 10**6}
+EXTRA_BYTES = {
+    "Iterate+Index": 0.0,
+    "Iterate": 0.0,
+    "AD": 2.5,
+    "Monte-Carlo": 0.0,
+    "OP": 0.0,
+    "SR (incremental)": 0.05,
+    "RP (incremental)": 2.0,
+}
+FIXED_BYTES = {
+    "Iterate+Index": 80 * 10**6,
+    "Iterate": 10 * 10**6,
+    "AD": 80 * 10**6,
+    "Monte-Carlo": 80 * 10**6,
+    "OP": 80 * 10**6,
+    "SR (incremental)": 80 * 10**6,
+    "RP (incremental)": 80 * 10**6,
+}
 BASE_BYTES = 300 * 10**6  # interpreter, numpy, pandas and small arrays (110 MB measured)
 STREAM_BYTES = 1600 * 10**6
 MB = 10**6  # memory is reported in decimal megabytes

@@ -54,7 +54,9 @@ class Meter:
         self.last_peak = None
         try:
             self._reset()
-            self.method = "peak RSS added (VmHWM reset via /proc/self/clear_refs, minus VmRSS before)"
+            self.method = (
+                "peak RSS added (VmHWM reset via /proc/self/clear_refs, minus VmRSS before)"
+            )
         except OSError:
             self.method = "tracemalloc peak (Python and numpy heap allocations)"
 
@@ -87,5 +89,7 @@ class Meter:
         t0, c0 = time.perf_counter(), time.process_time()
         out = fn()
         seconds, self.cpu = time.perf_counter() - t0, time.process_time() - c0
-        self.last_peak = _status()["VmHWM"]  # the process's peak during the call, held data included
+        self.last_peak = _status()[
+            "VmHWM"
+        ]  # the process's peak during the call, held data included
         return out, seconds, max(0, self.last_peak - before)

@@ -46,7 +46,9 @@ def _bounds(y: np.ndarray, labels: int) -> np.ndarray:
     return bounds
 
 
-def synthetic_codes(n: int, d: int, domain: int = 5, labels: int = 3, seed=0, concentration: float = 0.5):
+def synthetic_codes(
+    n: int, d: int, domain: int = 5, labels: int = 3, seed=0, concentration: float = 0.5
+):
     """Return (X (n, d) intp local codes, y (n,) label codes).
 
     Every label and every value occurs (the first rows are set so).  The model is drawn
@@ -123,11 +125,15 @@ class PlantedNB:
         """The Bayes-optimal label of each row under the planted model."""
         prob = np.diff(self.cdf, axis=2, prepend=0.0)  # (d, labels, domain)
         with np.errstate(divide="ignore"):
-            logp = np.log(self.prior)[None, :] + sum(np.log(prob[j][:, X[:, j]]).T for j in range(self.d))
+            logp = np.log(self.prior)[None, :] + sum(
+                np.log(prob[j][:, X[:, j]]).T for j in range(self.d)
+            )
         return logp.argmax(axis=1)
 
 
-def planted_model(d: int, domain: int = 5, labels: int = 3, seed=0, concentration: float = 0.5) -> PlantedNB:
+def planted_model(
+    d: int, domain: int = 5, labels: int = 3, seed=0, concentration: float = 0.5
+) -> PlantedNB:
     """Draw a Naive Bayes model: a Dirichlet(5) prior and Dirichlet(concentration) features."""
     rng = np.random.default_rng(seed)
     prior = rng.dirichlet(np.full(labels, 5.0))
@@ -135,8 +141,9 @@ def planted_model(d: int, domain: int = 5, labels: int = 3, seed=0, concentratio
     return PlantedNB(prior=prior, cdf=cdf)
 
 
-def synthetic_table(n: int, d: int, domain: int = 5, labels: int = 3, seed=0, k: int = 0,
-                    concentration: float = 0.5):
+def synthetic_table(
+    n: int, d: int, domain: int = 5, labels: int = 3, seed=0, k: int = 0, concentration: float = 0.5
+):
     """A training table and k test points from one planted model.
 
     Returns (model, X (n, d), y (n,), T (k, d), t_labels (k,)).  The model and the test
@@ -147,12 +154,18 @@ def synthetic_table(n: int, d: int, domain: int = 5, labels: int = 3, seed=0, k:
     return model, X, y, T, t_labels
 
 
-def model_and_tests(d: int, domain: int = 5, labels: int = 3, seed=0, k: int = 0, concentration: float = 0.5):
+def model_and_tests(
+    d: int, domain: int = 5, labels: int = 3, seed=0, k: int = 0, concentration: float = 0.5
+):
     """The model and k test points of ``synthetic_table`` (they depend on the seed only),
     and the seed of its training rows: (model, T, t_labels, train_seed)."""
     model_seed, test_seed, train_seed = np.random.SeedSequence(_entropy(seed)).spawn(3)
     model = planted_model(d, domain, labels, model_seed, concentration)
-    T, t_labels = model.sample(k, test_seed, cover=False) if k else (np.empty((0, d), np.intp), np.empty(0, np.intp))
+    T, t_labels = (
+        model.sample(k, test_seed, cover=False)
+        if k
+        else (np.empty((0, d), np.intp), np.empty(0, np.intp))
+    )
     if k:  # sample() sorts by label; shuffle the test points back into drawing order
         order = np.random.default_rng(test_seed.spawn(1)[0]).permutation(k)
         T, t_labels = T[order], t_labels[order]
@@ -186,20 +199,39 @@ def _csv_bytes(X: np.ndarray, y: np.ndarray, blank: np.ndarray) -> bytes:
     return cells.reshape(-1)[keep.reshape(-1)].tobytes()  # a boolean index: ~1.5x np.compress here
 
 
-def _arrow_chunk(X: np.ndarray, y: np.ndarray, blank: np.ndarray, names: list, domain: int, labels: int):
+def _arrow_chunk(
+    X: np.ndarray, y: np.ndarray, blank: np.ndarray, names: list, domain: int, labels: int
+):
     import pyarrow as pa
 
     values = pa.array([VALUE_TEXT.format(v) for v in range(domain)])
-    cols = [pa.DictionaryArray.from_arrays(pa.array(X[:, j].astype(np.int32), mask=blank[:, j]), values)
-            .dictionary_decode() for j in range(X.shape[1])]
-    cols.append(pa.DictionaryArray.from_arrays(pa.array(y.astype(np.int32)),
-                                               pa.array([LABEL_TEXT.format(v) for v in range(labels)]))
-                .dictionary_decode())
+    cols = [
+        pa.DictionaryArray.from_arrays(
+            pa.array(X[:, j].astype(np.int32), mask=blank[:, j]), values
+        ).dictionary_decode()
+        for j in range(X.shape[1])
+    ]
+    cols.append(
+        pa.DictionaryArray.from_arrays(
+            pa.array(y.astype(np.int32)), pa.array([LABEL_TEXT.format(v) for v in range(labels)])
+        ).dictionary_decode()
+    )
     return pa.table(cols, names=names)
 
 
-def write_table(path, n: int, d: int = 20, domain: int = 5, labels: int = 3, missing: float = 0.4, seed=0,
-                fmt: str = "csv", files: int = 1, chunk: int = 1_000_000, model: PlantedNB | None = None):
+def write_table(
+    path,
+    n: int,
+    d: int = 20,
+    domain: int = 5,
+    labels: int = 3,
+    missing: float = 0.4,
+    seed=0,
+    fmt: str = "csv",
+    files: int = 1,
+    chunk: int = 1_000_000,
+    model: PlantedNB | None = None,
+):
     """Write n rows of a planted Naive Bayes table (feature columns f0..f{d-1}, label column
     ``class``) with ``missing`` of the feature cells empty, chunk by chunk (memory bounded
     by the chunk): one CSV file, or Parquet split into ``files`` files of a folder (one
@@ -221,12 +253,14 @@ def write_table(path, n: int, d: int = 20, domain: int = 5, labels: int = 3, mis
     try:
         while done < n:
             rows = min(chunk, n - done, start + per_file - done)
-            X, y = model.sample(rows, rng.integers(1 << 62), cover=done == 0 and rows >= max(domain, labels))
+            X, y = model.sample(
+                rows, rng.integers(1 << 62), cover=done == 0 and rows >= max(domain, labels)
+            )
             order = rng.permutation(rows)
             X, y = np.take(X, order, axis=0), y[order]  # take: ~3x X[order] on a narrow int8 table
             blank = rng.random(X.shape) < missing
             if done == 0:
-                blank[:max(domain, labels)] = False  # every value occurs
+                blank[: max(domain, labels)] = False  # every value occurs
             if out is not None:
                 out.write(_csv_bytes(X, y, blank))
             else:
@@ -261,4 +295,6 @@ def test_frame(model: PlantedNB, k: int, seed=0, T: np.ndarray | None = None):
     if T is None:
         T, _ = model.sample(k, seed, cover=False)
         T = T[np.random.default_rng(seed).permutation(k)]
-    return pd.DataFrame({f"f{j}": [VALUE_TEXT.format(v) for v in T[:, j]] for j in range(T.shape[1])})
+    return pd.DataFrame(
+        {f"f{j}": [VALUE_TEXT.format(v) for v in T[:, j]] for j in range(T.shape[1])}
+    )
