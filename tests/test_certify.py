@@ -363,37 +363,6 @@ def test_range_counts(width, starts):
     assert np.array_equal(got, want)
 
 
-def test_ad_batches_and_early_stop(monkeypatch):
-    """A robust point is trained on exactly n_worlds worlds (batches 1, 2, 4, ...); a point
-    whose first world ties stops after that world."""
-    from nbcert import approximate as decision
-
-    drawn = []
-    real = decision.draw_counts
-    monkeypatch.setattr(
-        decision, "draw_counts", lambda rng, seg, w, *a: drawn.append(w) or real(rng, seg, w, *a)
-    )
-    train = pd.DataFrame(
-        {
-            "f": ["a", "a", "a", np.nan, "b", "b"],
-            "g": ["a", "b", np.nan, "a", "b", "b"],
-            "y": ["p", "p", "p", "q", "q", "q"],
-        },
-        dtype=object,
-    )
-    enc = nbcert.encode(train, "y")
-    for test, expected, worlds in (
-        ({"f": "a", "g": "a"}, True, 100),
-        ({"f": "z", "g": "a"}, False, 1),
-    ):
-        drawn.clear()
-        T = enc.encode_test(pd.DataFrame([test], dtype=object))
-        dec = decision.certify_ad_counts(enc, T, n_worlds=100, seed=0)
-        assert bool(dec.robust[0]) == expected == brute_robust(train, "y", test, 0)[0]
-        per_group = len(decision._segments(np.ones((enc.m, enc.d), int), enc.delta))
-        assert sum(drawn) == worlds * per_group and drawn[:per_group] == [1] * per_group
-
-
 def test_ad_small_chunks_keep_soundness(monkeypatch):
     from nbcert import approximate as decision
 

@@ -104,12 +104,20 @@ def test_a_world_fills_every_missing_cell_uniformly_and_keeps_the_observed():
     assert stats.chisquare(extra.sum(axis=0)).pvalue > 1e-4
 
 
-def test_ad_batches_and_early_stop(monkeypatch):
-    """A robust point is trained on exactly n_worlds worlds; a point whose first world
-    disagrees or ties stops after that world."""
-    trained = []
-    real = approximate._world_index
-    monkeypatch.setattr(approximate, "_world_index", lambda *a: trained.append(1) or real(*a))
+@pytest.mark.parametrize("counts_only", [False, True])
+def test_ad_batches_and_early_stop(monkeypatch, counts_only):
+    """A robust point is trained on exactly n_worlds worlds (batches 1, 2, 4, ...); a point
+    whose first world disagrees or ties stops after that world: the paper's AD (worlds
+    trained) and AD counts only (worlds drawn per segment) alike."""
+    calls = []
+    if counts_only:
+        real, certify = approximate.draw_counts, approximate.certify_ad_counts
+        monkeypatch.setattr(
+            approximate, "draw_counts", lambda rng, s, w, *a: calls.append(w) or real(rng, s, w, *a)
+        )
+    else:
+        real, certify = approximate._world_index, approximate.certify_ad
+        monkeypatch.setattr(approximate, "_world_index", lambda *a: calls.append(1) or real(*a))
     train = pd.DataFrame(
         {
             "f": ["a", "a", "a", np.nan, "b", "b"],
@@ -119,16 +127,17 @@ def test_ad_batches_and_early_stop(monkeypatch):
         dtype=object,
     )
     enc = nbcert.encode(train, "y")
+    per = len(approximate._segments(np.ones((enc.m, enc.d), int), enc.delta)) if counts_only else 1
     for test, expected, worlds in (
         ({"f": "a", "g": "a"}, True, 100),
         ({"f": "z", "g": "a"}, False, 1),
     ):
-        trained.clear()
-        dec = approximate.certify_ad(
+        calls.clear()
+        dec = certify(
             enc, enc.encode_test(pd.DataFrame([test], dtype=object)), n_worlds=100, seed=0
         )
         assert bool(dec.robust[0]) == expected == brute_robust(train, "y", test, 0)[0]
-        assert len(trained) == worlds
+        assert sum(calls) == worlds * per and calls[:per] == [1] * per
 
 
 @pytest.mark.parametrize("rows", [1, 3, 1 << 20])
