@@ -252,7 +252,7 @@ def test_cli_refuses_a_mistyped_option_before_reading(tmp_path, capsys, extra, w
 
 
 def test_clean_offline_checks_the_dirty_table_without_encoding_it(monkeypatch):
-    import nbcert.api
+    import nbcert.inputs
 
     dirty = pd.DataFrame(
         {"f": ["a", None, "b", "a"], "g": ["x", "y", None, "y"], "y": ["p", "q", "q", "p"]}
@@ -269,9 +269,9 @@ def test_clean_offline_checks_the_dirty_table_without_encoding_it(monkeypatch):
     with pytest.raises(nbcert.InputError, match=r"^mine: no label column 'z'"):
         nbcert.clean_offline(dirty, truth, TEST, "z", names={"train": "mine"})
     encoded = []
-    real = nbcert.api.encode
+    real = nbcert.inputs.encode
     monkeypatch.setattr(
-        nbcert.api, "encode", lambda *a, **k: encoded.append(k.get("name")) or real(*a, **k)
+        nbcert.inputs, "encode", lambda *a, **k: encoded.append(k.get("name")) or real(*a, **k)
     )
     rep = nbcert.clean_offline(dirty, truth, pd.DataFrame({"f": ["a"], "g": ["y"]}), "y")
     assert encoded == ["truth table"] and len(rep.points) == 1
@@ -290,3 +290,27 @@ def test_errors_module_stands_alone():
     )  # the old import still works
     assert issubclass(errors.ParameterError, (errors.InputError, ValueError, TypeError))
     assert {errors.InputError, ValueError, TypeError} <= set(errors.ParameterError.__mro__)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda **kw: nbcert.certify(TRAIN, TEST, "y", **kw),
+        lambda **kw: nbcert.count_worlds(TRAIN, TEST, "y", **kw),
+        lambda **kw: nbcert.poison(CLEAN, CLEAN_TEST, "y", **kw),
+        lambda **kw: nbcert.poison_many(CLEAN, CLEAN_TEST, "y", **kw),
+        lambda **kw: nbcert.clean(TRAIN, TEST, "y", **kw),
+        lambda **kw: nbcert.clean_offline(TRAIN, TRAIN.fillna("b"), TEST, "y", **kw),
+    ],
+    ids=["certify", "count_worlds", "poison", "poison_many", "clean", "clean_offline"],
+)
+def test_every_api_function_takes_the_same_reading_options(call):
+    """One set of reading options for the whole API: each function takes sep and id (which
+    it reads off the test table) and names an unknown option in one ParameterError."""
+    test_with_id = {"id": "name"}
+    with pytest.raises(nbcert.ParameterError, match=r"^unknown option 'sepp' \(the reading"):
+        call(sepp=";")
+    with pytest.raises(nbcert.ParameterError, match=r"^sep must be None or one character"):
+        call(sep="")
+    with pytest.raises(nbcert.InputError, match=r"^test table: no id column 'name'$"):
+        call(sep=";", **test_with_id)

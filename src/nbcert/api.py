@@ -23,8 +23,7 @@ names given in ``names``), the column and the data row.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Unpack
 
 import pandas as pd
 
@@ -32,29 +31,21 @@ from . import approximate, decide
 from .count import WorldCounts, count_encoded
 from .errors import InputError, ParameterError
 from .inputs import (
-    TEST,
-    TRAIN,
-    TRUTH,
     Need,
     Reading,
+    ReadingOptions,
+    ask,
     binned,
     check_id,
     coded_test,
-    prepare,
+    prepare_truth,
     require_complete,
     split_id,
     with_id,
 )
 from .params import validate
 from .reading import hints
-from .reading.encoding import (
-    EncodedTable,
-    as_missing,
-    check_frame,
-    code_labels,
-    encode,
-    no_observed_value,
-)
+from .reading.encoding import EncodedTable
 
 if TYPE_CHECKING:  # imported where used: the certify command needs neither
     from . import cleaning, poisoning
@@ -67,17 +58,9 @@ def certify(
     *,
     alpha=0,
     method: Literal["index", "iterate", "ad"] = "index",
-    missing: Iterable | None = None,
     n_worlds: int = 100,
     seed=None,
-    stream: bool | None = None,
-    batch_rows: int | None = None,
-    names: Mapping[str, str] | None = None,
-    bins: int | None = None,
-    binning: str = "quantile",
-    categorical=None,
-    sep: str | None = None,
-    id: str | None = None,
+    **options: Unpack[ReadingOptions],
 ) -> pd.DataFrame:
     """Is each test row certifiably robust: the same unique Naive Bayes prediction in
     every possible cleaning of ``train``?
@@ -96,12 +79,16 @@ def certify(
     method : {"index", "iterate", "ad"}, default "index"
         ``index`` and ``iterate`` are exact; ``ad`` samples ``n_worlds`` worlds per row and
         may wrongly report robust.
-    missing : iterable of values, optional
-        Values that also mean missing, in both tables.
     n_worlds : int, default 100
         Worlds sampled per test row by ``ad``.
     seed : None, int or numpy Generator, optional
         Random seed of ``ad``.
+    **options
+        The reading options, the same for every function of the API (``ReadingOptions``):
+        ``missing``, ``stream``, ``batch_rows``, ``names``, ``bins``, ``binning``,
+        ``categorical``, ``sep`` and ``id``, as follows.
+    missing : iterable of values, optional
+        Values that also mean missing, in both tables.
     stream : bool, optional
         True refuses to hold a path's table in memory (``iterate`` and ``ad`` then fail);
         the default streams a file larger than the memory available allows.
@@ -123,10 +110,9 @@ def certify(
         Numeric columns that are categories (integer codes): never binned, never warned of.
     sep : str, optional
         The field separator of a CSV path (default ","; "tab" or "\\t" for a tab).
-
     id : str, optional
-        A column of ``test`` that names its rows (not a feature): carried to the result as
-        its first column.
+        A column of ``test`` that names its rows (not a feature); ``certify`` carries it
+        to its result as the first column.
 
     Returns
     -------
@@ -139,22 +125,9 @@ def certify(
         supports could still tie inside their ranges; ``count_worlds`` counts the ties).
     """
     checked = validate("certify", alpha=alpha, method=method, n_worlds=n_worlds, seed=seed)
-    reading = Reading.of(
-        train,
-        missing=missing,
-        sep=sep,
-        bins=bins,
-        binning=binning,
-        categorical=categorical,
-        stream=stream,
-        batch_rows=batch_rows,
-        names=names,
-        id=id,
-    )
-    _, ids = split_id(test, reading.id, reading.names)  # test keeps it: encode_test leaves it out
+    reading = Reading.of(train, **options)
     need = Need(None if method == "index" else f"certify method {method!r}")
-    table, T, _ = prepare(train, test, label, reading, need)
-    check_id(ids, table.features, reading.names)
+    table, T, _, ids = ask(train, test, label, reading, need)
     return with_id(_certified(table, T, checked["alpha"], method, n_worlds, seed, test.index), ids)
 
 
@@ -189,25 +162,18 @@ def count_worlds(
     *,
     alpha=0,
     method: Literal["auto", "exact", "batch", "montecarlo"] = "auto",
-    missing: Iterable | None = None,
     n_samples: int = 20_000,
     confidence: float = 0.95,
     seed=None,
     max_states: int = 2_000_000,
     progress=None,
-    stream: bool | None = None,
-    batch_rows: int | None = None,
-    names: Mapping[str, str] | None = None,
-    bins: int | None = None,
-    binning: str = "quantile",
-    categorical=None,
-    sep: str | None = None,
+    **options: Unpack[ReadingOptions],
 ) -> list[WorldCounts]:
     """How many possible worlds predict each label (and how many tie), per test row.
 
     Parameters
     ----------
-    train, test, label, alpha, missing, stream, batch_rows, names, bins, binning, categorical, sep
+    train, test, label, alpha, **options
         As for ``certify`` (counting needs only the statistics: a path is always read in
         record batches).
     method : {"auto", "exact", "batch", "montecarlo"}, default "auto"
@@ -242,18 +208,7 @@ def count_worlds(
         seed=seed,
         max_states=max_states,
     )
-    reading = Reading.of(
-        train,
-        missing=missing,
-        sep=sep,
-        bins=bins,
-        binning=binning,
-        categorical=categorical,
-        stream=stream,
-        batch_rows=batch_rows,
-        names=names,
-    )
-    table, T, _ = prepare(train, test, label, reading)
+    table, T, _, _ = ask(train, test, label, Reading.of(train, **options))
     return count_encoded(
         table,
         T,
@@ -274,21 +229,14 @@ def poison(
     *,
     method: Literal["op", "sr", "rp"] = "op",
     seed=None,
-    missing: Iterable | None = None,
-    stream: bool | None = None,
-    batch_rows: int | None = None,
-    names: Mapping[str, str] | None = None,
-    bins: int | None = None,
-    binning: str = "quantile",
-    categorical=None,
-    sep: str | None = None,
+    **options: Unpack[ReadingOptions],
 ) -> list[poisoning.Poisoning]:
     """Cells of the complete table ``train`` to blank so each test row, on its own,
     stops being certifiably robust (alpha = 0, the paper's classifier).
 
     Parameters
     ----------
-    train, test, label, missing, stream, batch_rows, names, bins, binning, categorical, sep
+    train, test, label, **options
         As for ``certify``; ``train`` must be complete.  A streamed path is read twice (OP
         only): the plan from its statistics, then the cells.
     method : {"op", "sr", "rp"}, default "op"
@@ -306,19 +254,9 @@ def poison(
     from . import poisoning
 
     validate("poison", method=method, seed=seed)
-    reading = Reading.of(
-        train,
-        missing=missing,
-        sep=sep,
-        bins=bins,
-        binning=binning,
-        categorical=categorical,
-        stream=stream,
-        batch_rows=batch_rows,
-        names=names,
-    )
+    reading = Reading.of(train, **options)
     need = Need(f"poison method {method!r}", second_pass=method == "op")
-    table, T, _ = prepare(train, test, label, reading, need)
+    table, T, _, _ = ask(train, test, label, reading, need)
     require_complete(table, reading)
     if not isinstance(table, EncodedTable):  # streamed: OP plans, a second pass names the cells
         return [poisoning.poison_streamed(table, t) for t in T]
@@ -332,19 +270,14 @@ def poison_many(
     *,
     method: Literal["auto", "exact", "greedy"] = "auto",
     time_limit: float = 30.0,
-    missing: Iterable | None = None,
-    names: Mapping[str, str] | None = None,
-    bins: int | None = None,
-    binning: str = "quantile",
-    categorical=None,
-    sep: str | None = None,
+    **options: Unpack[ReadingOptions],
 ) -> poisoning.ManyPoisoning:
     """The fewest cells of the complete table ``train`` to blank so that every test row is
     non-robust at once (alpha = 0).
 
     Parameters
     ----------
-    train, test, label, missing, names, bins, binning, categorical, sep
+    train, test, label, **options
         As for ``certify``; ``train`` must be complete and is held in memory.
     method : {"auto", "exact", "greedy"}, default "auto"
         ``exact`` solves a mixed-integer program (HiGHS); ``greedy`` is fast for large
@@ -362,17 +295,8 @@ def poison_many(
     from . import poisoning
 
     validate("poison_many", method=method, time_limit=time_limit)
-    reading = Reading.of(
-        train,
-        missing=missing,
-        sep=sep,
-        bins=bins,
-        binning=binning,
-        categorical=categorical,
-        stream=False,
-        names=names,
-    )
-    table, T, _ = prepare(train, test, label, reading, Need("poisoning many points together"))
+    reading = Reading.of(train, **options)
+    table, T, _, _ = ask(train, test, label, reading, Need("poisoning many points together"))
     require_complete(table, reading)
     return poisoning.poison_many_encoded(table, T, method=method, time_limit=time_limit)
 
@@ -387,21 +311,16 @@ def clean(
     label: str,
     *,
     alpha=0,
-    missing: Iterable | None = None,
     prior: Literal["observed", "worlds"] = "observed",
     top: int = 10,
-    names: Mapping[str, str] | None = None,
-    bins: int | None = None,
-    binning: str = "quantile",
-    categorical=None,
-    sep: str | None = None,
+    **options: Unpack[ReadingOptions],
 ) -> pd.DataFrame:
     """Which missing cells of ``train`` to clean next so that the test rows become
     certifiably robust (a heuristic policy; the truth is unknown).
 
     Parameters
     ----------
-    train, test, label, alpha, missing, names, bins, binning, categorical, sep
+    train, test, label, alpha, **options
         As for ``certify``; ``train`` is held in memory.
     prior : {"observed", "worlds"}, default "observed"
         How a missing cell's possible values are weighed: ``observed`` by its label's
@@ -423,90 +342,11 @@ def clean(
     from . import cleaning
 
     checked = validate(alpha=alpha, prior=prior, top=top)
-    reading = Reading.of(
-        train,
-        missing=missing,
-        sep=sep,
-        bins=bins,
-        binning=binning,
-        categorical=categorical,
-        stream=False,
-        names=names,
-    )
-    enc, T, test = prepare(train, test, label, reading, Need("cleaning advice"))
+    reading = Reading.of(train, **options)
+    enc, T, test, _ = ask(train, test, label, reading, Need("cleaning advice"))
     values = test[list(enc.features)]  # T's rows: none missing
     groups = cleaning.advice(enc, T, checked["alpha"], prior, top, values)
-    return pd.DataFrame(
-        groups,
-        columns=[
-            "row",
-            "column",
-            "label",
-            "score",
-            "group_cells",
-            "as_winner",
-            "as_rival",
-            "test_value",
-        ],
-    )
-
-
-def _the(name: str) -> str:
-    """A table's name inside a sentence ("the training table", or a file's name)."""
-    return f"the {name}" if name in (TRAIN, TEST, TRUTH) else name
-
-
-def _check_dirty(dirty: pd.DataFrame, known, label, name: str) -> tuple:
-    """The feature names of the dirty table after its own checks (those ``encode`` makes),
-    without encoding it: its columns, its labels and a value in every feature column."""
-    features = check_frame(dirty, label, name)
-    code_labels(dirty[label], name, label)
-    for j, f in enumerate(dirty.columns):
-        if f != label and not known[:, j].any():
-            raise no_observed_value(name, f)
-    return features
-
-
-def _check_truth(dirty: pd.DataFrame, truth: pd.DataFrame, known, names: dict) -> None:
-    """The truth has the dirty table's header and rows and agrees on every non-missing cell."""
-    tn, dn = names["truth"], _the(names["train"])
-    if list(truth.columns) != list(dirty.columns):
-        raise InputError(
-            f"{tn}: its header ({', '.join(map(str, truth.columns))}) differs from {dn}'s "
-            f"({', '.join(map(str, dirty.columns))})"
-        )
-    if len(truth) != len(dirty):
-        raise InputError(f"{tn}: it has {len(truth)} data rows, {dn} has {len(dirty)}")
-    gaps = truth.isna().to_numpy()
-    if gaps.any():
-        r, c = map(int, next(zip(*gaps.nonzero())))
-        raise InputError(
-            f"{tn}: data row {r} has no value in column {truth.columns[c]!r} (the truth must be complete)"
-        )
-    differ = known & (dirty.to_numpy(dtype=object) != truth.to_numpy(dtype=object))
-    if differ.any():
-        r, c = map(int, next(zip(*differ.nonzero())))
-        raise InputError(
-            f"{tn}: data row {r}, column {truth.columns[c]!r} is {truth.iat[r, c]!r} but {dn} has "
-            f"{dirty.iat[r, c]!r} there"
-        )
-
-
-def _prepare_truth(train, truth, label, missing, names: dict):
-    """The truth table's encoding and the dirty table's missing cells in its row order, after
-    the dirty table's own checks and the truth's agreement with it."""
-    for table, role in ((train, "train"), (truth, "truth")):
-        if not isinstance(table, pd.DataFrame):
-            raise InputError(
-                f"{names[role]}: expected a pandas DataFrame, got {type(table).__name__}"
-            )
-    dirty, truth = as_missing(train, missing), as_missing(truth, missing)
-    known = dirty.notna().to_numpy()
-    _check_dirty(dirty, known, label, names["train"])
-    _check_truth(dirty, truth, known, names)
-    enc = encode(truth, label, name=names["truth"])
-    columns = [dirty.columns.get_loc(f) for f in enc.features]
-    return enc, ~known[:, columns][enc.rows]
+    return pd.DataFrame(groups, columns=cleaning.ADVICE_COLUMNS)
 
 
 def clean_offline(
@@ -516,24 +356,21 @@ def clean_offline(
     label: str,
     *,
     alpha=0,
-    missing: Iterable | None = None,
     prior: Literal["observed", "worlds"] = "observed",
     method: Literal["auto", "exact", "greedy"] = "auto",
     node_limit: int = 20_000,
     time_limit: float = 60.0,
     batch: int = 1,
-    names: Mapping[str, str] | None = None,
-    bins: int | None = None,
-    binning: str = "quantile",
-    categorical=None,
+    **options: Unpack[ReadingOptions],
 ) -> cleaning.CleaningReport:
     """With the true values of ``train``'s missing cells known: the fewest cells to clean,
     per test row and for all rows together, and the path the ``clean`` policy would take.
 
     Parameters
     ----------
-    train, test, label, alpha, missing, prior, bins, binning, categorical
-        As for ``clean``; the truth is binned at ``train``'s edges.
+    train, test, label, alpha, prior, **options
+        As for ``clean``; the truth is binned at ``train``'s edges, and ``names`` may name
+        it (key ``"truth"``).
     truth : DataFrame
         ``train`` with every cell filled: the same header and rows, agreeing on every
         non-missing cell.
@@ -547,8 +384,6 @@ def clean_offline(
         Seconds the exact program may run (a safety net).
     batch : int, default 1
         Cells of its chosen group the policy cleans per step along its path.
-    names : mapping, optional
-        Names of the tables in error messages, keys ``"train"``, ``"truth"`` and ``"test"``.
 
     Returns
     -------
@@ -568,13 +403,15 @@ def clean_offline(
         time_limit=time_limit,
         batch=batch,
     )
-    reading = Reading.of(
-        train, missing=missing, bins=bins, binning=binning, categorical=categorical, names=names
-    )
+    reading = Reading.of(train, **options)
+    _, ids = split_id(test, reading.id, reading.names)
     train, test, truth = binned(train, test, label, reading, truth)
-    enc, miss = _prepare_truth(train, truth, label, missing, reading.names)
+    enc, miss = prepare_truth(train, truth, label, reading.missing, reading.names)
+    check_id(ids, enc.features, reading.names)
     T = coded_test(enc, test, reading)
-    hints.warn(enc, T, 3, binned=reading.binned(), categorical=reading.categorical, missing=missing)
+    hints.warn(
+        enc, T, 3, binned=reading.binned(), categorical=reading.categorical, missing=reading.missing
+    )
     tab = cleaning.CleaningTable.build(enc, miss)
     try:
         return cleaning.report(

@@ -15,16 +15,39 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TypedDict, Unpack
 
 import pandas as pd
 
 from .errors import InputError, ParameterError
 from .params import validate
 from .reading import hints
-from .reading.encoding import EncodedTable, as_missing, encode
+from .reading.encoding import (
+    EncodedTable,
+    as_missing,
+    check_frame,
+    code_labels,
+    encode,
+    no_observed_value,
+)
 from .stats import Stats, as_stats, frame_stats
 
 TRAIN, TEST, TRUTH = "training table", "test table", "truth table"
+
+
+class ReadingOptions(TypedDict, total=False):
+    """The reading options every API function takes as keywords (documented at
+    ``nbcert.certify``)."""
+
+    missing: Iterable | None
+    sep: str | None
+    bins: int | None
+    binning: str
+    categorical: str | Iterable[str] | None
+    stream: bool | None
+    batch_rows: int | None
+    names: Mapping[str, str] | None
+    id: str | None
 
 
 @dataclass(frozen=True)
@@ -48,28 +71,15 @@ class Reading:
     id: str | None = None
 
     @classmethod
-    def of(
-        cls,
-        train,
-        *,
-        missing=None,
-        sep=None,
-        bins=None,
-        binning="quantile",
-        categorical=None,
-        stream=None,
-        batch_rows=None,
-        names=None,
-        id=None,
-    ) -> Reading:
+    def of(cls, train, **options: Unpack[ReadingOptions]) -> Reading:
         """The record of the reading options, after their rules.
 
         Parameters
         ----------
         train : DataFrame, path, TableSource or Dask DataFrame
             The training table (a path names it in messages).
-        missing, sep, bins, binning, categorical, stream, batch_rows, names, id
-            As for ``nbcert.certify``.
+        **options
+            The reading options (``ReadingOptions``), as for ``nbcert.certify``.
 
         Returns
         -------
@@ -78,13 +88,20 @@ class Reading:
         Raises
         ------
         ParameterError
-            For a value that breaks its rule, or an unknown table in ``names``.
+            For an unknown option, a value that breaks its rule, or an unknown table in
+            ``names``.
         """
-        checked = validate(
-            bins=bins, binning=binning, categorical=categorical, sep=sep, batch_rows=batch_rows
-        )
-        names = table_names(train, names)
-        return cls(missing=missing, stream=stream, names=names, id=id, **checked)
+        unknown = sorted(set(options) - set(ReadingOptions.__annotations__))
+        if unknown:
+            raise ParameterError(
+                f"unknown option {unknown[0]!r} (the reading options are "
+                f"{', '.join(ReadingOptions.__annotations__)})"
+            )
+        ruled = ("bins", "binning", "categorical", "sep", "batch_rows")
+        checked = validate(**{k: options[k] for k in ruled if k in options})
+        names = table_names(train, options.get("names"))
+        rest = {k: options[k] for k in ("missing", "stream", "id") if k in options}
+        return cls(names=names, **rest, **checked)
 
     def binned(self) -> bool:
         """Whether numeric columns are binned."""
@@ -277,6 +294,77 @@ def prepare(train, test, label, reading: Reading, need: Need = Need()) -> tuple:
     return table, T, test
 
 
+def ask(train, test, label, reading: Reading, need: Need = Need()) -> tuple:
+    """``prepare`` with the test id column read and checked (not a training column): (training
+    table, test codes, test table as binned, RowIds or None)."""
+    _, ids = split_id(test, reading.id, reading.names)  # test keeps it: encode_test leaves it out
+    table, T, test = prepare(train, test, label, reading, need)
+    check_id(ids, table.features, reading.names)
+    return table, T, test, ids
+
+
+# ---------------------------------------------------------------------------------------
+# the truth table (clean_offline)
+
+
+def _the(name: str) -> str:
+    """A table's name inside a sentence ("the training table", or a file's name)."""
+    return f"the {name}" if name in (TRAIN, TEST, TRUTH) else name
+
+
+def _check_dirty(dirty: pd.DataFrame, known, label, name: str) -> tuple:
+    """The feature names of the dirty table after its own checks (those ``encode`` makes),
+    without encoding it: its columns, its labels and a value in every feature column."""
+    features = check_frame(dirty, label, name)
+    code_labels(dirty[label], name, label)
+    for j, f in enumerate(dirty.columns):
+        if f != label and not known[:, j].any():
+            raise no_observed_value(name, f)
+    return features
+
+
+def _check_truth(dirty: pd.DataFrame, truth: pd.DataFrame, known, names: dict) -> None:
+    """The truth has the dirty table's header and rows and agrees on every non-missing cell."""
+    tn, dn = names["truth"], _the(names["train"])
+    if list(truth.columns) != list(dirty.columns):
+        raise InputError(
+            f"{tn}: its header ({', '.join(map(str, truth.columns))}) differs from {dn}'s "
+            f"({', '.join(map(str, dirty.columns))})"
+        )
+    if len(truth) != len(dirty):
+        raise InputError(f"{tn}: it has {len(truth)} data rows, {dn} has {len(dirty)}")
+    gaps = truth.isna().to_numpy()
+    if gaps.any():
+        r, c = map(int, next(zip(*gaps.nonzero())))
+        raise InputError(
+            f"{tn}: data row {r} has no value in column {truth.columns[c]!r} (the truth must be complete)"
+        )
+    differ = known & (dirty.to_numpy(dtype=object) != truth.to_numpy(dtype=object))
+    if differ.any():
+        r, c = map(int, next(zip(*differ.nonzero())))
+        raise InputError(
+            f"{tn}: data row {r}, column {truth.columns[c]!r} is {truth.iat[r, c]!r} but {dn} has "
+            f"{dirty.iat[r, c]!r} there"
+        )
+
+
+def prepare_truth(train, truth, label, missing, names: dict):
+    """The truth table's encoding and the dirty table's missing cells in its row order, after
+    the dirty table's own checks and the truth's agreement with it."""
+    for table, role in ((train, "train"), (truth, "truth")):
+        if not isinstance(table, pd.DataFrame):
+            raise InputError(
+                f"{names[role]}: expected a pandas DataFrame, got {type(table).__name__}"
+            )
+    dirty, truth = as_missing(train, missing), as_missing(truth, missing)
+    known = dirty.notna().to_numpy()
+    _check_dirty(dirty, known, label, names["train"])
+    _check_truth(dirty, truth, known, names)
+    enc = encode(truth, label, name=names["truth"])
+    columns = [dirty.columns.get_loc(f) for f in enc.features]
+    return enc, ~known[:, columns][enc.rows]
+
+
 def require_complete(table: Stats | EncodedTable, reading: Reading) -> None:
     """Poisoning needs a complete training table: an InputError naming its first missing cell."""
     first = as_stats(table).first_missing
@@ -300,8 +388,11 @@ __all__ = [
     "with_id",
     "binned",
     "prepare",
+    "ask",
+    "ReadingOptions",
     "coded_test",
     "require_complete",
+    "prepare_truth",
     "is_dask",
     "is_path",
 ]

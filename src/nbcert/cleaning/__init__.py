@@ -24,11 +24,12 @@ per group.  The package, from the bottom up:
 from .many import TogetherCleaning, clean_many, greedy_many, prune
 from .policy import GroupScores, follow, group_scores, next_group, policy_path, truth_odds
 from .program import exact_many, relaxed_bound
-from .results import CleaningReport, PointCleaning, advice, report
+from .results import ADVICE_COLUMNS, CleaningReport, PointCleaning, advice, report
 from .single import MAX_BRANCHES, CleaningPlan, TooManyBranches, cleanable, offline_minimum
 from .table import CleaningTable, after, all_robust, state_decision
 
 __all__ = [
+    "ADVICE_COLUMNS",
     "CleaningTable",
     "state_decision",
     "after",

@@ -98,6 +98,10 @@ def _observed(enc: EncodedTable, index: np.ndarray) -> np.ndarray:
     return obs
 
 
+# The columns of nbcert.clean's table: one row per group of advice.
+ADVICE_COLUMNS = tuple("row column label score group_cells as_winner as_rival test_value".split())
+
+
 def advice(
     enc: EncodedTable, T: np.ndarray, alpha=0, prior: str = "observed", top: int = 10, test=None
 ) -> list:
@@ -139,18 +143,10 @@ def advice(
         a, b = enc.label_bounds[l], enc.label_bounds[l + 1]
         rows = a + np.flatnonzero(miss[a:b, j])
         first = int(enc.rows[rows].min())
-        out.append(
-            {
-                "row": first,
-                "column": enc.features[j],
-                "label": enc.labels[l],
-                "score": float(gs.score[l, j]),
-                "group_cells": int(M[l, j]),
-                "as_winner": int(gs.as_winner[l, j]),
-                "as_rival": int(gs.as_rival[l, j]),
-                "test_value": _shared_value(test, gs.helped[:, l, j], j),
-            }
-        )
+        values = (first, enc.features[j], enc.labels[l], float(gs.score[l, j]), int(M[l, j]))
+        helps = (int(gs.as_winner[l, j]), int(gs.as_rival[l, j]))
+        value = _shared_value(test, gs.helped[:, l, j], j)
+        out.append(dict(zip(ADVICE_COLUMNS, (*values, *helps, value), strict=True)))
     return out
 
 

@@ -97,23 +97,25 @@ def _check_binning(args) -> None:
         raise ParameterError("--binning needs --bins")
 
 
-def _binning(args) -> dict:
-    """The bins options, for every API function."""
+def _reading(args, inputs: Inputs) -> dict:
+    """How the library reads the tables: the API's reading options from the flags."""
     _check_binning(args)
     return {
+        "names": inputs.names,
+        "stream": True if args.stream else None,
+        "batch_rows": args.batch_rows,
         "bins": args.bins,
         "binning": args.binning or "quantile",
         "categorical": args.categorical,
     }
 
 
-def _reading(args) -> dict:
-    """How the library reads the training file."""
-    return {
-        "stream": True if args.stream else None,
-        "batch_rows": args.batch_rows,
-        **_binning(args),
-    }
+def _ask(question: Callable, args, inputs: Inputs, *tables, **parameters):
+    """The API function ``question`` on the inputs' tables (``tables`` between the training
+    and the test table: the truth), with the flags' reading options."""
+    return question(
+        inputs.train, *tables, inputs.test, args.label, **parameters, **_reading(args, inputs)
+    )
 
 
 def _hinting(command):
@@ -167,16 +169,14 @@ def _load(args, session: Session) -> Inputs:
 def certify(args, session: Session) -> Certified:
     alpha = _alpha(args.alpha)
     inputs = _load(args, session)
-    table = nbcert.certify(
-        inputs.train,
-        inputs.test,
-        args.label,
+    table = _ask(
+        nbcert.certify,
+        args,
+        inputs,
         alpha=alpha,
         method=args.method,
         n_worlds=args.worlds,
         seed=args.seed,
-        names=inputs.names,
-        **_reading(args),
     )
     return Certified(list(inputs.test.index), table, inputs.ids)
 
@@ -185,18 +185,16 @@ def certify(args, session: Session) -> Certified:
 def count(args, session: Session) -> Counted:
     alpha = _alpha(args.alpha)
     inputs = _load(args, session)
-    counts = nbcert.count_worlds(
-        inputs.train,
-        inputs.test,
-        args.label,
+    counts = _ask(
+        nbcert.count_worlds,
+        args,
+        inputs,
         alpha=alpha,
         method=args.method,
         n_samples=args.samples,
         confidence=args.confidence,
         seed=args.seed,
         progress=session.progress,
-        names=inputs.names,
-        **_reading(args),
     )
     return Counted(list(inputs.test.index), counts, args.confidence, inputs.ids)
 
@@ -221,25 +219,10 @@ def poison(args, session: Session) -> Poisoned | PoisonedTogether:
     inputs = _load(args, session)
     index = list(inputs.test.index)
     if args.together:
-        res = nbcert.poison_many(
-            inputs.train,
-            inputs.test,
-            args.label,
-            method=args.method or "auto",
-            time_limit=args.time_limit,
-            names=inputs.names,
-            **_binning(args),
-        )
+        method, limit = args.method or "auto", args.time_limit
+        res = _ask(nbcert.poison_many, args, inputs, method=method, time_limit=limit)
         return PoisonedTogether(index, res, inputs.ids)
-    res = nbcert.poison(
-        inputs.train,
-        inputs.test,
-        args.label,
-        method=args.method or "op",
-        seed=args.seed,
-        names=inputs.names,
-        **_reading(args),
-    )
+    res = _ask(nbcert.poison, args, inputs, method=args.method or "op", seed=args.seed)
     return Poisoned(index, res, inputs.ids)
 
 
@@ -262,34 +245,22 @@ def clean(args, session: Session) -> Advice | Cleaned:
     alpha = _alpha(args.alpha)
     _check_clean_options(args)
     inputs = _load(args, session)
-    train = inputs.train.to_pandas()  # the cleaning methods work on the rows
+    inputs.train = inputs.train.to_pandas()  # the cleaning methods work on the rows
     if args.truth is None:
-        return Advice(
-            nbcert.clean(
-                train,
-                inputs.test,
-                args.label,
-                alpha=alpha,
-                prior=args.prior,
-                top=args.top,
-                names=inputs.names,
-                **_binning(args),
-            )
-        )
+        return Advice(_ask(nbcert.clean, args, inputs, alpha=alpha, prior=args.prior, top=args.top))
     truth = nbcert.read_csv(args.truth, missing=args.missing, name=args.truth, sep=args.sep)
-    report = nbcert.clean_offline(
-        train,
+    inputs.names["truth"] = args.truth
+    report = _ask(
+        nbcert.clean_offline,
+        args,
+        inputs,
         truth,
-        inputs.test,
-        args.label,
         alpha=alpha,
         prior=args.prior,
         method=args.method,
         node_limit=args.node_limit,
         time_limit=args.time_limit,
         batch=args.batch,
-        names={**inputs.names, "truth": args.truth},
-        **_binning(args),
     )
     return Cleaned(list(inputs.test.index), report, inputs.ids)
 
