@@ -209,17 +209,7 @@ def count_worlds(
         max_states=max_states,
     )
     table, T, _, _ = ask(train, test, label, Reading.of(train, **options))
-    return count_encoded(
-        table,
-        T,
-        checked["alpha"],
-        method=method,
-        n_samples=n_samples,
-        confidence=confidence,
-        seed=seed,
-        max_states=max_states,
-        progress=progress,
-    )
+    return count_encoded(table, T, **checked, progress=progress)
 
 
 def poison(

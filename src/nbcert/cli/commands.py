@@ -39,6 +39,7 @@ class Inputs:
     test: object  # the test rows (a DataFrame) without the label and --id columns
     names: dict = field(default_factory=dict)  # the files' names, for the library's messages
     ids: RowIds | None = None
+    truth: object = None  # clean --truth: the complete table (a DataFrame)
 
 
 @dataclass
@@ -110,11 +111,15 @@ def _reading(args, inputs: Inputs) -> dict:
     }
 
 
-def _ask(question: Callable, args, inputs: Inputs, *tables, **parameters):
-    """The API function ``question`` on the inputs' tables (``tables`` between the training
-    and the test table: the truth), with the flags' reading options."""
+def _ask(question: Callable, args, inputs: Inputs, *flags: str, **parameters):
+    """The API function ``question`` on the inputs' tables with the ``flags`` (each flag's
+    value stored under its API parameter's name), the other ``parameters`` and the flags'
+    reading options."""
+    given = {flag: getattr(args, flag) for flag in flags}
+    tables = () if inputs.truth is None else (inputs.truth,)  # clean_offline's, before test
+    reading = _reading(args, inputs)
     return question(
-        inputs.train, *tables, inputs.test, args.label, **parameters, **_reading(args, inputs)
+        inputs.train, *tables, inputs.test, args.label, **given, **parameters, **reading
     )
 
 
@@ -169,15 +174,7 @@ def _load(args, session: Session) -> Inputs:
 def certify(args, session: Session) -> Certified:
     alpha = _alpha(args.alpha)
     inputs = _load(args, session)
-    table = _ask(
-        nbcert.certify,
-        args,
-        inputs,
-        alpha=alpha,
-        method=args.method,
-        n_worlds=args.worlds,
-        seed=args.seed,
-    )
+    table = _ask(nbcert.certify, args, inputs, "method", "n_worlds", "seed", alpha=alpha)
     return Certified(list(inputs.test.index), table, inputs.ids)
 
 
@@ -185,17 +182,8 @@ def certify(args, session: Session) -> Certified:
 def count(args, session: Session) -> Counted:
     alpha = _alpha(args.alpha)
     inputs = _load(args, session)
-    counts = _ask(
-        nbcert.count_worlds,
-        args,
-        inputs,
-        alpha=alpha,
-        method=args.method,
-        n_samples=args.samples,
-        confidence=args.confidence,
-        seed=args.seed,
-        progress=session.progress,
-    )
+    flags = ("method", "n_samples", "confidence", "seed")
+    counts = _ask(nbcert.count_worlds, args, inputs, *flags, alpha=alpha, progress=session.progress)
     return Counted(list(inputs.test.index), counts, args.confidence, inputs.ids)
 
 
@@ -219,10 +207,9 @@ def poison(args, session: Session) -> Poisoned | PoisonedTogether:
     inputs = _load(args, session)
     index = list(inputs.test.index)
     if args.together:
-        method, limit = args.method or "auto", args.time_limit
-        res = _ask(nbcert.poison_many, args, inputs, method=method, time_limit=limit)
+        res = _ask(nbcert.poison_many, args, inputs, "time_limit", method=args.method or "auto")
         return PoisonedTogether(index, res, inputs.ids)
-    res = _ask(nbcert.poison, args, inputs, method=args.method or "op", seed=args.seed)
+    res = _ask(nbcert.poison, args, inputs, "seed", method=args.method or "op")
     return Poisoned(index, res, inputs.ids)
 
 
@@ -247,21 +234,11 @@ def clean(args, session: Session) -> Advice | Cleaned:
     inputs = _load(args, session)
     inputs.train = inputs.train.to_pandas()  # the cleaning methods work on the rows
     if args.truth is None:
-        return Advice(_ask(nbcert.clean, args, inputs, alpha=alpha, prior=args.prior, top=args.top))
-    truth = nbcert.read_csv(args.truth, missing=args.missing, name=args.truth, sep=args.sep)
+        return Advice(_ask(nbcert.clean, args, inputs, "prior", "top", alpha=alpha))
+    inputs.truth = nbcert.read_csv(args.truth, missing=args.missing, name=args.truth, sep=args.sep)
     inputs.names["truth"] = args.truth
-    report = _ask(
-        nbcert.clean_offline,
-        args,
-        inputs,
-        truth,
-        alpha=alpha,
-        prior=args.prior,
-        method=args.method,
-        node_limit=args.node_limit,
-        time_limit=args.time_limit,
-        batch=args.batch,
-    )
+    flags = ("prior", "method", "node_limit", "time_limit", "batch")
+    report = _ask(nbcert.clean_offline, args, inputs, *flags, alpha=alpha)
     return Cleaned(list(inputs.test.index), report, inputs.ids)
 
 

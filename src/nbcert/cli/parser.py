@@ -268,8 +268,11 @@ def _alpha(p) -> None:
 
 
 def _option(p, flag: str, rule: str, default, metavar: str, help: str) -> None:
-    """An option whose values the rule ``rule`` of nbcert.params checks."""
-    p.add_argument(flag, type=rule_type(rule), default=default, metavar=metavar, help=help)
+    """An option whose values the rule ``rule`` of nbcert.params checks, stored under the
+    rule's name (the API parameter's: ``--worlds`` is ``args.n_worlds``)."""
+    p.add_argument(
+        flag, type=rule_type(rule), dest=rule, default=default, metavar=metavar, help=help
+    )
 
 
 def _method(p, function: str, default: str, help: str) -> None:
