@@ -15,8 +15,9 @@ by its interval such as ``[10.9, 14.5)``); binning holds the training table in m
 Where an answer would say little (a numeric-looking column not binned, test values never
 seen in training, a common missing token read as a category) a ``DataWarning`` says so.
 
-Every parameter is checked against its rule (``nbcert.params``) before any data is read; a
-value that breaks it is a ``ParameterError``.  Problems in the tables are ``InputError``s
+Every parameter is checked against its rule (``nbcert.params``, by the ``validated``
+decorator) before any data is read, and the functions see only checked values; a value that
+breaks its rule is a ``ParameterError``.  Problems in the tables are ``InputError``s
 naming the table ("training table", "test table", "truth table", a path's own name, or the
 names given in ``names``), the column and the data row.
 """
@@ -43,7 +44,7 @@ from .inputs import (
     split_id,
     with_id,
 )
-from .params import validate
+from .params import validated
 from .reading import hints
 from .reading.encoding import EncodedTable
 
@@ -51,6 +52,7 @@ if TYPE_CHECKING:  # imported where used: the certify command needs neither
     from . import cleaning, poisoning
 
 
+@validated
 def certify(
     train,
     test: pd.DataFrame,
@@ -124,11 +126,10 @@ def certify(
         or False where proven, None where undecided (two or more possible labels whose
         supports could still tie inside their ranges; ``count_worlds`` counts the ties).
     """
-    checked = validate("certify", alpha=alpha, method=method, n_worlds=n_worlds, seed=seed)
     reading = Reading.of(train, **options)
     need = Need(None if method == "index" else f"certify method {method!r}")
     table, T, _, ids = ask(train, test, label, reading, need)
-    return with_id(_certified(table, T, checked["alpha"], method, n_worlds, seed, test.index), ids)
+    return with_id(_certified(table, T, alpha, method, n_worlds, seed, test.index), ids)
 
 
 def _certified(table, T, alpha, method, n_worlds, seed, index) -> pd.DataFrame:
@@ -155,6 +156,7 @@ def _possible(table, T, alpha, index) -> tuple:
     return pd.Series(labels, index=index, dtype=object), pd.Series(tie, index=index, dtype=object)
 
 
+@validated
 def count_worlds(
     train,
     test: pd.DataFrame,
@@ -199,19 +201,21 @@ def count_worlds(
         One per test row, saying which method produced it: exact counts (``counts``,
         ``ties``, ``total``) or estimated ``fractions`` with ``intervals``.
     """
-    checked = validate(
-        "count_worlds",
-        alpha=alpha,
+    table, T, _, _ = ask(train, test, label, Reading.of(train, **options))
+    return count_encoded(
+        table,
+        T,
+        alpha,
         method=method,
         n_samples=n_samples,
         confidence=confidence,
         seed=seed,
         max_states=max_states,
+        progress=progress,
     )
-    table, T, _, _ = ask(train, test, label, Reading.of(train, **options))
-    return count_encoded(table, T, **checked, progress=progress)
 
 
+@validated
 def poison(
     train,
     test: pd.DataFrame,
@@ -243,7 +247,6 @@ def poison(
     """
     from . import poisoning
 
-    validate("poison", method=method, seed=seed)
     reading = Reading.of(train, **options)
     need = Need(f"poison method {method!r}", second_pass=method == "op")
     table, T, _, _ = ask(train, test, label, reading, need)
@@ -253,6 +256,7 @@ def poison(
     return [poisoning.poison_encoded(table, T[p], method=method, seed=seed) for p in range(len(T))]
 
 
+@validated
 def poison_many(
     train,
     test: pd.DataFrame,
@@ -284,7 +288,6 @@ def poison_many(
     """
     from . import poisoning
 
-    validate("poison_many", method=method, time_limit=time_limit)
     reading = Reading.of(train, **options)
     table, T, _, _ = ask(train, test, label, reading, Need("poisoning many points together"))
     require_complete(table, reading)
@@ -295,6 +298,7 @@ def poison_many(
 # which cells to clean (beyond the paper)
 
 
+@validated
 def clean(
     train: pd.DataFrame,
     test: pd.DataFrame,
@@ -331,14 +335,14 @@ def clean(
     """
     from . import cleaning
 
-    checked = validate(alpha=alpha, prior=prior, top=top)
     reading = Reading.of(train, **options)
     enc, T, test, _ = ask(train, test, label, reading, Need("cleaning advice"))
     values = test[list(enc.features)]  # T's rows: none missing
-    groups = cleaning.advice(enc, T, checked["alpha"], prior, top, values)
+    groups = cleaning.advice(enc, T, alpha, prior, top, values)
     return pd.DataFrame(groups, columns=cleaning.ADVICE_COLUMNS)
 
 
+@validated
 def clean_offline(
     train: pd.DataFrame,
     truth: pd.DataFrame,
@@ -384,15 +388,6 @@ def clean_offline(
     """
     from . import cleaning
 
-    checked = validate(
-        "clean_offline",
-        alpha=alpha,
-        prior=prior,
-        method=method,
-        node_limit=node_limit,
-        time_limit=time_limit,
-        batch=batch,
-    )
     reading = Reading.of(train, **options)
     _, ids = split_id(test, reading.id, reading.names)
     train, test, truth = binned(train, test, label, reading, truth)
@@ -404,9 +399,7 @@ def clean_offline(
     )
     tab = cleaning.CleaningTable.build(enc, miss)
     try:
-        return cleaning.report(
-            tab, T, checked["alpha"], prior, method, node_limit, time_limit, batch
-        )
+        return cleaning.report(tab, T, alpha, prior, method, node_limit, time_limit, batch)
     except cleaning.TooManyBranches as e:
         raise InputError(
             f"{e}: many columns hold values seen only among their missing cells (with alpha > 0) "

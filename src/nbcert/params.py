@@ -20,6 +20,8 @@ command line can build its parser without them.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import numbers
 from fractions import Fraction
@@ -307,7 +309,30 @@ def validate(where: str | None = None, /, **values) -> dict:
     return checked
 
 
+def validated(function):
+    """Decorator: the function's keyword-only parameters that have a rule are checked by
+    ``validate`` (``where``: the function's name) before it runs, and it receives the
+    checked values (alpha as a Fraction), as scikit-learn's ``validate_params`` does."""
+    signature = inspect.signature(function)
+    ruled = [
+        name
+        for name, p in signature.parameters.items()
+        if p.kind is p.KEYWORD_ONLY and name in RULES
+    ]
+
+    @functools.wraps(function)
+    def run(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        values = {name: bound.arguments[name] for name in ruled}
+        bound.arguments.update(validate(function.__name__, **values))
+        return function(*bound.args, **bound.kwargs)
+
+    return run
+
+
 __all__ = [
+    "validated",
     "RULES",
     "Rule",
     "Int",
