@@ -242,14 +242,7 @@ def follow(
         cleaned += len(take)
 
 
-def policy_path(
-    tab: CleaningTable,
-    T: np.ndarray,
-    alpha=0,
-    prior: str = "observed",
-    batch: int = 1,
-    order: np.ndarray | None = None,
-):
+def policy_path(tab, T, alpha=0, prior="observed", batch=1, *, order=None) -> tuple:
     """The policy's path: ``follow`` with each step cleaning cells of ``next_group``'s group.
 
     Parameters

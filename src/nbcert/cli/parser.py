@@ -197,8 +197,6 @@ def _input_options() -> argparse.ArgumentParser:
         g,
         "--batch-rows",
         "batch_rows",
-        None,
-        "N",
         "rows per record batch when reading the training file (default: about 64 MB of file)",
     )
     g.add_argument(
@@ -217,8 +215,6 @@ def _bins(files) -> None:
         g,
         "--bins",
         "bins",
-        None,
-        "N",
         "cut each numeric column (every value a number) into N bins fitted on the training "
         "table's values (missing cells stay missing); a test value takes the bin it falls in, "
         "named by its interval, e.g. [10.9, 14.5); holds the training table in memory (not with "
@@ -267,9 +263,12 @@ def _alpha(p) -> None:
     )
 
 
-def _option(p, flag: str, rule: str, default, metavar: str, help: str) -> None:
+def _option(p, flag: str, rule: str, help: str, default=None, metavar: str = "N") -> None:
     """An option whose values the rule ``rule`` of nbcert.params checks, stored under the
-    rule's name (the API parameter's: ``--worlds`` is ``args.n_worlds``)."""
+    rule's name (the API parameter's: ``--worlds`` is ``args.n_worlds``); its help ends
+    with its default, where it has one."""
+    if default is not None:
+        help = f"{help} (default {default:g})"
     p.add_argument(
         flag, type=rule_type(rule), dest=rule, default=default, metavar=metavar, help=help
     )
@@ -307,15 +306,8 @@ def _certify(sub, parents) -> None:
         "index (default) and iterate are exact; ad samples --worlds worlds per "
         "row and may wrongly report robust",
     )
-    _option(
-        p,
-        "--worlds",
-        "n_worlds",
-        100,
-        "N",
-        "worlds sampled per test row with --method ad (default 100)",
-    )
-    _option(p, "--seed", "seed", None, "S", "random seed for --method ad")
+    _option(p, "--worlds", "n_worlds", "worlds sampled per test row with --method ad", 100)
+    _option(p, "--seed", "seed", "random seed for --method ad", None, "S")
 
 
 def _count(sub, parents) -> None:
@@ -328,23 +320,11 @@ def _count(sub, parents) -> None:
         "(the paper's Algorithm 2) or montecarlo (estimated fractions with "
         "confidence intervals)",
     )
+    _option(p, "--samples", "n_samples", "worlds sampled per test row by montecarlo", 20000)
     _option(
-        p,
-        "--samples",
-        "n_samples",
-        20000,
-        "N",
-        "worlds sampled per test row by montecarlo (default 20000)",
+        p, "--confidence", "confidence", "confidence level of the montecarlo intervals", 0.95, "C"
     )
-    _option(
-        p,
-        "--confidence",
-        "confidence",
-        0.95,
-        "C",
-        "confidence level of the montecarlo intervals (default 0.95)",
-    )
-    _option(p, "--seed", "seed", None, "S", "random seed for montecarlo")
+    _option(p, "--seed", "seed", "random seed for montecarlo", None, "S")
 
 
 def _poison(sub, parents) -> None:
@@ -356,7 +336,7 @@ def _poison(sub, parents) -> None:
         help="op (default) finds a minimum set; sr and rp are the paper's "
         "randomized baselines; with --together: auto (default), exact or greedy",
     )
-    _option(p, "--seed", "seed", None, "S", "random seed for sr and rp")
+    _option(p, "--seed", "seed", "random seed for sr and rp", None, "S")
     p.add_argument(
         "--together",
         action="store_true",
@@ -367,9 +347,9 @@ def _poison(sub, parents) -> None:
         p,
         "--time-limit",
         "time_limit",
+        "time limit of the exact solver with --together",
         30.0,
         "SEC",
-        "time limit of the exact solver with --together (default 30)",
     )
 
 
@@ -389,7 +369,7 @@ def _clean(sub, parents) -> None:
         help="how the policy weighs a missing cell's possible values: observed (default: "
         "its label's observed frequencies) or worlds (uniform over the domain)",
     )
-    _option(p, "--top", "top", 10, "N", "cells listed without --truth (default 10)")
+    _option(p, "--top", "top", "cells listed without --truth", 10)
     _method(
         p,
         "clean_offline",
@@ -397,29 +377,17 @@ def _clean(sub, parents) -> None:
         "with --truth, for all rows together: exact (a HiGHS program, alpha 0), "
         "greedy (with a proven lower bound) or auto (default: exact when small)",
     )
-    _option(
-        p,
-        "--node-limit",
-        "node_limit",
-        20000,
-        "N",
-        "branch-and-bound nodes of the exact program (default 20000)",
-    )
+    _option(p, "--node-limit", "node_limit", "branch-and-bound nodes of the exact program", 20000)
     _option(
         p,
         "--time-limit",
         "time_limit",
+        "time limit of the exact program, a safety net",
         60.0,
         "SEC",
-        "time limit of the exact program, a safety net (default 60)",
     )
     _option(
-        p,
-        "--batch",
-        "batch",
-        1,
-        "N",
-        "with --truth, cells the policy cleans per step along its path (default 1)",
+        p, "--batch", "batch", "with --truth, cells the policy cleans per step along its path", 1
     )
 
 

@@ -251,10 +251,8 @@ def poison_many_encoded(
 
     Parameters
     ----------
-    enc : EncodedTable
-        The complete table.
-    T : ndarray, shape (k, d)
-        The test points as local codes (-1: unseen).
+    enc, T : EncodedTable, ndarray of shape (k, d)
+        The complete table and the test points as its local codes (-1: unseen).
     method : {"auto", "exact", "greedy"}, default "auto"
         ``greedy`` returns the heuristic's answer.  ``exact`` returns the best verified
         answer with a proven lower bound: the largest single-point minimum, raised by the
