@@ -199,11 +199,11 @@ def _input_options() -> argparse.ArgumentParser:
         "batch_rows",
         "rows per record batch when reading the training file (default: about 64 MB of file)",
     )
-    g.add_argument(
+    _named(
+        g,
         "--scheduler",
-        default=None,
-        metavar="ADDRESS",
-        help="Dask scheduler (e.g. tcp://host:8786; default: $NBCERT_DASK_SCHEDULER) whose "
+        "ADDRESS",
+        "Dask scheduler (e.g. tcp://host:8786; default: $NBCERT_DASK_SCHEDULER) whose "
         "workers read a Parquet training file or folder and count it per partition",
     )
     return files
@@ -243,11 +243,11 @@ def _output_options() -> argparse.ArgumentParser:
         action="store_true",
         help='print {"results": [...]} as JSON instead of a text table',
     )
-    out.add_argument(
+    _named(
+        out,
         "--id",
-        default=None,
-        metavar="COL",
-        help="a column of the test file that names its rows (not a feature): shown beside "
+        "COL",
+        "a column of the test file that names its rows (not a feature): shown beside "
         "test_index in every output",
     )
     return out
@@ -263,6 +263,11 @@ def _alpha(p) -> None:
     )
 
 
+def _named(p, flag: str, metavar: str, help: str) -> None:
+    """An option naming a file, a column or an address (default: none)."""
+    p.add_argument(flag, default=None, metavar=metavar, help=help)
+
+
 def _option(p, flag: str, rule: str, help: str, default=None, metavar: str = "N") -> None:
     """An option whose values the rule ``rule`` of nbcert.params checks, stored under the
     rule's name (the API parameter's: ``--worlds`` is ``args.n_worlds``); its help ends
@@ -274,11 +279,11 @@ def _option(p, flag: str, rule: str, help: str, default=None, metavar: str = "N"
     )
 
 
-def _method(p, function: str, default: str, help: str) -> None:
-    """--method, its choices those of the rule for ``function``'s method in nbcert.params."""
-    p.add_argument(
-        "--method", choices=params.options("method", function), default=default, help=help
-    )
+def _method(p, function: str, help: str) -> None:
+    """--method, its choices those of the rule for ``function``'s method in nbcert.params,
+    the first of them its default."""
+    choices = params.options("method", function)
+    p.add_argument("--method", choices=choices, default=choices[0], help=help)
 
 
 def _command(sub, parents, name: str, alpha: bool = True):
@@ -302,7 +307,6 @@ def _certify(sub, parents) -> None:
     _method(
         p,
         "certify",
-        "index",
         "index (default) and iterate are exact; ad samples --worlds worlds per "
         "row and may wrongly report robust",
     )
@@ -315,7 +319,6 @@ def _count(sub, parents) -> None:
     _method(
         p,
         "count_worlds",
-        "auto",
         "auto (default: exact unless too large, then montecarlo), exact, batch "
         "(the paper's Algorithm 2) or montecarlo (estimated fractions with "
         "confidence intervals)",
@@ -355,11 +358,11 @@ def _poison(sub, parents) -> None:
 
 def _clean(sub, parents) -> None:
     p = _command(sub, parents, "clean", alpha=False)
-    p.add_argument(
+    _named(
+        p,
         "--truth",
-        metavar="CLEAN.csv",
-        default=None,
-        help="the complete table: compute the offline minimum and the policy's path",
+        "CLEAN.csv",
+        "the complete table: compute the offline minimum and the policy's path",
     )
     _alpha(p)
     p.add_argument(
@@ -373,7 +376,6 @@ def _clean(sub, parents) -> None:
     _method(
         p,
         "clean_offline",
-        "auto",
         "with --truth, for all rows together: exact (a HiGHS program, alpha 0), "
         "greedy (with a proven lower bound) or auto (default: exact when small)",
     )
