@@ -210,7 +210,7 @@ def test_a_rival_is_lowered_optimally_where_greedy_is_not():
     # a rival's counts h = (10, 3), caps (10, 1), alpha = 0, and its product must reach 0:
     # the greedy step (largest relative drop first: 3 -> 2) wastes a cell; emptying the
     # first column alone takes 10
-    rival = Rival([10, 3], [10, 1], 0, 1, 1e-9)
+    rival = Rival([10, 3], [10, 1], Fraction(0), 1e-9)
     assert rival.cheapest(ceiling=1, weight=1, need=0.0, limit=100)[0] == 10
     # and a threshold reached with one partial column: 9 * 2 = 18 < 20 with two cells
     assert rival.cheapest(ceiling=20, weight=1, need=float(np.log(20)), limit=100)[0] == 2
@@ -398,12 +398,12 @@ def _rival_args(spec):
 def test_rival_rows_built_together_match_one_row_at_a_time(spec):
     h, cap, p, q, tol, limit = _rival_args(spec)
     cost, logq, member, part, curve = _reference_rival(h, cap, p, q, tol)
-    r = Rival(h, cap, p, q, tol)
+    r = Rival(h, cap, Fraction(p, q), tol)
     for got, want in zip(
         (r.cost, r.logq, r.member, r.part, r.curve), (cost, logq, member, part, curve)
     ):
         assert got.shape == want.shape and np.array_equal(got, want)
-    cut = Rival(h, cap, p, q, tol, limit)  # candidates from ``limit`` on are left out
+    cut = Rival(h, cap, Fraction(p, q), tol, limit)  # candidates from ``limit`` on are left out
     keep = cost < limit
     for got, want in zip((cut.cost, cut.logq, cut.member, cut.part), (cost, logq, member, part)):
         assert np.array_equal(got, want[keep])
@@ -415,7 +415,7 @@ def test_rival_rows_beyond_one_word_of_membership():
     h = rng.integers(5, 10, 70)
     cap = rng.integers(0, 3, 70)  # below h: no column empties the product
     cost, logq, member, part, curve = _reference_rival(h, cap, 0, 1, 1e-9)
-    r = Rival(h, cap, 0, 1, 1e-9)
+    r = Rival(h, cap, Fraction(0), 1e-9)
     assert (
         np.array_equal(r.member, member)
         and np.array_equal(r.cost, cost)
@@ -428,7 +428,7 @@ def test_rival_rows_beyond_one_word_of_membership():
 @given(rival_specs, st.lists(st.floats(-60, 60), max_size=20))
 def test_rival_floor_is_below_the_exact_count(spec, extra):
     h, cap, p, q, tol, _ = _rival_args(spec)
-    r = Rival(h, cap, p, q, tol)
+    r = Rival(h, cap, Fraction(p, q), tol)
     need = np.concatenate(
         [
             r.curve[np.isfinite(r.curve)],
@@ -441,7 +441,7 @@ def test_rival_floor_is_below_the_exact_count(spec, extra):
     exact = np.where(
         np.isneginf(need) | (exact >= len(r.curve)), np.inf, exact
     )  # what solve counts
-    floor = rival_floor(h, cap, p, q, need, tol)
+    floor = rival_floor(h, cap, Fraction(p, q), need, tol)
     assert (floor <= exact).all(), (need[floor > exact], floor[floor > exact], exact[floor > exact])
 
 
@@ -449,8 +449,8 @@ def test_rival_floor_is_below_the_exact_count(spec, extra):
 @given(rival_specs)
 def test_a_rival_plan_found_without_search_is_what_it_claims(spec):
     h, cap, p, q, tol, _ = _rival_args(spec)
-    R, amounts = rival_greedy(h, cap, p, q)
-    r = Rival(h, cap, p, q, tol)
+    R, amounts = rival_greedy(h, cap, Fraction(p, q))
+    r = Rival(h, cap, Fraction(p, q), tol)
     for c in range(len(R)):
         b = amounts(c)
         assert (b >= 0).all() and (b <= cap).all() and b.sum() <= c
@@ -464,7 +464,7 @@ def test_a_rival_plan_found_without_search_is_what_it_claims(spec):
 def test_a_rival_without_columns_has_one_plan_of_no_cells():
     """A rival with no column left to clean (every factor fixed): the product of nothing,
     reached with no cell (it raised IndexError)."""
-    R, amounts = rival_greedy(np.zeros(0, np.int64), np.zeros(0, np.int64), 1, 1)
+    R, amounts = rival_greedy(np.zeros(0, np.int64), np.zeros(0, np.int64), Fraction(1))
     assert R.tolist() == [0.0] and amounts(0).tolist() == []
 
 
@@ -499,7 +499,7 @@ def test_waterfill_logs_are_the_row_sums(cols, pq):
     C = _waterfill(c0, cap)
     with np.errstate(divide="ignore"):
         want = np.log(float(q) * C + p).sum(axis=1)
-    got, col = _waterfill_logs(c0, cap, p, q)
+    got, col = _waterfill_logs(c0, cap, Fraction(p, q))
     assert np.array_equal(np.isneginf(got), np.isneginf(want))
     fin = np.isfinite(want)
     assert np.allclose(got[fin], want[fin], rtol=0, atol=1e-9)

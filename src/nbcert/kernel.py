@@ -109,11 +109,6 @@ def log_tolerance(d: int, n: int, alpha: Fraction) -> float:
     return 16.0 * terms * terms * biggest * _EPS
 
 
-def ratio(alpha: Fraction) -> tuple[int, int]:
-    """(p, q) with alpha = p/q in lowest terms: the integers of every exact factor."""
-    return alpha.numerator, alpha.denominator
-
-
 def factor_numerator(c: int, alpha: Fraction) -> int:
     """q * (c + alpha) = q c + p: a factor's numerator for c agreeing cells, scaled by q."""
     return alpha.denominator * int(c) + alpha.numerator
@@ -122,6 +117,24 @@ def factor_numerator(c: int, alpha: Fraction) -> int:
 def factor_denominator(N_l: int, delta_j: int, alpha: Fraction) -> int:
     """q * (N_l + alpha * delta_j) = q N_l + p delta_j: a factor's denominator, scaled by q."""
     return alpha.denominator * int(N_l) + alpha.numerator * int(delta_j)
+
+
+def log_numerator(c, alpha: Fraction) -> np.ndarray:
+    """log(q c + p) elementwise, c counts (an array, float or int): the log of a factor's
+    numerator scaled by q, -inf where it is 0 (alpha = 0 and c = 0).  The float side of
+    the cleaning searches, which weigh a product of numerators before confirming it with
+    :func:`factor_numerator`."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(float(alpha.denominator) * np.asarray(c, dtype=float) + alpha.numerator)
+
+
+def count_of_numerator(v, alpha: Fraction):
+    """The count c whose scaled numerator q c + p is ``v``: (v - p) / q, rounded down for
+    exact integers ``v`` and a float for float ones (the inverse of :func:`log_numerator`
+    after ``exp``)."""
+    if isinstance(v, int):
+        return (v - alpha.numerator) // alpha.denominator
+    return (v - alpha.numerator) / alpha.denominator
 
 
 def exact_support(
@@ -218,7 +231,8 @@ def first_argmax(logs: np.ndarray, tol: float, exact_row) -> np.ndarray:
 
 
 __all__ = [
-    "ratio",
+    "log_numerator",
+    "count_of_numerator",
     "factor_numerator",
     "factor_denominator",
     "log_factors",

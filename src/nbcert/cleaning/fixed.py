@@ -33,7 +33,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..kernel import factor_numerator, ratio
+from ..kernel import factor_numerator, log_numerator
 from .rival import Rival, rival_floor, rival_greedy
 
 _EPS = np.finfo(float).eps
@@ -67,23 +67,25 @@ def _waterfill(c0: np.ndarray, cap: np.ndarray) -> np.ndarray:
     return c0 + np.cumsum(steps, axis=0)
 
 
-def _waterfill_logs(c0: np.ndarray, cap: np.ndarray, p: int, q: int):
+def _waterfill_logs(c0: np.ndarray, cap: np.ndarray, alpha: Fraction):
     """sum_j log(q c_j(A) + p) for every A, summed step by step, and the steps' columns.
     The rounding grows with A (at most A ulps of the largest partial sum: below 1e-6 for
     10^7 steps), which the floor's margin covers."""
     col, level = _waterfill_steps(c0, cap)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        start = np.log(float(q) * np.asarray(c0) + p).sum()
-        gain = np.log(float(q) * (level + 1) + p) - np.log(float(q) * level + p)
-        gain = np.where(level == 0, np.inf, gain) if p == 0 else gain  # from 0: -inf to finite
-        logs = start + np.concatenate([[0.0], np.cumsum(gain)])
-    if p == 0 and np.isneginf(start):  # a zero count: the product stays 0 until every one is raised
+    start = log_numerator(c0, alpha).sum()
+    with np.errstate(invalid="ignore"):
+        gain = log_numerator(level + 1, alpha) - log_numerator(level, alpha)
+    gain = np.where(level == 0, np.inf, gain) if alpha == 0 else gain  # from 0: -inf to finite
+    logs = start + np.concatenate([[0.0], np.cumsum(gain)])
+    if alpha == 0 and np.isneginf(
+        start
+    ):  # a zero count: the product stays 0 until every one is raised
         zeros = np.flatnonzero(np.asarray(c0) == 0)
         first = np.searchsorted(np.cumsum(np.isin(col, zeros) & (level == 0)), len(zeros)) + 1
         logs = np.full(len(col) + 1, -np.inf)
         if first <= len(col):
             C = np.asarray(c0) + np.bincount(col[:first], minlength=len(c0))
-            tail = np.log(float(q) * C + p).sum() + np.concatenate([[0.0], np.cumsum(gain[first:])])
+            tail = log_numerator(C, alpha).sum() + np.concatenate([[0.0], np.cumsum(gain[first:])])
             logs[first:] = tail
     return logs, col
 
@@ -94,14 +96,13 @@ class FixedDomain:
 
     def __init__(self, cw, capA, h, capB, left, right, alpha: Fraction):
         self.alpha = alpha
-        self.p, self.q = ratio(alpha)  # for the float bounds (water-filling, the rivals' curves)
         self.cw, self.capA = np.asarray(cw, np.int64), np.asarray(capA, np.int64)
         self.left, self.right = [int(v) for v in left], [int(v) for v in right]
         J = len(self.cw)
         big = max([1.0] + [abs(math.log(v)) for v in self.left + self.right if v > 0])
         top = max([1] + [int(v) for v in self.cw + self.capA] + [int(v) for hr in h for v in hr])
         self.tol = _tolerance(
-            2 * J + 6, big + (2 * J + 2) * math.log(self.q * (top + 1) + self.p + 1)
+            2 * J + 6, big + (2 * J + 2) * math.log(factor_numerator(top + 1, alpha) + 1)
         )
         self.h, self.capB = h, capB
         self.lower = -math.inf  # a lower bound on every plan's cost, once solve computed one
@@ -136,10 +137,10 @@ class FixedDomain:
         total is smallest in floating point, checked exactly."""
         if not self.feasible():
             return None
-        logP, col = _waterfill_logs(self.cw, self.capA, self.p, self.q)
+        logP, col = _waterfill_logs(self.cw, self.capA, self.alpha)
         total, plans = np.arange(len(logP), dtype=float), []
         for k, (hr, cr) in enumerate(zip(self.h, self.capB)):
-            R, amounts = rival_greedy(hr, cr, self.p, self.q)
+            R, amounts = rival_greedy(hr, cr, self.alpha)
             with np.errstate(invalid="ignore"):
                 n = np.searchsorted(-R, -(self._need(logP, k) - self.tol), side="right")
             total += np.where(n >= len(R), np.inf, n)
@@ -160,7 +161,7 @@ class FixedDomain:
         its own cells must stay under for a plan cheaper than ``limit``: limit less the
         least A plus the other rivals' floors, over the A where it can be satisfied."""
         floors = [
-            rival_floor(hr, cr, self.p, self.q, need, self.tol)
+            rival_floor(hr, cr, self.alpha, need, self.tol)
             for hr, cr, need in zip(self.h, self.capB, needs)
         ]
         A = np.arange(len(needs[0]) if needs else 1, dtype=float)
@@ -178,7 +179,7 @@ class FixedDomain:
             return None
         budgets = [limit] * len(self.h)
         if limit < math.inf:
-            logs, _ = _waterfill_logs(self.cw, self.capA, self.p, self.q)
+            logs, _ = _waterfill_logs(self.cw, self.capA, self.alpha)
             self.lower, budgets = self._floor(
                 [self._need(logs, k) for k in range(len(self.h))], limit
             )
@@ -186,11 +187,10 @@ class FixedDomain:
                 return None  # even the relaxation costs too much
         C = _waterfill(self.cw, self.capA)  # (A + 1, J) w's counts after A cleanings
         with np.errstate(divide="ignore"):
-            logP = np.log(float(self.q) * C + self.p).sum(axis=1)
+            logP = log_numerator(C, self.alpha).sum(axis=1)
         needs = [self._need(logP, k) for k in range(len(self.h))]
         rivals = [
-            Rival(hr, cr, self.p, self.q, self.tol, b)
-            for hr, cr, b in zip(self.h, self.capB, budgets)
+            Rival(hr, cr, self.alpha, self.tol, b) for hr, cr, b in zip(self.h, self.capB, budgets)
         ]
         lo = np.arange(len(C), dtype=np.int64)
         for r, need in zip(rivals, needs):

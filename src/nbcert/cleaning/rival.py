@@ -19,9 +19,12 @@ without search (``rival_greedy``: a bound from above).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
+
+from ..kernel import count_of_numerator, factor_numerator, log_numerator
 
 
 class RivalPlan(NamedTuple):
@@ -56,17 +59,11 @@ class Rival:
     them, and ``curve`` below ``limit`` is the same without them.
     """
 
-    def __init__(self, h, cap, p: int, q: int, tol: float, limit=math.inf):
-        self.h, self.cap, self.p, self.q, self.tol = (
-            np.asarray(h, np.int64),
-            np.asarray(cap, np.int64),
-            p,
-            q,
-            tol,
-        )
-        with np.errstate(divide="ignore"):
-            self.logv0 = np.log(float(q) * self.h + p)
-            self.logfull = np.log(float(q) * (self.h - self.cap) + p)
+    def __init__(self, h, cap, alpha: Fraction, tol: float, limit=math.inf):
+        self.h, self.cap = np.asarray(h, np.int64), np.asarray(cap, np.int64)
+        self.alpha, self.tol = alpha, tol
+        self.logv0 = log_numerator(self.h, alpha)
+        self.logfull = log_numerator(self.h - self.cap, alpha)
         parts = np.array([-1] + np.flatnonzero(self.cap).tolist())
         row, self.cost, self.logq, self.member = self._pareto(parts, limit)
         self.part = parts[row]
@@ -74,7 +71,7 @@ class Rival:
 
     def value(self, j: int, b) -> int:
         """Column j's exact factor with b of its cells cleaned."""
-        return self.q * (int(self.h[j]) - int(b)) + self.p
+        return factor_numerator(int(self.h[j]) - int(b), self.alpha)
 
     def _pareto(self, skips: np.ndarray, limit):
         """For every column ``skips[r]`` (-1: none), the full-column subsets without it:
@@ -123,7 +120,7 @@ class Rival:
         for part in np.flatnonzero(self.cap):
             with np.errstate(divide="ignore"):
                 tail = (
-                    np.log(float(self.q) * (self.h[part] - np.arange(self.cap[part] + 1)) + self.p)
+                    log_numerator(self.h[part] - np.arange(self.cap[part] + 1), self.alpha)
                     - self.logv0[part]
                 )
             pick = self.part == part
@@ -151,7 +148,7 @@ class Rival:
         logv0, h, cap = np.append(self.logv0, 0.0), np.append(self.h, 0), np.append(self.cap, 0)
         with np.errstate(invalid="ignore", over="ignore"):
             z = need + self.tol - (self.logq - logv0[part])
-            b = np.floor(h[part] - (np.exp(z) - self.p) / self.q) + 1
+            b = np.floor(h[part] - count_of_numerator(np.exp(z), self.alpha)) + 1
         b = np.where(np.isnan(b), 0, np.maximum(b, 0))
         cost = np.where(
             part >= 0, self.cost + b, np.where(self.logq < need + self.tol, self.cost, np.inf)
@@ -193,7 +190,7 @@ class Rival:
         vmax = (ceiling - 1) // rest  # need q (h - b) + p <= vmax
         if vmax < self.value(part, self.cap[part]):
             return None
-        return max(0, int(self.h[part]) - (vmax - self.p) // self.q)
+        return max(0, int(self.h[part]) - count_of_numerator(vmax, self.alpha))
 
     def amounts(self, plan: RivalPlan) -> np.ndarray:
         """Cells cleaned per column under ``plan``."""
@@ -203,7 +200,7 @@ class Rival:
         return out
 
 
-def rival_floor(h, cap, p: int, q: int, need: np.ndarray, tol: float) -> np.ndarray:
+def rival_floor(h, cap, alpha: Fraction, need: np.ndarray, tol: float) -> np.ndarray:
     """Per entry of ``need``, a lower bound on the cleanings that bring a rival's log product
     sum_j log(q (h_j - b_j) + p) under need + tol (inf: none do).
 
@@ -214,11 +211,10 @@ def rival_floor(h, cap, p: int, q: int, need: np.ndarray, tol: float) -> np.ndar
     and from c = cap on nothing is bounded.  The floats get a margin (1e-5) far above rounding."""
     h, cap = np.asarray(h, np.int64), np.asarray(cap, np.int64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        v0 = np.log(float(q) * h + p)
-        full = np.log(float(q) * (h - cap) + p)
+        v0, full = log_numerator(h, alpha), log_numerator(h - cap, alpha)
         kill = (cap > 0) & np.isneginf(full)
         size = np.where(kill, cap - 1, cap)
-        gain = np.where(size > 0, np.where(kill, v0 - math.log(q), v0 - full), 0.0)
+        gain = np.where(size > 0, np.where(kill, v0 - log_numerator(1, alpha), v0 - full), 0.0)
         order = np.argsort(-np.where(size > 0, gain / np.maximum(size, 1), -1.0), kind="stable")
     S, Gs = np.cumsum(size[order]), np.cumsum(gain[order])
     c = np.arange(int(cap.sum()) + 1)
@@ -234,16 +230,16 @@ def rival_floor(h, cap, p: int, q: int, need: np.ndarray, tol: float) -> np.ndar
     return np.where(np.isneginf(need) | (idx >= len(R)), np.inf, idx)
 
 
-def rival_greedy(h, cap, p: int, q: int):
+def rival_greedy(h, cap, alpha: Fraction):
     """A rival's plans found without search: whole columns in order of their drop per cell,
     then part of the next one; or a column that full cleaning takes to 0 (p = 0, h = cap),
     the cheapest such.  Returns (log product per count c, amounts(c) -> b per column)."""
     h, cap = np.asarray(h, np.int64), np.asarray(cap, np.int64)
-    kill = (cap > 0) & (h == cap) & (p == 0)  # q >= 1
+    kill = (cap > 0) & (h == cap) & (alpha == 0)
     items = np.flatnonzero((cap > 0) & ~kill)
     with np.errstate(divide="ignore"):
-        v0 = np.log(float(q) * h + p)
-        gain = v0[items] - np.log(float(q) * (h[items] - cap[items]) + p)
+        v0 = log_numerator(h, alpha)
+        gain = v0[items] - log_numerator(h[items] - cap[items], alpha)
     order = items[np.argsort(-gain / cap[items], kind="stable")]
     S = np.cumsum(cap[order])
     kill_at = int(cap[kill].min()) if kill.any() else None
@@ -253,11 +249,11 @@ def rival_greedy(h, cap, p: int, q: int):
     col = order[np.minimum(k, len(order) - 1)] if len(order) else np.zeros(len(c), np.int64)
     b = np.where(k < len(order), np.minimum(c - done, cap[col] if len(order) else 0), 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        whole = np.append(
-            0.0, np.cumsum(v0[order] - np.log(float(q) * (h[order] - cap[order]) + p))
-        )[k]
+        whole = np.append(0.0, np.cumsum(v0[order] - log_numerator(h[order] - cap[order], alpha)))[
+            k
+        ]
         part = (
-            np.where(b > 0, v0[col] - np.log(float(q) * (h[col] - b) + p), 0.0)
+            np.where(b > 0, v0[col] - log_numerator(h[col] - b, alpha), 0.0)
             if len(order)
             else np.zeros(len(c))
         )
