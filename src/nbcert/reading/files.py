@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from .encoding import int_dictionary
+from .buffers import text_column
 from .parallel import map_columns
 
 PIECE_BYTES = 64 << 20  # bytes of file per piece
@@ -502,27 +502,6 @@ def _group_batch_rows(meta, batch_rows: int) -> int:
     if r < batch_rows // 2:
         return batch_rows
     return -(-r // -(-r // batch_rows))  # ceil(r / ceil(r / batch_rows))
-
-
-def text_column(col, dictionary: bool):
-    """A column as the text of its values.  Integers, when a dictionary is wanted, are
-    dictionary-encoded first and only the distinct values turned into text (the same
-    values in the same order of first appearance: an integer's text is unique to it); a
-    column of a narrow span by ``int_dictionary``, without hashing every cell."""
-    pa, _ = _pa()
-    import pyarrow.compute as pc
-
-    is_dict = pa.types.is_dictionary(col.type)
-    typ = col.type.value_type if is_dict else col.type
-    if pa.types.is_string(typ) or pa.types.is_large_string(typ):
-        return col
-    if dictionary and pa.types.is_integer(typ):
-        coded = col if is_dict else int_dictionary(col)
-        coded = pc.dictionary_encode(col) if coded is None else coded
-        return pa.DictionaryArray.from_arrays(
-            coded.indices, coded.dictionary.cast(pa.string()), safe=False
-        )
-    return pc.cast(col.dictionary_decode() if is_dict else col, pa.string())
 
 
 class _OnePass:
