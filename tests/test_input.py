@@ -20,7 +20,7 @@ from test_cli import ERROR_CASES, TEST, TRAIN, assert_error, files, run, run_jso
 import nbcert
 from nbcert import stats
 from nbcert.reading import files as file_reading
-from nbcert.reading import parallel
+from nbcert.reading import parallel, parquetfile
 from nbcert.reading.encoding import code_dtype, encode, from_codes
 
 SETTINGS = settings(
@@ -340,7 +340,7 @@ def test_parquet_batches_follow_the_row_groups(groups, batch_rows, want):
         def row_group(self, i):
             return type("G", (), {"num_rows": groups[i]})
 
-    assert file_reading._group_batch_rows(Meta(), batch_rows) == want
+    assert parquetfile._group_batch_rows(Meta(), batch_rows) == want
 
 
 def test_parquet_batches_do_not_straddle_row_groups(tmp_path, monkeypatch):
