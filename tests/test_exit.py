@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pytest
 
-from nbcert.reading import files
+from nbcert.reading import csvfile, files
 from nbcert.repro.bench.methods import exit_statuses
 
 
@@ -81,7 +81,7 @@ def test_pieces_end_at_record_ends(size):
     rng = np.random.default_rng(size)
     rows = [f'"q\n{i}",{i}\n' if rng.random() < 0.3 else f"v{i},{i}\n" for i in range(200)]
     data = "".join(rows).encode() + b'tail,"no newline"'
-    pieces = list(files._byte_pieces(io.BytesIO(data), size))
+    pieces = list(csvfile.byte_pieces(io.BytesIO(data), size))
     assert all(isinstance(p, pa.Buffer) for p in pieces)
     assert b"".join(p.to_pybytes() for p in pieces) == data
     for p in pieces[:-1]:

@@ -20,7 +20,7 @@ from test_cli import ERROR_CASES, TEST, TRAIN, assert_error, files, run, run_jso
 import nbcert
 from nbcert import stats
 from nbcert.reading import files as file_reading
-from nbcert.reading import parallel
+from nbcert.reading import parallel, parquetfile
 from nbcert.reading.encoding import code_dtype, encode, from_codes
 
 SETTINGS = settings(
@@ -340,7 +340,7 @@ def test_parquet_batches_follow_the_row_groups(groups, batch_rows, want):
         def row_group(self, i):
             return type("G", (), {"num_rows": groups[i]})
 
-    assert file_reading._group_batch_rows(Meta(), batch_rows) == want
+    assert parquetfile._group_batch_rows(Meta(), batch_rows) == want
 
 
 def test_parquet_batches_do_not_straddle_row_groups(tmp_path, monkeypatch):
@@ -426,7 +426,7 @@ def test_int_dictionary_is_arrows_dictionary_encode(data):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from nbcert.reading.encoding import INT_SPAN_MAX, int_dictionary
+    from nbcert.reading.buffers import INT_SPAN_MAX, int_dictionary
 
     typ = data.draw(st.sampled_from(INT_TYPES), label="type")
     info = np.iinfo(typ)
@@ -462,7 +462,7 @@ def test_int_dictionary_is_arrows_dictionary_encode(data):
 def test_int_dictionary_leaves_wide_and_empty_columns_to_arrow():
     import pyarrow as pa
 
-    from nbcert.reading.encoding import INT_SPAN_MAX, int_dictionary
+    from nbcert.reading.buffers import INT_SPAN_MAX, int_dictionary
 
     assert int_dictionary(pa.array(np.arange(INT_SPAN_MAX) + 10**12)) is not None
     assert int_dictionary(pa.array(np.arange(INT_SPAN_MAX + 1))) is None
@@ -507,7 +507,7 @@ def test_integer_batches_are_counted_as_their_text(data):
     slice, integer labels and missing tokens (which take the general path)."""
     import pyarrow as pa
 
-    from nbcert.reading.files import text_column
+    from nbcert.reading.buffers import text_column
 
     n = data.draw(st.integers(1, 60), label="rows")
     feats = [f"f{j}" for j in range(data.draw(st.integers(1, 3), label="features"))]
@@ -563,7 +563,7 @@ def test_integer_columns_spanning_their_type_are_counted_right(typ, lo, span):
     apart) are taken in a wide type: the text path's counts."""
     import pyarrow as pa
 
-    from nbcert.reading.files import text_column
+    from nbcert.reading.buffers import text_column
 
     rng = np.random.default_rng(span)
     values = (np.array(lo, dtype=object) + rng.permutation(np.arange(span).repeat(3))).tolist()
@@ -593,9 +593,9 @@ def test_integer_columns_are_counted_without_a_dictionary(monkeypatch):
     """The statistics of an integer batch do not dictionary-encode its narrow columns."""
     import pyarrow as pa
 
-    from nbcert.reading import encoding
+    from nbcert.reading import buffers
 
-    monkeypatch.setattr(encoding, "int_dictionary", lambda arr: pytest.fail("dictionary-encoded"))
+    monkeypatch.setattr(buffers, "int_dictionary", lambda arr: pytest.fail("dictionary-encoded"))
     batch = pa.RecordBatch.from_arrays(
         [pa.array([2, 1, 2, None, -1]), pa.array(["a", "b", "a", "a", "b"])], names=["f", "y"]
     )

@@ -201,7 +201,7 @@ def _train_table(train, label, reading: Reading, need: Need) -> Stats | EncodedT
             source,
             label,
             missing,
-            rows=need.rows_for,
+            rows_for=need.rows_for,
             second_pass=need.second_pass,
             stream=reading.stream,
             batch_rows=reading.batch_rows,

@@ -14,10 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .encoding import INT_SPAN_MAX, first_seen
-from .encoding import _valid as valid_mask
-from .encoding import _values as buffer_values
-from .files import text_column
+from .buffers import INT_SPAN_MAX, buffer_values, first_seen, text_column, valid_mask
 
 
 @dataclass

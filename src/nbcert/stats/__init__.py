@@ -22,16 +22,15 @@ import numpy as np
 import pandas as pd
 
 from ..reading.arrow import as_text, dictionary_codes, int_codes, ints_as_text, is_int
+from ..reading.columns import code_labels, sort_labels
 from ..reading.encoding import (
     Domains,
     EncodedTable,
     InputError,
     check_frame,
     code_frame,
-    code_labels,
     column_names,
     no_observed_value,
-    sort_labels,
 )
 from ..reading.parallel import map_columns
 

@@ -62,16 +62,17 @@ def train_from_path(
     label: str,
     missing,
     *,
-    rows: str | None,
+    rows_for: str | None,
     stream: bool | None,
     batch_rows: int | None,
     second_pass: bool = False,
 ) -> Stats | EncodedTable:
-    """Stats of the file (``rows`` None), else the table in memory for the method named by
-    ``rows``; a table to be streamed gives a method that can name its cells in a
-    ``second_pass`` over the file (OP) its StreamedStats and the others an error."""
+    """Stats of the file (``rows_for`` None), else the table in memory for the method that
+    ``rows_for`` names (the method that needs rows, as messages name it); a table to be
+    streamed gives a method that can name its cells in a ``second_pass`` over the file (OP)
+    its StreamedStats and the others an error."""
     source = train if isinstance(train, TableSource) else TableSource(train, missing)
-    if rows is None:
+    if rows_for is None:
         return source_stats(source, label, batch_rows)
     streamed = stream if stream is not None else too_big(source)
     if not streamed:
@@ -86,7 +87,7 @@ def train_from_path(
         else (f"the file ({size}) is larger than the memory available allows")
     )
     raise InputError(
-        f"{source.name}: {rows} needs the training table in memory, but {why} "
+        f"{source.name}: {rows_for} needs the training table in memory, but {why} "
         f"(certify with method index, count and poison with method op stream it)"
     )
 
