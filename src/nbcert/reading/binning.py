@@ -167,14 +167,7 @@ def _fit(
     return fitted, out
 
 
-def fit_columns(
-    train: pd.DataFrame,
-    label: str,
-    n_bins: int,
-    strategy: str,
-    categorical: Iterable[str] = (),
-    name: str = "training table",
-) -> list:
+def fit_columns(train, label, n_bins, strategy, categorical=(), name="training table") -> list:
     """ColumnBins of every numeric feature column of ``train`` (not ``label`` nor ``categorical``)."""
     return _fit(train, label, n_bins, strategy, categorical, name)[0]
 

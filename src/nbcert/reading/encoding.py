@@ -217,8 +217,6 @@ def as_missing(df: pd.DataFrame, missing: Iterable | None) -> pd.DataFrame:
     return df.replace(tokens, np.nan) if tokens else df
 
 
-_as_missing = as_missing  # the name the pipeline's older code uses
-
 CHUNK_ROWS = 1 << 16
 
 
