@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -19,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import nbcert
-from nbcert.cli import main
+from nbcert.cli import build_parser, main
 from nbcert.count import WorldCounts
 
 # Counting example (alpha = 0).  Label p: 1 row, label e: 4 rows, n = 5; two missing
@@ -760,7 +761,7 @@ def test_directory_instead_of_file(tmp_path, capsys):
 def test_usage_errors(capsys, argv):
     rc, out, err = run(capsys, *argv)
     assert rc == 2
-    assert "usage:" in err and "error:" in err and "Traceback" not in err
+    assert err.count("\n") == 1 and "error:" in err and "--help)" in err and "Traceback" not in err
 
 
 # ---------------------------------------------------------------------------------------
@@ -925,3 +926,32 @@ def test_id_errors(tmp_path, capsys):
     assert_error(rc, out, err, "test.csv", "'nom'")
     rc, out, err = run(capsys, "certify", *files(tmp_path), "--id", "odor")
     assert_error(rc, out, err, "train.csv", "'odor'", "feature")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["certify", "--train", "x.csv"],
+        ["count", "--train", "x.csv", "--test", "y.csv", "--label", "c", "--samples", "0"],
+        ["bogus"],
+        [],
+    ],
+)
+def test_a_usage_error_is_one_line_with_a_pointer_to_help(argv, capsys):
+    """A usage error is one line (not argparse's usage block) naming where to read more."""
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1, err
+    assert re.fullmatch(r"nbcert( \w+)?: error: .+ \(see nbcert( \w+)? --help\)\n", err), err
+
+
+@pytest.mark.parametrize("command", ["certify", "count", "poison", "clean"])
+def test_each_command_s_help_ends_with_its_own_example(command, capsys):
+    with pytest.raises(SystemExit):
+        build_parser().parse_args([command, "--help"])
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith(f"example: nbcert {command} "), last
+
+
+def test_the_package_has_a_version():
+    assert nbcert.__version__ == version("nbcert")

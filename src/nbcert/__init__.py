@@ -37,7 +37,21 @@ _WHERE = {
 __all__ = list(_WHERE)
 
 
+def _version() -> str:
+    """The installed distribution's version (looked up on first use: importing
+    ``importlib.metadata`` costs every command that never asks for it)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("nbcert")
+    except PackageNotFoundError:  # pragma: no cover - imported from a source tree
+        return "unknown"
+
+
 def __getattr__(name):
+    if name == "__version__":
+        globals()[name] = _version()
+        return globals()[name]
     if name not in _WHERE:
         raise AttributeError(f"module 'nbcert' has no attribute {name!r}")
     from importlib import import_module

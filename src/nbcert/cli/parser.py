@@ -11,7 +11,6 @@ starts (one line: ``--alpha: expected ...``).
 from __future__ import annotations
 
 import argparse
-import sys
 import textwrap
 
 from .. import params
@@ -101,19 +100,35 @@ _DESCRIPTION = _text(
     "memory. " + _WORLD,
 )
 
-_EPILOG = _text(
-    "exit status: 0 on success, 2 on a usage or input error (reported as one line on stderr).",
-    "example: nbcert certify --train train.csv --test test.csv --label class --json",
-)
+_STATUS = "exit status: 0 on success, 2 on a usage or input error (reported as one line on stderr)."
+
+#: command -> its example, ending its help
+_EXAMPLES = {
+    "certify": "nbcert certify --train train.csv --test test.csv --label class --json",
+    "count": "nbcert count --train train.csv --test test.csv --label class --method montecarlo",
+    "poison": "nbcert poison --train clean.csv --test test.csv --label class --together",
+    "clean": "nbcert clean --train dirty.csv --test test.csv --label class --truth clean.csv",
+}
+
+
+def _epilog(*commands: str) -> str:
+    """The exit status and the examples of ``commands``."""
+    examples = [f"example: {_EXAMPLES[c]}" for c in commands]
+    return "\n\n".join([textwrap.fill(_STATUS, 79), *examples])
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a usage error in one line and a pointer to the command's --help (the
+    full usage is what --help prints)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _version() -> str:
-    try:
-        from importlib.metadata import version
+    import nbcert
 
-        return version("nbcert")
-    except Exception:  # pragma: no cover - not installed
-        return getattr(sys.modules.get("nbcert"), "__version__", "unknown")
+    return nbcert.__version__
 
 
 class _Version(argparse.Action):
@@ -295,7 +310,7 @@ def _command(sub, parents, name: str, alpha: bool = True):
         formatter_class=_Formatter,
         help=help,
         description=_text(*paragraphs),
-        epilog=_EPILOG,
+        epilog=_epilog(name),
     )
     if alpha:
         _alpha(p)
@@ -398,8 +413,11 @@ COMMANDS = {"certify": _certify, "count": _count, "poison": _poison, "clean": _c
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``nbcert`` argument parser; ``args.command`` names the command to run."""
-    parser = argparse.ArgumentParser(
-        prog="nbcert", description=_DESCRIPTION, epilog=_EPILOG, formatter_class=_Formatter
+    parser = _Parser(
+        prog="nbcert",
+        description=_DESCRIPTION,
+        epilog=_epilog(*_EXAMPLES),
+        formatter_class=_Formatter,
     )
     parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(
