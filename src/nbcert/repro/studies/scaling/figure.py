@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .run import fit_slopes, timed_rows
+from .slopes import fit_slopes, timed_rows
 
 STYLE = {
     "Iterate+Index": ("tab:green", "^", "-"),
