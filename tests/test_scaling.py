@@ -10,8 +10,9 @@ from nbcert import decide as decision
 from nbcert import poisoning
 from nbcert.reading.encoding import from_codes
 from nbcert.repro.pipeline.settings import ScalingSettings
-from nbcert.repro.studies.scaling import blanking
+from nbcert.repro.studies.scaling import blanking, plan, slopes, streamed
 from nbcert.repro.studies.scaling import figure as scaling_figure
+from nbcert.repro.studies.scaling import memory as scaling_memory
 from nbcert.repro.studies.scaling import run as scaling
 from nbcert.repro.studies.scaling.report import scaling as scaling_section
 from nbcert.repro.studies.scaling.synthetic import synthetic_codes, synthetic_table
@@ -129,7 +130,7 @@ def _fake(slopes, ns=(10**4, 10**5, 10**6, 10**7)):
             "k": 32,
             "missing_rate": 0.4,
             "method": m,
-            "kind": scaling.KIND[m],
+            "kind": plan.KIND[m],
             "points": 1,
             "seconds": 1e-7 * n**s,
             "seconds_per_point": 1e-7 * n**s,
@@ -152,13 +153,13 @@ def _fake(slopes, ns=(10**4, 10**5, 10**6, 10**7)):
 
 
 def test_fit_recovers_known_slopes():
-    fit = scaling.fit_slopes(_fake({"Iterate": 1.0, "OP": 1.3, "AD": 0.5})).set_index("method")
+    fit = slopes.fit_slopes(_fake({"Iterate": 1.0, "OP": 1.3, "AD": 0.5})).set_index("method")
     assert fit.slope.to_dict() == pytest.approx({"Iterate": 1.0, "OP": 1.3, "AD": 0.5})
     assert fit.slope_largest.to_dict() == pytest.approx({"Iterate": 1.0, "OP": 1.3, "AD": 0.5})
     assert list(fit.index) == ["Iterate", "AD", "OP"]  # the methods' order
     noisy = _fake({"RP (incremental)": 2.0})
     noisy.loc[noisy.n == 10**5, "seconds_per_point"] *= 1.5
-    assert 1.8 < scaling.fit_slopes(noisy).slope[0] < 2.2
+    assert 1.8 < slopes.fit_slopes(noisy).slope[0] < 2.2
 
 
 def test_figure_and_markdown(tmp_path):
@@ -251,11 +252,11 @@ def test_impossible_size_is_skipped_with_a_reason():
 
 def test_method_over_budget_is_skipped_alone():
     n, d = 2000, CFG.d
-    est = {m: scaling.estimate_bytes(n, d, m) for m in scaling.METHODS}
-    budget = int(sorted(est.values())[3] / scaling.SAFETY)  # the setup and the smaller methods fit
-    assert scaling.estimate_bytes(n, d) <= scaling.SAFETY * budget
+    est = {m: scaling_memory.estimate_bytes(n, d, m) for m in scaling.METHODS}
+    budget = int(sorted(est.values())[3] / plan.SAFETY)  # the setup and the smaller methods fit
+    assert scaling_memory.estimate_bytes(n, d) <= plan.SAFETY * budget
     t = scaling.run_size(n, CFG, 0, mem_budget=budget, progress=lambda *a: None).set_index("method")
-    over = {m for m in scaling.METHODS if est[m] > scaling.SAFETY * budget}
+    over = {m for m in scaling.METHODS if est[m] > plan.SAFETY * budget}
     assert over and len(over) < len(scaling.METHODS)
     for m in scaling.METHODS:
         if m in over:
@@ -268,21 +269,21 @@ def test_method_over_budget_is_skipped_alone():
 
 
 def test_memory_helpers():
-    from nbcert.repro.studies.scaling import memory as scaling_memory
-
     assert scaling.mem_available() > 0
-    mb = scaling.job_mem_mb(10**7, 20)
-    assert all(mb * 10**6 >= scaling.estimate_bytes(10**7, 20, m) for m in (None, *scaling.METHODS))
-    assert scaling.estimate_bytes(10**7, 20, "RP (incremental)") > scaling.estimate_bytes(
-        10**7, 20, "Iterate+Index"
+    mb = scaling_memory.job_mem_mb(10**7, 20)
+    assert all(
+        mb * 10**6 >= scaling_memory.estimate_bytes(10**7, 20, m) for m in (None, *scaling.METHODS)
     )
+    assert scaling_memory.estimate_bytes(
+        10**7, 20, "RP (incremental)"
+    ) > scaling_memory.estimate_bytes(10**7, 20, "Iterate+Index")
     assert (
         scaling_memory.job_mem_mb(10**8, 20, streamed=True) < 2000
     )  # a streamed size holds a batch
 
 
 def test_streamed_size_runs_from_disk_and_says_what_it_skips(monkeypatch):
-    t = scaling.run_streamed(5000, CFG, 7, progress=lambda *a: None).set_index("method")
+    t = streamed.run_streamed(5000, CFG, 7, progress=lambda *a: None).set_index("method")
     for m in ("Iterate+Index", "Monte-Carlo", "OP"):
         assert (
             t.loc[f"{m} (streamed)", "seconds"] > 0 and t.loc[f"{m} (streamed)", "call_peak_mb"] > 0
@@ -296,8 +297,8 @@ def test_streamed_size_runs_from_disk_and_says_what_it_skips(monkeypatch):
         )
     )
     assert "Streamed from a generated CSV on disk" in md and "n = 5,000" in md
-    monkeypatch.setattr(scaling, "csv_bytes_per_row", lambda d: 10**12)
-    t = scaling.run_streamed(5000, CFG, 7, progress=lambda *a: None)
+    monkeypatch.setattr(streamed, "csv_bytes_per_row", lambda d: 10**12)
+    t = streamed.run_streamed(5000, CFG, 7, progress=lambda *a: None)
     assert t.seconds.isna().all() and t.skipped.str.contains("of disk").any()
 
 

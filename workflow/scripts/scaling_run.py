@@ -1,10 +1,12 @@
 """Time and measure every method on one synthetic table of n rows, in memory
-(nbcert.repro.studies.scaling.run_size) or streamed from a file on disk (run_streamed)."""
+(nbcert.repro.studies.scaling.run.run_size) or streamed from a file on disk
+(nbcert.repro.studies.scaling.streamed.run_streamed)."""
 
 from nbcert.repro.pipeline.settings import ScalingSettings
 from nbcert.repro.pipeline.tables import write_table
 from nbcert.repro.runtime import job
-from nbcert.repro.studies.scaling.run import run_size, run_streamed
+from nbcert.repro.studies.scaling.run import run_size
+from nbcert.repro.studies.scaling.streamed import run_streamed
 
 
 def main():

@@ -90,6 +90,21 @@ def versions() -> str:
     )
 
 
+READERS = {  # format: (its name, the reference reading a file, the reader, the target ratio)
+    "csv": (
+        "CSV",
+        "import pandas, pyarrow.csv as pc; pc.read_csv({!r})",
+        "pyarrow.csv.read_csv",
+        1.5,
+    ),
+    "parquet": (
+        "Parquet",
+        "import pandas, pyarrow.parquet as pq; pq.read_table({!r})",
+        "pyarrow.parquet.read_table",
+        1.2,
+    ),
+}
+
 SHAPES = {
     "strings": "values v0..v4 (written as text)",
     "integers": "values 0..4 (Parquet: int64 columns)",
@@ -153,21 +168,14 @@ def shape_test(path: Path, shape: str, k: int = 32, seed: int = 3) -> None:
     pd.DataFrame(cols).to_csv(path, index=False)
 
 
+def certify_command(train: Path, test: Path, label: str, *extra) -> list:
+    """``nbcert certify`` on two files, in this Python, with ``extra`` options."""
+    cli = [sys.executable, "-m", "nbcert.cli", "certify"]
+    return [*cli, "--train", str(train), "--test", str(test), "--label", label, *extra]
+
+
 def _nbcert(train: Path, test: Path, *extra) -> list:
-    return [
-        sys.executable,
-        "-m",
-        "nbcert.cli",
-        "certify",
-        "--train",
-        str(train),
-        "--test",
-        str(test),
-        "--label",
-        "class",
-        "--json",
-        *extra,
-    ]
+    return certify_command(train, test, "class", "--json", *extra)
 
 
 def _python(code: str) -> list:
@@ -253,37 +261,24 @@ class InputBench:
             self.log(
                 f"  wrote {path} ({n:,} rows, {SHAPES[shape]}) in {time.perf_counter() - t0:.0f}s"
             )
-        if fmt == "csv":
-            self._versus(
-                f"CSV {n:.0e} rows, {shape}: certify <= 1.5x pyarrow.csv.read_csv",
-                path,
-                why,
-                f"import pandas, pyarrow.csv as pc; pc.read_csv({str(path)!r})",
-                "read_csv",
-                1.5,
-                test,
-            )
-        else:
-            self._versus(
-                f"Parquet {n:.0e} rows, {shape}: certify <= 1.2x pyarrow.parquet.read_table",
-                path,
-                why,
-                f"import pandas, pyarrow.parquet as pq; pq.read_table({str(path)!r})",
-                "read_table",
-                1.2,
-                test,
-            )
+        self._in_memory(fmt, n, path, why, shape, test)
+
+    def _in_memory(self, fmt: str, n: int, path, why: str, shape: str = "", test=None):
+        """Whole certify command vs the format's reader (``READERS``) on one file."""
+        name, code, reader, limit = READERS[fmt]
+        self._versus(
+            f"{name} {n:.0e} rows{', ' + shape if shape else ''}: certify <= {limit}x {reader}",
+            path,
+            why,
+            code.format(str(path)),
+            reader.rpartition(".")[2],
+            limit,
+            test,
+        )
 
     def csv_in_memory(self, n: int):
         path, why = self._file(f"t{n}.csv", n, "csv")
-        self._versus(
-            f"CSV {n:.0e} rows: certify <= 1.5x pyarrow.csv.read_csv",
-            path,
-            why,
-            f"import pandas, pyarrow.csv as pc; pc.read_csv({str(path)!r})",
-            "read_csv",
-            1.5,
-        )
+        self._in_memory("csv", n, path, why)
 
     def csv_streamed(self, n: int):
         path, why = self._file(f"t{n}.csv", n, "csv")
@@ -303,14 +298,7 @@ class InputBench:
 
     def parquet(self, n: int):
         path, why = self._file(f"t{n}.parquet", n, "parquet")
-        self._versus(
-            f"Parquet {n:.0e} rows: certify <= 1.2x pyarrow.parquet.read_table",
-            path,
-            why,
-            f"import pandas, pyarrow.parquet as pq; pq.read_table({str(path)!r})",
-            "read_table",
-            1.2,
-        )
+        self._in_memory("parquet", n, path, why)
 
     def dask(self, n: int, workers: int = 2):
         path, why = self._file(f"t{n}-parts", n, "parquet", files=10)

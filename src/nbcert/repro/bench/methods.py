@@ -38,6 +38,7 @@ from ...reading.encoding import encode
 from ..pipeline.discretize import discretize
 from ..pipeline.perturb import perturb
 from ..studies.scaling.synthetic import synthetic_codes
+from .input import certify_command
 
 INDEX_TARGET = {
     "bodyPerformance": 0.15
@@ -126,6 +127,21 @@ def synthetic(n=1_000_000, d=20) -> pd.DataFrame:
 
 
 def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    rows = _method_rows(args)
+    _print_rows(rows)
+    for name in dict.fromkeys(r[0] for r in rows):
+        for what, ok in _targets(name, {r[1]: r for r in rows if r[0] == name}):
+            print(f"{name:18} {what:45} {'met' if ok else 'MISSED'}")
+    verdicts = _verdicts(args)
+    if verdicts:
+        print()
+        for target, verdict, detail in verdicts:
+            print(f"{verdict:7} {target}\n        {detail}")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m nbcert.bench", description=__doc__.splitlines()[0])
     ap.add_argument(
         "--data",
@@ -157,7 +173,11 @@ def main(argv=None) -> int:
         default=3,
         help="runs of each whole command (at least 3; the median is kept)",
     )
-    args = ap.parse_args(argv)
+    return ap
+
+
+def _method_rows(args) -> list:
+    """The methods' times on bodyPerformance (if found) and the synthetic table."""
     rng = np.random.default_rng(0)
     rows = []
     path = Path(args.data)
@@ -167,33 +187,42 @@ def main(argv=None) -> int:
         print(f"(skipping bodyPerformance: {path / 'bodyPerformance.csv'} not found)")
     if not args.no_synthetic:
         rows += run("synthetic 1e6x20", synthetic(), "label", rng, 3, args.full)
+    return rows
+
+
+def _print_rows(rows: list) -> None:
     print(f"{'data':18} {'measure':32} {'seconds':>10} {'x plain':>9} {'x floor':>9}")
     for name, what, s, rp, rf in rows:
         print(f"{name:18} {what:32} {s:10.5f} {rp:9.3f} {rf:9.2f}")
     print()
-    for name in dict.fromkeys(r[0] for r in rows):
-        get = {r[1]: r for r in rows if r[0] == name}
-        limit = INDEX_TARGET.get(name, 0.25)
-        checks = [
+
+
+def _targets(name: str, get: dict) -> list:
+    """(target, met?) for one data set's rows ``get`` (by measure)."""
+    limit = INDEX_TARGET.get(name, 0.25)
+    checks = [
+        (
+            f"index k=32 from DataFrames <= {limit}x plain",
+            get["index k=32 from DataFrames"][3] <= limit,
+        ),
+        ("index k=32 encoded <= 2x floor", get["index k=32 encoded"][4] <= 2),
+        (
+            "OP 1 point from DataFrames <= 0.25x plain",
+            get["OP 1 point from DataFrames"][3] <= 0.25,
+        ),
+    ]
+    if name == "bodyPerformance":
+        checks.append(
             (
-                f"index k=32 from DataFrames <= {limit}x plain",
-                get["index k=32 from DataFrames"][3] <= limit,
-            ),
-            ("index k=32 encoded <= 2x floor", get["index k=32 encoded"][4] <= 2),
-            (
-                "OP 1 point from DataFrames <= 0.25x plain",
-                get["OP 1 point from DataFrames"][3] <= 0.25,
-            ),
-        ]
-        if name == "bodyPerformance":
-            checks.append(
-                (
-                    "clean next cell k=32 DataFrames <= 1 s",
-                    get["clean next cell k=32 DataFrames"][2] <= 1,
-                )
+                "clean next cell k=32 DataFrames <= 1 s",
+                get["clean next cell k=32 DataFrames"][2] <= 1,
             )
-        for what, ok in checks:
-            print(f"{name:18} {what:45} {'met' if ok else 'MISSED'}")
+        )
+    return checks
+
+
+def _verdicts(args) -> list:
+    """(target, verdict, detail) of the exit, memory and input targets asked for."""
     verdicts = []
     if not args.no_exit:
         verdicts.append(exit_check())
@@ -210,11 +239,7 @@ def main(argv=None) -> int:
             repeat=args.repeat,
             keep=args.keep,
         )
-    if verdicts:
-        print()
-        for target, verdict, detail in verdicts:
-            print(f"{verdict:7} {target}\n        {detail}")
-    return 0
+    return verdicts
 
 
 SMALL_TRAIN = "f,g,y\na,x,p\nb,,q\n"  # two rows: the command's own work is next to nothing
@@ -223,23 +248,9 @@ SMALL_TEST = "f,g\na,x\nb,x\n"
 
 def small_command(folder: Path) -> list:
     """``nbcert certify ... --json`` on a two-row training table written in ``folder``."""
-    import sys
-
     (folder / "train.csv").write_text(SMALL_TRAIN)
     (folder / "q.csv").write_text(SMALL_TEST)
-    return [
-        sys.executable,
-        "-m",
-        "nbcert.cli",
-        "certify",
-        "--train",
-        str(folder / "train.csv"),
-        "--test",
-        str(folder / "q.csv"),
-        "--label",
-        "y",
-        "--json",
-    ]
+    return certify_command(folder / "train.csv", folder / "q.csv", "y", "--json")
 
 
 def exit_statuses(runs: int, parallel: int = 2) -> dict:

@@ -300,6 +300,41 @@ def render(run: Run) -> str:
 
 
 def main(argv=None) -> int:
+    ap = _parser()
+    args = ap.parse_args(argv)
+    targets = [t.strip() for t in args.targets.split(",") if t.strip()]
+    if any(t not in LIMITS for t in targets):
+        ap.error(f"--targets: each of {', '.join(LIMITS)}")
+    scratch = Path(tempfile.mkdtemp(prefix="nbcert-bench-pipeline-", dir=args.scratch))
+    print(
+        f"machine: {this_machine()}\ncommit {commit(args.repo)} (cloned: uncommitted changes are not measured)\n"
+        + ", ".join(f"{k} {v}" for k, v in versions().items())
+        + f"\nscratch: {scratch}\n",
+        flush=True,
+    )
+    runs = []
+    try:
+        for target in targets:
+            runs.append(
+                run_target(
+                    args.repo,
+                    scratch,
+                    target,
+                    args.mirror,
+                    configfile=args.configfile,
+                    readme=args.readme,
+                )
+            )
+            print(render(runs[-1]) + "\n", flush=True)
+    finally:
+        if not args.keep:
+            shutil.rmtree(scratch, ignore_errors=True)
+    if args.json:
+        args.json.write_text(json.dumps([_figures(r) for r in runs], indent=1))
+    return 0 if all(r.returncode == 0 for r in runs) else 1
+
+
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="python -m nbcert.repro.bench.pipeline", description=__doc__.splitlines()[0]
     )
@@ -334,53 +369,20 @@ def main(argv=None) -> int:
         "end for the paper target) in a fresh clone beside a link to the repository's ../shared",
     )
     ap.add_argument("--json", type=Path, default=None, help="also write the figures as JSON here")
-    args = ap.parse_args(argv)
-    targets = [t.strip() for t in args.targets.split(",") if t.strip()]
-    if any(t not in LIMITS for t in targets):
-        ap.error(f"--targets: each of {', '.join(LIMITS)}")
-    scratch = Path(tempfile.mkdtemp(prefix="nbcert-bench-pipeline-", dir=args.scratch))
-    print(
-        f"machine: {this_machine()}\ncommit {commit(args.repo)} (cloned: uncommitted changes are not measured)\n"
-        + ", ".join(f"{k} {v}" for k, v in versions().items())
-        + f"\nscratch: {scratch}\n",
-        flush=True,
-    )
-    runs = []
-    try:
-        for target in targets:
-            runs.append(
-                run_target(
-                    args.repo,
-                    scratch,
-                    target,
-                    args.mirror,
-                    configfile=args.configfile,
-                    readme=args.readme,
-                )
-            )
-            print(render(runs[-1]) + "\n", flush=True)
-    finally:
-        if not args.keep:
-            shutil.rmtree(scratch, ignore_errors=True)
-    if args.json:
-        args.json.write_text(
-            json.dumps(
-                [
-                    {
-                        "target": r.target,
-                        "wall": r.wall,
-                        "cpu_total": r.cpu_total,
-                        "cpu_snakemake": r.cpu_snakemake,
-                        "peak_disk": r.peak_disk,
-                        "returncode": r.returncode,
-                        "stages": r.stages.reset_index().to_dict("records"),
-                    }
-                    for r in runs
-                ],
-                indent=1,
-            )
-        )
-    return 0 if all(r.returncode == 0 for r in runs) else 1
+    return ap
+
+
+def _figures(run: Run) -> dict:
+    """One run's figures, as the ``--json`` file gives them."""
+    return {
+        "target": run.target,
+        "wall": run.wall,
+        "cpu_total": run.cpu_total,
+        "cpu_snakemake": run.cpu_snakemake,
+        "peak_disk": run.peak_disk,
+        "returncode": run.returncode,
+        "stages": run.stages.reset_index().to_dict("records"),
+    }
 
 
 if __name__ == "__main__":

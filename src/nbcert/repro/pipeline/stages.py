@@ -151,36 +151,44 @@ def decision_runs(
         for m, fn in AD_METHODS.items()
     }
     for k in ks:
-        exact, *t_index = timed(lambda: decide.certify_index(enc, T[:k]))
-        it, *t_iter = timed(lambda: decide.certify_iterate(enc, T[:k]))
-        if not (np.array_equal(it.robust, exact.robust) and np.array_equal(it.label, exact.label)):
-            raise AssertionError(
-                f"{name}: Iterate and Iterate+Index disagree (rep {rep}, {kind} {rate}, k={k})"
-            )
-        runs = [("Iterate+Index", exact.robust, t_index), ("Iterate", it.robust, t_iter)]
-        for method, (ad_robust, t_ads) in ads.items():
-            if (exact.robust & ~ad_robust[:k]).any():
-                raise AssertionError(f"{name}: {method} called a robust point non-robust")
-            runs.append((method, ad_robust[:k], t_ads[k]))
-        for method, robust, t in runs:
-            rows.append(
-                {
-                    **base,
-                    "method": method,
-                    "k": k,
-                    **times(t),
-                    "robust": int(robust.sum()),
-                    "nonrobust": int(k - robust.sum()),
-                    "ad_false_robust": int((robust & ~exact.robust).sum())
-                    if method in AD_METHODS
-                    else None,
-                }
-            )
+        exact, runs = _decide_first(enc, T, k, ads, name, f"rep {rep}, {kind} {rate}, k={k}")
+        rows += [_decision_row(base, m, k, robust, t, exact) for m, robust, t in runs]
+        (_, _, t_index), (_, _, t_iter) = runs[:2]  # Iterate+Index's and Iterate's
         progress(
             f"{name} rep {rep} {kind} {rate}: k={k} index {t_index[0]:.4f}s iterate {t_iter[0]:.4f}s "
             f"ad {ads['AD'][1][k][0]:.3f}s"
         )
     return pd.DataFrame(rows)
+
+
+def _decide_first(enc, T, k: int, ads: dict, name: str, where: str) -> tuple:
+    """Iterate+Index and Iterate on the first k points of T, and the AD methods' answers
+    ``ads`` for them, each checked against Iterate+Index: (its Decision, [(method, robust,
+    (wall, CPU) seconds)])."""
+    exact, *t_index = timed(lambda: decide.certify_index(enc, T[:k]))
+    it, *t_iter = timed(lambda: decide.certify_iterate(enc, T[:k]))
+    if not (np.array_equal(it.robust, exact.robust) and np.array_equal(it.label, exact.label)):
+        raise AssertionError(f"{name}: Iterate and Iterate+Index disagree ({where})")
+    runs = [("Iterate+Index", exact.robust, t_index), ("Iterate", it.robust, t_iter)]
+    for method, (ad_robust, t_ads) in ads.items():
+        if (exact.robust & ~ad_robust[:k]).any():
+            raise AssertionError(f"{name}: {method} called a robust point non-robust")
+        runs.append((method, ad_robust[:k], t_ads[k]))
+    return exact, runs
+
+
+def _decision_row(base: dict, method: str, k: int, robust, t, exact) -> dict:
+    """One method's row at k points: its times, how many it called robust and, for AD,
+    how many of those Iterate+Index calls non-robust."""
+    return {
+        **base,
+        "method": method,
+        "k": k,
+        **times(t),
+        "robust": int(robust.sum()),
+        "nonrobust": int(k - robust.sum()),
+        "ad_false_robust": int((robust & ~exact.robust).sum()) if method in AD_METHODS else None,
+    }
 
 
 def ad_prefixes(enc, T: np.ndarray, ks, n_worlds: int, seed, iter_ad=approximate.iter_ad) -> tuple:

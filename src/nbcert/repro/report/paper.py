@@ -38,12 +38,17 @@ AD_METHODS = (
 EXTRAS = {"AD (counts only)": "AD", "RP (incremental)": "RP", "SR (incremental)": "SR"}
 
 
+def _decided(dec: pd.DataFrame, method: str) -> tuple:
+    """A method's rows that decide points (k > 0) and their smallest k."""
+    sub = dec[(dec.method == method) & (dec.k > 0)]
+    return sub, sub.k.min()
+
+
 def growth(dec: pd.DataFrame, method: str, k: int) -> pd.Series:
     """Per data set, time(k) / time(smallest k) of a method, like for like: the ratio is
     taken within each run (the same perturbed table, so the same rate and perturbation)
     that has both k, then averaged over those runs."""
-    sub = dec[(dec.method == method) & (dec.k > 0)]
-    kmin = sub.k.min()
+    sub, kmin = _decided(dec, method)
     wide = sub[sub.k.isin([k, kmin])].pivot_table(index=RUN, columns="k", values="seconds").dropna()
     if k not in wide or kmin not in wide:
         return pd.Series(dtype=float)
@@ -53,8 +58,7 @@ def growth(dec: pd.DataFrame, method: str, k: int) -> pd.Series:
 def growth_setting(dec: pd.DataFrame, k: int) -> str:
     """The rate(s) at which the runs decide both k and the smallest k points (Plain's row,
     k = 1, is a reference, not a decision)."""
-    sub = dec[(dec.method == "Iterate+Index") & (dec.k > 0)]
-    kmin = sub.k.min()
+    sub, kmin = _decided(dec, "Iterate+Index")
     both = sub.groupby(RUN).k.agg(lambda ks: {k, kmin} <= set(ks))
     rates = sorted(set(both[both].index.get_level_values("missing_rate")))
     return f"k={k} / k={kmin} in the same run, at missing rate {', '.join(f'{r:g}' for r in rates)}"

@@ -34,48 +34,58 @@ def figure(
         width=3.8,
         height=3.4,
     )
-    grid = np.linspace(0, 1, 201)
     for name, ax in zip(names, axes[0]):
         sub = table[
             (table.dataset == name)
             & (table.perturbation == kind)
             & np.isclose(table.missing_rate, rate)
         ]
-        for method in ("random", "CPClean-style", "nbcert"):
-            curves = []
-            for _, run_ in sub[sub.method == method].groupby("rep"):
-                x = run_.cells.to_numpy(float) / run_.missing_cells.iloc[0]
-                yv = run_.certified.to_numpy(float) / run_.points.iloc[0]
-                curves.append(np.interp(grid, x, yv, right=yv[-1]))
-            if curves:
-                color, style = STYLE[method]
-                ax.plot(grid, np.median(curves, axis=0), color=color, linestyle=style, label=method)
-        off = sub[(sub.method == "offline") & sub.cells.notna()]
-        if len(off):
-            share = (off.cells / off.missing_cells).median()
-            ax.plot(
-                [share],
-                [1.0],
-                marker="*",
-                color="black",
-                markersize=10,
-                linestyle="none",
-                label="offline (with truth)",
-            )
-        lbs = sub[sub.method == "offline"].lower_bound.dropna()
-        if len(lbs):
-            ax.axvline(
-                (lbs / sub.missing_cells.iloc[0]).median(),
-                color="black",
-                linestyle=":",
-                linewidth=1,
-                label="offline lower bound",
-            )
-        ax.set_title(name)
-        ax.set_xlabel("share of missing cells cleaned")
-        ax.set_ylabel("share of test points certified")
-        ax.set_xlim(0, 1)
-        ax.set_ylim(-0.02, 1.02)
-        ax.grid(True, alpha=0.3)
+        _panel(ax, name, sub)
     axes[0][0].legend(fontsize=7, loc="upper left")
     save_figure(fig, outputs)
+
+
+def _panel(ax, name: str, sub: pd.DataFrame):
+    """One data set's panel: each policy's median curve, the offline answer and its bound."""
+    grid = np.linspace(0, 1, 201)
+    for method in ("random", "CPClean-style", "nbcert"):
+        curves = []
+        for _, run_ in sub[sub.method == method].groupby("rep"):
+            x = run_.cells.to_numpy(float) / run_.missing_cells.iloc[0]
+            yv = run_.certified.to_numpy(float) / run_.points.iloc[0]
+            curves.append(np.interp(grid, x, yv, right=yv[-1]))
+        if curves:
+            color, style = STYLE[method]
+            ax.plot(grid, np.median(curves, axis=0), color=color, linestyle=style, label=method)
+    _offline(ax, sub)
+    ax.set_title(name)
+    ax.set_xlabel("share of missing cells cleaned")
+    ax.set_ylabel("share of test points certified")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(True, alpha=0.3)
+
+
+def _offline(ax, sub: pd.DataFrame):
+    """The offline answer (a star at its median share) and its lower bound (a dotted line)."""
+    off = sub[(sub.method == "offline") & sub.cells.notna()]
+    if len(off):
+        share = (off.cells / off.missing_cells).median()
+        ax.plot(
+            [share],
+            [1.0],
+            marker="*",
+            color="black",
+            markersize=10,
+            linestyle="none",
+            label="offline (with truth)",
+        )
+    lbs = sub[sub.method == "offline"].lower_bound.dropna()
+    if len(lbs):
+        ax.axvline(
+            (lbs / sub.missing_cells.iloc[0]).median(),
+            color="black",
+            linestyle=":",
+            linewidth=1,
+            label="offline lower bound",
+        )

@@ -45,6 +45,9 @@ from ...pipeline.stages import complete_rows, perturbed, rng_for, split
 from .cpclean import entropy_chooser
 
 METHODS = ("random", "CPClean-style", "nbcert", "offline")
+# what a run ended with: the offline answer's bound and whether it is optimal or cut short
+# by its time limit, then each method's seconds, decisions and flat decisions
+OUTCOME = ["lower_bound", "optimal", "time_limited", "seconds", "decisions", "flat"]
 COLUMNS = [
     "dataset",
     "perturbation",
@@ -57,12 +60,7 @@ COLUMNS = [
     "excluded",
     "missing_cells",
     "final",
-    "lower_bound",
-    "optimal",
-    "time_limited",
-    "seconds",
-    "decisions",
-    "flat",
+    *OUTCOME,
     "batch",
 ]
 REP = "cleaning"  # the seed part of this study's subsample
@@ -124,10 +122,9 @@ def run_one(
     progress=print,
 ) -> list:
     """Every method on one perturbed table; tidy rows."""
-    alpha = cfg.alpha
     missing = int(tab.hid.sum())
     batch = max(1, round(cfg.batch_share * missing))
-    possible = np.array([cleaning.cleanable(tab, t, alpha) for t in T], bool)
+    possible = np.array([cleaning.cleanable(tab, t, cfg.alpha) for t in T], bool)
     T = T[possible]  # a point no cleaning can certify (proven) is left out
     base = {
         **base,
@@ -137,43 +134,57 @@ def run_one(
         "batch": batch,
     }
     order = rng_for(*seed_parts, "group order").permutation(tab.enc.n)
-    rows = []
     t0 = time.perf_counter()
-    hist = _random_history(tab, T, alpha, rng_for(*seed_parts, "random"), batch)
-    rows += _rows(base, "random", hist, time.perf_counter() - t0, len(hist) - 1)
+    hist = _random_history(tab, T, cfg.alpha, rng_for(*seed_parts, "random"), batch)
+    rows = _rows(base, "random", hist, time.perf_counter() - t0, len(hist) - 1)
     for method in ("CPClean-style", "nbcert"):
-        if method == "CPClean-style":
-            choose = entropy_chooser(
-                tab.N, T, alpha, cfg.samples, batch, rng_for(*seed_parts, method)
-            )
-        else:
+        rows += _policy_rows(tab, T, base, cfg, method, batch, order, seed_parts)
+    offline, many = _offline_rows(tab, T, base, cfg)
+    rows += offline
+    done = {r["method"]: r["cells"] for r in rows if r["final"]}
+    progress(
+        f"{base['dataset']} rep {base['rep']} {base['perturbation']} {base['missing_rate']:g}: {missing} missing, "
+        + ", ".join(f"{m} {done.get(m)}" for m in METHODS)
+        + f" (lower bound {many.lower_bound})"
+    )
+    return rows
 
-            def choose(obs, M):
-                return cleaning.next_group(obs, M, tab.N, T, alpha, cfg.prior)
 
-        t0 = time.perf_counter()
-        _, hist, _ = cleaning.follow(tab, T, choose, alpha, batch, order)
-        rows += _rows(
-            base,
-            method,
-            hist,
-            time.perf_counter() - t0,
-            len(hist) - 1,
-            flat=getattr(choose, "flat", None),
+def _policy_rows(tab, T, base, cfg, method, batch, order, seed_parts) -> list:
+    """A policy (CPClean-style or nbcert's) cleaning until every point is certified."""
+    if method == "CPClean-style":
+        choose = entropy_chooser(
+            tab.N, T, cfg.alpha, cfg.samples, batch, rng_for(*seed_parts, method)
         )
+    else:
+
+        def choose(obs, M):
+            return cleaning.next_group(obs, M, tab.N, T, cfg.alpha, cfg.prior)
+
     t0 = time.perf_counter()
-    many = cleaning.clean_many(tab, T, alpha, "auto", cfg.node_limit, cfg.time_limit)
-    hist = [(many.num_cells, len(T))] if many.possible else []
-    rows += _rows(
+    _, hist, _ = cleaning.follow(tab, T, choose, cfg.alpha, batch, order)
+    return _rows(
         base,
-        "offline",
+        method,
         hist,
         time.perf_counter() - t0,
-        0,
-        lower_bound=many.lower_bound,
-        optimal=bool(many.optimal),
-        time_limited=many.time_limited,
+        len(hist) - 1,
+        flat=getattr(choose, "flat", None),
     )
+
+
+def _offline_rows(tab, T, base, cfg) -> tuple:
+    """The offline answer with the truth and its lower bound: (rows, the answer); one final
+    row without cells where no cleaning certifies every point."""
+    t0 = time.perf_counter()
+    many = cleaning.clean_many(tab, T, cfg.alpha, "auto", cfg.node_limit, cfg.time_limit)
+    hist = [(many.num_cells, len(T))] if many.possible else []
+    outcome = {
+        "lower_bound": many.lower_bound,
+        "optimal": bool(many.optimal),
+        "time_limited": many.time_limited,
+    }
+    rows = _rows(base, "offline", hist, time.perf_counter() - t0, 0, **outcome)
     if not many.possible:
         rows.append(
             {
@@ -184,18 +195,10 @@ def run_one(
                 "final": True,
                 "seconds": time.perf_counter() - t0,
                 "decisions": 0,
-                "lower_bound": many.lower_bound,
-                "optimal": bool(many.optimal),
-                "time_limited": many.time_limited,
+                **outcome,
             }
         )
-    done = {r["method"]: r["cells"] for r in rows if r["final"]}
-    progress(
-        f"{base['dataset']} rep {base['rep']} {base['perturbation']} {base['missing_rate']:g}: {missing} missing, "
-        + ", ".join(f"{m} {done.get(m)}" for m in METHODS)
-        + f" (lower bound {many.lower_bound})"
-    )
-    return rows
+    return rows, many
 
 
 def run(
@@ -245,12 +248,7 @@ def cells_needed(table: pd.DataFrame) -> pd.DataFrame:
             "share",
             "missing_cells",
             "points",
-            "lower_bound",
-            "optimal",
-            "time_limited",
-            "seconds",
-            "decisions",
-            "flat",
+            *OUTCOME,
         ]
     ].reset_index(drop=True)
 

@@ -30,8 +30,20 @@ def _ratio_text(r: pd.Series) -> str:
 def counting(table: pd.DataFrame) -> str:
     """The "Counting in practice" section, computed from the study's table."""
     t, tiny = split_sizes(normalise(table))
+    lines = _intro(t)
+    shares = majority_shares(t)
+    for name in dict.fromkeys(t.dataset):
+        lines += _dataset_table(name, t[t.dataset == name], shares)
+    lines += [_paragraph(t, shares), ""]
+    if len(tiny):
+        lines += _tiny(tiny)
+    return "\n".join(lines)
+
+
+def _intro(t: pd.DataFrame) -> list:
+    """The section's title and what was counted, how."""
     first = t.iloc[0]
-    lines = [
+    return [
         "### Counting in practice",
         "",
         f"Worlds predicting each label, counted for each of {t.point.nunique()} test points per data set on "
@@ -45,65 +57,68 @@ def counting(table: pd.DataFrame) -> str:
         "method ran).",
         "",
     ]
-    shares = majority_shares(t)
-    for name in dict.fromkeys(t.dataset):
-        sub = t[t.dataset == name]
-        lines += [
-            f"**{name}** ({int(sub.train_rows.max())} training rows, {int(sub.features.max())} features)",
-            "",
-            "| missing rate | worlds (log10) | Algorithm 2 states (log10, median) | Algorithm 2 (s) "
-            "| per-label exact (s) | Monte-Carlo (s) | exact share inside the MC interval "
-            "| points where every world ties | majority-label share |",
-            "|---|---|---|---|---|---|---|---|---|",
-        ]
-        for rate, r in sub.groupby("missing_rate"):
-            n = r.point.nunique()
-            sec = {m: _fmt_seconds(r[r.method == m].seconds, n) for m in CM.METHODS}
-            mc = r[r.method == "montecarlo"].exact_in_interval.dropna()
-            inside = f"{int(mc.sum())} of {len(mc)}" if len(mc) else f"{DASH} (no exact answer)"
-            sh = shares[(shares.dataset == name) & (shares.missing_rate == rate)]
-            ties = int(sh.all_ties.fillna(False).astype(bool).sum())
-            states = r[r.method == "batch"].log10_batch_states.median()
-            lines.append(
-                f"| {rate:g} | {r.log10_worlds.max():.1f} | {states:.1f} | {sec['batch']} | "
-                f"{sec['exact']} | {sec['montecarlo']} | {inside} | {ties} of {n} | "
-                f"{sh.fraction.median():.3g} |"
-            )
-        lines.append("")
-    lines += [_paragraph(t, shares), ""]
-    if len(tiny):
-        lines += [
-            f"On a tiny subsample ({int(tiny.train_rows.max())} training rows, the same test points), where "
-            "Algorithm 2 can run, median seconds per test point:",
-            "",
-            "| data set | missing rate | Algorithm 2 | per-label exact | Monte-Carlo |",
-            "|---|---|---|---|---|",
-        ]
-        for (name, rate), r in tiny.groupby(["dataset", "missing_rate"], sort=False):
-            n = r.point.nunique()
-            sec = {m: _fmt_seconds(r[r.method == m].seconds, n) for m in CM.METHODS}
-            lines.append(
-                f"| {name} | {rate:g} | {sec['batch']} | {sec['exact']} | {sec['montecarlo']} |"
-            )
-        wide = (
-            tiny.pivot_table(
-                index=["dataset", "missing_rate", "point"],
-                columns="method",
-                values="seconds",
-                aggfunc="first",
-                dropna=False,
-            )
-            .reindex(columns=list(CM.METHODS))
-            .dropna()
+
+
+def _dataset_table(name: str, sub: pd.DataFrame, shares: pd.DataFrame) -> list:
+    """One data set's table: a row per missing rate."""
+    lines = [
+        f"**{name}** ({int(sub.train_rows.max())} training rows, {int(sub.features.max())} features)",
+        "",
+        "| missing rate | worlds (log10) | Algorithm 2 states (log10, median) | Algorithm 2 (s) "
+        "| per-label exact (s) | Monte-Carlo (s) | exact share inside the MC interval "
+        "| points where every world ties | majority-label share |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for rate, r in sub.groupby("missing_rate"):
+        n = r.point.nunique()
+        sec = {m: _fmt_seconds(r[r.method == m].seconds, n) for m in CM.METHODS}
+        mc = r[r.method == "montecarlo"].exact_in_interval.dropna()
+        inside = f"{int(mc.sum())} of {len(mc)}" if len(mc) else f"{DASH} (no exact answer)"
+        sh = shares[(shares.dataset == name) & (shares.missing_rate == rate)]
+        ties = int(sh.all_ties.fillna(False).astype(bool).sum())
+        states = r[r.method == "batch"].log10_batch_states.median()
+        lines.append(
+            f"| {rate:g} | {r.log10_worlds.max():.1f} | {states:.1f} | {sec['batch']} | "
+            f"{sec['exact']} | {sec['montecarlo']} | {inside} | {ties} of {n} | "
+            f"{sh.fraction.median():.3g} |"
         )
-        if len(wide):
-            lines += [
-                "",
-                f"Where both exact methods ran on the tiny tables ({len(wide)} problems), Algorithm 2 took "
-                f"{_ratio_text(wide['batch'] / wide['exact'])} the per-label method's time.",
-                "",
-            ]
-    return "\n".join(lines)
+    return lines + [""]
+
+
+def _tiny(tiny: pd.DataFrame) -> list:
+    """The tiny subsample's times, and how the two exact methods compare on it."""
+    lines = [
+        f"On a tiny subsample ({int(tiny.train_rows.max())} training rows, the same test points), where "
+        "Algorithm 2 can run, median seconds per test point:",
+        "",
+        "| data set | missing rate | Algorithm 2 | per-label exact | Monte-Carlo |",
+        "|---|---|---|---|---|",
+    ]
+    for (name, rate), r in tiny.groupby(["dataset", "missing_rate"], sort=False):
+        n = r.point.nunique()
+        sec = {m: _fmt_seconds(r[r.method == m].seconds, n) for m in CM.METHODS}
+        lines.append(
+            f"| {name} | {rate:g} | {sec['batch']} | {sec['exact']} | {sec['montecarlo']} |"
+        )
+    wide = (
+        tiny.pivot_table(
+            index=["dataset", "missing_rate", "point"],
+            columns="method",
+            values="seconds",
+            aggfunc="first",
+            dropna=False,
+        )
+        .reindex(columns=list(CM.METHODS))
+        .dropna()
+    )
+    if len(wide):
+        lines += [
+            "",
+            f"Where both exact methods ran on the tiny tables ({len(wide)} problems), Algorithm 2 took "
+            f"{_ratio_text(wide['batch'] / wide['exact'])} the per-label method's time.",
+            "",
+        ]
+    return lines
 
 
 def _paragraph(t: pd.DataFrame, shares: pd.DataFrame) -> str:

@@ -38,48 +38,63 @@ def run(
         "time_limit": settings.time_limit,
         "time_limited": False,
     }
-    (union, possible), *t_union = timed(lambda: _union_of_op(enc, T))
-    g, *t_greedy = timed(lambda: greedy(enc, T))
-    ex, *t_exact = timed(
-        lambda: poison_many_encoded(enc, T, "exact", time_limit=settings.time_limit)
-    )
     rows = [
-        {
-            **base,
-            "method": "union of OP",
-            **times(t_union),
-            "cells": int(union.sum()) if possible else None,
-            "valid": possible and all_nonrobust(enc, T, union),
-            "optimal": False,
-            "lower_bound": None,
-        },
-        {
-            **base,
-            "method": "greedy",
-            **times(t_greedy),
-            "cells": None if g is None else int(g.sum()),
-            "valid": g is not None,
-            "optimal": False,
-            "lower_bound": None,
-        },
-        {
-            **base,
-            "method": "exact",
-            **times(t_exact),
-            "cells": ex.num_cells,
-            "valid": ex.possible,
-            "optimal": ex.optimal,
-            "lower_bound": ex.lower_bound,
-            "time_limited": ex.time_limited,
-        },
+        {**base, **row}
+        for row in (
+            _union_row(enc, T),
+            _greedy_row(enc, T),
+            _exact_row(enc, T, settings.time_limit),
+        )
     ]
+    union, greedy_, exact = rows
     progress(
-        f"{name} k={k}: union {rows[0]['cells']}, greedy {rows[1]['cells']}, exact {ex.num_cells} "
-        f"(optimal {ex.optimal}, lower bound {ex.lower_bound}, {t_exact[0]:.1f}s"
-        + (", stopped by the time limit" if ex.time_limited else "")
+        f"{name} k={k}: union {union['cells']}, greedy {greedy_['cells']}, exact {exact['cells']} "
+        f"(optimal {exact['optimal']}, lower bound {exact['lower_bound']}, {exact['seconds']:.1f}s"
+        + (", stopped by the time limit" if exact["time_limited"] else "")
         + ")"
     )
     return pd.DataFrame(rows)
+
+
+def _union_row(enc, T) -> dict:
+    """The union of the single-point OP answers, timed; valid if it poisons every point."""
+    (union, possible), *t = timed(lambda: _union_of_op(enc, T))
+    return {
+        "method": "union of OP",
+        **times(t),
+        "cells": int(union.sum()) if possible else None,
+        "valid": possible and all_nonrobust(enc, T, union),
+        "optimal": False,
+        "lower_bound": None,
+    }
+
+
+def _greedy_row(enc, T) -> dict:
+    """The greedy heuristic, timed."""
+    g, *t = timed(lambda: greedy(enc, T))
+    return {
+        "method": "greedy",
+        **times(t),
+        "cells": None if g is None else int(g.sum()),
+        "valid": g is not None,
+        "optimal": False,
+        "lower_bound": None,
+    }
+
+
+def _exact_row(enc, T, time_limit: float) -> dict:
+    """The exact program within ``time_limit``, timed: optimal, or the best found and a
+    proven lower bound."""
+    ex, *t = timed(lambda: poison_many_encoded(enc, T, "exact", time_limit=time_limit))
+    return {
+        "method": "exact",
+        **times(t),
+        "cells": ex.num_cells,
+        "valid": ex.possible,
+        "optimal": ex.optimal,
+        "lower_bound": ex.lower_bound,
+        "time_limited": ex.time_limited,
+    }
 
 
 def _union_of_op(enc, T):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .run import fit_slopes, timed_rows
+from .slopes import fit_slopes, timed_rows
 
 STYLE = {
     "Iterate+Index": ("tab:green", "^", "-"),
@@ -34,35 +34,7 @@ def figure(table: pd.DataFrame, outputs):
         else pd.Series(False, index=ok.index)
     )
     for method in slopes.index:
-        mine = ok.method == method
-        sub = ok[mine].groupby("n").seconds_per_point.mean().sort_index()
-        color, marker, ls = STYLE.get(method, ("black", ".", ":"))
-        sl = slopes.loc[method, "slope"]
-        cut = sorted(set(ok[mine & stopped].n))
-        parts = [f"slope {sl:.2f}"] if np.isfinite(sl) else []
-        if cut:
-            parts.append(
-                f"stopped after {float(ok[mine & stopped].budget_s.iloc[0]):g} s at n = "
-                + ", ".join(f"{n:.0e}" for n in cut)
-            )
-        ax.plot(
-            sub.index,
-            sub.to_numpy(),
-            color=color,
-            marker=marker,
-            linestyle=ls,
-            label=f"{method} ({'; '.join(parts)})" if parts else method,
-        )
-        if cut:  # open markers: the mean over the points decided before the time budget ran out
-            ax.plot(
-                cut,
-                sub.loc[cut].to_numpy(),
-                linestyle="none",
-                marker=marker,
-                markersize=11,
-                markerfacecolor="white",
-                markeredgecolor=color,
-            )
+        _line(ax, method, ok, ok.method == method, stopped, slopes.loc[method, "slope"])
     first = table.iloc[0] if len(table) else None
     if first is not None:
         ax.set_title(
@@ -78,3 +50,34 @@ def figure(table: pd.DataFrame, outputs):
     if len(slopes):
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     save_figure(fig, outputs)
+
+
+def _line(ax, method: str, ok: pd.DataFrame, mine: pd.Series, stopped: pd.Series, sl: float):
+    """One method's line (slope ``sl``), open markers at the sizes its time budget stopped."""
+    sub = ok[mine].groupby("n").seconds_per_point.mean().sort_index()
+    color, marker, ls = STYLE.get(method, ("black", ".", ":"))
+    cut = sorted(set(ok[mine & stopped].n))
+    parts = [f"slope {sl:.2f}"] if np.isfinite(sl) else []
+    if cut:
+        parts.append(
+            f"stopped after {float(ok[mine & stopped].budget_s.iloc[0]):g} s at n = "
+            + ", ".join(f"{n:.0e}" for n in cut)
+        )
+    ax.plot(
+        sub.index,
+        sub.to_numpy(),
+        color=color,
+        marker=marker,
+        linestyle=ls,
+        label=f"{method} ({'; '.join(parts)})" if parts else method,
+    )
+    if cut:  # open markers: the mean over the points decided before the time budget ran out
+        ax.plot(
+            cut,
+            sub.loc[cut].to_numpy(),
+            linestyle="none",
+            marker=marker,
+            markersize=11,
+            markerfacecolor="white",
+            markeredgecolor=color,
+        )

@@ -7,7 +7,9 @@ import numpy as np
 import pandas as pd
 
 from ...formatting import DASH, megabytes, number, rows, seconds
-from .run import KIND, MB, STREAMED, fit_slopes, timed_rows
+from .memory import MB
+from .plan import KIND, STREAMED
+from .slopes import fit_slopes, timed_rows
 
 
 def _was_stopped(table: pd.DataFrame) -> pd.Series:

@@ -22,15 +22,16 @@ decide the test points one after another; with a time budget (``method_budget_s`
 method starts no new point once it has run that long, and its row says how many points it
 decided and that it was stopped: times are per point decided, measured, never
 extrapolated.
+
+The names the study shares (methods, kinds, rows, memory plan) are in
+nbcert.repro.studies.scaling.plan; sizes streamed from disk are run by .streamed, and the
+slopes the report fits by .slopes.
 """
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -41,114 +42,11 @@ from ....reading.encoding import code_dtype, from_codes
 from ....reading.streaming import mem_available
 from ...pipeline.settings import ScalingSettings
 from ...pipeline.stages import rng_for
-from .blanking import MAX_BLANK_CELLS, blank_in_place, verify_poisoning
-from .memory import MB, added_bytes, estimate_bytes, job_mem_mb  # noqa: F401 (re-exported)
+from .blanking import blank_in_place, verify_poisoning
+from .memory import MB, estimate_bytes
 from .meter import Meter
+from .plan import METHODS, POISON, SETUP, MemoryPlan, Rows, base_columns
 from .synthetic import synthetic_table
-
-DECISION = ("Iterate+Index", "Iterate", "AD")
-COUNTING = ("Monte-Carlo",)
-# SR and RP with the incremental check (the paper's, with Iterate after every cell, costs
-# O(n d) per cell: hours at 10^7 rows); named so, as they are not the paper's procedure.
-POISON = ("OP", "SR (incremental)", "RP (incremental)")
-METHODS = DECISION + COUNTING + POISON
-SETUP = ("generate", "encode complete", "blank")
-STREAM_METHODS = ("Iterate+Index", "Monte-Carlo", "OP")
-STREAMED = {m: f"{m} (streamed)" for m in STREAM_METHODS}  # their times include reading the file
-KIND = {
-    **{m: "decision" for m in DECISION},
-    **{m: "counting" for m in COUNTING},
-    **{m: "poisoning" for m in POISON},
-    **{m: "setup" for m in SETUP},
-}
-KIND.update({STREAMED[m]: KIND[m] for m in STREAM_METHODS})
-SAFETY = 0.8  # use at most this share of the available memory
-
-
-class _Rows:
-    """The rows of one size's table: one per method or setup step, timed by ``meter``;
-    with ``estimates`` each method's row also gives the memory it was estimated to add."""
-
-    def __init__(self, base: dict, meter: Meter, n: int, d: int, estimates: bool = True):
-        self.base, self.meter, self.n, self.d, self.estimates, self.rows = (
-            base,
-            meter,
-            n,
-            d,
-            estimates,
-            [],
-        )
-
-    def add(self, method, seconds=None, peak=None, points=None, est=None, skipped="", **extra):
-        """One row: ``seconds`` and ``peak`` (bytes added) of the meter's last call, or
-        None for a method not run (``skipped`` says why); ``est`` the bytes estimated."""
-        measured = seconds is not None
-        added = (
-            added_bytes(self.n, self.d, method)
-            if self.estimates and KIND[method] != "setup"
-            else None
-        )
-        cpu = self.meter.cpu if measured else None
-        call_peak = (
-            self.meter.last_peak / MB if measured and self.meter.last_peak is not None else None
-        )
-        self.rows.append(
-            {
-                **self.base,
-                "method": method,
-                "kind": KIND[method],
-                "points": points,
-                "seconds": seconds,
-                "call_peak_mb": call_peak,
-                "seconds_per_point": seconds / points if measured and points else None,
-                "cpu_seconds": cpu,
-                "cpu_per_point": cpu / points if measured and points else None,
-                "peak_mb": None if peak is None else peak / MB,
-                "estimate_added_mb": None if added is None else added / MB,
-                "estimate_mb": None if est is None else est / MB,
-                "skipped": skipped,
-                **extra,
-            }
-        )
-
-    def frame(self, rate) -> pd.DataFrame:
-        out = pd.DataFrame(self.rows)
-        out["missing_rate"] = rate
-        out["process_peak_mb"] = self.meter.peak() / MB
-        return out
-
-
-@dataclass(frozen=True)
-class _Memory:
-    """What one size may use: ``avail`` bytes (None: unknown), SAFETY of them, and only
-    for the methods asked for."""
-
-    n: int
-    d: int
-    avail: int | None
-    methods: tuple
-
-    def _over(self, need: int, what: str) -> str:
-        if self.avail is None or need <= SAFETY * self.avail:
-            return ""
-        return (
-            f"not run: {what} about {need / MB:,.0f} MB, over {SAFETY:.0%} of the {self.avail / MB:,.0f} MB "
-            "available"
-        )
-
-    def setup_refused(self) -> str:
-        """Why the size's tables cannot be built in memory, or ""."""
-        over = self._over(estimate_bytes(self.n, self.d), "building the tables needs")
-        if over or self.n * self.d < MAX_BLANK_CELLS:
-            return over
-        return f"not run: in memory the study blanks tables of fewer than {MAX_BLANK_CELLS:.0e} cells; stream this size"
-
-    def fits(self, method: str) -> tuple:
-        """(estimated bytes, why the method is not run or "")."""
-        est = estimate_bytes(self.n, self.d, method)
-        if method not in self.methods:
-            return est, "not run: not asked for"
-        return est, self._over(est, "needs")
 
 
 @dataclass(frozen=True)
@@ -158,8 +56,8 @@ class _Size:
     n: int
     cfg: ScalingSettings
     seed: int
-    memory: _Memory
-    rows: _Rows
+    memory: MemoryPlan
+    rows: Rows
     budget_s: float | None
     mc_samples: int
     progress: object
@@ -222,23 +120,20 @@ def _start(n, cfg, seed, mem_budget, budget_s, mc_samples, progress, methods) ->
     """The meter, the memory available and the columns every row of the size shares."""
     meter = Meter()
     avail = mem_budget if mem_budget is not None else mem_available()
-    base = {
-        "n": n,
-        "d": cfg.d,
-        "domain": cfg.domain,
-        "labels": cfg.labels,
-        "k": cfg.k,
-        "table_mb": n * cfg.d * code_dtype(cfg.d * (cfg.domain + 1)).itemsize / MB,
-        "available_mb": None if avail is None else avail / MB,
-        "memory_method": meter.method,
-        "budget_s": budget_s,
-    }
+    base = base_columns(
+        n,
+        cfg,
+        n * cfg.d * code_dtype(cfg.d * (cfg.domain + 1)).itemsize / MB,
+        available_mb=None if avail is None else avail / MB,
+        memory_method=meter.method,
+        budget_s=budget_s,
+    )
     return _Size(
         n,
         cfg,
         seed,
-        _Memory(n, cfg.d, avail, methods),
-        _Rows(base, meter, n, cfg.d),
+        MemoryPlan(n, cfg.d, avail, methods),
+        Rows(base, meter, n, cfg.d),
         budget_s,
         mc_samples,
         progress,
@@ -455,204 +350,3 @@ def _monte_carlo(size: _Size, enc, T):
         top_fraction=max(res[0].fractions.values()),
     )
     size.progress(f"n={size.n}: Monte-Carlo in {s:.3f}s, +{peak / MB:.0f} MB")
-
-
-def csv_bytes_per_row(d: int) -> int:
-    """Bytes per row of the generated CSV (two characters a value), rounded up."""
-    return 3 * d + 4
-
-
-def run_streamed(
-    n: int,
-    cfg: ScalingSettings,
-    seed: int,
-    *,
-    scratch=None,
-    mc_samples: int = 20_000,
-    progress=print,
-) -> pd.DataFrame:
-    """Iterate+Index, Monte-Carlo counting and OP on an n-row table that stays on disk
-    (rows named "<method> (streamed)": their times include reading the file).
-
-    The table (same model and test points as ``run_size``) is written as CSV in a scratch
-    folder, read back in record batches by the library (memory bounded by the batch), and
-    deleted; then OP runs on a complete file, written then, and names its cells in a
-    second pass (so the disk holds one file at a time: ``csv_bytes_per_row`` per row).
-    Iterate, AD, SR and RP need the table in memory and are listed as not run; a size whose
-    files the disk cannot hold is skipped with the reason.  Same columns as ``run_size``.
-    """
-    from .synthetic import model_and_tests, test_frame
-
-    meter = Meter()
-    folder = Path(tempfile.mkdtemp(prefix="nbcert-scaling-", dir=scratch))
-    base = {
-        "n": n,
-        "d": cfg.d,
-        "domain": cfg.domain,
-        "labels": cfg.labels,
-        "k": cfg.k,
-        "table_mb": 0.0,
-        "streamed": True,
-        "available_mb": None,
-        "memory_method": meter.method,
-    }
-    rows = _Rows(base, meter, n, cfg.d, estimates=False)
-    try:
-        why = _disk_refused(folder, n, cfg.d)
-        _not_streamed(rows, why)
-        if why:
-            progress(f"n={n}: {why}")
-            return rows.frame(cfg.missing_rate)
-        model, T, truth, _ = model_and_tests(
-            cfg.d, cfg.domain, cfg.labels, rng_for(seed, "scaling").bit_generator.seed_seq, cfg.k
-        )
-        test = test_frame(model, cfg.k, T=T)
-        _stream_blanked(
-            rows, folder / "dirty.csv", cfg, model, test, truth, seed, mc_samples, progress
-        )
-        _stream_complete(rows, folder / "clean.csv", cfg, model, test, progress)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-    return rows.frame(cfg.missing_rate)
-
-
-def _disk_refused(folder: Path, n: int, d: int) -> str:
-    """Why the disk cannot hold the size's file (one file at a time: the blanked one is
-    deleted before the complete one is written), or ""."""
-    need, free = n * csv_bytes_per_row(d), shutil.disk_usage(folder).free
-    return (
-        ""
-        if need * 1.1 < free
-        else (
-            f"not run: the streamed file needs about {need / 1e9:.1f} GB of disk, "
-            f"{free / 1e9:.1f} GB free"
-        )
-    )
-
-
-def _not_streamed(rows: _Rows, why: str):
-    """The rows of the methods not run: those that need the table in memory, and with
-    ``why`` the streamed ones too."""
-    for method in METHODS:
-        if method not in STREAM_METHODS:
-            rows.add(method, skipped=why or "not run: needs the table in memory (a streamed size)")
-        elif why:
-            rows.add(STREAMED[method], skipped=why)
-
-
-def _stream_blanked(rows: _Rows, path: Path, cfg, model, test, truth, seed, mc_samples, progress):
-    """Iterate+Index on every test point and Monte-Carlo on the first, from a blanked file
-    (deleted after)."""
-    from .... import api
-    from .synthetic import write_table
-
-    n, k = rows.n, cfg.k
-    _, s, peak = rows.meter(
-        lambda: write_table(path, n, cfg.d, cfg.domain, cfg.labels, cfg.missing_rate, model=model)
-    )
-    rows.add("generate", s, peak)
-    res, s, peak = rows.meter(lambda: api.certify(str(path), test, "class"))
-    robust = res.robust.to_numpy()
-    correct = robust & (res.label.to_numpy() == np.array([f"l{v}" for v in truth], dtype=object))
-    rows.add(
-        STREAMED["Iterate+Index"], s, peak, k, robust=int(robust.sum()), correct=int(correct.sum())
-    )
-    progress(f"n={n}: Iterate+Index {k} points streamed in {s:.1f}s, +{peak / MB:.0f} MB")
-    wc, s, peak = rows.meter(
-        lambda: api.count_worlds(
-            str(path),
-            test.iloc[:1],
-            "class",
-            method="montecarlo",
-            n_samples=mc_samples,
-            seed=rng_for(seed, "scaling", n, "count"),
-        )
-    )
-    rows.add(
-        STREAMED["Monte-Carlo"],
-        s,
-        peak,
-        1,
-        samples=mc_samples,
-        top_fraction=max(wc[0].fractions.values()),
-    )
-    path.unlink()
-
-
-def _stream_complete(rows: _Rows, path: Path, cfg, model, test, progress):
-    """OP on the first test point, from a complete file: it plans from the statistics and
-    names its cells in a second pass."""
-    from .... import api
-    from .synthetic import write_table
-
-    n = rows.n
-    _, s, peak = rows.meter(
-        lambda: write_table(path, n, cfg.d, cfg.domain, cfg.labels, 0.0, model=model)
-    )
-    rows.add("encode complete", s, peak)
-    res, s, peak = rows.meter(lambda: api.poison(str(path), test.iloc[:1], "class", stream=True))
-    rows.add(
-        STREAMED["OP"],
-        s,
-        peak,
-        1,
-        possible=res[0].possible,
-        cells=res[0].num_cells,
-        poisoning_rate=None if not res[0].possible else res[0].num_cells / (n * cfg.d),
-    )
-    progress(f"n={n}: OP streamed in {s:.1f}s ({res[0].num_cells} cells), +{peak / MB:.0f} MB")
-
-
-# ---------------------------------------------------------------- summaries
-
-
-def timed_rows(table: pd.DataFrame) -> pd.DataFrame:
-    ok = table[
-        (table.kind != "setup") & table.seconds_per_point.notna() & (table.seconds_per_point > 0)
-    ]
-    if "skipped" in ok:
-        ok = ok[ok.skipped.fillna("").astype(str) == ""]
-    return ok
-
-
-def fit_slopes(table: pd.DataFrame) -> pd.DataFrame:
-    """Per method: least-squares slope of log time per point vs log n (all sizes run),
-    and the slope between the two largest sizes."""
-    out = []
-    ok = timed_rows(table)
-    for method in [m for m in METHODS if m in set(ok.method)] + sorted(
-        set(ok.method) - set(METHODS)
-    ):
-        sub = ok[ok.method == method].groupby("n").seconds_per_point.mean().sort_index()
-        x, yv = np.log10(sub.index.to_numpy(float)), np.log10(sub.to_numpy(float))
-        slope = intercept = last = np.nan
-        if len(sub) >= 2:
-            slope, intercept = np.polyfit(x, yv, 1)
-            last = (yv[-1] - yv[-2]) / (x[-1] - x[-2])
-        out.append(
-            {
-                "method": method,
-                "kind": KIND.get(method, ""),
-                "slope": slope,
-                "intercept": intercept,
-                "slope_largest": last,
-                "sizes": len(sub),
-                "n_min": int(sub.index.min()),
-                "n_max": int(sub.index.max()),
-                "seconds_at_max": float(sub.iloc[-1]),
-            }
-        )
-    return pd.DataFrame(
-        out,
-        columns=[
-            "method",
-            "kind",
-            "slope",
-            "intercept",
-            "slope_largest",
-            "sizes",
-            "n_min",
-            "n_max",
-            "seconds_at_max",
-        ],
-    )

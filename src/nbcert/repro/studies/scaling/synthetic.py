@@ -243,48 +243,89 @@ def write_table(
         raise ValueError("write_table writes values and labels below 10")
     model = model or planted_model(d, domain, labels, seed)
     names = [f"f{j}" for j in range(d)] + ["class"]
-    path = Path(path)
     per_file = -(-n // files)
     rng = np.random.default_rng([_entropy(seed) if not isinstance(seed, int) else seed, 1])
-    writer, done, start = None, 0, 0
-    out = open(path, "wb") if fmt == "csv" else None
-    if out is not None:
-        out.write((",".join(names) + "\n").encode())
+    out = (
+        _CsvFile(Path(path), names)
+        if fmt == "csv"
+        else _ParquetFiles(Path(path), names, files, per_file, domain, labels)
+    )
     try:
+        done = 0
         while done < n:
-            rows = min(chunk, n - done, start + per_file - done)
-            X, y = model.sample(
-                rows, rng.integers(1 << 62), cover=done == 0 and rows >= max(domain, labels)
+            rows = min(chunk, n - done, out.room(done, per_file))
+            out.write(
+                *_chunk(model, rng, rows, done == 0, missing, max(domain, labels)), done + rows
             )
-            order = rng.permutation(rows)
-            X, y = np.take(X, order, axis=0), y[order]  # take: ~3x X[order] on a narrow int8 table
-            blank = rng.random(X.shape) < missing
-            if done == 0:
-                blank[: max(domain, labels)] = False  # every value occurs
-            if out is not None:
-                out.write(_csv_bytes(X, y, blank))
-            else:
-                import pyarrow.parquet as pq
-
-                if writer is None:
-                    target = path if files == 1 else path / f"part-{start // per_file:04d}.parquet"
-                    if files > 1:
-                        path.mkdir(parents=True, exist_ok=True)
-                    table = _arrow_chunk(X, y, blank, names, domain, labels)
-                    writer = pq.ParquetWriter(target, table.schema)
-                    writer.write_table(table)
-                else:
-                    writer.write_table(_arrow_chunk(X, y, blank, names, domain, labels))
             done += rows
-            if done - start == per_file and writer is not None:
-                writer.close()
-                writer, start = None, done
     finally:
-        if out is not None:
-            out.close()
-        if writer is not None:
-            writer.close()
+        out.close()
     return model
+
+
+def _chunk(model: PlantedNB, rng, rows: int, first: bool, missing: float, cover: int) -> tuple:
+    """(X, y, blank) of the next ``rows`` rows, shuffled; in the first chunk every value
+    and label occurs in the first ``cover`` rows, which are never blanked."""
+    X, y = model.sample(rows, rng.integers(1 << 62), cover=first and rows >= cover)
+    order = rng.permutation(rows)
+    X, y = np.take(X, order, axis=0), y[order]  # take: ~3x X[order] on a narrow int8 table
+    blank = rng.random(X.shape) < missing
+    if first:
+        blank[:cover] = False  # every value occurs
+    return X, y, blank
+
+
+class _CsvFile:
+    """write_table's one CSV file: the header, then each chunk's lines."""
+
+    def __init__(self, path, names: list):
+        self.out = open(path, "wb")
+        self.out.write((",".join(names) + "\n").encode())
+
+    def room(self, done: int, per_file: int) -> int:
+        return per_file - done
+
+    def write(self, X, y, blank, done: int) -> None:
+        self.out.write(_csv_bytes(X, y, blank))
+
+    def close(self) -> None:
+        self.out.close()
+
+
+class _ParquetFiles:
+    """write_table's Parquet output: ``path`` itself, or ``files`` files of ``per_file``
+    rows in the folder ``path``, one writer open at a time."""
+
+    def __init__(self, path, names: list, files: int, per_file: int, domain: int, labels: int):
+        self.path, self.names, self.files, self.per_file = path, names, files, per_file
+        self.domain, self.labels = domain, labels
+        self.writer, self.start = None, 0  # the open file's writer and its first row
+
+    def room(self, done: int, per_file: int) -> int:
+        return self.start + per_file - done
+
+    def write(self, X, y, blank, done: int) -> None:
+        """One chunk, the rows before ``done``; a file that is full is closed."""
+        import pyarrow.parquet as pq
+
+        table = _arrow_chunk(X, y, blank, self.names, self.domain, self.labels)
+        if self.writer is None:
+            target = (
+                self.path
+                if self.files == 1
+                else self.path / f"part-{self.start // self.per_file:04d}.parquet"
+            )
+            if self.files > 1:
+                self.path.mkdir(parents=True, exist_ok=True)
+            self.writer = pq.ParquetWriter(target, table.schema)
+        self.writer.write_table(table)
+        if done - self.start == self.per_file:
+            self.writer.close()
+            self.writer, self.start = None, done
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
 
 
 def test_frame(model: PlantedNB, k: int, seed=0, T: np.ndarray | None = None):
