@@ -642,3 +642,77 @@ def test_dictionary_batches_are_counted_as_coded_columns(inst, data):
         assert list(gv[held]) == list(wv[wc[:, :-1].sum(axis=0) > 0])
         assert np.array_equal(gc[:, :-1][:, held], wc[:, :-1][:, wc[:, :-1].sum(axis=0) > 0])
         assert np.array_equal(gc[:, -1], wc[:, -1])
+
+
+# ---------------------------------------------------------------------------------------
+# compressed files, other encodings, standard input
+
+
+@pytest.mark.parametrize("ending", [".gz", ".bz2", ".zst"])
+def test_a_compressed_csv_gives_the_plain_file_s_answers(tmp_path, capsys, ending):
+    """A .csv.gz (any codec pyarrow reads, by the file's ending) is the same table, for the
+    command and the API, whole and streamed."""
+    import pyarrow as pa
+
+    plain = write(tmp_path, "train.csv", TRAIN)
+    packed = str(tmp_path / f"train.csv{ending}")
+    with pa.CompressedOutputStream(
+        packed, {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd"}[ending]
+    ) as out:
+        out.write(TRAIN.encode())
+    test = write(tmp_path, "test.csv", TEST)
+    for flags in ([], ["--stream"]):
+        want = run_json(capsys, "count", "--train", plain, "--test", test, "--label", "y", *flags)
+        got = run_json(capsys, "count", "--train", packed, "--test", test, "--label", "y", *flags)
+        assert got == want
+    q = nbcert.read_csv(test).drop(columns="y")
+    assert nbcert.certify(packed, q, "y").equals(nbcert.certify(plain, q, "y"))
+
+
+def test_a_corrupt_archive_is_one_line(tmp_path, capsys):
+    bad = tmp_path / "train.csv.gz"
+    bad.write_bytes(b"not gzip at all")
+    test = write(tmp_path, "test.csv", TEST)
+    rc, out, err = run(capsys, "certify", "--train", bad, "--test", test, "--label", "y")
+    assert_error(rc, out, err, "train.csv.gz", "cannot decode the file")
+
+
+def test_another_encoding_is_read_when_named(tmp_path, capsys):
+    """A latin-1 file is refused as not UTF-8 with the flag to use, and read with it."""
+    train, test = tmp_path / "train.csv", tmp_path / "test.csv"
+    train.write_bytes(TRAIN.replace("n,", "ñ,").encode("latin-1"))
+    test.write_bytes(TEST.replace("n,", "ñ,").encode("latin-1"))
+    argv = ["certify", "--train", train, "--test", test, "--label", "y"]
+    rc, out, err = run(capsys, *argv)
+    assert_error(rc, out, err, "not a UTF-8 text file", "--encoding latin-1")
+    (tmp_path / "utf8").mkdir()
+    utf8 = files(tmp_path / "utf8", TRAIN.replace("n,", "ñ,"), TEST.replace("n,", "ñ,"))
+    named = run_json(capsys, *argv, "--encoding", "latin-1")
+    assert named == run_json(capsys, "certify", *utf8)
+    q = nbcert.read_csv(test, encoding="latin-1").drop(columns="y")
+    assert q.odor.tolist() == ["ñ", "ñ"]
+    api = nbcert.certify(str(train), q, "y", encoding="latin-1")
+    assert api.robust.tolist() == [r["robust"] for r in named]
+    with pytest.raises(nbcert.ParameterError, match="^encoding must be None or a text encoding"):
+        nbcert.certify(str(train), q, "y", encoding="klingon")
+
+
+def test_standard_input_is_a_file_named_dash(tmp_path):
+    """``--train -`` (or ``--test -``) reads standard input; two of them is one error."""
+    test = write(tmp_path, "test.csv", TEST)
+    cmd = [sys.executable, "-m", "nbcert.cli", "certify", "--label", "y", "--json"]
+    piped = subprocess.run(
+        [*cmd, "--train", "-", "--test", test], input=TRAIN, capture_output=True, text=True
+    )
+    train = write(tmp_path, "train.csv", TRAIN)
+    named = subprocess.run([*cmd, "--train", train, "--test", test], capture_output=True, text=True)
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == named.stdout
+    both = subprocess.run(
+        [*cmd, "--train", "-", "--test", "-"], input=TRAIN, capture_output=True, text=True
+    )
+    assert both.returncode == 2
+    assert (
+        both.stderr
+        == "nbcert: error: only one of --train, --test and --truth can be - (standard input)\n"
+    )

@@ -41,6 +41,7 @@ class ReadingOptions(TypedDict, total=False):
 
     missing: Iterable | None
     sep: str | None
+    encoding: str | None
     bins: int | None
     binning: str
     categorical: str | Iterable[str] | None
@@ -54,14 +55,15 @@ class ReadingOptions(TypedDict, total=False):
 class Reading:
     """How the API reads its tables, checked (build it with :meth:`of`).
 
-    ``missing``: the tokens that also mean missing; ``sep``: a CSV path's separator
-    (None: a comma); ``bins``, ``binning``, ``categorical``: the binning of numeric
+    ``missing``: the tokens that also mean missing; ``sep``, ``encoding``: a CSV path's
+    separator (None: a comma) and text encoding (None: UTF-8); ``bins``, ``binning``, ``categorical``: the binning of numeric
     columns; ``stream``, ``batch_rows``: how a path is read; ``names``: the tables' names
     in messages (keys train, test, truth); ``id``: the test table's id column.
     """
 
     missing: Iterable | None = None
     sep: str | None = None
+    encoding: str | None = None
     bins: int | None = None
     binning: str = "quantile"
     categorical: tuple = ()
@@ -97,7 +99,7 @@ class Reading:
                 f"unknown option {unknown[0]!r} (the reading options are "
                 f"{', '.join(ReadingOptions.__annotations__)})"
             )
-        ruled = ("bins", "binning", "categorical", "sep", "batch_rows")
+        ruled = ("bins", "binning", "categorical", "sep", "encoding", "batch_rows")
         checked = validate(**{k: options[k] for k in ruled if k in options})
         names = table_names(train, options.get("names"))
         rest = {k: options[k] for k in ("missing", "stream", "id") if k in options}
@@ -251,8 +253,9 @@ def binned(train, test, label, reading: Reading, truth=None) -> tuple:
     from .reading.files import TableSource
 
     missing, names = reading.missing, reading.names
-    if is_path(train) and not isinstance(train, TableSource) and reading.sep is not None:
-        train = TableSource(train, missing, names["train"], sep=reading.sep)
+    text = {"sep": reading.sep, "encoding": reading.encoding}
+    if is_path(train) and not isinstance(train, TableSource) and any(text.values()):
+        train = TableSource(train, missing, names["train"], **text)
     if not reading.binned():
         return train, test, truth
     _bin_refusal(train, reading)

@@ -243,6 +243,23 @@ class Sep(Rule):
         return value
 
 
+class Encoding(Rule):
+    """None (UTF-8) or the name of a text encoding Python knows (``latin-1``, ``cp1252``)."""
+
+    what = "None or a text encoding such as 'latin-1' or 'cp1252'"
+    text_what = "a text encoding such as latin-1 or cp1252"
+
+    def check(self, value, name):
+        import codecs
+
+        if value is None:
+            return None
+        try:
+            return codecs.lookup(value).name
+        except (LookupError, TypeError):
+            raise self.fail(name, value) from None
+
+
 _ROWS = ("auto", "exact", "greedy")
 
 RULES: dict = {
@@ -269,6 +286,7 @@ RULES: dict = {
     "binning": Options("uniform", "quantile", "kmeans", kind="binning"),
     "categorical": Columns(),
     "sep": Sep(),
+    "encoding": Encoding(),
 }
 
 
@@ -343,6 +361,7 @@ __all__ = [
     "OrNone",
     "Columns",
     "Sep",
+    "Encoding",
     "rule",
     "options",
     "validate",

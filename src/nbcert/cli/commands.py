@@ -153,8 +153,11 @@ def _load(args, session: Session) -> Inputs:
     file does not have.  With a Dask scheduler the training table becomes a Dask DataFrame
     read by the workers."""
     _check_binning(args)
-    source = nbcert.TableSource(args.train, args.missing, args.train, text=True, sep=args.sep)
-    test = nbcert.read_csv(args.test, missing=args.missing, name=args.test, sep=args.sep)
+    if [args.train, args.test, getattr(args, "truth", None)].count("-") > 1:
+        raise ParameterError("only one of --train, --test and --truth can be - (standard input)")
+    text = {"sep": args.sep, "encoding": args.encoding}
+    source = nbcert.TableSource(args.train, args.missing, args.train, text=True, **text)
+    test = nbcert.read_csv(args.test, missing=args.missing, name=args.test, **text)
     names = {"train": args.train, "test": args.test}
     test, ids = split_id(test, args.id, names)
     check_id(ids, source.columns, names)
@@ -235,7 +238,8 @@ def clean(args, session: Session) -> Advice | Cleaned:
     inputs.train = inputs.train.to_pandas()  # the cleaning methods work on the rows
     if args.truth is None:
         return Advice(_ask(nbcert.clean, args, inputs, "prior", "top", alpha=alpha))
-    inputs.truth = nbcert.read_csv(args.truth, missing=args.missing, name=args.truth, sep=args.sep)
+    text = {"sep": args.sep, "encoding": args.encoding}
+    inputs.truth = nbcert.read_csv(args.truth, missing=args.missing, name=args.truth, **text)
     inputs.names["truth"] = args.truth
     flags = ("prior", "method", "node_limit", "time_limit", "batch")
     report = _ask(nbcert.clean_offline, args, inputs, *flags, alpha=alpha)

@@ -176,8 +176,9 @@ def _input_options() -> argparse.ArgumentParser:
         "--train",
         required=True,
         metavar="T.csv",
-        help="training table (CSV with a header row, empty fields missing; or Parquet: "
-        "a .parquet file or a folder of them)",
+        help="training table (CSV with a header row, empty fields missing, maybe compressed: "
+        ".csv.gz, .bz2, .zst; - for standard input; or Parquet: a .parquet file or a folder "
+        "of them)",
     )
     g.add_argument(
         "--test",
@@ -200,6 +201,13 @@ def _input_options() -> argparse.ArgumentParser:
         default=None,
         metavar="C",
         help="the character between fields of the CSV files (default ,; tab: --sep tab)",
+    )
+    g.add_argument(
+        "--encoding",
+        type=rule_type("encoding"),
+        default=None,
+        metavar="NAME",
+        help="the text encoding of the CSV files (default utf-8), e.g. latin-1 or cp1252",
     )
     _bins(files)
     g.add_argument(

@@ -24,6 +24,8 @@ import numpy as np
 
 from ..errors import InputError
 
+NOT_UTF8 = "not a UTF-8 text file (name its encoding: --encoding latin-1; encoding= in Python)"
+
 BLOCK_BYTES = 8 << 20  # bytes per parallel parse block (pyarrow's unit of work)
 
 
@@ -278,7 +280,7 @@ class CsvReading:
     def _csv_error(self, e, piece, rows, lines, dictionary) -> InputError:
         msg = str(e)
         if "UTF8" in msg or "UTF-8" in msg:
-            return self._fail("not a UTF-8 text file")
+            return self._fail(NOT_UTF8)
         if _ragged(e):
             return self._locate(piece, rows, lines, dictionary)
         return self._fail(

@@ -20,14 +20,25 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from ..errors import InputError
-from .csvfile import CsvReading, OnePass, arrow_bytes, first_record_end, pyarrow_csv
+from .csvfile import (
+    NOT_UTF8,
+    CsvReading,
+    OnePass,
+    arrow_bytes,
+    first_record_end,
+    pyarrow_csv,
+)
 from .parquetfile import PARQUET_SUFFIXES, ParquetReading, folder_size
 
 PIECE_BYTES = 64 << 20  # bytes of file per piece
+STDIN = "-"  # the path that means standard input
+# file name endings -> the codec pyarrow decompresses them with
+COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd", ".lz4": "lz4", ".br": "brotli"}
 PARQUET_BATCH_ROWS = 1 << 20
 _BOM = b"\xef\xbb\xbf"
 
@@ -48,10 +59,11 @@ class TableSource(CsvReading, ParquetReading):
         name: str | None = None,
         text: bool = False,
         sep: str | None = None,
+        encoding: str | None = None,
     ):
         self.path = path
-        self.sep = sep
-        self.name = name or str(path)
+        self.sep, self.encoding = sep, encoding
+        self.name = name or ("standard input" if str(path) == STDIN else str(path))
         self.missing = [str(t) for t in (missing or [])]
         self.text = text
         self.kind, self.size, self._stream = self._open()
@@ -66,6 +78,8 @@ class TableSource(CsvReading, ParquetReading):
 
     def _open(self):
         p = os.fspath(self.path)
+        if p == STDIN:  # read once, its bytes kept for the passes after the first
+            return "csv", None, OnePass(self._decoded(sys.stdin.buffer.read()))
         try:
             st = os.stat(p)
         except FileNotFoundError:
@@ -83,8 +97,24 @@ class TableSource(CsvReading, ParquetReading):
             f = open(p, "rb")
         except OSError as e:
             raise self._fail(f"cannot read the file ({e.strerror or e})") from None
+        if _compression(p) or self.encoding not in (None, "utf-8"):
+            f.close()
+            return "csv", None, OnePass(self._decoded(p, _compression(p)))
         # A pipe or terminal is read once: its pieces are kept for the passes after the first.
         return "csv", st.st_size if regular else None, None if regular else OnePass(f)
+
+    def _decoded(self, source, compression: str | None = None):
+        """A file's path (or the bytes of standard input) as a stream of UTF-8 bytes:
+        decompressed (``compression``: a codec pyarrow reads) and transcoded from
+        ``encoding``; read once, in memory, by ``OnePass``."""
+        pa, _ = pyarrow_csv()
+        if isinstance(source, bytes):
+            stream = pa.BufferReader(source)
+        else:
+            stream = pa.input_stream(source, compression=compression)
+        if self.encoding not in (None, "utf-8"):
+            stream = pa.transcoding_input_stream(stream, self.encoding, "utf-8")
+        return _Checked(stream, self._fail)
 
     def _raw(self):
         """A fresh binary stream of the CSV file (a pipe: its buffered copy)."""
@@ -115,7 +145,7 @@ class TableSource(CsvReading, ParquetReading):
         try:
             text.decode("utf-8")
         except UnicodeDecodeError:
-            raise self._fail("not a UTF-8 text file") from None
+            raise self._fail(NOT_UTF8) from None
         pa, pacsv = pyarrow_csv()
         table = pacsv.read_csv(
             arrow_bytes(text + b"\n"),
@@ -176,13 +206,45 @@ class TableSource(CsvReading, ParquetReading):
         return self.read(dictionary=False).to_pandas()
 
 
+def _compression(path: str) -> str | None:
+    """The codec a file name's ending asks for (``.csv.gz``: gzip), or None."""
+    return next((c for end, c in COMPRESSIONS.items() if path.lower().endswith(end)), None)
+
+
+class _Checked:
+    """A decoded stream whose read errors (a corrupt archive, bytes the encoding does not
+    have) become one InputError naming the file."""
+
+    def __init__(self, stream, fail):
+        self._stream, self._fail = stream, fail
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._stream.close()
+
+    def read(self):
+        try:
+            return self._stream.read()
+        except (OSError, ValueError) as e:
+            raise self._fail(f"cannot decode the file ({' '.join(str(e).split())})") from None
+
+
 def read_csv(
-    path, missing: Sequence[str] | None = None, name: str | None = None, sep: str | None = None
+    path,
+    missing: Sequence[str] | None = None,
+    name: str | None = None,
+    sep: str | None = None,
+    encoding: str | None = None,
 ):
     """Read a CSV (or Parquet) file keeping every value as the string written in it.
 
     Only an empty field (and the given ``missing`` tokens) means missing, so values such
-    as ``NA`` or ``null`` stay ordinary categories; ``sep`` separates the fields (default ",").  A malformed file is an InputError
-    naming the file, and the row and line where that applies.  Returns a pandas DataFrame.
+    as ``NA`` or ``null`` stay ordinary categories; ``sep`` separates the fields (default
+    ",").  ``path`` may be compressed (``.csv.gz``, ``.bz2``, ``.zst``, ``.lz4``, ``.br``),
+    ``"-"`` for standard input, and in another ``encoding`` than UTF-8 (``latin-1``).  A
+    malformed file is an InputError naming the file, and the row and line where that
+    applies.  Returns a pandas DataFrame.
     """
-    return TableSource(path, missing, name, text=True, sep=sep).to_pandas()
+    return TableSource(path, missing, name, text=True, sep=sep, encoding=encoding).to_pandas()
