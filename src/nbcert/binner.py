@@ -23,7 +23,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .errors import ParameterError
-from .params import RULES, Int
+from .params import BINS, RULES
 from .reading import binning
 
 
@@ -33,8 +33,9 @@ class Binner(TransformerMixin, BaseEstimator):
     Parameters
     ----------
     n_bins : int, default 5
-        Bins per numeric column (at least 2; KBinsDiscretizer may merge bins narrower than
-        rounding, so a column can get fewer).
+        Bins per numeric column, 2 to 10,000 (``nbcert.params.MAX_BINS``, the bound of
+        ``bins``); KBinsDiscretizer may merge bins narrower than rounding, so a column can get
+        fewer.
     strategy : {"quantile", "uniform", "kmeans"}, default "quantile"
         KBinsDiscretizer's strategy (quantiles by ``averaged_inverted_cdf``).
     categorical : list of column names or positions, optional
@@ -51,7 +52,7 @@ class Binner(TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "n_bins": Int(2, "an integer >= 2"),
+        "n_bins": BINS,  # nbcert.params: 2 to MAX_BINS, the bound of --bins
         "strategy": RULES["binning"],
     }
 
