@@ -17,6 +17,8 @@ e.g. ``[10.9, 14.5)``.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -24,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .errors import ParameterError
 from .params import BINS, RULES
-from .reading import binning
+from .reading import binning, hints
 
 
 class Binner(TransformerMixin, BaseEstimator):
@@ -39,7 +41,10 @@ class Binner(TransformerMixin, BaseEstimator):
     strategy : {"quantile", "uniform", "kmeans"}, default "quantile"
         KBinsDiscretizer's strategy (quantiles by ``averaged_inverted_cdf``).
     categorical : list of column names or positions, optional
-        Numeric columns that hold categories: passed through, never binned.
+        Numeric columns that hold categories: passed through, never binned.  A column of
+        numbers with a few text tokens (``"?"``, ``"n/a"``) is not numeric, so it passes
+        through too, with a ``DataWarning`` naming it and its tokens (replace them with NaN
+        to bin it, or name it here to keep it as it is).
 
     Attributes
     ----------
@@ -91,9 +96,14 @@ class Binner(TransformerMixin, BaseEstimator):
         arr = self._array(X, reset=True)
         names = getattr(self, "feature_names_in_", None)
         self.bin_edges_, self.bin_names_, self._kbs = [], [], []
+        stray = {}  # column -> its text tokens, where they alone keep it from being binned
         for j in range(arr.shape[1]):
             keep = j in kept or names is not None and names[j] in kept
-            values = None if keep else binning.numeric_values(pd.Series(arr[:, j]))
+            col = pd.Series(arr[:, j])
+            values = None if keep else binning.numeric_values(col)
+            tokens = [] if keep or values is not None else hints.stray_tokens(col.dropna().unique())
+            if tokens:
+                stray[j if names is None else names[j]] = tokens
             kb = (
                 None
                 if values is None
@@ -102,6 +112,8 @@ class Binner(TransformerMixin, BaseEstimator):
             self._kbs.append(kb)
             self.bin_edges_.append(None if kb is None else kb.bin_edges_[0])
             self.bin_names_.append(None if kb is None else binning.interval_names(kb.bin_edges_[0]))
+        if stray:
+            warnings.warn(hints.stray_warning(stray, binner=True), stacklevel=2)
         return self
 
     def transform(self, X):
