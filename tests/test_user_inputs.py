@@ -124,9 +124,8 @@ def test_numeric_warning_present_without_bins_absent_with_them_or_categorical(tm
     _, err = certify_json(capsys, train, test)
     lines = err.splitlines()
     assert lines[0] == (
-        "nbcert: warning: column 'x' looks numeric (more than 20 distinct values and over 5% of the "
-        "rows): each value is its own category, so the answers say little; bin them with --bins N "
-        "(e.g. --bins 5)"
+        "nbcert: warning: column 'x' looks numeric (more than 20 distinct numbers): each value is "
+        "its own category, so the answers say little; bin them with --bins N (e.g. --bins 5)"
     )
     assert (
         len(lines) == 2 and "never occur in training" in lines[1]

@@ -17,14 +17,16 @@ e.g. ``[10.9, 14.5)``.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .errors import ParameterError
-from .params import RULES, Int
-from .reading import binning
+from .params import BINS, RULES
+from .reading import binning, hints
 
 
 class Binner(TransformerMixin, BaseEstimator):
@@ -33,12 +35,16 @@ class Binner(TransformerMixin, BaseEstimator):
     Parameters
     ----------
     n_bins : int, default 5
-        Bins per numeric column (at least 2; KBinsDiscretizer may merge bins narrower than
-        rounding, so a column can get fewer).
+        Bins per numeric column, 2 to 10,000 (``nbcert.params.MAX_BINS``, the bound of
+        ``bins``); KBinsDiscretizer may merge bins narrower than rounding, so a column can get
+        fewer.
     strategy : {"quantile", "uniform", "kmeans"}, default "quantile"
         KBinsDiscretizer's strategy (quantiles by ``averaged_inverted_cdf``).
     categorical : list of column names or positions, optional
-        Numeric columns that hold categories: passed through, never binned.
+        Numeric columns that hold categories: passed through, never binned.  A column of
+        numbers with a few text tokens (``"?"``, ``"n/a"``) is not numeric, so it passes
+        through too, with a ``DataWarning`` naming it and its tokens (replace them with NaN
+        to bin it, or name it here to keep it as it is).
 
     Attributes
     ----------
@@ -51,7 +57,7 @@ class Binner(TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "n_bins": Int(2, "an integer >= 2"),
+        "n_bins": BINS,  # nbcert.params: 2 to MAX_BINS, the bound of --bins
         "strategy": RULES["binning"],
     }
 
@@ -90,9 +96,14 @@ class Binner(TransformerMixin, BaseEstimator):
         arr = self._array(X, reset=True)
         names = getattr(self, "feature_names_in_", None)
         self.bin_edges_, self.bin_names_, self._kbs = [], [], []
+        stray = {}  # column -> its text tokens, where they alone keep it from being binned
         for j in range(arr.shape[1]):
             keep = j in kept or names is not None and names[j] in kept
-            values = None if keep else binning.numeric_values(pd.Series(arr[:, j]))
+            col = pd.Series(arr[:, j])
+            values = None if keep else binning.numeric_values(col)
+            tokens = [] if keep or values is not None else hints.stray_tokens(col.dropna().unique())
+            if tokens:
+                stray[j if names is None else names[j]] = tokens
             kb = (
                 None
                 if values is None
@@ -101,6 +112,8 @@ class Binner(TransformerMixin, BaseEstimator):
             self._kbs.append(kb)
             self.bin_edges_.append(None if kb is None else kb.bin_edges_[0])
             self.bin_names_.append(None if kb is None else binning.interval_names(kb.bin_edges_[0]))
+        if stray:
+            warnings.warn(hints.stray_warning(stray, binner=True), stacklevel=2)
         return self
 
     def transform(self, X):

@@ -68,16 +68,16 @@ def _is_int(value) -> bool:
 
 
 class Int(Rule):
-    """An integer (not a bool) of at least ``low``."""
+    """An integer (not a bool) of at least ``low`` (and at most ``high``, when given)."""
 
-    def __init__(self, low: int, what: str | None = None):
-        self.low = low
+    def __init__(self, low: int, what: str | None = None, high: int | None = None):
+        self.low, self.high = low, high
         self.what = what or {0: "a non-negative integer", 1: "a positive integer"}.get(
             low, f"an integer >= {low}"
         )
 
     def check(self, value, name):
-        if not _is_int(value) or value < self.low:
+        if not _is_int(value) or value < self.low or self.high is not None and value > self.high:
             raise self.fail(name, value)
         return int(value)
 
@@ -262,6 +262,21 @@ class Encoding(Rule):
 
 _ROWS = ("auto", "exact", "greedy")
 
+MAX_BINS = 10_000
+"""The most bins per numeric column.  Naive Bayes learns one count per bin and label, so a
+bin needs many training values; past 10,000 nearly every value has a bin of its own (no
+binning at all), and KBinsDiscretizer's memory and time grow with the bins asked for, not
+the values there are (``--bins 2147483648`` took 24 GB), so a larger N is refused before
+any work."""
+
+BINS = Int(
+    2,
+    f"an integer from 2 to {MAX_BINS:,} (more bins than that give nearly every value a bin "
+    "of its own)",
+    high=MAX_BINS,
+)
+"""Bins per numeric column: ``bins`` of the API and the command line, ``Binner``'s ``n_bins``."""
+
 RULES: dict = {
     "alpha": Alpha(),
     "method": {
@@ -282,7 +297,7 @@ RULES: dict = {
     "top": Int(1),
     "batch": Int(1),
     "batch_rows": OrNone(Int(1)),
-    "bins": OrNone(Int(2, "an integer >= 2")),
+    "bins": OrNone(BINS),
     "binning": Options("uniform", "quantile", "kmeans", kind="binning"),
     "categorical": Columns(),
     "sep": Sep(),
@@ -354,6 +369,8 @@ __all__ = [
     "RULES",
     "Rule",
     "Int",
+    "BINS",
+    "MAX_BINS",
     "Real",
     "Options",
     "Seed",

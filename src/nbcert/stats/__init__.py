@@ -17,6 +17,7 @@ list more than occur) are dropped from the domain.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -134,7 +135,7 @@ def from_table(enc: EncodedTable, counts: np.ndarray | None = None) -> Stats:
         categories=enc.categories,
         labels=enc.labels,
         counts=counts,
-        locate=lambda: _first_missing_of_table(enc, counts),
+        locate=partial(_first_missing_of_table, enc, counts),  # picklable: a model saves
     )
 
 
