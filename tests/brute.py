@@ -84,8 +84,9 @@ def _predictions(tab: Table, t: list, alpha) -> Iterator:
         if s is None:
             N_l = tab.N[l]
             s = Fraction(N_l, tab.n)
-            for c, dj in zip(counts, dsize):
-                s *= (c + alpha) / (N_l + alpha * dj)
+            for c, dj, tj in zip(counts, dsize, t):
+                if not _is_missing(tj):  # a blank test cell: the feature is left out
+                    s *= (c + alpha) / (N_l + alpha * dj)
             cache[key] = s
         return s
 

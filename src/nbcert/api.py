@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Literal, Unpack
 
 import pandas as pd
 
-from . import approximate, decide
+from . import approximate, blanks, decide
 from .count import WorldCounts, count_encoded
 from .errors import InputError, ParameterError
 from .inputs import (
@@ -40,6 +40,7 @@ from .inputs import (
     check_id,
     coded_test,
     prepare_truth,
+    refuse_blanks,
     require_complete,
     split_id,
     with_id,
@@ -133,27 +134,31 @@ def certify(
 
 
 def _certified(table, T, alpha, method, n_worlds, seed, index) -> pd.DataFrame:
-    """certify's table: robust, label, possible_labels, tie_possible per test row."""
+    """certify's table: robust, label, possible_labels, tie_possible per test row (each
+    group of rows with the same blank cells answered on its projection: ``nbcert.blanks``)."""
+
+    def answer(sub, codes, rows, keep):
+        return _answers(sub, codes, alpha, method, n_worlds, seed)
+
+    rows = blanks.per_group(table, T, answer)
+    columns = ["robust", "label", "possible_labels", "tie_possible"]
+    out = pd.DataFrame(rows, index=index, columns=columns, dtype=object)
+    return out.astype({"robust": bool})
+
+
+def _answers(table, T, alpha, method, n_worlds, seed) -> list:
+    """Per test row (robust, label, possible labels, tie possible) of one table."""
     if method == "index":
         dec = decide.certify_index(table, T, alpha)
     elif method == "iterate":
         dec = decide.certify_iterate(table, T, alpha)
     else:
         dec = approximate.certify_ad(table, T, alpha, n_worlds=n_worlds, seed=seed)
-    labels = pd.Series(
-        [table.labels[c] if c >= 0 else None for c in dec.label], index=index, dtype=object
-    )
-    out = pd.DataFrame({"robust": dec.robust.astype(bool), "label": labels})
-    out["possible_labels"], out["tie_possible"] = _possible(table, T, alpha, index)
-    return out
-
-
-def _possible(table, T, alpha, index) -> tuple:
-    """The possible labels (lists, in label order) and tie_possible (True, False or None) per test row."""
     pos = decide.possible_index(table, T, alpha)
-    labels = [[table.labels[c] for c in row.nonzero()[0]] for row in pos.labels]
+    labels = [table.labels[c] if c >= 0 else None for c in dec.label.tolist()]
+    possible = [[table.labels[c] for c in row.nonzero()[0]] for row in pos.labels]
     tie = [None if t == decide.TIE_UNKNOWN else bool(t == decide.TIE_YES) for t in pos.tie.tolist()]
-    return pd.Series(labels, index=index, dtype=object), pd.Series(tie, index=index, dtype=object)
+    return list(zip(dec.robust.astype(bool).tolist(), labels, possible, tie, strict=True))
 
 
 @validated
@@ -202,17 +207,24 @@ def count_worlds(
         ``ties``, ``total``) or estimated ``fractions`` with ``intervals``.
     """
     table, T, _, _ = ask(train, test, label, Reading.of(train, **options))
-    return count_encoded(
-        table,
-        T,
-        alpha,
-        method=method,
-        n_samples=n_samples,
-        confidence=confidence,
-        seed=seed,
-        max_states=max_states,
-        progress=progress,
-    )
+    counting = dict(method=method, n_samples=n_samples, confidence=confidence, seed=seed)
+    return _counted(table, T, alpha, progress, max_states=max_states, **counting)
+
+
+def _counted(table, T, alpha, progress, **counting) -> list[WorldCounts]:
+    """count_encoded per group of rows with the same blank cells, on its projection, the
+    counts times the fillings of the left-out columns (``nbcert.blanks``)."""
+    done = 0
+
+    def answer(sub, codes, rows, keep):
+        nonlocal done
+        shim = None if progress is None else (lambda d, _, m: progress(done + d, len(T), m))
+        counts = count_encoded(sub, codes, alpha, progress=shim, **counting)
+        done += len(rows)
+        free = blanks.free_worlds(table, keep)
+        return [blanks.more_worlds(wc, free) for wc in counts]
+
+    return blanks.per_group(table, T, answer)
 
 
 @validated
@@ -251,9 +263,13 @@ def poison(
     need = Need(f"poison method {method!r}", second_pass=method == "op")
     table, T, _, _ = ask(train, test, label, reading, need)
     require_complete(table, reading)
-    if not isinstance(table, EncodedTable):  # streamed: OP plans, a second pass names the cells
-        return [poisoning.poison_streamed(table, t) for t in T]
-    return [poisoning.poison_encoded(table, T[p], method=method, seed=seed) for p in range(len(T))]
+
+    def answer(sub, codes, rows, keep):
+        if not isinstance(sub, EncodedTable):  # streamed: OP plans, a second pass names cells
+            return [poisoning.poison_streamed(sub, t) for t in codes]
+        return [poisoning.poison_encoded(sub, t, method=method, seed=seed) for t in codes]
+
+    return blanks.per_group(table, T, answer)
 
 
 @validated
@@ -291,6 +307,7 @@ def poison_many(
     reading = Reading.of(train, **options)
     table, T, _, _ = ask(train, test, label, reading, Need("poisoning many points together"))
     require_complete(table, reading)
+    refuse_blanks(T, table.features, reading, "poisoning many rows together")
     return poisoning.poison_many_encoded(table, T, method=method, time_limit=time_limit)
 
 
@@ -337,6 +354,7 @@ def clean(
 
     reading = Reading.of(train, **options)
     enc, T, test, _ = ask(train, test, label, reading, Need("cleaning advice"))
+    refuse_blanks(T, enc.features, reading, "cleaning advice")
     values = test[list(enc.features)]  # T's rows: none missing
     groups = cleaning.advice(enc, T, alpha, prior, top, values)
     return pd.DataFrame(groups, columns=cleaning.ADVICE_COLUMNS)
@@ -394,6 +412,7 @@ def clean_offline(
     enc, miss = prepare_truth(train, truth, label, reading.missing, reading.names)
     check_id(ids, enc.features, reading.names)
     T = coded_test(enc, test, reading)
+    refuse_blanks(T, enc.features, reading, "cleaning with the truth")
     hints.warn(
         enc, T, 3, binned=reading.binned(), categorical=reading.categorical, missing=reading.missing
     )

@@ -17,6 +17,8 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from . import blanks
+from .blanks import BLANK
 from .count import count_encoded
 from .decide import certify_index, possible_index
 from .kernel import exact_support, first_argmax, log_factors, log_tolerance
@@ -84,14 +86,17 @@ def observed_factors(
     return np.where(none, -np.log(delta.astype(float)), logs)
 
 
-def _argmax(logs, C, observed, enc, alpha) -> np.ndarray:
+def _argmax(logs, C, observed, enc, alpha, T) -> np.ndarray:
     """Per row the first label of largest support; rows whose top two log supports are
     closer than the rounding bound (a near-tie, or any row with a huge alpha) are decided
-    in exact arithmetic: N_l * prod_j (q C_lj + p) / (q observed_lj + p delta_j)."""
+    in exact arithmetic: N_l * prod_j (q C_lj + p) / (q observed_lj + p delta_j) over the
+    row's non-blank features."""
     N = enc.label_sizes
 
     def exact_row(r):
-        return [exact_support(C[r, l], N[l], enc.delta, alpha, observed[l]) for l in range(enc.m)]
+        j = T[r] != BLANK
+        delta = enc.delta[j]
+        return [exact_support(C[r, l, j], N[l], delta, alpha, observed[l, j]) for l in range(enc.m)]
 
     return first_argmax(logs, log_tolerance(enc.d, enc.n, alpha), exact_row)
 
@@ -175,13 +180,15 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         return self.encoded_.encode_test(Xf, name="X")
 
     def _log_supports(self, X) -> tuple:
-        """(log supports (k, m) up to -log n, agreeing counts C (k, m, d), observed cells (m, d))."""
+        """(log supports (k, m) up to -log n, agreeing counts C (k, m, d), observed cells
+        (m, d), the test codes); a blank test cell's feature is left out (its factor 1)."""
         T = self._codes(X)
         enc, idx = self.encoded_, self.index_
         C = np.where((T >= 0)[:, None, :], idx[:, enc.global_codes(T)].transpose(1, 0, 2), 0)
         observed = enc.label_sizes[:, None] - idx[:, enc.missing_codes]  # (m, d)
         factors = observed_factors(C, observed, enc.delta, self.alpha_)
-        return factors.sum(-1) + np.log(enc.label_sizes.astype(float)), C, observed
+        factors = np.where((T == BLANK)[:, None, :], 0.0, factors)
+        return factors.sum(-1) + np.log(enc.label_sizes.astype(float)), C, observed, T
 
     def predict(self, X) -> np.ndarray:
         """The label of largest support for each row, the support counted on the observed
@@ -195,15 +202,15 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_rows, n_features)
-            Test rows, every cell filled.
+            Test rows; a blank (NaN) cell leaves its feature out of the row's product.
 
         Returns
         -------
         ndarray of shape (n_rows,)
             The predicted labels (the first of tied labels, in ``classes_`` order).
         """
-        logs, C, observed = self._log_supports(X)
-        return self.classes_[_argmax(logs, C, observed, self.encoded_, self.alpha_)]
+        logs, C, observed, T = self._log_supports(X)
+        return self.classes_[_argmax(logs, C, observed, self.encoded_, self.alpha_, T)]
 
     def predict_proba(self, X) -> np.ndarray:
         """The supports of ``predict`` normalised to sum to 1 per row (floating point).
@@ -220,7 +227,7 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         ndarray of float, shape (n_rows, n_classes)
             Columns in ``classes_`` order.
         """
-        logs, _, _ = self._log_supports(X)
+        logs = self._log_supports(X)[0]
         top = logs.max(axis=1, keepdims=True)
         none = ~np.isfinite(top)  # every support 0
         weights = np.exp(logs - np.where(none, 0.0, top))
@@ -239,8 +246,8 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         -------
         ndarray of bool, shape (n_rows,)
         """
-        T = self._codes(X)  # checks that the estimator is fitted
-        return certify_index(self.stats_, T, self.alpha_).robust
+        robust = self._per_group(X, lambda sub, T: certify_index(sub, T, self.alpha_).robust)
+        return np.array(robust, dtype=bool)
 
     def certified_predict(self, X) -> np.ndarray:
         """The label every possible world predicts for each row, None where the row is not robust.
@@ -255,9 +262,8 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         ndarray of objects, shape (n_rows,)
             A label of ``classes_``, or None.
         """
-        T = self._codes(X)
-        dec = certify_index(self.stats_, T, self.alpha_)
-        return np.array([self.classes_[c] if c >= 0 else None for c in dec.label], dtype=object)
+        codes = self._per_group(X, lambda sub, T: certify_index(sub, T, self.alpha_).label)
+        return np.array([self.classes_[c] if c >= 0 else None for c in codes], dtype=object)
 
     def possible_labels(self, X) -> np.ndarray:
         """For each row, the labels that some possible world predicts as its unique winner
@@ -274,11 +280,16 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         labels : ndarray of objects, shape (n_rows,)
             Row i's possible labels as a list, in ``classes_`` order.
         """
-        T = self._codes(X)
-        pos = possible_index(self.stats_, T, self.alpha_)
-        out = np.empty(len(T), dtype=object)
-        out[:] = [list(self.classes_[row]) for row in pos.labels]
+        rows = self._per_group(X, lambda sub, T: possible_index(sub, T, self.alpha_).labels)
+        out = np.empty(len(rows), dtype=object)
+        out[:] = [list(self.classes_[row]) for row in rows]
         return out
+
+    def _per_group(self, X, answer) -> list:
+        """``answer(table, codes)`` per group of rows with the same blank cells, on the
+        statistics' projection onto their other features (``nbcert.blanks``), per row."""
+        T = self._codes(X)  # checks that the estimator is fitted
+        return blanks.per_group(self.stats_, T, lambda sub, codes, *_: list(answer(sub, codes)))
 
     def count_worlds(
         self,
@@ -295,7 +306,7 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_rows, n_features)
-            Test rows, every cell filled.
+            Test rows; a blank (NaN) cell leaves its feature out of the row's product.
         method, n_samples, confidence, seed, max_states
             As for ``nbcert.count_worlds``.
 
@@ -312,14 +323,12 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
             seed=seed,
             max_states=max_states,
         )
-        T = self._codes(X)
-        return count_encoded(
-            self.stats_,
-            T,
-            self.alpha_,
-            method=method,
-            n_samples=n_samples,
-            confidence=confidence,
-            seed=seed,
-            max_states=max_states,
-        )
+        T = self._codes(X)  # checks that the estimator is fitted
+        counting = dict(method=method, n_samples=n_samples, confidence=confidence, seed=seed)
+
+        def answer(sub, codes, rows, keep):
+            counts = count_encoded(sub, codes, self.alpha_, max_states=max_states, **counting)
+            free = blanks.free_worlds(self.stats_, keep)
+            return [blanks.more_worlds(wc, free) for wc in counts]
+
+        return blanks.per_group(self.stats_, T, answer)

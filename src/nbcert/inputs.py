@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TypedDict, Unpack
 
+import numpy as np
 import pandas as pd
 
 from .errors import InputError, ParameterError
@@ -42,6 +43,7 @@ class ReadingOptions(TypedDict, total=False):
     missing: Iterable | None
     sep: str | None
     encoding: str | None
+    test_missing: str
     bins: int | None
     binning: str
     categorical: str | Iterable[str] | None
@@ -64,6 +66,7 @@ class Reading:
     missing: Iterable | None = None
     sep: str | None = None
     encoding: str | None = None
+    test_missing: str = "leave_out"
     bins: int | None = None
     binning: str = "quantile"
     categorical: tuple = ()
@@ -99,7 +102,7 @@ class Reading:
                 f"unknown option {unknown[0]!r} (the reading options are "
                 f"{', '.join(ReadingOptions.__annotations__)})"
             )
-        ruled = ("bins", "binning", "categorical", "sep", "encoding", "batch_rows")
+        ruled = ("bins", "binning", "categorical", "sep", "encoding", "test_missing", "batch_rows")
         checked = validate(**{k: options[k] for k in ruled if k in options})
         names = table_names(train, options.get("names"))
         rest = {k: options[k] for k in ("missing", "stream", "id") if k in options}
@@ -230,7 +233,7 @@ def coded_test(table: Stats | EncodedTable, test, reading: Reading):
     name = reading.names["test"]
     if not isinstance(test, pd.DataFrame):
         raise InputError(f"{name}: expected a pandas DataFrame, got {type(test).__name__}")
-    return table.encode_test(as_missing(test, reading.missing), name=name)
+    return table.encode_test(as_missing(test, reading.missing), name, reading.test_missing)
 
 
 def _bin_refusal(train, reading: Reading) -> None:
@@ -368,6 +371,18 @@ def prepare_truth(train, truth, label, missing, names: dict):
     return enc, ~known[:, columns][enc.rows]
 
 
+def refuse_blanks(T, features, reading: Reading, what: str) -> None:
+    """The questions about many rows at once take complete test rows: an InputError naming
+    the first blank test cell (``nbcert.blanks`` answers the one-row questions)."""
+    blank = np.argwhere(T == -2)
+    if len(blank):
+        r, j = map(int, blank[0])
+        raise InputError(
+            f"{reading.names['test']}: data row {r} has a blank in column {features[j]!r}: "
+            f"{what} takes complete test rows (fill the cell, or leave the row out)"
+        )
+
+
 def require_complete(table: Stats | EncodedTable, reading: Reading) -> None:
     """Poisoning needs a complete training table: an InputError naming its first missing cell."""
     first = as_stats(table).first_missing
@@ -395,6 +410,7 @@ __all__ = [
     "ReadingOptions",
     "coded_test",
     "require_complete",
+    "refuse_blanks",
     "prepare_truth",
     "is_dask",
     "is_path",

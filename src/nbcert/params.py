@@ -302,6 +302,7 @@ RULES: dict = {
     "categorical": Columns(),
     "sep": Sep(),
     "encoding": Encoding(),
+    "test_missing": Options("leave_out", "error", kind="test_missing"),
 }
 
 

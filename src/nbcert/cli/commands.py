@@ -103,6 +103,7 @@ def _reading(args, inputs: Inputs) -> dict:
     _check_binning(args)
     return {
         "names": inputs.names,
+        "test_missing": args.test_missing,
         "stream": True if args.stream else None,
         "batch_rows": args.batch_rows,
         "bins": args.bins,

@@ -209,6 +209,13 @@ def _input_options() -> argparse.ArgumentParser:
         metavar="NAME",
         help="the text encoding of the CSV files (default utf-8), e.g. latin-1 or cp1252",
     )
+    g.add_argument(
+        "--test-missing",
+        choices=params.options("test_missing"),
+        default="leave_out",
+        help="a blank test cell: leave_out (default: Naive Bayes leaves its feature out of "
+        "the row's product) or error",
+    )
     _bins(files)
     g.add_argument(
         "--stream",

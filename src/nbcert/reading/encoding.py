@@ -60,20 +60,26 @@ class Domains:
     def missing_codes(self) -> np.ndarray:
         return self.offsets[1:] - 1
 
-    def encode_test(self, test: pd.DataFrame, name: str = "test table") -> np.ndarray:
-        """Local codes (k, d) of test rows; -1 marks a value unseen in training."""
+    def encode_test(
+        self, test: pd.DataFrame, name: str = "test table", blanks: str = "leave_out"
+    ) -> np.ndarray:
+        """Local codes (k, d) of test rows: -1 marks a value unseen in training, -2 a blank
+        cell (``blanks="leave_out"``: Naive Bayes leaves the feature out, see
+        ``nbcert.blanks``; ``"error"``: an InputError naming the row and column)."""
         missing_cols = [f for f in self.features if f not in test.columns]
         if missing_cols:
             raise InputError(f"{name}: missing feature column {missing_cols[0]!r}")
+        blank = test[list(self.features)].isna().to_numpy()
+        if blanks == "error" and blank.any():
+            r, j = map(int, np.argwhere(blank)[0])
+            raise InputError(
+                f"{name}: data row {r} has a missing value in column {self.features[j]!r} "
+                "(blank test cells are refused as asked)"
+            )
         out = np.empty((len(test), self.d), dtype=np.intp)
         for j, f in enumerate(self.features):
-            col = test[f]
-            na = col.isna().to_numpy()
-            if na.any():
-                raise InputError(
-                    f"{name}: data row {int(np.flatnonzero(na)[0])} has a missing value in column {f!r}"
-                )
-            out[:, j] = self.categories[j].get_indexer(col)
+            out[:, j] = self.categories[j].get_indexer(test[f])
+        out[blank] = -2
         return out
 
     def global_codes(self, T: np.ndarray) -> np.ndarray:

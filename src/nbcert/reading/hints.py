@@ -149,7 +149,7 @@ def _stray(dom, skip: Iterable[str]) -> dict:
 
 
 def _unseen(dom, T: np.ndarray) -> DataWarning | None:
-    unseen = np.asarray(T) < 0
+    unseen = np.asarray(T) == -1  # -2: a blank test cell, left out (nbcert.blanks)
     if not unseen.any():
         return None
     cols = [f for f, u in zip(dom.features, unseen.any(axis=0)) if u]

@@ -1,0 +1,162 @@
+"""Blank test cells: Naive Bayes leaves a missing test feature out of the product (its factor
+is 1), for every one-row question and front end, held against brute-force enumeration of
+the possible worlds (``brute``: a blank test value skips its factor) on small random
+tables with one-value domains, unseen values, ties and alpha > 0."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from brute import TIE, brute_counts, brute_min_poison, brute_robust, iter_world_predictions
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import alphas, complete_instances, instances
+
+import nbcert
+from nbcert.cli import main
+
+SETTINGS = settings(
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+@st.composite
+def with_blanks(draw, base):
+    """An instance whose test rows have some cells blanked (sometimes every cell of a row)."""
+    inst = draw(base)
+    test = inst.test.copy()
+    for f in inst.features:
+        mask = draw(st.lists(st.booleans(), min_size=len(test), max_size=len(test)))
+        test.loc[np.array(mask, bool), f] = np.nan
+    if draw(st.booleans()):
+        test.loc[test.index[0], inst.features] = np.nan  # a row known by the prior alone
+    inst.test = test
+    return inst
+
+
+def rows(inst):
+    return inst.test_rows()
+
+
+@SETTINGS
+@given(inst=with_blanks(instances()), alpha=alphas, method=st.sampled_from(["index", "iterate"]))
+def test_certify_and_possible_labels_leave_blank_features_out(inst, alpha, method):
+    res = nbcert.certify(inst.train, inst.test, inst.label, alpha=alpha, method=method)
+    for row, robust, label, possible, tie in zip(
+        rows(inst), res.robust, res.label, res.possible_labels, res.tie_possible
+    ):
+        want = brute_robust(inst.train, inst.label, row, alpha)
+        assert (bool(robust), label) == want
+        preds = list(iter_world_predictions(inst.train, inst.label, row, alpha))
+        assert set(possible) == {p for p in preds if p is not TIE}
+        assert tie is None or tie == any(p is TIE for p in preds)
+
+
+@SETTINGS
+@given(inst=with_blanks(instances()), alpha=alphas)
+def test_counts_leave_blank_features_out_and_count_every_world(inst, alpha):
+    """The left-out columns' missing cells still multiply the worlds."""
+    for row, wc in zip(
+        rows(inst),
+        nbcert.count_worlds(inst.train, inst.test, inst.label, alpha=alpha, method="exact"),
+    ):
+        counts, ties = brute_counts(inst.train, inst.label, row, alpha)
+        assert wc.counts == counts and wc.ties == ties
+        assert wc.total == sum(counts.values()) + ties
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(inst=with_blanks(complete_instances(max_rows=5, max_features=3)))
+def test_op_poisons_on_the_observed_features(inst):
+    for row, res in zip(rows(inst), nbcert.poison(inst.train, inst.test, inst.label)):
+        want = brute_min_poison(inst.train, inst.label, row)
+        if want is None:
+            assert res.num_cells is None and res.status == "impossible"
+        else:
+            assert res.num_cells == want
+            blanked = {c for _, c in res.cells}
+            blank = {f for f in inst.features if pd.isna(row[f])}
+            assert not blanked & blank  # a left-out column's cell never matters
+
+
+def test_one_blank_cell_by_hand():
+    """f says p, g says q more strongly; without g the row is p's, without f it is q's."""
+    train = pd.DataFrame(
+        {
+            "f": ["a", "a", "a", "b", "b", None],
+            "g": ["x", "y", "y", "y", "y", "y"],
+            "y": ["p", "p", "p", "q", "q", "q"],
+        }
+    )
+    test = pd.DataFrame({"f": ["a", None], "g": [None, "y"]})
+    res = nbcert.certify(train, test, "y")
+    assert res.label.tolist() == ["p", "q"] and res.robust.all()
+    counts = nbcert.count_worlds(train, test, "y")
+    assert [c.total for c in counts] == [2, 2]  # the blank f cell is still filled 2 ways
+
+
+def test_blank_test_cells_refused_when_asked_and_named_by_column():
+    train = pd.DataFrame({"f": ["a", "b"], "g": ["x", "y"], "y": ["p", "q"]})
+    test = pd.DataFrame({"f": ["a", "b"], "g": ["x", None]})
+    with pytest.raises(
+        nbcert.InputError, match=r"^test table: data row 1 has a missing value in column 'g'"
+    ):
+        nbcert.certify(train, test, "y", test_missing="error")
+    with pytest.raises(
+        nbcert.InputError, match=r"data row 1 has a blank in column 'g': poisoning many"
+    ):
+        nbcert.poison_many(train, test, "y")
+
+
+def test_the_command_takes_blank_test_cells(tmp_path, capsys):
+    train, test = tmp_path / "t.csv", tmp_path / "q.csv"
+    train.write_text("f,g,y\na,x,p\na,y,p\nb,y,q\nb,x,q\n")
+    test.write_text("f,g\na,\n,y\n")
+    argv = ["--train", train, "--test", test, "--label", "y", "--json"]
+    for command in ("certify", "count", "poison"):
+        assert main([command, *map(str, argv)]) == 0
+        out, _ = capsys.readouterr()
+        assert len(json.loads(out)["results"]) == 2
+    assert main(["certify", *map(str, argv), "--test-missing", "error"]) == 2
+    assert "column 'g'" in capsys.readouterr().err
+
+
+@SETTINGS
+@given(inst=with_blanks(instances()), alpha=alphas)
+def test_the_estimator_leaves_blank_features_out(inst, alpha):
+    """predict on a row with blank cells is predict of the model fitted without those
+    columns; certify and possible labels are the API's."""
+    X, y = inst.train[inst.features], inst.train[inst.label]
+    est = nbcert.CertifiedNB(alpha=alpha).fit(X, y)
+    api = nbcert.certify(inst.train, inst.test, inst.label, alpha=alpha)
+    assert est.certify(inst.test[inst.features]).tolist() == api.robust.tolist()
+    assert [list(p) for p in est.possible_labels(inst.test[inst.features])] == [
+        list(p) for p in api.possible_labels
+    ]
+    got = est.predict(inst.test[inst.features])
+    for i, row in enumerate(rows(inst)):
+        kept = [f for f in inst.features if not pd.isna(row[f])]
+        if kept:
+            alone = nbcert.CertifiedNB(alpha=alpha).fit(X[kept], y)
+            assert got[i] == alone.predict(inst.test[kept].iloc[[i]])[0]
+
+
+def test_cross_validation_and_grid_search_on_dirty_x():
+    """A pipeline of Binner and CertifiedNB scores finite numbers on X with blanks."""
+    from sklearn.datasets import load_iris
+    from sklearn.model_selection import GridSearchCV, cross_val_score
+    from sklearn.pipeline import make_pipeline
+
+    X, y = load_iris(return_X_y=True)
+    X = X.copy()
+    X[np.random.default_rng(0).random(X.shape) < 0.15] = np.nan
+    pipe = make_pipeline(nbcert.Binner(4), nbcert.CertifiedNB(1))
+    scores = cross_val_score(pipe, X, y, cv=5)
+    assert np.isfinite(scores).all() and scores.mean() > 0.8
+    grid = GridSearchCV(pipe, {"certifiednb__alpha": [0.5, 1, 2]}, cv=3).fit(X, y)
+    assert np.isfinite(grid.best_score_)
