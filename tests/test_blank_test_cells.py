@@ -160,3 +160,26 @@ def test_cross_validation_and_grid_search_on_dirty_x():
     assert np.isfinite(scores).all() and scores.mean() > 0.8
     grid = GridSearchCV(pipe, {"certifiednb__alpha": [0.5, 1, 2]}, cv=3).fit(X, y)
     assert np.isfinite(grid.best_score_)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_every_input_path_gives_the_same_answers(tmp_path, stream):
+    """A CSV path, read whole or streamed (OP's second pass included), answers as the
+    DataFrame does."""
+    train = pd.DataFrame(
+        {
+            "f": ["a", "a", "b", "b", "a", "c"],
+            "g": ["x", "y", "y", "x", "x", "y"],
+            "y": ["p", "p", "q", "q", "p", "q"],
+        }
+    )
+    test = pd.DataFrame({"f": ["a", None, None, "c"], "g": [None, "y", None, "x"]})
+    path = tmp_path / "train.csv"
+    train.to_csv(path, index=False)
+    for ask in (nbcert.certify, nbcert.count_worlds, nbcert.poison):
+        got = ask(str(path), test, "y", stream=stream)
+        want = ask(train, test, "y")
+        if isinstance(want, pd.DataFrame):
+            pd.testing.assert_frame_equal(got, want)
+        else:
+            assert [str(g) for g in got] == [str(w) for w in want]

@@ -52,14 +52,14 @@ def find_cells(stats: StreamedStats, tcode: np.ndarray, step_lists: list) -> dic
     for start, batch in source.batches(stats.batch_rows):
         if not batch.num_rows or all(v <= 0 for v in need.values()):
             continue
-        y, blabels, _, columns = code_frame(
+        y, blabels, features, columns = code_frame(
             batch, stats.label, missing=source.missing, name=source.name, start=start, exact=False
         )
         lab = labels.get_indexer(pd.Index(list(blabels), dtype=object))[y]
         for (l, j, agree), k in need.items():
             if k <= 0:
                 continue
-            col = columns[j]
+            col = columns[list(features).index(stats.features[j])]  # stats: maybe a projection
             local = np.append(stats.categories[j].get_indexer(col.values), stats.delta[j])[
                 col.codes
             ]
