@@ -74,7 +74,9 @@ def certify(
         The training table; a missing cell is NaN/None (or one of ``missing``).  A path is
         read in record batches; ``iterate`` and ``ad`` hold its table in memory.
     test : DataFrame
-        The test rows: ``train``'s feature columns, every cell filled (other columns are ignored).
+        The test rows: ``train``'s feature columns (other columns are ignored); a blank
+        cell leaves its feature out of the row's product, as Naive Bayes does
+        (``nbcert.blanks``), unless ``test_missing="error"``.
     label : str
         The name of the label column of ``train``.
     alpha : number, Fraction or str, default 0
@@ -89,7 +91,7 @@ def certify(
     **options
         The reading options, the same for every function of the API (``ReadingOptions``):
         ``missing``, ``stream``, ``batch_rows``, ``names``, ``bins``, ``binning``,
-        ``categorical``, ``sep`` and ``id``, as follows.
+        ``categorical``, ``sep``, ``encoding``, ``test_missing`` and ``id``, as follows.
     missing : iterable of values, optional
         Values that also mean missing, in both tables.
     stream : bool, optional
@@ -113,6 +115,14 @@ def certify(
         Numeric columns that are categories (integer codes): never binned, never warned of.
     sep : str, optional
         The field separator of a CSV path (default ","; "tab" or "\\t" for a tab).
+    encoding : str, optional
+        The text encoding of a CSV path (default UTF-8), e.g. ``"latin-1"``; a path ending
+        in ``.gz``, ``.bz2``, ``.zst``, ``.lz4`` or ``.br`` is decompressed, ``"-"`` is
+        standard input.
+    test_missing : {"leave_out", "error"}, default "leave_out"
+        A blank test cell: left out of the row's product, or an InputError.  The
+        questions about many rows at once (``poison_many``, ``clean``, ``clean_offline``)
+        take complete test rows.
     id : str, optional
         A column of ``test`` that names its rows (not a feature); ``certify`` carries it
         to its result as the first column.

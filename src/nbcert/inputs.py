@@ -60,7 +60,8 @@ class Reading:
     ``missing``: the tokens that also mean missing; ``sep``, ``encoding``: a CSV path's
     separator (None: a comma) and text encoding (None: UTF-8); ``bins``, ``binning``, ``categorical``: the binning of numeric
     columns; ``stream``, ``batch_rows``: how a path is read; ``names``: the tables' names
-    in messages (keys train, test, truth); ``id``: the test table's id column.
+    in messages (keys train, test, truth); ``test_missing``: a blank test cell left out
+    (``leave_out``) or refused (``error``); ``id``: the test table's id column.
     """
 
     missing: Iterable | None = None

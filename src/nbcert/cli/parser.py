@@ -184,8 +184,8 @@ def _input_options() -> argparse.ArgumentParser:
         "--test",
         required=True,
         metavar="Q.csv",
-        help="test rows: the training table's feature columns, all filled in "
-        "(a label column is ignored)",
+        help="test rows: the training table's feature columns (a label column is ignored; "
+        "a blank cell leaves its feature out, see --test-missing)",
     )
     g.add_argument("--label", required=True, metavar="COL", help="name of the label column")
     g.add_argument(
