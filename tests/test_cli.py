@@ -673,10 +673,10 @@ ERROR_CASES = {
     "empty file": ("", TEST, [], ["train.csv", "empty"]),
     "empty test table": (TRAIN, "odor,cap\n", [], ["test.csv", "no data rows"]),
     "feature with no values": ("odor,cap,y\nn,,p\nf,,e\n", TEST, [], ["train.csv", "'cap'"]),
-    "test row with a missing cell": (
+    "test row with a missing cell, refused as asked": (
         TRAIN,
         "odor,cap\nn,s\n,x\n",
-        [],
+        ["--test-missing", "error"],
         ["test.csv", "data row 1", "'odor'"],
     ),
     "missing label value": (

@@ -203,8 +203,9 @@ def test_cli_choices_are_the_rules_options():
         ("clean", "method"): params.options("method", "clean_offline"),
         ("clean", "prior"): params.options("prior"),
         **{
-            (cmd, "binning"): params.options("binning")
+            (cmd, option): params.options(option)
             for cmd in ("certify", "count", "poison", "clean")
+            for option in ("binning", "test_missing")
         },
     }
     assert choices[("count", "method")] == ("auto", "exact", "batch", "montecarlo")

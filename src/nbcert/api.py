@@ -37,6 +37,7 @@ from .inputs import (
     ReadingOptions,
     ask,
     binned,
+    check_columns_of_test,
     check_id,
     coded_test,
     prepare_truth,
@@ -421,6 +422,7 @@ def clean_offline(
     train, test, truth = binned(train, test, label, reading, truth)
     enc, miss = prepare_truth(train, truth, label, reading.missing, reading.names)
     check_id(ids, enc.features, reading.names)
+    check_columns_of_test(test, enc.features, label, reading)
     T = coded_test(enc, test, reading)
     refuse_blanks(T, enc.features, reading, "cleaning with the truth")
     hints.warn(

@@ -307,7 +307,21 @@ def ask(train, test, label, reading: Reading, need: Need = Need()) -> tuple:
     _, ids = split_id(test, reading.id, reading.names)  # test keeps it: encode_test leaves it out
     table, T, test = prepare(train, test, label, reading, need)
     check_id(ids, table.features, reading.names)
+    check_columns_of_test(test, table.features, label, reading)
     return table, T, test, ids
+
+
+def check_columns_of_test(test, features, label, reading: Reading) -> None:
+    """A test column that is not a training column (a feature, the label or the id column)
+    is an InputError, as the command line says it: a misspelt column would otherwise be
+    dropped without a word."""
+    known = {*features, label, reading.id}
+    extra = [c for c in test.columns if c not in known]
+    if extra:
+        raise InputError(
+            f"{reading.names['test']}: column {extra[0]!r} is not a column of "
+            f"{reading.names['train']}"
+        )
 
 
 # ---------------------------------------------------------------------------------------
@@ -412,6 +426,7 @@ __all__ = [
     "coded_test",
     "require_complete",
     "refuse_blanks",
+    "check_columns_of_test",
     "prepare_truth",
     "is_dask",
     "is_path",
