@@ -258,11 +258,14 @@ def test_missing_tokens(tmp_path, capsys):
     assert tokens[0]["total"] == "4"
     # without the tokens '?' and 'unknown' are categories: no missing cell, one world
     assert run_json(capsys, "count", *args)[0]["total"] == "1"
-    # a token in the test file is missing too
-    rc, out, err = run(
-        capsys, "certify", *files(tmp_path, train_q, "odor,cap\nn,s\nn,?\n"), "--missing", "?"
-    )
+    # a token in the test file is missing too: a blank test cell (refused when asked)
+    test_q = files(tmp_path, train_q, "odor,cap\nn,s\nn,?\n")
+    rc, out, err = run(capsys, "certify", *test_q, "--missing", "?", "--test-missing", "error")
     assert rc == 2 and "data row 1" in err and "'cap'" in err
+    blank = files(tmp_path / "plain", TRAIN, "odor,cap\nn,s\nn,\n")
+    assert run_json(capsys, "certify", *test_q, "--missing", "?", "--missing", "unknown") == (
+        run_json(capsys, "certify", *blank)
+    )
 
 
 # ---------------------------------------------------------------------------------------
