@@ -958,3 +958,16 @@ def test_each_command_s_help_ends_with_its_own_example(command, capsys):
 
 def test_the_package_has_a_version():
     assert nbcert.__version__ == version("nbcert")
+
+
+def test_a_library_warning_is_shown_once_and_the_command_ends():
+    """A warning that is not a DataWarning is shown once after the command; replaying it
+    inside the recording appended it to the list being replayed, forever."""
+    code = (
+        "import warnings\n"
+        "from nbcert.cli import commands\n"
+        "ran = commands._hinting(lambda a, s: warnings.warn('odd', RuntimeWarning) or 5)\n"
+        "print(ran(None, None))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout == "5\n" and done.stderr.count("RuntimeWarning: odd") == 1

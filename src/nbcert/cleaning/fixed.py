@@ -73,13 +73,11 @@ def _waterfill_logs(c0: np.ndarray, cap: np.ndarray, alpha: Fraction):
     10^7 steps), which the floor's margin covers."""
     col, level = _waterfill_steps(c0, cap)
     start = log_numerator(c0, alpha).sum()
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore"):  # -inf + inf: replaced below when start is -inf
         gain = log_numerator(level + 1, alpha) - log_numerator(level, alpha)
-    gain = np.where(level == 0, np.inf, gain) if alpha == 0 else gain  # from 0: -inf to finite
-    logs = start + np.concatenate([[0.0], np.cumsum(gain)])
-    if alpha == 0 and np.isneginf(
-        start
-    ):  # a zero count: the product stays 0 until every one is raised
+        gain = np.where(level == 0, np.inf, gain) if alpha == 0 else gain  # 0 to finite
+        logs = start + np.concatenate([[0.0], np.cumsum(gain)])
+    if alpha == 0 and np.isneginf(start):  # a zero count: the product stays 0 until all rise
         zeros = np.flatnonzero(np.asarray(c0) == 0)
         first = np.searchsorted(np.cumsum(np.isin(col, zeros) & (level == 0)), len(zeros)) + 1
         logs = np.full(len(col) + 1, -np.inf)

@@ -134,16 +134,16 @@ def _hinting(command):
     def run(args, session):
         from ..reading.hints import DataWarning
 
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", DataWarning)
-            try:
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", DataWarning)
                 return command(args, session)
-            finally:
-                for w in caught:
-                    if isinstance(w.message, DataWarning):
-                        sys.stderr.write(f"nbcert: warning: {w.message.cli}\n")
-                    else:
-                        warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+        finally:  # after the recording ends: shown there, a warning was recorded again
+            for w in caught:
+                if isinstance(w.message, DataWarning):
+                    sys.stderr.write(f"nbcert: warning: {w.message.cli}\n")
+                else:
+                    warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
     return run
 
