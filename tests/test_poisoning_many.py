@@ -168,7 +168,9 @@ def test_exact_proves_the_optimum_of_a_small_instance(inst):
     """Issue 28: an instance small enough to search completely gets a proof, not a gap:
     optimal (or proven impossible), with the size enumeration finds."""
     enc = encode(inst.train, inst.label)
-    assert small(enc, 0, enc.n * enc.d)  # every blanking of these tables is within the bound
+    assert small(
+        enc, len(inst.test), 0, enc.n * enc.d
+    )  # every blanking of these tables is within the bound
     best = brute_min_together(inst)
     res = nbcert.poison_many(inst.train, inst.test, inst.label, method="exact", time_limit=60)
     assert res.optimal and not res.time_limited, res

@@ -16,8 +16,9 @@ stops being certifiably robust:
   bound stops rising, then integer; a program over RELAXATION_INTEGER_MAX_COLUMNS columns
   gets its linear relaxation only.  No program is solved when the greedy answer meets the
   largest single-point minimum (OP is exact), which is a lower bound too.  First, when
-  the instance is small (``exhaustive``: at most EXHAUSTIVE_MAX_VECTORS vectors of group
-  counts between that bound and the greedy answer less one), every blanking is tried
+  the instance is small (``exhaustive``: vectors of group counts between that bound and
+  the greedy answer less one, times the points, at most EXHAUSTIVE_MAX_CHECKS), every
+  blanking is tried
   instead, and the answer is proven optimal (or proven impossible) by enumeration.
 """
 
@@ -33,7 +34,8 @@ from ..decide import decide_counts, extremes
 from ..errors import unknown_option
 from ..milp import (
     AUTO_EXACT_CELLS_POISON,
-    EXHAUSTIVE_MAX_VECTORS,
+    EXHAUSTIVE_BLOCK_ELEMENTS,
+    EXHAUSTIVE_MAX_CHECKS,
     RELAXATION_INTEGER_MAX_COLUMNS,
     ManyPoints,
     count_vectors,
@@ -174,8 +176,9 @@ def exhaustive(enc: EncodedTable, T: np.ndarray, lo: int, hi: int, deadline: flo
     blanking more cells can make a point robust again (a column left with t_j alone)."""
     counts = count_index(enc)
     groups = np.nonzero(counts)
+    rows = max(1, EXHAUSTIVE_BLOCK_ELEMENTS // (enc.m * (counts.shape[1] + len(T) * enc.d)))
     for size in range(lo, hi + 1):
-        for X in count_vectors(counts[groups], size):
+        for X in count_vectors(counts[groups], size, rows):
             if time.monotonic() > deadline:
                 return None, size
             ok = np.flatnonzero(nonrobust_counts(enc, T, counts, groups, X))
@@ -195,11 +198,14 @@ def _mask(enc, groups, x) -> np.ndarray:
     return out
 
 
-def small(enc: EncodedTable, lo: int, hi: int) -> bool:
-    """Whether blankings of lo..hi cells are few enough to try them all
-    (EXHAUSTIVE_MAX_VECTORS)."""
+def small(enc: EncodedTable, k: int, lo: int, hi: int) -> bool:
+    """Whether blankings of lo..hi cells, for k points, are few enough to try them all
+    (EXHAUSTIVE_MAX_CHECKS)."""
+    if hi > EXHAUSTIVE_MAX_CHECKS:  # over a million cells to try: never small
+        return False
+    limit = EXHAUSTIVE_MAX_CHECKS / max(k, 1)
     counts = count_index(enc)
-    return vectors_between(counts[counts > 0], lo, hi) <= EXHAUSTIVE_MAX_VECTORS
+    return vectors_between(counts[counts > 0], lo, hi, limit) <= limit
 
 
 def greedy(enc: EncodedTable, T: np.ndarray, start: np.ndarray | None = None) -> np.ndarray | None:
@@ -380,7 +386,7 @@ def poison_many_encoded(
     best, lower, timed_out = start, floor, False
     # the most cells worth trying: one fewer than greedy's, or all but one per column
     top = int(start.sum()) - 1 if start is not None else enc.n * enc.d - enc.d
-    if floor <= top and small(enc, floor, top):
+    if floor <= top and small(enc, len(T), floor, top):
         found, lower = exhaustive(enc, T, floor, top, time.monotonic() + time_limit)
         timed_out = found is None and lower <= top
         if found is not None:
