@@ -8,18 +8,30 @@ old table), so a lower bound from one round, less c, holds in the next, and each
 searches a point only for a plan that would win.  Its proven lower bound is the larger of
 the largest single-point minimum and (alpha = 0) the relaxed bound of
 ``nbcert.cleaning.program``.  ``exact`` (alpha = 0) also solves the exact program there and
-keeps the better verified answer.
+keeps the better verified answer; but first, when the instance is small (vectors of group
+counts between that bound and the greedy answer less one, times the points, at most
+EXHAUSTIVE_MAX_CHECKS), it tries every cleaning instead (``exhaustive``), which proves the
+optimum (or that no cleaning works) by enumeration, with no float in the proof.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
-from ..milp import AUTO_EXACT_CELLS_CLEAN, ManyPoints
+from ..decide import decide_counts, extremes
+from ..milp import (
+    AUTO_EXACT_CELLS_CLEAN,
+    EXHAUSTIVE_BLOCK_ELEMENTS,
+    EXHAUSTIVE_MAX_CHECKS,
+    ManyPoints,
+    count_vectors,
+    vectors_between,
+)
 from .program import exact_many, relaxed_bound
 from .single import cleanable, offline_search, within
 from .table import CleaningTable, after, all_robust, state_decision
@@ -151,6 +163,80 @@ def prune(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> np.ndarray
     return x
 
 
+def robust_counts(tab: CleaningTable, T: np.ndarray, groups, X: np.ndarray, alpha) -> np.ndarray:
+    """``all_robust`` for many cleanings at once, each given as group counts.
+
+    Parameters
+    ----------
+    tab, T, alpha
+        As for ``clean_many``.
+    groups : tuple of three int arrays (G,)
+        The (label, column, true value) of each group of missing cells.
+    X : ndarray of int, shape (B, G)
+        Cells cleaned per group, one cleaning per row.
+
+    Returns
+    -------
+    ndarray of bool, shape (B,)
+        Whether every point is certifiably robust after that cleaning, decided exactly as
+        ``all_robust`` decides it (domains recomputed per cleaning).
+    """
+    (B, k), (m, d, _) = (len(X), len(T)), tab.obs.shape
+    add = np.zeros((B, *tab.obs.shape), np.int64)
+    add[:, groups[0], groups[1], groups[2]] = X
+    obs = tab.obs[None] + add
+    M = (tab.hid[None] - add).sum(axis=3)  # (B, m, d)
+    dom = obs.sum(axis=1) > 0  # (B, d, K)
+    delta = dom.sum(axis=2)  # (B, d)
+    cols, Tc = np.arange(d)[None, :], np.maximum(T, 0)
+    seen = (T >= 0)[None] & dom[:, cols, Tc]  # (B, k, d)
+    E = np.where(seen[:, :, None, :], obs[:, :, cols, Tc].transpose(0, 2, 1, 3), 0)
+    lo, hi = extremes(E, M[:, None], delta[:, None, None, :], seen)
+    robust = np.zeros((B, k), bool)
+    # alpha = 0: the domain sizes are in no support; else one decision per distinct domain
+    kinds = [(np.arange(B), delta[0])] if alpha == 0 or B == 0 else []
+    if not kinds:
+        sizes, which = np.unique(delta, axis=0, return_inverse=True)
+        kinds = [(np.flatnonzero(which.ravel() == i), sz) for i, sz in enumerate(sizes)]
+    for rows, sz in kinds:
+        shape = (len(rows) * k, m, d)
+        dec = decide_counts(lo[rows].reshape(shape), hi[rows].reshape(shape), tab.N, sz, alpha)
+        robust[rows] = dec.robust.reshape(len(rows), k)
+    return robust.all(axis=1)
+
+
+def exhaustive(tab: CleaningTable, T: np.ndarray, alpha, lo: int, hi: int, deadline: float):
+    """Try every cleaning of lo..hi cells, fewest first: (the first group counts that make
+    every point robust or None, the fewest cells a cleaning may still need: hi + 1 when all
+    were tried in vain, less when the deadline stopped the search).
+
+    Every size is tried: cleaning a cell whose truth is new to its column can make a
+    robust point non-robust again (the column's domain grows), so larger cleanings do not
+    contain the smaller ones' answers."""
+    groups = np.nonzero(tab.hid)
+    m, d, K = tab.obs.shape
+    rows = max(1, EXHAUSTIVE_BLOCK_ELEMENTS // (m * d * (K + len(T))))
+    for size in range(lo, hi + 1):
+        for X in count_vectors(tab.hid[groups], size, rows):
+            if time.monotonic() > deadline:
+                return None, size
+            ok = np.flatnonzero(robust_counts(tab, T, groups, X, alpha))
+            if len(ok):
+                x = np.zeros_like(tab.hid)
+                x[groups] = X[ok[0]]
+                return x, size
+    return None, hi + 1
+
+
+def small(tab: CleaningTable, k: int, lo: int, hi: int) -> bool:
+    """Whether cleanings of lo..hi cells, for k points, are few enough to try them all
+    (EXHAUSTIVE_MAX_CHECKS)."""
+    if hi > EXHAUSTIVE_MAX_CHECKS:  # over a million cells to try: never small
+        return False
+    limit = EXHAUSTIVE_MAX_CHECKS / max(k, 1)
+    return vectors_between(tab.hid[tab.hid > 0], lo, hi, limit) <= limit
+
+
 def _found(
     tab: CleaningTable, x: np.ndarray, method: str, lower: int, stops: list
 ) -> TogetherCleaning:
@@ -181,7 +267,9 @@ def clean_many(
         ``greedy`` returns the pruned greedy answer with a proven lower bound: the largest
         single-point minimum and, for alpha = 0, the relaxed bound.  ``exact`` (alpha = 0
         only) also solves the exact program and keeps the better verified answer; it is
-        optimal when it meets the program's proven bound.  ``auto`` is ``exact`` when
+        optimal when it meets the program's proven bound.  On a small instance (module
+        docstring) it tries every cleaning below the greedy answer instead, which proves
+        the optimum.  ``auto`` is ``exact`` when
         alpha = 0 and the greedy answer has at most AUTO_EXACT_CELLS_CLEAN cells.
     node_limit : int, default 20000
         HiGHS's branch-and-bound nodes per solve.
@@ -204,13 +292,23 @@ def clean_many(
             return TogetherCleaning(False, (), "greedy", True, None)
     floor, known = _largest_minimum(tab, T, alpha, floor)
     start = greedy_many(tab, T, alpha, known)
-    small = start is not None and start.sum() <= AUTO_EXACT_CELLS_CLEAN
-    if not (method == "exact" or (method == "auto" and alpha == 0 and small)):
+    few = start is not None and start.sum() <= AUTO_EXACT_CELLS_CLEAN
+    if not (method == "exact" or (method == "auto" and alpha == 0 and few)):
         if start is None:
             return TogetherCleaning(False, (), "greedy", False, floor, bool(stops))
         return _found(tab, start, "greedy", floor, stops)
     upper = int(start.sum()) if start is not None else int(tab.hid.sum())
-    best, lower = exact_many(tab, T, upper, floor, node_limit, time_limit, stops)
+    top = upper - 1 if start is not None else upper  # the most cells worth trying
+    if start is not None and floor > top:  # greedy's answer meets the proven bound
+        return _found(tab, start, "exact", floor, stops)
+    if small(tab, len(T), floor, top):
+        best, lower = exhaustive(tab, T, alpha, floor, top, time.monotonic() + time_limit)
+        if best is None and lower <= top:
+            stops.append(True)  # the time limit stopped it: lower is what it proved
+        elif best is None and start is None:
+            lower = math.inf  # every cleaning tried: none certifies every point
+    else:
+        best, lower = exact_many(tab, T, upper, floor, node_limit, time_limit, stops)
     if lower == math.inf:
         return TogetherCleaning(False, (), "exact", True, None, bool(stops))
     found = [b for b in (best, start) if b is not None]

@@ -15,7 +15,11 @@ stops being certifiably robust:
   are then refined where they were not exact at it.  The counts are continuous until that
   bound stops rising, then integer; a program over RELAXATION_INTEGER_MAX_COLUMNS columns
   gets its linear relaxation only.  No program is solved when the greedy answer meets the
-  largest single-point minimum (OP is exact), which is a lower bound too.
+  largest single-point minimum (OP is exact), which is a lower bound too.  First, when
+  the instance is small (``exhaustive``: vectors of group counts between that bound and
+  the greedy answer less one, times the points, at most EXHAUSTIVE_MAX_CHECKS), every
+  blanking is tried
+  instead, and the answer is proven optimal (or proven impossible) by enumeration.
 """
 
 from __future__ import annotations
@@ -28,7 +32,15 @@ import numpy as np
 
 from ..decide import decide_counts, extremes
 from ..errors import unknown_option
-from ..milp import AUTO_EXACT_CELLS_POISON, RELAXATION_INTEGER_MAX_COLUMNS, ManyPoints
+from ..milp import (
+    AUTO_EXACT_CELLS_POISON,
+    EXHAUSTIVE_BLOCK_ELEMENTS,
+    EXHAUSTIVE_MAX_CHECKS,
+    RELAXATION_INTEGER_MAX_COLUMNS,
+    ManyPoints,
+    count_vectors,
+    vectors_between,
+)
 from ..reading.encoding import EncodedTable
 from ..stats import count_index
 from .relaxation import Relaxation
@@ -113,6 +125,87 @@ def all_nonrobust(enc, T, blanked, counts=None) -> bool:
     seen = (cnt[G] > 0) & (ndist > 0)
     lo, hi = extremes(A, M[None], ndist[None, None, :], seen)
     return not decide_counts(lo, hi, enc.label_sizes, enc.delta, 0).robust.any()
+
+
+def nonrobust_counts(enc, T, counts, groups, X) -> np.ndarray:
+    """``all_nonrobust`` for many blankings at once, each given as group counts.
+
+    Parameters
+    ----------
+    enc, T
+        As for ``poison_many_encoded``.
+    counts : ndarray, shape (m, n_codes)
+        The table's ``stats.count_index``.
+    groups : tuple of two int arrays (G,)
+        The (label, global code) of each group of interchangeable cells.
+    X : ndarray of int, shape (B, G)
+        Cells blanked per group, one blanking per row.
+
+    Returns
+    -------
+    ndarray of bool, shape (B,)
+        Whether every point is non-robust after that blanking (False where it empties a
+        column), decided exactly as ``all_nonrobust`` decides it.
+    """
+    B, (m, d) = len(X), (enc.m, enc.d)
+    cut = np.zeros((B, *counts.shape), np.int64)
+    cut[:, groups[0], groups[1]] = X
+    left = counts[None] - cut
+    starts = enc.offsets[:-1]
+    M = np.add.reduceat(cut, starts, axis=2)  # (B, m, d): blanked per (label, column)
+    cnt = left.sum(axis=1)  # (B, n_codes)
+    ndist = np.add.reduceat(cnt > 0, starts, axis=1)  # (B, d)
+    G = enc.global_codes(T)  # (k, d)
+    A = np.where((T >= 0)[None, :, None, :], left[:, :, G].transpose(0, 2, 1, 3), 0)
+    seen = (cnt[:, G] > 0) & (ndist[:, None, :] > 0)  # (B, k, d)
+    lo, hi = extremes(A, M[:, None], ndist[:, None, None, :], seen)
+    k = len(T)
+    robust = decide_counts(
+        lo.reshape(B * k, m, d), hi.reshape(B * k, m, d), enc.label_sizes, enc.delta, 0
+    ).robust.reshape(B, k)
+    return (ndist > 0).all(axis=1) & ~robust.any(axis=1)
+
+
+def exhaustive(enc: EncodedTable, T: np.ndarray, lo: int, hi: int, deadline: float):
+    """Try every blanking of lo..hi cells, fewest first: (the first mask that makes every
+    point non-robust or None, the fewest cells a blanking may still need: hi + 1 when all
+    were tried in vain, less when the deadline stopped the search).
+
+    Cells of one (label, column, value) are interchangeable, so a blanking is a vector of
+    counts per group, each checked exactly (``nonrobust_counts``).  Every size is tried:
+    blanking more cells can make a point robust again (a column left with t_j alone)."""
+    counts = count_index(enc)
+    groups = np.nonzero(counts)
+    rows = max(1, EXHAUSTIVE_BLOCK_ELEMENTS // (enc.m * (counts.shape[1] + len(T) * enc.d)))
+    for size in range(lo, hi + 1):
+        for X in count_vectors(counts[groups], size, rows):
+            if time.monotonic() > deadline:
+                return None, size
+            ok = np.flatnonzero(nonrobust_counts(enc, T, counts, groups, X))
+            if len(ok):
+                return _mask(enc, groups, X[ok[0]]), size
+    return None, hi + 1
+
+
+def _mask(enc, groups, x) -> np.ndarray:
+    """The (n, d) mask blanking x[g] cells of each group g, first rows first."""
+    out = np.zeros((enc.n, enc.d), bool)
+    for l, code, c in zip(*groups, x.tolist()):
+        if c:
+            a, b = enc.label_bounds[l], enc.label_bounds[l + 1]
+            j = int(np.searchsorted(enc.offsets, code, side="right")) - 1
+            out[a + np.flatnonzero(enc.X[a:b, j] == code)[:c], j] = True
+    return out
+
+
+def small(enc: EncodedTable, k: int, lo: int, hi: int) -> bool:
+    """Whether blankings of lo..hi cells, for k points, are few enough to try them all
+    (EXHAUSTIVE_MAX_CHECKS)."""
+    if hi > EXHAUSTIVE_MAX_CHECKS:  # over a million cells to try: never small
+        return False
+    limit = EXHAUSTIVE_MAX_CHECKS / max(k, 1)
+    counts = count_index(enc)
+    return vectors_between(counts[counts > 0], lo, hi, limit) <= limit
 
 
 def greedy(enc: EncodedTable, T: np.ndarray, start: np.ndarray | None = None) -> np.ndarray | None:
@@ -257,7 +350,9 @@ def poison_many_encoded(
         ``greedy`` returns the heuristic's answer.  ``exact`` returns the best verified
         answer with a proven lower bound: the largest single-point minimum, raised by the
         relaxed program solved and refined within ``time_limit`` seconds; no program is
-        solved when the greedy answer meets the single-point bound.  ``auto`` is ``exact``
+        solved when the greedy answer meets the single-point bound, nor when the
+        instance is small: every blanking between that bound and the greedy answer is
+        then tried (``exhaustive``), which proves the optimum.  ``auto`` is ``exact``
         when the greedy answer has at most AUTO_EXACT_CELLS_POISON cells, ``greedy``
         otherwise.
     time_limit : float, default 30.0
@@ -289,7 +384,16 @@ def poison_many_encoded(
         return ManyPoisoning(False, method="exact", optimal=True)
     floor = max(p.num_cells for p in singles)
     best, lower, timed_out = start, floor, False
-    if start is None or start.sum() > floor:
+    # the most cells worth trying: one fewer than greedy's, or all but one per column
+    top = int(start.sum()) - 1 if start is not None else enc.n * enc.d - enc.d
+    if floor <= top and small(enc, len(T), floor, top):
+        found, lower = exhaustive(enc, T, floor, top, time.monotonic() + time_limit)
+        timed_out = found is None and lower <= top
+        if found is not None:
+            best = found
+        elif not timed_out and start is None:
+            lower = math.inf  # every allowed blanking tried: none works
+    elif floor <= top:
         best, lower, timed_out = _exact(enc, T, start, floor, time_limit)
     if lower == math.inf:
         return ManyPoisoning(False, method="exact", optimal=True)
