@@ -243,6 +243,7 @@ def test_policy_ranking_is_the_api_answer_and_starts_the_path():
         "as_winner",
         "as_rival",
         "test_value",
+        "group_rows",
     ]
     assert (ranked.score.diff().dropna() <= 0).all() and len(ranked)
     enc = nbcert.encode(dirty, "y")

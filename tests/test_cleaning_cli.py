@@ -236,3 +236,22 @@ def test_the_reason_names_the_test_value_and_its_bin(capsys, tmp_path):
         "may hold another value than x ∈ [7.21, inf)" in text
         and "may hold the test value g = u" in text
     )
+
+
+def test_a_group_s_cells_are_listed(tmp_path, capsys):
+    """A cleaning group's cells: all of them in JSON, in text with --cells, and a long list
+    summarised in text (the JSON keeps every cell)."""
+    rows = ["a,x,p"] * 3 + ["b,y,q"] * 2 + [",y,q"] * 30 + ["a,,p"]
+    train = write(tmp_path, "train.csv", "f,g,y\n" + "\n".join(rows) + "\n")
+    test = write(tmp_path, "test.csv", "f,g\na,y\n")
+    argv = ["clean", "--train", train, "--test", test, "--label", "y"]
+    assert main([*argv, "--json"]) == 0
+    groups = json.loads(capsys.readouterr().out)["results"]
+    big = next(g for g in groups if g["group_cells"] == 30)
+    assert [c["row"] for c in big["cells"]] == list(range(5, 35))
+    assert {c["column"] for c in big["cells"]} == {"f"}
+    assert main(argv) == 0
+    assert "cells (row:column)" not in capsys.readouterr().out
+    assert main([*argv, "--cells"]) == 0
+    out = capsys.readouterr().out
+    assert "5:f, 6:f" in out and "... and 18 more (all in --json)" in out

@@ -892,7 +892,7 @@ def test_id_carried_to_json_and_text(tmp_path, capsys, command):
     rc, out, err = run(capsys, command, *args, "--id", "name")
     lines = out.splitlines()
     assert rc == 0 and lines[0].split()[:2] == ["test_index", "name"]
-    assert lines[1].split()[:2] == ["0", "A"] and lines[2].split()[:2] == ["1", "-"]
+    assert lines[1].split()[:2] == ["0", "A"] and lines[2].split()[:3] == ["1", "(no", "id)"]
 
 
 def test_id_with_poison_together_and_clean(tmp_path, capsys):

@@ -359,7 +359,8 @@ def clean(
         help as their likely winner's cell (``as_winner``: its truth may equal the test
         value) or as a rival's (``as_rival``: its truth may differ), and ``test_value``: the
         value all those test rows have in the column (with ``bins``, the bin's interval),
-        missing when they differ.  Empty when every test row is robust or nothing may help.
+        missing when they differ; ``group_rows``, the data rows of every cell of the group
+        (its column is ``column``).  Empty when every test row is robust or nothing may help.
     """
     from . import cleaning
 

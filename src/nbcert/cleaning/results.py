@@ -99,7 +99,9 @@ def _observed(enc: EncodedTable, index: np.ndarray) -> np.ndarray:
 
 
 # The columns of nbcert.clean's table: one row per group of advice.
-ADVICE_COLUMNS = tuple("row column label score group_cells as_winner as_rival test_value".split())
+ADVICE_COLUMNS = tuple(
+    "row column label score group_cells as_winner as_rival test_value group_rows".split()
+)
 
 
 def advice(
@@ -128,8 +130,9 @@ def advice(
     list of dict
         Per group with a positive score, best first: its first missing cell (``row``,
         ``column``), its ``label``, ``score``, size (``group_cells``), the points it may
-        help (``as_winner``, ``as_rival``) and ``test_value``: the column's value in every
-        point it may help (None when they differ).
+        help (``as_winner``, ``as_rival``), ``test_value``: the column's value in every
+        point it may help (None when they differ), and ``group_rows``: the data rows of
+        all the group's cells (one column, interchangeable), ascending.
     """
     obs, M, N = dirty_state(enc)
     gs = group_scores(obs, M, N, T, alpha, prior)
@@ -142,11 +145,12 @@ def advice(
             break
         a, b = enc.label_bounds[l], enc.label_bounds[l + 1]
         rows = a + np.flatnonzero(miss[a:b, j])
-        first = int(enc.rows[rows].min())
+        group_rows = np.sort(enc.rows[rows]).tolist()  # every cell of the group, by data row
+        first = group_rows[0]
         values = (first, enc.features[j], enc.labels[l], float(gs.score[l, j]), int(M[l, j]))
         helps = (int(gs.as_winner[l, j]), int(gs.as_rival[l, j]))
         value = _shared_value(test, gs.helped[:, l, j], j)
-        out.append(dict(zip(ADVICE_COLUMNS, (*values, *helps, value), strict=True)))
+        out.append(dict(zip(ADVICE_COLUMNS, (*values, *helps, value, group_rows), strict=True)))
     return out
 
 

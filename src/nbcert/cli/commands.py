@@ -74,6 +74,7 @@ class PoisonedTogether:
 @dataclass
 class Advice:
     table: object  # clean's DataFrame, best group first
+    cells: bool = False  # --cells: list every cell of each group in text too
 
 
 @dataclass
@@ -238,7 +239,7 @@ def clean(args, session: Session) -> Advice | Cleaned:
     inputs = _load(args, session)
     inputs.train = inputs.train.to_pandas()  # the cleaning methods work on the rows
     if args.truth is None:
-        return Advice(_ask(nbcert.clean, args, inputs, "prior", "top", alpha=alpha))
+        return Advice(_ask(nbcert.clean, args, inputs, "prior", "top", alpha=alpha), args.cells)
     text = {"sep": args.sep, "encoding": args.encoding}
     inputs.truth = nbcert.read_csv(args.truth, missing=args.missing, name=args.truth, **text)
     inputs.names["truth"] = args.truth

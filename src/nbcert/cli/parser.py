@@ -56,7 +56,8 @@ _ABOUT = {
         _WORLD,
         "Prints, per test row, whether it is robust, the label every world "
         "predicts (null, shown as -, when not robust), the labels that some world predicts "
-        "(possible_labels, exact; empty when every world ties) and whether some world ties "
+        "(possible_labels, exact; none, shown as (all tie), when every world ties) and whether "
+        "some world ties "
         "(tie: yes, no, or ? where not decided without counting).",
     ),
     "count": (
@@ -403,6 +404,11 @@ def _clean(sub, parents) -> None:
         "its label's observed frequencies) or worlds (uniform over the domain)",
     )
     _option(p, "--top", "top", "cells listed without --truth", 10)
+    p.add_argument(
+        "--cells",
+        action="store_true",
+        help="without --truth, list every cell of each group (--json always does)",
+    )
     _method(
         p,
         "clean_offline",

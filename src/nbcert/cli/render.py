@@ -73,7 +73,7 @@ def _keyed(res, header: list, rows: list, right: set = frozenset()) -> str:
     """A table with one row per test row, led by test_index (and the --id column)."""
     lead = ["test_index"] + ([res.ids.name] if res.ids is not None else [])
     keys = [
-        [str(int(i))] + ([_dash(_id(res.ids.values[p]))] if res.ids is not None else [])
+        [str(int(i))] + ([_or(_id(res.ids.values[p]), NO_ID)] if res.ids is not None else [])
         for p, i in enumerate(res.index)
     ]
     return _table(
@@ -85,12 +85,31 @@ def _cells_json(cells) -> list:
     return [{"row": int(r), "column": str(c)} for r, c in cells]
 
 
+#: cells a text table lists before it says how many more there are (JSON lists them all)
+SHOWN_CELLS = 12
+
+
 def _cells_text(cells) -> str:
-    return ", ".join(f"{int(r)}:{c}" for r, c in cells)
+    """``row:column, ...``, the first SHOWN_CELLS of a long list and how many more."""
+    cells = list(cells)
+    shown = ", ".join(f"{int(r)}:{c}" for r, c in cells[:SHOWN_CELLS])
+    rest = len(cells) - SHOWN_CELLS
+    return shown if rest <= 0 else f"{shown}, ... and {rest} more (all in --json)"
+
+
+# What the text tables show where there is no value, one symbol per meaning ("-" alone
+# would say "not robust", "every world ties" and "no id" alike).
+NONE = "-"  # no label: not robust, no cells found, and the like (null in JSON)
+ALL_TIE = "(all tie)"  # no possible label: every world ties
+NO_ID = "(no id)"  # a blank cell in the --id column
+
+
+def _or(value, shown: str) -> str:
+    return shown if value is None else str(value)
 
 
 def _dash(value) -> str:
-    return "-" if value is None else str(value)
+    return _or(value, NONE)
 
 
 def _n_cells(n: int) -> str:
@@ -148,7 +167,7 @@ def _certify_json(res: Certified) -> dict:
 
 def _certify_text(res: Certified) -> str:
     rows = [
-        ["yes" if robust else "no", _dash(lab), ", ".join(possible) or "-", _TIE[tie]]
+        ["yes" if robust else "no", _dash(lab), ", ".join(possible) or ALL_TIE, _TIE[tie]]
         for robust, lab, possible, tie in _certified(res)
     ]
     text = _keyed(res, ["robust", "label", "possible_labels", "tie"], rows)
@@ -403,7 +422,8 @@ def _groups(res: Advice) -> list:
             "as_rival": int(r["as_rival"]),
             "test_value": _id(r["test_value"]),
         }
-        out.append({**g, "why": _why(g)})
+        cells = [(int(row), g["column"]) for row in r["group_rows"]]
+        out.append({**g, "why": _why(g), "cells": _cells_json(cells)})
     return out
 
 
@@ -415,21 +435,17 @@ def _advice_text(res: Advice) -> str:
     groups = _groups(res)
     if not groups:
         return "(nothing to clean: every test row is robust, or no cleaning is expected to help)"
+    head = ["rank", "row", "column", "label", "group_cells", "score", "why"]
     rows = [
-        [
-            str(g["rank"]),
-            str(g["row"]),
-            g["column"],
-            g["label"],
-            str(g["group_cells"]),
-            f"{g['score']:.4g}",
-            g["why"],
-        ]
+        [str(g["rank"]), str(g["row"]), g["column"], g["label"], str(g["group_cells"])]
+        + [f"{g['score']:.4g}", g["why"]]
         for g in groups
     ]
-    return _table(
-        ["rank", "row", "column", "label", "group_cells", "score", "why"], rows, right={0, 1, 4, 5}
-    )
+    if res.cells:  # --cells: every cell of each group
+        head.append("cells (row:column)")
+        for row, g in zip(rows, groups):
+            row.append(_cells_text((c["row"], c["column"]) for c in g["cells"]))
+    return _table(head, rows, right={0, 1, 4, 5})
 
 
 def _cleaned_json(res: Cleaned) -> dict:
