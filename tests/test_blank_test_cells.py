@@ -183,3 +183,21 @@ def test_every_input_path_gives_the_same_answers(tmp_path, stream):
             pd.testing.assert_frame_equal(got, want)
         else:
             assert [str(g) for g in got] == [str(w) for w in want]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(inst=instances(max_features=3), alpha=alphas)
+def test_cleaning_advice_leaves_a_blank_column_out(inst, alpha):
+    """Test rows all blank in one column are advised as on the table without it."""
+    if len(inst.features) < 2:
+        return
+    gone = inst.features[0]
+    blanked = inst.test.assign(**{gone: np.nan})
+    got = nbcert.clean(inst.train, blanked, inst.label, alpha=alpha, top=50)
+    want = nbcert.clean(
+        inst.train.drop(columns=gone), inst.test.drop(columns=gone), inst.label, alpha=alpha, top=50
+    )
+    assert got.drop(columns="score").to_dict("records") == want.drop(columns="score").to_dict(
+        "records"
+    )
+    assert np.allclose(got.score.astype(float), want.score.astype(float))

@@ -10,11 +10,11 @@ import nbcert
 
 ROOT = Path(nbcert.__file__).parent
 
-# reading -> stats -> kernel -> questions -> front ends; a module may import its own layer
+# reading -> stats (and their projections) -> kernel -> questions -> front ends; a module may import its own layer
 # or a lower one.  errors and params import nothing of nbcert but errors.
 LAYERS = [
     {"nbcert.errors", "nbcert.params", "nbcert.reading"},
-    {"nbcert.stats"},
+    {"nbcert.stats", "nbcert.blanks"},  # blanks: projections of the statistics
     {"nbcert.kernel"},
     {
         "nbcert.milp",

@@ -366,7 +366,6 @@ def clean(
 
     reading = Reading.of(train, **options)
     enc, T, test, _ = ask(train, test, label, reading, Need("cleaning advice"))
-    refuse_blanks(T, enc.features, reading, "cleaning advice")
     values = test[list(enc.features)]  # T's rows: none missing
     groups = cleaning.advice(enc, T, alpha, prior, top, values)
     return pd.DataFrame(groups, columns=cleaning.ADVICE_COLUMNS)
