@@ -220,7 +220,10 @@ def positions(domain: pd.Index, values) -> np.ndarray:
     The work is per distinct value."""
     if domain.dtype.kind not in "iuf":
         return domain.get_indexer(values)
-    where, distinct = pd.factorize(pd.Index(values, dtype=object))
+    values = pd.Index(values)
+    if values.dtype.kind in "iuf":  # numbers already (NaN: missing)
+        return domain.get_indexer(values)
+    where, distinct = pd.factorize(values.astype(object))
     at = domain.get_indexer(_to_numbers(distinct.to_numpy())) if len(distinct) else []
     return np.append(np.asarray(at, np.intp), -1)[where]  # the last entry: a missing value
 
