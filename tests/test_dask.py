@@ -3,6 +3,7 @@ two worker processes, give the in-memory answers; so does the CLI with --schedul
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -103,3 +104,41 @@ def test_cli_scheduler_parquet_folder(client, tmp_path, capsys, monkeypatch):
         "y",
     )
     assert_error(rc, out, err, "t.csv", "Parquet")
+
+
+def test_dask_numbers_compared_by_value(client, tmp_path, capsys):
+    """Issue 28: a Parquet folder of floats (``4.0``, blanks) on the cluster, against test
+    rows written ``4`` (API) and ``4.0`` (CLI): the answers of the table as integer text, by the API and by the CLI
+    with --scheduler (the workers make the values text: ``3.0`` becomes ``3``)."""
+    rng = np.random.default_rng(5)
+    n = 30
+    df = pd.DataFrame(
+        {
+            "a": rng.integers(1, 4, n).astype(float),
+            "b": rng.integers(0, 3, n).astype(float) + 0.5,
+            "y": rng.choice(["p", "q"], n),
+        }
+    )
+    df.loc[rng.random(n) < 0.2, "a"] = np.nan
+    folder = tmp_path / "pq"
+    folder.mkdir()
+    for i, rows in enumerate((range(0, 10), range(10, 20), range(20, 30))):
+        df.iloc[list(rows)].to_parquet(folder / f"part-{i}.parquet", index=False)
+    test = df[["a", "b"]].iloc[:6].fillna(2).astype({"a": int})
+    text = df.astype(object).where(df.notna(), None)
+    text["a"] = df["a"].map(lambda v: None if pd.isna(v) else str(int(v)))
+    text["b"] = df["b"].map(str)
+    want = nbcert.certify(text, test.astype(str), "y")
+    assert any(len(ls) for ls in want["possible_labels"])
+    q = tmp_path / "q.csv"
+    test.to_csv(q, index=False)  # a written 4
+    got = nbcert.certify(dd.read_parquet(str(folder)), nbcert.read_csv(q), "y")
+    assert frame(got) == frame(want)
+    assert list(got["possible_labels"]) == list(want["possible_labels"])
+    test.astype(float).to_csv(q, index=False)  # a written 4.0
+    args = ["--train", folder, "--test", q, "--label", "y"]
+    local = run_json(capsys, "certify", *args)
+    assert run_json(capsys, "certify", *args, "--scheduler", client.scheduler.address) == local
+    assert [r["possible_labels"] for r in local] == [
+        sorted(map(str, ls)) for ls in want["possible_labels"]
+    ]

@@ -23,6 +23,7 @@ import pandas as pd
 from .errors import InputError, ParameterError
 from .params import validate
 from .reading import hints
+from .reading.columns import same_values
 from .reading.encoding import (
     EncodedTable,
     as_missing,
@@ -360,7 +361,8 @@ def _check_truth(dirty: pd.DataFrame, truth: pd.DataFrame, known, names: dict) -
         raise InputError(
             f"{tn}: data row {r} has no value in column {truth.columns[c]!r} (the truth must be complete)"
         )
-    differ = known & (dirty.to_numpy(dtype=object) != truth.to_numpy(dtype=object))
+    same = np.column_stack([same_values(dirty[c], truth[c]) for c in dirty.columns])
+    differ = known & ~same  # numbers by value: 4.0 in the dirty table is the truth's 4
     if differ.any():
         r, c = map(int, next(zip(*differ.nonzero())))
         raise InputError(

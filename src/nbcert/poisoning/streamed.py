@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..reading.columns import positions
 from ..reading.encoding import code_frame
 from ..stats.streamed import StreamedStats
 from .single import Poisoning, poison_encoded
@@ -60,9 +61,7 @@ def find_cells(stats: StreamedStats, tcode: np.ndarray, step_lists: list) -> dic
             if k <= 0:
                 continue
             col = columns[list(features).index(stats.features[j])]  # stats: maybe a projection
-            local = np.append(stats.categories[j].get_indexer(col.values), stats.delta[j])[
-                col.codes
-            ]
+            local = np.append(positions(stats.categories[j], col.values), stats.delta[j])[col.codes]
             same = local == tcode[j] - stats.offsets[j]
             idx = np.flatnonzero((lab == l) & (same if agree else ~same))[:k]
             got[(l, j, agree)][0].append(start + idx)

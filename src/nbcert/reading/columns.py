@@ -6,6 +6,19 @@ Arrow-backed columns (pandas' ``str`` dtype, Arrow tables read from CSV or Parqu
 small non-negative integers by a lookup table.  Domains are in order of first appearance;
 labels are sorted where they can be (else in order of appearance), whatever the path, so
 answers never depend on how the table reached us (``code_labels``, ``sort_labels``).
+
+*Numbers compared by value* (issue 28).  A feature column whose observed values all read
+as finite numbers (``as_numbers``: numbers, or text that ``pandas.to_numeric`` reads as
+one; booleans are not numbers, as in binning) is a column of numbers: ``4``, ``4.0``,
+`` 4``, ``4e0``, a Parquet int 4 and a float 4.0 are one category, whose value is the
+number (an integer where every value of the column is one, else a float).  A column with
+any other value is text, every value the text written.  Whether a column is numeric
+depends on all its values, so it is decided once the whole domain is known: when a whole
+column is coded (``code_column(..., numbers=True)``) or when the parts' counts are merged
+(``nbcert.stats.Merger``); a part is coded as written.  The work is per distinct value, never
+per cell, except the relabelling of cells when two spellings of one number both occur.
+Test values and values read again are looked up by ``positions``, by number in a numeric
+domain.
 """
 
 from __future__ import annotations
@@ -17,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import RowError
-from .buffers import filled
+from .buffers import filled, first_seen
 
 
 def code_dtype(n_codes: int) -> np.dtype:
@@ -92,7 +105,8 @@ def _missing_as(codes, k: int, compact: bool) -> np.ndarray:
 
 
 def _small_int_codes(x: np.ndarray):
-    """Lookup-table codes of small non-negative integers (stored as ints or floats), or None."""
+    """Lookup-table codes of small non-negative integers (stored as ints or floats), in
+    order of first appearance, or None."""
     observed = ~np.isnan(x) if x.dtype.kind == "f" else np.ones(len(x), bool)
     v = x[observed]
     if not (
@@ -103,8 +117,8 @@ def _small_int_codes(x: np.ndarray):
     ):
         return None
     iv = v.astype(np.intp)
-    values = np.flatnonzero(np.bincount(iv))
-    lookup = np.full(values[-1] + 1, -1, np.intp)
+    values = first_seen(iv, None, int(np.count_nonzero(np.bincount(iv))))  # as every path
+    lookup = np.full(int(values.max()) + 1, -1, np.intp)
     lookup[values] = np.arange(len(values))
     codes = np.full(len(x), -1, np.intp)
     codes[observed] = lookup[iv]
@@ -136,6 +150,102 @@ def _raw_codes(col, exact: bool = True):
     return codes, pd.Index(values)
 
 
+def _no_booleans(objects: np.ndarray) -> np.ndarray:
+    """Objects with each boolean made None (booleans are not numbers)."""
+    if pd.api.types.infer_dtype(objects, skipna=True) in ("string", "integer", "floating"):
+        return objects
+    return np.array([None if isinstance(v, (bool, np.bool_)) else v for v in objects], object)
+
+
+def _to_numbers(objects: np.ndarray) -> pd.Index:
+    """Objects as numbers, NaN where one does not read as a number (a boolean among them)."""
+    try:
+        return pd.to_numeric(pd.Index(_no_booleans(objects), dtype=object), errors="coerce")
+    except (TypeError, ValueError):
+        return pd.Index(np.full(len(objects), np.nan))
+
+
+def _finite_numbers(values: pd.Index) -> pd.Index | None:
+    """The values as numbers (pandas' integer or float types) if every one reads as a
+    finite number, else None."""
+    kind = values.dtype.kind
+    if kind in "iu":
+        return values
+    if kind == "f":
+        return values if np.isfinite(values.to_numpy()).all() else None
+    if kind != "O":
+        return None
+    objects = values.to_numpy()
+    for part in (objects[:64], objects):  # a text column is told by its first values
+        nums = _to_numbers(part)
+        if nums.dtype.kind not in "iuf" or (
+            nums.dtype.kind == "f" and not np.isfinite(nums.to_numpy()).all()
+        ):
+            return None
+    return nums
+
+
+def as_numbers(values) -> pd.Index | None:
+    """A domain's values as numbers, compared by value (see the module), or None when one
+    of them does not read as a finite number (or there is none).  Integers where every
+    value is one (floats up to 2^53), else floats."""
+    values = pd.Index(values)
+    if len(values) == 0:
+        return None
+    nums = _finite_numbers(values)
+    if nums is None or nums.dtype.kind != "f":
+        return nums
+    x = nums.to_numpy(np.float64)
+    if np.all(np.abs(x) <= 2.0**53) and np.array_equal(x, np.trunc(x)):
+        return pd.Index(x.astype(np.int64))
+    return pd.Index(x + 0.0)  # -0.0 is 0.0
+
+
+def merge_numbers(values: pd.Index) -> tuple:
+    """(where each value goes, or None when no two values are one number; the domain): a
+    numeric domain (``as_numbers``) with equal numbers made one category, in order of
+    first appearance; any other domain as it is."""
+    nums = as_numbers(values)
+    if nums is None:
+        return None, values
+    where, merged = pd.factorize(nums)
+    if len(merged) == len(nums):
+        return None, nums
+    return where.astype(np.intp), pd.Index(merged)
+
+
+def positions(domain: pd.Index, values) -> np.ndarray:
+    """The position of each of ``values`` in ``domain`` (-1: not in it, or missing),
+    compared by number when the domain is numeric (see the module), else as they are.
+    The work is per distinct value."""
+    if domain.dtype.kind not in "iuf":
+        return domain.get_indexer(values)
+    values = pd.Index(values)
+    if values.dtype.kind in "iuf":  # numbers already (NaN: missing)
+        return domain.get_indexer(values)
+    where, distinct = pd.factorize(values.astype(object))
+    at = domain.get_indexer(_to_numbers(distinct.to_numpy())) if len(distinct) else []
+    return np.append(np.asarray(at, np.intp), -1)[where]  # the last entry: a missing value
+
+
+def same_values(a: pd.Series, b: pd.Series) -> np.ndarray:
+    """Cell by cell, whether two versions of one column hold the same value: by number
+    when every observed value of both reads as a number (see the module), else as they
+    are (missing cells compare as unequal to values)."""
+    same = np.asarray(a.to_numpy(object) == b.to_numpy(object), bool)
+    if same.all():
+        return same
+    seen = pd.Index(
+        pd.unique(np.concatenate([a.dropna().to_numpy(object), b.dropna().to_numpy(object)]))
+    )
+    nums = as_numbers(seen)
+    if nums is None:
+        return same
+    domain = pd.Index(pd.unique(nums.to_numpy()))
+    pa_, pb = positions(domain, a.to_numpy(object)), positions(domain, b.to_numpy(object))
+    return same | ((pa_ == pb) & (pa_ >= 0))
+
+
 def _drop_values(codes: np.ndarray, values: pd.Index, drop: np.ndarray):
     """Codes and values with the values marked in ``drop`` turned into missing cells."""
     keep = ~drop
@@ -153,13 +263,22 @@ def _without_tokens(codes, values: pd.Index, tokens: Sequence):
 
 
 def code_column(
-    col, tokens: Sequence = (), exact: bool = True, compact: bool = True
+    col,
+    tokens: Sequence = (),
+    exact: bool = True,
+    compact: bool = True,
+    numbers: bool = False,
 ) -> CodedColumn:
     """Code one column (a pandas Series or a pyarrow array); ``tokens`` are values that
     also mean missing.  With ``exact`` False the domain may list values no cell holds;
     with ``compact`` False the codes may take a wider type (faster where they are only
-    counted)."""
+    counted); with ``numbers`` (the whole column, ``exact``) a column of numbers is
+    compared by value (``merge_numbers``), else every value is kept as it is."""
     codes, values = _without_tokens(*_raw_codes(col, exact), tokens)
+    if numbers:
+        where, values = merge_numbers(values)
+        if where is not None:  # two spellings of one number: its cells relabelled
+            codes = np.append(where, -1)[_numpy_codes(codes)]
     return CodedColumn(_missing_as(codes, len(values), compact), values)
 
 

@@ -7,7 +7,10 @@ input live in one place:
   an error;
 * the domain of feature j is the set of its non-missing training values (closed world);
   a feature with no observed value is an error;
-* test values never seen in training are allowed (they get the local code -1).
+* test values never seen in training are allowed (they get the local code -1);
+* a feature column whose observed values all read as numbers is compared by value (``4``
+  and ``4.0`` are one category, in training and test alike); any other, as written
+  (``columns``).
 
 Cells are stored as *global* codes: feature j's values occupy codes
 ``offsets[j] .. offsets[j] + delta[j] - 1`` and its missing cells the code
@@ -30,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, RowError  # noqa: F401  (re-exported: nbcert.reading.encoding.InputError)
-from .columns import code_column, code_dtype, code_labels
+from .columns import code_column, code_dtype, code_labels, positions
 from .parallel import map_columns
 
 
@@ -78,7 +81,7 @@ class Domains:
             )
         out = np.empty((len(test), self.d), dtype=np.intp)
         for j, f in enumerate(self.features):
-            out[:, j] = self.categories[j].get_indexer(test[f])
+            out[:, j] = positions(self.categories[j], test[f])
         out[blank] = -2
         return out
 
@@ -152,17 +155,20 @@ def code_frame(
     start: int = 0,
     exact: bool = True,
     compact: bool = True,
+    numbers: bool = False,
 ):
     """(label codes, labels, features, coded columns) of a pandas DataFrame or Arrow table
-    (``start``: the row number of its first row, for messages; ``exact``, ``compact``: see
-    code_column)."""
+    (``start``: the row number of its first row, for messages; ``exact``, ``compact``,
+    ``numbers``: see code_column; ``numbers`` only for a whole table)."""
     if not isinstance(frame, pd.DataFrame) and not hasattr(frame, "column_names"):
         raise InputError(f"{name}: expected a pandas DataFrame, got {type(frame).__name__}")
     features = check_frame(frame, label, name)
     tokens = list(missing or [])
     y, labels = code_labels(_column(frame, label), name, label, start, tokens)
     columns = map_columns(
-        lambda f: code_column(_column(frame, f), tokens, exact, compact), features, len(frame)
+        lambda f: code_column(_column(frame, f), tokens, exact, compact, numbers),
+        features,
+        len(frame),
     )
     return y, labels, features, columns
 
@@ -213,7 +219,9 @@ def encode(
 ) -> EncodedTable:
     """Encode a training table (pandas DataFrame or Arrow table); raise InputError naming
     the column or row at fault."""
-    y, labels, features, columns = code_frame(train, label, missing=missing, name=name)
+    y, labels, features, columns = code_frame(
+        train, label, missing=missing, name=name, numbers=True
+    )
     return assemble(y, labels, features, columns, name)
 
 

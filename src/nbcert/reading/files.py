@@ -3,7 +3,8 @@ whole or in record batches.  This is nbcert's one reader of files.
 
 CSV rules: the first non-blank record is the header; every value is the text written in
 the file: only an empty field and the ``missing`` tokens mean missing, so ``NA`` or ``007``
-stay categories; blank lines (also lines of spaces only) are skipped.  A header with an
+stay categories (once coded, a column whose values all read as numbers is compared by
+value: ``nbcert.reading.columns``); blank lines (also lines of spaces only) are skipped.  A header with an
 empty or repeated name, a record with too few or too many fields (named by its data row
 and line), an empty file, a file with no data rows and a file that is not UTF-8 are
 errors naming the file.  Fields are separated by ``sep`` (default a comma); a header

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..reading.arrow import as_text, dictionary_codes, int_codes, ints_as_text, is_int
-from ..reading.columns import code_labels, sort_labels
+from ..reading.columns import code_labels, merge_numbers, sort_labels
 from ..reading.encoding import (
     Domains,
     EncodedTable,
@@ -444,8 +444,12 @@ class Merger:
                 raise no_observed_value(self.name, f)
             sorted_cnt = np.empty_like(cnt)
             sorted_cnt[ranks] = cnt
-            cats.append(vals[held])
-            blocks.append(np.concatenate([sorted_cnt[:, :-1][:, held], sorted_cnt[:, -1:]], axis=1))
+            where, domain = merge_numbers(vals[held])
+            block = sorted_cnt[:, :-1][:, held]
+            if where is not None:  # two spellings of one number: their counts added
+                block = _added(block, where, len(domain))
+            cats.append(domain)
+            blocks.append(np.concatenate([block, sorted_cnt[:, -1:]], axis=1))
         delta = np.array([len(c) for c in cats], dtype=np.intp)
         offsets = np.zeros(len(delta) + 1, dtype=np.intp)
         np.cumsum(delta + 1, out=offsets[1:])
@@ -458,6 +462,13 @@ class Merger:
             counts=np.concatenate(blocks, axis=1),
             missing_at=self.first_missing,
         )
+
+
+def _added(block: np.ndarray, where: np.ndarray, k: int) -> np.ndarray:
+    """(m, k) counts: the columns of ``block`` added into column ``where[i]``."""
+    out = np.zeros((block.shape[0], k), block.dtype)
+    np.add.at(out.T, where, block.T)
+    return out
 
 
 def frame_stats(frame, label: str, *, missing=None, name: str = "training table") -> Stats:
