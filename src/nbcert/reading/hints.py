@@ -11,7 +11,8 @@
   numeric column, so it is not binned.  One warning names every such column with all its
   tokens, and the ``missing`` that would bin them.
 * Test values never seen in training: at alpha = 0 every label's support of such a row is
-  0 (all labels tie), which is rarely what a ``1`` against ``1.0`` meant.
+  0 (all labels tie), which is rarely what was meant (a misspelling, or a text column's
+  ``x1`` against ``X1``).
 * Features holding a common missing token (``?``, ``NA``, ...) that ``missing`` does not
   list: it is a category as written.  One warning names every such column and token.
 
