@@ -11,7 +11,11 @@ things, kept here once:
   so the optimum is an integer and a dual bound b proves ceil(b - 1e-6), the 1e-6
   absorbing HiGHS's feasibility tolerance (``Solved.lower_bound``);
 * whether the time limit cut the solve short (``Solved.time_limited``): the one stop whose
-  answer depends on the machine's speed (a node limit does not).
+  answer depends on the machine's speed (a node limit does not);
+* the solver's own prints kept off standard output (``solver_output_to_stderr``): HiGHS
+  writes some messages with C's printf whatever its options say (issue 28: "HighsMipSolver
+  Data::transformNewIntegerFeasibleSolution tmpSolver.run();" before ``--json``'s JSON), so
+  while it runs file descriptor 1 points to standard error.
 
 ``ManyPoints`` is the answer of a many-point search: the cells, the method, whether they
 are proven minimum, a proven lower bound, and whether a time limit cut the search short.
@@ -22,7 +26,12 @@ that proves the optimum of an instance small enough (EXHAUSTIVE_MAX_CHECKS).
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import functools
 import math
+import os
+import sys
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -139,6 +148,57 @@ class ManyPoints(CellAnswer):
     time_limited: bool = False
 
 
+@functools.cache
+def _libc():
+    """The C library the process runs with, or None (no such library by that name)."""
+    try:
+        return ctypes.CDLL(None)
+    except (OSError, TypeError):  # pragma: no cover - e.g. Windows
+        return None
+
+
+def _flush_c_stdio() -> None:
+    """Flush C's stdio buffers (printf's output waits there when fd 1 is not a terminal)."""
+    libc = _libc()
+    if libc is not None:
+        with contextlib.suppress(AttributeError):
+            libc.fflush(None)
+
+
+@contextlib.contextmanager
+def solver_output_to_stderr():
+    """While the block runs, whatever is written to file descriptor 1 (by C or C++ code
+    below Python as well) goes to file descriptor 2 instead.
+
+    Python's ``sys.stdout`` and C's buffers are flushed before the swap, so what was
+    written before lands on standard output, and again before fd 1 is restored, so what a
+    solver printed lands on standard error.  Where fd 1 or fd 2 is not open the block runs
+    unchanged.
+    """
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        sys.stdout.flush()
+    _flush_c_stdio()
+    try:
+        saved = os.dup(1)
+    except OSError:
+        yield
+        return
+    try:
+        os.dup2(2, 1)
+    except OSError:
+        os.close(saved)
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            sys.stdout.flush()
+        _flush_c_stdio()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 @dataclass(frozen=True)
 class Solved:
     """What a solve returned: ``x`` (None when no solution was found), ``value`` (the
@@ -239,9 +299,9 @@ class Program:
             options["mip_rel_gap"] = rel_gap
         if not local_search:
             options.update(mip_heuristic_run_rins=False, mip_heuristic_run_rens=False)
-        with (
-            warnings.catch_warnings()
-        ):  # scipy passes options it does not know on to HiGHS, with a warning
+        # scipy passes options it does not know on to HiGHS, with a warning; HiGHS prints
+        # some messages whatever "disp" says, so fd 1 points to stderr meanwhile
+        with warnings.catch_warnings(), solver_output_to_stderr():
             warnings.filterwarnings("ignore", "Unrecognized options", RuntimeWarning)
             res = milp(
                 np.array(self.cost),
@@ -259,6 +319,7 @@ __all__ = [
     "ManyPoints",
     "Program",
     "Solved",
+    "solver_output_to_stderr",
     "AUTO_EXACT_CELLS_POISON",
     "AUTO_EXACT_CELLS_CLEAN",
     "ONE_HOT_MAX_COLUMNS",
