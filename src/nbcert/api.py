@@ -198,8 +198,8 @@ def count_worlds(
         ``exact`` builds each label's support distribution separately and combines them;
         ``batch`` is the paper's Algorithm 2 (all labels jointly; a reference);
         ``montecarlo`` estimates the fractions with confidence intervals; ``auto`` is exact
-        unless a label's distribution is proven to exceed ``max_states`` states (decided
-        before building it).
+        unless a label's distribution is proven to exceed ``min(max_states, 20000)`` states
+        (decided before building it; a DataWarning says how many rows it estimated).
     n_samples : int, default 20000
         Worlds sampled per test row by ``montecarlo``.
     confidence : float, default 0.95

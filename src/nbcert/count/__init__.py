@@ -16,14 +16,27 @@ point's counts and these options.
 * ``montecarlo``: beta_lj ~ Binomial(M_lj, 1/delta_j) is exactly the law of a uniform
   random world, so sampling counts estimates the fractions without filling cells
   (``montecarlo``).
-* ``auto``: exact unless a label has more than ``max_states`` distinct supports, which
-  is decided before any distribution is built (``bounds``); ``exact`` refuses with the
-  same proof instead of building a distribution it would have to discard.
+* ``auto``: exact unless a label has more than ``min(max_states, AUTO_STATES)`` distinct
+  supports, which is decided before any distribution is built (``bounds``); then
+  Monte-Carlo, and a DataWarning says for how many rows (issue 28: exact counting costs
+  about 8 microseconds per support and Monte-Carlo's 20,000 samples about 15 ms a row, so
+  past some 20,000 supports exactness costs tens of times more; proving a label had more
+  than 2,000,000 took 0.5-2 s a row, 40 s on 25 rows that all ended in Monte-Carlo).
+  ``exact`` counts up to ``max_states`` and refuses past it with the same proof instead
+  of building a distribution it would have to discard.
+
+``total`` is the number of worlds as an int (None past MAX_TOTAL_DIGITS digits: Python
+turns such an int into text in quadratic time); ``total_text`` is always its exact
+decimal string, computed in decimal arithmetic (libmpdec: milliseconds for a million
+digits).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import decimal
 import math
+import warnings
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -49,7 +62,8 @@ class WorldCounts:
     (low, high), simultaneous over labels and ties at the requested confidence) and leaves
     ``counts``/``ties`` None.  ``total`` is the exact number of worlds, except that it is
     None when that number has more than MAX_TOTAL_DIGITS digits (a 10^6-row table can have
-    10^(10^7) worlds); ``log10_total`` is always given.
+    10^(10^7) worlds); ``total_text``, its exact decimal string, and ``log10_total`` are
+    always given by ``count_encoded``.
     """
 
     method: str
@@ -62,9 +76,13 @@ class WorldCounts:
     intervals: dict | None = None
     tie_interval: tuple | None = None
     samples: int | None = None
+    total_text: str | None = None
 
 
 MAX_TOTAL_DIGITS = 100_000
+# auto counts exactly only where every label has at most this many distinct supports (and
+# at most max_states): about 0.15 s a row, against about 15 ms for Monte-Carlo's default
+AUTO_STATES = 20_000
 
 
 def total_worlds(source: Stats | EncodedTable, log10: bool = False):
@@ -88,6 +106,36 @@ def total_worlds(source: Stats | EncodedTable, log10: bool = False):
     return math.prod(int(dj) ** int(mj) for dj, mj in zip(stats.delta, missing))
 
 
+def total_text(source: Stats | EncodedTable) -> str:
+    """The number of possible worlds as an exact decimal string, at any size.
+
+    Computed in decimal arithmetic, whose numbers are decimal digits already (turning a
+    Python int of a million digits into text takes minutes; this takes milliseconds).
+
+    Parameters
+    ----------
+    source : Stats or EncodedTable
+        The training table's statistics.
+
+    Returns
+    -------
+    str
+    """
+    stats = as_stats(source)
+    pairs = [(int(dj), int(mj)) for dj, mj in zip(stats.delta, stats.missing_per_feature) if mj]
+    digits = sum(mj * math.log10(dj) for dj, mj in pairs if dj > 1)
+    ctx = decimal.Context(
+        prec=int(digits) + 30,
+        Emax=decimal.MAX_EMAX,
+        Emin=decimal.MIN_EMIN,
+        traps=[decimal.Inexact, decimal.Overflow, decimal.InvalidOperation],
+    )
+    n = decimal.Decimal(1)
+    for dj, mj in pairs:
+        n = ctx.multiply(n, ctx.power(decimal.Decimal(dj), mj))
+    return format(n, "f")
+
+
 def _exact_counts(
     pt: Point, enc: Stats, alpha, method, max_states, total, log10_total
 ) -> WorldCounts:
@@ -99,6 +147,23 @@ def _exact_counts(
         counts = count_exact(pt, N, delta, alpha, max_states)
         ties = total - sum(counts)
     return WorldCounts(method, total, log10_total, dict(zip(enc.labels, counts)), ties)
+
+
+def _estimated_note(rows: int, of: int, budget: int) -> None:
+    """Say that auto estimated ``rows`` of ``of`` test rows, and how to count them exactly."""
+    from ..reading.hints import DataWarning
+
+    some = f"{rows} of {of} test rows" if rows < of else f"all {of} test rows"
+    why = f"exact counting would build more than {budget:,} distinct supports per label there"
+    warnings.warn(
+        DataWarning(
+            f"{some} estimated by method 'montecarlo': {why} (method='exact' counts them "
+            f"exactly, up to max_states, more slowly)",
+            f"count: {some} estimated by montecarlo: {why} "
+            f"(--method exact counts them exactly, more slowly)",
+        ),
+        stacklevel=3,
+    )
 
 
 def _montecarlo_counts(
@@ -152,7 +217,8 @@ def count_encoded(
         Monte-Carlo's random source.
     max_states : int, default 2000000
         The most distinct supports per label (beta matrices for ``batch``) exact
-        counting may build.
+        counting may build; ``auto`` builds at most ``min(max_states, AUTO_STATES)`` and
+        estimates the other rows (with a DataWarning saying how many).
     progress : callable, optional
         Called as ``progress(done, total, method)`` before each point (with the method
         it is counted by) and once when all are done.
@@ -174,29 +240,34 @@ def count_encoded(
     enc = as_stats(source)
     log10_total = total_worlds(enc, log10=True)
     total = total_worlds(enc) if log10_total < MAX_TOTAL_DIGITS else None
+    text = total_text(enc)
     rng = np.random.default_rng(seed)
-    points, out, used = point_stats(enc, T), [], method
+    budget = min(max_states, AUTO_STATES) if method == "auto" else max_states
+    points, out, used, estimated = point_stats(enc, T), [], method, 0
     for i, pt in enumerate(points):
-        used = choose_method(pt, enc.delta, alpha, method, max_states)
+        used = choose_method(pt, enc.delta, alpha, method, budget)
         if progress is not None:
             progress(i, len(points), used)
         if used != "montecarlo":
             try:
                 # the exact total only now: where it has very many digits it takes seconds
                 total = total_worlds(enc) if total is None else total
-                out.append(_exact_counts(pt, enc, alpha, used, max_states, total, log10_total))
+                wc = _exact_counts(pt, enc, alpha, used, budget, total, log10_total)
+                out.append(dataclasses.replace(wc, total_text=text))
                 continue
             except TooLarge as e:
                 if method != "auto":
                     raise InputError(
                         f"exact counting is too large here ({e}); use the montecarlo method"
                     ) from None
-                used = "montecarlo"  # the bound's float rounding let a too-large point through
-        out.append(
-            _montecarlo_counts(pt, enc, alpha, n_samples, confidence, rng, total, log10_total)
-        )
+                used = "montecarlo"  # the bound's residues collided: a too-large point got through
+        wc = _montecarlo_counts(pt, enc, alpha, n_samples, confidence, rng, total, log10_total)
+        out.append(dataclasses.replace(wc, total_text=text))
+        estimated += method == "auto"
     if progress is not None:
         progress(len(points), len(points), used)
+    if estimated:
+        _estimated_note(estimated, len(points), budget)
     return out
 
 
@@ -204,6 +275,8 @@ __all__ = [
     "WorldCounts",
     "TooLarge",
     "MAX_TOTAL_DIGITS",
+    "AUTO_STATES",
+    "total_text",
     "count_encoded",
     "total_worlds",
     "point_stats",
