@@ -361,7 +361,7 @@ def test_count_text_table(tmp_path, capsys):
     )
     assert rc == 0 and "montecarlo" in out
     row = out.splitlines()[2].split()  # row 1: every sampled world predicts e
-    assert (row[:2], row[4], row[-2:]) == (["1", "~100.0%"], "~0.0%", ["4", "montecarlo"])
+    assert (row[:2], row[4], row[-2:]) == (["1", "~100%"], "~0%", ["4", "montecarlo"])
     assert "0.95 confidence interval" in out
 
 
@@ -401,10 +401,16 @@ def test_scientific_is_rounded_from_the_integer(n, shown):
         (1, 4, "25.0%"),
         (1, 3, "33.3%"),
         (2, 3, "66.7%"),
-        (1, 2000, "0.1%"),
-        (1, 2001, "<0.1%"),
+        (1, 1000, "0.1%"),
+        (1, 2000, "0.050%"),
+        (1, 2001, "0.050%"),
+        (1, 10**4, "0.010%"),
+        (66, 10**7, "6.6e-04%"),  # issue 28: a possible label never shows as 0.0%
+        (1, 10**5 - 1, "1.0e-03%"),
+        (999_499, 10**9, "0.10%"),
         (1999, 2000, ">99.9%"),
-        (1, 10**7000, "<0.1%"),
+        (1, 10**7000, "1.0e-6998%"),
+        (3, 10**7000, "3.0e-6998%"),
         (10**7000 - 1, 10**7000, ">99.9%"),
     ],
     ids=_short,
@@ -438,14 +444,17 @@ def test_count_big_integers_in_full(tmp_path, capsys, monkeypatch):
         e = len(digits) - 1
         mantissa = math.floor(Fraction(total, 10 ** (e - 2)) + Fraction(1, 2))
         shown = f"{mantissa // 100}.{mantissa % 100:02d}e+{e}"
+        from nbcert.cli.render import percent
+
+        assert percent(5, total) == "3.1e-4769%"  # 5 / 3^10000 of the worlds: not 0
         assert out.splitlines()[1].split() == [
             "0",
             shown,
             "(>99.9%)",
             "5",
-            "(<0.1%)",
+            f"({percent(5, total)})",
             "2",
-            "(<0.1%)",
+            f"({percent(2, total)})",
             shown,
             "exact",
         ]

@@ -5,8 +5,10 @@ JSON keeps exact counts as decimal strings (they may have thousands of digits) a
 ``{"row": r, "column": c}``; text shows them as ``r:column`` and a missing value as ``-``.
 Text shows a count of a million or more in scientific notation with three significant
 digits, rounded from the exact integer (``1.02e+7003``; no float is involved, so nothing
-overflows), and each count's share of the worlds as a percentage rounded to a tenth (a
-share that is neither 0 nor all is never shown as 0% or 100%: ``<0.1%``, ``>99.9%``).
+overflows), and each count's share of the worlds as a percentage rounded to a tenth, with
+two significant digits below 0.1% (``0.042%``, ``6.6e-04%`` below 0.01%), so a share that
+is neither 0 nor all is never shown as 0% or 100% (``>99.9%``); Monte-Carlo's estimates and
+interval ends alike.  JSON's ``total`` is the exact number of worlds as a decimal string.
 A status other than "poisoned" is shown in words; only a proof says "impossible".
 Every per-test-row output leads with ``test_index`` (and, with ``--id``, the row's id).
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from fractions import Fraction
 
 from ..reading.binning import is_interval_name
 from .commands import Advice, Certified, Cleaned, Counted, Poisoned, PoisonedTogether
@@ -194,10 +197,11 @@ def _exact(wc, labels) -> tuple:
 
 
 def _total(wc) -> str | None:
-    """The number of worlds in full (None where it has too many digits to compute)."""
-    if wc.counts is not None:
-        return str(int(wc.total))
-    return None if wc.total is None else str(wc.total)
+    """The number of worlds in full: ``total_text`` (count_encoded always gives it), else
+    the int (None for a WorldCounts made without either)."""
+    if getattr(wc, "total_text", None) is not None:
+        return str(wc.total_text)
+    return None if wc.total is None else str(int(wc.total))
 
 
 def _estimates(wc, labels) -> tuple:
@@ -241,10 +245,17 @@ def _count_json(res: Counted) -> dict:
 SCIENTIFIC_FROM = 10**6  # counts from here on are shown as 1.23e+45
 
 
-def scientific(n: int) -> str:
-    """An exact non-negative integer in full below a million, else as m.mme+E: three
-    significant digits rounded half up from the integer itself (no float: n may have
-    thousands of digits)."""
+def scientific(n: int | str) -> str:
+    """An exact non-negative integer (or its decimal string) in full below a million, else
+    as m.mme+E: three significant digits rounded half up from the integer itself (no
+    float: n may have millions of digits)."""
+    if isinstance(n, str):
+        if len(n) < 7:
+            return str(int(n))
+        mantissa, e = (int(n[:3]) + (n[3] >= "5")), len(n) - 1
+        if mantissa == 1000:
+            mantissa, e = 100, e + 1
+        return f"{mantissa // 100}.{mantissa % 100:02d}e+{e}"
     n = int(n)
     if n < SCIENTIFIC_FROM:
         return str(n)
@@ -258,21 +269,47 @@ def scientific(n: int) -> str:
     return f"{mantissa // 100}.{mantissa % 100:02d}e+{e}"
 
 
+def _two_digits(part: int, whole: int) -> tuple:
+    """(m, k) with 100 * part / whole ~ m/10 * 10^k: two significant digits rounded half up,
+    10 <= m <= 99, exactly (part/whole may be 10^-7000)."""
+    num, den = 100 * part, whole
+
+    def at_least(k: int) -> bool:  # num / den >= 10^k
+        return num * 10 ** max(0, -k) >= den * 10 ** max(0, k)
+
+    k = int((num.bit_length() - den.bit_length()) * 0.30102999566398)  # floor(log10) +- 1
+    while not at_least(k):
+        k -= 1
+    while at_least(k + 1):
+        k += 1
+    top, bottom = num * 10 ** max(0, 1 - k), den * 10 ** max(0, k - 1)  # value / 10^(k-1)
+    m = (2 * top + bottom) // (2 * bottom)
+    return (10, k + 1) if m == 100 else (m, k)
+
+
 def percent(part: int, whole: int) -> str:
-    """part / whole as a percentage rounded half up to a tenth, exactly; never 0% or 100%
-    unless it is (then <0.1% or >99.9%)."""
+    """part / whole as a percentage, exactly: rounded half up to a tenth from 0.1% on;
+    below it two significant digits (``0.042%``, and from 0.01% down in scientific
+    notation, ``6.6e-04%``), so a share that is not 0 never shows as 0; ``100%`` only when
+    it is all (``>99.9%`` otherwise)."""
     part, whole = int(part), int(whole)
     if part in (0, whole):
         return "0%" if part == 0 else "100%"
+    if 1000 * part < whole:  # below 0.1%
+        m, k = _two_digits(part, whole)
+        if k == -2:
+            return f"0.0{m}%"
+        if k >= -1:  # rounded up to 0.10%
+            return "0.10%"
+        return f"{m // 10}.{m % 10}e-{-k:02d}%"
     tenths = (2000 * part + whole) // (2 * whole)
-    if tenths == 0:
-        return "<0.1%"
     return ">99.9%" if tenths >= 1000 else f"{tenths // 10}.{tenths % 10}%"
 
 
 def _estimated(f: float) -> str:
-    """A montecarlo fraction as a percentage."""
-    return f"{100 * f:.1f}%"
+    """A montecarlo fraction (or an interval's end) as a percentage, shown as ``percent``
+    shows exact shares (the float's exact value)."""
+    return percent(*Fraction(float(f)).as_integer_ratio())
 
 
 def _count_cells(wc, labels) -> list:
@@ -296,7 +333,9 @@ def _count_cells(wc, labels) -> list:
 
 
 def _total_text(wc) -> str:
-    """The number of worlds; from its log10 where it has too many digits to compute."""
+    """The number of worlds; from its log10 where neither its digits nor the int are known."""
+    if getattr(wc, "total_text", None) is not None:
+        return scientific(wc.total_text)
     if wc.total is not None:
         return scientific(wc.total)
     e = math.floor(wc.log10_total)
