@@ -314,3 +314,15 @@ def test_every_api_function_takes_the_same_reading_options(call):
         call(sep="")
     with pytest.raises(nbcert.InputError, match=r"^test table: no id column 'name'$"):
         call(sep=";", **test_with_id)
+
+
+def test_the_api_refuses_a_test_column_the_training_table_lacks():
+    """As the command does: a misspelt test column is an error, not silently dropped (the
+    label and the id column are allowed)."""
+    test = CLEAN_TEST.assign(colour=["red"])
+    with pytest.raises(nbcert.InputError, match=r"^test table: column 'colour' is not a column"):
+        nbcert.certify(CLEAN, test, "y")
+    with pytest.raises(nbcert.InputError, match=r"column 'colour' is not a column"):
+        nbcert.clean_offline(TRAIN, TRAIN.fillna("b"), TEST.assign(colour=["red"]), "y")
+    ok = CLEAN_TEST.assign(y=["p"], name=["first"])
+    assert nbcert.certify(CLEAN, ok, "y", id="name").name.tolist() == ["first"]
