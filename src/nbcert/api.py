@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, Unpack
 
+import numpy as np
 import pandas as pd
 
 from . import approximate, blanks, decide
@@ -147,18 +148,20 @@ def certify(
 def _certified(table, T, alpha, method, n_worlds, seed, index) -> pd.DataFrame:
     """certify's table: robust, label, possible_labels, tie_possible per test row (each
     group of rows with the same blank cells answered on its projection: ``nbcert.blanks``)."""
+    columns = [np.zeros(len(T), bool)] + [np.empty(len(T), object) for _ in range(3)]
+    for rows, keep in blanks.groups(T):
+        sub, codes = blanks.project(table, keep), blanks.test_codes(T, rows, keep)
+        for column, values in zip(columns, _answers(sub, codes, alpha, method, n_worlds, seed)):
+            column[rows] = values
+    robust, *rest = columns
+    out = pd.DataFrame({"robust": robust}, index=index)
+    for name, column in zip(["label", "possible_labels", "tie_possible"], rest):
+        out[name] = pd.Series(column, index=index, dtype=object)  # None stays None
+    return out
 
-    def answer(sub, codes, rows, keep):
-        return _answers(sub, codes, alpha, method, n_worlds, seed)
 
-    rows = blanks.per_group(table, T, answer)
-    columns = ["robust", "label", "possible_labels", "tie_possible"]
-    out = pd.DataFrame(rows, index=index, columns=columns, dtype=object)
-    return out.astype({"robust": bool})
-
-
-def _answers(table, T, alpha, method, n_worlds, seed) -> list:
-    """Per test row (robust, label, possible labels, tie possible) of one table."""
+def _answers(table, T, alpha, method, n_worlds, seed) -> tuple:
+    """(robust, label, possible labels, tie possible), one entry per test row, of one table."""
     if method == "index":
         dec = decide.certify_index(table, T, alpha)
     elif method == "iterate":
@@ -169,7 +172,14 @@ def _answers(table, T, alpha, method, n_worlds, seed) -> list:
     labels = [table.labels[c] if c >= 0 else None for c in dec.label.tolist()]
     possible = [[table.labels[c] for c in row.nonzero()[0]] for row in pos.labels]
     tie = [None if t == decide.TIE_UNKNOWN else bool(t == decide.TIE_YES) for t in pos.tie.tolist()]
-    return list(zip(dec.robust.astype(bool).tolist(), labels, possible, tie, strict=True))
+    return dec.robust.astype(bool), labels, _objects(possible), tie
+
+
+def _objects(values: list) -> np.ndarray:
+    """A list as an object array of its entries (lists stay whole)."""
+    out = np.empty(len(values), object)
+    out[:] = values
+    return out
 
 
 @validated
