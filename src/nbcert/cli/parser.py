@@ -173,6 +173,15 @@ def _input_options() -> argparse.ArgumentParser:
     """The options every command shares: the input files and how to read them."""
     files = argparse.ArgumentParser(add_help=False)
     g = files.add_argument_group("input")
+    _files(g)
+    _reading(g)
+    _bins(files)
+    _loading(g)
+    return files
+
+
+def _files(g) -> None:
+    """--train, --test, --label and the missing tokens."""
     g.add_argument(
         "--train",
         required=True,
@@ -196,28 +205,22 @@ def _input_options() -> argparse.ArgumentParser:
         metavar="TOKEN",
         help="a value that also means missing, in both files (repeatable), e.g. --missing ?",
     )
-    g.add_argument(
-        "--sep",
-        type=rule_type("sep"),
-        default=None,
-        metavar="C",
-        help="the character between fields of the CSV files (default ,; tab: --sep tab)",
-    )
-    g.add_argument(
-        "--encoding",
-        type=rule_type("encoding"),
-        default=None,
-        metavar="NAME",
-        help="the text encoding of the CSV files (default utf-8), e.g. latin-1 or cp1252",
-    )
-    g.add_argument(
+
+
+def _reading(g) -> None:
+    """How the CSV files' text is read, and what a blank test cell means."""
+    _ruled(g, "--sep", "C", "the character between fields (default ,; tab: --sep tab)")
+    _ruled(g, "--encoding", "NAME", "the files' text encoding (default utf-8), e.g. latin-1")
+    _choice(
+        g,
         "--test-missing",
-        choices=params.options("test_missing"),
-        default="leave_out",
-        help="a blank test cell: leave_out (default: Naive Bayes leaves its feature out of "
+        "a blank test cell: leave_out (default: Naive Bayes leaves its feature out of "
         "the row's product) or error",
     )
-    _bins(files)
+
+
+def _loading(g) -> None:
+    """How the training file is loaded: streamed, in batches, or by a Dask cluster."""
     g.add_argument(
         "--stream",
         action="store_true",
@@ -237,7 +240,20 @@ def _input_options() -> argparse.ArgumentParser:
         "Dask scheduler (e.g. tcp://host:8786; default: $NBCERT_DASK_SCHEDULER) whose "
         "workers read a Parquet training file or folder and count it per partition",
     )
-    return files
+
+
+def _choice(p, flag: str, help: str) -> None:
+    """An option choosing one of its rule's options (the rule named as the flag), the
+    first of them its default."""
+    choices = params.options(flag.lstrip("-").replace("-", "_"))
+    p.add_argument(flag, choices=choices, default=choices[0], help=help)
+
+
+def _ruled(g, flag: str, metavar: str, help: str) -> None:
+    """An option read by its rule in nbcert.params (the rule named as the flag), default
+    none."""
+    rule = flag.lstrip("-").replace("-", "_")
+    g.add_argument(flag, type=rule_type(rule), default=None, metavar=metavar, help=help)
 
 
 def _bins(files) -> None:
@@ -396,11 +412,10 @@ def _clean(sub, parents) -> None:
         "the complete table: compute the offline minimum and the policy's path",
     )
     _alpha(p)
-    p.add_argument(
+    _choice(
+        p,
         "--prior",
-        choices=params.options("prior"),
-        default="observed",
-        help="how the policy weighs a missing cell's possible values: observed (default: "
+        "how the policy weighs a missing cell's possible values: observed (default: "
         "its label's observed frequencies) or worlds (uniform over the domain)",
     )
     _option(p, "--top", "top", "cells listed without --truth", 10)
