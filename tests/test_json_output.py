@@ -76,23 +76,23 @@ def _env():
     return {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
 
-def _in_child(tmp_path, commands: list, highs_print: bool = False) -> dict:
-    (tmp_path / "commands.json").write_text(json.dumps([[str(a) for a in c] for c in commands]))
-    (tmp_path / "child.py").write_text(CHILD)
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(tmp_path / "child.py"),
-            str(tmp_path / "commands.json"),
-            str(tmp_path / "results.json"),
-            "1" if highs_print else "0",
-        ],
+def _python(*args: str) -> subprocess.CompletedProcess:
+    """This Python run with ``args`` as a child process, its memory capped, output captured."""
+    return subprocess.run(
+        [sys.executable, *args],
         capture_output=True,
         text=True,
         env=_env(),
         preexec_fn=_limit_memory,
         timeout=900,
     )
+
+
+def _in_child(tmp_path, commands: list, highs_print: bool = False) -> dict:
+    (tmp_path / "commands.json").write_text(json.dumps([[str(a) for a in c] for c in commands]))
+    (tmp_path / "child.py").write_text(CHILD)
+    files = [tmp_path / "child.py", tmp_path / "commands.json", tmp_path / "results.json"]
+    done = _python(*map(str, files), "1" if highs_print else "0")
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads((tmp_path / "results.json").read_text())
 
@@ -206,14 +206,7 @@ def test_wine_clean_truth_json_parses_from_the_command_line(tmp_path, method):
     _wine(tmp_path, WINE_SEED)
     argv = ["clean", "--train", tmp_path / "train.csv", "--test", tmp_path / "test.csv"]
     argv += ["--label", "cultivar", "--bins", "4", "--truth", tmp_path / "truth.csv"]
-    done = subprocess.run(
-        [sys.executable, "-m", "nbcert.cli", *map(str, argv), "--method", method, "--json"],
-        capture_output=True,
-        text=True,
-        env=_env(),
-        preexec_fn=_limit_memory,
-        timeout=900,
-    )
+    done = _python("-m", "nbcert.cli", *map(str, argv), "--method", method, "--json")
     assert done.returncode == 0, done.stderr[-2000:]
     assert HIGHS_LINE not in done.stdout
     data = json.loads(done.stdout)

@@ -255,37 +255,19 @@ def test_clean_truth_with_4_and_4_0(tmp_path, capsys):
     dirty.to_csv(tmp_path / "dirty.csv", index=False)
     full.to_csv(tmp_path / "truth.csv", index=False)
     full[FEATURES].iloc[:5].to_csv(tmp_path / "q.csv", index=False)
-    rc, out, err = run(
-        capsys,
-        "clean",
-        "--train",
-        tmp_path / "dirty.csv",
-        "--test",
-        tmp_path / "q.csv",
-        "--label",
-        "y",
-        "--truth",
-        tmp_path / "truth.csv",
-        "--json",
-    )
-    assert rc == 0, err
-    as_ints = dirty.astype({c: "Int64" for c in FEATURES})
-    as_ints.to_csv(tmp_path / "dirty-int.csv", index=False)
-    rc2, out2, err2 = run(
-        capsys,
-        "clean",
-        "--train",
-        tmp_path / "dirty-int.csv",
-        "--test",
-        tmp_path / "q.csv",
-        "--label",
-        "y",
-        "--truth",
-        tmp_path / "truth.csv",
-        "--json",
-    )
-    assert rc2 == 0, err2
-    assert json.loads(out) == json.loads(out2)
+
+    def clean(train: str) -> dict:
+        argv = ["clean", "--train", tmp_path / train, "--test", tmp_path / "q.csv"]
+        rc, out, err = run(
+            capsys, *argv, "--label", "y", "--truth", tmp_path / "truth.csv", "--json"
+        )
+        assert rc == 0, err
+        return json.loads(out)
+
+    out = clean("dirty.csv")
+    dirty.astype({c: "Int64" for c in FEATURES}).to_csv(tmp_path / "dirty-int.csv", index=False)
+    out2 = clean("dirty-int.csv")
+    assert out == out2
 
 
 # ---------------------------------------------------------------------------------------
