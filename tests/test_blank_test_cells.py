@@ -68,6 +68,7 @@ def test_counts_leave_blank_features_out_and_count_every_world(inst, alpha):
         counts, ties = brute_counts(inst.train, inst.label, row, alpha)
         assert wc.counts == counts and wc.ties == ties
         assert wc.total == sum(counts.values()) + ties
+        assert wc.total_text == str(wc.total)  # the whole table's worlds, as JSON shows them
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])

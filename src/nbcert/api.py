@@ -228,24 +228,17 @@ def count_worlds(
         ``ties``, ``total``) or estimated ``fractions`` with ``intervals``.
     """
     table, T, _, _ = ask(train, test, label, Reading.of(train, **options))
-    counting = dict(method=method, n_samples=n_samples, confidence=confidence, seed=seed)
-    return _counted(table, T, alpha, progress, max_states=max_states, **counting)
-
-
-def _counted(table, T, alpha, progress, **counting) -> list[WorldCounts]:
-    """count_encoded per group of rows with the same blank cells, on its projection, the
-    counts times the fillings of the left-out columns (``nbcert.blanks``)."""
-    done = 0
-
-    def answer(sub, codes, rows, keep):
-        nonlocal done
-        shim = None if progress is None else (lambda d, _, m: progress(done + d, len(T), m))
-        counts = count_encoded(sub, codes, alpha, progress=shim, **counting)
-        done += len(rows)
-        free = blanks.free_worlds(table, keep)
-        return [blanks.more_worlds(wc, free) for wc in counts]
-
-    return blanks.per_group(table, T, answer)
+    return count_encoded(
+        table,
+        T,
+        alpha,
+        method=method,
+        n_samples=n_samples,
+        confidence=confidence,
+        seed=seed,
+        max_states=max_states,
+        progress=progress,
+    )
 
 
 @validated

@@ -119,20 +119,6 @@ def per_group(table, T: np.ndarray, answer) -> list:
     return out
 
 
-def more_worlds(wc, free: int):
-    """World counts of a projection as counts of the whole table: each times the ``free``
-    fillings of the left-out columns' missing cells (estimated fractions unchanged)."""
-    if free == 1:
-        return wc
-    scale = {"log10_total": wc.log10_total + math.log10(free)}
-    if wc.total is not None:
-        scale["total"] = wc.total * free
-    if wc.counts is not None:
-        scale["counts"] = {label: c * free for label, c in wc.counts.items()}
-        scale["ties"] = wc.ties * free
-    return dataclasses.replace(wc, **scale)
-
-
 __all__ = [
     "BLANK",
     "UNSEEN",
@@ -141,5 +127,4 @@ __all__ = [
     "test_codes",
     "free_worlds",
     "per_group",
-    "more_worlds",
 ]

@@ -324,11 +324,13 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
             max_states=max_states,
         )
         T = self._codes(X)  # checks that the estimator is fitted
-        counting = dict(method=method, n_samples=n_samples, confidence=confidence, seed=seed)
-
-        def answer(sub, codes, rows, keep):
-            counts = count_encoded(sub, codes, self.alpha_, max_states=max_states, **counting)
-            free = blanks.free_worlds(self.stats_, keep)
-            return [blanks.more_worlds(wc, free) for wc in counts]
-
-        return blanks.per_group(self.stats_, T, answer)
+        return count_encoded(
+            self.stats_,
+            T,
+            self.alpha_,
+            method=method,
+            n_samples=n_samples,
+            confidence=confidence,
+            seed=seed,
+            max_states=max_states,
+        )

@@ -42,6 +42,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from .. import blanks
 from ..errors import InputError, unknown_option
 from ..reading.encoding import EncodedTable
 from ..stats import Stats, as_stats
@@ -205,7 +206,9 @@ def count_encoded(
     ----------
     source, T
         As for :func:`nbcert.count.points.point_stats`: the table's statistics (or an
-        EncodedTable) and the test points' codes.
+        EncodedTable) and the test points' codes; a blank test cell (``blanks.BLANK``)
+        leaves its feature out (each group of points with the same blanks is counted on
+        the table's projection, ``nbcert.blanks``).
     alpha : number, Fraction or str, default 0
         The smoothing parameter, read exactly.
     method : {"auto", "exact", "batch", "montecarlo"}, default "auto"
@@ -237,12 +240,42 @@ def count_encoded(
     """
     if method not in METHODS:
         raise unknown_option("counting method", method, METHODS)
-    enc = as_stats(source)
+    enc, budget = as_stats(source), min(max_states, AUTO_STATES) if method == "auto" else max_states
+    rng, done, estimated = np.random.default_rng(seed), 0, 0
+    whole = {"log10_total": total_worlds(enc, log10=True), "total_text": total_text(enc)}
+
+    def answer(sub, codes, rows, keep):  # a group of rows with the same blank test cells
+        nonlocal done, estimated
+        shim = None if progress is None else (lambda i, _, m: progress(done + i, len(T), m))
+        counts, n = _count_points(
+            sub, codes, alpha, method, n_samples, confidence, rng, budget, shim
+        )
+        done, estimated = done + len(rows), estimated + n
+        return [_whole(wc, blanks.free_worlds(enc, keep), whole) for wc in counts]
+
+    out = blanks.per_group(enc, T, answer)
+    if estimated:
+        _estimated_note(estimated, len(T), budget)
+    return out
+
+
+def _whole(wc: WorldCounts, free: int, whole: dict) -> WorldCounts:
+    """A projection's world counts (``nbcert.blanks``) as counts of the whole table: each
+    count times the ``free`` fillings of the left-out columns' missing cells, the totals the
+    whole table's (estimated fractions unchanged)."""
+    if free == 1:
+        return wc
+    scaled = dict(whole, total=None if wc.total is None else wc.total * free)
+    if wc.counts is not None:
+        scaled.update(counts={l: c * free for l, c in wc.counts.items()}, ties=wc.ties * free)
+    return dataclasses.replace(wc, **scaled)
+
+
+def _count_points(enc, T, alpha, method, n_samples, confidence, rng, budget, progress) -> tuple:
+    """(WorldCounts per test point, how many ``auto`` estimated) on complete test codes."""
     log10_total = total_worlds(enc, log10=True)
     total = total_worlds(enc) if log10_total < MAX_TOTAL_DIGITS else None
     text = total_text(enc)
-    rng = np.random.default_rng(seed)
-    budget = min(max_states, AUTO_STATES) if method == "auto" else max_states
     points, out, used, estimated = point_stats(enc, T), [], method, 0
     for i, pt in enumerate(points):
         used = choose_method(pt, enc.delta, alpha, method, budget)
@@ -266,9 +299,7 @@ def count_encoded(
         estimated += method == "auto"
     if progress is not None:
         progress(len(points), len(points), used)
-    if estimated:
-        _estimated_note(estimated, len(points), budget)
-    return out
+    return out, estimated
 
 
 __all__ = [
