@@ -148,15 +148,14 @@ def certify(
 def _certified(table, T, alpha, method, n_worlds, seed, index) -> pd.DataFrame:
     """certify's table: robust, label, possible_labels, tie_possible per test row (each
     group of rows with the same blank cells answered on its projection: ``nbcert.blanks``)."""
-    columns = [np.zeros(len(T), bool)] + [np.empty(len(T), object) for _ in range(3)]
-    for rows, keep in blanks.groups(T):
-        sub, codes = blanks.project(table, keep), blanks.test_codes(T, rows, keep)
-        for column, values in zip(columns, _answers(sub, codes, alpha, method, n_worlds, seed)):
-            column[rows] = values
-    robust, *rest = columns
-    out = pd.DataFrame({"robust": robust}, index=index)
+
+    def answer(sub, codes, rows, keep):
+        return zip(*_answers(sub, codes, alpha, method, n_worlds, seed), strict=True)
+
+    robust, *rest = list(zip(*blanks.per_group(table, T, answer), strict=True)) or [()] * 4
+    out = pd.DataFrame({"robust": np.array(robust, bool)}, index=index)
     for name, column in zip(["label", "possible_labels", "tie_possible"], rest):
-        out[name] = pd.Series(column, index=index, dtype=object)  # None stays None
+        out[name] = pd.Series(_objects(column), index=index, dtype=object)  # None stays None
     return out
 
 
@@ -172,10 +171,10 @@ def _answers(table, T, alpha, method, n_worlds, seed) -> tuple:
     labels = [table.labels[c] if c >= 0 else None for c in dec.label.tolist()]
     possible = [[table.labels[c] for c in row.nonzero()[0]] for row in pos.labels]
     tie = [None if t == decide.TIE_UNKNOWN else bool(t == decide.TIE_YES) for t in pos.tie.tolist()]
-    return dec.robust.astype(bool), labels, _objects(possible), tie
+    return dec.robust.tolist(), labels, possible, tie
 
 
-def _objects(values: list) -> np.ndarray:
+def _objects(values) -> np.ndarray:
     """A list as an object array of its entries (lists stay whole)."""
     out = np.empty(len(values), object)
     out[:] = values

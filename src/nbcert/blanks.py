@@ -29,11 +29,8 @@ import math
 
 import numpy as np
 
-from .reading.encoding import EncodedTable, code_dtype
+from .reading.encoding import BLANK, UNSEEN, EncodedTable, code_dtype
 from .stats import Stats
-
-BLANK = -2
-UNSEEN = -1
 
 
 def groups(T: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -99,11 +96,10 @@ def test_codes(T: np.ndarray, rows: np.ndarray, keep: np.ndarray) -> np.ndarray:
 def free_worlds(table: Stats | EncodedTable, keep: np.ndarray) -> int:
     """The fillings of the missing cells outside ``keep``: prod_j delta_j ** M_j over the
     left-out features j (1 when none is left out)."""
-    stats = table if isinstance(table, Stats) else None
-    if stats is None:
-        missing = (table.X == table.missing_codes).sum(axis=0)
+    if isinstance(table, Stats):
+        missing = table.missing_per_feature
     else:
-        missing = stats.missing_per_feature
+        missing = (table.X == table.missing_codes).sum(axis=0)
     out = np.setdiff1d(np.arange(table.d), keep)
     return math.prod(int(table.delta[j]) ** int(missing[j]) for j in out)
 

@@ -25,6 +25,7 @@ from .params import validate
 from .reading import hints
 from .reading.columns import same_values
 from .reading.encoding import (
+    BLANK,
     EncodedTable,
     as_missing,
     check_frame,
@@ -391,7 +392,7 @@ def prepare_truth(train, truth, label, missing, names: dict):
 def refuse_blanks(T, features, reading: Reading, what: str) -> None:
     """The questions about many rows at once take complete test rows: an InputError naming
     the first blank test cell (``nbcert.blanks`` answers the one-row questions)."""
-    blank = np.argwhere(T == -2)
+    blank = np.argwhere(T == BLANK)
     if len(blank):
         r, j = map(int, blank[0])
         raise InputError(

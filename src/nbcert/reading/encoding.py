@@ -36,6 +36,9 @@ from ..errors import InputError, RowError  # noqa: F401  (re-exported: nbcert.re
 from .columns import code_column, code_dtype, code_labels, positions
 from .parallel import map_columns
 
+UNSEEN = -1  # a test code: a value never seen in training
+BLANK = -2  # a test code: a blank test cell, its feature left out (nbcert.blanks)
+
 
 @dataclass(frozen=True)
 class Domains:
@@ -82,7 +85,7 @@ class Domains:
         out = np.empty((len(test), self.d), dtype=np.intp)
         for j, f in enumerate(self.features):
             out[:, j] = positions(self.categories[j], test[f])
-        out[blank] = -2
+        out[blank] = BLANK
         return out
 
     def global_codes(self, T: np.ndarray) -> np.ndarray:

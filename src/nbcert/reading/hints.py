@@ -27,6 +27,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from .encoding import UNSEEN
+
 MANY = 20  # distinct numeric values above which a column that is not binned looks numeric
 STRAY = 10  # most distinct text tokens in a column that otherwise holds numbers
 TOKENS = ("?", "NA", "null", "-", "N/A")
@@ -150,7 +152,7 @@ def _stray(dom, skip: Iterable[str]) -> dict:
 
 
 def _unseen(dom, T: np.ndarray) -> DataWarning | None:
-    unseen = np.asarray(T) == -1  # -2: a blank test cell, left out (nbcert.blanks)
+    unseen = np.asarray(T) == UNSEEN  # not BLANK: a blank test cell is left out
     if not unseen.any():
         return None
     cols = [f for f, u in zip(dom.features, unseen.any(axis=0)) if u]
