@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError, ParameterError
-from .params import validate
+from .params import RULES, validate
 from .reading import hints
 from .reading.columns import same_values
 from .reading.encoding import (
@@ -105,11 +105,9 @@ class Reading:
                 f"unknown option {unknown[0]!r} (the reading options are "
                 f"{', '.join(ReadingOptions.__annotations__)})"
             )
-        ruled = ("bins", "binning", "categorical", "sep", "encoding", "test_missing", "batch_rows")
-        checked = validate(**{k: options[k] for k in ruled if k in options})
-        names = table_names(train, options.get("names"))
-        rest = {k: options[k] for k in ("missing", "stream", "id") if k in options}
-        return cls(names=names, **rest, **checked)
+        checked = validate(**{k: v for k, v in options.items() if k in RULES})
+        rest = {k: v for k, v in options.items() if k not in RULES and k != "names"}
+        return cls(names=table_names(train, options.get("names")), **rest, **checked)
 
     def binned(self) -> bool:
         """Whether numeric columns are binned."""
