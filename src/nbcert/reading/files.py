@@ -98,9 +98,10 @@ class TableSource(CsvReading, ParquetReading):
             f = open(p, "rb")
         except OSError as e:
             raise self._fail(f"cannot read the file ({e.strerror or e})") from None
-        if _compression(p) or self.encoding not in (None, "utf-8"):
-            f.close()
-            return "csv", None, OnePass(self._decoded(p, _compression(p)))
+        codec = _compression(p)
+        if codec or self.encoding not in (None, "utf-8"):
+            f.close()  # opened only to say here whether it can be read
+            return "csv", None, OnePass(self._decoded(p, codec))
         # A pipe or terminal is read once: its pieces are kept for the passes after the first.
         return "csv", st.st_size if regular else None, None if regular else OnePass(f)
 
