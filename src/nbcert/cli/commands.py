@@ -149,6 +149,16 @@ def _hinting(command):
     return run
 
 
+def _text(args) -> dict:
+    """How the CSV files' text is read: --sep and --encoding."""
+    return {"sep": args.sep, "encoding": args.encoding}
+
+
+def _read_csv(args, path: str):
+    """A CSV file the command reads whole (the test rows, the truth), named by its path."""
+    return nbcert.read_csv(path, missing=args.missing, name=path, **_text(args))
+
+
 def _load(args, session: Session) -> Inputs:
     """Open the training file (its header is checked; the library reads the rest) and read
     the test file; the CLI checks only what is about files: a test column that the training
@@ -157,9 +167,8 @@ def _load(args, session: Session) -> Inputs:
     _check_binning(args)
     if [args.train, args.test, getattr(args, "truth", None)].count("-") > 1:
         raise ParameterError("only one of --train, --test and --truth can be - (standard input)")
-    text = {"sep": args.sep, "encoding": args.encoding}
-    source = nbcert.TableSource(args.train, args.missing, args.train, text=True, **text)
-    test = nbcert.read_csv(args.test, missing=args.missing, name=args.test, **text)
+    source = nbcert.TableSource(args.train, args.missing, args.train, text=True, **_text(args))
+    test = _read_csv(args, args.test)
     names = {"train": args.train, "test": args.test}
     test, ids = split_id(test, args.id, names)
     check_id(ids, source.columns, names)
@@ -240,8 +249,7 @@ def clean(args, session: Session) -> Advice | Cleaned:
     inputs.train = inputs.train.to_pandas()  # the cleaning methods work on the rows
     if args.truth is None:
         return Advice(_ask(nbcert.clean, args, inputs, "prior", "top", alpha=alpha), args.cells)
-    text = {"sep": args.sep, "encoding": args.encoding}
-    inputs.truth = nbcert.read_csv(args.truth, missing=args.missing, name=args.truth, **text)
+    inputs.truth = _read_csv(args, args.truth)
     inputs.names["truth"] = args.truth
     flags = ("prior", "method", "node_limit", "time_limit", "batch")
     report = _ask(nbcert.clean_offline, args, inputs, *flags, alpha=alpha)
