@@ -211,6 +211,17 @@ def brute_min_poison(train: pd.DataFrame, label: str, test_row, max_size: int | 
     return None
 
 
+def brute_min_poison_together(train: pd.DataFrame, label: str, test_rows):
+    """Smallest number of cells whose blanking makes every test row non-robust at once
+    (alpha = 0), or None when no allowed set does.  Tries all subsets in increasing size."""
+    cells = feature_cells(train, label)
+    for k in range(len(cells) + 1):
+        for subset in itertools.combinations(cells, k):
+            if all(brute_is_nonrobust_after(train, label, r, list(subset)) for r in test_rows):
+                return k
+    return None
+
+
 # ---------------------------------------------------------------------------- cleaning
 
 

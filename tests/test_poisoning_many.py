@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from brute import brute_is_nonrobust_after, feature_cells
+from brute import brute_is_nonrobust_after, brute_min_poison_together, feature_cells
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import complete_instances
@@ -37,12 +37,7 @@ def all_nonrobust(inst, cells) -> bool:
 
 
 def brute_min_together(inst):
-    cells = feature_cells(inst.train, inst.label)
-    for k in range(len(cells) + 1):
-        for subset in itertools.combinations(cells, k):
-            if all_nonrobust(inst, list(subset)):
-                return k
-    return None
+    return brute_min_poison_together(inst.train, inst.label, inst.test_rows())
 
 
 @SETTINGS

@@ -320,7 +320,6 @@ def poison_many(
     reading = Reading.of(train, **options)
     table, T, _, _ = ask(train, test, label, reading, Need("poisoning many points together"))
     require_complete(table, reading)
-    refuse_blanks(T, table.features, reading, "poisoning many rows together")
     return poisoning.poison_many_encoded(table, T, method=method, time_limit=time_limit)
 
 

@@ -104,6 +104,17 @@ def free_worlds(table: Stats | EncodedTable, keep: np.ndarray) -> int:
     return math.prod(int(table.delta[j]) ** int(missing[j]) for j in out)
 
 
+def leave_out(lo: np.ndarray, hi: np.ndarray, free: np.ndarray, N: np.ndarray):
+    """Extreme counts lo, hi (..., m, d) with each blank test cell's factor made 1: where
+    ``free`` (..., d) is true both become the label sizes N (m,), so the factor is N_l / N_l
+    in every world.  For alpha = 0 only (with alpha > 0 a factor (N_l + alpha) / (N_l +
+    alpha delta_j) is not 1): the joint poisoning engines, which take one table for points
+    with different blank cells."""
+    free = free[..., None, :]
+    size = N[:, None]
+    return np.where(free, size, lo), np.where(free, size, hi)
+
+
 def per_group(table, T: np.ndarray, answer) -> list:
     """``answer(projection, codes, rows, keep)`` for each group of rows, its per-row results
     (a list as long as ``rows``) put back in the rows' order."""
@@ -123,4 +134,5 @@ __all__ = [
     "test_codes",
     "free_worlds",
     "per_group",
+    "leave_out",
 ]

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..blanks import leave_out
 from ..decide import decide_counts, extremes
 from ..errors import unknown_option
 from ..milp import (
@@ -41,7 +42,7 @@ from ..milp import (
     count_vectors,
     vectors_between,
 )
-from ..reading.encoding import EncodedTable
+from ..reading.encoding import BLANK, EncodedTable
 from ..stats import count_index
 from .relaxation import Relaxation
 from .single import PoisonedCounts, cells_of, plans, poison_encoded, status
@@ -123,7 +124,7 @@ def all_nonrobust(enc, T, blanked, counts=None) -> bool:
     G = enc.global_codes(T)
     A = np.where((T >= 0)[:, None, :], left[:, G].transpose(1, 0, 2), 0)
     seen = (cnt[G] > 0) & (ndist > 0)
-    lo, hi = extremes(A, M[None], ndist[None, None, :], seen)
+    lo, hi = leave_out(*extremes(A, M[None], ndist[None, None, :], seen), T == BLANK, enc.label_sizes)
     return not decide_counts(lo, hi, enc.label_sizes, enc.delta, 0).robust.any()
 
 
@@ -159,6 +160,7 @@ def nonrobust_counts(enc, T, counts, groups, X) -> np.ndarray:
     A = np.where((T >= 0)[None, :, None, :], left[:, :, G].transpose(0, 2, 1, 3), 0)
     seen = (cnt[:, G] > 0) & (ndist[:, None, :] > 0)  # (B, k, d)
     lo, hi = extremes(A, M[:, None], ndist[:, None, None, :], seen)
+    lo, hi = leave_out(lo, hi, T == BLANK, enc.label_sizes)
     k = len(T)
     robust = decide_counts(
         lo.reshape(B * k, m, d), hi.reshape(B * k, m, d), enc.label_sizes, enc.delta, 0

@@ -14,7 +14,8 @@ credit min(rho, need) by its chords between breakpoints (exact there; an interva
 column) and, per rival, by the chord of a copy of the count that is zero unless that rival
 is the chosen reason: exactly one reason per point, the copies of a group at most its count
 (the convex hull of the point's reasons, which keeps the linear relaxation close to the
-single-point minima).  After each solve, breakpoints and cut points are added where the
+single-point minima).  A point's blank test cell leaves its column out of its terms (its
+factor is 1: ``nbcert.blanks``).  After each solve, breakpoints and cut points are added where the
 bounds were not exact at its answer (``Relaxation.refine``).
 """
 
@@ -61,17 +62,24 @@ class Relaxation:
 
     def __init__(self, enc: EncodedTable, states: list):
         self.enc = enc
-        self.points = [(star, st.tcode) for st in states if (star := st.winner()) >= 0]
+        live = [(star, st) for st in states if (star := st.winner()) >= 0]
+        self.points = [(star, st.tcode) for star, st in live]
         counts = count_index(enc)
         N = enc.label_sizes
         self.cols = [int(j) for j in np.flatnonzero(enc.delta >= 2)]
-        self.values = {j: sorted({int(t[j]) for _, t in self.points}) for j in self.cols}
+        # per point, the columns its factor depends on: a blank test cell's is 1
+        self.used = [[j for j in self.cols if not st.free[j]] for _, st in live]
+        self.values = {
+            j: sorted({int(t[j]) for (_, t), u in zip(self.points, self.used) if j in u})
+            for j in self.cols
+        }
         self.size = {}
         for j, vals in self.values.items():
             own = counts[:, vals]
             for (l, c), g in np.ndenumerate(np.column_stack([own, N - own.sum(axis=1)])):
                 self.size[(l, j, c)] = int(g)
-        self.A = [counts[:, t] for _, t in self.points]  # (m, d) agreeing counts per point
+        # (m, d) agreeing counts per point; N_l where its test cell is blank (factor 1)
+        self.A = [np.where(st.free, N[:, None], counts[:, st.tcode]) for _, st in live]
         self.breaks: dict = {}  # star group -> breakpoints of its blanked count
         self.cuts: dict = {}  # rival group -> where its count is cut
 
@@ -113,7 +121,7 @@ class Relaxation:
         force = self._forcing(prog, y, budget)
         users: dict = {}
         for p, (s, t) in enumerate(self.points):
-            for j in self.cols:
+            for j in self.used[p]:
                 users.setdefault(self.group(s, j, t), []).append(p)
         star = {g: self._star(prog, y[g], g, ps, budget) for g, ps in users.items()}
         rival: dict = {}
@@ -127,7 +135,7 @@ class Relaxation:
         the copies of a group together at most its count: the convex hull of the reasons."""
         s, t = self.points[p]
         reasons, link = {}, {}
-        for j in self.cols:
+        for j in self.used[p]:
             g = self.group(s, j, t)
             if self.size[g] <= budget:  # kill: every agreeing cell of l* blanked
                 kill = prog.int_var(0, 1)
@@ -138,7 +146,7 @@ class Relaxation:
                 z = prog.int_var(0, 1)
                 reasons[z] = 1.0
                 row = {}
-                for j in self.cols:
+                for j in self.used[p]:
                     self._copy(prog, star, row, link, p, self.group(s, j, t), z, budget)
                     self._rival(prog, y, force, rival, row, p, r, j, z, budget)
                 row[z] = -(self.gap(p, r) - MARGIN)

@@ -34,10 +34,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..blanks import leave_out
 from ..decide import decide_counts, extremes
 from ..errors import unknown_option
 from ..milp import CellAnswer
-from ..reading.encoding import EncodedTable
+from ..reading.encoding import BLANK, EncodedTable
 from ..stats import Stats, count_index
 from .baselines import CHECKS, random_order, smarter_random
 from .incremental import cell_values
@@ -116,7 +117,8 @@ class PoisonedCounts:
         Stats alone (a streamed table) cells are blanked by ``blank_cells``, named by row."""
         self.enc = enc
         self.seen0 = t >= 0
-        self.tcode = enc.global_codes(t[None])[0]
+        self.free = t == BLANK  # a blank test cell: its factor is 1 (nbcert.blanks)
+        self.tcode = np.where(self.free, -1, enc.global_codes(t[None])[0])  # -1 agrees with no cell
         if counts is None:
             counts = enc.counts if isinstance(enc, Stats) else count_index(enc)
         self.A = np.where(self.seen0, counts[:, self.tcode], 0)
@@ -182,15 +184,19 @@ class PoisonedCounts:
 
     def winner(self) -> int:
         """The label every world predicts, -1 when not robust."""
-        return int(
-            _decide(
-                self.A[None],
-                self.M[None],
-                self.cnt[self.tcode][None] > 0,
-                self.ndist[None],
-                self.enc,
-            ).label[0]
-        )
+        seen = (self.cnt[self.tcode] > 0) & self.seen0
+        return int(self.decide(seen, self.ndist).label[0])
+
+    def decide(self, seen: np.ndarray, ndist: np.ndarray):
+        """The Decision for this point with the given test values seen and domain sizes (d,)."""
+        return _decide(self.A[None], self.M[None], seen[None], ndist[None], self.enc, self.free[None])
+
+    def bounds(self) -> tuple:
+        """l's smallest and largest agreeing counts (m, d) as OP reasons about them: its
+        unblanked agreeing cells, and those plus every blank; N_l where the test cell is
+        blank (its factor is 1)."""
+        N = self.enc.label_sizes[:, None]
+        return np.where(self.free, N, self.A), np.where(self.free, N, self.A + self.M)
 
     def robust(self) -> bool:
         return self.winner() >= 0
@@ -209,10 +215,10 @@ class PoisonedCounts:
         return Poisoning(True, Cells(rows, cols, tuple(enc.features)))
 
 
-def _decide(A, M, seen, ndist, enc):
-    """Robustness of poisoned states: A, M (s, m, d); seen, ndist (s, d)."""
+def _decide(A, M, seen, ndist, enc, free):
+    """Robustness of poisoned states: A, M (s, m, d); seen, ndist, free (s, d)."""
     seen = seen & (ndist > 0)
-    lo, hi = extremes(A, M, ndist[:, None, :], seen)
+    lo, hi = leave_out(*extremes(A, M, ndist[:, None, :], seen), free, enc.label_sizes)
     return decide_counts(lo, hi, enc.label_sizes, enc.delta, 0)
 
 
@@ -260,9 +266,8 @@ def plans(enc: EncodedTable, star: int, state: PoisonedCounts) -> list:
     steps (label, column, agreeing cells?, how many).  Works from the state's current
     counts, so it also extends a partly blanked table (many-point poisoning)."""
     N, d = enc.label_sizes, enc.d
-    lo = state.A  # l's smallest agreeing counts: unblanked agreeing cells
-    hi = state.A + state.M  # l's largest: every blank may take t_j
-    usable = state.ndist >= 2
+    lo, hi = state.bounds()
+    usable = (state.ndist >= 2) & ~state.free  # a blank test cell's column: nothing to gain
     free = N[:, None] - hi  # unblanked disagreeing cells
     out = []
     for l2 in range(enc.m):
@@ -358,7 +363,7 @@ def poison_encoded(
     if check not in CHECKS:
         raise ValueError(f"unknown check {check!r} (use {' or '.join(CHECKS)})")
     state = PoisonedCounts(enc, t)
-    first = _decide(state.A[None], state.M[None], state.seen0[None], enc.delta[None], enc)
+    first = state.decide(state.seen0, enc.delta)
     if not first.robust[0]:
         return Poisoning(True)
     star = int(first.label[0])
