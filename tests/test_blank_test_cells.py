@@ -6,6 +6,7 @@ tables with one-value domains, unseen values, ties and alpha > 0."""
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -14,14 +15,16 @@ from brute import (
     TIE,
     brute_counts,
     brute_is_nonrobust_after,
+    brute_is_robust_after_cleaning,
+    brute_min_clean,
     brute_min_poison,
     brute_min_poison_together,
     brute_robust,
     iter_world_predictions,
 )
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from strategies import alphas, complete_instances, instances
+from strategies import alphas, complete_instances, dirty_instances, instances
 
 import nbcert
 from nbcert.cli import main
@@ -34,14 +37,16 @@ SETTINGS = settings(
 
 
 @st.composite
-def with_blanks(draw, base):
-    """An instance whose test rows have some cells blanked (sometimes every cell of a row)."""
+def with_blanks(draw, base, sparse: bool = False):
+    """An instance whose test rows have some cells blanked (sometimes every cell of a row);
+    ``sparse``: about one cell in four, and never a whole row."""
     inst = draw(base)
     test = inst.test.copy()
     for f in inst.features:
-        mask = draw(st.lists(st.booleans(), min_size=len(test), max_size=len(test)))
+        cells = st.integers(0, 3).map(lambda v: v == 0) if sparse else st.booleans()
+        mask = draw(st.lists(cells, min_size=len(test), max_size=len(test)))
         test.loc[np.array(mask, bool), f] = np.nan
-    if draw(st.booleans()):
+    if not sparse and draw(st.booleans()):
         test.loc[test.index[0], inst.features] = np.nan  # a row known by the prior alone
     inst.test = test
     return inst
@@ -107,6 +112,7 @@ def test_poisoning_rows_together_leaves_blank_features_out(inst):
     true on the rows with their blank features left out; these tables are small enough
     that the exact method proves the optimum."""
     best = brute_min_poison_together(inst.train, inst.label, rows(inst))
+    event(f"together {'none' if best is None else min(best, 3)}+ cells")
     for method in ("exact", "greedy"):
         res = nbcert.poison_many(inst.train, inst.test, inst.label, method=method, time_limit=60)
         if res.lower_bound is not None and best is not None:
@@ -115,12 +121,64 @@ def test_poisoning_rows_together_leaves_blank_features_out(inst):
             assert not res.optimal or best is None, (method, res, best)
             continue
         assert all(
-            brute_is_nonrobust_after(inst.train, inst.label, r, list(res.cells))
-            for r in rows(inst)
+            brute_is_nonrobust_after(inst.train, inst.label, r, list(res.cells)) for r in rows(inst)
         ), (method, res)
         assert best is not None and res.num_cells >= best
         if method == "exact":
             assert res.optimal and res.num_cells == best, (res, best)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    inst=st.one_of(
+        with_blanks(dirty_instances(max_rows=8, max_features=3, max_missing=6, max_tests=3)),
+        with_blanks(
+            dirty_instances(max_rows=6, max_features=3, max_missing=6, min_labels=2, max_tests=4),
+            sparse=True,
+        ),
+    ),
+    alpha=st.sampled_from([0, 0, Fraction(1, 2)]),
+)
+def test_cleaning_with_the_truth_leaves_blank_features_out(inst, alpha):
+    """clean --truth on rows with blank cells: each row's minimum and the rows' together
+    (proven optimal where these tables are small enough, at alpha = 0) are enumeration's,
+    and the policy's path certifies what it claims."""
+    everyone = rows(inst)
+    for method in ("exact", "greedy") if alpha == 0 else ("greedy",):
+        rep = nbcert.clean_offline(
+            inst.dirty, inst.truth, inst.test, inst.label, alpha=alpha, method=method
+        )
+        for row, point in zip(everyone, rep.points):
+            want = brute_min_clean(inst.dirty, inst.truth, inst.label, [row], alpha)
+            if pd.isna(list(row.values())).any() and want:
+                event("a row with a blank cell needs cleaning")
+            assert point.num_cells == want, (row, point, want)
+            if want is not None:
+                assert brute_is_robust_after_cleaning(
+                    inst.dirty, inst.truth, inst.label, row, point.cells, alpha
+                )
+        best = brute_min_clean(inst.dirty, inst.truth, inst.label, everyone, alpha)
+        tg = rep.together
+        event(f"{method}: together {'none' if best is None else min(best, 3)}+ cells")
+        if tg.lower_bound is not None and best is not None:
+            assert tg.lower_bound <= best, (method, tg, best)
+        if not tg.possible:
+            assert not tg.optimal or best is None, (method, tg, best)
+        else:
+            assert all(
+                brute_is_robust_after_cleaning(
+                    inst.dirty, inst.truth, inst.label, r, tg.cells, alpha
+                )
+                for r in everyone
+            ), (method, tg)
+            assert best is not None and tg.num_cells >= best
+            if method == "exact":
+                assert tg.optimal and tg.num_cells == best, (tg, best)
+        certified = all(
+            brute_is_robust_after_cleaning(inst.dirty, inst.truth, inst.label, r, rep.path, alpha)
+            for r in everyone
+        )
+        assert rep.path_certifies == certified
 
 
 def test_one_blank_cell_by_hand():

@@ -42,7 +42,6 @@ from .inputs import (
     check_id,
     coded_test,
     prepare_truth,
-    refuse_blanks,
     require_complete,
     split_id,
     with_id,
@@ -425,7 +424,6 @@ def clean_offline(
     check_id(ids, enc.features, reading.names)
     check_columns_of_test(test, enc.features, label, reading)
     T = coded_test(enc, test, reading)
-    refuse_blanks(T, enc.features, reading, "cleaning with the truth")
     hints.warn(
         enc, T, 3, binned=reading.binned(), categorical=reading.categorical, missing=reading.missing
     )

@@ -25,7 +25,6 @@ from .params import RULES, validate
 from .reading import hints
 from .reading.columns import same_values
 from .reading.encoding import (
-    BLANK,
     EncodedTable,
     as_missing,
     check_frame,
@@ -387,18 +386,6 @@ def prepare_truth(train, truth, label, missing, names: dict):
     return enc, ~known[:, columns][enc.rows]
 
 
-def refuse_blanks(T, features, reading: Reading, what: str) -> None:
-    """The questions about many rows at once take complete test rows: an InputError naming
-    the first blank test cell (``nbcert.blanks`` answers the one-row questions)."""
-    blank = np.argwhere(T == BLANK)
-    if len(blank):
-        r, j = map(int, blank[0])
-        raise InputError(
-            f"{reading.names['test']}: data row {r} has a blank in column {features[j]!r}: "
-            f"{what} takes complete test rows (fill the cell, or leave the row out)"
-        )
-
-
 def require_complete(table: Stats | EncodedTable, reading: Reading) -> None:
     """Poisoning needs a complete training table: an InputError naming its first missing cell."""
     first = as_stats(table).first_missing
@@ -426,7 +413,6 @@ __all__ = [
     "ReadingOptions",
     "coded_test",
     "require_complete",
-    "refuse_blanks",
     "check_columns_of_test",
     "prepare_truth",
     "is_dask",

@@ -32,9 +32,10 @@ from ..milp import (
     count_vectors,
     vectors_between,
 )
+from ..reading.encoding import BLANK
 from .program import exact_many, relaxed_bound
 from .single import cleanable, offline_search, within
-from .table import CleaningTable, after, all_robust, state_decision
+from .table import CleaningTable, after, all_robust, by_blanks, state_decision
 
 
 @dataclass(frozen=True)
@@ -181,11 +182,23 @@ def robust_counts(tab: CleaningTable, T: np.ndarray, groups, X: np.ndarray, alph
         Whether every point is certifiably robust after that cleaning, decided exactly as
         ``all_robust`` decides it (domains recomputed per cleaning).
     """
-    (B, k), (m, d, _) = (len(X), len(T)), tab.obs.shape
-    add = np.zeros((B, *tab.obs.shape), np.int64)
+    if not (T == BLANK).any():
+        return _robust_counts(tab.obs, tab.hid, tab.N, T, groups, X, alpha)
+    out = np.ones(len(X), bool)
+    for _, keep, codes, (obs, hid) in by_blanks(T, tab.N, tab.obs, tab.hid):
+        kept = np.isin(groups[1], keep)  # the groups of the kept columns, renumbered
+        sub = (groups[0][kept], np.searchsorted(keep, groups[1][kept]), groups[2][kept])
+        out &= _robust_counts(obs, hid, tab.N, codes, sub, X[:, kept], alpha)
+    return out
+
+
+def _robust_counts(obs0, hid, N, T, groups, X, alpha) -> np.ndarray:
+    """``robust_counts`` for test points without blank cells, on the arrays of a table."""
+    (B, k), (m, d, _) = (len(X), len(T)), obs0.shape
+    add = np.zeros((B, *obs0.shape), np.int64)
     add[:, groups[0], groups[1], groups[2]] = X
-    obs = tab.obs[None] + add
-    M = (tab.hid[None] - add).sum(axis=3)  # (B, m, d)
+    obs = obs0[None] + add
+    M = (hid[None] - add).sum(axis=3)  # (B, m, d)
     dom = obs.sum(axis=1) > 0  # (B, d, K)
     delta = dom.sum(axis=2)  # (B, d)
     cols, Tc = np.arange(d)[None, :], np.maximum(T, 0)
@@ -200,7 +213,7 @@ def robust_counts(tab: CleaningTable, T: np.ndarray, groups, X: np.ndarray, alph
         kinds = [(np.flatnonzero(which.ravel() == i), sz) for i, sz in enumerate(sizes)]
     for rows, sz in kinds:
         shape = (len(rows) * k, m, d)
-        dec = decide_counts(lo[rows].reshape(shape), hi[rows].reshape(shape), tab.N, sz, alpha)
+        dec = decide_counts(lo[rows].reshape(shape), hi[rows].reshape(shape), N, sz, alpha)
         robust[rows] = dec.robust.reshape(len(rows), k)
     return robust.all(axis=1)
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import blanks
 from ..decide import decide_counts, extremes
 from .table import CleaningTable, agreeing, state_decision
 
@@ -155,6 +156,28 @@ def group_scores(
     )
 
 
+def scores(obs, M, N, T, alpha=0, prior="observed") -> GroupScores:
+    """``group_scores`` for test points that may have blank cells: summed over the groups of
+    points with the same blank cells, each group's on the projection onto its points' other
+    features (``nbcert.blanks``: a blank test cell's feature is left out); a point with
+    every feature blank has nothing to clean."""
+    parts = blanks.groups(T)
+    if len(parts) == 1 and len(parts[0][1]) == T.shape[1]:
+        return group_scores(obs, M, N, T, alpha, prior)
+    m, d = M.shape
+    score, won, rival = np.zeros((m, d)), np.zeros((m, d), int), np.zeros((m, d), int)
+    helped, todo = np.zeros((len(T), m, d), bool), 0
+    for rows, keep in parts:
+        if len(keep):
+            gs = group_scores(obs[:, keep], M[:, keep], N, T[np.ix_(rows, keep)], alpha, prior)
+            score[:, keep] += gs.score
+            won[:, keep] += gs.as_winner
+            rival[:, keep] += gs.as_rival
+            helped[np.ix_(rows, np.arange(m), keep)] = gs.helped
+            todo += gs.todo
+    return GroupScores(score, won, rival, todo, helped)
+
+
 def next_group(obs, M, N, T, alpha=0, prior="observed"):
     """The (label, column) group the policy cleans next.
 
@@ -171,7 +194,7 @@ def next_group(obs, M, N, T, alpha=0, prior="observed"):
     """
     if not M.any():
         return None
-    s = group_scores(obs, M, N, T, alpha, prior).score
+    s = scores(obs, M, N, T, alpha, prior).score
     s = np.where(M > 0, s, -1.0)
     if s.max() <= 0:
         s = np.where(M > 0, M.astype(float), -1.0)

@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..milp import ONE_HOT_MAX_COLUMNS, Program
+from ..reading.encoding import BLANK
 from .single import winner_possible
 from .table import CleaningTable, all_robust, state_decision
 
@@ -145,6 +146,8 @@ class _ExactProgram:
         C, R = {}, {}
         for j in range(d):
             tj = int(t[j])
+            if tj == BLANK:
+                continue  # a blank test cell: its factor is 1 (nbcert.blanks)
             switch = bool(self.seen[j].sum() == 1 and self.seen[j, tj])
             if switch and self.tab.hid[:, j].sum() == self.tab.hid[:, j, tj].sum():
                 continue  # forced in every cleaning: every label's factor is 1
@@ -336,9 +339,8 @@ def relaxed_bound(
         if len(winners) != 1:
             continue
         used += 1
-        _relax_point(
-            prog, x, tab, t, winners[0], [j for j in range(d) if not single[j]]
-        )  # others: factor 1
+        active = [j for j in range(d) if not single[j] and t[j] != BLANK]  # others: factor 1
+        _relax_point(prog, x, tab, t, winners[0], active)
     if not used:
         return 0
     got = prog.solve(time_limit, node_limit=node_limit)

@@ -11,12 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import blanks
 from ..milp import CellAnswer
 from ..reading.encoding import EncodedTable
 from ..stats import count_index
 from .many import TogetherCleaning, clean_many
-from .policy import GroupScores, group_scores, policy_path
+from .policy import policy_path, scores
 from .single import offline_minimum
 from .table import CleaningTable
 
@@ -105,28 +104,6 @@ ADVICE_COLUMNS = tuple(
 )
 
 
-def _scores(obs, M, N, T, alpha, prior) -> GroupScores:
-    """group_scores summed over the groups of test points with the same blank cells, each
-    group's on the projection onto its points' other features (``nbcert.blanks``: a blank
-    test cell's feature is left out); a point with every feature blank has nothing to
-    clean."""
-    parts = blanks.groups(T)
-    if len(parts) == 1 and len(parts[0][1]) == T.shape[1]:
-        return group_scores(obs, M, N, T, alpha, prior)
-    m, d = M.shape
-    score, won, rival = np.zeros((m, d)), np.zeros((m, d), int), np.zeros((m, d), int)
-    helped, todo = np.zeros((len(T), m, d), bool), 0
-    for rows, keep in parts:
-        if len(keep):
-            gs = group_scores(obs[:, keep], M[:, keep], N, T[np.ix_(rows, keep)], alpha, prior)
-            score[:, keep] += gs.score
-            won[:, keep] += gs.as_winner
-            rival[:, keep] += gs.as_rival
-            helped[np.ix_(rows, np.arange(m), keep)] = gs.helped
-            todo += gs.todo
-    return GroupScores(score, won, rival, todo, helped)
-
-
 def advice(
     enc: EncodedTable, T: np.ndarray, alpha=0, prior: str = "observed", top: int = 10, test=None
 ) -> list:
@@ -158,7 +135,7 @@ def advice(
         all the group's cells (one column, interchangeable), ascending.
     """
     obs, M, N = dirty_state(enc)
-    gs = _scores(obs, M, N, T, alpha, prior)
+    gs = scores(obs, M, N, T, alpha, prior)
     order = np.argsort(-gs.score, axis=None, kind="stable")
     out = []
     miss = enc.is_missing()

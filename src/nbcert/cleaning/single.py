@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..kernel import factor_denominator, factor_numerator
+from ..reading.encoding import BLANK
 from .fixed import FixedDomain
 from .table import CleaningTable, winner_after
 
@@ -266,7 +267,15 @@ def offline_search(tab: CleaningTable, t: np.ndarray, alpha: Fraction, limit=mat
 
     Winners and branches are tried in a fixed order and a plan replaces the best only when
     strictly cheaper, so the first cheapest branch's plan is returned whatever the limit
-    (above its cost): each search below ``limit`` returns the plan it returns without it."""
+    (above its cost): each search below ``limit`` returns the plan it returns without it.
+    A point with blank cells is searched on the projection onto its other features
+    (``nbcert.blanks``): a left-out column's cells never change its prediction."""
+    if (t == BLANK).any():
+        sub, codes, keep = tab.onto(t)
+        plan, possible, lower = offline_search(sub, codes, alpha, limit)
+        if plan is not None:
+            plan = CleaningPlan(tab.lift(plan.x, keep), plan.cost, plan.winner)
+        return plan, possible, lower
     m = tab.obs.shape[0]
     zero = np.zeros_like(tab.hid)
     if m == 1:
@@ -313,6 +322,9 @@ def cleanable(tab: CleaningTable, t: np.ndarray, alpha=0) -> bool:
     -------
     bool
     """
+    if (t == BLANK).any():
+        sub, codes, _ = tab.onto(t)
+        return cleanable(sub, codes, alpha)
     m = tab.obs.shape[0]
     if m == 1 or winner_after(tab, t, np.zeros_like(tab.hid), alpha) >= 0:
         return True
@@ -324,7 +336,11 @@ def winner_possible(
     tab: CleaningTable, t: np.ndarray, w: int, alpha=Fraction(0), facts=None, limit=MAX_BRANCHES
 ) -> bool:
     """Can w become the certified winner of t (some branch feasible with all its helpful
-    cells cleaned)?  ``facts``: the columns' ``_column_facts``, if known."""
+    cells cleaned)?  ``facts``: the columns' ``_column_facts``, if known (not for a point
+    with blank cells, which is asked on its projection)."""
+    if (t == BLANK).any():
+        sub, codes, _ = tab.onto(t)
+        return winner_possible(sub, codes, w, alpha, None, limit)
     facts = _column_facts(tab.obs, tab.hid) if facts is None else facts
     return any(
         _branch(tab, t, w, opts, alpha).problem.feasible()
@@ -336,6 +352,9 @@ def within(tab: CleaningTable, t: np.ndarray, alpha: Fraction, floor: int) -> bo
     """Is t's minimum at most ``floor``?  True only with a witness: a plan of at most
     floor cells found without search (``FixedDomain.upper``) and checked on the cleaned
     table."""
+    if (t == BLANK).any():
+        sub, codes, _ = tab.onto(t)
+        return within(sub, codes, alpha, floor)
     m = tab.obs.shape[0]
     if m == 1 or winner_after(tab, t, np.zeros_like(tab.hid), alpha) >= 0:
         return floor >= 0

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import blanks
 from ..decide import Decision, decide_counts, extremes
-from ..reading.encoding import EncodedTable
+from ..reading.encoding import BLANK, EncodedTable
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,44 @@ class CleaningTable:
         out = [(int(self.enc.rows[r]), j) for r, j in cells]
         return tuple((r, self.enc.features[j]) for r, j in sorted(out))
 
+    def project(self, keep: np.ndarray) -> CleaningTable:
+        """The table restricted to the columns ``keep`` (``nbcert.blanks.project``; with none
+        kept, one constant column: every row observed at value 0)."""
+        obs, hid = kept_columns(keep, self.N, self.obs, self.hid)
+        missing = self.missing[:, keep] if len(keep) else np.zeros((self.enc.n, 1), bool)
+        return CleaningTable(blanks.project(self.enc, keep), missing, obs, hid)
+
+    def onto(self, t: np.ndarray) -> tuple:
+        """(the table projected onto test point t's observed features, t's codes there,
+        their columns): the questions about one point with blank cells (``nbcert.blanks``)."""
+        keep = np.flatnonzero(t != BLANK)
+        return self.project(keep), blanks.test_codes(t[None], np.arange(1), keep)[0], keep
+
+    def lift(self, x: np.ndarray, keep: np.ndarray) -> np.ndarray:
+        """Group counts x of a projection onto the columns ``keep``, as this table's."""
+        out = np.zeros_like(self.hid)
+        if len(keep):
+            out[:, keep] = x
+        return out
+
+
+def kept_columns(keep: np.ndarray, N: np.ndarray, obs: np.ndarray, *rest) -> list:
+    """Per-(label, column) arrays restricted to the columns ``keep``: the observed cells
+    ``obs`` (m, d, K) and others (m, d, ...).  With no column kept, one constant column
+    (``nbcert.blanks``): every row observed at value 0 and nothing else, factor 1."""
+    if len(keep):
+        return [a[:, keep] for a in (obs, *rest)]
+    out = [np.zeros((a.shape[0], 1, *a.shape[2:]), a.dtype) for a in (obs, *rest)]
+    out[0][:, 0, 0] = N
+    return out
+
+
+def by_blanks(T: np.ndarray, N: np.ndarray, obs: np.ndarray, *rest):
+    """Per group of test points with the same blank cells (``nbcert.blanks.groups``):
+    (their rows, kept columns, their codes there, ``kept_columns`` of the arrays)."""
+    for rows, keep in blanks.groups(T):
+        yield rows, keep, blanks.test_codes(T, rows, keep), kept_columns(keep, N, obs, *rest)
+
 
 def state_decision(obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, alpha) -> Decision:
     """Robustness of test points for the given observed and missing counts.
@@ -97,7 +136,9 @@ def state_decision(obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray,
     N : ndarray, shape (m,)
         Rows per label.
     T : ndarray, shape (k, d)
-        Test points as local value codes (-1: unseen).
+        Test points as local value codes (-1: unseen, -2: blank, its feature left out:
+        each group of points with the same blank cells is decided on the projection onto
+        their other features, ``nbcert.blanks``).
     alpha : Fraction
         The smoothing parameter.
 
@@ -106,6 +147,17 @@ def state_decision(obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray,
     Decision
         Per point whether it is certifiably robust and the label every world predicts.
     """
+    if not (T == BLANK).any():
+        return _decision(obs, M, N, T, alpha)
+    robust, label = np.zeros(len(T), bool), np.full(len(T), -1, np.intp)
+    for rows, _, codes, (o, miss) in by_blanks(T, N, obs, M):
+        dec = _decision(o, miss, N, codes, alpha)
+        robust[rows], label[rows] = dec.robust, dec.label
+    return Decision(robust, label)
+
+
+def _decision(obs, M, N, T, alpha) -> Decision:
+    """``state_decision`` for test points without blank cells."""
     E, seen, delta = agreeing(obs, T)
     lo, hi = extremes(E, M, delta, seen)
     return decide_counts(lo, hi, N, delta, alpha)

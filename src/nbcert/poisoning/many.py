@@ -124,7 +124,9 @@ def all_nonrobust(enc, T, blanked, counts=None) -> bool:
     G = enc.global_codes(T)
     A = np.where((T >= 0)[:, None, :], left[:, G].transpose(1, 0, 2), 0)
     seen = (cnt[G] > 0) & (ndist > 0)
-    lo, hi = leave_out(*extremes(A, M[None], ndist[None, None, :], seen), T == BLANK, enc.label_sizes)
+    lo, hi = leave_out(
+        *extremes(A, M[None], ndist[None, None, :], seen), T == BLANK, enc.label_sizes
+    )
     return not decide_counts(lo, hi, enc.label_sizes, enc.delta, 0).robust.any()
 
 

@@ -189,7 +189,9 @@ class PoisonedCounts:
 
     def decide(self, seen: np.ndarray, ndist: np.ndarray):
         """The Decision for this point with the given test values seen and domain sizes (d,)."""
-        return _decide(self.A[None], self.M[None], seen[None], ndist[None], self.enc, self.free[None])
+        return _decide(
+            self.A[None], self.M[None], seen[None], ndist[None], self.enc, self.free[None]
+        )
 
     def bounds(self) -> tuple:
         """l's smallest and largest agreeing counts (m, d) as OP reasons about them: its
