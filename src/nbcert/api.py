@@ -121,9 +121,8 @@ def certify(
         in ``.gz``, ``.bz2``, ``.zst``, ``.lz4`` or ``.br`` is decompressed, ``"-"`` is
         standard input.
     test_missing : {"leave_out", "error"}, default "leave_out"
-        A blank test cell: left out of the row's product, or an InputError.  The
-        questions about many rows at once (``poison_many``, ``clean``, ``clean_offline``)
-        take complete test rows.
+        A blank test cell: left out of the row's product (its factor is 1, in every
+        question and front end), or an InputError naming its row and column.
     id : str, optional
         A column of ``test`` that names its rows (not a feature); ``certify`` carries it
         to its result as the first column.
