@@ -669,6 +669,37 @@ def test_a_compressed_csv_gives_the_plain_file_s_answers(tmp_path, capsys, endin
     assert nbcert.certify(packed, q, "y").equals(nbcert.certify(plain, q, "y"))
 
 
+def test_a_compressed_file_is_decoded_afresh_on_every_pass(tmp_path, monkeypatch):
+    """A .csv.gz (or another encoding) on disk is never held whole in memory (as a pipe's
+    bytes are, ``OnePass``): each pass decodes the file again, so one larger than memory
+    streams; streamed in small batches it gives the in-memory answers."""
+    import pyarrow as pa
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(
+        {"a": rng.choice(["x", "y", ""], 3000), "b": rng.choice(["u", "v"], 3000)}
+    ).assign(y=lambda f: np.where((f.a == "x") ^ (rng.random(3000) < 0.2), "p", "q"))
+    text = frame.to_csv(index=False)
+    packed = str(tmp_path / "train.csv.gz")
+    with pa.CompressedOutputStream(packed, "gzip") as out:
+        out.write(text.encode())
+    plain = write(tmp_path, "train.csv", text)
+    q = pd.DataFrame({"a": ["x", "y"], "b": ["u", "v"]})
+    want = nbcert.count_worlds(plain, q, "y")
+
+    def held(self):
+        raise AssertionError("a file on disk was read into memory whole")
+
+    monkeypatch.setattr(file_reading.OnePass, "reader", held)
+    for options in ({}, {"stream": True, "batch_rows": 100}):
+        got = nbcert.count_worlds(packed, q, "y", **options)
+        assert [g.counts for g in got] == [w.counts for w in want]
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes(text.encode("latin-1"))
+    got = nbcert.certify(str(latin), q, "y", encoding="latin-1", stream=True, batch_rows=100)
+    assert got.equals(nbcert.certify(plain, q, "y"))
+
+
 def test_a_corrupt_archive_is_one_line(tmp_path, capsys):
     bad = tmp_path / "train.csv.gz"
     bad.write_bytes(b"not gzip at all")

@@ -145,6 +145,18 @@ def _line_of_record(piece: bytes, number: int) -> int:
     return int(np.searchsorted(nl, record)) + 1
 
 
+class Reopened:
+    """A file decoded on the way in (decompressed, transcoded), opened afresh for every
+    pass: nothing of it is kept in memory, so a compressed file larger than memory
+    streams.  ``open_`` gives a new stream of its decoded bytes."""
+
+    def __init__(self, open_):
+        self._open = open_
+
+    def reader(self):
+        return self._open()
+
+
 class OnePass:
     """A pipe read once: the bytes are kept so that later passes can re-read them."""
 

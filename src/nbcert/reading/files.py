@@ -19,6 +19,7 @@ half is ``parquetfile``.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 import sys
@@ -30,6 +31,7 @@ from .csvfile import (
     NOT_UTF8,
     CsvReading,
     OnePass,
+    Reopened,
     arrow_bytes,
     first_record_end,
     pyarrow_csv,
@@ -101,6 +103,8 @@ class TableSource(CsvReading, ParquetReading):
         codec = _compression(p)
         if codec or self.encoding not in (None, "utf-8"):
             f.close()  # opened only to say here whether it can be read
+            if regular:  # decoded afresh on every pass, never held whole
+                return "csv", None, Reopened(functools.partial(self._decoded, p, codec))
             return "csv", None, OnePass(self._decoded(p, codec))
         # A pipe or terminal is read once: its pieces are kept for the passes after the first.
         return "csv", st.st_size if regular else None, None if regular else OnePass(f)
@@ -108,7 +112,8 @@ class TableSource(CsvReading, ParquetReading):
     def _decoded(self, source, compression: str | None = None):
         """A file's path (or the bytes of standard input) as a stream of UTF-8 bytes:
         decompressed (``compression``: a codec pyarrow reads) and transcoded from
-        ``encoding``; read once, in memory, by ``OnePass``."""
+        ``encoding``; opened again for every pass (``Reopened``), or for standard input and
+        pipes read once, in memory, by ``OnePass``."""
         pa, _ = pyarrow_csv()
         if isinstance(source, bytes):
             stream = pa.BufferReader(source)
@@ -226,9 +231,15 @@ class _Checked:
     def __exit__(self, *exc):
         self._stream.close()
 
-    def read(self):
+    def read(self, size: int | None = None):
+        return self._checked(self._stream.read, size)
+
+    def readinto(self, buffer) -> int:
+        return self._checked(self._stream.readinto, buffer)
+
+    def _checked(self, call, *args):
         try:
-            return self._stream.read()
+            return call(*args)
         except (OSError, ValueError) as e:
             raise self._fail(f"cannot decode the file ({' '.join(str(e).split())})") from None
 
