@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import blanks
 from ..decide import decide_counts, extremes
-from .table import CleaningTable, agreeing, state_decision
+from ..reading.encoding import BLANK
+from .table import CleaningTable, agreeing, by_blanks, state_decision
 
 
 def truth_odds(obs: np.ndarray, T: np.ndarray, prior: str) -> np.ndarray:
@@ -161,15 +161,14 @@ def scores(obs, M, N, T, alpha=0, prior="observed") -> GroupScores:
     points with the same blank cells, each group's on the projection onto its points' other
     features (``nbcert.blanks``: a blank test cell's feature is left out); a point with
     every feature blank has nothing to clean."""
-    parts = blanks.groups(T)
-    if len(parts) == 1 and len(parts[0][1]) == T.shape[1]:
+    if not (T == BLANK).any():
         return group_scores(obs, M, N, T, alpha, prior)
     m, d = M.shape
     score, won, rival = np.zeros((m, d)), np.zeros((m, d), int), np.zeros((m, d), int)
     helped, todo = np.zeros((len(T), m, d), bool), 0
-    for rows, keep in parts:
+    for rows, keep, codes, (o, miss) in by_blanks(T, N, obs, M):
         if len(keep):
-            gs = group_scores(obs[:, keep], M[:, keep], N, T[np.ix_(rows, keep)], alpha, prior)
+            gs = group_scores(o, miss, N, codes, alpha, prior)
             score[:, keep] += gs.score
             won[:, keep] += gs.as_winner
             rival[:, keep] += gs.as_rival

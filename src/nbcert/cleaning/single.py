@@ -28,6 +28,7 @@ the cleaned table (``within``).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections import Counter
@@ -236,6 +237,21 @@ def _plan_cells(tab: CleaningTable, t: np.ndarray, branch: Branch, a, bs) -> np.
     return x
 
 
+def _on_observed_features(question):
+    """``question(tab, t, ...)``, a yes/no question about one point, asked of a point with
+    blank cells on the projection onto its other features (``nbcert.blanks``): a left-out
+    column's cells never change its prediction, so the answer is the same."""
+
+    @functools.wraps(question)
+    def asked(tab: CleaningTable, t: np.ndarray, *args, **kwargs):
+        if (t == BLANK).any():
+            sub, codes, _ = tab.onto(t)
+            return question(sub, codes, *args, **kwargs)
+        return question(tab, t, *args, **kwargs)
+
+    return asked
+
+
 def offline_minimum(
     tab: CleaningTable, t: np.ndarray, alpha=0, limit=math.inf
 ) -> CleaningPlan | None:
@@ -307,6 +323,7 @@ def offline_search(tab: CleaningTable, t: np.ndarray, alpha: Fraction, limit=mat
     return best, possible, min(lower, best.cost) if best else lower
 
 
+@_on_observed_features
 def cleanable(tab: CleaningTable, t: np.ndarray, alpha=0) -> bool:
     """Does some cleaning make test point t certifiably robust (proven either way)?
 
@@ -322,9 +339,6 @@ def cleanable(tab: CleaningTable, t: np.ndarray, alpha=0) -> bool:
     -------
     bool
     """
-    if (t == BLANK).any():
-        sub, codes, _ = tab.onto(t)
-        return cleanable(sub, codes, alpha)
     m = tab.obs.shape[0]
     if m == 1 or winner_after(tab, t, np.zeros_like(tab.hid), alpha) >= 0:
         return True
@@ -332,15 +346,13 @@ def cleanable(tab: CleaningTable, t: np.ndarray, alpha=0) -> bool:
     return any(winner_possible(tab, t, w, alpha, facts) for w in range(m))
 
 
+@_on_observed_features
 def winner_possible(
     tab: CleaningTable, t: np.ndarray, w: int, alpha=Fraction(0), facts=None, limit=MAX_BRANCHES
 ) -> bool:
     """Can w become the certified winner of t (some branch feasible with all its helpful
-    cells cleaned)?  ``facts``: the columns' ``_column_facts``, if known (not for a point
-    with blank cells, which is asked on its projection)."""
-    if (t == BLANK).any():
-        sub, codes, _ = tab.onto(t)
-        return winner_possible(sub, codes, w, alpha, None, limit)
+    cells cleaned)?  ``facts``: the columns' ``_column_facts``, if known (of a point
+    without blank cells: one with blanks is asked on its projection)."""
     facts = _column_facts(tab.obs, tab.hid) if facts is None else facts
     return any(
         _branch(tab, t, w, opts, alpha).problem.feasible()
@@ -348,13 +360,11 @@ def winner_possible(
     )
 
 
+@_on_observed_features
 def within(tab: CleaningTable, t: np.ndarray, alpha: Fraction, floor: int) -> bool:
     """Is t's minimum at most ``floor``?  True only with a witness: a plan of at most
     floor cells found without search (``FixedDomain.upper``) and checked on the cleaned
     table."""
-    if (t == BLANK).any():
-        sub, codes, _ = tab.onto(t)
-        return within(sub, codes, alpha, floor)
     m = tab.obs.shape[0]
     if m == 1 or winner_after(tab, t, np.zeros_like(tab.hid), alpha) >= 0:
         return floor >= 0
