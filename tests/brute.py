@@ -259,3 +259,40 @@ def brute_min_clean(dirty: pd.DataFrame, truth: pd.DataFrame, label: str, test_r
             if all(brute_robust(cleaned, label, row, alpha)[0] for row in test_rows):
                 return k
     return None
+
+
+def _blank_groups(y: list, cols: list, groups: list, x) -> list:
+    """Columns with x[g] cells of each group (label, column, value) blanked, first rows first."""
+    out = [list(c) for c in cols]
+    for (l, j, v), k in zip(groups, x):
+        if k:
+            rows = [r for r in range(len(y)) if y[r] == l and cols[j][r] == v][:k]
+            for r in rows:
+                out[j][r] = None
+    return out
+
+
+def min_poison_by_groups(y: list, cols: list, t: list, alpha=0):
+    """Fewest cells of a complete table (``cols[j][r]``, labels ``y``) whose blanking makes
+    the point ``t`` non-robust, or None when no allowed blanking does; any alpha >= 0.
+
+    Cells of one (label, column, value) are interchangeable (a row's prediction counts
+    only each label's cells per column), so a blanking is a count per such group; sizes are
+    tried in increasing order and every blanking of a size is checked by enumerating all
+    of its worlds (``Table``: domains recomputed from the blanked table).  A test value of
+    None is a blank test cell (its feature left out); one no cell holds is unseen.
+    """
+    if len(set(y)) < 2:
+        return None
+    groups = sorted(
+        {(y[r], j, cols[j][r]) for j in range(len(cols)) for r in range(len(y))}, key=repr
+    )
+    size = [sum(1 for r in range(len(y)) if (y[r], cols[j][r]) == (l, v)) for l, j, v in groups]
+    vectors = sorted(itertools.product(*[range(s + 1) for s in size]), key=sum)
+    for x in vectors:
+        blanked = _blank_groups(y, cols, groups, x)
+        if any(all(v is None for v in c) for c in blanked):
+            continue  # a column left with no observed value: not allowed
+        if not _robust(Table(y, blanked), t, alpha)[0]:
+            return sum(x)
+    return None

@@ -28,20 +28,21 @@ arrays (``Cells``).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
 from ..blanks import leave_out
 from ..decide import decide_counts, extremes
-from ..errors import unknown_option
+from ..errors import ParameterError, unknown_option
 from ..milp import CellAnswer
 from ..reading.encoding import BLANK, EncodedTable
 from ..stats import Stats, count_index
 from .baselines import CHECKS, random_order, smarter_random
 from .incremental import cell_values
+from .minimum import DISAGREE, Search
 
 METHODS = ("op", "sr", "rp")  # params.RULES["method"]["poison"]
 
@@ -112,21 +113,42 @@ class PoisonedCounts:
     """Counts of a complete table under blanking, updated per batch of blanked cells
     without recounting the table."""
 
-    def __init__(self, enc: EncodedTable | Stats, t: np.ndarray, counts: np.ndarray | None = None):
+    def __init__(
+        self,
+        enc: EncodedTable | Stats,
+        t: np.ndarray,
+        counts: np.ndarray | None = None,
+        alpha: Fraction = Fraction(0),
+    ):
         """``counts``: the table's count index (stats.count_index), if already built.  From
-        Stats alone (a streamed table) cells are blanked by ``blank_cells``, named by row."""
+        Stats alone (a streamed table) cells are blanked by ``blank_cells``, named by row.
+        ``alpha``: the classifier's smoothing (poisoning beyond the paper when > 0)."""
         self.enc = enc
+        self.alpha = Fraction(alpha)
         self.seen0 = t >= 0
         self.free = t == BLANK  # a blank test cell: its factor is 1 (nbcert.blanks)
         self.tcode = np.where(self.free, -1, enc.global_codes(t[None])[0])  # -1 agrees with no cell
         if counts is None:
             counts = enc.counts if isinstance(enc, Stats) else count_index(enc)
+        self.counts = counts
         self.A = np.where(self.seen0, counts[:, self.tcode], 0)
         self.M = np.zeros_like(self.A)
         self.cnt = counts.sum(axis=0)
         self.ndist = enc.delta.copy()
         self.left = np.full(enc.d, enc.n)  # observed cells per column
         self.blanked: list = []  # (row ids, feature indices) arrays, in blanking order
+
+    def observed(self) -> np.ndarray:
+        """Observed cells per label and global code (m, n_codes), blanked cells left out
+        (a streamed table's state is only planned on before any cell is blanked)."""
+        if not self.blanked:
+            return self.counts
+        enc = self.enc
+        rows = np.concatenate([r for r, _ in self.blanked]).astype(np.intp)
+        cols = np.concatenate([c for _, c in self.blanked]).astype(np.intp)
+        v = cell_values(enc, rows, cols)
+        gone = np.bincount(self.label_of(rows) * enc.n_codes + v, minlength=self.counts.size)
+        return self.counts - gone.reshape(self.counts.shape)
 
     def copy(self) -> PoisonedCounts:
         new = object.__new__(PoisonedCounts)
@@ -190,15 +212,14 @@ class PoisonedCounts:
     def decide(self, seen: np.ndarray, ndist: np.ndarray):
         """The Decision for this point with the given test values seen and domain sizes (d,)."""
         return _decide(
-            self.A[None], self.M[None], seen[None], ndist[None], self.enc, self.free[None]
+            self.A[None],
+            self.M[None],
+            seen[None],
+            ndist[None],
+            self.enc,
+            self.free[None],
+            self.alpha,
         )
-
-    def bounds(self) -> tuple:
-        """l's smallest and largest agreeing counts (m, d) as OP reasons about them: its
-        unblanked agreeing cells, and those plus every blank; N_l where the test cell is
-        blank (its factor is 1)."""
-        N = self.enc.label_sizes[:, None]
-        return np.where(self.free, N, self.A), np.where(self.free, N, self.A + self.M)
 
     def robust(self) -> bool:
         return self.winner() >= 0
@@ -217,112 +238,60 @@ class PoisonedCounts:
         return Poisoning(True, Cells(rows, cols, tuple(enc.features)))
 
 
-def _decide(A, M, seen, ndist, enc, free):
-    """Robustness of poisoned states: A, M (s, m, d); seen, ndist, free (s, d)."""
+def _decide(A, M, seen, ndist, enc, free, alpha=0):
+    """Robustness of poisoned states: A, M (s, m, d); seen, ndist, free (s, d); with alpha
+    > 0 one state (its domain sizes are the denominators')."""
     seen = seen & (ndist > 0)
     lo, hi = leave_out(*extremes(A, M, ndist[:, None, :], seen), free, enc.label_sizes)
-    return decide_counts(lo, hi, enc.label_sizes, enc.delta, 0)
+    return decide_counts(lo, hi, enc.label_sizes, ndist[0] if alpha else enc.delta, alpha)
 
 
-def _min_fill(x: list, cap: list, need: int, avoid: list):
-    """Fewest units b (x + b <= cap) with prod(x + b) >= need, allocated by water-filling
-    (raise the smallest values first, which maximises the product for every budget);
-    None if even cap falls short.  Of the columns tied at the last level, those in
-    ``avoid`` are raised last.
-    """
-    if math.prod(cap) < need:
-        return None
-    if math.prod(x) >= need:
-        return [0] * len(x)
-
-    def filled(level):
-        return [max(xj, min(level, cj)) for xj, cj in zip(x, cap)]
-
-    lo, hi = min(x), max(cap)  # prod(filled(lo)) < need <= prod(filled(hi))
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if math.prod(filled(mid)) >= need else (mid, hi)
-    y = filled(lo)
-    for j in sorted(
-        (j for j in range(len(x)) if y[j] == lo and cap[j] > lo), key=lambda j: avoid[j]
-    ):
-        if math.prod(y) >= need:
-            break
-        y[j] += 1
-    return [yj - xj for yj, xj in zip(y, x)]
-
-
-def _rows_where(enc, l, j, value, agree: bool, count, blanked=None):
-    """The first ``count`` rows of label l whose column j equals (or differs from) value,
-    skipping rows whose cell is already blanked."""
+def _rows_where(enc, l, j, sel: int, tcode: int, count, blanked=None):
+    """The first ``count`` rows of label l whose column j holds the global code ``sel``
+    (DISAGREE: any code but the test value's ``tcode``), skipping blanked cells."""
     a, b = enc.label_bounds[l], enc.label_bounds[l + 1]
     col = enc.X[a:b, j]
-    hit = (col == value) if agree else (col != value)
+    hit = (col != tcode) if sel == DISAGREE else (col == sel)
     if blanked is not None:
         hit &= ~blanked[a:b, j]
     return a + np.flatnonzero(hit)[:count]
 
 
-def plans(enc: EncodedTable, star: int, state: PoisonedCounts) -> list:
-    """Candidate blankings that end l*'s dominance, cheapest first: (cost, steps) with
-    steps (label, column, agreeing cells?, how many).  Works from the state's current
+def plans(enc: EncodedTable | Stats, star: int, state: PoisonedCounts) -> list:
+    """Blankings that end the point's robustness, cheapest first, the first one minimal
+    (``nbcert.poisoning.minimum``): (cost, steps) with steps (label, column, selector,
+    how many), the selector a global code or DISAGREE.  Works from the state's current
     counts, so it also extends a partly blanked table (many-point poisoning)."""
-    N, d = enc.label_sizes, enc.d
-    lo, hi = state.bounds()
-    usable = (state.ndist >= 2) & ~state.free  # a blank test cell's column: nothing to gain
-    free = N[:, None] - hi  # unblanked disagreeing cells
-    out = []
-    for l2 in range(enc.m):
-        if l2 == star:
-            continue
-        lhs0 = math.prod(lo[star].tolist()) * int(N[l2]) ** (d - 1)
-        rhs0 = math.prod(hi[l2].tolist()) * int(N[star]) ** (d - 1)
-        # A2: blank l*'s agreeing cells in its rarest usable column.
-        if usable.any():
-            j0 = int(np.flatnonzero(usable)[np.argmin(lo[star, usable])])
-            rest = lhs0 // int(lo[star, j0]) if lo[star, j0] else 0
-            keep = rhs0 // rest if rest else int(lo[star, j0])
-            a = int(lo[star, j0]) - min(int(lo[star, j0]), keep)
-            out.append((a, [(star, j0, True, a)]))
-        # A1: blank l''s disagreeing cells, smallest largest-counts first.
-        x = hi[l2]
-        others = free.sum(axis=0) - free[l2]
-        neutral = usable & (others == 0) & (free[l2] > 0)  # blanking all of them leaves only t_j
-        need = -(-lhs0 // int(N[star]) ** (d - 1))  # ceil(prod lo* N'^(d-1) / N*^(d-1))
-        for cap in (
-            np.where(usable, N[l2], x),
-            np.where(neutral, N[l2] - 1, np.where(usable, N[l2], x)),
-        ):
-            b = _min_fill(x.tolist(), cap.tolist(), need, neutral.tolist())
-            if b is not None:
-                out.append((sum(b), [(l2, j, False, b[j]) for j in range(d) if b[j]]))
-    return sorted(out, key=lambda p: p[0])
+    del star  # the search finds the dominant label of every configuration itself
+    return Search(state, state.alpha).run()
 
 
 def cells_of(enc: EncodedTable, tcode: np.ndarray, steps, blanked=None) -> list:
     """Concrete (column, rows) for a plan's steps."""
     return [
-        (j, _rows_where(enc, l, j, tcode[j], agree, count, blanked)) for l, j, agree, count in steps
+        (j, _rows_where(enc, l, j, sel, tcode[j], count, blanked)) for l, j, sel, count in steps
     ]
 
 
 def _optimal(enc: EncodedTable | Stats, star: int, state: PoisonedCounts, find=None):
-    """The cheapest plan that works.  ``find(plans)`` names the cells of every plan's steps
-    for a table known only by its Stats: {step: (row ids, global codes)}."""
+    """The minimum plan, checked on the poisoned counts.  ``find(plans)`` names the cells of
+    the plan's steps for a table known only by its Stats: {step key: (row ids, codes)}."""
     candidates = plans(enc, star, state)
-    found = find([steps for _, steps in candidates]) if find is not None else None
-    for _, steps in candidates:
-        st = state.copy()
-        if found is None:
-            for j, rows in cells_of(enc, st.tcode, steps):
-                st.blank(rows, j)
-        else:
-            for l, j, agree, count in steps:
-                ids, codes = found[(l, j, agree)]
-                st.blank_cells(j, codes[:count], np.full(min(count, len(codes)), l), ids[:count])
-        if not st.robust():
-            return st.result()
-    return Poisoning(False, impossible=True)  # OP is exact: no plan works, so no blanking does
+    if not candidates:
+        return Poisoning(False, impossible=True)  # the search is exhaustive: no blanking works
+    cost, steps = candidates[0]
+    st = state.copy()
+    if find is None:
+        for j, rows in cells_of(enc, st.tcode, steps):
+            st.blank(rows, j)
+    else:
+        found = find([steps])
+        for l, j, sel, count in steps:
+            ids, codes = found[(l, j, sel)]
+            st.blank_cells(j, codes[:count], np.full(min(count, len(codes)), l), ids[:count])
+    if st.robust() or len(st.result().cells) != cost:
+        raise AssertionError(f"poisoning plan {steps} does not work")  # pragma: no cover
+    return st.result()
 
 
 def poison_encoded(
@@ -333,6 +302,7 @@ def poison_encoded(
     find=None,
     check: str = "incremental",
     keep_last: bool = True,
+    alpha: Fraction = Fraction(0),
 ) -> Poisoning:
     """Poison a complete encoded table for one test point.
 
@@ -355,6 +325,9 @@ def poison_encoded(
     keep_last : bool, default True
         RP keeps one observed cell in every column, as OP does; False lifts the limit, as
         the paper's RP has none (an emptied column then makes every world tie).
+    alpha : Fraction, default 0
+        The classifier's smoothing; OP only when > 0 (SR and RP are the paper's alpha = 0
+        baselines).
 
     Returns
     -------
@@ -364,7 +337,11 @@ def poison_encoded(
         raise unknown_option("poison method", method, METHODS)
     if check not in CHECKS:
         raise ValueError(f"unknown check {check!r} (use {' or '.join(CHECKS)})")
-    state = PoisonedCounts(enc, t)
+    if alpha and method != "op":
+        raise ParameterError(
+            f"poison method {method!r} is the paper's alpha = 0 baseline; use op for alpha > 0"
+        )
+    state = PoisonedCounts(enc, t, alpha=alpha)
     first = state.decide(state.seen0, enc.delta)
     if not first.robust[0]:
         return Poisoning(True)

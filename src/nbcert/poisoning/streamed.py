@@ -2,8 +2,8 @@
 second pass over the file.
 
 OP's plans need only the counts (``nbcert.stats``); what they leave open is *which* rows
-to blank: for a step (label l, column j, agreeing?, count) the first ``count`` rows of
-label l whose column j equals (or differs from) the test value.  One more pass over the
+to blank: for a step (label l, column j, selector, count) the first ``count`` rows of
+label l whose column j holds the selected value (a code, or any but the test value).  One more pass over the
 file, batch by batch, finds them for every step of every plan at once, in file order, so
 the answer is the one OP gives on the table in memory.
 """
@@ -16,15 +16,16 @@ import pandas as pd
 from ..reading.columns import positions
 from ..reading.encoding import code_frame
 from ..stats.streamed import StreamedStats
+from .minimum import DISAGREE
 from .single import Poisoning, poison_encoded
 
 
 def _needed(step_lists: list) -> dict:
-    """Per (label, column, agreeing?) the most rows any plan's step takes."""
+    """Per (label, column, selector) the most rows any plan's step takes."""
     need: dict = {}
     for steps in step_lists:
-        for l, j, agree, count in steps:
-            need[(l, j, agree)] = max(need.get((l, j, agree), 0), int(count))
+        for l, j, sel, count in steps:
+            need[(l, j, sel)] = max(need.get((l, j, sel), 0), int(count))
     return need
 
 
@@ -37,14 +38,15 @@ def find_cells(stats: StreamedStats, tcode: np.ndarray, step_lists: list) -> dic
         The table's statistics, with its source.
     tcode : ndarray, shape (d,)
         The test point's global codes.
-    step_lists : list of list of (int, int, bool, int)
-        The plans' steps: (label l, column j, agreeing?, count).
+    step_lists : list of list of (int, int, int, int)
+        The plans' steps: (label l, column j, selector, count), the selector a global code
+        or DISAGREE (any value but the test value's).
 
     Returns
     -------
     dict
-        {(l, j, agree): (row ids, global codes)}: the first ``count`` rows of label l whose
-        column j equals (or differs from) the test value, in file order.
+        {(l, j, selector): (row ids, global codes)}: the first ``count`` rows of label l
+        whose column j holds the selected value, in file order.
     """
     need = _needed(step_lists)
     got = {key: ([], []) for key in need}
@@ -57,16 +59,17 @@ def find_cells(stats: StreamedStats, tcode: np.ndarray, step_lists: list) -> dic
             batch, stats.label, missing=source.missing, name=source.name, start=start, exact=False
         )
         lab = labels.get_indexer(pd.Index(list(blabels), dtype=object))[y]
-        for (l, j, agree), k in need.items():
+        for (l, j, sel), k in need.items():
             if k <= 0:
                 continue
             col = columns[list(features).index(stats.features[j])]  # stats: maybe a projection
-            local = np.append(positions(stats.categories[j], col.values), stats.delta[j])[col.codes]
-            same = local == tcode[j] - stats.offsets[j]
-            idx = np.flatnonzero((lab == l) & (same if agree else ~same))[:k]
-            got[(l, j, agree)][0].append(start + idx)
-            got[(l, j, agree)][1].append(local[idx] + stats.offsets[j])
-            need[(l, j, agree)] = k - len(idx)
+            glob = np.append(positions(stats.categories[j], col.values), stats.delta[j])[col.codes]
+            glob = glob + stats.offsets[j]
+            hit = (glob != tcode[j]) if sel == DISAGREE else (glob == sel)
+            idx = np.flatnonzero((lab == l) & hit)[:k]
+            got[(l, j, sel)][0].append(start + idx)
+            got[(l, j, sel)][1].append(glob[idx])
+            need[(l, j, sel)] = k - len(idx)
     return {
         key: (
             np.concatenate(ids).tolist() if ids else [],
