@@ -42,6 +42,7 @@ that).
 
 from __future__ import annotations
 
+import bisect
 import collections
 import math
 from dataclasses import dataclass
@@ -63,63 +64,111 @@ class SearchTooLarge(InputError):
 
 class WaterFill:
     """A rival's largest counts X raised by b blanks, b_j <= cap_j: for every budget B the
-    largest ``prod_j (q (X_j + b_j) + p)`` (alpha = p/q) raises the smallest count first."""
+    largest ``prod_j (q (X_j + b_j) + p)`` (alpha = p/q) raises the smallest count first.
+
+    At level L every column with X_j <= L < X_j + cap_j stands at L, the others at X_j or
+    their cap; sorted starts and ends with prefix products and sums give a level's
+    product and cost in O(log d)."""
 
     def __init__(self, X: np.ndarray, cap: np.ndarray, p: int, q: int):
-        self.X, self.end, self.p, self.q = X, X + cap, p, q
-        self.total = int(cap.sum())
-        live = cap > 0
-        self.lo = int(X[live].min()) if live.any() else 0
-        self.hi = int(self.end[live].max()) if live.any() else 0
-        self._live = sorted(zip(X[live].tolist(), self.end[live].tolist()))
+        self.X, self.cap = X.tolist(), cap.tolist()
+        self.end = [x + c for x, c in zip(self.X, self.cap)]
+        self.p, self.q = p, q
+        self.total = sum(self.cap)
+        live = [(x, e) for x, e, c in zip(self.X, self.end, self.cap) if c > 0]
+        self.const = math.prod(q * x + p for x, c in zip(self.X, self.cap) if c == 0)
+        self.n = len(live)
+        self._by_start, by_end = sorted(live), sorted(live, key=lambda xe: xe[1])
+        self.starts = [x for x, _ in self._by_start]
+        self.ends = [e for _, e in by_end]
+        # untouched (X_j >= L): suffix over starts; capped (end_j <= L): prefix over ends
+        self.suf_prod, self.suf_x = [1] * (self.n + 1), [0] * (self.n + 1)
+        for i in range(self.n - 1, -1, -1):
+            self.suf_prod[i] = self.suf_prod[i + 1] * (q * self.starts[i] + p)
+            self.suf_x[i] = self.suf_x[i + 1] + self.starts[i]
+        self.pre_prod, self.pre_x, self.pre_cap = (
+            [1] * (self.n + 1),
+            [0] * (self.n + 1),
+            [0] * (self.n + 1),
+        )
+        for i, (x, e) in enumerate(by_end):
+            self.pre_prod[i + 1] = self.pre_prod[i] * (q * e + p)
+            self.pre_x[i + 1] = self.pre_x[i] + x
+            self.pre_cap[i + 1] = self.pre_cap[i] + e - x
+        self.lo = self.starts[0] if live else 0
+        self.hi = max(self.ends) if live else 0
+        self._sum_x = sum(self.starts)
 
-    def level(self, L: int) -> np.ndarray:
-        """Every count raised to L, as far as its cap allows."""
-        return np.clip(L, self.X, self.end)
+    def _parts(self, L: int) -> tuple:
+        """(capped, untouched) column counts at level L: ends <= L, starts > L (the others
+        stand at L and may rise)."""
+        return bisect.bisect_right(self.ends, L), self.n - bisect.bisect_right(self.starts, L)
 
-    def spent(self, v: np.ndarray) -> int:
-        return int(v.sum() - self.X.sum())
+    def spent_at(self, L: int) -> int:
+        """Blanks that raise every count to level L (as caps allow)."""
+        i, k = self._parts(L)
+        active = self.n - i - k
+        x_active = self._sum_x - self.pre_x[i] - self.suf_x[self.n - k]
+        return self.pre_cap[i] + active * L - x_active
 
-    def product(self, v: np.ndarray) -> int:
-        return math.prod((self.q * v + self.p).tolist())
+    def product_at(self, L: int, extra: int = 0) -> int:
+        """The product at level L with ``extra`` active columns raised one more."""
+        i, k = self._parts(L)
+        active = self.n - i - k
+        a, b = self.q * L + self.p, self.q * (L + 1) + self.p
+        return (
+            self.const
+            * self.pre_prod[i]
+            * self.suf_prod[self.n - k]
+            * a ** (active - extra)
+            * b**extra
+        )
 
-    def values(self, B: int) -> np.ndarray:
-        """The counts after the B blanks water-filling places (B <= total)."""
+    def _level(self, B: int) -> int:
+        """The highest level reached with at most B blanks."""
         lo, hi = self.lo, self.hi
-        while lo < hi:  # the highest level reached with at most B blanks
+        while lo < hi:
             mid = (lo + hi + 1) // 2
-            lo, hi = (mid, hi) if self.spent(self.level(mid)) <= B else (lo, mid - 1)
-        v = self.level(lo)
-        extra = B - self.spent(v)
-        if extra:
-            v[np.flatnonzero((v == lo) & (self.end > lo))[:extra]] += 1
+            lo, hi = (mid, hi) if self.spent_at(mid) <= B else (lo, mid - 1)
+        return lo
+
+    def product(self, B: int) -> int:
+        """The largest product with B blanks (B <= total)."""
+        L = self._level(B)
+        return self.product_at(L, B - self.spent_at(L))
+
+    def values(self, B: int) -> list:
+        """The counts after the B blanks water-filling places (B <= total)."""
+        L = self._level(B)
+        v = [x if L <= x else (L if L < e else e) for x, e in zip(self.X, self.end)]
+        extra = B - self.spent_at(L)
+        for j in [j for j, (x, e) in enumerate(zip(v, self.end)) if x == L and e > L][:extra]:
+            v[j] += 1
         return v
 
     def first(self, CL: int, target: int) -> int | None:
-        """The fewest blanks B with ``CL * product >= target``, None if even all fall short."""
-        if CL * self.product(self.level(self.lo)) >= target:
+        """The fewest blanks B with ``CL * product(B) >= target``, None if even all fall short."""
+        if CL * self.product_at(self.lo) >= target:
             return 0
-        if CL * self.product(self.level(self.hi)) < target:
+        if CL * self.product_at(self.hi) < target:
             return None
         lo, hi = self.lo, self.hi  # level lo falls short, level hi is enough
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            lo, hi = (mid, hi) if CL * self.product(self.level(mid)) < target else (lo, mid)
-        v = self.level(lo)
-        base = self.spent(v)
-        for e, j in enumerate(np.flatnonzero((v == lo) & (self.end > lo)).tolist(), 1):
-            v[j] += 1
-            if CL * self.product(v) >= target:
-                return base + e
+            lo, hi = (mid, hi) if CL * self.product_at(mid) < target else (lo, mid)
+        i, k = self._parts(lo)
+        for e in range(1, self.n - i - k + 1):
+            if CL * self.product_at(lo, e) >= target:
+                return self.spent_at(lo) + e
         raise AssertionError("water-filling: the next level was enough")  # pragma: no cover
 
     def breaks(self) -> list:
         """Budgets where every active count is capped and the next starts higher: between
         two of them the product is convex in B."""
         out, reach = [], None
-        for start, end in self._live:
+        for start, end in self._by_start:
             if reach is not None and start > reach:
-                out.append(self.spent(self.level(reach)))
+                out.append(self.spent_at(reach))
             reach = end if reach is None else max(reach, end)
         return out
 
@@ -133,19 +182,21 @@ class RivalPlan:
     a: np.ndarray
 
 
-def _shapes(Y: np.ndarray, cap: np.ndarray, budget):
+def _shapes(Y: np.ndarray, cap: np.ndarray, budget, zero: bool):
     """The a-side's candidate capped sets F (column lists) with their cost below budget:
-    per residual (Y - cap, 0 or 1) a prefix of its columns by increasing Y."""
+    per residual (Y - cap, 0 or 1) a prefix of its columns by increasing Y.  With ``zero``
+    (alpha = 0) one capped column of residual 0 already makes the product 0: longer
+    prefixes of that class only cost more."""
     resid = Y - cap
     classes = [
         sorted(np.flatnonzero((resid == r) & (cap > 0)).tolist(), key=lambda j: (Y[j], j))
         for r in (0, 1)
     ]
-    for f0 in range(len(classes[0]) + 1):
+    for f0 in range(min(len(classes[0]), 1 if zero else len(classes[0])) + 1):
         head = classes[0][:f0]
         if int(cap[head].sum()) >= budget:
             return
-        for f1 in range(len(classes[1]) + 1):
+        for f1 in range((0 if zero and f0 else len(classes[1])) + 1):
             F = head + classes[1][:f1]
             cost = int(cap[F].sum())
             if cost >= budget:
@@ -160,7 +211,8 @@ def rival_minimum(fill: WaterFill, CL: int, CR: int, Y, capA, budget=math.inf):
     p, q = fill.p, fill.q
     best = None
     breaks = fill.breaks()
-    for F, costF in _shapes(Y, capA, budget):
+    order = [j for j in np.argsort(Y, kind="stable").tolist() if capA[j] > 0]
+    for F, costF in _shapes(Y, capA, budget, p == 0):
         u = Y.copy()
         u[F] = Y[F] - capA[F]
         terms = (q * u + p).tolist()
@@ -168,8 +220,7 @@ def rival_minimum(fill: WaterFill, CL: int, CR: int, Y, capA, budget=math.inf):
         if B is not None and costF + B < budget:
             budget, best = costF + B, (costF + B, B, F, None, 0)
         prev = 0  # the partial column: smallest Y for each reach of its cap (a staircase)
-        others = [j for j in np.argsort(Y, kind="stable").tolist() if j not in F and capA[j] > 0]
-        for j in others:
+        for j in (j for j in order if j not in F):
             if capA[j] <= prev:
                 continue
             klo, khi = prev + 1, int(capA[j])
@@ -186,7 +237,7 @@ def rival_minimum(fill: WaterFill, CL: int, CR: int, Y, capA, budget=math.inf):
             hi_B = fill.first(CL, rest * (yj - q * klo))
             hi_B = fill.total if hi_B is None else hi_B
             for B in sorted({lo_B, hi_B, *(g for g in breaks if lo_B < g < hi_B)}):
-                R = CL * fill.product(fill.values(B))
+                R = CL * fill.product(B)
                 k = max(klo, -((R - rest * yj) // (q * rest)))  # ceil((rest*yj - R) / (q*rest))
                 if k <= khi and costF + B + k < budget:
                     budget, best = costF + B + k, (costF + B + k, B, F, j, k)
@@ -197,7 +248,7 @@ def rival_minimum(fill: WaterFill, CL: int, CR: int, Y, capA, budget=math.inf):
     a[F] = capA[F]
     if j is not None:
         a[j] = k
-    return RivalPlan(total, fill.values(B) - fill.X, a)
+    return RivalPlan(total, np.array(fill.values(B)) - np.array(fill.X, np.int64), a)
 
 
 @dataclass(frozen=True)
@@ -254,27 +305,47 @@ class Search:
             ).label[0]
         )
 
-    def moves(self) -> list:
-        """(cost, removed codes) of the value removals that can change a factor."""
+    def moves(self, star: int) -> tuple:
+        """(removals that end robustness at once, moves to search): each (cost, removed
+        codes), the moves cheapest first, none costing the best plan or more.
+
+        At alpha = 0 a removal changes a factor only by taking t_j away (every count 0: a
+        tie, so it is a whole plan; cheaper than draining the dominant label ``star``'s
+        t_j cells only where it holds all of them) or every other value (forcing); at alpha
+        > 0 every value's removal moves the column's domain size."""
         enc, st, obs = self.enc, self.state, self.obs
         total = obs.sum(axis=0)
-        out = []
-        for j in np.flatnonzero(~st.free).tolist():
-            codes = [c for c in range(enc.offsets[j], enc.offsets[j] + enc.delta[j]) if total[c]]
-            t = int(st.tcode[j]) if st.seen0[j] and total[st.tcode[j]] else None
-            if self.alpha:
-                out += [(int(total[c]), ((j, c),)) for c in codes]
-            elif t is not None and len(codes) >= 2:
-                rest = [c for c in codes if c != t]
-                out.append((int(total[t]), ((j, t),)))  # t_j gone: every count 0, a tie
-                out.append((int(total[rest].sum()), tuple((j, c) for c in rest)))  # forced
-        return sorted(out, key=lambda mv: (mv[0], mv[1]))
+        total[enc.missing_codes] = 0
+        starts = enc.offsets[:-1]
+        values = np.add.reduceat((total > 0).astype(np.int64), starts)
+        t = np.where(st.seen0 & ~st.free, st.tcode, enc.missing_codes)
+        usable = ~st.free & (values >= 2) & (total[t] > 0)
+        if self.alpha:
+            codes = np.flatnonzero((total > 0) & (total < self.best))
+            col = np.searchsorted(enc.offsets, codes, side="right") - 1
+            keep = ~st.free[col]
+            moves = [(int(total[c]), ((int(j), int(c)),)) for c, j in zip(codes[keep], col[keep])]
+            return [], sorted(moves)
+        kill = usable & (obs[star, t] == total[t]) & (total[t] < self.best)
+        ends = [(int(total[t[j]]), ((j, int(t[j])),)) for j in np.flatnonzero(kill).tolist()]
+        rest = np.add.reduceat(total, starts) - total[t]
+        moves = []
+        for j in np.flatnonzero(usable & (rest < self.best)).tolist():
+            codes = np.flatnonzero(total[enc.offsets[j] : enc.offsets[j] + enc.delta[j]])
+            codes = codes + enc.offsets[j]
+            moves.append((int(rest[j]), tuple((j, int(c)) for c in codes if c != t[j])))
+        return ends, sorted(moves)
 
-    def run(self, limit: int = SEARCH_LIMIT) -> list:
+    def run(self, star: int, alternatives: bool = False, limit: int = SEARCH_LIMIT) -> list:
         """Every configuration whose removals cost less than the best plan, cheapest first
-        (depth first over the moves); returns the plans found, cheapest first."""
-        self.visit(self.config((), 0), alternatives=True)
-        moves = self.moves()
+        (depth first over the moves); returns the plans found, cheapest first.  ``star``
+        is the label that wins every world of the table as it stands; ``alternatives``
+        adds each rival's cheapest plan on the table as it stands (many-point greedy tries
+        them in turn)."""
+        self.visit(self.config((), 0), star, alternatives)
+        ends, moves = self.moves(star)
+        for cost, removed in ends:
+            self._add(cost, self.removal_steps(removed))
         total = self.obs.sum(axis=0)
 
         def dfs(start, removed, cost):
@@ -292,7 +363,8 @@ class Search:
                         f"column's domain size) would try more than {limit} sets of values; "
                         "use alpha 0 or bin the columns (--bins N)"
                     )
-                self.visit(self.config(new, c))
+                cfg = self.config(new, c)
+                self.visit(cfg, self.dominant(cfg))
                 dfs(i + 1, new, c)
 
         dfs(0, (), 0)
@@ -308,11 +380,11 @@ class Search:
 
     # -------------------------------------------------------------------------- plans
 
-    def visit(self, cfg: Config, alternatives: bool = False):
-        """Record the configuration's cheapest plans (one per rival with ``alternatives``)."""
-        k = self.dominant(cfg)
+    def visit(self, cfg: Config, k: int, alternatives: bool = False):
+        """Record the configuration's cheapest plans against its dominant label k (-1:
+        none, the removals are a plan), one per rival with ``alternatives``."""
         if k < 0:
-            self._add(cfg.cost, self.removal_steps(cfg))
+            self._add(cfg.cost, self.removal_steps(cfg.removed))
             return
         for l in range(self.enc.m):
             if l == k:
@@ -320,9 +392,8 @@ class Search:
             budget = math.inf if alternatives else self.best - cfg.cost
             plan = self.rival(cfg, k, l, budget)
             if plan is not None:
-                self._add(
-                    cfg.cost + plan.cost, self.removal_steps(cfg) + self.steps(cfg, k, l, plan)
-                )
+                steps = self.removal_steps(cfg.removed) + self.steps(cfg, k, l, plan)
+                self._add(cfg.cost + plan.cost, steps)
 
     def _add(self, cost: int, steps: list):
         self.best = min(self.best, cost)
@@ -366,11 +437,11 @@ class Search:
         CR *= math.prod(q * int(N[l]) + p * dj for dj in delta)
         return CL, CR
 
-    def removal_steps(self, cfg: Config) -> list:
+    def removal_steps(self, removed: tuple) -> list:
         """Steps blanking every cell of the removed values."""
         return [
             (l, j, code, int(self.obs[l, code]))
-            for j, code in cfg.removed
+            for j, code in removed
             for l in np.flatnonzero(self.obs[:, code]).tolist()
         ]
 

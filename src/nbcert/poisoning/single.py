@@ -257,13 +257,15 @@ def _rows_where(enc, l, j, sel: int, tcode: int, count, blanked=None):
     return a + np.flatnonzero(hit)[:count]
 
 
-def plans(enc: EncodedTable | Stats, star: int, state: PoisonedCounts) -> list:
+def plans(
+    enc: EncodedTable | Stats, star: int, state: PoisonedCounts, alternatives: bool = True
+) -> list:
     """Blankings that end the point's robustness, cheapest first, the first one minimal
     (``nbcert.poisoning.minimum``): (cost, steps) with steps (label, column, selector,
     how many), the selector a global code or DISAGREE.  Works from the state's current
-    counts, so it also extends a partly blanked table (many-point poisoning)."""
-    del star  # the search finds the dominant label of every configuration itself
-    return Search(state, state.alpha).run()
+    counts, so it also extends a partly blanked table (many-point poisoning);
+    ``alternatives`` adds each rival's cheapest plan on the table as it stands."""
+    return Search(state, state.alpha).run(star, alternatives)
 
 
 def cells_of(enc: EncodedTable, tcode: np.ndarray, steps, blanked=None) -> list:
@@ -276,7 +278,7 @@ def cells_of(enc: EncodedTable, tcode: np.ndarray, steps, blanked=None) -> list:
 def _optimal(enc: EncodedTable | Stats, star: int, state: PoisonedCounts, find=None):
     """The minimum plan, checked on the poisoned counts.  ``find(plans)`` names the cells of
     the plan's steps for a table known only by its Stats: {step key: (row ids, codes)}."""
-    candidates = plans(enc, star, state)
+    candidates = plans(enc, star, state, alternatives=False)
     if not candidates:
         return Poisoning(False, impossible=True)  # the search is exhaustive: no blanking works
     cost, steps = candidates[0]
