@@ -275,6 +275,13 @@ def _blank_groups(y: list, cols: list, groups: list, x) -> list:
 def min_poison_by_groups(y: list, cols: list, t: list, alpha=0):
     """Fewest cells of a complete table (``cols[j][r]``, labels ``y``) whose blanking makes
     the point ``t`` non-robust, or None when no allowed blanking does; any alpha >= 0.
+    (``min_poison_together_by_groups`` for one point.)"""
+    return min_poison_together_by_groups(y, cols, [t], alpha)
+
+
+def min_poison_together_by_groups(y: list, cols: list, points: list, alpha=0):
+    """Fewest cells of a complete table (``cols[j][r]``, labels ``y``) whose blanking makes
+    every point non-robust at once, or None when no allowed blanking does.
 
     Cells of one (label, column, value) are interchangeable (a row's prediction counts
     only each label's cells per column), so a blanking is a count per such group; sizes are
@@ -293,6 +300,7 @@ def min_poison_by_groups(y: list, cols: list, t: list, alpha=0):
         blanked = _blank_groups(y, cols, groups, x)
         if any(all(v is None for v in c) for c in blanked):
             continue  # a column left with no observed value: not allowed
-        if not _robust(Table(y, blanked), t, alpha)[0]:
+        tab = Table(y, blanked)
+        if all(not _robust(tab, t, alpha)[0] for t in points):
             return sum(x)
     return None

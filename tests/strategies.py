@@ -206,3 +206,34 @@ def random_encoded(seed, n=400, d=5, rate=0.3):
     T = np.minimum(T, delta - 1)
     T[0, 0] = -1  # a value unseen in training
     return from_codes(X, y, delta), T
+
+
+@st.composite
+def small_rival_instances(draw, *, max_major: int = 7) -> Instance:
+    """Complete tables biased to poisoning's boundaries: a label of one or two rows beside
+    a larger one (and sometimes a third of one row), whose disagreeing cells often hold
+    values no other label has (so "keep one cell of each value" binds), and test points
+    whose values come, column by column, from the larger label's cells (so it is predicted,
+    and the rival's few cells run out before its largest count catches up)."""
+    d = draw(st.sampled_from([2, 2, 1]))
+    n_major = draw(st.sampled_from([n for n in (6, 6, 5, 7, 4, 3) if n <= max_major]))
+    n_rival = draw(st.sampled_from([1, 1, 2]))
+    third = draw(st.integers(0, 3)) == 0
+    y = ["p"] * n_major + ["q"] * n_rival + (["r"] if third else [])
+    cols = []
+    for _ in range(d):
+        vals = VALUES[: draw(st.sampled_from([1, 2, 3, 3]))]
+        major = [draw(st.sampled_from(vals)) for _ in range(n_major)]
+        own = [v for v in vals if v not in major] or vals
+        rival = [draw(st.sampled_from(own if draw(st.booleans()) else vals)) for _ in y[n_major:]]
+        cols.append(major + rival)
+    tests = []
+    for _ in range(draw(st.integers(1, 2))):
+        pools = [
+            c[:n_major] if draw(st.integers(0, 5)) else sorted(set(c)) + [UNSEEN] for c in cols
+        ]
+        tests.append([draw(st.sampled_from(pool)) for pool in pools])
+    feats = [f"f{j}" for j in range(d)]
+    train = pd.DataFrame({**{f: c for f, c in zip(feats, cols)}, LABEL: y}, dtype=object)
+    test = pd.DataFrame(tests, columns=feats, dtype=object)
+    return Instance(train=train, test=test, label=LABEL)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,11 +12,12 @@ from brute import (
     brute_min_poison,
     brute_robust,
     feature_cells,
+    min_poison_by_groups,
     poison_allowed,
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import complete_instances
+from strategies import complete_instances, small_rival_instances
 
 import nbcert
 
@@ -375,3 +378,60 @@ def test_sr_chooses_either_move_with_equal_chance():
                 )  # rows are positions here
                 ours, total = ours + int((labels == star).sum()), total + len(labels)
     assert total > 1000 and stats.binomtest(ours, total).pvalue > 1e-4, (ours, total)
+
+
+# ------------------------------------------------- boundaries: small rivals, binding caps
+
+
+def _plain(inst):
+    """(labels, columns, test points) of an instance in brute.py's plain form."""
+    y = inst.train[inst.label].tolist()
+    cols = [inst.train[f].tolist() for f in inst.features]
+    return y, cols, [[row[f] for f in inst.features] for row in inst.test_rows()]
+
+
+@SETTINGS
+@given(inst=small_rival_instances(), alpha=st.sampled_from([0, 0, Fraction(1, 2), 1]))
+def test_op_is_minimal_with_small_rivals_and_binding_caps(inst, alpha):
+    """The cases random tables miss (a one- or two-row rival that runs out of cells);
+    alpha > 0 too, where removing a value moves every denominator."""
+    y, cols, points = _plain(inst)
+    res = nbcert.poison(inst.train, inst.test, inst.label, alpha=alpha)
+    for p, t, row in zip(res, points, inst.test_rows()):
+        _check_shape(p, inst.train, inst.label)
+        expected = min_poison_by_groups(y, cols, t, alpha)
+        assert p.num_cells == expected, f"OP size {p.num_cells}, brute-force minimum {expected}"
+        assert (p.status == "impossible") == (expected is None)
+        if p.possible:
+            assert brute_is_nonrobust_after(inst.train, inst.label, row, p.cells, alpha)
+
+
+@SETTINGS
+@given(inst=small_complete, alpha=st.sampled_from([Fraction(1, 2), 1]))
+def test_op_is_minimal_at_alpha_above_zero(inst, alpha):
+    y, cols, points = _plain(inst)
+    res = nbcert.poison(inst.train, inst.test, inst.label, alpha=alpha)
+    for p, t, row in zip(res, points, inst.test_rows()):
+        assert p.num_cells == min_poison_by_groups(y, cols, t, alpha)
+        if p.possible:
+            assert brute_is_nonrobust_after(inst.train, inst.label, row, p.cells, alpha)
+
+
+REPRODUCER = pd.DataFrame(
+    {"y": list("BBABBBB"), "f0": list("abbbabc"), "f1": list("aabbbab")}, dtype=object
+)
+
+
+def test_mixed_plan_beats_both_pure_strategies():
+    """7 rows: the paper's pure strategies need 3 cells (blank B's agreeing f0 cells);
+    blanking one agreeing B cell and the only A row's disagreeing f1 cell ties in a world
+    (S(B) = 6/7 * 3/6 * 2/6 = 1/7 = S(A)), so 2 suffice."""
+    test = pd.DataFrame({"f0": ["b"], "f1": ["a"]}, dtype=object)
+    [p] = nbcert.poison(REPRODUCER, test, "y")
+    assert p.num_cells == 2
+    assert brute_is_nonrobust_after(REPRODUCER, "y", {"f0": "b", "f1": "a"}, p.cells)
+    together = nbcert.poison_many(REPRODUCER, test, "y", method="exact")
+    assert (together.num_cells, together.optimal, together.lower_bound) == (2, True, 2)
+    [smoothed] = nbcert.poison(REPRODUCER, test, "y", alpha=1)
+    cols = [REPRODUCER["f0"].tolist(), REPRODUCER["f1"].tolist()]
+    assert smoothed.num_cells == min_poison_by_groups(list("BBABBBB"), cols, ["b", "a"], 1) == 4

@@ -7,10 +7,15 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from brute import brute_is_nonrobust_after, brute_min_poison_together, feature_cells
+from brute import (
+    brute_is_nonrobust_after,
+    brute_min_poison_together,
+    feature_cells,
+    min_poison_together_by_groups,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import complete_instances
+from strategies import complete_instances, small_rival_instances
 
 import nbcert
 from nbcert.poisoning import all_nonrobust as mask_nonrobust
@@ -214,3 +219,24 @@ def test_nonrobust_counts_agrees_with_the_mask_check(inst, seed):
     got = nonrobust_counts(enc, T, counts, groups, X)
     want = [mask_nonrobust(enc, T, _mask(enc, groups, x)) for x in X]
     assert got.tolist() == want
+
+
+@settings(SETTINGS, max_examples=1000)
+@given(small_rival_instances())
+def test_exact_claims_hold_with_small_rivals(inst):
+    """Where the old pure-strategy OP was too large, exact took it as a lower bound and said
+    "optimal"; every bound and every "optimal" or "impossible" must survive brute force."""
+    y = inst.train[inst.label].tolist()
+    cols = [inst.train[f].tolist() for f in inst.features]
+    points = [[row[f] for f in inst.features] for row in inst.test_rows()]
+    best = min_poison_together_by_groups(y, cols, points)
+    res = nbcert.poison_many(inst.train, inst.test, inst.label, method="exact", time_limit=20)
+    if res.lower_bound is not None and best is not None:
+        assert res.lower_bound <= best, (res, best)
+    if not res.possible:
+        assert not res.optimal or best is None, (res, best)
+        return
+    assert all_nonrobust(inst, list(res.cells)), res
+    assert res.num_cells >= best
+    if res.optimal:
+        assert res.num_cells == best, (res, best)

@@ -246,10 +246,11 @@ def poison(
     *,
     method: Literal["op", "sr", "rp"] = "op",
     seed=None,
+    alpha=0,
     **options: Unpack[ReadingOptions],
 ) -> list[poisoning.Poisoning]:
     """Cells of the complete table ``train`` to blank so each test row, on its own,
-    stops being certifiably robust (alpha = 0, the paper's classifier).
+    stops being certifiably robust (alpha = 0, the paper's classifier, unless ``alpha``).
 
     Parameters
     ----------
@@ -257,9 +258,15 @@ def poison(
         As for ``certify``; ``train`` must be complete.  A streamed path is read twice (OP
         only): the plan from its statistics, then the cells.
     method : {"op", "sr", "rp"}, default "op"
-        ``op`` returns a minimum set; ``sr`` and ``rp`` are the paper's randomized baselines.
+        ``op`` returns a minimum set (proven: ``docs/design.md``, "One-point poisoning");
+        ``sr`` and ``rp`` are the paper's randomized baselines (alpha = 0 only).
     seed : None, int or numpy Generator, optional
         Random seed of ``sr`` and ``rp``.
+    alpha : float, Fraction or str, default 0
+        The classifier's smoothing, read exactly (``"1/2"``, 0.5).  With alpha > 0 a blanking
+        that removes every cell of a value moves that column's domain size, and so every
+        label's denominator: OP searches those blankings too, and refuses (one line) when
+        there are more than ``nbcert.poisoning.minimum.SEARCH_LIMIT`` sets of such values.
 
     Returns
     -------
@@ -277,8 +284,10 @@ def poison(
 
     def answer(sub, codes, rows, keep):
         if not isinstance(sub, EncodedTable):  # streamed: OP plans, a second pass names cells
-            return [poisoning.poison_streamed(sub, t) for t in codes]
-        return [poisoning.poison_encoded(sub, t, method=method, seed=seed) for t in codes]
+            return [poisoning.poison_streamed(sub, t, alpha) for t in codes]
+        return [
+            poisoning.poison_encoded(sub, t, method=method, seed=seed, alpha=alpha) for t in codes
+        ]
 
     return blanks.per_group(table, T, answer)
 

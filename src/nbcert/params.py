@@ -328,7 +328,18 @@ def _exact_needs_zero_alpha(checked: dict) -> None:
         )
 
 
-TOGETHER: dict = {"clean_offline": (_exact_needs_zero_alpha,)}
+def _baselines_need_zero_alpha(checked: dict) -> None:
+    if checked.get("method") in ("sr", "rp") and checked.get("alpha", 0) != 0:
+        raise ParameterError(
+            f"poison method {checked['method']!r} is the paper's alpha = 0 baseline; "
+            "use 'op' for alpha > 0"
+        )
+
+
+TOGETHER: dict = {
+    "clean_offline": (_exact_needs_zero_alpha,),
+    "poison": (_baselines_need_zero_alpha,),
+}
 """The rules across parameters, per function: each takes the checked values."""
 
 

@@ -218,12 +218,15 @@ def _check_poison_method(args) -> None:
 @_hinting
 def poison(args, session: Session) -> Poisoned | PoisonedTogether:
     _check_poison_method(args)
+    alpha = _alpha(args.alpha)
+    if args.together and alpha:
+        raise ParameterError("--alpha: poisoning rows --together is for alpha 0 (the paper's)")
     inputs = _load(args, session)
     index = list(inputs.test.index)
     if args.together:
         res = _ask(nbcert.poison_many, args, inputs, "time_limit", method=args.method or "auto")
         return PoisonedTogether(index, res, inputs.ids)
-    res = _ask(nbcert.poison, args, inputs, "seed", method=args.method or "op")
+    res = _ask(nbcert.poison, args, inputs, "seed", method=args.method or "op", alpha=alpha)
     return Poisoned(index, res, inputs.ids)
 
 

@@ -378,7 +378,7 @@ def _count(sub, parents) -> None:
 
 
 def _poison(sub, parents) -> None:
-    p = _command(sub, parents, "poison", alpha=False)
+    p = _command(sub, parents, "poison")
     p.add_argument(
         "--method",
         default=None,

@@ -10,6 +10,8 @@ the answer is the one OP gives on the table in memory.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pandas as pd
 
@@ -79,7 +81,7 @@ def find_cells(stats: StreamedStats, tcode: np.ndarray, step_lists: list) -> dic
     }
 
 
-def poison_streamed(stats: StreamedStats, t: np.ndarray) -> Poisoning:
+def poison_streamed(stats: StreamedStats, t: np.ndarray, alpha=Fraction(0)) -> Poisoning:
     """OP for one test point on a streamed table.
 
     Parameters
@@ -88,6 +90,8 @@ def poison_streamed(stats: StreamedStats, t: np.ndarray) -> Poisoning:
         The table's statistics, with its source for the second pass.
     t : ndarray, shape (d,)
         The test point as local codes (-1: unseen).
+    alpha : Fraction, default 0
+        The classifier's smoothing.
 
     Returns
     -------
@@ -95,5 +99,5 @@ def poison_streamed(stats: StreamedStats, t: np.ndarray) -> Poisoning:
     """
     tcode = stats.global_codes(t[None])[0]
     return poison_encoded(
-        stats, t, "op", find=lambda step_lists: find_cells(stats, tcode, step_lists)
+        stats, t, "op", find=lambda step_lists: find_cells(stats, tcode, step_lists), alpha=alpha
     )
