@@ -765,7 +765,6 @@ def test_directory_instead_of_file(tmp_path, capsys):
         ["count", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--samples", "0"],
         ["count", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--samples", "many"],
         ["certify", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--worlds", "-3"],
-        ["poison", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--alpha", "1"],
         ["poison", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--seed", "x"],
         ["certify", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--bogus"],
     ],
@@ -980,3 +979,15 @@ def test_a_library_warning_is_shown_once_and_the_command_ends():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout == "5\n" and done.stderr.count("RuntimeWarning: odd") == 1
+
+
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        (["--method", "sr"], ["'sr'", "alpha = 0"]),
+        (["--together"], ["--alpha", "together"]),
+    ],
+)
+def test_poison_alpha_needs_op_on_single_rows(tmp_path, capsys, extra, words):
+    rc, out, err = run(capsys, "poison", *files(tmp_path), "--alpha", "1", *extra)
+    assert_error(rc, out, err, *words)

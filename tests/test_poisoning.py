@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -435,3 +436,18 @@ def test_mixed_plan_beats_both_pure_strategies():
     [smoothed] = nbcert.poison(REPRODUCER, test, "y", alpha=1)
     cols = [REPRODUCER["f0"].tolist(), REPRODUCER["f1"].tolist()]
     assert smoothed.num_cells == min_poison_by_groups(list("BBABBBB"), cols, ["b", "a"], 1) == 4
+
+
+def test_alpha_search_too_large_is_one_line(tmp_path):
+    """At alpha > 0 removing rare values moves denominators; past the search limit OP
+    refuses in one line that names the way out instead of running on."""
+    train = pd.DataFrame(
+        {"f": [f"v{i}" for i in range(30)] + ["a"] * 30, "y": ["p"] * 45 + ["q"] * 15},
+        dtype=object,
+    )
+    test = pd.DataFrame({"f": ["a"]}, dtype=object)
+    with mock.patch("nbcert.poisoning.minimum.SEARCH_LIMIT", 50):
+        with pytest.raises(nbcert.InputError, match=r"alpha = 1 .* more than 50 sets.*--bins"):
+            nbcert.poison(train, test, "y", alpha=1)
+    [p] = nbcert.poison(train, test, "y")  # alpha = 0: no domain size in the factors
+    assert p.possible

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -240,3 +241,20 @@ def test_exact_claims_hold_with_small_rivals(inst):
     assert res.num_cells >= best
     if res.optimal:
         assert res.num_cells == best, (res, best)
+
+
+@settings(SETTINGS, max_examples=300)
+@given(st.one_of(small_rival_instances(), tiny))
+def test_relaxation_bounds_hold_against_brute_force(inst):
+    """The relaxed program's bound (the path tables too large to enumerate take), forced on
+    tables brute force can check: it never exceeds the true minimum."""
+    y = inst.train[inst.label].tolist()
+    cols = [inst.train[f].tolist() for f in inst.features]
+    points = [[row[f] for f in inst.features] for row in inst.test_rows()]
+    with mock.patch("nbcert.poisoning.many.small", return_value=False):
+        res = nbcert.poison_many(inst.train, inst.test, inst.label, method="exact", time_limit=20)
+    best = min_poison_together_by_groups(y, cols, points)
+    if res.lower_bound is not None and best is not None:
+        assert res.lower_bound <= best, (res, best)
+    if res.optimal:
+        assert (res.num_cells if res.possible else None) == best, (res, best)

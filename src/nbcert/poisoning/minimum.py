@@ -336,7 +336,7 @@ class Search:
             moves.append((int(rest[j]), tuple((j, int(c)) for c in codes if c != t[j])))
         return ends, sorted(moves)
 
-    def run(self, star: int, alternatives: bool = False, limit: int = SEARCH_LIMIT) -> list:
+    def run(self, star: int, alternatives: bool = False) -> list:
         """Every configuration whose removals cost less than the best plan, cheapest first
         (depth first over the moves); returns the plans found, cheapest first.  ``star``
         is the label that wins every world of the table as it stands; ``alternatives``
@@ -347,6 +347,7 @@ class Search:
         for cost, removed in ends:
             self._add(cost, self.removal_steps(removed))
         total = self.obs.sum(axis=0)
+        limit = SEARCH_LIMIT
 
         def dfs(start, removed, cost):
             for i in range(start, len(moves)):

@@ -8,8 +8,8 @@ The row counts follow from how the stages build their tables:
 
 * ``stages.decision_runs``: the shared encoding's row and Plain's row, then one row for
   each of Iterate+Index, Iterate, AD and AD (counts only) at every k;
-* ``stages.poisoning_runs``: one row for each of RP, SR, OP, RP (incremental) and SR
-  (incremental);
+* ``stages.poisoning_runs``: one row for each of RP, SR, OP, RP (incremental), SR
+  (incremental) and the paper's OP answers (pure strategies, the authors' code);
 * ``studies.poisoning_many.run``: one row for each of the union of OP, greedy and exact;
 * ``studies.scaling``: one row per method run at a size, which depends on the size
   (streamed sizes run fewer methods; a method that would not fit in memory is skipped),
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 DECISION_REFERENCE_ROWS = 2  # the shared encoding and Plain
 DECISION_METHODS = 4  # Iterate+Index, Iterate, AD, AD (counts only) at every k
-POISONING_METHODS = 5  # RP, SR, OP and the incremental RP and SR
+POISONING_METHODS = 7  # RP, SR, OP, the incremental RP and SR, the paper's two OP answers
 MANY_POINT_METHODS = 3  # union of OP, greedy, exact
 
 
@@ -50,7 +50,8 @@ def decision_run(dataset: str, rep: int, kind: str, rate, ks) -> dict:
 
 
 def poisoning_run(dataset: str, rep: int) -> dict:
-    """A poisoning run: RP, SR, OP and the incremental RP and SR for one repetition's first test point."""
+    """A poisoning run: RP, SR, OP, the incremental RP and SR and the paper's two OP answers
+    for one repetition's first test point."""
     return _expect(POISONING_METHODS, dataset=dataset, rep=rep)
 
 

@@ -67,6 +67,7 @@ def render(r: ReportInputs) -> str:
         r.timings, paper.this_machine()
     )
     lines += paper.claims(r.decision, r.poisoning, r.settings["k_for_rates"])
+    lines += paper.corrections(r.poisoning)
     lines += paper.extras(r.decision, r.poisoning)
     lines += ["## Figures", ""] + [
         line
