@@ -11,12 +11,14 @@ import pytest
 from brute import blank, brute_robust, feature_cells
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import complete_instances, random_encoded
+from strategies import complete_instances, random_encoded, small_rival_instances
 
 import nbcert
 from nbcert import approximate, decide
 from nbcert.poisoning import baselines
 from nbcert.poisoning.single import PoisonedCounts, poison_encoded
+from nbcert.reading.encoding import encode
+from nbcert.repro.pipeline.paper_op import authors_code, pure_strategies
 
 SETTINGS = settings(
     max_examples=150,
@@ -238,3 +240,36 @@ def test_unknown_check_is_refused():
     enc, T = random_encoded(0, n=50, rate=0)
     with pytest.raises(ValueError, match="unknown check"):
         poison_encoded(enc, T[0], "rp", check="fast")
+
+
+# -------------------------------------------- the paper's one-point poisoning beside OP
+
+
+@SETTINGS
+@given(
+    st.one_of(complete_instances(max_rows=6, max_features=2, min_labels=2), small_rival_instances())
+)
+def test_op_never_needs_more_cells_than_the_papers_strategies(inst):
+    """The paper's pure strategies and, where its answer is a valid blanking, the authors'
+    code (no capacity) never beat OP, which brute force proves minimal elsewhere."""
+    enc = encode(inst.train, inst.label)
+    for t in enc.encode_test(inst.test):
+        op = poison_encoded(enc, t)
+        pure = pure_strategies(enc, t)
+        assert (pure is None) or (op.possible and op.num_cells <= pure)
+        cells, valid = authors_code(enc, t)
+        if valid:
+            assert op.num_cells <= cells
+
+
+def test_the_papers_strategies_on_the_counterexample():
+    """The 7-row table of the report's "Where the paper is wrong": pure strategies 3, OP 2,
+    the authors' code 2 by raising the one-row label's count past its row (not a blanking)."""
+    train = pd.DataFrame(
+        {"y": list("BBABBBB"), "f0": list("abbbabc"), "f1": list("aabbbab")}, dtype=object
+    )
+    enc = encode(train, "y")
+    [t] = enc.encode_test(pd.DataFrame({"f0": ["b"], "f1": ["a"]}, dtype=object))
+    assert poison_encoded(enc, t).num_cells == 2
+    assert pure_strategies(enc, t) == 3
+    assert authors_code(enc, t) == (2, False)

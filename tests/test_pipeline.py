@@ -54,6 +54,8 @@ def test_outputs_exist_and_are_not_empty(run):
         assert f"| {name} | obtained |" in report
         assert (run / f"logs/fetch/{name}.log").exists()
     assert "19.5x" in report and "![fig10](figures/fig10.png)" in report
+    wrong = report.split("## Where the paper is wrong")[1].split("\n## ")[0]
+    assert "Section 5.1.3" in wrong and "OP needed fewer cells than the paper's pure" in wrong
 
 
 def test_the_paper_target_makes_the_papers_part_alone(run, tmp_path):
