@@ -243,7 +243,7 @@ def greedy(enc: EncodedTable, T: np.ndarray, start: np.ndarray | None = None) ->
             (
                 (cost, i, steps)
                 for i, (st, star) in enumerate(live)
-                for cost, steps in plans(enc, star, st)
+                for cost, steps in plans(enc, star, st, exact=False)
             ),
             key=lambda o: (o[0], o[1]),
         )

@@ -336,16 +336,19 @@ class Search:
             moves.append((int(rest[j]), tuple((j, int(c)) for c in codes if c != t[j])))
         return ends, sorted(moves)
 
-    def run(self, star: int, alternatives: bool = False) -> list:
+    def run(self, star: int, alternatives: bool = False, exact: bool = True) -> list:
         """Every configuration whose removals cost less than the best plan, cheapest first
         (depth first over the moves); returns the plans found, cheapest first.  ``star``
         is the label that wins every world of the table as it stands; ``alternatives``
         adds each rival's cheapest plan on the table as it stands (many-point greedy tries
-        them in turn)."""
+        them in turn).  Without ``exact`` only the table as it stands and the removals that
+        are whole plans are tried (a heuristic's candidates, not a proven minimum)."""
         self.visit(self.config((), 0), star, alternatives)
         ends, moves = self.moves(star)
         for cost, removed in ends:
             self._add(cost, self.removal_steps(removed))
+        if not exact:
+            return sorted(self.found, key=lambda pl: pl[0])
         total = self.obs.sum(axis=0)
         limit = SEARCH_LIMIT
 

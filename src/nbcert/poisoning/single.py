@@ -258,14 +258,19 @@ def _rows_where(enc, l, j, sel: int, tcode: int, count, blanked=None):
 
 
 def plans(
-    enc: EncodedTable | Stats, star: int, state: PoisonedCounts, alternatives: bool = True
+    enc: EncodedTable | Stats,
+    star: int,
+    state: PoisonedCounts,
+    alternatives: bool = True,
+    exact: bool = True,
 ) -> list:
     """Blankings that end the point's robustness, cheapest first, the first one minimal
     (``nbcert.poisoning.minimum``): (cost, steps) with steps (label, column, selector,
     how many), the selector a global code or DISAGREE.  Works from the state's current
     counts, so it also extends a partly blanked table (many-point poisoning);
-    ``alternatives`` adds each rival's cheapest plan on the table as it stands."""
-    return Search(state, state.alpha).run(star, alternatives)
+    ``alternatives`` adds each rival's cheapest plan on the table as it stands; without
+    ``exact`` the first plan need not be minimal (``Search.run``: greedy's candidates)."""
+    return Search(state, state.alpha).run(star, alternatives, exact)
 
 
 def cells_of(enc: EncodedTable, tcode: np.ndarray, steps, blanked=None) -> list:
