@@ -1,8 +1,10 @@
 """Data poisoning: blank cells of a complete table until test points are no longer
-certifiably robust (alpha = 0).
+certifiably robust (alpha = 0, and any alpha for one point).
 
-* ``single``     -- one point: OP (exact, paper section 5.1, corrected) on the counts under
-  blanking (``PoisonedCounts``), and the dispatcher ``poison_encoded``;
+* ``single``     -- one point: OP on the counts under blanking (``PoisonedCounts``), and
+  the dispatcher ``poison_encoded``;
+* ``minimum``    -- OP's exact search (paper section 5.1, corrected: every split of the
+  blanks, every configuration of removed values);
 * ``baselines``  -- the paper's randomized baselines SR and RP;
 * ``streamed``   -- OP on a table that stays on disk (a second pass names the cells);
 * ``relaxation`` -- the relaxed program of many-point poisoning (through ``nbcert.milp``);

@@ -1,24 +1,17 @@
 """Data poisoning for a single test point (paper section 5.1): OP, and the state it works on.
 
-The attacker blanks feature cells of a complete table (alpha = 0) until the test point
-is no longer certifiably robust.  The poisoned table's domains are its own observed
-values, so blanking can also shrink a domain; with alpha = 0 that matters in two ways:
-removing every t_j from column j zeroes all supports (a tie everywhere: non-robust),
-and leaving t_j as column j's only value forces every blank there back to t_j.
+The attacker blanks feature cells of a complete table until the test point is no longer
+certifiably robust.  The poisoned table's domains are its own observed values, so
+blanking can also shrink a domain: removing every t_j from column j zeroes every count
+(at alpha = 0 a tie everywhere), leaving t_j as column j's only value forces every blank
+there back to t_j, and at alpha > 0 any removed value changes the denominators.
 
-OP (Algorithms 3-4, corrected).  For the predicted label l* and a rival l', as long
-as t_j stays in the domain with another value beside it, the original support vector
-remains reachable, so the point is non-robust iff some rival's largest support reaches
-l*'s smallest: prod_j (A*_j - a_j) N'^(d-1) <= prod_j (A'_j + b_j) N*^(d-1), where a
-blanks l*'s agreeing cells (A2) and b blanks l''s disagreeing cells (A1).  For a
-budget of a blanks the smallest left side puts them all on l*'s smallest A*_j (it is
-linear there); for b blanks the largest right side raises the smallest factors first
-(water-filling; its gains never shrink, so it is convex in b).  A convex plus a linear
-term is largest at an end, hence one of the two pure strategies is optimal: the
-paper's claim, which holds for alpha = 0.  Where water-filling would leave t_j as the
-only value of a column (all its other cells belong to l'), the forced blanks can make
-l' win outright; OP then also tries leaving one such cell and takes the smallest valid
-answer.  Every answer is checked on the poisoned counts before it is returned.
+OP is exact (``nbcert.poisoning.minimum``; the proof is in ``docs/design.md``, "One-point
+poisoning").  The paper's argument (Algorithms 3-4) that one of two pure strategies is
+optimal fails when a strategy runs out of cells; OP searches every split of the blanks
+between the predicted label's agreeing cells and a rival's disagreeing cells instead, in
+every configuration of removed values that could be cheaper.  Every answer is checked on
+the poisoned counts before it is returned.
 
 ``PoisonedCounts`` holds a table's counts under blanking, updated per batch of cells
 without recounting; OP, the randomized baselines (``nbcert.poisoning.baselines``) and
