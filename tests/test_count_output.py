@@ -17,7 +17,7 @@ import pytest
 
 import nbcert
 from nbcert.cli import main
-from nbcert.count import AUTO_STATES, MAX_TOTAL_DIGITS, bounds, exact, point_stats
+from nbcert.count import AUTO_STATES, MAX_TOTAL_DIGITS, exact, point_stats, states
 from nbcert.reading.hints import DataWarning
 from nbcert.stats import as_stats
 
@@ -152,7 +152,7 @@ def test_auto_on_the_issue_shape_does_bounded_work_and_says_so(monkeypatch):
     train, test = _issue_shape()
     test = test.iloc[:3]
     limits = []
-    lower, build = bounds.distinct_lower_bound, exact.label_distribution
+    lower, build = states.distinct_lower_bound, exact.label_distribution
 
     def recording_lower(pt, delta, l, alpha, limit):
         limits.append(limit)
@@ -162,7 +162,7 @@ def test_auto_on_the_issue_shape_does_bounded_work_and_says_so(monkeypatch):
         limits.append(max_states)
         return build(pt, delta, l, alpha, max_states, basis)
 
-    monkeypatch.setattr(bounds, "distinct_lower_bound", recording_lower)
+    monkeypatch.setattr(states, "distinct_lower_bound", recording_lower)
     monkeypatch.setattr(exact, "label_distribution", recording_build)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -172,7 +172,7 @@ def test_auto_on_the_issue_shape_does_bounded_work_and_says_so(monkeypatch):
     notes = [w.message for w in caught if isinstance(w.message, DataWarning)]
     assert any("all 3 test rows estimated" in str(n) and "'exact'" in str(n) for n in notes)
     stats, pts = _points(train, test, "churn")  # proven past auto's budget
-    assert all(bounds.too_large(pt, stats.delta, Fraction(0), AUTO_STATES) for pt in pts)
+    assert all(states.too_large(pt, stats.delta, Fraction(0), AUTO_STATES) for pt in pts)
 
 
 def _points(train, test, label):

@@ -261,7 +261,7 @@ def test_label_values_returned_as_given(method):
 
 from hypothesis import strategies as st  # noqa: E402
 
-from nbcert.count import TooLarge, bounds, exact, montecarlo, point_stats  # noqa: E402
+from nbcert.count import TooLarge, exact, montecarlo, point_stats, states  # noqa: E402
 from nbcert.count.keys import Basis  # noqa: E402
 from nbcert.count.points import Point  # noqa: E402
 from nbcert.reading.encoding import encode  # noqa: E402
@@ -281,10 +281,10 @@ def test_support_bounds_enclose_the_distinct_supports(inst, alpha):
     for pt in pts:
         for l in range(enc.m):
             actual = len(exact.label_distribution(pt, enc.delta, l, a, 10**9))
-            assert bounds.distinct_lower_bound(pt, enc.delta, l, a, 10**9) <= actual
-            assert actual <= math.exp(bounds.log_support_bound(pt, enc.delta, l)) * (1 + 1e-9)
+            assert states.distinct_lower_bound(pt, enc.delta, l, a, 10**9) <= actual
+            assert actual <= math.exp(states.log_support_bound(pt, enc.delta, l)) * (1 + 1e-9)
             for limit in (1, 2, 3, 5, 8):
-                if bounds.too_large(pt, enc.delta, a, limit, [l]):
+                if states.too_large(pt, enc.delta, a, limit, [l]):
                     assert actual > limit
 
 
@@ -301,7 +301,7 @@ def test_auto_is_exact_where_the_distribution_fits(inst, alpha, max_states):
     for wc, pt in zip(res, pts):
         sizes = [len(exact.label_distribution(pt, enc.delta, l, a, 10**9)) for l in range(enc.m)]
         hopeless = any(
-            bounds.log_support_bound(pt, enc.delta, l) > 2 * math.log(max_states)
+            states.log_support_bound(pt, enc.delta, l) > 2 * math.log(max_states)
             for l in range(enc.m)
         )
         fits = max(sizes) <= max_states
@@ -336,14 +336,14 @@ def _wide(n=50, d=2000, seed=0):
 
 
 def test_wide_table_goes_straight_to_montecarlo(monkeypatch):
-    """auto decides from the bounds, building no exact distribution it would discard."""
+    """auto decides from the bounds on the distinct supports, building no exact distribution it would discard."""
     train, test = _wide()
 
     def forbidden(*args, **kwargs):
         raise AssertionError("auto built an exact distribution")
 
     monkeypatch.setattr(exact, "label_distribution", forbidden)
-    monkeypatch.setattr(bounds, "distinct_lower_bound", forbidden)
+    monkeypatch.setattr(states, "distinct_lower_bound", forbidden)
     calls = []
     res = nbcert.count_worlds(
         train, test, "class", n_samples=200, seed=1, progress=lambda *a: calls.append(a)

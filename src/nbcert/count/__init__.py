@@ -46,10 +46,10 @@ from .. import blanks
 from ..errors import InputError, unknown_option
 from ..reading.encoding import EncodedTable
 from ..stats import Stats, as_stats
-from .bounds import choose_method
 from .exact import count_batch, count_exact
 from .montecarlo import count_montecarlo, wilson
 from .points import Point, TooLarge, point_stats
+from .states import choose_method
 
 METHODS = ("auto", "exact", "batch", "montecarlo")  # params.RULES["method"]["count_worlds"]
 

@@ -1,4 +1,4 @@
-"""How many distinct supports a label can have, bounded before any distribution is built.
+"""How many distinct supports (states) a label can have, bounded before any distribution is built.
 
 Exact counting builds, per label, the distribution of its support over all worlds; its
 cost is the number of distinct supports.  ``auto`` counts exactly unless some label has
