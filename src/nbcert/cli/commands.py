@@ -196,7 +196,7 @@ def certify(args, session: Session) -> Certified:
 def count(args, session: Session) -> Counted:
     alpha = _alpha(args.alpha)
     inputs = _load(args, session)
-    flags = ("method", "n_samples", "confidence", "seed")
+    flags = ("method", "n_samples", "confidence", "seed", "width", "time_limit")
     counts = _ask(nbcert.count_worlds, args, inputs, *flags, alpha=alpha, progress=session.progress)
     return Counted(list(inputs.test.index), counts, args.confidence, inputs.ids)
 
