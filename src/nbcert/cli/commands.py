@@ -55,6 +55,7 @@ class Counted:
     counts: list  # WorldCounts per test row
     confidence: float
     ids: RowIds | None = None
+    width: float = 0.001  # the requested width of proven intervals: their digits shown
 
 
 @dataclass
@@ -198,7 +199,7 @@ def count(args, session: Session) -> Counted:
     inputs = _load(args, session)
     flags = ("method", "n_samples", "confidence", "seed", "width", "time_limit")
     counts = _ask(nbcert.count_worlds, args, inputs, *flags, alpha=alpha, progress=session.progress)
-    return Counted(list(inputs.test.index), counts, args.confidence, inputs.ids)
+    return Counted(list(inputs.test.index), counts, args.confidence, inputs.ids, args.width)
 
 
 def _check_poison_method(args) -> None:

@@ -155,13 +155,13 @@ def _two_digits(part: int, whole: int, rounding: str = "half") -> tuple:
     return (10, k + 1) if m == 100 else (m, k)
 
 
-def percent(part: int, whole: int, rounding: str = "half") -> str:
-    """part / whole as a percentage, exactly: rounded half up to a tenth from 0.1% on;
-    below it two significant digits (``0.042%``, and from 0.01% down in scientific
-    notation, ``6.6e-04%``), so a share that is not 0 never shows as 0; ``100%`` only when
-    it is all (``>99.9%`` otherwise).  ``rounding`` "down" or "up" rounds the digits that
-    way instead (the ends of a proven interval, rounded outward; an upper end may then
-    read ``100%``)."""
+def percent(part: int, whole: int, rounding: str = "half", decimals: int = 1) -> str:
+    """part / whole as a percentage, exactly: rounded half up to a tenth (``decimals``
+    places) from 0.1% on; below it two significant digits (``0.042%``, and from 0.01% down
+    in scientific notation, ``6.6e-04%``), so a share that is not 0 never shows as 0;
+    ``100%`` only when it is all (``>99.9%`` otherwise).  ``rounding`` "down" or "up"
+    rounds the digits that way instead (the ends of a proven interval, rounded outward;
+    an upper end may then read ``100%``)."""
     part, whole = int(part), int(whole)
     if part in (0, whole):
         return "0%" if part == 0 else "100%"
@@ -172,10 +172,11 @@ def percent(part: int, whole: int, rounding: str = "half") -> str:
         if k >= -1:  # rounded up to 0.10%
             return "0.10%"
         return f"{m // 10}.{m % 10}e-{-k:02d}%"
-    tenths = _divide(1000 * part, whole, rounding)
-    if tenths >= 1000:
-        return "100%" if rounding == "up" else ">99.9%"
-    return f"{tenths // 10}.{tenths % 10}%"
+    unit = 10**decimals
+    steps = _divide(100 * unit * part, whole, rounding)
+    if steps >= 100 * unit:
+        return "100%" if rounding == "up" else f">{100 - 1 / unit:.{decimals}f}%"
+    return f"{steps // unit}.{steps % unit:0{decimals}d}%"
 
 
 def _estimated(f: float) -> str:
@@ -184,15 +185,22 @@ def _estimated(f: float) -> str:
     return percent(*Fraction(float(f)).as_integer_ratio())
 
 
-def _interval(low: int, high: int, total: int) -> str:
-    """A proven interval of counts as shares of the worlds, rounded outward (one share
-    where it is exact)."""
+def _interval(low: int, high: int, total: int, decimals: int) -> str:
+    """A proven interval of counts as shares of the worlds, rounded outward to the places
+    of the requested width (one share where it is exact)."""
     if low == high:
         return percent(low, total)
-    return f"[{percent(low, total, 'down')}, {percent(high, total, 'up')}]"
+    down, up = percent(low, total, "down", decimals), percent(high, total, "up", decimals)
+    return f"[{down}, {up}]"
 
 
-def _count_cells(wc, labels) -> list:
+def _decimals(width: float) -> int:
+    """Places of a percentage that show an interval of the requested width (a share):
+    0.001 (0.1 percentage point) one, 0.00001 three."""
+    return max(1, math.ceil(-math.log10(100 * width) - 1e-9))
+
+
+def _count_cells(wc, labels, decimals: int = 1) -> list:
     """The label and tie columns of one text row."""
     if wc.counts is not None:
         total = int(wc.total)
@@ -202,8 +210,8 @@ def _count_cells(wc, labels) -> list:
         ]
     if wc.proven is not None:
         whole = _whole_worlds(wc)
-        return [_interval(*wc.proven[k], whole) for k in labels] + [
-            _interval(*wc.proven_ties, whole)
+        return [_interval(*wc.proven[k], whole, decimals) for k in labels] + [
+            _interval(*wc.proven_ties, whole, decimals)
         ]
     fractions, intervals, tie = _estimates(wc, labels)
     cells = []
@@ -234,7 +242,10 @@ def _total_text(wc) -> str:
 
 def count_text(res: Counted) -> str:
     labels = _labels(res)
-    rows = [_count_cells(wc, labels) + [_total_text(wc), str(wc.method)] for wc in res.counts]
+    places = _decimals(res.width)
+    rows = [
+        _count_cells(wc, labels, places) + [_total_text(wc), str(wc.method)] for wc in res.counts
+    ]
     text = keyed(
         res,
         [str(k) for k in labels] + ["ties", "total", "method"],

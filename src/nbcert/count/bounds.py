@@ -103,8 +103,8 @@ def _options(pt: Point, delta, l: int, j: int, alpha, tail: Fraction) -> tuple:
     first, last, lost = 0, M, Fraction(0)
     if t < M:
         first, last = max(0, math.ceil(mean - Fraction(t))), min(M, math.floor(mean + Fraction(t)))
-    if first > 0 or last < M:
-        lost = 2 * Fraction(math.exp(-2 * t * t / M)) * (1 + Fraction(1, 10**6))
+    if first > 0 or last < M:  # the float exp is within 1e-6 of its value, or underflows
+        lost = 2 * Fraction(math.exp(-2 * t * t / M)) * (1 + Fraction(1, 10**6)) + UNDERFLOW
     ways = math.comb(M, first) * (dj - 1) ** (M - first)
     total = dj**M
     nums, probs = [], []
@@ -227,9 +227,9 @@ def _dense_pays(idx, feat: _Feature) -> bool:
 
 
 def _prune(idx, w, key, budget: float):
-    """Drop the buckets lighter than budget / len (their total is at most budget);
-    returns the kept arrays and the dropped weight."""
-    light = w < budget / len(w)
+    """Drop the buckets of weight at most budget / len (their total is at most budget;
+    with no budget, those of weight 0); returns the kept arrays and the dropped weight."""
+    light = w <= budget / len(w)
     if not light.any():
         return idx, w, key, 0.0
     keep = ~light
@@ -268,7 +268,8 @@ def label_spread(
             break
         if key is not None and len(w) * len(feat.shifts) > KEYED_WORK:
             key = None
-        depth, products = depth + len(feat.shifts) + 2, products + len(w) * len(feat.shifts)
+        o = len(feat.shifts)  # each option's probability, then a product per bucket
+        depth, products = depth + o + 2, products + o + 1 + len(w) * o
         if key is None and _dense_pays(idx, feat):
             idx, w = _merge_dense(idx, w, feat)
         else:
