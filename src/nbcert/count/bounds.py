@@ -73,9 +73,10 @@ class Spread:
     hi]``; ``w[i]`` is the computed probability of the bucket's worlds, ``key[i]`` their
     common support's exact key (``MIXED`` when they differ or are not followed; ``key``
     None: not followed at all), ``zero`` the computed probability of support exactly 0.
-    ``lost`` bounds the probability of the worlds left out (tails below the pruning
-    threshold), ``depth`` the float operations any weight went through, ``products`` how
-    many rounded products were formed (each may underflow).
+    ``lost`` bounds the probability of the options never formed (binomial tails),
+    ``dropped`` is the computed weight of the buckets pruned, ``depth`` the float
+    operations any weight went through, ``products`` how many rounded products were formed
+    (each may underflow), ``const_key`` the key of the one-option factors.
     """
 
     idx: np.ndarray

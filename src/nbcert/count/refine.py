@@ -8,7 +8,8 @@ their intersection.  Tails of probability up to ``NEGLECT`` times the requested 
 are left out (they widen every upper bound by that much); where a label or the ties
 does win in some world but its share is far below the width and not yet bounded
 within a factor ``RARE_RATIO``, grids keeping every tail, then finer ones, bound it until it shows its order of
-magnitude (down to about 1e-300, the smallest share a float holds), time permitting.
+magnitude (down to about 1e-300, the smallest share a float holds), within half the
+time limit.
 
 The exact decision of which labels some world predicts, and whether some world ties
 (``nbcert.decide.possible_index``), sharpens the counts: a label no world predicts wins 0
@@ -18,6 +19,7 @@ worlds, one that some world predicts at least 1; likewise the ties.
 from __future__ import annotations
 
 import functools
+import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -33,6 +35,7 @@ NEGLECT = Fraction(1, 10**6)  # probability per label left out, as a share of th
 RARE_RATIO = 10  # a rare share's interval is refined until high <= RARE_RATIO * low
 RARE_FLOOR = Fraction(1, 10**280)  # ... where its upper bound is above this
 RARE_STEPS = 3  # ... by at most this many more grids
+RARE_TIME = 0.5  # ... within this share of the time limit
 WIDTH = Fraction(1, 1000)  # default requested width: 0.1 percentage point
 TIME_LIMIT = 2.0  # default seconds per test row
 
@@ -119,6 +122,16 @@ def _next(best: Proven, eps, neglect, width, possible, tie, rare_steps: int):
     return eps / 4, 0, 1
 
 
+def _affordable(finer: float, eps: float, cost: float, left: float) -> float | None:
+    """The grid width to build next: ``finer`` if its predicted time (the last grid's
+    ``cost`` scaled by eps / finer) fits in the ``left`` seconds, else the finest that
+    does, if it is at least 1.5 times finer than eps (None: nothing worth building)."""
+    if cost * eps / finer <= left:
+        return finer
+    fits = eps * cost / left if left > 0 else math.inf
+    return fits if fits * 1.5 <= eps else None
+
+
 def prove(
     pt: Point,
     N,
@@ -160,18 +173,22 @@ def prove(
     possible = [None] * len(N) if possible is None else list(possible)
     basis = keyed_basis(pt, N, delta, alpha)
     grid = functools.partial(_grid, pt, N, delta, alpha, basis, possible, tie, start)
-    best, eps, neglect, rare_steps = None, FIRST_EPS, NEGLECT * width, 0
+    best, eps, neglect, rare_steps, until = None, FIRST_EPS, NEGLECT * width, 0, deadline
     while True:
         t0 = time.perf_counter()
         try:
-            new = grid(eps, neglect, None if (best is None and must) else deadline)
+            new = grid(eps, neglect, None if (best is None and must) else until)
         except OutOfReach:
             break
         best, cost = _intersect(best, new), time.perf_counter() - t0
         step = _next(best, eps, neglect, width, possible, tie, rare_steps)
-        if step is None or time.perf_counter() + cost * eps / step[0] > deadline:
+        if step is None:
             break
-        eps, neglect, rare_steps = step[0], step[1], rare_steps + step[2]
+        until = start + RARE_TIME * time_limit if step[2] else deadline
+        finer = _affordable(step[0], eps, cost, until - time.perf_counter())
+        if finer is None:
+            break
+        eps, neglect, rare_steps = finer, step[1], rare_steps + step[2]
     if best is None:
         return None
     return Proven(
