@@ -12,24 +12,12 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from test_count_output import _run, _write
 from test_readme_example import _nbcert, _shown, example  # noqa: F401 (a fixture)
 
 import nbcert
-from nbcert.cli import main
 from nbcert.cli.counts import percent
 from nbcert.count import refine
-
-
-def _run(capsys, *argv):
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def _write(tmp_path, train: pd.DataFrame, test: pd.DataFrame, label: str) -> list:
-    train.to_csv(tmp_path / "train.csv", index=False)
-    test.to_csv(tmp_path / "test.csv", index=False)
-    return ["--train", tmp_path / "train.csv", "--test", tmp_path / "test.csv", "--label", label]
 
 
 def _table(seed=4, n=80, d=5):

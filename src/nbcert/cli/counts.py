@@ -68,22 +68,17 @@ def _count_record(wc, labels) -> dict:
     if wc.counts is not None:
         counts, ties = _exact(wc, labels)
         return {"counts": counts, "ties": ties, "total": _total(wc), "method": str(wc.method)}
-    if wc.proven is not None:
-        return {
-            "counts": None,
-            "ties": None,
-            "total": _total(wc),
-            "log10_total": round(wc.log10_total, 6),
-            "method": str(wc.method),
-            **_proven(wc, labels),
-        }
-    fractions, intervals, tie = _estimates(wc, labels)
-    return {
+    head = {  # no exact counts: the total, and which method answered
         "counts": None,
         "ties": None,
         "total": _total(wc),
         "log10_total": round(wc.log10_total, 6),
         "method": str(wc.method),
+    }
+    if wc.proven is not None:
+        return head | _proven(wc, labels)
+    fractions, intervals, tie = _estimates(wc, labels)
+    return head | {
         "fractions": fractions,
         "tie_fraction": tie,
         "intervals": intervals,
