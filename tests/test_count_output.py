@@ -17,7 +17,7 @@ import pytest
 
 import nbcert
 from nbcert.cli import main
-from nbcert.count import AUTO_STATES, MAX_TOTAL_DIGITS, bounds, exact, point_stats
+from nbcert.count import AUTO_STATES, MAX_TOTAL_DIGITS, exact, point_stats, states
 from nbcert.reading.hints import DataWarning
 from nbcert.stats import as_stats
 
@@ -145,14 +145,15 @@ def _issue_shape(seed=0, rows=2000, d=12, test_rows=25):
     return train, test
 
 
-def test_auto_on_the_issue_shape_does_bounded_work_and_says_so(monkeypatch):
+def test_auto_on_the_issue_shape_does_bounded_work_then_proves(monkeypatch):
     """auto neither proves a row has more than 2,000,000 supports (0.5-2 s a row) nor
-    builds more than AUTO_STATES of them before estimating it: every limit it works to is
-    at most AUTO_STATES, and a DataWarning names the exact method."""
+    builds more than AUTO_STATES of them before leaving exact counting: every limit it
+    works to is at most AUTO_STATES; it then proves each row's counts within an interval,
+    so nothing is estimated and no DataWarning is given."""
     train, test = _issue_shape()
     test = test.iloc[:3]
     limits = []
-    lower, build = bounds.distinct_lower_bound, exact.label_distribution
+    lower, build = states.distinct_lower_bound, exact.label_distribution
 
     def recording_lower(pt, delta, l, alpha, limit):
         limits.append(limit)
@@ -162,17 +163,17 @@ def test_auto_on_the_issue_shape_does_bounded_work_and_says_so(monkeypatch):
         limits.append(max_states)
         return build(pt, delta, l, alpha, max_states, basis)
 
-    monkeypatch.setattr(bounds, "distinct_lower_bound", recording_lower)
+    monkeypatch.setattr(states, "distinct_lower_bound", recording_lower)
     monkeypatch.setattr(exact, "label_distribution", recording_build)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = nbcert.count_worlds(train, test, "churn", n_samples=200, seed=0)
-    assert [wc.method for wc in res] == ["montecarlo"] * 3
+        res = nbcert.count_worlds(train, test, "churn", time_limit=60)
+    assert [wc.method for wc in res] == ["bounds"] * 3
+    assert all(wc.proven_shares and wc.fractions is None for wc in res)
     assert limits and max(limits) <= AUTO_STATES
-    notes = [w.message for w in caught if isinstance(w.message, DataWarning)]
-    assert any("all 3 test rows estimated" in str(n) and "'exact'" in str(n) for n in notes)
+    assert not [w for w in caught if isinstance(w.message, DataWarning)]
     stats, pts = _points(train, test, "churn")  # proven past auto's budget
-    assert all(bounds.too_large(pt, stats.delta, Fraction(0), AUTO_STATES) for pt in pts)
+    assert all(states.too_large(pt, stats.delta, Fraction(0), AUTO_STATES) for pt in pts)
 
 
 def _points(train, test, label):
@@ -188,14 +189,17 @@ def _points(train, test, label):
 def test_cli_says_which_rows_auto_estimated(tmp_path, capsys):
     train, test = _issue_shape()
     args = _write(tmp_path, train, test.iloc[:2], "churn")
-    rc, out, err = _run(capsys, "count", *args, "--samples", "200", "--seed", "0")
+    rc, out, err = _run(capsys, "count", *args, "--samples", "200", "--time-limit", "1e-9")
     assert rc == 0
     assert err.splitlines() == [
         "nbcert: warning: count: all 2 test rows estimated by montecarlo: exact counting "
         f"would build more than {AUTO_STATES:,} distinct supports per label there "
-        "(--method exact counts them exactly, more slowly)"
+        "and proven bounds did not reach width 0.001 within 1e-09 s (--method bounds "
+        "proves intervals with a larger --time-limit or --width)"
     ]
-    rc, out, err = _run(capsys, "count", *args, "--samples", "200", "--seed", "0", "--json")
+    rc, out, err = _run(
+        capsys, "count", *args, "--samples", "200", "--seed", "0", "--json", "--time-limit", "1e-9"
+    )
     assert rc == 0 and len(err.splitlines()) == 1
     assert [r["method"] for r in json.loads(out)["results"]] == ["montecarlo"] * 2
 
@@ -228,11 +232,11 @@ def test_exact_method_still_counts_past_auto_budget():
         for l in range(stats.m)
     ]
     assert max(sizes) > AUTO_STATES  # 37,579 and 17,639
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        [auto] = nbcert.count_worlds(train, test, "y", n_samples=100, seed=0)
-    assert auto.method == "montecarlo"
-    assert any(isinstance(w.message, DataWarning) for w in caught)
+    [auto] = nbcert.count_worlds(train, test, "y", time_limit=60)  # past auto's states
+    assert auto.method == "bounds"
+    for label, c in [*wc.counts.items(), ("ties", wc.ties)]:
+        low, high = auto.proven_ties if label == "ties" else auto.proven[label]
+        assert low <= c <= high and high - low <= wc.total // 1000
 
 
 def test_scientific_total_from_the_decimal_string_rounds_as_the_integer():

@@ -261,10 +261,11 @@ def test_label_values_returned_as_given(method):
 
 from hypothesis import strategies as st  # noqa: E402
 
-from nbcert.count import TooLarge, bounds, exact, montecarlo, point_stats  # noqa: E402
+from nbcert.count import TooLarge, exact, montecarlo, point_stats, refine, states  # noqa: E402
 from nbcert.count.keys import Basis  # noqa: E402
 from nbcert.count.points import Point  # noqa: E402
 from nbcert.reading.encoding import encode  # noqa: E402
+from nbcert.reading.hints import DataWarning  # noqa: E402
 
 
 def _points(inst):
@@ -281,10 +282,10 @@ def test_support_bounds_enclose_the_distinct_supports(inst, alpha):
     for pt in pts:
         for l in range(enc.m):
             actual = len(exact.label_distribution(pt, enc.delta, l, a, 10**9))
-            assert bounds.distinct_lower_bound(pt, enc.delta, l, a, 10**9) <= actual
-            assert actual <= math.exp(bounds.log_support_bound(pt, enc.delta, l)) * (1 + 1e-9)
+            assert states.distinct_lower_bound(pt, enc.delta, l, a, 10**9) <= actual
+            assert actual <= math.exp(states.log_support_bound(pt, enc.delta, l)) * (1 + 1e-9)
             for limit in (1, 2, 3, 5, 8):
-                if bounds.too_large(pt, enc.delta, a, limit, [l]):
+                if states.too_large(pt, enc.delta, a, limit, [l]):
                     assert actual > limit
 
 
@@ -301,12 +302,12 @@ def test_auto_is_exact_where_the_distribution_fits(inst, alpha, max_states):
     for wc, pt in zip(res, pts):
         sizes = [len(exact.label_distribution(pt, enc.delta, l, a, 10**9)) for l in range(enc.m)]
         hopeless = any(
-            bounds.log_support_bound(pt, enc.delta, l) > 2 * math.log(max_states)
+            states.log_support_bound(pt, enc.delta, l) > 2 * math.log(max_states)
             for l in range(enc.m)
         )
         fits = max(sizes) <= max_states
-        assert wc.method == ("exact" if fits and not hopeless else "montecarlo")
-        assert not (wc.method == "montecarlo" and not hopeless and fits)
+        # past the states: proven bounds (Monte-Carlo only where they miss the time limit)
+        assert wc.method in (("exact",) if fits and not hopeless else ("bounds", "montecarlo"))
     for row in range(len(inst.test)):
         sizes = [
             len(exact.label_distribution(pts[row], enc.delta, l, a, 10**9)) for l in range(enc.m)
@@ -335,25 +336,40 @@ def _wide(n=50, d=2000, seed=0):
     return train, test
 
 
-def test_wide_table_goes_straight_to_montecarlo(monkeypatch):
-    """auto decides from the bounds, building no exact distribution it would discard."""
+def test_wide_table_goes_straight_to_proven_bounds(monkeypatch):
+    """auto decides from the bounds on the distinct supports, building no exact
+    distribution it would discard, and proves the counts' intervals instead."""
     train, test = _wide()
 
     def forbidden(*args, **kwargs):
         raise AssertionError("auto built an exact distribution")
 
     monkeypatch.setattr(exact, "label_distribution", forbidden)
-    monkeypatch.setattr(bounds, "distinct_lower_bound", forbidden)
+    monkeypatch.setattr(states, "distinct_lower_bound", forbidden)
+    monkeypatch.setattr(refine, "RARE_STEPS", 0)  # no finer grids for a rare share's digits
     calls = []
     res = nbcert.count_worlds(
-        train, test, "class", n_samples=200, seed=1, progress=lambda *a: calls.append(a)
+        train, test, "class", time_limit=60, progress=lambda *a: calls.append(a)
     )
-    assert [wc.method for wc in res] == ["montecarlo", "montecarlo"]
+    assert [wc.method for wc in res] == ["bounds", "bounds"]
+    for wc in res:
+        total = wc.total  # 10^4793 worlds
+        assert sum(lo for lo, _ in wc.proven.values()) <= total
+        assert max(hi - lo for lo, hi in wc.proven.values()) <= total // 1000
+    assert calls == [(0, 2, "bounds"), (1, 2, "bounds"), (2, 2, "bounds")]
+
+
+def test_auto_estimates_where_the_bounds_miss_the_time_limit():
+    """Monte-Carlo only where exact counting is too large and the proven bounds do not
+    reach the width in time; a DataWarning says so."""
+    train, test = _wide(d=40)
+    with pytest.warns(DataWarning, match="all 2 test rows estimated by method 'montecarlo'"):
+        res = nbcert.count_worlds(train, test, "class", n_samples=200, seed=1, time_limit=1e-9)
+    assert [wc.method for wc in res] == ["montecarlo"] * 2
     assert all(
         wc.samples == 200 and math.isclose(sum(wc.fractions.values()) + wc.tie_fraction, 1)
         for wc in res
     )
-    assert calls == [(0, 2, "montecarlo"), (1, 2, "montecarlo"), (2, 2, "montecarlo")]
 
 
 def test_unknown_method_is_refused_by_its_rule_before_counting():

@@ -104,7 +104,7 @@ def test_tiny_state_limit_is_skipped_not_an_error():
     skipped_points = set(zip(both.missing_rate, both.point))
     mc_on_skipped = mc[[(r, p) in skipped_points for r, p in zip(mc.missing_rate, mc.point)]]
     assert mc_on_skipped.exact_in_interval.isna().all()
-    assert (mc_on_skipped.majority_from == "montecarlo").all()
+    assert (mc_on_skipped.majority_from == "bounds").all()  # proven where exact was skipped
 
 
 def test_same_seed_same_table():
@@ -116,26 +116,23 @@ def test_same_seed_same_table():
     assert not a.drop(columns=timing).equals(c.drop(columns=timing))
 
 
-def test_disagreeing_counts_raise(monkeypatch):
+def _tamper(monkeypatch, which: str, change) -> None:
+    """Make method ``which``'s answer ``change(wc, first label)`` wherever the study counts."""
     real = cs.count_encoded
 
-    def off_by_one(enc, T, alpha, method, **kw):
+    def tampered(enc, T, alpha, method, **kw):
         out = real(enc, T, alpha, method=method, **kw)
-        if method == "batch":
-            wc = out[0]
-            lab = enc.labels[0]
-            out = [
-                WorldCounts(
-                    wc.method,
-                    wc.total,
-                    wc.log10_total,
-                    {**wc.counts, lab: wc.counts[lab] + 1},
-                    wc.ties - 1,
-                )
-            ]
-        return out
+        return [change(out[0], enc.labels[0])] if method == which else out
 
-    monkeypatch.setattr(cs, "count_encoded", off_by_one)
+    monkeypatch.setattr(cs, "count_encoded", tampered)
+
+
+def test_disagreeing_counts_raise(monkeypatch):
+    def off_by_one(wc, lab):
+        counts = {**wc.counts, lab: wc.counts[lab] + 1}
+        return WorldCounts(wc.method, wc.total, wc.log10_total, counts, wc.ties - 1)
+
+    _tamper(monkeypatch, "batch", off_by_one)
     with pytest.raises(AssertionError, match="Algorithm 2"):
         cs.run(_table(), "label", "toy", 11, CFG, progress=lambda s: None)
 
@@ -190,3 +187,51 @@ def test_the_legend_never_covers_the_notes_on_skipped_problems(table):
         if legend is not None:
             assert not box.overlaps(legend.get_window_extent())
     assert box.y1 <= top.get_window_extent().y0  # below the axes
+
+
+def test_proven_bounds_hold_every_exact_count(table):
+    bounds = table[table.method == "bounds"]
+    assert not bounds.skipped.any() and bounds.exact_in_bounds.all()
+    assert (bounds.proven_low <= bounds.proven_high).all()
+    assert bounds.width.between(0, 1).all() and (bounds.eps >= 0).all()
+    exact = _wide(table, "fraction")["exact"]
+    low, high = (_wide(table, c)["bounds"] for c in ("proven_low", "proven_high"))
+    assert ((low <= exact + 1e-12) & (exact <= high + 1e-12)).all()
+
+
+def test_a_proven_interval_missing_the_exact_count_raises(monkeypatch):
+    def shifted(wc, lab):
+        high = wc.proven[lab][1]
+        return replace(wc, proven={**wc.proven, lab: (high + 1, high + 2)})
+
+    _tamper(monkeypatch, "bounds", shifted)
+    with pytest.raises(AssertionError, match="outside the proven intervals"):
+        cs.run(_table(), "label", "toy", 11, CFG, progress=lambda s: None)
+
+
+@pytest.fixture(scope="module")
+def full_table():
+    cfg = replace(CFG, full_points=2)
+    return cfg, cs.run(_table(), "label", "toy", 11, cfg, progress=lambda s: None)
+
+
+def test_full_size_part_proves_and_checks_montecarlo(full_table, tmp_path):
+    cfg, t = full_table
+    full = cs.full_size(t)
+    assert set(full.method) == set(cs.FULL_METHODS)
+    assert len(full) == len(cfg.missing_rates) * cfg.full_points * len(cs.FULL_METHODS)
+    assert (full.train_rows == 60 - cfg.points).all()  # every row but the test points
+    assert full[full.method == "bounds"].exact_in_bounds.isna().all()  # no exact at full size
+    assert full[full.method == "montecarlo"].mc_contains_bounds.notna().all()
+    assert (full[full.method == "bounds"].width <= cfg.width).all()
+    main, tiny = cs.split_sizes(t)
+    assert len(main) + len(tiny) + len(full) == len(t) and tiny.empty
+    path = tmp_path / "counting_toy.csv"
+    write_table(job.stamp(t), path, "counting")
+    md = counting_section(cs.load([path]))
+    assert "#### Proven bounds" in md and "At full size" in md
+    rows = [line for line in md.splitlines() if line.startswith("| toy | ")]
+    assert len(rows) == len(cfg.missing_rates)
+    assert all(f"{cfg.full_points} of {cfg.full_points} |" in row for row in rows)
+    fig = counting_figure.draw_figure(cs.load([path]))
+    assert fig.axes[2].get_title() == "toy: proven bounds"

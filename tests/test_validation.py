@@ -208,7 +208,7 @@ def test_cli_choices_are_the_rules_options():
             for option in ("binning", "test_missing")
         },
     }
-    assert choices[("count", "method")] == ("auto", "exact", "batch", "montecarlo")
+    assert choices[("count", "method")] == ("auto", "exact", "batch", "montecarlo", "bounds")
 
 
 @pytest.mark.parametrize(

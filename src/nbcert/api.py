@@ -186,11 +186,13 @@ def count_worlds(
     label: str,
     *,
     alpha=0,
-    method: Literal["auto", "exact", "batch", "montecarlo"] = "auto",
+    method: Literal["auto", "exact", "batch", "montecarlo", "bounds"] = "auto",
     n_samples: int = 20_000,
     confidence: float = 0.95,
     seed=None,
     max_states: int = 2_000_000,
+    width: float = 0.001,
+    time_limit: float = 2.0,
     progress=None,
     **options: Unpack[ReadingOptions],
 ) -> list[WorldCounts]:
@@ -201,12 +203,15 @@ def count_worlds(
     train, test, label, alpha, **options
         As for ``certify`` (counting needs only the statistics: a path is always read in
         record batches).
-    method : {"auto", "exact", "batch", "montecarlo"}, default "auto"
+    method : {"auto", "exact", "batch", "montecarlo", "bounds"}, default "auto"
         ``exact`` builds each label's support distribution separately and combines them;
         ``batch`` is the paper's Algorithm 2 (all labels jointly; a reference);
-        ``montecarlo`` estimates the fractions with confidence intervals; ``auto`` is exact
-        unless a label's distribution is proven to exceed ``min(max_states, 20000)`` states
-        (decided before building it; a DataWarning says how many rows it estimated).
+        ``montecarlo`` estimates the fractions with confidence intervals; ``bounds``
+        proves an interval for every label's count (and the ties') at any size; ``auto``
+        is exact unless a label's distribution is proven to exceed ``min(max_states,
+        20000)`` states (decided before building it), then proven bounds where they
+        reach ``width`` within ``time_limit``, then Monte-Carlo (a DataWarning says how
+        many rows it estimated).
     n_samples : int, default 20000
         Worlds sampled per test row by ``montecarlo``.
     confidence : float, default 0.95
@@ -215,6 +220,11 @@ def count_worlds(
         Random seed of ``montecarlo``.
     max_states : int, default 2000000
         The most distinct supports per label that exact counting may build.
+    width : float, default 0.001
+        The widest proven interval ``bounds`` refines to, as a share of the worlds
+        (0.001: 0.1 percentage point).
+    time_limit : float, default 2.0
+        Seconds per test row that ``bounds`` refines for (it then gives what it proved).
     progress : callable, optional
         Called as ``progress(done, total, method)`` before each test row and at the end.
 
@@ -222,7 +232,8 @@ def count_worlds(
     -------
     list of WorldCounts
         One per test row, saying which method produced it: exact counts (``counts``,
-        ``ties``, ``total``) or estimated ``fractions`` with ``intervals``.
+        ``ties``, ``total``), proven intervals (``proven``, ``proven_ties``,
+        ``proven_shares``) or estimated ``fractions`` with ``intervals``.
     """
     table, T, _, _ = ask(train, test, label, Reading.of(train, **options))
     return count_encoded(
@@ -234,6 +245,8 @@ def count_worlds(
         confidence=confidence,
         seed=seed,
         max_states=max_states,
+        width=width,
+        time_limit=time_limit,
         progress=progress,
     )
 

@@ -281,7 +281,9 @@ RULES: dict = {
     "alpha": Alpha(),
     "method": {
         "certify": Options("index", "iterate", "ad", kind="certify method"),
-        "count_worlds": Options("auto", "exact", "batch", "montecarlo", kind="counting method"),
+        "count_worlds": Options(
+            "auto", "exact", "batch", "montecarlo", "bounds", kind="counting method"
+        ),
         "poison": Options("op", "sr", "rp", kind="poison method"),
         "poison_many": Options(*_ROWS),
         "clean_offline": Options(*_ROWS),
@@ -291,6 +293,7 @@ RULES: dict = {
     "n_samples": Int(1),
     "max_states": Int(1),
     "confidence": Real(0, 1, "a number between 0 and 1"),
+    "width": Real(0, 1, "a share between 0 and 1 (0.001 is 0.1 percentage point)"),
     "seed": Seed(),
     "time_limit": Real(0, math.inf, "a positive number of seconds"),
     "node_limit": Int(1),

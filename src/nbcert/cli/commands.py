@@ -55,6 +55,7 @@ class Counted:
     counts: list  # WorldCounts per test row
     confidence: float
     ids: RowIds | None = None
+    width: float = 0.001  # the requested width of proven intervals: their digits shown
 
 
 @dataclass
@@ -196,9 +197,9 @@ def certify(args, session: Session) -> Certified:
 def count(args, session: Session) -> Counted:
     alpha = _alpha(args.alpha)
     inputs = _load(args, session)
-    flags = ("method", "n_samples", "confidence", "seed")
+    flags = ("method", "n_samples", "confidence", "seed", "width", "time_limit")
     counts = _ask(nbcert.count_worlds, args, inputs, *flags, alpha=alpha, progress=session.progress)
-    return Counted(list(inputs.test.index), counts, args.confidence, inputs.ids)
+    return Counted(list(inputs.test.index), counts, args.confidence, inputs.ids, args.width)
 
 
 def _check_poison_method(args) -> None:

@@ -19,7 +19,10 @@ from .tables import keyed, keys_json
 
 def _labels(res: Counted) -> list:
     """Every training label (the first result lists them all)."""
-    return list((res.counts[0].counts or res.counts[0].fractions) if res.counts else [])
+    if not res.counts:
+        return []
+    first = res.counts[0]
+    return list(first.counts or first.proven or first.fractions)
 
 
 def _exact(wc, labels) -> tuple:
@@ -45,17 +48,37 @@ def _estimates(wc, labels) -> tuple:
     )
 
 
+def _proven(wc, labels) -> dict:
+    """The proven counts (decimal strings) and shares (floats rounded outward) per label
+    and of the ties."""
+    counts = {str(k): wc.proven[k] for k in labels} | {"ties": wc.proven_ties}
+    shares = {str(k): wc.proven_shares[k] for k in labels} | {"ties": wc.proven_tie_shares}
+    return {
+        "proven": {
+            k: {"low": str(int(lo)), "high": str(int(hi))} for k, (lo, hi) in counts.items()
+        },
+        "proven_shares": {
+            k: {"low": float(lo), "high": float(hi)} for k, (lo, hi) in shares.items()
+        },
+        "eps": float(wc.eps),
+    }
+
+
 def _count_record(wc, labels) -> dict:
     if wc.counts is not None:
         counts, ties = _exact(wc, labels)
         return {"counts": counts, "ties": ties, "total": _total(wc), "method": str(wc.method)}
-    fractions, intervals, tie = _estimates(wc, labels)
-    return {
+    head = {  # no exact counts: the total, and which method answered
         "counts": None,
         "ties": None,
         "total": _total(wc),
         "log10_total": round(wc.log10_total, 6),
         "method": str(wc.method),
+    }
+    if wc.proven is not None:
+        return head | _proven(wc, labels)
+    fractions, intervals, tie = _estimates(wc, labels)
+    return head | {
         "fractions": fractions,
         "tie_fraction": tie,
         "intervals": intervals,
@@ -100,9 +123,18 @@ def scientific(n: int | str) -> str:
     return f"{mantissa // 100}.{mantissa % 100:02d}e+{e}"
 
 
-def _two_digits(part: int, whole: int) -> tuple:
-    """(m, k) with 100 * part / whole ~ m/10 * 10^k: two significant digits rounded half up,
-    10 <= m <= 99, exactly (part/whole may be 10^-7000)."""
+def _divide(num: int, den: int, rounding: str) -> int:
+    """num / den rounded to an integer: half up, down or up."""
+    if rounding == "down":
+        return num // den
+    if rounding == "up":
+        return -(-num // den)
+    return (2 * num + den) // (2 * den)
+
+
+def _two_digits(part: int, whole: int, rounding: str = "half") -> tuple:
+    """(m, k) with 100 * part / whole ~ m/10 * 10^k: two significant digits rounded half
+    up (or down, or up), 10 <= m <= 99, exactly (part/whole may be 10^-7000)."""
     num, den = 100 * part, whole
 
     def at_least(k: int) -> bool:  # num / den >= 10^k
@@ -114,27 +146,32 @@ def _two_digits(part: int, whole: int) -> tuple:
     while at_least(k + 1):
         k += 1
     top, bottom = num * 10 ** max(0, 1 - k), den * 10 ** max(0, k - 1)  # value / 10^(k-1)
-    m = (2 * top + bottom) // (2 * bottom)
+    m = _divide(top, bottom, rounding)
     return (10, k + 1) if m == 100 else (m, k)
 
 
-def percent(part: int, whole: int) -> str:
-    """part / whole as a percentage, exactly: rounded half up to a tenth from 0.1% on;
-    below it two significant digits (``0.042%``, and from 0.01% down in scientific
-    notation, ``6.6e-04%``), so a share that is not 0 never shows as 0; ``100%`` only when
-    it is all (``>99.9%`` otherwise)."""
+def percent(part: int, whole: int, rounding: str = "half", decimals: int = 1) -> str:
+    """part / whole as a percentage, exactly: rounded half up to a tenth (``decimals``
+    places) from 0.1% on; below it two significant digits (``0.042%``, and from 0.01% down
+    in scientific notation, ``6.6e-04%``), so a share that is not 0 never shows as 0;
+    ``100%`` only when it is all (``>99.9%`` otherwise).  ``rounding`` "down" or "up"
+    rounds the digits that way instead (the ends of a proven interval, rounded outward;
+    an upper end may then read ``100%``)."""
     part, whole = int(part), int(whole)
     if part in (0, whole):
         return "0%" if part == 0 else "100%"
     if 1000 * part < whole:  # below 0.1%
-        m, k = _two_digits(part, whole)
+        m, k = _two_digits(part, whole, rounding)
         if k == -2:
             return f"0.0{m}%"
         if k >= -1:  # rounded up to 0.10%
             return "0.10%"
         return f"{m // 10}.{m % 10}e-{-k:02d}%"
-    tenths = (2000 * part + whole) // (2 * whole)
-    return ">99.9%" if tenths >= 1000 else f"{tenths // 10}.{tenths % 10}%"
+    unit = 10**decimals
+    steps = _divide(100 * unit * part, whole, rounding)
+    if steps >= 100 * unit:
+        return "100%" if rounding == "up" else f">{100 - 1 / unit:.{decimals}f}%"
+    return f"{steps // unit}.{steps % unit:0{decimals}d}%"
 
 
 def _estimated(f: float) -> str:
@@ -143,13 +180,33 @@ def _estimated(f: float) -> str:
     return percent(*Fraction(float(f)).as_integer_ratio())
 
 
-def _count_cells(wc, labels) -> list:
+def _interval(low: int, high: int, total: int, decimals: int) -> str:
+    """A proven interval of counts as shares of the worlds, rounded outward to the places
+    of the requested width (one share where it is exact)."""
+    if low == high:
+        return percent(low, total)
+    down, up = percent(low, total, "down", decimals), percent(high, total, "up", decimals)
+    return f"[{down}, {up}]"
+
+
+def _decimals(width: float) -> int:
+    """Places of a percentage that show an interval of the requested width (a share):
+    0.001 (0.1 percentage point) one, 0.00001 three."""
+    return max(1, math.ceil(-math.log10(100 * width) - 1e-9))
+
+
+def _count_cells(wc, labels, decimals: int = 1) -> list:
     """The label and tie columns of one text row."""
     if wc.counts is not None:
         total = int(wc.total)
         return [
             f"{scientific(c)} ({percent(c, total)})"
             for c in [*(wc.counts[k] for k in labels), wc.ties or 0]
+        ]
+    if wc.proven is not None:
+        whole = _whole_worlds(wc)
+        return [_interval(*wc.proven[k], whole, decimals) for k in labels] + [
+            _interval(*wc.proven_ties, whole, decimals)
         ]
     fractions, intervals, tie = _estimates(wc, labels)
     cells = []
@@ -161,6 +218,11 @@ def _count_cells(wc, labels) -> list:
         )
         cells.append("~" + _estimated(fractions[k]) + lo_hi)
     return cells + ["-" if tie is None else "~" + _estimated(tie)]
+
+
+def _whole_worlds(wc) -> int:
+    """The number of worlds as an int (from its decimal string where the int was left out)."""
+    return int(wc.total) if wc.total is not None else int(wc.total_text)
 
 
 def _total_text(wc) -> str:
@@ -175,14 +237,22 @@ def _total_text(wc) -> str:
 
 def count_text(res: Counted) -> str:
     labels = _labels(res)
-    rows = [_count_cells(wc, labels) + [_total_text(wc), str(wc.method)] for wc in res.counts]
+    places = _decimals(res.width)
+    rows = [
+        _count_cells(wc, labels, places) + [_total_text(wc), str(wc.method)] for wc in res.counts
+    ]
     text = keyed(
         res,
         [str(k) for k in labels] + ["ties", "total", "method"],
         rows,
         right=set(range(len(labels) + 2)),
     )
-    if any(wc.counts is None for wc in res.counts):
+    if any(wc.proven is not None for wc in res.counts):
+        text += (
+            "\n([low, high]: the share of worlds proven to lie in this interval (bounds), "
+            "rounded outward)"
+        )
+    if any(wc.counts is None and wc.proven is None for wc in res.counts):
         text += (
             f"\n(~: montecarlo estimate of the share of worlds, with its "
             f"{res.confidence:g} confidence interval)"

@@ -66,7 +66,10 @@ _ABOUT = {
         _WORLD,
         "Exact counts are printed with their share of the worlds, from a "
         "million on in scientific notation rounded from the exact count (1.02e+7003; in full, "
-        "as decimal strings, in JSON); montecarlo gives estimated shares with confidence intervals.",
+        "as decimal strings, in JSON); bounds gives each share as a proven interval [low, "
+        "high], rounded outward (a share far below 0.1% with its order of magnitude; JSON: "
+        "proven counts as decimal strings); montecarlo gives estimated shares with "
+        "confidence intervals.",
     ),
     "poison": (
         "fewest training cells to blank so a test row is no longer robust",
@@ -106,7 +109,7 @@ _STATUS = "exit status: 0 on success, 2 on a usage or input error (reported as o
 #: command -> its example, ending its help
 _EXAMPLES = {
     "certify": "nbcert certify --train train.csv --test test.csv --label class --json",
-    "count": "nbcert count --train train.csv --test test.csv --label class --method montecarlo",
+    "count": "nbcert count --train train.csv --test test.csv --label class --method bounds",
     "poison": "nbcert poison --train clean.csv --test test.csv --label class --together",
     "clean": "nbcert clean --train dirty.csv --test test.csv --label class --truth clean.csv",
 }
@@ -366,9 +369,21 @@ def _count(sub, parents) -> None:
     _method(
         p,
         "count_worlds",
-        "auto (default: exact unless too large, then montecarlo), exact, batch "
-        "(the paper's Algorithm 2) or montecarlo (estimated fractions with "
-        "confidence intervals)",
+        "auto (default: exact when small, else proven bounds where they reach --width "
+        "within --time-limit, else montecarlo), exact, batch (the paper's Algorithm 2), "
+        "montecarlo (estimated fractions with confidence intervals) or bounds (each "
+        "label's share of the worlds as a proven interval, at any size)",
+    )
+    _option(
+        p,
+        "--width",
+        "width",
+        "widest proven interval bounds refines to, as a share of the worlds",
+        0.001,
+        "SHARE",
+    )
+    _option(
+        p, "--time-limit", "time_limit", "seconds per test row that bounds refines for", 2.0, "SEC"
     )
     _option(p, "--samples", "n_samples", "worlds sampled per test row by montecarlo", 20000)
     _option(

@@ -16,14 +16,19 @@ point's counts and these options.
 * ``montecarlo``: beta_lj ~ Binomial(M_lj, 1/delta_j) is exactly the law of a uniform
   random world, so sampling counts estimates the fractions without filling cells
   (``montecarlo``).
+* ``bounds``: each label's share of the worlds it wins, and of the ties, as a proven
+  interval at any size: the support distributions are built over log-support buckets of
+  width eps, refined until every interval is at most ``width`` wide or the time limit
+  per row is reached (``bounds``, ``refine``; the proof is in docs/design.md).
 * ``auto``: exact unless a label has more than ``min(max_states, AUTO_STATES)`` distinct
-  supports, which is decided before any distribution is built (``bounds``); then
-  Monte-Carlo, and a DataWarning says for how many rows (issue 28: exact counting costs
-  about 8 microseconds per support and Monte-Carlo's 20,000 samples about 15 ms a row, so
-  past some 20,000 supports exactness costs tens of times more; proving a label had more
-  than 2,000,000 took 0.5-2 s a row, 40 s on 25 rows that all ended in Monte-Carlo).
-  ``exact`` counts up to ``max_states`` and refuses past it with the same proof instead
-  of building a distribution it would have to discard.
+  supports, which is decided before any distribution is built (``states``); then proven
+  bounds, if they reach ``width`` within ``time_limit`` seconds; then Monte-Carlo, and a
+  DataWarning says for how many rows (exact counting costs about 8 microseconds per
+  support and Monte-Carlo's 20,000 samples about 15 ms a row, so past some 20,000
+  supports exactness costs tens of times more; proving a label had more than 2,000,000
+  took 0.5-2 s a row, 40 s on 25 rows that all ended in Monte-Carlo).  ``exact`` counts
+  up to ``max_states`` and refuses past it with the same proof instead of building a
+  distribution it would have to discard.
 
 ``total`` is the number of worlds as an int (None past MAX_TOTAL_DIGITS digits: Python
 turns such an int into text in quadratic time); ``total_text`` is always its exact
@@ -38,20 +43,29 @@ import decimal
 import math
 import warnings
 from dataclasses import dataclass
+from fractions import Fraction
 from statistics import NormalDist
 
 import numpy as np
 
 from .. import blanks
+from ..decide import possible_index
 from ..errors import InputError, unknown_option
 from ..reading.encoding import EncodedTable
 from ..stats import Stats, as_stats
-from .bounds import choose_method
 from .exact import count_batch, count_exact
 from .montecarlo import count_montecarlo, wilson
 from .points import Point, TooLarge, point_stats
+from .refine import TIME_LIMIT, prove, proven_counts, share_down, share_up
+from .states import choose_method
 
-METHODS = ("auto", "exact", "batch", "montecarlo")  # params.RULES["method"]["count_worlds"]
+METHODS = (
+    "auto",
+    "exact",
+    "batch",
+    "montecarlo",
+    "bounds",
+)  # params.RULES["method"]["count_worlds"]
 
 
 @dataclass(frozen=True)
@@ -61,7 +75,10 @@ class WorldCounts:
     Exact methods fill ``counts`` (label value -> int), ``ties`` and ``total``; they sum
     up.  ``montecarlo`` fills ``fractions``, ``tie_fraction`` and ``intervals`` (label ->
     (low, high), simultaneous over labels and ties at the requested confidence) and leaves
-    ``counts``/``ties`` None.  ``total`` is the exact number of worlds, except that it is
+    ``counts``/``ties`` None.  ``bounds`` fills ``proven`` (label -> (low, high), proven
+    counts of worlds as ints), ``proven_ties``, the same as shares of the worlds in
+    ``proven_shares`` / ``proven_tie_shares`` (floats rounded outward) and ``eps``, the
+    finest grid width it built.  ``total`` is the exact number of worlds, except that it is
     None when that number has more than MAX_TOTAL_DIGITS digits (a 10^6-row table can have
     10^(10^7) worlds); ``total_text``, its exact decimal string, and ``log10_total`` are
     always given by ``count_encoded``.
@@ -78,6 +95,11 @@ class WorldCounts:
     tie_interval: tuple | None = None
     samples: int | None = None
     total_text: str | None = None
+    proven: dict | None = None
+    proven_ties: tuple | None = None
+    proven_shares: dict | None = None
+    proven_tie_shares: tuple | None = None
+    eps: float | None = None
 
 
 MAX_TOTAL_DIGITS = 100_000
@@ -150,29 +172,33 @@ def _exact_counts(
     return WorldCounts(method, total, log10_total, dict(zip(enc.labels, counts)), ties)
 
 
-def _estimated_note(rows: int, of: int, budget: int) -> None:
+def _estimated_note(rows: int, of: int, budget: int, settings) -> None:
     """Say that auto estimated ``rows`` of ``of`` test rows, and how to count them exactly."""
     from ..reading.hints import DataWarning
 
     some = f"{rows} of {of} test rows" if rows < of else f"all {of} test rows"
-    why = f"exact counting would build more than {budget:,} distinct supports per label there"
+    why = (
+        f"exact counting would build more than {budget:,} distinct supports per label there "
+        f"and proven bounds did not reach width {float(settings.width):g} within "
+        f"{settings.time_limit:g} s"
+    )
     warnings.warn(
         DataWarning(
-            f"{some} estimated by method 'montecarlo': {why} (method='exact' counts them "
-            f"exactly, up to max_states, more slowly)",
-            f"count: {some} estimated by montecarlo: {why} "
-            f"(--method exact counts them exactly, more slowly)",
+            f"{some} estimated by method 'montecarlo': {why} (method='bounds' proves "
+            f"intervals with a larger time_limit or width; method='exact' counts exactly, "
+            f"up to max_states, more slowly)",
+            f"count: {some} estimated by montecarlo: {why} (--method bounds proves "
+            f"intervals with a larger --time-limit or --width)",
         ),
         stacklevel=3,
     )
 
 
-def _montecarlo_counts(
-    pt: Point, enc: Stats, alpha, n_samples, confidence, rng, total, log10_total
-) -> WorldCounts:
+def _montecarlo_counts(pt: Point, enc: Stats, settings, total, log10_total) -> WorldCounts:
     """WorldCounts of one point by sampling, with simultaneous Wilson intervals."""
-    wins = count_montecarlo(pt, enc.label_sizes, enc.delta, alpha, n_samples, rng)
-    z = NormalDist().inv_cdf(1 - (1 - confidence) / (2 * (enc.m + 1)))
+    n_samples = settings.n_samples
+    wins = count_montecarlo(pt, enc.label_sizes, enc.delta, settings.alpha, n_samples, settings.rng)
+    z = NormalDist().inv_cdf(1 - (1 - settings.confidence) / (2 * (enc.m + 1)))
     fr = wins / n_samples
     labels = enc.labels
     return WorldCounts(
@@ -187,6 +213,40 @@ def _montecarlo_counts(
     )
 
 
+def _bounds_counts(proven, enc: Stats, whole: int, possible, tie, total, log10) -> WorldCounts:
+    """WorldCounts of proven share bounds: counts of worlds (of ``whole`` worlds) and
+    shares rounded outward."""
+    per, ties = proven_counts(proven, whole, possible, tie)
+
+    def shares(lo, hi):
+        return share_down(lo, whole), share_up(hi, whole)
+
+    return WorldCounts(
+        "bounds",
+        total,
+        log10,
+        proven=dict(zip(enc.labels, per)),
+        proven_ties=ties,
+        proven_shares={lab: shares(*lh) for lab, lh in zip(enc.labels, per)},
+        proven_tie_shares=shares(*ties),
+        eps=proven.eps,
+    )
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """How ``count_encoded`` counts (its parameters, checked)."""
+
+    alpha: object  # a Fraction (or an int)
+    method: str
+    n_samples: int
+    confidence: float
+    rng: np.random.Generator
+    budget: int
+    width: Fraction
+    time_limit: float
+
+
 def count_encoded(
     source: Stats | EncodedTable,
     T: np.ndarray,
@@ -197,6 +257,8 @@ def count_encoded(
     confidence=0.95,
     seed=None,
     max_states=2_000_000,
+    width=0.001,
+    time_limit=TIME_LIMIT,
     progress=None,
 ) -> list[WorldCounts]:
     """World counts per test point from the table's statistics (see the module docstring
@@ -211,7 +273,7 @@ def count_encoded(
         the table's projection, ``nbcert.blanks``).
     alpha : number, Fraction or str, default 0
         The smoothing parameter, read exactly.
-    method : {"auto", "exact", "batch", "montecarlo"}, default "auto"
+    method : {"auto", "exact", "batch", "montecarlo", "bounds"}, default "auto"
     n_samples : int, default 20000
         Worlds sampled per point by Monte-Carlo.
     confidence : float, default 0.95
@@ -220,8 +282,12 @@ def count_encoded(
         Monte-Carlo's random source.
     max_states : int, default 2000000
         The most distinct supports per label (beta matrices for ``batch``) exact
-        counting may build; ``auto`` builds at most ``min(max_states, AUTO_STATES)`` and
-        estimates the other rows (with a DataWarning saying how many).
+        counting may build; ``auto`` builds at most ``min(max_states, AUTO_STATES)``.
+    width : float, default 0.001
+        The widest proven interval ``bounds`` refines to, as a share of the worlds (0.001:
+        0.1 percentage point); ``auto`` uses bounds only where they reach it.
+    time_limit : float, default 2.0
+        Seconds per test point that ``bounds`` (and ``auto``'s bounds) refine for.
     progress : callable, optional
         Called as ``progress(done, total, method)`` before each point (with the method
         it is counted by) and once when all are done.
@@ -240,66 +306,119 @@ def count_encoded(
     """
     if method not in METHODS:
         raise unknown_option("counting method", method, METHODS)
-    enc, budget = as_stats(source), min(max_states, AUTO_STATES) if method == "auto" else max_states
-    rng, done, estimated = np.random.default_rng(seed), 0, 0
+    enc = as_stats(source)
+    budget = min(max_states, AUTO_STATES) if method == "auto" else max_states
+    settings = _Settings(
+        alpha,
+        method,
+        n_samples,
+        confidence,
+        np.random.default_rng(seed),
+        budget,
+        Fraction(width),
+        float(time_limit),
+    )
+    done, estimated = 0, 0
     whole = {"log10_total": total_worlds(enc, log10=True), "total_text": total_text(enc)}
 
     def answer(sub, codes, rows, keep):  # a group of rows with the same blank test cells
         nonlocal done, estimated
         shim = None if progress is None else (lambda i, _, m: progress(done + i, len(T), m))
-        counts, n = _count_points(
-            sub, codes, alpha, method, n_samples, confidence, rng, budget, shim
-        )
+        counts, n = _count_points(sub, codes, settings, shim)
         done, estimated = done + len(rows), estimated + n
         return [_whole(wc, blanks.free_worlds(enc, keep), whole) for wc in counts]
 
     out = blanks.per_group(enc, T, answer)
     if estimated:
-        _estimated_note(estimated, len(T), budget)
+        _estimated_note(estimated, len(T), budget, settings)
     return out
 
 
 def _whole(wc: WorldCounts, free: int, whole: dict) -> WorldCounts:
     """A projection's world counts (``nbcert.blanks``) as counts of the whole table: each
     count times the ``free`` fillings of the left-out columns' missing cells, the totals the
-    whole table's (estimated fractions unchanged)."""
+    whole table's (estimated fractions and proven shares unchanged)."""
     if free == 1:
         return wc
     scaled = dict(whole, total=None if wc.total is None else wc.total * free)
     if wc.counts is not None:
         scaled.update(counts={l: c * free for l, c in wc.counts.items()}, ties=wc.ties * free)
+    if wc.proven is not None:
+        lo, hi = wc.proven_ties
+        scaled.update(
+            proven={l: (a * free, b * free) for l, (a, b) in wc.proven.items()},
+            proven_ties=(lo * free, hi * free),
+        )
     return dataclasses.replace(wc, **scaled)
 
 
-def _count_points(enc, T, alpha, method, n_samples, confidence, rng, budget, progress) -> tuple:
+def _count_points(enc, T, settings: _Settings, progress) -> tuple:
     """(WorldCounts per test point, how many ``auto`` estimated) on complete test codes."""
     log10_total = total_worlds(enc, log10=True)
     total = total_worlds(enc) if log10_total < MAX_TOTAL_DIGITS else None
     text = total_text(enc)
-    points, out, used, estimated = point_stats(enc, T), [], method, 0
+    points, out, used, estimated = point_stats(enc, T), [], settings.method, 0
+    possible = []  # the exact possible labels and ties of every point, once needed
     for i, pt in enumerate(points):
-        used = choose_method(pt, enc.delta, alpha, method, budget)
+        used = choose_method(pt, enc.delta, settings.alpha, settings.method, settings.budget)
+        if settings.method == "auto" and used == "montecarlo":
+            used = "bounds"
         if progress is not None:
             progress(i, len(points), used)
-        if used != "montecarlo":
-            try:
-                # the exact total only now: where it has very many digits it takes seconds
-                total = total_worlds(enc) if total is None else total
-                wc = _exact_counts(pt, enc, alpha, used, budget, total, log10_total)
-                out.append(dataclasses.replace(wc, total_text=text))
-                continue
-            except TooLarge as e:
-                if method != "auto":
-                    raise InputError(
-                        f"exact counting is too large here ({e}); use the montecarlo method"
-                    ) from None
-                used = "montecarlo"  # the bound's residues collided: a too-large point got through
-        wc = _montecarlo_counts(pt, enc, alpha, n_samples, confidence, rng, total, log10_total)
+        wc = None
+        if used in ("exact", "batch"):
+            # the exact total only now: where it has very many digits it takes seconds
+            total = total_worlds(enc) if total is None else total
+            wc = _exact_or_none(pt, enc, settings, used, total, log10_total)
+            used = "bounds" if wc is None else used  # auto: the residues of the bound collided
+        if used == "bounds":
+            if not possible:
+                with np.errstate(over="ignore"):  # a product of spans past a float: inf
+                    possible.append(possible_index(enc, T, settings.alpha))
+            wc = _proven(pt, enc, settings, possible[0], i, total, log10_total)
+        if wc is None:
+            wc = _montecarlo_counts(pt, enc, settings, total, log10_total)
+            estimated += settings.method == "auto"
         out.append(dataclasses.replace(wc, total_text=text))
-        estimated += method == "auto"
     if progress is not None:
         progress(len(points), len(points), used)
     return out, estimated
+
+
+def _exact_or_none(pt, enc, settings: _Settings, method, total, log10_total):
+    """Exact WorldCounts of one point; past the state limit an InputError, or None under
+    ``auto``."""
+    try:
+        return _exact_counts(pt, enc, settings.alpha, method, settings.budget, total, log10_total)
+    except TooLarge as e:
+        if settings.method != "auto":
+            raise InputError(
+                f"exact counting is too large here ({e}); use the bounds or montecarlo method"
+            ) from None
+        return None
+
+
+def _proven(pt, enc, settings: _Settings, possible, i: int, total, log10_total):
+    """WorldCounts of one point by ``bounds``; under ``auto`` None where the bounds do not
+    reach the width within the time limit."""
+    auto = settings.method == "auto"
+    tie = int(possible.tie[i])
+    can = possible.labels[i].tolist()
+    proven = prove(
+        pt,
+        enc.label_sizes,
+        enc.delta,
+        settings.alpha,
+        settings.width,
+        settings.time_limit,
+        can,
+        tie,
+        must=not auto,
+    )
+    if proven is None or (auto and proven.width > settings.width):
+        return None
+    whole = total if total is not None else total_worlds(enc)
+    return _bounds_counts(proven, enc, whole, can, tie, total, log10_total)
 
 
 __all__ = [

@@ -28,9 +28,9 @@ from bisect import bisect_left
 import numpy as np
 
 from ..kernel import factor_denominator, factor_numerator
-from .bounds import too_large
 from .keys import Basis, ranks
 from .points import Point, TooLarge, option_counts, point_options, winner
+from .states import too_large
 
 
 def _denominators(N, delta, alpha):
@@ -136,7 +136,7 @@ def label_distribution(
     Parameters
     ----------
     pt, delta, l, alpha
-        As for :func:`nbcert.count.bounds.distinct_lower_bound`.
+        As for :func:`nbcert.count.states.distinct_lower_bound`.
     max_states : int
         Raise TooLarge past this many distinct supports.
     basis : Basis, optional

@@ -82,6 +82,9 @@ class CountingSettings(_FromJson):
     max_states: int
     batch_rows: int | None = None
     alpha: float = 0
+    full_points: int = 0  # test points counted on every row of the data set (bounds, Monte-Carlo)
+    width: float = 0.001  # the width proven intervals are refined to (a share of the worlds)
+    time_limit: float = 2.0  # seconds a test point that they are refined for
 
 
 @dataclass(frozen=True)
@@ -253,6 +256,11 @@ def _check_combinations(s: Settings) -> None:
         raise ConfigError(
             f"beyond.poison_many.k_values: {max(s.poison_many.k_values)} exceeds the {s.k_max} "
             f"test points drawn per repetition (the largest of k_values)"
+        )
+    if s.counting.full_points > s.counting.points:
+        raise ConfigError(
+            f"beyond.counting.full_points: {s.counting.full_points} exceeds the "
+            f"{s.counting.points} test points drawn (beyond.counting.points)"
         )
     if s.subsample is not None:
         if s.subsample < s.k_max + 2:

@@ -1,5 +1,6 @@
 """The counting study's figure: time per method and the majority label's share against the
-missing rate (:mod:`.run` makes the table)."""
+missing rate, and the proven intervals' width against their time (:mod:`.run` makes the
+table)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,20 @@ import pandas as pd
 
 from ...pipeline.figures import panels, save_figure
 from ...pipeline.stages import rng_for
-from .run import METHODS, NAMES, majority_shares, normalise, split_sizes
+from .run import METHODS, NAMES, full_size, majority_shares, normalise, split_sizes
 
-STYLE = {"batch": ("tab:red", "s"), "exact": ("tab:green", "^"), "montecarlo": ("tab:blue", "o")}
+STYLE = {
+    "batch": ("tab:red", "s"),
+    "exact": ("tab:green", "^"),
+    "montecarlo": ("tab:blue", "o"),
+    "bounds": ("tab:purple", "D"),
+}
+FLOOR = 1e-12  # widths below this (exact, up to float rounding) are drawn on it
 
 
 def figure(table: pd.DataFrame, outputs):
-    """Top: time per method vs missing rate; bottom: majority-label share per rate."""
+    """Top: time per method vs missing rate; middle: majority-label share per rate;
+    bottom: the proven intervals' width against their time per test point."""
     save_figure(draw_figure(table), outputs)
 
 
@@ -22,11 +30,12 @@ def draw_figure(table: pd.DataFrame):
     """The figure of :func:`figure`, not yet saved."""
     t = normalise(table)
     names = list(dict.fromkeys(t.dataset))
-    rows, points = t.train_rows.max(), t.point.nunique()
+    rows, points = split_sizes(t)[0].train_rows.max(), t.point.nunique()
     fig, axes = panels(
         names,
-        f"Counting worlds - {points} test points, about {rows} training rows per data set",
-        rows=2,
+        f"Counting worlds - {points} test points, about {rows} training rows per data set "
+        "(bottom: proven bounds, also on every row of the data set)",
+        rows=3,
         width=3.8,
         height=3.5,
     )
@@ -35,8 +44,40 @@ def draw_figure(table: pd.DataFrame):
     for i, name in enumerate(names):
         _time_panel(axes[0, i], name, main, tiny)
         _share_panel(axes[1, i], name, shares[shares.dataset == name])
+        _width_panel(axes[2, i], name, t[(t.dataset == name) & (t.method == "bounds")])
     axes[0, 0].legend(fontsize=7)
     return fig
+
+
+def _width_panel(ax, name: str, sub: pd.DataFrame):
+    """Each test point's widest proven interval against its time: every row of the data
+    set by missing rate (filled), the subsamples (grey); the requested width and the time
+    limit dashed."""
+    ran = sub[~sub.skipped.astype(bool)]
+    small = ran[ran.part != "full"]
+    if len(small):
+        ax.scatter(
+            small.seconds, small.width.clip(lower=FLOOR), s=8, color="0.6", label="subsampled"
+        )
+    full = full_size(ran)
+    for rate, per in full.groupby("missing_rate"):
+        ax.scatter(
+            per.seconds,
+            per.width.clip(lower=FLOOR),
+            s=18,
+            label=f"every row, rate {rate:g} ({int(per.train_rows.max())} rows)",
+            zorder=3,
+        )
+    if len(ran):
+        ax.axhline(ran.width_target.iloc[0], color="black", linestyle="--", linewidth=0.8)
+        ax.axvline(ran.time_limit.iloc[0], color="black", linestyle=":", linewidth=0.8)
+        ax.legend(fontsize=6, loc="best")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_title(f"{name}: proven bounds")
+    ax.set_xlabel("time per test point (s)")
+    ax.set_ylabel(f"widest proven interval\n(share of worlds; {FLOOR:g} = exact)")
+    ax.grid(True, which="both", alpha=0.3)
 
 
 def _time_panel(ax, name: str, main: pd.DataFrame, tiny: pd.DataFrame):
@@ -104,6 +145,7 @@ def _share_panel(ax, name: str, sh: pd.DataFrame):
     for src, color, lab in (
         ("exact", "tab:green", "exact"),
         ("batch", "tab:red", "Algorithm 2"),
+        ("bounds", "tab:purple", "proven (exact skipped)"),
         ("montecarlo", "tab:blue", "MC (exact skipped)"),
     ):
         for tie, marker, suffix in ((False, "o", ""), (True, "x", ", all ties")):
