@@ -46,7 +46,8 @@ def summary(lines):
 
 def render(stage, done, total, error, detail=None):
     jobs = f"{done}/{total}" if total is not None else "-"
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    # (not datetime.UTC: Python 3.11+, and this runs under an old image's python3 too)
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")  # noqa: UP017
     out = [f"stage: {stage}", f"jobs: {jobs}", f"last_error: {error or '-'}", f"updated: {stamp}"]
     if detail:
         out.append(f"detail: {detail}")
