@@ -109,6 +109,7 @@ def machine():
         pytest.skip(f"no data mirror at {MIRROR}")
     if not (shutil.which("systemd-nspawn") and shutil.which("debootstrap")):
         _apt_install("systemd-container", "debootstrap")
+    _remove_cgroups([d for c in _cgroups() for d in c.glob("nbcert-test-*")])  # earlier runs'
 
 
 def debian_root(suite: str, packages: list) -> Path:
@@ -147,6 +148,17 @@ def debian_root(suite: str, packages: list) -> Path:
 def _remove(path: Path):
     """A folder and everything in it (rm: much faster than shutil.rmtree on a venv)."""
     subprocess.run(["rm", "-rf", "--one-file-system", str(path)], check=False)
+
+
+def _remove_cgroups(folders):
+    """Empty cgroups, deepest first (cgroup v1's stay busy for a while after their last
+    process: what is left is removed by the next run's ``machine``)."""
+    for c in folders:
+        for d in [*sorted((p for p in c.rglob("*") if p.is_dir()), reverse=True), c]:
+            try:
+                d.rmdir()
+            except OSError:
+                pass
 
 
 def _cgroups() -> list:
@@ -297,16 +309,7 @@ class Node:
 
     def remove(self):
         self.poweroff()
-        for c in self.cgroups:  # empty once the node is down; deepest first
-            for d in sorted((p for p in c.rglob("*") if p.is_dir()), reverse=True):
-                try:
-                    d.rmdir()
-                except OSError:
-                    pass
-            try:
-                c.rmdir()
-            except OSError:
-                pass
+        _remove_cgroups(self.cgroups)
         subprocess.run(["umount", "--lazy", str(self.root)], capture_output=True)
         _remove(self.base)
 
