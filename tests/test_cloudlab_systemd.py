@@ -16,8 +16,8 @@ node's own.
   start-up installs it with apt, then the venv from PyPI, then runs the pipeline to STATUS
   done; a reboot starts nothing again.
 - Three nodes on a bridge of their own (network namespaces made here, addresses 10.78.0.x
-  that exist only in them): each installs its venv first with this machine's network (as
-  test_cloudlab_startup.py's namespaced nodes do), then boots on the bridge alone.  node0
+  that exist only in them): each installs its venv first with this machine's network
+  (NBCERT_INSTALL_ONLY: the bridge reaches nothing else), then boots on the bridge.  node0
   runs slurmctld, every node munged and slurmd, all under systemd; Slurm runs the pipeline.
   Each node says it is one physical core with two hyperthreads, so a job given a core has
   the node to itself.  This kernel has no NFS (see test_cloudlab_startup.py), so the work
