@@ -6,10 +6,14 @@ slurmctld and the pipeline and shares its work folder over NFS; every node runs 
 
 Instructions:
 Every node runs `cloudlab/startup.sh` from this repository at boot; node0 then runs the
-pipeline by itself.  Watch it with `cat /local/nbcert/STATUS` on node0 (stage, jobs done
-of total, the last error).  When it says `done`, the results are in
-`/local/nbcert/results/` and archived in `/local/nbcert/nbcert-results.tar.gz`.  The
-start-up log is `/local/nbcert-node/startup.log` on every node; the pipeline's log is
+pipeline by itself.  Watch it with `cat /local/nbcert/STATUS` on node0 (ssh to the host
+name List View shows; stage, jobs done of total, the last error).  When it says `done`,
+the results are in `/local/nbcert/results/` and archived in
+`/local/nbcert/nbcert-results.tar.gz`: copy that off before the experiment ends (its disks
+are wiped then), e.g. `scp USER@HOST:/local/nbcert/nbcert-results.tar.gz .`; where
+`/proj/<project>/` exists node0 has copied it to `/proj/<project>/nbcert/` (STATUS says
+where).  The start-up log is `/local/nbcert-node/startup.log` on every node (a failure
+before it: `/var/tmp/startup-*.txt`); the pipeline's log is
 `/local/nbcert/logs/pipeline.log` on node0.
 """
 
@@ -32,8 +36,9 @@ pc.defineParameter(
     portal.ParameterType.INTEGER,
     1,
     longDescription="1 (the default) is the paper's set-up: one bare-metal server runs the whole "
-    "pipeline, its timed jobs one at a time. More nodes make a Slurm cluster: node0 "
-    "runs the controller and the pipeline, every node runs jobs. At most %d." % MAX_NODES,
+    "pipeline, a timed job alone on it. More nodes make a Slurm cluster: node0 runs the "
+    "controller and the pipeline, every node runs jobs, a timed job alone on its physical "
+    "core. At most %d." % MAX_NODES,
 )
 pc.defineParameter(
     "hardware",

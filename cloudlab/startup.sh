@@ -14,15 +14,25 @@
 #   NBCERT_SLURM_DIR Slurm's spool, state and logs, a subfolder per node [/var/lib/nbcert-slurm]
 #   NBCERT_PYTHON    the python that makes the venv [python3]
 #   NBCERT_SKIP_APT=1  never call apt-get (it is skipped anyway when the packages are present)
+#   NBCERT_APT_LOCK_SECONDS  how long apt-get is tried again while another apt or dpkg holds
+#                    a lock, as apt-daily and unattended-upgrades do on a fresh boot [1800]
+#   NBCERT_APT_RETRY_SECONDS the pause between two tries [10]
 #   NBCERT_NO_NFS=1  the work folder is already shared (no export, no mount)
 #   NBCERT_EXPORTS   the NFS exports file node0 adds the work folder to [/etc/exports]
 #   NBCERT_NO_SYSTEMD=1  detach with setsid even where systemd runs
-#   NBCERT_NODE_CPUS, NBCERT_NODE_MEM_MB  what this node offers Slurm [all CPUs, 90 % of memory]
+#   NBCERT_NODE_HARDWARE  this node's CPUs for slurm.conf, as in `slurmd -C` (e.g. "CPUs=2
+#                    Boards=1 SocketsPerBoard=1 CoresPerSocket=1 ThreadsPerCore=2") [slurmd -C]
+#   NBCERT_NODE_CPUS, NBCERT_NODE_MEM_MB  what this node offers Slurm instead: CPUs=N (one
+#                    thread a core), and memory [slurmd -C's CPUs, 90 % of memory]
 #   NBCERT_WAIT_SECONDS  how long to wait for the other nodes [1800]
 #   NBCERT_DATA_MIRROR   a folder holding the raw data sets (else Kaggle), passed to the pipeline
 #   NBCERT_SNAKEMAKE_ARGS  extra Snakemake arguments
 #   NBCERT_INSTALL_ONLY=1  stop after the installation (tests install where PyPI is reachable,
 #                    then start the node in a network namespace that reaches nothing else)
+#   NBCERT_PROJECT_DIR  where node0's pipeline copies the results archive to, into nbcert/
+#                    [/proj/<project> of this experiment, when it exists]
+# The status file is written by the image's python3 (cloudlab/status.py needs 3.8), or by
+# this script itself where that fails; the Python check comes before any stage.
 set -euo pipefail
 
 REPO=${NBCERT_REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
@@ -78,9 +88,18 @@ log "start-up: role $ROLE, $NODES node(s), target $TARGET, config $CONFIG (to ru
 # The status file is node0's to write (the pipeline's, once it runs or has run); other nodes only log.
 stage() {
     if [[ $INDEX -eq 0 && -d $WORK && ! -e $STATE/pipeline.done ]] && ! pipeline_running; then
-        python3 "$REPO/cloudlab/status.py" "$WORK/STATUS" "$1" "$WORK/logs/pipeline.log" "${2:-}" || true
+        python3 "$REPO/cloudlab/status.py" "$WORK/STATUS" "$1" "$WORK/logs/pipeline.log" "${2:-}" \
+            || status_without_python "$@"
     fi
     log "stage: $1${2:+ ($2)}"
+}
+
+status_without_python() {  # STAGE [DETAIL]: STATUS where no python3 can write it (no jobs known)
+    local error=-
+    [[ $1 != failed ]] || error=${2:--}
+    printf 'stage: %s\njobs: -\nlast_error: %s\nupdated: %s\n%s' "$1" "$error" \
+        "$(date -u '+%F %T UTC')" "${2:+detail: $2
+}" > "$WORK/STATUS.tmp$$" && mv -f "$WORK/STATUS.tmp$$" "$WORK/STATUS"
 }
 
 done_step() { [[ -e $STATE/done/$1 ]]; }
@@ -127,10 +146,42 @@ wait_for() {  # wait_for WHAT TEST...: until TEST succeeds, at most $WAIT second
 
 # ------------------------------------------------------------------ steps
 
-check_python() {
-    command -v "$PY" > /dev/null || die "no $PY on this image; use an image with Python 3.11 or newer"
+check_python() {  # before any stage: an image too old for the pipeline says so in STATUS
+    local image="choose an image with Python 3.11 or newer, e.g. UBUNTU24-64-STD"
+    command -v "$PY" > /dev/null || die "the pipeline needs Python 3.11 (this image has no $PY): $image"
     "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
-        || die "$PY is Python $("$PY" -c 'import platform; print(platform.python_version())'), the pipeline needs 3.11 or newer (numpy 2.4, pandas 3): choose a newer image, e.g. UBUNTU24-64-STD"
+        || die "the pipeline needs Python 3.11 (this image has $("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>&1 | head -n 1)) for numpy 2.4 and pandas 3: $image"
+}
+
+trust_repository() {  # the pipeline runs git as root in a clone the experiment's user owns:
+    # without this git refuses it ("dubious ownership") and the report names no commit
+    if ! command -v git > /dev/null; then
+        log "no git on this image: the report will not name the commit"
+        return
+    fi
+    git config --system --get-all safe.directory 2> /dev/null | grep -qxF "$REPO" \
+        || git config --system --add safe.directory "$REPO"
+}
+
+# apt-get ARGS...: tried again while another apt or dpkg holds one of its locks (the package
+# lists' or dpkg's: on a fresh boot apt-daily and unattended-upgrades hold them for minutes),
+# for at most NBCERT_APT_LOCK_SECONDS; after any other failure (a mirror's hiccup) twice more.
+apt_get() {
+    local limit=${NBCERT_APT_LOCK_SECONDS:-1800} pause=${NBCERT_APT_RETRY_SECONDS:-10}
+    local end=$((SECONDS + limit)) failures=0 out=$STATE/apt-get.out
+    while ! apt-get -o DPkg::Lock::Timeout=60 "$@" > "$out" 2>&1; do
+        cat "$out"
+        if grep -qE "Could not get lock|Unable to lock|Unable to acquire the dpkg frontend lock" "$out"; then
+            [[ $SECONDS -lt $end ]] \
+                || die "apt-get $1: another apt or dpkg still held its lock after ${limit}s"
+            log "apt-get $1: another apt or dpkg holds its lock (a fresh boot's daily apt run?); trying again in ${pause}s"
+        else
+            ((++failures <= 2)) || die "apt-get $1 failed 3 times: $(grep -E '^E:' "$out" | tail -n 1)"
+            log "apt-get $1 failed; trying again in ${pause}s"
+        fi
+        sleep "$pause"
+    done
+    cat "$out"
 }
 
 install_packages() {
@@ -151,9 +202,8 @@ install_packages() {
     [[ -z ${NBCERT_SKIP_APT:-} ]] || die "packages missing and NBCERT_SKIP_APT is set: ${missing[*]}"
     log "apt-get install ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    # a fresh node's unattended upgrades may hold dpkg's lock for a while: wait for it
-    apt-get -o DPkg::Lock::Timeout=900 update -q
-    apt-get -o DPkg::Lock::Timeout=900 install -y -q "${missing[@]}"
+    apt_get update -q
+    apt_get install -y -q "${missing[@]}"
 }
 
 install_venv() {
@@ -183,9 +233,17 @@ share_work() {  # node0 exports WORK over NFS, the others mount it at the same p
 }
 
 node_hardware() {  # what this node offers Slurm, for node0's slurm.conf
-    local cpus=${NBCERT_NODE_CPUS:-$(nproc)}
+    local cpus=${NBCERT_NODE_HARDWARE:-}
     local mem=${NBCERT_NODE_MEM_MB:-$(awk '/MemTotal/ {print int($2 / 1024 * 0.9)}' /proc/meminfo)}
-    echo "NodeName=$NAME NodeAddr=$SUBNET.$((INDEX + 1)) CPUs=$cpus RealMemory=$mem State=UNKNOWN" \
+    if [[ -z $cpus && -n ${NBCERT_NODE_CPUS:-} ]]; then cpus="CPUs=$NBCERT_NODE_CPUS"; fi
+    if [[ -z $cpus ]]; then
+        # sockets, cores and threads as slurmd sees them: with CR_Core a job gets whole
+        # cores, so a hyperthread's sibling is never another job's
+        cpus=$(slurmd -C 2>&1 | head -n 1 || true)
+        [[ $cpus == *ThreadsPerCore=* ]] || die "slurmd -C does not describe this node's CPUs: $cpus"
+        cpus=$(grep -oE '\b(CPUs|Boards|SocketsPerBoard|CoresPerSocket|ThreadsPerCore)=[0-9]+' <<< "$cpus" | xargs)
+    fi
+    echo "NodeName=$NAME NodeAddr=$SUBNET.$((INDEX + 1)) $cpus RealMemory=$mem State=UNKNOWN" \
         > "$CLUSTER/$NAME.node.tmp"
     mv -f "$CLUSTER/$NAME.node.tmp" "$CLUSTER/$NAME.node"
 }
@@ -211,13 +269,15 @@ SlurmctldHost=node0($SUBNET.1)
 SlurmUser=root
 AuthType=auth/munge
 ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
 MinJobAge=600
 SchedulerType=sched/backfill
+# A job is given whole physical cores (both hyperthreads of each: no other job on the
+# sibling) and bound to them: a timed job has its core to itself.
 SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU_Memory
+SelectTypeParameters=CR_Core_Memory
+TaskPlugin=task/affinity
 ReturnToService=2
 SlurmdTimeout=120
 StateSaveLocation=$SLURM_DIR/controller
@@ -304,9 +364,10 @@ start_pipeline() {
 
 mkdir -p "$WORK"
 if [[ $INDEX -eq 0 ]]; then mkdir -p "$WORK/logs"; fi
-stage installing
-[[ -f $REPO/$CONFIG ]] || die "--config $CONFIG: no such file in $REPO"
 check_python
+[[ -f $REPO/$CONFIG ]] || die "--config $CONFIG: no such file in $REPO"
+stage installing
+trust_repository
 install_packages
 install_venv
 if [[ -n ${NBCERT_INSTALL_ONLY:-} ]]; then log "installed (NBCERT_INSTALL_ONLY): stopping here"; exit 0; fi

@@ -2,8 +2,8 @@
 
 Writes STATUS (atomically, so a reader never sees half a file) with the stage, the jobs done
 of the total from Snakemake's last "N of M steps (P%) done" line in LOG, and the last error
-line of LOG.  Only the standard library: it runs with the image's python3 before the venv
-exists.
+line of LOG.  Only the standard library, and Python 3.8's: it runs with the image's python3 before the
+venv exists, and on an image whose python3 is too old for the pipeline it is what says so.
 """
 
 import datetime
@@ -46,7 +46,8 @@ def summary(lines):
 
 def render(stage, done, total, error, detail=None):
     jobs = f"{done}/{total}" if total is not None else "-"
-    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    # (not datetime.UTC: Python 3.11+, and this runs under an old image's python3 too)
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")  # noqa: UP017
     out = [f"stage: {stage}", f"jobs: {jobs}", f"last_error: {error or '-'}", f"updated: {stamp}"]
     if detail:
         out.append(f"detail: {detail}")

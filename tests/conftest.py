@@ -56,6 +56,7 @@ def job_counts(dry_run_stdout: str) -> dict:
 
 
 LONGEST_FIRST = (
+    "test_cloudlab_systemd.py",
     "test_slurm.py",
     "test_cloudlab_startup.py",
     "test_pipeline.py",

@@ -1,33 +1,26 @@
 """cloudlab/startup.sh, the start-up every CloudLab node runs at boot, run on this machine.
 
-One node: a fresh clone of the committed HEAD plays /local/repository; the script installs
-the venv (uv from PyPI), runs the test config's pipeline detached and keeps the status
-file; a second start-up finds the run finished and starts nothing.
+One node: a fresh clone of the committed HEAD plays /local/repository, owned by another
+user than the one running the start-up (as CloudLab's clone is the experiment user's); the
+script installs the venv (uv from PyPI), runs the test config's pipeline detached (setsid:
+NBCERT_NO_SYSTEMD) with a timed job alone on the node, keeps the status file and copies the
+archive to the project's folder; the report names the clone's commit; a second start-up
+finds the run finished and starts nothing.
 
-Several nodes: each node is a network namespace made here (addresses 10.77.0.x on a bridge
-in a namespace of its own: nothing leaves this machine), with its own mount and UTS
-namespaces (its own /etc/hosts, /etc/slurm, /etc/munge, /run/munge and host name, as on a
-real node, and its own clone at one common path).  node0 runs slurmctld and the pipeline,
-every node munged and slurmd, all started by startup.sh itself.  Each node installs its venv
-first (NBCERT_INSTALL_ONLY) outside its network namespace, which reaches nothing but the
-other nodes.  The namespaces share one file system, so NFS is bypassed (NBCERT_NO_NFS=1):
-the work folder is already shared.  This machine's kernel has no NFS at all (neither nfs
-nor nfsd in /proc/filesystems, no modules), so the NFS steps are checked with stand-in
-exportfs and mount commands: what node0 exports and what a worker mounts.
+Nodes booted under systemd (the systemd-run branch, and several nodes running Slurm) are
+test_cloudlab_systemd.py's.  This machine's kernel has no NFS at all (neither nfs nor nfsd
+in /proc/filesystems, no modules), so the NFS steps are checked here with stand-in exportfs
+and mount commands: what node0 exports and what a worker mounts.
 """
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tarfile
-import tempfile
 import time
-import uuid
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from conftest import MIRROR, ROOT
 
@@ -67,6 +60,8 @@ def _needs_root():
 def _env(tmp: Path, **more) -> dict:
     return {
         **os.environ,
+        # git's system config (where startup.sh marks the clone safe), not this machine's
+        "GIT_CONFIG_SYSTEM": str(tmp / "gitconfig"),
         "NBCERT_WORK": str(tmp / "work"),
         "NBCERT_STATE": str(tmp / "state"),
         "NBCERT_DATA_MIRROR": str(MIRROR),
@@ -135,11 +130,12 @@ def test_a_config_missing_from_the_repository_fails_in_the_status_file(tmp_path)
     )
 
 
-def test_old_python_is_refused_in_one_line(tmp_path):
+def test_old_python_is_refused_in_one_line_before_any_stage(tmp_path):
+    """(A real old python3 writing STATUS: test_cloudlab_systemd.py, on Debian 11's 3.9.)"""
     _needs_root()
     old = tmp_path / "python3"
     old.write_text(
-        '#!/bin/sh\nif [ "$1" = -c ]; then case "$2" in *platform*) echo 3.10.12;; *) exit 1;; esac; fi\n'
+        '#!/bin/sh\nif [ "$1" = -c ]; then case "$2" in *version_info\\[:2\\]*) echo 3.10;; *) exit 1;; esac; fi\n'
     )
     old.chmod(0o755)
     proc = subprocess.run(
@@ -150,14 +146,86 @@ def test_old_python_is_refused_in_one_line(tmp_path):
     )
     assert proc.returncode == 2
     log = (tmp_path / "state" / "startup.log").read_text()
-    assert re.search(r"error: .*Python 3\.10\.12, the pipeline needs 3\.11 or newer", log), log
-    assert _status(tmp_path / "work" / "STATUS")["stage"] == "failed"
+    want = "the pipeline needs Python 3.11 (this image has 3.10)"
+    assert re.search(rf"error: {re.escape(want)} for numpy 2\.4 and pandas 3: choose", log), log
+    assert "stage: installing" not in log
+    status = _status(tmp_path / "work" / "STATUS")
+    assert status["stage"] == "failed" and status["last_error"].startswith(want), status
+
+
+def test_status_is_written_where_no_python_can(tmp_path):
+    """An image whose python3 cannot run status.py at all still gets a STATUS file."""
+    _needs_root()
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    (bin_ / "python3").write_text("#!/bin/sh\nexit 1\n")
+    (bin_ / "python3").chmod(0o755)
+    proc = subprocess.run(
+        ["bash", str(ROOT / STARTUP), *ARGS],
+        env=_env(tmp_path, PATH=f"{bin_}:{os.environ['PATH']}"),
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2
+    status = _status(tmp_path / "work" / "STATUS")
+    assert status["stage"] == "failed" and "needs Python 3.11" in status["last_error"], status
+    assert status["jobs"] == "-" and status["updated"].endswith("UTC")
+
+
+TIMED_RULES = {
+    "decide",
+    "poison",
+    "poison_many",
+    "counting_study",
+    "cleaning_study",
+    "scaling_run",
+    "scaling_stream",
+}
+STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]$")
+
+
+def job_times(log: str) -> dict:
+    """{jobid: (rule, started, finished)} from Snakemake's log (whole seconds)."""
+    when, rule, started, finished = None, None, {}, {}
+    for line in log.splitlines():
+        if m := STAMP.match(line):
+            when = time.mktime(time.strptime(m[1], "%a %b %d %H:%M:%S %Y"))
+        elif m := re.match(r"^(?:local)?rule (\w+):$", line):
+            rule = m[1]
+        elif (m := re.match(r"^\s+jobid: (\d+)$", line)) and rule:
+            started[m[1]], rule = (rule, when), None
+        elif m := re.match(r"^Finished jobid: (\d+) ", line):
+            finished[m[1]] = when
+    return {j: (r, t, finished[j]) for j, (r, t) in started.items() if j in finished}
+
+
+def jobs_beside_timed(log: str) -> list:
+    """(timed job, other job) pairs that ran at the same time: one started before the other
+    ended and ended after it started (whole seconds, so a job that ended in the second the
+    other started does not count)."""
+    jobs = job_times(log)
+    return [
+        (f"{r}#{j}", f"{r2}#{j2}")
+        for j, (r, s, e) in jobs.items()
+        if r in TIMED_RULES
+        for j2, (r2, s2, e2) in jobs.items()
+        if j2 != j and s2 < e and e2 > s
+    ]
 
 
 def test_one_node_runs_the_pipeline_once_to_the_report(tmp_path):
+    """From a clone another user owns (as /local/repository is the experiment user's): the
+    report names its commit, a timed job runs alone on the node, and the archive is copied to
+    the project's folder."""
     _needs_root()
     repo = _clone(tmp_path / "repository")
-    env = _env(tmp_path)
+    head = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    subprocess.run(["chown", "-R", "65534:65534", str(repo)], check=True)  # nobody's
+    proj = tmp_path / "proj" / "nbproject"
+    proj.mkdir(parents=True)
+    env = _env(tmp_path, NBCERT_PROJECT_DIR=str(proj))
     work, state = tmp_path / "work", tmp_path / "state"
     try:
         started = time.time()
@@ -178,10 +246,17 @@ def test_one_node_runs_the_pipeline_once_to_the_report(tmp_path):
         assert status["stage"] == "done", status
         done, total = map(int, status["jobs"].split("/"))
         assert done == total > 20, status
-        assert (work / "results" / "report.md").stat().st_size > 0
-        # the timed jobs ran one at a time on every core (the report checks the overlap)
+        report = (work / "results" / "report.md").read_text()
+        assert f"Computed by: commit {head};" in report, report[:2000]
+        # every core for the untimed jobs, but nothing beside a timed job
         plog = (work / "logs" / "pipeline.log").read_text()
-        assert "--cores all --resources timed=1" in plog and "--configfile" in plog
+        assert "--cores all --resources timed=1 node_share=" in plog and "--configfile" in plog
+        times = job_times(plog)
+        assert sum(r in TIMED_RULES for r, _, _ in times.values()) >= 10, times
+        assert jobs_beside_timed(plog) == []
+        copies = list((proj / "nbcert").glob("nbcert-results-*.tar.gz"))
+        assert len(copies) == 1 and status["detail"] == f"results copied to {copies[0]}", status
+        assert copies[0].read_bytes() == (work / "nbcert-results.tar.gz").read_bytes()
         with tarfile.open(work / "nbcert-results.tar.gz") as tar:
             names = tar.getnames()
         assert "results/report.md" in names and "logs/pipeline.log" in names
@@ -233,282 +308,9 @@ def test_a_second_start_up_while_one_runs_leaves(tmp_path):
         holder.wait()
 
 
-# ---------------------------------------------------------------- several nodes, in namespaces
+# ---------------------------------------------------------------- several nodes
 
-SUBNET = "10.77.0"  # exists only inside the namespaces made here
-
-
-def _ip(*args):
-    subprocess.run(["ip", *args], check=True, capture_output=True, text=True)
-
-
-class Cluster:
-    """``n`` CloudLab nodes on this machine: network namespaces joined by a bridge in a
-    namespace of its own, each node with its own /etc/slurm, /etc/munge, /run/munge, host
-    name and repository clone (bind-mounted, in the node's own mount namespace, at one path
-    that every node shares, as /local/repository is on CloudLab)."""
-
-    def __init__(self, n: int, base: Path):
-        self.n, self.base = n, base
-        tag = uuid.uuid4().hex[:6]
-        self.names = [f"nbcl{tag}n{i}" for i in range(n)]
-        self.bridge = f"nbcl{tag}br"
-        self.made = []  # namespaces made, for the finalizer
-        self.repo = base / "repository"  # the common path; each node binds its own clone here
-        self.repo.mkdir()
-
-    def up(self):
-        _ip("netns", "add", self.bridge)
-        self.made.append(self.bridge)
-        _ip("-n", self.bridge, "link", "add", "br0", "type", "bridge")
-        _ip("-n", self.bridge, "link", "set", "br0", "up")
-        hosts = "127.0.0.1 localhost\n" + "".join(
-            f"{SUBNET}.{i + 1} node{i}\n" for i in range(self.n)
-        )
-        for i, ns in enumerate(self.names):
-            _ip("netns", "add", ns)
-            self.made.append(ns)
-            _ip(
-                "-n",
-                self.bridge,
-                "link",
-                "add",
-                f"v{i}",
-                "type",
-                "veth",
-                "peer",
-                "name",
-                "eth0",
-                "netns",
-                ns,
-            )
-            _ip("-n", self.bridge, "link", "set", f"v{i}", "master", "br0", "up")
-            _ip("-n", ns, "addr", "add", f"{SUBNET}.{i + 1}/24", "dev", "eth0")
-            _ip("-n", ns, "link", "set", "eth0", "up")
-            _ip("-n", ns, "link", "set", "lo", "up")
-            node = self.base / f"node{i}"
-            for sub in ("etc/slurm", "etc/munge", "run-munge"):
-                (node / sub).mkdir(parents=True)
-            (node / "etc" / "hosts").write_text(hosts)
-            _clone(node / "repository")
-
-    def install(self, env: dict):
-        """Every node's installation (venv from PyPI), at once, each in its own mount namespace
-        (its clone at the common path, as the venv's scripts name it) but this machine's
-        network: a node's own network namespace reaches nothing outside the cluster."""
-        procs = []
-        for i in range(self.n):
-            node = self.base / f"node{i}"
-            inner = (
-                f"mount --bind {node / 'repository'} {self.repo} && exec bash {self.repo / STARTUP} "
-                f"--index {i} --role {'controller' if i == 0 else 'worker'} --nodes {self.n} --target all "
-                f"--config config/test.yaml --subnet {SUBNET}"
-            )
-            procs.append(
-                subprocess.Popen(
-                    ["unshare", "--mount", "--propagation", "private", "bash", "-c", inner],
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT,
-                    text=True,
-                    env={**env, "NBCERT_STATE": str(node / "state"), "NBCERT_INSTALL_ONLY": "1"},
-                )
-            )
-        for i, proc in enumerate(procs):
-            out = proc.communicate(timeout=600)[0]
-            log = (self.base / f"node{i}" / "state" / "startup.log").read_text()
-            assert proc.returncode == 0 and "installed (NBCERT_INSTALL_ONLY)" in log, (out + log)[
-                -3000:
-            ]
-
-    def start(self, i: int, env: dict) -> subprocess.Popen:
-        node = self.base / f"node{i}"
-        inner = (
-            f"hostname node{i} && {self._mounts(i)} && exec bash {self.repo / STARTUP} "
-            f"--index {i} --role {'controller' if i == 0 else 'worker'} --nodes {self.n} --target all "
-            f"--config config/test.yaml --subnet {SUBNET}"
-        )
-        return subprocess.Popen(
-            [*self._enter(i), "bash", "-c", inner],
-            env={**env, "NBCERT_STATE": str(node / "state")},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-
-    def _enter(self, i: int) -> list:
-        """Into node i: its network namespace, and mount and UTS namespaces of its own."""
-        return [
-            "unshare",
-            "--mount",
-            "--uts",
-            "--propagation",
-            "private",
-            "nsenter",
-            f"--net=/run/netns/{self.names[i]}",
-        ]
-
-    def _mounts(self, i: int) -> str:
-        """The node's own /etc/hosts, /etc/slurm, /etc/munge, /run/munge and clone (at the
-        common path).  (Not `ip netns exec`'s /etc/netns binding: it also mounts a fresh
-        /sys, without the cgroup file systems slurmd needs.)"""
-        node = self.base / f"node{i}"
-        binds = [
-            (node / "etc" / "hosts", "/etc/hosts"),
-            (node / "etc" / "slurm", "/etc/slurm"),
-            (node / "etc" / "munge", "/etc/munge"),
-            (node / "run-munge", "/run/munge"),
-            (node / "repository", self.repo),
-        ]
-        return " && ".join(f"mount --bind {src} {dst}" for src, dst in binds)
-
-    def run(self, i: int, *cmd) -> subprocess.CompletedProcess:
-        """A command on node i (as `ssh node<i> ...`)."""
-        return subprocess.run(
-            [*self._enter(i), "bash", "-c", f'{self._mounts(i)} && exec "$@"', "-", *cmd],
-            capture_output=True,
-            text=True,
-        )
-
-    def _pids(self, ns: str) -> list:
-        """The live processes in a namespace (zombies left aside: nothing to stop)."""
-        out = subprocess.run(
-            ["ip", "netns", "pids", ns], capture_output=True, text=True
-        ).stdout.split()
-        live = []
-        for pid in out:
-            try:
-                if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
-                    live.append(int(pid))
-            except (OSError, IndexError):
-                pass
-        return live
-
-    def down(self):
-        """Stop every process in the namespaces (all started here: TERM, then KILL), then
-        remove the namespaces."""
-        for sig in (15, 9):
-            for ns in self.made:
-                for pid in self._pids(ns):
-                    try:
-                        os.kill(pid, sig)
-                    except ProcessLookupError:
-                        pass
-            end = time.time() + 10
-            while time.time() < end and any(self._pids(ns) for ns in self.made):
-                time.sleep(0.5)
-        for ns in reversed(self.made):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-
-
-@pytest.fixture
-def cluster():
-    _needs_root()
-    from test_slurm import _ensure_packages
-
-    _ensure_packages()
-    if not all(shutil.which(c) for c in ("ip", "unshare", "runuser")):
-        pytest.skip("needs ip, unshare and runuser")
-    Path("/run/munge").mkdir(exist_ok=True)  # the mount point each node binds its own over
-    # munged runs as the munge user and must reach its files: not under pytest's private tmp
-    base = Path(tempfile.mkdtemp(prefix="nbcert-cloudlab-", dir="/tmp"))
-    base.chmod(0o755)
-    c = Cluster(3, base)
-    try:
-        c.up()
-        yield c
-    finally:
-        c.down()
-        shutil.rmtree(base, ignore_errors=True)
-
-
-def test_three_nodes_run_the_pipeline_through_slurm_as_a_local_run_does(cluster, local_run):
-    from test_slurm import _deterministic
-
-    base = cluster.base
-    env = _env(
-        base,
-        NBCERT_NO_NFS="1",
-        NBCERT_SLURM_DIR=str(base / "slurm"),
-        NBCERT_NODE_CPUS="1",
-        NBCERT_NODE_MEM_MB="8000",
-        NBCERT_SNAKEMAKE_ARGS=(
-            "--jobs 8 --slurm-init-seconds-before-status-checks 1 --seconds-between-status-checks 2"
-        ),
-    )
-    work = base / "work"
-    started = time.time()
-    cluster.install(env)
-    print(f"three nodes installed: {time.time() - started:.0f} s")
-    procs = [
-        cluster.start(i, env) for i in (2, 1, 0)
-    ]  # the workers first: node0 must wait for them anyway
-    outs = [p.communicate(timeout=900)[0] for p in procs]
-    logs = [base / f"node{i}" / "state" / "startup.log" for i in range(3)]
-    assert all(p.returncode == 0 for p in procs), "\n".join(
-        outs + [p.read_text()[-3000:] for p in logs if p.exists()]
-    )
-    status = _wait_status(
-        work / "STATUS",
-        900,
-        [work / "logs" / "pipeline.log", *logs, base / "slurm" / "controller" / "slurmctld.log"],
-    )
-    print(f"three nodes, start-up and pipeline: {time.time() - started:.0f} s")
-    assert status["stage"] == "done", status
-    done, total = map(int, status["jobs"].split("/"))
-    assert done == total > 5, status
-
-    # the cluster that ran it: three nodes, each its own slurmd, node0 the controller
-    conf = (base / "node0" / "etc" / "slurm" / "slurm.conf").read_text()
-    assert f"SlurmctldHost=node0({SUBNET}.1)" in conf
-    for i in range(3):
-        assert f"NodeName=node{i} NodeAddr={SUBNET}.{i + 1} CPUs=1 RealMemory=8000" in conf
-        assert (base / f"node{i}" / "etc" / "slurm" / "slurm.conf").read_text() == conf
-        assert (base / f"node{i}" / "etc" / "munge" / "munge.key").read_bytes() == (
-            work / "cluster" / "munge.key"
-        ).read_bytes()
-    sinfo = cluster.run(1, "sinfo", "-h", "-N", "-o", "%N %T").stdout.split("\n")
-    assert sorted(line.split()[0] for line in sinfo if line) == ["node0", "node1", "node2"], sinfo
-    plog = (work / "logs" / "pipeline.log").read_text()
-    assert "--profile" in plog and "--slurm-no-account" in plog
-    ids = set(re.findall(r"submitted with SLURM jobid (\d+)", plog))
-    assert ids, plog[-2000:]
-    # jobs ran on the workers, not only on node0 (Slurm's record of where each job ran)
-    where = cluster.run(0, "scontrol", "show", "job").stdout
-    used = set(re.findall(r"BatchHost=(node\d)", where))
-    assert len(used) >= 2, used
-
-    for table in sorted((local_run / "results" / "tables").glob("*.csv")):
-        here, there = _deterministic(
-            *(pd.read_csv(t) for t in (work / "results" / "tables" / table.name, table))
-        )
-        pd.testing.assert_frame_equal(here, there, obj=table.name)
-    with tarfile.open(work / "nbcert-results.tar.gz") as tar:
-        assert "results/report.md" in tar.getnames()
-
-    # every node started again (a reboot of the cluster's start-up): nothing starts twice
-    procs = [cluster.start(i, env) for i in (2, 1, 0)]
-    outs = [p.communicate(timeout=300)[0] for p in procs]
-    assert all(p.returncode == 0 for p in procs), outs
-    log0 = logs[0].read_text()
-    assert log0.count("pipeline started") == 1 and "not starting it again" in log0
-    assert _status(work / "STATUS")["stage"] == "done"
-    for i in range(3):
-        assert (base / f"node{i}" / "state" / "startup.log").read_text().count("start-up done") == 2
-        assert (base / f"node{i}" / "state" / "startup.log").read_text().count(
-            "apt-get install"
-        ) == 0
-    for i, ns in enumerate(cluster.names):  # one slurmd per node, one slurmctld on node0
-        pids = subprocess.run(
-            ["ip", "netns", "pids", ns], capture_output=True, text=True
-        ).stdout.split()
-        comms = [
-            Path(f"/proc/{p}/comm").read_text().strip() for p in pids if Path(f"/proc/{p}").exists()
-        ]
-        assert (
-            comms.count("slurmd") == 1
-            and comms.count("slurmctld") == (i == 0)
-            and comms.count("munged") == 1
-        ), comms
+SUBNET = "10.77.0"  # only a value here: nothing is sent to it
 
 
 def test_nfs_steps_export_on_node0_and_mount_on_the_others(tmp_path):
@@ -541,6 +343,7 @@ def test_nfs_steps_export_on_node0_and_mount_on_the_others(tmp_path):
             NBCERT_STATE=str(state),
             NBCERT_EXPORTS=str(exports),
             NBCERT_WAIT_SECONDS="2",
+            NBCERT_NODE_CPUS="2",  # (not slurmd -C: Slurm may not be installed here)
             CALLS=str(calls),
             PATH=f"{stubs}:{os.environ['PATH']}",
         )

@@ -14,6 +14,7 @@ rule cleaning_study:
     threads: 1  # timings are single-threaded
     resources:
         timed=1,
+        node_share=whole_node,
         mem_mb=per_attempt(1500, 100),
         runtime=per_attempt(60),
     log:

@@ -71,6 +71,17 @@ def per_attempt(base, per_input_mb=0):
     return amount
 
 
+def whole_node(wildcards):
+    """A timed job's `node_share`: every share the run has, so that it runs alone.  Where
+    the run caps `node_share` (cloudlab/pipeline.sh on one node: `--resources node_share=N
+    --default-resources node_share=1`, every other job taking one share), a timed job waits
+    for the node to empty and no other job starts until it ends; elsewhere (no cap, or a
+    cluster, where Slurm gives each job cores of its own) it takes none."""
+    shares = workflow.global_resources.get("node_share")
+    value = getattr(shares, "value", shares)
+    return value if isinstance(value, int) else 0
+
+
 def variant_files(pattern):
     """``pattern`` (with {kind} and {rate}) for every variant, in VARIANTS' order."""
     return [pattern.format(kind=kind, rate=rate) for kind, rate in VARIANTS]

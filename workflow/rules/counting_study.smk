@@ -13,6 +13,7 @@ rule counting_study:
     threads: 1  # timings are single-threaded
     resources:
         timed=1,
+        node_share=whole_node,
         mem_mb=per_attempt(1000, 20),
         runtime=per_attempt(15),
     log:

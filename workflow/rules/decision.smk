@@ -26,6 +26,7 @@ rule decide:
     threads: 1  # timings are single-threaded, as in the paper
     resources:
         timed=1,
+        node_share=whole_node,
         mem_mb=per_attempt(800, 10),
         runtime=per_attempt(10 * len(REPS), 10),
     log:

@@ -20,6 +20,7 @@ rule poison:
     threads: 1
     resources:
         timed=1,
+        node_share=whole_node,
         mem_mb=per_attempt(800, 12),
         runtime=per_attempt(10, 5),
     log:

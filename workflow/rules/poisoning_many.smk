@@ -23,6 +23,7 @@ rule poison_many:
     threads: 1
     resources:
         timed=1,
+        node_share=whole_node,
         mem_mb=per_attempt(1000, 100),
         # minutes: for each k, five and one per 10 s of the solver's time limit
         runtime=per_attempt(len(S.poison_many.k_values) * (5 + int(S.poison_many.time_limit) // 10)),

@@ -31,6 +31,7 @@ rule scaling_run:
     threads: 1  # timings are single-threaded
     resources:
         timed=1,
+        node_share=whole_node,
         mem_mb=per_attempt(scaling_mem_mb(streamed=False)),
         # about 0.4 us per cell measured, the time budgets of Iterate and AD included, doubled
         runtime=per_attempt(scaling_minutes(75 * 10**6)),
@@ -50,6 +51,7 @@ use rule scaling_run as scaling_stream with:
         streamed=True,
     resources:
         timed=1,
+        node_share=whole_node,
         mem_mb=per_attempt(scaling_mem_mb(streamed=True)),
         # writing and reading the file about four times, about 1 us per cell, doubled
         runtime=per_attempt(scaling_minutes(30 * 10**6)),
