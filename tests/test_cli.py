@@ -212,6 +212,37 @@ def test_certify_ad(tmp_path, capsys):
     assert res[1]["label"] == "e"
 
 
+def test_certify_ad_rows_say_what_the_sampled_worlds_saw(tmp_path, capsys):
+    """An AD row never pairs its robust "yes" with exact possible labels it did not compute:
+    text and JSON show the labels its worlds predicted, labelled as sampled."""
+    argv = ["certify", *files(tmp_path), "--method", "ad", "--worlds", "50", "--seed", "1"]
+    res = run_json(capsys, *argv)
+    for r in res:
+        assert r["method"] == "ad" and "possible_labels" not in r and "tie_possible" not in r
+        assert r["robust"] == (r["sampled_labels"] == [r["label"]] and not r["sampled_tie"])
+    assert res[1] == {
+        "test_index": 1,
+        "method": "ad",
+        "robust": True,
+        "label": "e",
+        "sampled_labels": ["e"],
+        "sampled_tie": False,
+        "worlds_sampled": 50,
+    }
+    rc, out, err = run(capsys, *argv)
+    lines = out.splitlines()
+    assert rc == 0 and lines[0].split() == [
+        "test_index",
+        "robust",
+        "label",
+        "sampled_labels",
+        "sampled_tie",
+        "worlds",
+    ]
+    assert lines[2].split() == ["1", "yes", "e", "e", "no", "50"]
+    assert "not a proof" in lines[-1] and "possible_labels" not in out
+
+
 def test_certify_text_table(tmp_path, capsys):
     rc, out, err = run(capsys, "certify", *files(tmp_path))
     assert rc == 0 and err == ""

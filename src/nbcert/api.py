@@ -83,8 +83,9 @@ def certify(
     alpha : number, Fraction or str, default 0
         Laplace smoothing, read exactly (0.1 means 1/10; "1/3" is accepted).
     method : {"index", "iterate", "ad"}, default "index"
-        ``index`` and ``iterate`` are exact; ``ad`` samples ``n_worlds`` worlds per row and
-        may wrongly report robust.
+        ``index`` and ``iterate`` are exact; ``ad`` (the paper's approximate decision)
+        samples ``n_worlds`` worlds per row and may wrongly report robust: its result says
+        only what those worlds saw (see Returns).
     n_worlds : int, default 100
         Worlds sampled per test row by ``ad``.
     seed : None, int or numpy Generator, optional
@@ -136,6 +137,11 @@ def certify(
         when every world ties); ``tie_possible``, whether some world ties at the top: True
         or False where proven, None where undecided (two or more possible labels whose
         supports could still tie inside their ranges; ``count_worlds`` counts the ties).
+        With ``method="ad"`` the exact columns are left out: ``robust`` (no sampled world
+        disagreed or tied: not a proof), ``label`` (their common prediction, None when not
+        robust), ``sampled_labels`` (the labels the sampled worlds predicted as their unique
+        winner; each is a real world's), ``sampled_tie`` (whether one of them tied) and
+        ``worlds_sampled`` (fewer than ``n_worlds`` when AD stopped at a disagreement).
     """
     reading = Reading.of(train, **options)
     need = Need(None if method == "index" else f"certify method {method!r}")
@@ -143,28 +149,51 @@ def certify(
     return with_id(_certified(table, T, alpha, method, n_worlds, seed, test.index), ids)
 
 
+EXACT_COLUMNS = ("label", "possible_labels", "tie_possible")
+AD_COLUMNS = ("label", "sampled_labels", "sampled_tie", "worlds_sampled")
+
+
 def _certified(table, T, alpha, method, n_worlds, seed, index) -> pd.DataFrame:
-    """certify's table: robust, label, possible_labels, tie_possible per test row (each
-    group of rows with the same blank cells answered on its projection: ``nbcert.blanks``)."""
+    """certify's table: robust, label, possible_labels, tie_possible per test row (AD:
+    robust, label and what its worlds saw); each group of rows with the same blank cells is
+    answered on its projection (``nbcert.blanks``)."""
 
     def answer(sub, codes, rows, keep):
-        return zip(*_answers(sub, codes, alpha, method, n_worlds, seed), strict=True)
+        if method == "ad":
+            return zip(*_sampled(sub, codes, alpha, n_worlds, seed), strict=True)
+        return zip(*_answers(sub, codes, alpha, method), strict=True)
 
-    robust, *rest = list(zip(*blanks.per_group(table, T, answer), strict=True)) or [()] * 4
+    names = AD_COLUMNS if method == "ad" else EXACT_COLUMNS
+    found = list(zip(*blanks.per_group(table, T, answer), strict=True))
+    robust, *rest = found or [()] * (1 + len(names))
     out = pd.DataFrame({"robust": np.array(robust, bool)}, index=index)
-    for name, column in zip(["label", "possible_labels", "tie_possible"], rest):
+    for name, column in zip(names, rest):
         out[name] = pd.Series(_objects(column), index=index, dtype=object)  # None stays None
+    if method == "ad":
+        out["sampled_tie"] = out["sampled_tie"].astype(bool)
+        out["worlds_sampled"] = out["worlds_sampled"].astype(np.int64)
     return out
 
 
-def _answers(table, T, alpha, method, n_worlds, seed) -> tuple:
+def _sampled(table, T, alpha, n_worlds, seed) -> tuple:
+    """(robust, label, sampled labels, sampled tie, worlds), one entry per test row: what
+    AD saw, never the exact possible labels (its robust may be wrong; what it saw is not)."""
+    seen = approximate.sample_ad(table, T, alpha, n_worlds=n_worlds, seed=seed)
+    return (
+        [s.robust for s in seen],
+        [table.labels[s.label] if s.robust else None for s in seen],
+        [[table.labels[c] for c in s.labels] for s in seen],
+        [s.tie for s in seen],
+        [s.worlds for s in seen],
+    )
+
+
+def _answers(table, T, alpha, method) -> tuple:
     """(robust, label, possible labels, tie possible), one entry per test row, of one table."""
     if method == "index":
         dec = decide.certify_index(table, T, alpha)
-    elif method == "iterate":
-        dec = decide.certify_iterate(table, T, alpha)
     else:
-        dec = approximate.certify_ad(table, T, alpha, n_worlds=n_worlds, seed=seed)
+        dec = decide.certify_iterate(table, T, alpha)
     pos = decide.possible_index(table, T, alpha)
     labels = [table.labels[c] if c >= 0 else None for c in dec.label.tolist()]
     possible = [[table.labels[c] for c in row.nonzero()[0]] for row in pos.labels]

@@ -82,7 +82,52 @@ def _certified(res: Certified):
         )
 
 
+def _sampled(res: Certified):
+    """(robust, label or None, sampled labels, sampled tie, worlds) per test row (AD)."""
+    t = res.table
+    for robust, lab, seen, tie, worlds in zip(
+        t["robust"], t["label"], t["sampled_labels"], t["sampled_tie"], t["worlds_sampled"]
+    ):
+        robust = bool(robust)
+        yield (
+            robust,
+            None if not robust else str(lab),
+            [str(x) for x in seen],
+            bool(tie),
+            int(worlds),
+        )
+
+
+def _is_ad(res: Certified) -> bool:
+    return "sampled_labels" in res.table.columns
+
+
+def _ad_json(res: Certified) -> dict:
+    keys = ("robust", "label", "sampled_labels", "sampled_tie", "worlds_sampled")
+    return {
+        "results": [
+            {**keys_json(res, p, i), "method": "ad", **dict(zip(keys, row))}
+            for p, (i, row) in enumerate(zip(res.index, _sampled(res)))
+        ]
+    }
+
+
+def _ad_text(res: Certified) -> str:
+    rows = [
+        ["yes" if robust else "no", dash(lab), ", ".join(seen) or ALL_TIE, _TIE[tie], str(worlds)]
+        for robust, lab, seen, tie, worlds in _sampled(res)
+    ]
+    header = ["robust", "label", "sampled_labels", "sampled_tie", "worlds"]
+    return keyed(res, header, rows, right={4}) + (
+        "\n(--method ad: robust and label as the sampled worlds saw them, not a proof; "
+        "sampled_labels: the labels those worlds predicted. Without --method ad the possible "
+        "labels are exact)"
+    )
+
+
 def _certify_json(res: Certified) -> dict:
+    if _is_ad(res):
+        return _ad_json(res)
     return {
         "results": [
             {
@@ -98,6 +143,8 @@ def _certify_json(res: Certified) -> dict:
 
 
 def _certify_text(res: Certified) -> str:
+    if _is_ad(res):
+        return _ad_text(res)
     rows = [
         ["yes" if robust else "no", dash(lab), ", ".join(possible) or ALL_TIE, _TIE[tie]]
         for robust, lab, possible, tie in _certified(res)
