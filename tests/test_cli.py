@@ -981,11 +981,13 @@ def test_id_errors(tmp_path, capsys):
     ],
 )
 def test_a_usage_error_is_one_line_with_a_pointer_to_help(argv, capsys):
-    """A usage error is one line (not argparse's usage block) naming where to read more."""
+    """A usage error is one line (not argparse's usage block) naming where to read more,
+    begun ``nbcert: error:`` as the README and every other error say it (not ``nbcert
+    certify: error:``)."""
     assert main(argv) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1, err
-    assert re.fullmatch(r"nbcert( \w+)?: error: .+ \(see nbcert( \w+)? --help\)\n", err), err
+    assert re.fullmatch(r"nbcert: error: .+ \(see nbcert( \w+)? --help\)\n", err), err
 
 
 @pytest.mark.parametrize("command", ["certify", "count", "poison", "clean"])

@@ -194,3 +194,18 @@ def test_a_separator_that_gives_one_column_says_so(tmp_path, capsys):
         rc, out, err = run(capsys, "certify", *files(tmp_path), "--sep", flag)
         assert_error(rc, out, err, "train.csv", "one column 'odor,cap,y'", "separated by ','")
         assert f"not {flag!r}" in err and "--sep ','" in err
+
+
+def test_a_test_column_not_in_training_names_the_id_flag(tmp_path, capsys):
+    """Before: "column 'id' is not a column of train.csv", with no hint to pass --id id."""
+    import pandas as pd
+
+    argv = files(tmp_path, TRAIN, "id,odor,cap\nr1,n,s\nr2,n,x\n")
+    assert_error(*run(capsys, "certify", *argv), "column 'id' is not a column of", "pass --id id")
+    assert run_json(capsys, "certify", *argv, "--id", "id")[0]["id"] == "r1"
+    test = pd.DataFrame({"id": ["r1"], "odor": ["n"], "cap": ["s"]})
+    train = write(tmp_path, "t2.csv", TRAIN)
+    with pytest.raises(nbcert.InputError, match=r"column 'id' is not a column of .* pass id='id'"):
+        nbcert.certify(train, test, "y")
+    with pytest.raises(nbcert.InputError, match=r"column 'id' is not a column of [^(]*$"):
+        nbcert.certify(train, test.assign(name="x"), "y", id="name")

@@ -42,11 +42,13 @@ from .inputs import (
     check_id,
     coded_test,
     prepare_truth,
+    read_paths,
     require_complete,
     split_id,
+    train_frame,
     with_id,
 )
-from .params import validated
+from .params import validate, validated
 from .reading import hints
 from .reading.encoding import EncodedTable
 
@@ -446,26 +448,83 @@ def clean_offline(
     from . import cleaning
 
     reading = Reading.of(train, **options)
+    test, truth, reading = read_paths(test, truth, reading)
     _, ids = split_id(test, reading.id, reading.names)
     train, test, truth = binned(train, test, label, reading, truth)
+    train = train_frame(train, reading)
     enc, miss = prepare_truth(train, truth, label, reading.missing, reading.names)
     check_id(ids, enc.features, reading.names)
     check_columns_of_test(test, enc.features, label, reading)
     T = coded_test(enc, test, reading)
     hints.warn(
-        enc, T, 3, binned=reading.binned(), categorical=reading.categorical, missing=reading.missing
+        enc,
+        T,
+        3,
+        binned=reading.binned(),
+        categorical=reading.categorical,
+        missing=reading.missing,
+        decimal=reading.decimal,
     )
     tab = cleaning.CleaningTable.build(enc, miss)
     try:
         return cleaning.report(tab, T, alpha, prior, method, node_limit, time_limit, batch)
     except cleaning.TooManyBranches as e:
-        raise InputError(
-            f"{e}: many columns hold values seen only among their missing cells (with alpha > 0) "
-            "or have one observed value"
-        ) from None
+        raise InputError(_too_many_branches(e, tab, alpha, reading)) from None
+
+
+def _too_many_branches(e, tab, alpha, reading: Reading) -> str:
+    """What stops the exact per-row minimum, and the way on: binning, or alpha 0."""
+    from . import cleaning
+
+    columns = cleaning.branching_columns(tab)
+    named = [f"{c!r} ({n})" if n else f"{c!r} (one observed value)" for c, n, _ in columns[:3]]
+    more = f" and {len(columns) - 3} more" if len(columns) > 3 else ""
+    ways = [] if reading.binned() else ["bin the numeric columns (--bins N; bins=N in Python)"]
+    if alpha != 0:
+        ways.append("use alpha 0, where only one-value columns and unseen test values branch")
+    way = " or ".join(ways) or "leave out the columns named (they branch at any alpha)"
+    return (
+        f"{e}: values seen only among a column's missing cells multiply them ({', '.join(named)}"
+        f"{more}); {way}"
+    )
+
+
+def read_csv(
+    path,
+    missing=None,
+    name: str | None = None,
+    sep: str | None = None,
+    encoding: str | None = None,
+    decimal: str | None = None,
+) -> pd.DataFrame:
+    """Read a CSV (or Parquet) file as the command line reads it: every value the text
+    written in it, only an empty field (and the ``missing`` tokens) missing.
+
+    Parameters
+    ----------
+    path : str or path
+        The file (``.csv.gz``, ``.bz2``, ``.zst``, ``.lz4``, ``.br`` are decompressed;
+        ``"-"`` is standard input), or a Parquet file or folder.
+    missing : iterable of str, optional
+        Values that also mean missing.
+    name : str, optional
+        The file's name in messages (default: the path).
+    sep, encoding, decimal : str, optional
+        As for ``certify``: the field separator ("tab" or "\\t" for a tab), the text
+        encoding, the decimal mark of numbers (``","`` reads ``0,93`` as ``0.93``).
+
+    Returns
+    -------
+    DataFrame
+    """
+    from .reading import files
+
+    checked = validate(sep=sep, encoding=encoding, decimal=decimal)
+    return files.read_csv(path, missing, name, **checked)
 
 
 __all__ = [
+    "read_csv",
     "certify",
     "count_worlds",
     "poison",

@@ -16,8 +16,8 @@ from fractions import Fraction
 import nbcert
 
 from .. import params
-from ..errors import InputError, ParameterError
-from ..inputs import RowIds, check_id, split_id
+from ..errors import ParameterError
+from ..inputs import RowIds, check_id, not_a_column, split_id
 
 
 @dataclass
@@ -150,8 +150,8 @@ def _hinting(command):
 
 
 def _text(args) -> dict:
-    """How the CSV files' text is read: --sep and --encoding."""
-    return {"sep": args.sep, "encoding": args.encoding}
+    """How the CSV files' text is read: --sep, --encoding and --decimal."""
+    return {"sep": args.sep, "encoding": args.encoding, "decimal": args.decimal}
 
 
 def _read_csv(args, path: str):
@@ -174,7 +174,7 @@ def _load(args, session: Session) -> Inputs:
     check_id(ids, source.columns, names)
     extra = [c for c in test.columns if c not in source.columns]
     if extra:
-        raise InputError(f"{args.test}: column {extra[0]!r} is not a column of {args.train}")
+        raise not_a_column(args.test, extra[0], args.train, args.id, f"--id {extra[0]}")
     from ..stats.cluster import connect, read_on_cluster, scheduler_address
 
     train, address = source, scheduler_address(args.scheduler)

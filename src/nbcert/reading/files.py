@@ -28,6 +28,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from ..errors import InputError
+from . import decimals
 from .csvfile import (
     MAX_LINE_BYTES,
     NOT_UTF8,
@@ -69,7 +70,8 @@ class TableSource(CsvReading, ParquetReading):
 
     ``missing`` tokens mean missing like an empty field; ``text`` reads every value as
     text (Parquet values that are not strings are turned into their text, as the CLI
-    compares them with a CSV test file).
+    compares them with a CSV test file); ``decimal`` (``","``) reads a number written with
+    that decimal mark as the number (``nbcert.reading.decimals``).
     """
 
     def __init__(
@@ -80,9 +82,10 @@ class TableSource(CsvReading, ParquetReading):
         text: bool = False,
         sep: str | None = None,
         encoding: str | None = None,
+        decimal: str | None = None,
     ):
         self.path = path
-        self.sep, self.encoding = sep, encoding
+        self.sep, self.encoding, self.decimal = sep, encoding, decimal
         self.name = name or ("standard input" if str(path) == STDIN else str(path))
         self.missing = [str(t) for t in (missing or [])]
         self.text = text
@@ -224,8 +227,12 @@ class TableSource(CsvReading, ParquetReading):
         (CSV: pieces of about ``piece_bytes``, default PIECE_BYTES); with ``ints``, a
         Parquet integer column is left as integers rather than made text."""
         if self.kind == "parquet":
-            return self._parquet_batches(dictionary, PARQUET_BATCH_ROWS, ints)
-        return self._csv_pieces(dictionary, piece_bytes or PIECE_BYTES)
+            parts = self._parquet_batches(dictionary, PARQUET_BATCH_ROWS, ints)
+        else:
+            parts = self._csv_pieces(dictionary, piece_bytes or PIECE_BYTES)
+        if self.decimal in (None, "."):
+            return parts
+        return ((start, decimals.arrow(part, self.decimal)) for start, part in parts)
 
     def batches(
         self, batch_rows: int | None = None, piece_bytes: int | None = None, ints: bool = False
@@ -298,14 +305,19 @@ def read_csv(
     name: str | None = None,
     sep: str | None = None,
     encoding: str | None = None,
+    decimal: str | None = None,
 ):
     """Read a CSV (or Parquet) file keeping every value as the string written in it.
 
     Only an empty field (and the given ``missing`` tokens) means missing, so values such
     as ``NA`` or ``null`` stay ordinary categories; ``sep`` separates the fields (default
     ",").  ``path`` may be compressed (``.csv.gz``, ``.bz2``, ``.zst``, ``.lz4``, ``.br``),
-    ``"-"`` for standard input, and in another ``encoding`` than UTF-8 (``latin-1``).  A
+    ``"-"`` for standard input, and in another ``encoding`` than UTF-8 (``latin-1``);
+    ``decimal`` (``","``) reads numbers written with that decimal mark with a point.  A
     malformed file is an InputError naming the file, and the row and line where that
     applies.  Returns a pandas DataFrame.
     """
-    return TableSource(path, missing, name, text=True, sep=sep, encoding=encoding).to_pandas()
+    source = TableSource(
+        path, missing, name, text=True, sep=sep, encoding=encoding, decimal=decimal
+    )
+    return source.to_pandas()
