@@ -196,6 +196,8 @@ class Need:
 def _train_table(train, label, reading: Reading, need: Need) -> Stats | EncodedTable:
     """The training table as Stats or, when ``need`` asks for rows, as an EncodedTable."""
     missing, name = reading.missing, reading.names["train"]
+    if isinstance(train, EncodedTable):  # from_codes: already coded (``label`` is not used)
+        return train
     if isinstance(train, pd.DataFrame):
         if need.rows_for:
             return encode(train, label, missing=missing, name=name)
@@ -226,8 +228,8 @@ def _train_table(train, label, reading: Reading, need: Need) -> Stats | EncodedT
             )
         return cluster.dask_stats(train, label, missing=missing, name=name)
     raise InputError(
-        f"{name}: expected a pandas DataFrame, a CSV or Parquet path or a Dask "
-        f"DataFrame, got {type(train).__name__}"
+        f"{name}: expected a pandas DataFrame, a CSV or Parquet path, a Dask DataFrame or "
+        f"a table from nbcert.from_codes, got {type(train).__name__}"
     )
 
 
@@ -240,6 +242,8 @@ def coded_test(table: Stats | EncodedTable, test, reading: Reading):
 
 
 def _bin_refusal(train, reading: Reading) -> None:
+    if isinstance(train, EncodedTable):
+        raise ParameterError("bins: the training table is already coded (from_codes): drop bins")
     if reading.stream:
         raise ParameterError(
             "bins needs the training table in memory (the bins are fitted on all "
