@@ -311,7 +311,9 @@ def test_api_arguments_are_checked():
     with pytest.raises(nbcert.InputError, match="alpha = 0"):
         nbcert.clean_offline(dirty, truth, test, "y", alpha=1, method="exact")
     with pytest.raises(nbcert.InputError, match="truth table: expected a pandas DataFrame"):
-        nbcert.clean_offline(dirty, "truth.csv", test, "y")
+        nbcert.clean_offline(dirty, 42, test, "y")
+    with pytest.raises(nbcert.InputError, match="^absent.csv: no such file"):
+        nbcert.clean_offline(dirty, "absent.csv", test, "y")  # a path is read
 
 
 def test_too_many_domain_outcomes_is_a_clear_error():

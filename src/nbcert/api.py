@@ -349,7 +349,35 @@ def poison_many(
     reading = Reading.of(train, **options)
     table, T, _, _ = ask(train, test, label, reading, Need("poisoning many points together"))
     require_complete(table, reading)
-    return poisoning.poison_many_encoded(table, T, method=method, time_limit=time_limit)
+    result = poisoning.poison_many_encoded(table, T, method=method, time_limit=time_limit)
+    _limit_warnings(("poison_many", "poison --together"), result, time_limit)
+    return result
+
+
+def _limit_warnings(names: tuple, result, time_limit: float, node_limit: int | None = None):
+    """One DataWarning for each limit (time, nodes) that stopped a search of ``result``,
+    naming the option that raises it (``names``: the question in the API and the command)."""
+    import warnings
+
+    stopped = []
+    if result.time_limited:
+        stopped.append(("time limit", f"{time_limit:g} s", "time_limit", "--time-limit SEC"))
+    if getattr(result, "node_limited", False):
+        nodes = f"{node_limit:,} node{'s' * (node_limit != 1)}"
+        stopped.append(("node limit", nodes, "node_limit", "--node-limit N"))
+    for limit, size, keyword, flag in stopped:
+        proven = (
+            "its answer is proven optimal all the same"
+            if result.optimal
+            else "its answer is the best found, not proven optimal"
+        )
+        said = [f"{name}: a search stopped at its {limit} ({size}); {proven}; " for name in names]
+        warnings.warn(
+            hints.DataWarning(
+                said[0] + f"a larger {keyword} may prove more", said[1] + f"{flag} raises it"
+            ),
+            stacklevel=4,
+        )
 
 
 # ---------------------------------------------------------------------------------------
@@ -414,6 +442,7 @@ def clean_offline(
     node_limit: int = 20_000,
     time_limit: float = 60.0,
     batch: int = 1,
+    progress=None,
     **options: Unpack[ReadingOptions],
 ) -> cleaning.CleaningReport:
     """With the true values of ``train``'s missing cells known: the fewest cells to clean,
@@ -437,6 +466,10 @@ def clean_offline(
         Seconds the exact program may run (a safety net).
     batch : int, default 1
         Cells of its chosen group the policy cleans per step along its path.
+    progress : callable, optional
+        Called as ``progress(done, total, stage)``: per test row while the fewest cells per
+        row are found (``total`` the rows), then with ``total`` None as the search for all
+        rows together and the policy's path begin, and ``progress(1, 1, stage)`` at the end.
 
     Returns
     -------
@@ -444,6 +477,8 @@ def clean_offline(
         ``points``: per test row the fewest cells whose cleaning certifies it (exact;
         ``num_cells`` None when none does, proven); ``together``: the fewest for all rows
         together; ``path``: the cells the policy cleans, in order, and ``path_certifies``.
+        A search for all rows together that a limit stopped (``time_limited``,
+        ``node_limited``) also gives a ``DataWarning`` naming the limit.
     """
     from . import cleaning
 
@@ -467,9 +502,13 @@ def clean_offline(
     )
     tab = cleaning.CleaningTable.build(enc, miss)
     try:
-        return cleaning.report(tab, T, alpha, prior, method, node_limit, time_limit, batch)
+        found = cleaning.report(
+            tab, T, alpha, prior, method, node_limit, time_limit, batch, progress=progress
+        )
     except cleaning.TooManyBranches as e:
         raise InputError(_too_many_branches(e, tab, alpha, reading)) from None
+    _limit_warnings(("clean_offline", "clean --truth"), found.together, time_limit, node_limit)
+    return found
 
 
 def _too_many_branches(e, tab, alpha, reading: Reading) -> str:

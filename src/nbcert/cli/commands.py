@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -22,15 +23,27 @@ from ..inputs import RowIds, check_id, not_a_column, split_id
 
 @dataclass
 class Session:
-    """What a command holds besides its arguments: the progress line to draw (on a terminal)
-    and the Dask client to close when it is done."""
+    """What a command holds besides its arguments: the progress bars to draw (on a
+    terminal, ``cli.progress.Bars``; None elsewhere and with --json) and the Dask client to
+    close when it is done."""
 
-    progress: Callable | None = None
+    progress: object = None
     client: object = None
 
     def close(self) -> None:
+        if self.progress is not None:
+            self.progress.close()
         if self.client is not None:
             self.client.close()
+
+    def ticking(self, stage: str):
+        """A context in which a stage of unknown size shows its elapsed time (no-op without
+        bars)."""
+        return nullcontext() if self.progress is None else self.progress.ticking(stage)
+
+    def hook(self, name: str = "__call__"):
+        """The bars' ``progress`` callback for the API (None without bars)."""
+        return None if self.progress is None else getattr(self.progress, name)
 
 
 @dataclass
@@ -197,7 +210,8 @@ def count(args, session: Session) -> Counted:
     alpha = _alpha(args.alpha)
     inputs = _load(args, session)
     flags = ("method", "n_samples", "confidence", "seed")
-    counts = _ask(nbcert.count_worlds, args, inputs, *flags, alpha=alpha, progress=session.progress)
+    progress = session.hook("counting")
+    counts = _ask(nbcert.count_worlds, args, inputs, *flags, alpha=alpha, progress=progress)
     return Counted(list(inputs.test.index), counts, args.confidence, inputs.ids)
 
 
@@ -221,7 +235,8 @@ def poison(args, session: Session) -> Poisoned | PoisonedTogether:
     inputs = _load(args, session)
     index = list(inputs.test.index)
     if args.together:
-        res = _ask(nbcert.poison_many, args, inputs, "time_limit", method=args.method or "auto")
+        with session.ticking("searching cells for every row at once"):
+            res = _ask(nbcert.poison_many, args, inputs, "time_limit", method=args.method or "auto")
         return PoisonedTogether(index, res, inputs.ids)
     res = _ask(nbcert.poison, args, inputs, "seed", method=args.method or "op")
     return Poisoned(index, res, inputs.ids)
@@ -252,7 +267,7 @@ def clean(args, session: Session) -> Advice | Cleaned:
     inputs.truth = _read_csv(args, args.truth)
     inputs.names["truth"] = args.truth
     flags = ("prior", "method", "node_limit", "time_limit", "batch")
-    report = _ask(nbcert.clean_offline, args, inputs, *flags, alpha=alpha)
+    report = _ask(nbcert.clean_offline, args, inputs, *flags, alpha=alpha, progress=session.hook())
     return Cleaned(list(inputs.test.index), report, inputs.ids)
 
 

@@ -12,33 +12,11 @@ a proof says "impossible".  Every per-test-row output leads with ``test_index`` 
 from __future__ import annotations
 
 import json
-import math
-import time
 
 from ..reading.binning import is_interval_name
 from .commands import Advice, Certified, Cleaned, Counted, Poisoned, PoisonedTogether
 from .counts import count_json, count_text, percent, scientific  # noqa: F401 (re-exported)
 from .tables import ALL_TIE, cells_json, cells_text, dash, keyed, keys_json, plain, table
-
-
-class Progress:
-    """A progress line for a terminal's stderr, redrawn in place (at most every 0.2 s)
-    and erased when the work is done."""
-
-    def __init__(self, stream):
-        self.stream, self.last = stream, -math.inf
-
-    def __call__(self, done: int, total: int, method: str) -> None:
-        now = time.monotonic()
-        if done < total and now - self.last < 0.2:
-            return
-        self.last = now
-        line = (
-            "" if done >= total else f"nbcert: counting test row {done + 1} of {total} ({method})"
-        )
-        self.stream.write("\r\033[K" + line)
-        self.stream.flush()
-
 
 # ---------------------------------------------------------------------------------------
 # shared pieces
@@ -195,6 +173,7 @@ def _together_json(res: PoisonedTogether) -> dict:
                 "method": p.method,
                 "optimal": bool(p.optimal),
                 "lower_bound": p.lower_bound,
+                "time_limited": bool(p.time_limited),
             }
         ]
     }
@@ -305,6 +284,8 @@ def _cleaned_json(res: Cleaned) -> dict:
         "method": tg.method,
         "optimal": bool(tg.optimal),
         "lower_bound": tg.lower_bound,
+        "time_limited": bool(tg.time_limited),
+        "node_limited": bool(tg.node_limited),
     }
     path = {
         "num_cells": len(rep.path),
