@@ -123,6 +123,7 @@ def _reading(args, inputs: Inputs) -> dict:
         "bins": args.bins,
         "binning": args.binning or "quantile",
         "categorical": args.categorical,
+        "decimal": args.decimal,  # the files are read with it: the hints know it too
     }
 
 
