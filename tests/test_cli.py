@@ -536,8 +536,12 @@ def test_count_progress_only_on_a_terminal(tmp_path, capsys, monkeypatch):
     rc, out, _ = run(capsys, "count", *files(tmp_path))
     assert rc == 0 and "test_index" in out  # results stay on stdout
     shown = tty.getvalue()
-    assert "counting test row 1 of 2 (exact)" in shown
-    assert shown.endswith("\r\033[K")  # the line is erased when done
+    assert "nbcert: counting test rows" in shown  # tqdm's bar
+    assert shown.endswith("\r")  # the bar is erased when done (leave=False)
+    tty = _Terminal()
+    monkeypatch.setattr(sys, "stderr", tty)
+    rc, out, _ = run(capsys, "count", *files(tmp_path), "--json")
+    assert rc == 0 and tty.getvalue() == ""  # --json: nothing but the JSON, even on a terminal
 
 
 def test_count_exact_too_large_is_one_line(tmp_path, capsys):
