@@ -243,7 +243,8 @@ class _Replay:
         parts, got = [], 0
         while got < want:
             kept = self._pipe._kept
-            if self._chunk == len(kept) and not self._pipe._more(max(want - got, 1 << 16)):
+            step = min(max(want - got, 1 << 16), 64 << 20)  # a read never asks a pipe for more
+            if self._chunk == len(kept) and not self._pipe._more(step):
                 break
             chunk = kept[self._chunk]
             part = chunk[self._at : self._at + want - got]
