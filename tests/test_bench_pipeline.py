@@ -152,3 +152,25 @@ def test_snakemake_is_found_below_the_shell_that_runs_it():
     finally:
         shell.kill()
         subprocess.run(["pkill", "-f", "/venv/bin/snakemake"])
+
+
+def test_repeated_runs_are_summed_up_as_median_and_range(tmp_path):
+    """--repeat N: one line per target with the jobs' CPU (from their benchmark files), the
+    wall time and Snakemake's share as the median and range, and the machine."""
+    import pandas as pd
+
+    def run(target, wall, cpu, own, rc=0):
+        stages = pd.DataFrame({"cpu_seconds": [cpu / 2, cpu / 2]})
+        return bench_pipeline.Run(target, wall, cpu + own, own, 0, rc, stages, readme=True)
+
+    runs = [run("all", 500, 460, 2), run("paper", 190, 166, 2), run("all", 960, 470, 3)]
+    runs.append(run("all", 520, 455, 2, rc=1))
+    lines = bench_pipeline.summary(runs, "a 2-core box")
+    assert lines[0] == (
+        "target all, 3 runs on a 2-core box: jobs' CPU 460 s (range 455 s-470 s), wall 8.7 min "
+        "(range 8.3 min-16.0 min) (set-up included), Snakemake's own 0.4 % (range 0.4 %-0.6 %) "
+        "(a run FAILED)"
+    )
+    assert lines[1].startswith("target paper, 1 run on a 2-core box: jobs' CPU 166 s, wall 3.2 min")
+    with pytest.raises(SystemExit):
+        bench_pipeline.main(["--repeat", "0"])

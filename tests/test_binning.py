@@ -232,6 +232,61 @@ def test_binner_before_certifiednb_fits_on_nan_and_certifies():
     assert np.array_equal(kept.transform(X)[:, 1].astype(float), X["b"].to_numpy(), equal_nan=True)
 
 
+def _penguin_like(n: int = 120):
+    """Four numeric columns with blanks, one row blank throughout (as penguins' row 3)."""
+    rng = np.random.default_rng(5)
+    y = rng.choice(["Adelie", "Gentoo", "Chinstrap"], n)
+    shift = pd.Series(y).map({"Adelie": 0.0, "Gentoo": 2.0, "Chinstrap": 4.0}).to_numpy()
+    X = pd.DataFrame(
+        {
+            f: shift * (k + 1) + rng.normal(size=n)
+            for k, f in enumerate(["bill", "depth", "flip", "mass"])
+        }
+    )
+    X = X.mask(rng.random(X.shape) < 0.1)
+    X.iloc[3] = np.nan
+    return X, y
+
+
+def test_a_pipeline_predicts_one_row_with_a_missing_number():
+    """Binner.transform keeps blanks missing in any batch, also one whose column has no
+    observed value (one all-NaN row raised "column 0 was numeric in fit but holds a value
+    that is not a number")."""
+    from sklearn.pipeline import make_pipeline
+
+    X, y = _penguin_like()
+    pipe = make_pipeline(nbcert.Binner(5), nbcert.CertifiedNB(alpha=1)).fit(X, y)
+    whole = pipe.predict(X)
+    assert [pipe.predict(X[i : i + 1])[0] for i in range(len(X))] == list(whole)
+    assert np.isnan(pipe[0].transform(X[3:4])).all()
+    # an all-blank row has only the prior: the most frequent label
+    assert pipe.predict(X[3:4])[0] == pd.Series(y).value_counts().idxmax()
+    assert pipe.predict_proba(X[3:4]).shape == (1, 3)
+    row = [[X["bill"].median(), np.nan, X["flip"].median(), X["mass"].median()]]
+    named = pd.DataFrame(row, columns=X.columns)
+    assert pipe.predict(named)[0] == pipe.predict(pd.DataFrame(row, columns=X.columns).iloc[:1])[0]
+    one = pipe[0].transform(named)
+    assert np.isnan(one[0, 1]) and not np.isnan(one[0, [0, 2, 3]]).any()
+    est = pipe[-1]
+    assert est.certify(one).shape == (1,) and len(est.possible_labels(one)[0]) >= 1
+    with pytest.raises(ValueError, match=r"column 1 was numeric in fit but row 0 holds 'x'"):
+        pipe[0].transform(pd.DataFrame([[1.0, "x", 2.0, 3.0]], columns=X.columns))
+
+
+def test_a_test_file_whose_numeric_column_is_blank_is_binned(tmp_path):
+    """A test file's binned column may be entirely blank: its cells are left out."""
+    X, y = _penguin_like()
+    train = tmp_path / "train.csv"
+    X.assign(species=y).to_csv(train, index=False)
+    test = X.iloc[:5].copy()
+    test["depth"] = np.nan
+    path = tmp_path / "test.csv"
+    test.to_csv(path, index=False)
+    got = nbcert.certify(str(train), nbcert.read_csv(path), "species", bins=5)
+    want = nbcert.certify(X.assign(species=y), test, "species", bins=5)
+    assert len(got) == 5 and got["possible_labels"].tolist() == want["possible_labels"].tolist()
+
+
 # ---------------------------------------------------------------------------------------
 # a numeric table as a new user has it
 

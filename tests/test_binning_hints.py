@@ -56,7 +56,7 @@ def test_cli_bins_beyond_the_bound_is_a_usage_error(tmp_path, capsys, bins):
     )
     assert rc == 2 and out == "" and "Traceback" not in err
     assert err == (
-        "nbcert certify: error: argument --bins: expected an integer from 2 to 10,000 (more "
+        "nbcert: error: argument --bins: expected an integer from 2 to 10,000 (more "
         f"bins than that give nearly every value a bin of its own), got '{bins}' "
         "(see nbcert certify --help)\n"
     )

@@ -44,6 +44,23 @@ def _events(inst, alpha):
         event("a test value unseen in the truth")
 
 
+def test_a_rival_with_no_column_left_has_no_floor_to_index():
+    """A branch whose rival has no active column (every column forced or unseen) gave an
+    IndexError in the rival's floor (found by the search below at alpha = 1)."""
+    nan = np.nan
+    dirty = pd.DataFrame(
+        {"y": list("pqrsr"), "f0": ["a", nan, nan, nan, nan], "f1": ["b", nan, nan, "b", "c"]},
+        dtype=object,
+    )
+    truth = pd.DataFrame(
+        {"y": list("pqrsr"), "f0": list("aaabc"), "f1": list("babbc")}, dtype=object
+    )
+    test = pd.DataFrame({"f0": ["b"], "f1": ["a"]}, dtype=object)
+    (pt,) = nbcert.clean_offline(dirty, truth, test, "y", alpha=1, method="greedy").points
+    assert pt.num_cells == brute_min_clean(dirty, truth, "y", [{"f0": "b", "f1": "a"}], 1)
+    assert list(rival_floor([], [], Fraction(1), np.array([0.5, -0.5]), 1e-12)) == [0, math.inf]
+
+
 @settings(max_examples=1000, **SETTINGS)
 @given(
     st.one_of(dirty_instances(min_labels=2), dirty_instances(min_labels=2), dirty_instances()),
@@ -311,7 +328,9 @@ def test_api_arguments_are_checked():
     with pytest.raises(nbcert.InputError, match="alpha = 0"):
         nbcert.clean_offline(dirty, truth, test, "y", alpha=1, method="exact")
     with pytest.raises(nbcert.InputError, match="truth table: expected a pandas DataFrame"):
-        nbcert.clean_offline(dirty, "truth.csv", test, "y")
+        nbcert.clean_offline(dirty, 42, test, "y")
+    with pytest.raises(nbcert.InputError, match="^absent.csv: no such file"):
+        nbcert.clean_offline(dirty, "absent.csv", test, "y")  # a path is read
 
 
 def test_too_many_domain_outcomes_is_a_clear_error():

@@ -255,3 +255,31 @@ def test_a_group_s_cells_are_listed(tmp_path, capsys):
     assert main([*argv, "--cells"]) == 0
     out = capsys.readouterr().out
     assert "5:f, 6:f" in out and "... and 18 more (all in --json)" in out
+
+
+def test_the_branching_limit_names_the_way_on(tmp_path, capsys):
+    """clean --truth --alpha 1 on numbers not binned stopped with "more than 4096 column
+    domain outcomes" and no way forward: the line names the columns that multiply them and
+    --bins; with --bins N the same question is answered exactly."""
+    import numpy as np
+
+    rng = np.random.default_rng(2)
+    n = 150
+    y = rng.choice(["a", "b", "c"], n)
+    truth = pd.DataFrame({f"x{k}": rng.normal(size=n).round(2) + (y == "a") for k in range(3)})
+    truth["y"] = y
+    dirty = truth.mask((rng.random(truth.shape) < 0.12) & (truth.columns != "y"))
+    paths = [str(tmp_path / f) for f in ("dirty.csv", "truth.csv", "q.csv")]
+    dirty.to_csv(paths[0], index=False)
+    truth.to_csv(paths[1], index=False)
+    truth.drop(columns="y").iloc[:3].to_csv(paths[2], index=False)
+    argv = ["clean", "--train", paths[0], "--truth", paths[1], "--test", paths[2], "--label", "y"]
+    rc, out, err = run(capsys, *argv, "--alpha", "1")
+    line = err.splitlines()[-1]
+    assert rc == 2 and out == "" and line.startswith("nbcert: error: the exact minimum")
+    assert "4,096" in line and "'x0' (" in line and "--bins N" in line and "alpha 0" in line
+    rc, out, err = run(capsys, *argv, "--alpha", "1", "--bins", "3", "--json")
+    assert rc == 0, err
+    assert len(json.loads(out)["results"]) == 3
+    with pytest.raises(nbcert.InputError, match=r"bins=N in Python"):
+        nbcert.clean_offline(paths[0], paths[1], paths[2], "y", alpha=1)

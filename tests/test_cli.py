@@ -212,6 +212,37 @@ def test_certify_ad(tmp_path, capsys):
     assert res[1]["label"] == "e"
 
 
+def test_certify_ad_rows_say_what_the_sampled_worlds_saw(tmp_path, capsys):
+    """An AD row never pairs its robust "yes" with exact possible labels it did not compute:
+    text and JSON show the labels its worlds predicted, labelled as sampled."""
+    argv = ["certify", *files(tmp_path), "--method", "ad", "--worlds", "50", "--seed", "1"]
+    res = run_json(capsys, *argv)
+    for r in res:
+        assert r["method"] == "ad" and "possible_labels" not in r and "tie_possible" not in r
+        assert r["robust"] == (r["sampled_labels"] == [r["label"]] and not r["sampled_tie"])
+    assert res[1] == {
+        "test_index": 1,
+        "method": "ad",
+        "robust": True,
+        "label": "e",
+        "sampled_labels": ["e"],
+        "sampled_tie": False,
+        "worlds_sampled": 50,
+    }
+    rc, out, err = run(capsys, *argv)
+    lines = out.splitlines()
+    assert rc == 0 and lines[0].split() == [
+        "test_index",
+        "robust",
+        "label",
+        "sampled_labels",
+        "sampled_tie",
+        "worlds",
+    ]
+    assert lines[2].split() == ["1", "yes", "e", "e", "no", "50"]
+    assert "not a proof" in lines[-1] and "possible_labels" not in out
+
+
 def test_certify_text_table(tmp_path, capsys):
     rc, out, err = run(capsys, "certify", *files(tmp_path))
     assert rc == 0 and err == ""
@@ -505,8 +536,12 @@ def test_count_progress_only_on_a_terminal(tmp_path, capsys, monkeypatch):
     rc, out, _ = run(capsys, "count", *files(tmp_path))
     assert rc == 0 and "test_index" in out  # results stay on stdout
     shown = tty.getvalue()
-    assert "counting test row 1 of 2 (exact)" in shown
-    assert shown.endswith("\r\033[K")  # the line is erased when done
+    assert "nbcert: counting test rows" in shown  # tqdm's bar
+    assert shown.endswith("\r")  # the bar is erased when done (leave=False)
+    tty = _Terminal()
+    monkeypatch.setattr(sys, "stderr", tty)
+    rc, out, _ = run(capsys, "count", *files(tmp_path), "--json")
+    assert rc == 0 and tty.getvalue() == ""  # --json: nothing but the JSON, even on a terminal
 
 
 def test_count_exact_too_large_is_one_line(tmp_path, capsys):
@@ -949,11 +984,13 @@ def test_id_errors(tmp_path, capsys):
     ],
 )
 def test_a_usage_error_is_one_line_with_a_pointer_to_help(argv, capsys):
-    """A usage error is one line (not argparse's usage block) naming where to read more."""
+    """A usage error is one line (not argparse's usage block) naming where to read more,
+    begun ``nbcert: error:`` as the README and every other error say it (not ``nbcert
+    certify: error:``)."""
     assert main(argv) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1, err
-    assert re.fullmatch(r"nbcert( \w+)?: error: .+ \(see nbcert( \w+)? --help\)\n", err), err
+    assert re.fullmatch(r"nbcert: error: .+ \(see nbcert( \w+)? --help\)\n", err), err
 
 
 @pytest.mark.parametrize("command", ["certify", "count", "poison", "clean"])

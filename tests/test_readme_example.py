@@ -61,3 +61,82 @@ def test_clean_advice_is_what_the_readme_shows(example):
         "nbcert clean --train train.csv --test test.csv --label diagnosis --id id --bins 5 --top 3"
     )
     assert _nbcert(example, *command.split()[1:]).stdout.splitlines() == _shown(command)
+
+
+def _python_block(section: str) -> str:
+    """The first ```python block after the README heading ``section``."""
+    text = (ROOT / "README.md").read_text().split(f"\n## {section}\n", 1)[1]
+    return text.split("```python\n", 1)[1].split("\n```", 1)[0]
+
+
+def test_every_api_line_of_the_readme_runs(example, monkeypatch):
+    """The README's API lines, run as written in the worked example's folder: each function
+    takes what the README says (paths for train, test and truth, from_codes' domain_sizes)."""
+    import warnings
+
+    import nbcert
+
+    code = _python_block("Python API and scikit-learn")
+    called = set(re.findall(r"nbcert\.(\w+)\(", code))
+    assert called >= {"certify", "count_worlds", "poison", "poison_many", "clean"}
+    assert called >= {"clean_offline", "read_csv", "from_codes", "Binner", "CertifiedNB"}
+    monkeypatch.chdir(example)
+    scope: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", nbcert.DataWarning)
+        exec(compile(code, "README.md", "exec"), scope)
+    assert scope["est"].certify(scope["Qb"]).shape == (10,)
+
+
+def test_the_one_line_api_example_of_your_own_data_runs(tmp_path):
+    """``python -c "import nbcert; ..."`` under "Your own data", as written, on a table with
+    a ``class`` column and numeric features."""
+    import numpy as np
+    import pandas as pd
+
+    section = (ROOT / "README.md").read_text().split("\n## Your own data\n", 1)[1]
+    line = next(row for row in section.splitlines() if row.startswith('python -c "'))
+    code = line.split('python -c "', 1)[1].rsplit('"', 1)[0]
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"a": rng.normal(size=60), "b": rng.normal(size=60)})
+    table["class"] = np.where(table.a > 0, "x", "y")
+    table.mask(rng.random(table.shape) < 0.1).assign(**{"class": table["class"]}).to_csv(
+        tmp_path / "train.csv", index=False
+    )
+    table.drop(columns="class").iloc[:4].to_csv(tmp_path / "test.csv", index=False)
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+    assert "robust" in run.stdout.splitlines()[0]
+
+
+def test_from_codes_takes_domain_sizes_and_names_text_labels():
+    """The README's ``from_codes(X, y, domain_sizes)``; text labels were a raw numpy
+    UFuncTypeError; a coded table answers as the DataFrame of its codes does."""
+    import pandas as pd
+
+    import nbcert
+
+    X, y = [[0, 1], [1, -1], [1, 0], [0, 0]], [0, 1, 1, 0]
+    enc = nbcert.from_codes(X, y, domain_sizes=[2, 2])
+    assert (enc.n, enc.d, enc.m) == (4, 2, 2)
+    for labels in (["a", "b", "b", "a"], [0.5, 1, 1, 0], [-1, 0, 0, 1]):
+        with pytest.raises(nbcert.InputError, match=r"^from_codes: y must hold label codes"):
+            nbcert.from_codes(X, labels, [2, 2])
+    test = pd.DataFrame([[0, 1], [1, 0], [0, None]])
+    frame = pd.DataFrame(X, dtype=object).replace(-1, None).assign(y=y)
+    got = nbcert.certify(enc, test, None)
+    want = nbcert.certify(frame, test.rename(columns=str).set_axis([0, 1], axis=1), "y")
+    assert got["possible_labels"].tolist() == want["possible_labels"].tolist()
+
+
+def test_clean_offline_takes_paths(example):
+    """clean_offline took no path for truth, and one for train only with bins."""
+    import nbcert
+
+    paths = [str(example / f) for f in ("train.csv", "truth.csv", "test.csv")]
+    frames = [nbcert.read_csv(p) for p in paths]
+    a = nbcert.clean_offline(*paths, "diagnosis", id="id", method="greedy")
+    b = nbcert.clean_offline(*frames, "diagnosis", id="id", method="greedy")
+    assert [p.num_cells for p in a.points] == [p.num_cells for p in b.points]

@@ -118,7 +118,7 @@ def test_cli_rejects_bad_flags(tmp_path, capsys, argv, flag):
     rc = main([argv[0], "--train", str(train), "--test", str(test), "--label", "y", *argv[1:]])
     out, err = capsys.readouterr()
     assert rc == 2 and out == "" and "Traceback" not in err
-    assert err.splitlines()[-1].startswith("nbcert ") and flag in err.splitlines()[-1]
+    assert err.splitlines()[-1].startswith("nbcert: error: ") and flag in err.splitlines()[-1]
 
 
 # ---------------------------------------------------------------------------------------

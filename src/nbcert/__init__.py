@@ -25,7 +25,7 @@ _WHERE = {
     "encode": "reading.encoding",
     "from_codes": "reading.encoding",
     "TableSource": "reading.files",
-    "read_csv": "reading.files",
+    "read_csv": "api",
     "Stats": "stats",
     "Poisoning": "poisoning",
     "ManyPoisoning": "poisoning",

@@ -42,11 +42,13 @@ from .inputs import (
     check_id,
     coded_test,
     prepare_truth,
+    read_paths,
     require_complete,
     split_id,
+    train_frame,
     with_id,
 )
-from .params import validated
+from .params import validate, validated
 from .reading import hints
 from .reading.encoding import EncodedTable
 
@@ -83,8 +85,9 @@ def certify(
     alpha : number, Fraction or str, default 0
         Laplace smoothing, read exactly (0.1 means 1/10; "1/3" is accepted).
     method : {"index", "iterate", "ad"}, default "index"
-        ``index`` and ``iterate`` are exact; ``ad`` samples ``n_worlds`` worlds per row and
-        may wrongly report robust.
+        ``index`` and ``iterate`` are exact; ``ad`` (the paper's approximate decision)
+        samples ``n_worlds`` worlds per row and may wrongly report robust: its result says
+        only what those worlds saw (see Returns).
     n_worlds : int, default 100
         Worlds sampled per test row by ``ad``.
     seed : None, int or numpy Generator, optional
@@ -136,6 +139,11 @@ def certify(
         when every world ties); ``tie_possible``, whether some world ties at the top: True
         or False where proven, None where undecided (two or more possible labels whose
         supports could still tie inside their ranges; ``count_worlds`` counts the ties).
+        With ``method="ad"`` the exact columns are left out: ``robust`` (no sampled world
+        disagreed or tied: not a proof), ``label`` (their common prediction, None when not
+        robust), ``sampled_labels`` (the labels the sampled worlds predicted as their unique
+        winner; each is a real world's), ``sampled_tie`` (whether one of them tied) and
+        ``worlds_sampled`` (fewer than ``n_worlds`` when AD stopped at a disagreement).
     """
     reading = Reading.of(train, **options)
     need = Need(None if method == "index" else f"certify method {method!r}")
@@ -143,28 +151,51 @@ def certify(
     return with_id(_certified(table, T, alpha, method, n_worlds, seed, test.index), ids)
 
 
+EXACT_COLUMNS = ("label", "possible_labels", "tie_possible")
+AD_COLUMNS = ("label", "sampled_labels", "sampled_tie", "worlds_sampled")
+
+
 def _certified(table, T, alpha, method, n_worlds, seed, index) -> pd.DataFrame:
-    """certify's table: robust, label, possible_labels, tie_possible per test row (each
-    group of rows with the same blank cells answered on its projection: ``nbcert.blanks``)."""
+    """certify's table: robust, label, possible_labels, tie_possible per test row (AD:
+    robust, label and what its worlds saw); each group of rows with the same blank cells is
+    answered on its projection (``nbcert.blanks``)."""
 
     def answer(sub, codes, rows, keep):
-        return zip(*_answers(sub, codes, alpha, method, n_worlds, seed), strict=True)
+        if method == "ad":
+            return zip(*_sampled(sub, codes, alpha, n_worlds, seed), strict=True)
+        return zip(*_answers(sub, codes, alpha, method), strict=True)
 
-    robust, *rest = list(zip(*blanks.per_group(table, T, answer), strict=True)) or [()] * 4
+    names = AD_COLUMNS if method == "ad" else EXACT_COLUMNS
+    found = list(zip(*blanks.per_group(table, T, answer), strict=True))
+    robust, *rest = found or [()] * (1 + len(names))
     out = pd.DataFrame({"robust": np.array(robust, bool)}, index=index)
-    for name, column in zip(["label", "possible_labels", "tie_possible"], rest):
+    for name, column in zip(names, rest):
         out[name] = pd.Series(_objects(column), index=index, dtype=object)  # None stays None
+    if method == "ad":
+        out["sampled_tie"] = out["sampled_tie"].astype(bool)
+        out["worlds_sampled"] = out["worlds_sampled"].astype(np.int64)
     return out
 
 
-def _answers(table, T, alpha, method, n_worlds, seed) -> tuple:
+def _sampled(table, T, alpha, n_worlds, seed) -> tuple:
+    """(robust, label, sampled labels, sampled tie, worlds), one entry per test row: what
+    AD saw, never the exact possible labels (its robust may be wrong; what it saw is not)."""
+    seen = approximate.sample_ad(table, T, alpha, n_worlds=n_worlds, seed=seed)
+    return (
+        [s.robust for s in seen],
+        [table.labels[s.label] if s.robust else None for s in seen],
+        [[table.labels[c] for c in s.labels] for s in seen],
+        [s.tie for s in seen],
+        [s.worlds for s in seen],
+    )
+
+
+def _answers(table, T, alpha, method) -> tuple:
     """(robust, label, possible labels, tie possible), one entry per test row, of one table."""
     if method == "index":
         dec = decide.certify_index(table, T, alpha)
-    elif method == "iterate":
-        dec = decide.certify_iterate(table, T, alpha)
     else:
-        dec = approximate.certify_ad(table, T, alpha, n_worlds=n_worlds, seed=seed)
+        dec = decide.certify_iterate(table, T, alpha)
     pos = decide.possible_index(table, T, alpha)
     labels = [table.labels[c] if c >= 0 else None for c in dec.label.tolist()]
     possible = [[table.labels[c] for c in row.nonzero()[0]] for row in pos.labels]
@@ -340,7 +371,35 @@ def poison_many(
     reading = Reading.of(train, **options)
     table, T, _, _ = ask(train, test, label, reading, Need("poisoning many points together"))
     require_complete(table, reading)
-    return poisoning.poison_many_encoded(table, T, method=method, time_limit=time_limit)
+    result = poisoning.poison_many_encoded(table, T, method=method, time_limit=time_limit)
+    _limit_warnings(("poison_many", "poison --together"), result, time_limit)
+    return result
+
+
+def _limit_warnings(names: tuple, result, time_limit: float, node_limit: int | None = None):
+    """One DataWarning for each limit (time, nodes) that stopped a search of ``result``,
+    naming the option that raises it (``names``: the question in the API and the command)."""
+    import warnings
+
+    stopped = []
+    if result.time_limited:
+        stopped.append(("time limit", f"{time_limit:g} s", "time_limit", "--time-limit SEC"))
+    if getattr(result, "node_limited", False):
+        nodes = f"{node_limit:,} node{'s' * (node_limit != 1)}"
+        stopped.append(("node limit", nodes, "node_limit", "--node-limit N"))
+    for limit, size, keyword, flag in stopped:
+        proven = (
+            "its answer is proven optimal all the same"
+            if result.optimal
+            else "its answer is the best found, not proven optimal"
+        )
+        said = [f"{name}: a search stopped at its {limit} ({size}); {proven}; " for name in names]
+        warnings.warn(
+            hints.DataWarning(
+                said[0] + f"a larger {keyword} may prove more", said[1] + f"{flag} raises it"
+            ),
+            stacklevel=4,
+        )
 
 
 # ---------------------------------------------------------------------------------------
@@ -405,6 +464,7 @@ def clean_offline(
     node_limit: int = 20_000,
     time_limit: float = 60.0,
     batch: int = 1,
+    progress=None,
     **options: Unpack[ReadingOptions],
 ) -> cleaning.CleaningReport:
     """With the true values of ``train``'s missing cells known: the fewest cells to clean,
@@ -428,6 +488,10 @@ def clean_offline(
         Seconds the exact program may run (a safety net).
     batch : int, default 1
         Cells of its chosen group the policy cleans per step along its path.
+    progress : callable, optional
+        Called as ``progress(done, total, stage)``: per test row while the fewest cells per
+        row are found (``total`` the rows), then with ``total`` None as the search for all
+        rows together and the policy's path begin, and ``progress(1, 1, stage)`` at the end.
 
     Returns
     -------
@@ -435,30 +499,93 @@ def clean_offline(
         ``points``: per test row the fewest cells whose cleaning certifies it (exact;
         ``num_cells`` None when none does, proven); ``together``: the fewest for all rows
         together; ``path``: the cells the policy cleans, in order, and ``path_certifies``.
+        A search for all rows together that a limit stopped (``time_limited``,
+        ``node_limited``) also gives a ``DataWarning`` naming the limit.
     """
     from . import cleaning
 
     reading = Reading.of(train, **options)
+    test, truth, reading = read_paths(test, truth, reading)
     _, ids = split_id(test, reading.id, reading.names)
     train, test, truth = binned(train, test, label, reading, truth)
+    train = train_frame(train, reading)
     enc, miss = prepare_truth(train, truth, label, reading.missing, reading.names)
     check_id(ids, enc.features, reading.names)
     check_columns_of_test(test, enc.features, label, reading)
     T = coded_test(enc, test, reading)
     hints.warn(
-        enc, T, 3, binned=reading.binned(), categorical=reading.categorical, missing=reading.missing
+        enc,
+        T,
+        3,
+        binned=reading.binned(),
+        categorical=reading.categorical,
+        missing=reading.missing,
+        decimal=reading.decimal,
     )
     tab = cleaning.CleaningTable.build(enc, miss)
     try:
-        return cleaning.report(tab, T, alpha, prior, method, node_limit, time_limit, batch)
+        found = cleaning.report(
+            tab, T, alpha, prior, method, node_limit, time_limit, batch, progress=progress
+        )
     except cleaning.TooManyBranches as e:
-        raise InputError(
-            f"{e}: many columns hold values seen only among their missing cells (with alpha > 0) "
-            "or have one observed value"
-        ) from None
+        raise InputError(_too_many_branches(e, tab, alpha, reading)) from None
+    _limit_warnings(("clean_offline", "clean --truth"), found.together, time_limit, node_limit)
+    return found
+
+
+def _too_many_branches(e, tab, alpha, reading: Reading) -> str:
+    """What stops the exact per-row minimum, and the way on: binning, or alpha 0."""
+    from . import cleaning
+
+    columns = cleaning.branching_columns(tab)
+    named = [f"{c!r} ({n})" if n else f"{c!r} (one observed value)" for c, n, _ in columns[:3]]
+    more = f" and {len(columns) - 3} more" if len(columns) > 3 else ""
+    ways = [] if reading.binned() else ["bin the numeric columns (--bins N; bins=N in Python)"]
+    if alpha != 0:
+        ways.append("use alpha 0, where only one-value columns and unseen test values branch")
+    way = " or ".join(ways) or "leave out the columns named (they branch at any alpha)"
+    return (
+        f"{e}: values seen only among a column's missing cells multiply them ({', '.join(named)}"
+        f"{more}); {way}"
+    )
+
+
+def read_csv(
+    path,
+    missing=None,
+    name: str | None = None,
+    sep: str | None = None,
+    encoding: str | None = None,
+    decimal: str | None = None,
+) -> pd.DataFrame:
+    """Read a CSV (or Parquet) file as the command line reads it: every value the text
+    written in it, only an empty field (and the ``missing`` tokens) missing.
+
+    Parameters
+    ----------
+    path : str or path
+        The file (``.csv.gz``, ``.bz2``, ``.zst``, ``.lz4``, ``.br`` are decompressed;
+        ``"-"`` is standard input), or a Parquet file or folder.
+    missing : iterable of str, optional
+        Values that also mean missing.
+    name : str, optional
+        The file's name in messages (default: the path).
+    sep, encoding, decimal : str, optional
+        As for ``certify``: the field separator ("tab" or "\\t" for a tab), the text
+        encoding, the decimal mark of numbers (``","`` reads ``0,93`` as ``0.93``).
+
+    Returns
+    -------
+    DataFrame
+    """
+    from .reading import files
+
+    checked = validate(sep=sep, encoding=encoding, decimal=decimal)
+    return files.read_csv(path, missing, name, **checked)
 
 
 __all__ = [
+    "read_csv",
     "certify",
     "count_worlds",
     "poison",

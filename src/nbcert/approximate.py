@@ -48,18 +48,38 @@ def _agree(labels: np.ndarray) -> int:
     return int(labels[0]) if (labels >= 0).all() and (labels == labels[0]).all() else -1
 
 
-def _batches(n_worlds: int, world_labels):
+@dataclass(frozen=True)
+class Sampled:
+    """What AD saw for one point: ``robust`` and ``label`` (-1 when not robust) as it
+    decides them, the labels its sampled worlds predicted as their unique winner
+    (``labels``, label codes in increasing order), whether one of those worlds tied
+    (``tie``) and how many worlds it sampled (``worlds``: fewer than asked when one
+    disagreed).  Every label and tie it saw is a real world's; a robust answer is only that
+    no sampled world disagreed."""
+
+    robust: bool
+    label: int
+    labels: tuple
+    tie: bool
+    worlds: int
+
+
+def _batches(n_worlds: int, world_labels) -> Sampled:
     """Ask ``world_labels(w)`` for batches of 1, 2, 4, ... worlds until n_worlds are seen or
-    one disagrees: (robust, label) of the point."""
-    first, done, batch = None, 0, 1
+    one disagrees: what AD saw of the point."""
+    first, done, batch, seen = None, 0, 1, []
     while done < n_worlds:
         w = min(batch, n_worlds - done)
         labels = world_labels(w)
+        seen.append(labels)
         first = labels[0] if first is None else first
-        if _agree(np.r_[first, labels]) < 0:
-            return False, -1
         done, batch = done + w, 2 * batch
-    return True, int(first)
+        if _agree(np.r_[first, labels]) < 0:
+            break
+    every = np.concatenate(seen)
+    robust = bool(_agree(np.r_[first, every]) >= 0)
+    won = tuple(int(l) for l in np.unique(every[every >= 0]))
+    return Sampled(robust, int(first) if robust else -1, won, bool((every < 0).any()), done)
 
 
 # ---------------------------------------------------------------- the paper's AD
@@ -128,6 +148,13 @@ def _predict(
 def iter_ad(enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 100, seed=None):
     """The paper's AD point by point: yields (robust, label) for each test point in order
     (see certify_ad)."""
+    for seen in iter_ad_sampled(enc, T, alpha, n_worlds, seed):
+        yield seen.robust, seen.label
+
+
+def iter_ad_sampled(enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 100, seed=None):
+    """The paper's AD point by point: yields what it saw (``Sampled``) for each test point
+    in order."""
     _check_worlds(n_worlds)
     rng = np.random.default_rng(seed)
     fillings = _fillings(enc, max(1, CHUNK_CELLS // max(1, enc.d)))
@@ -172,6 +199,15 @@ def certify_ad(
         Sound one way: a point called non-robust is non-robust; one called robust may not be.
     """
     return _decision(list(iter_ad(enc, T, alpha, n_worlds, seed)))
+
+
+def sample_ad(
+    enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 100, seed=None
+) -> list[Sampled]:
+    """The paper's AD (``certify_ad``, the same worlds for the same seed), with what it saw
+    of each point: the labels its sampled worlds predicted, whether one tied, how many it
+    sampled (``Sampled``)."""
+    return list(iter_ad_sampled(enc, T, alpha, n_worlds, seed))
 
 
 def _decision(out: list) -> Decision:
@@ -335,7 +371,8 @@ def iter_ad_counts(enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 10
             C = _world_counts(rng, base_t, T[p], seen, segments, w)
             return decide_counts(C, C, enc.label_sizes, enc.delta, alpha).label
 
-        yield _batches(n_worlds, world_labels)
+        got = _batches(n_worlds, world_labels)
+        yield got.robust, got.label
 
 
 def certify_ad_counts(

@@ -117,7 +117,8 @@ class Binner(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        """X with each numeric column's values replaced by their bin codes (NaN kept)."""
+        """X with each numeric column's values replaced by their bin codes; a missing cell
+        stays NaN, in any batch (a column of the batch may have no observed value)."""
         check_is_fitted(self, "bin_edges_")
         arr = self._array(X, reset=False)
         binned = all(kb is not None for kb in self._kbs)
@@ -127,10 +128,14 @@ class Binner(TransformerMixin, BaseEstimator):
                 out[:, j] = arr[:, j]
                 continue
             col = pd.Series(arr[:, j])
-            values = binning.numeric_values(col)
+            blank = col.isna().to_numpy()
+            # a batch whose cells of this column are all blank (one row with a NaN) stays blank
+            values = np.full(len(col), np.nan) if blank.all() else binning.numeric_values(col)
             if values is None:
+                bad = int(np.flatnonzero(~blank & pd.to_numeric(col, errors="coerce").isna())[0])
                 raise ValueError(
-                    f"column {j} was numeric in fit but holds a value that is not a number"
+                    f"column {j} was numeric in fit but row {bad} holds {col.iloc[bad]!r}, "
+                    "not a number"
                 )
             out[:, j] = binning.codes(kb, values)
         return out

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypedDict, Unpack
 
 import numpy as np
@@ -44,6 +44,7 @@ class ReadingOptions(TypedDict, total=False):
     missing: Iterable | None
     sep: str | None
     encoding: str | None
+    decimal: str | None
     test_missing: str
     bins: int | None
     binning: str
@@ -59,7 +60,8 @@ class Reading:
     """How the API reads its tables, checked (build it with :meth:`of`).
 
     ``missing``: the tokens that also mean missing; ``sep``, ``encoding``: a CSV path's
-    separator (None: a comma) and text encoding (None: UTF-8); ``bins``, ``binning``, ``categorical``: the binning of numeric
+    separator (None: a comma) and text encoding (None: UTF-8); ``decimal``: the decimal
+    mark of numbers written as text (None: a point); ``bins``, ``binning``, ``categorical``: the binning of numeric
     columns; ``stream``, ``batch_rows``: how a path is read; ``names``: the tables' names
     in messages (keys train, test, truth); ``test_missing``: a blank test cell left out
     (``leave_out``) or refused (``error``); ``id``: the test table's id column.
@@ -68,6 +70,7 @@ class Reading:
     missing: Iterable | None = None
     sep: str | None = None
     encoding: str | None = None
+    decimal: str | None = None
     test_missing: str = "leave_out"
     bins: int | None = None
     binning: str = "quantile"
@@ -193,6 +196,8 @@ class Need:
 def _train_table(train, label, reading: Reading, need: Need) -> Stats | EncodedTable:
     """The training table as Stats or, when ``need`` asks for rows, as an EncodedTable."""
     missing, name = reading.missing, reading.names["train"]
+    if isinstance(train, EncodedTable):  # from_codes: already coded (``label`` is not used)
+        return train
     if isinstance(train, pd.DataFrame):
         if need.rows_for:
             return encode(train, label, missing=missing, name=name)
@@ -223,8 +228,8 @@ def _train_table(train, label, reading: Reading, need: Need) -> Stats | EncodedT
             )
         return cluster.dask_stats(train, label, missing=missing, name=name)
     raise InputError(
-        f"{name}: expected a pandas DataFrame, a CSV or Parquet path or a Dask "
-        f"DataFrame, got {type(train).__name__}"
+        f"{name}: expected a pandas DataFrame, a CSV or Parquet path, a Dask DataFrame or "
+        f"a table from nbcert.from_codes, got {type(train).__name__}"
     )
 
 
@@ -237,6 +242,8 @@ def coded_test(table: Stats | EncodedTable, test, reading: Reading):
 
 
 def _bin_refusal(train, reading: Reading) -> None:
+    if isinstance(train, EncodedTable):
+        raise ParameterError("bins: the training table is already coded (from_codes): drop bins")
     if reading.stream:
         raise ParameterError(
             "bins needs the training table in memory (the bins are fitted on all "
@@ -249,23 +256,64 @@ def _bin_refusal(train, reading: Reading) -> None:
         )
 
 
+def _text(reading: Reading) -> dict:
+    """How a CSV path's text is read: its separator, encoding and decimal mark."""
+    return {"sep": reading.sep, "encoding": reading.encoding, "decimal": reading.decimal}
+
+
+def read_paths(test, truth, reading: Reading) -> tuple:
+    """(test, truth, reading): a test or truth table given as a path read into a DataFrame
+    as the command line reads it (every value the text written, ``sep``, ``encoding``,
+    ``decimal``), and named by its path in messages unless ``names`` names it."""
+    from .reading.files import TableSource
+
+    names, out = dict(reading.names), []
+    for table, key, default in ((test, "test", TEST), (truth, "truth", TRUTH)):
+        if is_path(table):
+            if not isinstance(table, TableSource):
+                name = str(table) if names[key] == default else names[key]
+                table = TableSource(table, reading.missing, name, text=True, **_text(reading))
+            names[key] = table.name
+            table = table.to_pandas()
+        out.append(table)
+    return (*out, replace(reading, names=names))
+
+
+def train_frame(train, reading: Reading):
+    """The training table as a DataFrame where a method needs its rows as one: a path (or
+    TableSource) read whole; anything else as it is."""
+    from .reading.files import TableSource
+
+    if is_path(train):
+        if not isinstance(train, TableSource):
+            train = TableSource(train, reading.missing, reading.names["train"], **_text(reading))
+        return train.to_pandas()
+    return train
+
+
 def binned(train, test, label, reading: Reading, truth=None) -> tuple:
-    """(train, test, truth) after ``sep`` and ``bins``: a path becomes a TableSource read
-    with ``sep``; with ``bins`` the tables become DataFrames with the training table's
-    numeric columns binned."""
+    """(train, test, truth) after ``sep``, ``decimal`` and ``bins``: a path becomes a
+    TableSource read with ``sep``, ``encoding`` and ``decimal``, a DataFrame's numbers
+    written with ``decimal`` are rewritten with a point; with ``bins`` the tables become
+    DataFrames with the training table's numeric columns binned."""
+    from .reading import decimals
     from .reading.files import TableSource
 
     missing, names = reading.missing, reading.names
-    text = {"sep": reading.sep, "encoding": reading.encoding}
+    text = _text(reading)
     if is_path(train) and not isinstance(train, TableSource) and any(text.values()):
         train = TableSource(train, missing, names["train"], **text)
+    if reading.decimal is not None:
+        if is_dask(train):
+            raise InputError(
+                f"{names['train']}: decimal applies to CSV paths and pandas DataFrames; "
+                "rewrite a Dask DataFrame's numbers first, or call .compute()"
+            )
+        train, test, truth = (decimals.frame(t, reading.decimal) for t in (train, test, truth))
     if not reading.binned():
         return train, test, truth
     _bin_refusal(train, reading)
-    if is_path(train):
-        if not isinstance(train, TableSource):
-            train = TableSource(train, missing, names["train"])
-        train = train.to_pandas()
+    train = train_frame(train, reading)
     if not isinstance(train, pd.DataFrame):
         return train, test, truth  # _train_table names the type it does not take
     from .reading.binning import bin_tables
@@ -295,14 +343,20 @@ def prepare(train, test, label, reading: Reading, need: Need = Need()) -> tuple:
     table = _train_table(train, label, reading, need)
     T = coded_test(table, test, reading)
     hints.warn(
-        table, T, binned=reading.binned(), categorical=reading.categorical, missing=reading.missing
+        table,
+        T,
+        binned=reading.binned(),
+        categorical=reading.categorical,
+        missing=reading.missing,
+        decimal=reading.decimal,
     )
     return table, T, test
 
 
 def ask(train, test, label, reading: Reading, need: Need = Need()) -> tuple:
     """``prepare`` with the test id column read and checked (not a training column): (training
-    table, test codes, test table as binned, RowIds or None)."""
+    table, test codes, test table as binned, RowIds or None).  A test path is read first."""
+    test, _, reading = read_paths(test, None, reading)
     _, ids = split_id(test, reading.id, reading.names)  # test keeps it: encode_test leaves it out
     table, T, test = prepare(train, test, label, reading, need)
     check_id(ids, table.features, reading.names)
@@ -317,10 +371,16 @@ def check_columns_of_test(test, features, label, reading: Reading) -> None:
     known = {*features, label, reading.id}
     extra = [c for c in test.columns if c not in known]
     if extra:
-        raise InputError(
-            f"{reading.names['test']}: column {extra[0]!r} is not a column of "
-            f"{reading.names['train']}"
+        raise not_a_column(
+            reading.names["test"], extra[0], reading.names["train"], reading.id, f"id={extra[0]!r}"
         )
+
+
+def not_a_column(test: str, column, train: str, id: str | None, flag: str) -> InputError:
+    """The error for a test column that the training table does not have; without an id
+    column it says how to name one (``flag``: ``--id COL`` or ``id='COL'``)."""
+    hint = "" if id is not None else f" (if it names the test rows, pass {flag})"
+    return InputError(f"{test}: column {column!r} is not a column of {train}{hint}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -417,4 +477,7 @@ __all__ = [
     "prepare_truth",
     "is_dask",
     "is_path",
+    "read_paths",
+    "train_frame",
+    "not_a_column",
 ]

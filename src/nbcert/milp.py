@@ -206,9 +206,15 @@ class Solved:
 
     x: np.ndarray | None
     value: float | None
-    status: int  # scipy.optimize.milp's: 0 optimal, 1 a limit stopped it, 2 infeasible
+    status: int  # scipy.optimize.milp's: 0 optimal, 1 (or 4) a limit stopped it, 2 infeasible
     dual_bound: float | None  # the branch and bound's proven bound (None for a linear program)
     time_limited: bool
+    node_limited: bool = False  # the node limit stopped the branch and bound
+
+    @property
+    def limit(self) -> str | None:
+        """The limit that stopped the solve ("time" or "node"), or None."""
+        return "time" if self.time_limited else "node" if self.node_limited else None
 
     @property
     def infeasible(self) -> bool:
@@ -310,8 +316,13 @@ class Program:
                 constraints=LinearConstraint(A, self.rlo, self.rhi),
                 options=options,
             )
-        stopped = res.status == 1 and "time" in str(res.message).lower()
-        return Solved(res.x, res.fun, res.status, getattr(res, "mip_dual_bound", None), stopped)
+        message = str(res.message).lower()
+        stopped = res.status == 1 and "time" in message
+        # HiGHS reports its node limit as a "solution limit" (status 16, scipy's 4): no
+        # solution limit is ever set here, so that is the node limit
+        nodes = res.status in (1, 4) and ("node" in message or "solution limit" in message)
+        bound = getattr(res, "mip_dual_bound", None)
+        return Solved(res.x, res.fun, res.status, bound, stopped, nodes)
 
 
 __all__ = [

@@ -243,6 +243,27 @@ class Sep(Rule):
         return value
 
 
+class Decimal(Rule):
+    """None (a point) or the one character that marks the decimals of numbers (``,``), as
+    pandas' ``decimal``: not a digit, a letter, a sign, a quote or a line end."""
+
+    what = "None or one character such as ','"
+    text_what = "one character such as ,"
+
+    def check(self, value, name):
+        if value is None:
+            return None
+        if (
+            not isinstance(value, str)
+            or len(value) != 1
+            or value.isalnum()
+            or value in '+-"\r\n'
+            or value.isspace()
+        ):
+            raise self.fail(name, value)
+        return value
+
+
 class Encoding(Rule):
     """None (UTF-8) or the name of a text encoding Python knows (``latin-1``, ``cp1252``)."""
 
@@ -305,6 +326,7 @@ RULES: dict = {
     "categorical": Columns(),
     "sep": Sep(),
     "encoding": Encoding(),
+    "decimal": Decimal(),
     "test_missing": Options("leave_out", "error", kind="test_missing"),
 }
 
@@ -394,6 +416,7 @@ __all__ = [
     "Columns",
     "Sep",
     "Encoding",
+    "Decimal",
     "rule",
     "options",
     "validate",

@@ -17,7 +17,7 @@ def main():
     raw = Path(snakemake.input[0])
     fetched = json.loads((raw.parent / "status.json").read_text())
     sha = verify(raw, fetched["sha256"], ds.name)
-    raw_df = read_data(raw, ds.label)
+    raw_df = read_data(raw, ds.label, **ds.reading())
     df = subsample(raw_df, p.subsample, p.seed, ds.name)
     out = discretize(
         df, ds.label, n_bins=ds.n_bins, strategy=ds.strategy, drop=ds.drop, name=ds.name

@@ -25,7 +25,14 @@ from .many import TogetherCleaning, clean_many, greedy_many, prune
 from .policy import GroupScores, follow, group_scores, next_group, policy_path, truth_odds
 from .program import exact_many, relaxed_bound
 from .results import ADVICE_COLUMNS, CleaningReport, PointCleaning, advice, report
-from .single import MAX_BRANCHES, CleaningPlan, TooManyBranches, cleanable, offline_minimum
+from .single import (
+    MAX_BRANCHES,
+    CleaningPlan,
+    TooManyBranches,
+    branching_columns,
+    cleanable,
+    offline_minimum,
+)
 from .table import CleaningTable, after, all_robust, state_decision
 
 __all__ = [
@@ -39,6 +46,7 @@ __all__ = [
     "cleanable",
     "MAX_BRANCHES",
     "TooManyBranches",
+    "branching_columns",
     "exact_many",
     "relaxed_bound",
     "clean_many",

@@ -42,7 +42,15 @@ from .table import CleaningTable, after, all_robust, by_blanks, state_decision
 class TogetherCleaning(ManyPoints):
     """Cells whose cleaning certifies every test point at once, as (row position in the
     training table, column name); ``optimal`` says whether their number is proven minimum,
-    ``lower_bound`` is a proven bound on the minimum."""
+    ``lower_bound`` is a proven bound on the minimum; ``time_limited`` and ``node_limited``:
+    the time limit or the node limit cut a search short (a larger one may prove more)."""
+
+    node_limited: bool = False
+
+
+def _limits(stops: list) -> dict:
+    """The limits that cut a search short, from the entries of ``stops``."""
+    return {"time_limited": "time" in stops, "node_limited": "node" in stops}
 
 
 def _largest_minimum(tab: CleaningTable, T: np.ndarray, alpha: Fraction, floor: int = 0):
@@ -256,7 +264,7 @@ def _found(
     """The answer for verified group counts x, optimal when x meets the proven ``lower``."""
     cost = int(x.sum())
     return TogetherCleaning(
-        True, tab.named(tab.cells(x)), method, cost <= lower, min(lower, cost), bool(stops)
+        True, tab.named(tab.cells(x)), method, cost <= lower, min(lower, cost), **_limits(stops)
     )
 
 
@@ -308,7 +316,7 @@ def clean_many(
     few = start is not None and start.sum() <= AUTO_EXACT_CELLS_CLEAN
     if not (method == "exact" or (method == "auto" and alpha == 0 and few)):
         if start is None:
-            return TogetherCleaning(False, (), "greedy", False, floor, bool(stops))
+            return TogetherCleaning(False, (), "greedy", False, floor, **_limits(stops))
         return _found(tab, start, "greedy", floor, stops)
     upper = int(start.sum()) if start is not None else int(tab.hid.sum())
     top = upper - 1 if start is not None else upper  # the most cells worth trying
@@ -317,14 +325,14 @@ def clean_many(
     if small(tab, len(T), floor, top):
         best, lower = exhaustive(tab, T, alpha, floor, top, time.monotonic() + time_limit)
         if best is None and lower <= top:
-            stops.append(True)  # the time limit stopped it: lower is what it proved
+            stops.append("time")  # the time limit stopped it: lower is what it proved
         elif best is None and start is None:
             lower = math.inf  # every cleaning tried: none certifies every point
     else:
         best, lower = exact_many(tab, T, upper, floor, node_limit, time_limit, stops)
     if lower == math.inf:
-        return TogetherCleaning(False, (), "exact", True, None, bool(stops))
+        return TogetherCleaning(False, (), "exact", True, None, **_limits(stops))
     found = [b for b in (best, start) if b is not None]
     if not found:
-        return TogetherCleaning(False, (), "exact", False, lower, bool(stops))
+        return TogetherCleaning(False, (), "exact", False, lower, **_limits(stops))
     return _found(tab, min(found, key=lambda b: int(b.sum())), "exact", lower, stops)

@@ -200,7 +200,7 @@ def exact_many(
     node_limit, time_limit
         HiGHS's branch-and-bound nodes and seconds per solve.
     stops : list, optional
-        Gets an entry for every solve the time limit cut short.
+        Gets an entry for every solve a limit cut short: "time" or "node".
 
     Returns
     -------
@@ -219,8 +219,8 @@ def exact_many(
         if built.prog.columns > ONE_HOT_MAX_COLUMNS:
             return None, floor
         got = built.prog.solve(time_limit, node_limit=node_limit)
-        if stops is not None and got.time_limited:
-            stops.append(True)
+        if stops is not None and got.limit:
+            stops.append(got.limit)
         if margin < 0:
             if got.infeasible:
                 return None, math.inf
@@ -344,8 +344,8 @@ def relaxed_bound(
     if not used:
         return 0
     got = prog.solve(time_limit, node_limit=node_limit)
-    if stops is not None and got.time_limited:
-        stops.append(True)
+    if stops is not None and got.limit:
+        stops.append(got.limit)
     if got.infeasible:
         return math.inf  # not even the relaxation can be met: no cleaning works
     bound = got.lower_bound()

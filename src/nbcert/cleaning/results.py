@@ -52,6 +52,7 @@ def report(
     node_limit: int = 20_000,
     time_limit: float = 60.0,
     batch: int = 1,
+    progress=None,
 ) -> CleaningReport:
     """Offline minima per point and together, and the policy's path, with the truth known.
 
@@ -63,21 +64,29 @@ def report(
         The policy's odds for a missing cell (``truth_odds``).
     batch : int, default 1
         Cells of its chosen group the policy cleans per step.
+    progress : callable, optional
+        ``progress(done, total, stage)`` as each stage goes (``total`` None: a stage whose
+        end is not known in advance), and ``progress(1, 1, stage)`` at the end.
 
     Returns
     -------
     CleaningReport
     """
+    tell = progress or (lambda done, total, stage: None)
     points = []
-    for t in T:
+    for p, t in enumerate(T):
+        tell(p, len(T), "fewest cells per row")
         plan = offline_minimum(tab, t, alpha)
         points.append(
             PointCleaning(False)
             if plan is None
             else PointCleaning(True, tab.named(tab.cells(plan.x)), tab.enc.labels[plan.winner])
         )
+    tell(0, None, "fewest cells for all rows together")
     together = clean_many(tab, T, alpha, method, node_limit, time_limit)
+    tell(0, None, "the policy's path")
     cells, _, certified = policy_path(tab, T, alpha, prior, batch)
+    tell(1, 1, "the policy's path")
     path = tuple((int(tab.enc.rows[r]), tab.enc.features[j]) for r, j in cells)
     return CleaningReport(points, together, path, certified)
 

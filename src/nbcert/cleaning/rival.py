@@ -216,11 +216,11 @@ def rival_floor(h, cap, alpha: Fraction, need: np.ndarray, tol: float) -> np.nda
         size = np.where(kill, cap - 1, cap)
         gain = np.where(size > 0, np.where(kill, v0 - log_numerator(1, alpha), v0 - full), 0.0)
         order = np.argsort(-np.where(size > 0, gain / np.maximum(size, 1), -1.0), kind="stable")
-    S, Gs = np.cumsum(size[order]), np.cumsum(gain[order])
+    # cells and drop of the first k items taken whole, from k = 0 (a rival with no column: none)
+    S, Gs = np.r_[0, np.cumsum(size[order])], np.r_[0.0, np.cumsum(gain[order])]
     c = np.arange(int(cap.sum()) + 1)
-    k = np.searchsorted(S, c, side="right")  # items taken whole
-    whole = np.where(k > 0, Gs[np.maximum(k - 1, 0)], 0.0)
-    rest = c - np.where(k > 0, S[np.maximum(k - 1, 0)], 0)
+    k = np.searchsorted(S[1:], c, side="right")  # items taken whole
+    whole, rest = Gs[k], c - S[k]
     ratio = np.append(gain[order] / np.maximum(size[order], 1), 0.0)[k]
     R = v0.sum() - (whole + rest * ratio)
     if kill.any():

@@ -128,6 +128,18 @@ class TooManyBranches(ValueError):
     """The exact offline minimum would branch over too many column domain outcomes."""
 
 
+def branching_columns(tab: CleaningTable) -> list:
+    """(column, values seen only among its missing cells, whether it has one observed
+    value) of the columns whose end states the exact minimum branches over, most values
+    first: with alpha > 0 each value seen only among missing cells doubles the outcomes
+    (it is introduced or not); a column with one observed value branches for any alpha."""
+    out = []
+    for j, (D0, new, _) in enumerate(_column_facts(tab.obs, tab.hid)):
+        if new or len(D0) == 1:
+            out.append((tab.enc.features[j], len(new), len(D0) == 1))
+    return sorted(out, key=lambda c: (-c[1], -c[2]))
+
+
 def _branches(
     tab: CleaningTable, t: np.ndarray, w: int, zero: bool, facts: list, limit=MAX_BRANCHES
 ):
@@ -139,7 +151,8 @@ def _branches(
     ]
     if math.prod(len(o) for o in options) > limit:
         raise TooManyBranches(
-            f"the exact minimum would try more than {limit} column domain outcomes"
+            f"the exact minimum for one row would try more than {limit:,} column domain "
+            "outcomes, its limit"
         )
     return itertools.product(*options)
 

@@ -37,10 +37,10 @@ def _error(msg: str) -> int:
 def _run(args) -> None:
     """Run the command and print its result."""
     from . import commands, render
+    from .progress import Bars
 
-    session = commands.Session(
-        progress=render.Progress(sys.stderr) if sys.stderr.isatty() else None
-    )
+    watched = sys.stderr.isatty() and not args.json  # a person, not a program, reads it
+    session = commands.Session(progress=Bars(sys.stderr) if watched else None)
     try:
         result = commands.COMMANDS[args.command](args, session)
         sys.stdout.write(render.as_json(result) if args.json else render.as_text(result))

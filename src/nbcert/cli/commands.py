@@ -10,27 +10,40 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 import nbcert
 
 from .. import params
-from ..errors import InputError, ParameterError
-from ..inputs import RowIds, check_id, split_id
+from ..errors import ParameterError
+from ..inputs import RowIds, check_id, not_a_column, split_id
 
 
 @dataclass
 class Session:
-    """What a command holds besides its arguments: the progress line to draw (on a terminal)
-    and the Dask client to close when it is done."""
+    """What a command holds besides its arguments: the progress bars to draw (on a
+    terminal, ``cli.progress.Bars``; None elsewhere and with --json) and the Dask client to
+    close when it is done."""
 
-    progress: Callable | None = None
+    progress: object = None
     client: object = None
 
     def close(self) -> None:
+        if self.progress is not None:
+            self.progress.close()
         if self.client is not None:
             self.client.close()
+
+    def ticking(self, stage: str):
+        """A context in which a stage of unknown size shows its elapsed time (no-op without
+        bars)."""
+        return nullcontext() if self.progress is None else self.progress.ticking(stage)
+
+    def hook(self, name: str = "__call__"):
+        """The bars' ``progress`` callback for the API (None without bars)."""
+        return None if self.progress is None else getattr(self.progress, name)
 
 
 @dataclass
@@ -111,6 +124,7 @@ def _reading(args, inputs: Inputs) -> dict:
         "bins": args.bins,
         "binning": args.binning or "quantile",
         "categorical": args.categorical,
+        "decimal": args.decimal,  # the files are read with it: the hints know it too
     }
 
 
@@ -151,8 +165,8 @@ def _hinting(command):
 
 
 def _text(args) -> dict:
-    """How the CSV files' text is read: --sep and --encoding."""
-    return {"sep": args.sep, "encoding": args.encoding}
+    """How the CSV files' text is read: --sep, --encoding and --decimal."""
+    return {"sep": args.sep, "encoding": args.encoding, "decimal": args.decimal}
 
 
 def _read_csv(args, path: str):
@@ -175,7 +189,7 @@ def _load(args, session: Session) -> Inputs:
     check_id(ids, source.columns, names)
     extra = [c for c in test.columns if c not in source.columns]
     if extra:
-        raise InputError(f"{args.test}: column {extra[0]!r} is not a column of {args.train}")
+        raise not_a_column(args.test, extra[0], args.train, args.id, f"--id {extra[0]}")
     from ..stats.cluster import connect, read_on_cluster, scheduler_address
 
     train, address = source, scheduler_address(args.scheduler)
@@ -198,7 +212,8 @@ def count(args, session: Session) -> Counted:
     alpha = _alpha(args.alpha)
     inputs = _load(args, session)
     flags = ("method", "n_samples", "confidence", "seed", "width", "time_limit")
-    counts = _ask(nbcert.count_worlds, args, inputs, *flags, alpha=alpha, progress=session.progress)
+    progress = session.hook("counting")
+    counts = _ask(nbcert.count_worlds, args, inputs, *flags, alpha=alpha, progress=progress)
     return Counted(list(inputs.test.index), counts, args.confidence, inputs.ids, args.width)
 
 
@@ -225,7 +240,8 @@ def poison(args, session: Session) -> Poisoned | PoisonedTogether:
     inputs = _load(args, session)
     index = list(inputs.test.index)
     if args.together:
-        res = _ask(nbcert.poison_many, args, inputs, "time_limit", method=args.method or "auto")
+        with session.ticking("searching cells for every row at once"):
+            res = _ask(nbcert.poison_many, args, inputs, "time_limit", method=args.method or "auto")
         return PoisonedTogether(index, res, inputs.ids)
     res = _ask(nbcert.poison, args, inputs, "seed", method=args.method or "op", alpha=alpha)
     return Poisoned(index, res, inputs.ids)
@@ -256,7 +272,7 @@ def clean(args, session: Session) -> Advice | Cleaned:
     inputs.truth = _read_csv(args, args.truth)
     inputs.names["truth"] = args.truth
     flags = ("prior", "method", "node_limit", "time_limit", "batch")
-    report = _ask(nbcert.clean_offline, args, inputs, *flags, alpha=alpha)
+    report = _ask(nbcert.clean_offline, args, inputs, *flags, alpha=alpha, progress=session.hook())
     return Cleaned(list(inputs.test.index), report, inputs.ids)
 
 

@@ -122,11 +122,12 @@ def _epilog(*commands: str) -> str:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with a usage error in one line and a pointer to the command's --help (the
-    full usage is what --help prints)."""
+    """argparse with a usage error in one line, ``nbcert: error: ...`` as every other error
+    of the command line, and a pointer to the command's --help (the full usage is what
+    --help prints)."""
 
     def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"nbcert: error: {message} (see {self.prog} --help)\n")
 
 
 def _version() -> str:
@@ -214,6 +215,13 @@ def _reading(g) -> None:
     """How the CSV files' text is read, and what a blank test cell means."""
     _ruled(g, "--sep", "C", "the character between fields (default ,; tab: --sep tab)")
     _ruled(g, "--encoding", "NAME", "the files' text encoding (default utf-8), e.g. latin-1")
+    _ruled(
+        g,
+        "--decimal",
+        "C",
+        "the decimal mark of numbers in the files (default .), e.g. --decimal , reads 0,93 as "
+        "the number 0.93 (text such as 'Smith, J' stays as written)",
+    )
     _choice(
         g,
         "--test-missing",

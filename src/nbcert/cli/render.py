@@ -12,33 +12,11 @@ a proof says "impossible".  Every per-test-row output leads with ``test_index`` 
 from __future__ import annotations
 
 import json
-import math
-import time
 
 from ..reading.binning import is_interval_name
 from .commands import Advice, Certified, Cleaned, Counted, Poisoned, PoisonedTogether
 from .counts import count_json, count_text, percent, scientific  # noqa: F401 (re-exported)
 from .tables import ALL_TIE, cells_json, cells_text, dash, keyed, keys_json, plain, table
-
-
-class Progress:
-    """A progress line for a terminal's stderr, redrawn in place (at most every 0.2 s)
-    and erased when the work is done."""
-
-    def __init__(self, stream):
-        self.stream, self.last = stream, -math.inf
-
-    def __call__(self, done: int, total: int, method: str) -> None:
-        now = time.monotonic()
-        if done < total and now - self.last < 0.2:
-            return
-        self.last = now
-        line = (
-            "" if done >= total else f"nbcert: counting test row {done + 1} of {total} ({method})"
-        )
-        self.stream.write("\r\033[K" + line)
-        self.stream.flush()
-
 
 # ---------------------------------------------------------------------------------------
 # shared pieces
@@ -82,7 +60,52 @@ def _certified(res: Certified):
         )
 
 
+def _sampled(res: Certified):
+    """(robust, label or None, sampled labels, sampled tie, worlds) per test row (AD)."""
+    t = res.table
+    for robust, lab, seen, tie, worlds in zip(
+        t["robust"], t["label"], t["sampled_labels"], t["sampled_tie"], t["worlds_sampled"]
+    ):
+        robust = bool(robust)
+        yield (
+            robust,
+            None if not robust else str(lab),
+            [str(x) for x in seen],
+            bool(tie),
+            int(worlds),
+        )
+
+
+def _is_ad(res: Certified) -> bool:
+    return "sampled_labels" in res.table.columns
+
+
+def _ad_json(res: Certified) -> dict:
+    keys = ("robust", "label", "sampled_labels", "sampled_tie", "worlds_sampled")
+    return {
+        "results": [
+            {**keys_json(res, p, i), "method": "ad", **dict(zip(keys, row))}
+            for p, (i, row) in enumerate(zip(res.index, _sampled(res)))
+        ]
+    }
+
+
+def _ad_text(res: Certified) -> str:
+    rows = [
+        ["yes" if robust else "no", dash(lab), ", ".join(seen) or ALL_TIE, _TIE[tie], str(worlds)]
+        for robust, lab, seen, tie, worlds in _sampled(res)
+    ]
+    header = ["robust", "label", "sampled_labels", "sampled_tie", "worlds"]
+    return keyed(res, header, rows, right={4}) + (
+        "\n(--method ad: robust and label as the sampled worlds saw them, not a proof; "
+        "sampled_labels: the labels those worlds predicted. Without --method ad the possible "
+        "labels are exact)"
+    )
+
+
 def _certify_json(res: Certified) -> dict:
+    if _is_ad(res):
+        return _ad_json(res)
     return {
         "results": [
             {
@@ -98,6 +121,8 @@ def _certify_json(res: Certified) -> dict:
 
 
 def _certify_text(res: Certified) -> str:
+    if _is_ad(res):
+        return _ad_text(res)
     rows = [
         ["yes" if robust else "no", dash(lab), ", ".join(possible) or ALL_TIE, _TIE[tie]]
         for robust, lab, possible, tie in _certified(res)
@@ -148,6 +173,7 @@ def _together_json(res: PoisonedTogether) -> dict:
                 "method": p.method,
                 "optimal": bool(p.optimal),
                 "lower_bound": p.lower_bound,
+                "time_limited": bool(p.time_limited),
             }
         ]
     }
@@ -258,6 +284,8 @@ def _cleaned_json(res: Cleaned) -> dict:
         "method": tg.method,
         "optimal": bool(tg.optimal),
         "lower_bound": tg.lower_bound,
+        "time_limited": bool(tg.time_limited),
+        "node_limited": bool(tg.node_limited),
     }
     path = {
         "num_cells": len(rep.path),

@@ -27,6 +27,26 @@ from ..errors import InputError
 NOT_UTF8 = "not a UTF-8 text file (name its encoding: --encoding latin-1; encoding= in Python)"
 
 BLOCK_BYTES = 8 << 20  # bytes per parallel parse block (pyarrow's unit of work)
+MAX_LINE_BYTES = 64 << 20
+"""The longest line nbcert reads (the header or a record; a quoted field's newlines are
+inside its record): a longer one is refused as not a table, so a file of one endless line
+(``/dev/zero`` through a pipe, a binary file) cannot take the machine.  Reading holds at most
+one line of this size besides its piece."""
+
+
+class LineTooLong(Exception):
+    """A record longer than MAX_LINE_BYTES begins ``offset`` bytes into the stream."""
+
+    def __init__(self, offset: int):
+        super().__init__(offset)
+        self.offset = offset
+
+
+def too_long(what: str) -> str:
+    """The message for a line longer than MAX_LINE_BYTES (``what``: which line)."""
+    n = MAX_LINE_BYTES
+    size = f"{n >> 20} MiB" if n % (1 << 20) == 0 else f"{n:,} bytes"
+    return f"{what} is longer than {size}, the longest line nbcert reads: not a CSV table"
 
 
 def pyarrow_csv():
@@ -72,9 +92,27 @@ def _record_end(b: np.ndarray, stop: int) -> int:
     return int(outside[-1]) + 1 if outside.size else 0
 
 
-def first_record_end(buf: bytes) -> int:
-    """The position after the first record's newline outside quotes (0: none in buf)."""
-    pos, quotes = -1, 0
+def _first_end(b: np.ndarray, lo: int, stop: int) -> int:
+    """The position after the first newline outside quotes at or after ``lo`` in
+    ``b[:stop]`` (``b`` starts at a record's start), or ``stop + 1`` when there is none."""
+    if not _has_quote(b[:stop]):
+        width = 1 << 16
+        while lo < stop:
+            hit = np.flatnonzero(b[lo : min(lo + width, stop)] == 10)
+            if hit.size:
+                return lo + int(hit[0]) + 1
+            lo, width = lo + width, 2 * width
+        return stop + 1
+    quotes = np.flatnonzero(b[:stop] == 34)
+    nl = lo + np.flatnonzero(b[lo:stop] == 10)
+    outside = nl[np.searchsorted(quotes, nl) % 2 == 0]
+    return int(outside[0]) + 1 if outside.size else stop + 1
+
+
+def first_record_end(buf, start: int = 0) -> int:
+    """The position after the first newline outside quotes at or after ``start`` in
+    ``buf`` (bytes or a bytearray, searched in place), or 0 when it has none."""
+    pos, quotes = start - 1, 0
     while True:
         nxt = buf.find(b"\n", pos + 1)
         if nxt < 0:
@@ -111,10 +149,13 @@ def _read_into(f, out: np.ndarray) -> int:
 def byte_pieces(f, size: int) -> Iterator:
     """Consecutive pieces of the stream ``f``, each ending with a whole record: Arrow
     buffers read straight from the stream (no Python object behind them, no copy on the way
-    to the parser but the few bytes of a record cut at a piece's end)."""
+    to the parser but the few bytes of a record cut at a piece's end).  A record longer
+    than MAX_LINE_BYTES raises LineTooLong (its offset in the stream)."""
     pa, _ = pyarrow_csv()
-    carry = b""
+    carry, offset = b"", 0
     while True:
+        if len(carry) > MAX_LINE_BYTES:
+            raise LineTooLong(offset)
         buf = pa.allocate_buffer(len(carry) + size)
         b = np.frombuffer(buf, np.uint8)
         b[: len(carry)] = np.frombuffer(carry, np.uint8)
@@ -123,10 +164,12 @@ def byte_pieces(f, size: int) -> Iterator:
             if carry:
                 yield buf.slice(0, end)
             return
+        if carry and end > MAX_LINE_BYTES and _first_end(b, len(carry), end) > MAX_LINE_BYTES:
+            raise LineTooLong(offset)  # the record carried over ends beyond the limit
         cut = _record_end(b, end)
         if cut:
             yield buf.slice(0, cut)
-        carry = b[cut:end].tobytes()
+        carry, offset = b[cut:end].tobytes(), offset + cut
 
 
 def _line_of_record(piece: bytes, number: int) -> int:
@@ -158,19 +201,64 @@ class Reopened:
 
 
 class OnePass:
-    """A pipe read once: the bytes are kept so that later passes can re-read them."""
+    """A pipe read once: the bytes are kept as they are read, so that later passes can
+    re-read them.  A pass reads the pipe only as far as it needs (the header's pass stops
+    at the header), so a pipe that is not a table is refused before it fills memory."""
 
     def __init__(self, f):
         self._f = f
-        self._data = None
+        self._kept: list = []  # the bytes read so far, in order
+        self._ended = False
 
     def reader(self):
-        import io
+        return _Replay(self)
 
-        if self._data is None:
-            with self._f:
-                self._data = self._f.read()
-        return io.BytesIO(self._data)
+    def _more(self, size: int) -> bytes:
+        """The pipe's next bytes (at most ``size``), kept; b"" at its end."""
+        if self._ended:
+            return b""
+        data = self._f.read(size)
+        if data:
+            self._kept.append(bytes(data))
+        else:
+            self._ended = True
+            self._f.close()
+        return data
+
+
+class _Replay:
+    """One pass over a OnePass pipe: its kept bytes, then the pipe's next ones."""
+
+    def __init__(self, pipe: OnePass):
+        self._pipe, self._chunk, self._at = pipe, 0, 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
+    def read(self, size: int | None = None) -> bytes:
+        want = (1 << 62) if size is None or size < 0 else size
+        parts, got = [], 0
+        while got < want:
+            kept = self._pipe._kept
+            step = min(max(want - got, 1 << 16), 64 << 20)  # a read never asks a pipe for more
+            if self._chunk == len(kept) and not self._pipe._more(step):
+                break
+            chunk = kept[self._chunk]
+            part = chunk[self._at : self._at + want - got]
+            parts.append(part)
+            got += len(part)
+            self._at += len(part)
+            if self._at == len(chunk):
+                self._chunk, self._at = self._chunk + 1, 0
+        return b"".join(parts)
+
+    def readinto(self, buffer) -> int:
+        data = self.read(len(buffer))
+        memoryview(buffer).cast("B")[: len(data)] = data
+        return len(data)
 
 
 # ---------------------------------------------------------------------------------------
@@ -265,7 +353,8 @@ class CsvReading:
         rows, offset = 0, header_bytes
         with self._raw() as f:
             f.read(header_bytes)
-            for piece in byte_pieces(f, piece_bytes):
+            pieces = byte_pieces(f, piece_bytes)
+            while (piece := self._next_piece(pieces, rows, offset)) is not None:
                 if _TEXT.search(piece):  # stops at the first non-space byte: no copy of the piece
                     try:
                         table = self._parse(piece, dictionary)
@@ -279,12 +368,22 @@ class CsvReading:
         if rows == 0:
             raise self._fail("the table has no data rows")
 
+    def _next_piece(self, pieces: Iterator, rows: int, offset: int):
+        """The next of ``pieces`` (None after the last); a record longer than
+        MAX_LINE_BYTES, after ``rows`` data rows ending at byte ``offset``, is an InputError
+        naming its data row and line."""
+        try:
+            return next(pieces, None)
+        except LineTooLong:
+            line = self._lines_before(offset) + 1
+            raise self._fail(too_long(f"data row {rows} (line {line})")) from None
+
     def _lines_before(self, offset: int) -> int:
         """Newlines in the file before byte ``offset`` (counted only when an error needs a
         line number, by reading the file again up to there)."""
         lines, left = 0, offset
         with self._raw() as f:
-            while left > 0 and (block := f.read(min(left, 64 << 20))):
+            while left > 0 and (block := f.read(min(left, 8 << 20))):
                 lines += block.count(b"\n")
                 left -= len(block)
         return lines

@@ -237,18 +237,49 @@ def as_missing(df: pd.DataFrame, missing: Iterable | None) -> pd.DataFrame:
 CHUNK_ROWS = 1 << 16
 
 
-def from_codes(X: np.ndarray, y: np.ndarray, delta: Sequence[int]) -> EncodedTable:
+def from_codes(X, y, domain_sizes: Sequence[int]) -> EncodedTable:
     """Build an EncodedTable from local integer codes (-1 = missing) and label codes.
 
     The entry point for callers who already hold integer-coded data: values of feature j
-    must lie in ``0 .. delta[j] - 1`` and labels in ``0 .. m - 1``.  Works in row chunks,
-    so no full-size wide temporary is made.
+    must lie in ``0 .. domain_sizes[j] - 1``, each of them occurring, and labels in
+    ``0 .. m - 1``.  Every function of the API takes the table as its training table (its
+    features are named 0 .. d-1 and its values are the codes, so test rows are a DataFrame
+    of codes; the label argument is not used).  Works in row chunks, so no full-size wide
+    temporary is made.
+
+    Parameters
+    ----------
+    X : array-like of int, shape (n, d)
+        Feature codes, -1 for a missing cell.
+    y : array-like of int, shape (n,)
+        Label codes 0 .. m-1 (text labels: code them first, e.g. ``pandas.factorize``, or
+        use ``nbcert.CertifiedNB``, which takes any labels).
+    domain_sizes : sequence of int, shape (d,)
+        Values per feature.
+
+    Returns
+    -------
+    EncodedTable
+
+    Examples
+    --------
+    >>> enc = from_codes([[0, 1], [1, -1], [1, 0]], [0, 1, 1], [2, 2])
+    >>> enc.n, enc.d, enc.m
+    (3, 2, 2)
     """
     X = np.asarray(X)
     y = np.asarray(y)
-    delta = np.asarray(delta, dtype=np.intp)
+    delta = np.asarray(domain_sizes, dtype=np.intp)
     if X.ndim != 2 or y.shape != (X.shape[0],) or delta.shape != (X.shape[1],):
-        raise InputError("from_codes: X must be (n, d), y (n,) and delta (d,)")
+        raise InputError("from_codes: X must be (n, d), y (n,) and domain_sizes (d,)")
+    if y.dtype.kind not in "iu" or (y.size and y.min() < 0):
+        raise InputError(
+            f"from_codes: y must hold label codes 0 .. m-1 (integers), got {y.dtype} values; "
+            "code text labels first (pandas.factorize), or fit nbcert.CertifiedNB, which "
+            "takes any labels"
+        )
+    if X.size and X.dtype.kind not in "iu":
+        raise InputError(f"from_codes: X must hold integer codes (-1: missing), got {X.dtype}")
     if X.size and (X.min() < -1 or (X.max(axis=0) >= delta).any()):
         raise InputError("from_codes: a code lies outside its feature's domain")
     n, d = X.shape

@@ -15,6 +15,9 @@
   ``x1`` against ``X1``).
 * Features holding a common missing token (``?``, ``NA``, ...) that ``missing`` does not
   list: it is a category as written.  One warning names every such column and token.
+* Features whose values read as numbers once their commas are points (``0,92815``: a
+  decimal comma), read without ``decimal=","``: text, so never binned.  One warning names
+  every such column with one of its values, and the option.
 
 Each is a ``DataWarning`` (a UserWarning) whose message uses the API's keywords; ``cli``
 holds the command line's wording, which the command prints as one line on stderr.
@@ -27,6 +30,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from .decimals import COMMA, looks_decimal
 from .encoding import UNSEEN
 
 MANY = 20  # distinct numeric values above which a column that is not binned looks numeric
@@ -189,6 +193,27 @@ def _tokens(dom, missing, skip: Iterable[str] = ()) -> DataWarning | None:
     return DataWarning(what + them + api, what + them + cli)
 
 
+def _decimal_commas(dom, skip: Iterable[str]) -> DataWarning | None:
+    """The columns whose values read as numbers once their commas are points."""
+    found = {}
+    for f, values in zip(dom.features, dom.categories):
+        example = None if f in skip else looks_decimal(values, COMMA, STRAY)
+        if example is not None:
+            found[f] = example
+    if not found:
+        return None
+    plural = len(found) != 1
+    named = _all([f"{f!r} ({v!r})" for f, v in found.items()])
+    what = (
+        f"column{'s' * plural} {named} look{'s' * (not plural)} like numbers with decimal "
+        "commas: read as text, each value is its own category and not binned; "
+    )
+    return DataWarning(
+        what + "pass decimal=',' to read them as numbers",
+        what + "give --decimal ',' to read them as numbers",
+    )
+
+
 def data_warnings(
     dom,
     T: np.ndarray,
@@ -196,10 +221,15 @@ def data_warnings(
     binned: bool,
     categorical: Iterable[str] = (),
     missing: Iterable | None = None,
+    decimal: str | None = None,
 ) -> list:
-    """The DataWarnings for a training table's domains ``dom`` and test codes ``T``."""
+    """The DataWarnings for a training table's domains ``dom`` and test codes ``T``
+    (``decimal``: the decimal mark the tables were read with; None: a point)."""
     found = []
     skip = set(categorical or ())
+    commas = _decimal_commas(dom, skip) if decimal in (None, ".") else None
+    if commas is not None:
+        found.append(commas)
     numeric = [] if binned else _numeric_like(dom, skip)
     if numeric:
         what = (

@@ -17,7 +17,11 @@ job, then each target of issue 13 as met or MISSED:
 
 The machine, the commit and the library versions are printed with the figures.  A run takes
 as long as the pipeline does (about 20 minutes for both targets); ``--targets paper``
-measures the paper's part alone.
+measures the paper's part alone.  ``--repeat N`` runs each target N times (each from its
+own fresh clone) and ends with one line per target: the jobs' CPU seconds, the whole
+command's wall time and Snakemake's own share as the median and the range of the runs,
+with the machine: the figures the README gives, since CPU time tells a slow machine (its
+wall time grows, its CPU per job grows alike) from a broken run (jobs missing or failing).
 
 ``--readme`` runs the README's first command exactly as written (virtual environment,
 install with the constraints, ``snakemake --cores 1``; for the ``paper`` target with
@@ -299,12 +303,40 @@ def render(run: Run) -> str:
     return "\n".join(lines)
 
 
+def summary(runs: list, machine: str) -> list:
+    """One line per target of several runs: the jobs' CPU, the wall time and Snakemake's
+    share, each as the median and the range (min-max) over the runs."""
+
+    def spread(values, fmt) -> str:
+        values = sorted(values)
+        mid = float(pd.Series(values).median())
+        if len(values) == 1:
+            return fmt(mid)
+        return f"{fmt(mid)} (range {fmt(values[0])}-{fmt(values[-1])})"
+
+    lines = []
+    for target in dict.fromkeys(r.target for r in runs):
+        mine = [r for r in runs if r.target == target]
+        jobs = [float(r.stages.cpu_seconds.sum()) if len(r.stages) else 0.0 for r in mine]
+        lines.append(
+            f"target {target}, {len(mine)} run{'s' * (len(mine) != 1)} on {machine}: "
+            f"jobs' CPU {spread(jobs, lambda v: f'{v:.0f} s')}, "
+            f"wall {spread([r.wall / 60 for r in mine], lambda v: f'{v:.1f} min')}"
+            + (" (set-up included)" if mine[0].readme else "")
+            + f", Snakemake's own {spread([100 * r.share for r in mine], lambda v: f'{v:.1f} %')}"
+            + ("" if all(r.returncode == 0 for r in mine) else " (a run FAILED)")
+        )
+    return lines
+
+
 def main(argv=None) -> int:
     ap = _parser()
     args = ap.parse_args(argv)
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
     if any(t not in LIMITS for t in targets):
         ap.error(f"--targets: each of {', '.join(LIMITS)}")
+    if args.repeat < 1:
+        ap.error("--repeat: at least 1")
     scratch = Path(tempfile.mkdtemp(prefix="nbcert-bench-pipeline-", dir=args.scratch))
     print(
         f"machine: {this_machine()}\ncommit {commit(args.repo)} (cloned: uncommitted changes are not measured)\n"
@@ -314,18 +346,22 @@ def main(argv=None) -> int:
     )
     runs = []
     try:
-        for target in targets:
-            runs.append(
-                run_target(
-                    args.repo,
-                    scratch,
-                    target,
-                    args.mirror,
-                    configfile=args.configfile,
-                    readme=args.readme,
+        for k in range(args.repeat):
+            for target in targets:
+                where = scratch / f"run{k}" if args.repeat > 1 else scratch
+                where.mkdir(exist_ok=True)
+                runs.append(
+                    run_target(
+                        args.repo,
+                        where,
+                        target,
+                        args.mirror,
+                        configfile=args.configfile,
+                        readme=args.readme,
+                    )
                 )
-            )
-            print(render(runs[-1]) + "\n", flush=True)
+                print(render(runs[-1]) + "\n", flush=True)
+        print("\n".join(summary(runs, this_machine())), flush=True)
     finally:
         if not args.keep:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -369,6 +405,13 @@ def _parser() -> argparse.ArgumentParser:
         "end for the paper target) in a fresh clone beside a link to the repository's ../shared",
     )
     ap.add_argument("--json", type=Path, default=None, help="also write the figures as JSON here")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run each target N times, each in a fresh clone, and give the median and range",
+    )
     return ap
 
 
@@ -376,6 +419,8 @@ def _figures(run: Run) -> dict:
     """One run's figures, as the ``--json`` file gives them."""
     return {
         "target": run.target,
+        "machine": this_machine(),
+        "cpu_jobs": float(run.stages.cpu_seconds.sum()) if len(run.stages) else 0.0,
         "wall": run.wall,
         "cpu_total": run.cpu_total,
         "cpu_snakemake": run.cpu_snakemake,

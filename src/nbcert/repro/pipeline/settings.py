@@ -60,6 +60,23 @@ class DatasetSettings(_FromJson):
     drop: tuple = ()
     n_bins: int = 5
     strategy: str = "uniform"
+    sep: str | None = None  # the raw CSV's field separator (None: a comma; "tab" for a tab)
+    encoding: str | None = None  # its text encoding (None: UTF-8)
+    decimal: str | None = None  # the decimal mark of its numbers (None: a point; "," for 0,93)
+
+    def reading(self) -> dict:
+        """How the raw file is read (``nbcert.read_csv``'s sep, encoding and decimal), each
+        checked by its rule; a bad value is a ConfigError naming the key."""
+        from ...errors import ParameterError
+        from ...params import rule
+
+        checked = {}
+        for key in ("sep", "encoding", "decimal"):
+            try:
+                checked[key] = rule(key).check(getattr(self, key), key)
+            except ParameterError as e:
+                raise ConfigError(f"datasets.{self.name}.{key}: {e}") from None
+        return checked
 
     def source(self) -> dict:
         """What identifies the raw file: only these re-trigger a fetch."""
@@ -246,6 +263,7 @@ def _check_combinations(s: Settings) -> None:
     for ds in s.datasets.values():
         if ds.label in ds.drop:
             raise ConfigError(f"datasets.{ds.name}.drop: lists the label column {ds.label!r}")
+        ds.reading()
     if s.k_for_rates not in s.k_values:
         raise ConfigError(f"k_for_rates: {s.k_for_rates} is not one of k_values {list(s.k_values)}")
     if s.rate_for_k not in s.missing_rates:

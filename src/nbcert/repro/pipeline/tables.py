@@ -157,14 +157,21 @@ def write_table(df: pd.DataFrame, path, name: str) -> None:
 
 
 def read_data(
-    path, label: str, *, columns=None, rows: int | None = None, complete: bool = False
+    path,
+    label: str,
+    *,
+    columns=None,
+    rows: int | None = None,
+    complete: bool = False,
+    **text,
 ) -> pd.DataFrame:
     """A data table (values as written, empty = missing) with its shape checked: the
     label column present and filled, the given ``columns`` in order, ``rows`` rows, and
-    with ``complete`` no missing cell at all."""
+    with ``complete`` no missing cell at all.  ``text``: how a raw file is read (checked
+    ``sep``, ``encoding`` and ``decimal``, as ``DatasetSettings.reading`` gives them)."""
     where = str(path)
     try:
-        df = read_csv(path, name=where)
+        df = read_csv(path, name=where, **text)
     except InputError as e:
         raise TableError(str(e)) from None
     if label not in df.columns:

@@ -87,4 +87,10 @@ def section(times: pd.DataFrame, machine: str) -> list:
         f"| **all** | {int(times.jobs.sum())} | {times.seconds.sum():.1f} | {times.cpu_seconds.sum():.1f} "
         f"| {times.max_rss_mb.max():.0f} |"
     )
-    return lines + [""]
+    return lines + [
+        "",
+        f"Compare the jobs' CPU ({times.cpu_seconds.sum():.0f} s here) with the README's "
+        '"Today\'s figures": a slower machine takes more wall time and somewhat more CPU for '
+        "every stage alike; a broken run lacks stages or jobs, or one stage's CPU stands out.",
+        "",
+    ]
