@@ -14,7 +14,7 @@ import pytest
 from brute import brute_robust
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import complete_instances, instances
+from strategies import complete_instances, instances, small_rival_instances
 from test_cli import ERROR_CASES, TEST, TRAIN, assert_error, files, run, run_json, write
 
 import nbcert
@@ -100,17 +100,21 @@ def test_streamed_csv_and_parquet_equal_in_memory(tmp_path_factory, inst, data):
 
 
 @SETTINGS
-@given(inst=complete_instances(min_labels=2), data=st.data())
-def test_streamed_op_names_the_same_cells(tmp_path_factory, inst, data):
+@given(
+    inst=st.one_of(complete_instances(min_labels=2), small_rival_instances()),
+    alpha=st.sampled_from([0, 0, 1]),
+    data=st.data(),
+)
+def test_streamed_op_names_the_same_cells(tmp_path_factory, inst, alpha, data):
     """OP on a streamed file (statistics, then a second pass for the cells) returns the
-    cells the in-memory OP returns."""
+    cells the in-memory OP returns, at alpha > 0 too (steps that name a value)."""
     tmp = tmp_path_factory.mktemp("op")
     test = as_text(inst.test[inst.features])
     path = write_csv(inst.train, tmp / "t.csv")
     batch = data.draw(st.sampled_from([None, 1, 2, 3]), label="batch rows")
     with pieces(data.draw(st.sampled_from([1, 10, 1 << 26]), label="piece bytes")):
-        streamed = nbcert.poison(path, test, inst.label, stream=True, batch_rows=batch)
-    in_memory = nbcert.poison(as_text(inst.train), test, inst.label)
+        streamed = nbcert.poison(path, test, inst.label, stream=True, batch_rows=batch, alpha=alpha)
+    in_memory = nbcert.poison(as_text(inst.train), test, inst.label, alpha=alpha)
     assert [(p.possible, p.cells) for p in streamed] == [(p.possible, p.cells) for p in in_memory]
 
 
