@@ -337,6 +337,8 @@ def main(argv=None) -> int:
         ap.error(f"--targets: each of {', '.join(LIMITS)}")
     if args.repeat < 1:
         ap.error("--repeat: at least 1")
+    if args.scratch:
+        Path(args.scratch).mkdir(parents=True, exist_ok=True)  # a folder named, made if new
     scratch = Path(tempfile.mkdtemp(prefix="nbcert-bench-pipeline-", dir=args.scratch))
     print(
         f"machine: {this_machine()}\ncommit {commit(args.repo)} (cloned: uncommitted changes are not measured)\n"
