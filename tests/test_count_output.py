@@ -6,6 +6,7 @@ a clock: timings are in ``python -m nbcert.bench``)."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 import warnings
@@ -14,10 +15,13 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import nbcert
+from nbcert.cli import counts as cli_counts
 from nbcert.cli import main
-from nbcert.count import AUTO_STATES, MAX_TOTAL_DIGITS, exact, point_stats, states
+from nbcert.count import AUTO_STATES, MAX_TOTAL_DIGITS, Worlds, exact, point_stats, states
 from nbcert.reading.hints import DataWarning
 from nbcert.stats import as_stats
 
@@ -118,6 +122,33 @@ def test_total_text_is_the_total(method):
     test = train.drop(columns="y").iloc[:2].fillna("p")
     for wc in nbcert.count_worlds(train, test, "y", method=method, n_samples=50, seed=0):
         assert int(wc.total_text) == wc.total > 3**10
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 40), st.integers(0, 300)), max_size=8))
+def test_worlds_writes_the_exact_product(powers):
+    """The digits of prod delta^M, equal domain sizes merged and products balanced, are the
+    integer's own; one-value domains and features without blanks give a factor 1."""
+    delta, missing = [d for d, _ in powers], [m for _, m in powers]
+    w = Worlds.of_counts(delta, missing)
+    expected = math.prod(d**m for d, m in powers)
+    assert w.text == str(expected) and int(w) == expected
+    assert len(w.text) <= w.digits and abs(w.log10 - math.log10(expected)) < 1e-9 * (1 + w.log10)
+
+
+def test_a_count_writes_the_total_only_when_it_is_read(tmp_path, capsys, monkeypatch):
+    """A table of 10^100004 worlds: counting leaves the digits unwritten (the text table
+    shows three of them), JSON writes them in full, and the text table rounds a total
+    past TEXT_DIGITS from its log10, marked ~."""
+    train, test = _huge_total_table()
+    [wc] = nbcert.count_worlds(train, test, "y", method="montecarlo", n_samples=50, seed=0)
+    assert "text" not in vars(wc.worlds), "the digits are written only when read"
+    assert wc.total_text == "1" + "0" * 100_004 and "text" in vars(wc.worlds)
+    args = _write(tmp_path, train, test, "y")
+    monkeypatch.setattr(cli_counts, "TEXT_DIGITS", 1000)
+    rc, out, err = _run(capsys, "count", *args, "--method", "montecarlo", "--samples", "50")
+    assert rc == 0, err
+    assert out.splitlines()[1].split()[-2:] == ["~1.00e+100004", "montecarlo"]
 
 
 def _issue_shape(seed=0, rows=2000, d=12, test_rows=25):

@@ -97,6 +97,7 @@ def count_json(res: Counted) -> dict:
 
 
 SCIENTIFIC_FROM = 10**6  # counts from here on are shown as 1.23e+45
+TEXT_DIGITS = 10**6  # a total of more digits is shown from its log10 (~1.23e+4567890)
 
 
 def scientific(n: int | str) -> str:
@@ -226,11 +227,14 @@ def _whole_worlds(wc) -> int:
 
 
 def _total_text(wc) -> str:
-    """The number of worlds; from its log10 where neither its digits nor the int are known."""
-    if getattr(wc, "total_text", None) is not None:
-        return scientific(wc.total_text)
+    """The number of worlds, exact where its digits are cheap to write (at most
+    TEXT_DIGITS); else from its log10, marked ``~`` (three digits of a number with
+    millions: writing them all takes seconds, and the table shows three)."""
     if wc.total is not None:
         return scientific(wc.total)
+    worlds = getattr(wc, "worlds", None)
+    if worlds is not None and worlds.digits <= TEXT_DIGITS:
+        return scientific(worlds.text)
     e = math.floor(wc.log10_total)
     return f"~{10 ** (wc.log10_total - e):.2f}e+{e}"
 

@@ -32,14 +32,14 @@ point's counts and these options.
 
 ``total`` is the number of worlds as an int (None past MAX_TOTAL_DIGITS digits: Python
 turns such an int into text in quadratic time); ``total_text`` is always its exact
-decimal string, computed in decimal arithmetic (libmpdec: milliseconds for a million
-digits).
+decimal string, computed in decimal arithmetic when first read (``total.Worlds``:
+milliseconds for a million digits, seconds for tens of millions, and nothing for a count
+whose output does not show it in full).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import decimal
 import math
 import warnings
 from dataclasses import dataclass
@@ -58,6 +58,7 @@ from .montecarlo import count_montecarlo, wilson
 from .points import Point, TooLarge, point_stats
 from .refine import TIME_LIMIT, prove, proven_counts, share_down, share_up
 from .states import choose_method
+from .total import Worlds
 
 METHODS = (
     "auto",
@@ -80,8 +81,8 @@ class WorldCounts:
     ``proven_shares`` / ``proven_tie_shares`` (floats rounded outward) and ``eps``, the
     finest grid width it built.  ``total`` is the exact number of worlds, except that it is
     None when that number has more than MAX_TOTAL_DIGITS digits (a 10^6-row table can have
-    10^(10^7) worlds); ``total_text``, its exact decimal string, and ``log10_total`` are
-    always given by ``count_encoded``.
+    10^(10^7) worlds); ``total_text``, its exact decimal string (written from ``worlds``
+    when first read), and ``log10_total`` are always given by ``count_encoded``.
     """
 
     method: str
@@ -94,12 +95,18 @@ class WorldCounts:
     intervals: dict | None = None
     tie_interval: tuple | None = None
     samples: int | None = None
-    total_text: str | None = None
+    worlds: Worlds | None = None
     proven: dict | None = None
     proven_ties: tuple | None = None
     proven_shares: dict | None = None
     proven_tie_shares: tuple | None = None
     eps: float | None = None
+
+    @property
+    def total_text(self) -> str | None:
+        """The exact number of worlds as a decimal string (``worlds.text``: written the
+        first time it is read, once for all rows of a count), None where not known."""
+        return None if self.worlds is None else self.worlds.text
 
 
 MAX_TOTAL_DIGITS = 100_000
@@ -132,8 +139,9 @@ def total_worlds(source: Stats | EncodedTable, log10: bool = False):
 def total_text(source: Stats | EncodedTable) -> str:
     """The number of possible worlds as an exact decimal string, at any size.
 
-    Computed in decimal arithmetic, whose numbers are decimal digits already (turning a
-    Python int of a million digits into text takes minutes; this takes milliseconds).
+    Computed in decimal arithmetic (:class:`nbcert.count.total.Worlds`), whose numbers are
+    decimal digits already: turning a Python int of a million digits into text takes
+    minutes; this takes milliseconds, and seconds for tens of millions of digits.
 
     Parameters
     ----------
@@ -144,19 +152,13 @@ def total_text(source: Stats | EncodedTable) -> str:
     -------
     str
     """
+    return worlds_of(source).text
+
+
+def worlds_of(source: Stats | EncodedTable) -> Worlds:
+    """The number of possible worlds, its digits written only when read (``Worlds``)."""
     stats = as_stats(source)
-    pairs = [(int(dj), int(mj)) for dj, mj in zip(stats.delta, stats.missing_per_feature) if mj]
-    digits = sum(mj * math.log10(dj) for dj, mj in pairs if dj > 1)
-    ctx = decimal.Context(
-        prec=int(digits) + 30,
-        Emax=decimal.MAX_EMAX,
-        Emin=decimal.MIN_EMIN,
-        traps=[decimal.Inexact, decimal.Overflow, decimal.InvalidOperation],
-    )
-    n = decimal.Decimal(1)
-    for dj, mj in pairs:
-        n = ctx.multiply(n, ctx.power(decimal.Decimal(dj), mj))
-    return format(n, "f")
+    return Worlds.of_counts(stats.delta, stats.missing_per_feature)
 
 
 def _exact_counts(
@@ -319,7 +321,7 @@ def count_encoded(
         float(time_limit),
     )
     done, estimated = 0, 0
-    whole = {"log10_total": total_worlds(enc, log10=True), "total_text": total_text(enc)}
+    whole = {"log10_total": total_worlds(enc, log10=True), "worlds": worlds_of(enc)}
 
     def answer(sub, codes, rows, keep):  # a group of rows with the same blank test cells
         nonlocal done, estimated
@@ -356,7 +358,7 @@ def _count_points(enc, T, settings: _Settings, progress) -> tuple:
     """(WorldCounts per test point, how many ``auto`` estimated) on complete test codes."""
     log10_total = total_worlds(enc, log10=True)
     total = total_worlds(enc) if log10_total < MAX_TOTAL_DIGITS else None
-    text = total_text(enc)
+    worlds = worlds_of(enc)
     points, out, used, estimated = point_stats(enc, T), [], settings.method, 0
     possible = []  # the exact possible labels and ties of every point, once needed
     for i, pt in enumerate(points):
@@ -379,7 +381,7 @@ def _count_points(enc, T, settings: _Settings, progress) -> tuple:
         if wc is None:
             wc = _montecarlo_counts(pt, enc, settings, total, log10_total)
             estimated += settings.method == "auto"
-        out.append(dataclasses.replace(wc, total_text=text))
+        out.append(dataclasses.replace(wc, worlds=worlds))
     if progress is not None:
         progress(len(points), len(points), used)
     return out, estimated
@@ -427,6 +429,8 @@ __all__ = [
     "MAX_TOTAL_DIGITS",
     "AUTO_STATES",
     "total_text",
+    "worlds_of",
+    "Worlds",
     "count_encoded",
     "total_worlds",
     "point_stats",
