@@ -151,6 +151,19 @@ def test_a_count_writes_the_total_only_when_it_is_read(tmp_path, capsys, monkeyp
     assert out.splitlines()[1].split()[-2:] == ["~1.00e+100004", "montecarlo"]
 
 
+def test_the_rows_of_one_count_share_one_total():
+    """Rows with and without blank test cells are counted on different projections, but
+    their totals are the whole table's: one Worlds, whose digits are written once."""
+    train = pd.DataFrame(
+        {"f": ["x", None, "y", "x"], "g": ["p", "q", None, "q"], "y": ["a", "a", "b", "b"]},
+        dtype=object,
+    )
+    test = pd.DataFrame({"f": ["x", None, "y"], "g": ["p", "q", None]}, dtype=object)
+    res = nbcert.count_worlds(train, test, "y", method="exact")
+    assert len({id(wc.worlds) for wc in res}) == 1
+    assert all(wc.total_text == "4" == str(wc.total) for wc in res)
+
+
 def _issue_shape(seed=0, rows=2000, d=12, test_rows=25):
     """The issue's shape: 25 test rows and 1,975 training rows of a customer-like table, 12
     columns of 3-8 values, blanks concentrated in 5 of them (2-5 %), two labels."""

@@ -339,9 +339,10 @@ def count_encoded(
 def _whole(wc: WorldCounts, free: int, whole: dict) -> WorldCounts:
     """A projection's world counts (``nbcert.blanks``) as counts of the whole table: each
     count times the ``free`` fillings of the left-out columns' missing cells, the totals the
-    whole table's (estimated fractions and proven shares unchanged)."""
+    whole table's: one ``Worlds`` for every row, so its digits are written at most once
+    (estimated fractions and proven shares unchanged)."""
     if free == 1:
-        return wc
+        return dataclasses.replace(wc, worlds=whole["worlds"])
     scaled = dict(whole, total=None if wc.total is None else wc.total * free)
     if wc.counts is not None:
         scaled.update(counts={l: c * free for l, c in wc.counts.items()}, ties=wc.ties * free)
@@ -358,7 +359,6 @@ def _count_points(enc, T, settings: _Settings, progress) -> tuple:
     """(WorldCounts per test point, how many ``auto`` estimated) on complete test codes."""
     log10_total = total_worlds(enc, log10=True)
     total = total_worlds(enc) if log10_total < MAX_TOTAL_DIGITS else None
-    worlds = worlds_of(enc)
     points, out, used, estimated = point_stats(enc, T), [], settings.method, 0
     possible = []  # the exact possible labels and ties of every point, once needed
     for i, pt in enumerate(points):
@@ -381,7 +381,7 @@ def _count_points(enc, T, settings: _Settings, progress) -> tuple:
         if wc is None:
             wc = _montecarlo_counts(pt, enc, settings, total, log10_total)
             estimated += settings.method == "auto"
-        out.append(dataclasses.replace(wc, worlds=worlds))
+        out.append(wc)
     if progress is not None:
         progress(len(points), len(points), used)
     return out, estimated
