@@ -13,7 +13,6 @@ report: "workflow/report/workflow.rst"
 configfile: "config.yaml"
 
 
-include: "workflow/rules/runtime.smk"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/fetch.smk"
 include: "workflow/rules/discretize.smk"

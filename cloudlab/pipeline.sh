@@ -46,9 +46,8 @@ copy_out() {  # the archive to PROJECT/nbcert/, named by experiment and time; pr
 finish() {  # $1: snakemake's exit code
     local rc=$1
     status archiving
-    # results/, the rules' logs (the pipeline log among them), benchmarks, the start-up log
+    # results/, the rules' logs (the pipeline log and the jobs' benchmark files among them), the start-up log
     local parts=(results logs)
-    [[ -d benchmarks ]] && parts+=(benchmarks)
     cp -f "$STATE/startup.log" logs/startup-node0.log 2>/dev/null || true
     [[ -d .snakemake/log ]] && parts+=(.snakemake/log)
     [[ -d .snakemake/slurm_logs ]] && parts+=(.snakemake/slurm_logs)

@@ -17,6 +17,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# The workflow's scripts and their shared code (``common``, ``studies``), and the benchmarks,
+# are imported from the checkout, as the workflow and ``python -m benchmarks`` import them.
+# (PYTHONPATH: the same for the Python processes the tests start)
+_PATHS = [str(ROOT / "workflow" / "scripts"), str(ROOT)]
+sys.path[:0] = _PATHS
+os.environ["PYTHONPATH"] = os.pathsep.join(_PATHS + [os.environ.get("PYTHONPATH", "")]).rstrip(
+    os.pathsep
+)
 MIRROR = ROOT.parent / "shared" / "datasets"
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 TEST_CONFIG = ROOT / "config" / "test.yaml"

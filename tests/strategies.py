@@ -195,7 +195,7 @@ def random_encoded(seed, n=400, d=5, rate=0.3):
     """An encoded synthetic table (domains of 1-4 values, a share ``rate`` of cells
     missing, every value observed) and 12 test points, the first with an unseen value."""
     from nbcert.reading.encoding import from_codes
-    from nbcert.repro.studies.scaling.synthetic import synthetic_table
+    from nbcert.synthetic import synthetic_table
 
     rng = np.random.default_rng(seed)
     delta = rng.integers(1, 5, d)

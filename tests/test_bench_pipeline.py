@@ -8,12 +8,12 @@ import time
 from pathlib import Path
 
 import pytest
+from common import provenance
+from common.errors import TableError
+from common.timing import read_benchmark, stage_times
 from conftest import MIRROR, ROOT, TEST_CONFIG
 
-from nbcert.repro.bench import pipeline as bench_pipeline
-from nbcert.repro.errors import TableError
-from nbcert.repro.pipeline import provenance
-from nbcert.repro.report.timing import read_benchmark, stage_times
+from benchmarks import pipeline as bench_pipeline
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 

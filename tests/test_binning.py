@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from discretize import discretize
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.preprocessing import KBinsDiscretizer
@@ -17,7 +18,6 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import nbcert
 from nbcert.reading import binning
 from nbcert.reading.hints import DataWarning
-from nbcert.repro.pipeline.discretize import discretize
 
 STRATEGIES = ["uniform", "quantile", "kmeans"]
 

@@ -1,4 +1,4 @@
-"""nbcert.repro.studies.cleaning: the "which cells to clean" experiment on a small table."""
+"""studies.cleaning: the "which cells to clean" experiment on a small table."""
 
 from __future__ import annotations
 
@@ -9,18 +9,18 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
+from common import job
+from common.settings import CleaningSettings
+from common.tables import read_table, write_table
+from studies.cleaning import cpclean
+from studies.cleaning import figure as cleaning_figure
+from studies.cleaning import run as cs
+from studies.cleaning.report import cleaning as cleaning_section
 
 import nbcert
 from nbcert import cleaning
 from nbcert.kernel import log_factors, log_support, log_tolerance
 from nbcert.params import as_alpha
-from nbcert.repro.pipeline.settings import CleaningSettings
-from nbcert.repro.pipeline.tables import read_table, write_table
-from nbcert.repro.runtime import job
-from nbcert.repro.studies.cleaning import cpclean
-from nbcert.repro.studies.cleaning import figure as cleaning_figure
-from nbcert.repro.studies.cleaning import run as cs
-from nbcert.repro.studies.cleaning.report import cleaning as cleaning_section
 
 CFG = CleaningSettings(
     repetitions=2,

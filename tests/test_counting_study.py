@@ -1,4 +1,4 @@
-"""nbcert.repro.studies.counting: the "counting in practice" experiment on small hand-made tables."""
+"""studies.counting: the "counting in practice" experiment on small hand-made tables."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
+from common import job
+from common.settings import CountingSettings
+from common.tables import write_table
+from studies.counting import figure as counting_figure
+from studies.counting import run as cs
+from studies.counting.report import counting as counting_section
 
 from nbcert.count import WorldCounts
-from nbcert.repro.pipeline.settings import CountingSettings
-from nbcert.repro.pipeline.tables import write_table
-from nbcert.repro.runtime import job
-from nbcert.repro.studies.counting import figure as counting_figure
-from nbcert.repro.studies.counting import run as cs
-from nbcert.repro.studies.counting.report import counting as counting_section
 
 CFG = CountingSettings(
     subsample=10,

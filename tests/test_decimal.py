@@ -128,10 +128,10 @@ def test_a_bad_decimal_is_named(tmp_path, capsys):
 
 
 def test_a_data_set_in_the_config_takes_sep_encoding_and_decimal(tmp_path):
-    from nbcert.repro.errors import ConfigError
-    from nbcert.repro.pipeline.discretize import discretize
-    from nbcert.repro.pipeline.settings import DatasetSettings
-    from nbcert.repro.pipeline.tables import read_data
+    from common.errors import ConfigError
+    from common.settings import DatasetSettings
+    from common.tables import read_data
+    from discretize import discretize
 
     df = _table()
     path = tmp_path / "chile.csv"

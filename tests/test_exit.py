@@ -17,8 +17,8 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pytest
 
+from benchmarks.methods import exit_statuses
 from nbcert.reading import csvfile, files
-from nbcert.repro.bench.methods import exit_statuses
 
 
 def test_small_command_exits_cleanly_every_time():

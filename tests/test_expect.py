@@ -1,17 +1,17 @@
-"""The expected contents of the pipeline's run files (nbcert.repro.pipeline.expect) hold for the
+"""The expected contents of the pipeline's run files (common.expect) hold for the
 tables the stages really write: each run, written and read back as the pipeline's gather
 step reads it, passes with its expectation and fails with another's."""
 
 import numpy as np
 import pandas as pd
 import pytest
-
-from nbcert.repro.pipeline import expect
-from nbcert.repro.pipeline.settings import PoisonManySettings
-from nbcert.repro.pipeline.stages import decision_runs, poisoning_runs, split
-from nbcert.repro.pipeline.tables import TableError, read_table, write_table
-from nbcert.repro.runtime import job
-from nbcert.repro.studies.poisoning_many import run as poisoning_many
+from common import expect, job
+from common.draws import split
+from common.settings import PoisonManySettings
+from common.tables import TableError, read_table, write_table
+from decide import decision_runs
+from poison import poisoning_runs
+from studies.poisoning_many import run as poisoning_many
 
 
 def table(n=60, seed=0):

@@ -6,15 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-
-from nbcert.repro.pipeline.fetch import (
+from common.settings import mirror_folder
+from data_status import require_one
+from fetch import (
     FetchError,
     Source,
     Unavailable,
     fetch,
     fetch_into,
-    mirror_folder,
-    require_one,
 )
 
 CSV = b"a,b,label\nx,y,p\n"

@@ -1,4 +1,4 @@
-"""A job's own benchmark record (nbcert.repro.runtime.job): the kernel's counters, read as it ends,
+"""A job's own benchmark record (common.job): the kernel's counters, read as it ends,
 where Snakemake's ``benchmark:`` sampled the job from its own process."""
 
 import subprocess
@@ -7,9 +7,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-from nbcert.repro.report.timing import read_benchmark
-from nbcert.repro.runtime import job
+from common import job
+from common.timing import read_benchmark
 
 
 def _spin(seconds: float) -> None:
@@ -31,7 +30,7 @@ def test_usage_counts_cpu_wall_and_a_peak_already_freed():
 
 def test_a_job_started_by_a_large_process_reports_its_own_peak():
     big = np.ones(60_000_000)  # 480 MB here, as Snakemake's process holds its own
-    code = "from nbcert.repro.runtime import job; print(job.usage()['max_rss'])"
+    code = "from common import job; print(job.usage()['max_rss'])"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
@@ -43,19 +42,19 @@ RUN = """
 import sys
 from snakemake.iocontainers import Namedlist
 from nbcert.errors import InputError
-from nbcert.repro.runtime import job
+from common import job
 
 log = Namedlist(fromdict={"log": sys.argv[1], "benchmark": sys.argv[2]})
 snakemake = type("Snakemake", (), {"log": log})()
 
-def main():
+def main(snakemake):
     import numpy as np
     big = np.ones(30_000_000)  # 240 MB
     print("ran")
     if len(sys.argv) > 3:
         raise InputError("a damaged file")
 
-job.run(snakemake, main)
+job.run_job(snakemake, main)
 """
 
 

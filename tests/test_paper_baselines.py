@@ -15,10 +15,10 @@ from strategies import complete_instances, random_encoded, small_rival_instances
 
 import nbcert
 from nbcert import approximate, decide
+from nbcert.methods import authors_code, pure_strategies
 from nbcert.poisoning import baselines
 from nbcert.poisoning.single import PoisonedCounts, poison_encoded
 from nbcert.reading.encoding import encode
-from nbcert.repro.pipeline.paper_op import authors_code, pure_strategies
 
 SETTINGS = settings(
     max_examples=150,

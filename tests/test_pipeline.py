@@ -14,8 +14,7 @@ import pytest
 import yaml
 from conftest import MIRROR, copy_run, job_counts, snakemake, workdir_with_config
 from exact_results import exact_answers
-
-from nbcert.repro.report.paper import overlapping_jobs
+from report import overlapping_jobs
 
 MACHINE = [
     "seconds",
@@ -86,7 +85,7 @@ def test_the_paper_target_makes_the_papers_part_alone(run, tmp_path):
 
 
 def test_the_report_says_what_computed_it_and_how_long_it_took(run):
-    import nbcert.repro.pipeline.provenance as prov
+    import common.provenance as prov
 
     report = (run / "results/report.md").read_text()
     versions = prov.versions()

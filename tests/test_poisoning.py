@@ -219,7 +219,7 @@ def test_brute_helpers_sanity():
 @pytest.mark.parametrize("method", ["rp", "sr", "op"])
 def test_answers_on_a_table_larger_than_rps_window_are_valid(method):
     # RP checks prefixes a window of 4096 cells at a time; its answer must hold every cell so far
-    from nbcert.repro.studies.scaling.synthetic import synthetic_codes
+    from nbcert.synthetic import synthetic_codes
 
     X, y = synthetic_codes(3000, 6, domain=3, labels=2, seed=4)
     train = pd.DataFrame(X.astype(str), columns=[f"f{j}" for j in range(6)]).assign(y=y.astype(str))
@@ -296,7 +296,7 @@ def test_prefix_checks_on_longer_orders(domain):
     """Hundreds of cells per window, columns whose domain shrinks to t's value or loses it,
     and near-ties re-decided exactly."""
     from nbcert.reading.encoding import from_codes
-    from nbcert.repro.studies.scaling.synthetic import synthetic_table
+    from nbcert.synthetic import synthetic_table
 
     for seed in range(3):
         _, X, y, T, _ = synthetic_table(60, 3, domain, 2 + seed % 2, seed=seed, k=4)
@@ -364,7 +364,7 @@ def test_sr_chooses_either_move_with_equal_chance():
 
     from nbcert.poisoning import PoisonedCounts
     from nbcert.reading.encoding import from_codes
-    from nbcert.repro.studies.scaling.synthetic import synthetic_table
+    from nbcert.synthetic import synthetic_table
 
     ours = total = 0
     for seed in range(3):

@@ -1,4 +1,4 @@
-"""The Snakemake behaviours that nbcert.repro.runtime works around are still there: each
+"""The Snakemake behaviours that common works around are still there: each
 test fails when Snakemake no longer behaves so and the workaround can go (the scheduler's
 are in test_scheduler.py; that the workarounds work is tested in test_job.py and by the
 kill -9 test in test_pipeline.py)."""
@@ -18,7 +18,7 @@ SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 
 
 def test_snakemakes_benchmark_misses_what_a_job_used_between_its_samples():
-    """Why jobs write their own benchmark files (nbcert.repro.runtime.job): Snakemake's
+    """Why jobs write their own benchmark files (common.job): Snakemake's
     ``benchmark:`` samples the job's process tree while it waits for it (as its shell
     runner does), each process's own CPU, so a process that starts and ends between two
     samples (here 40 short Python processes, one after another) is not counted."""
@@ -37,7 +37,7 @@ def test_snakemakes_benchmark_misses_what_a_job_used_between_its_samples():
 
 
 def test_a_job_outlives_a_snakemake_killed_with_kill_9(tmp_path):
-    """Why jobs watch their Snakemake process (nbcert.repro.runtime.parent): killed with
+    """Why jobs watch their Snakemake process (common.parent): killed with
     ``kill -9``, Snakemake leaves its running jobs behind."""
     (tmp_path / "Snakefile").write_text(
         'rule all:\n    output: "done"\n    shell: "echo $$ > job.pid; exec sleep 60"\n'

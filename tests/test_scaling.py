@@ -1,21 +1,21 @@
-"""The scaling study (nbcert.repro.studies.scaling) and the synthetic generator it draws from."""
+"""The scaling study (studies.scaling) and the synthetic generator it draws from."""
 
 import types
 
 import numpy as np
 import pandas as pd
 import pytest
+from common.settings import ScalingSettings
+from studies.scaling import blanking, plan, slopes, streamed
+from studies.scaling import figure as scaling_figure
+from studies.scaling import memory as scaling_memory
+from studies.scaling import run as scaling
+from studies.scaling.report import scaling as scaling_section
 
 from nbcert import decide as decision
 from nbcert import poisoning
 from nbcert.reading.encoding import from_codes
-from nbcert.repro.pipeline.settings import ScalingSettings
-from nbcert.repro.studies.scaling import blanking, plan, slopes, streamed
-from nbcert.repro.studies.scaling import figure as scaling_figure
-from nbcert.repro.studies.scaling import memory as scaling_memory
-from nbcert.repro.studies.scaling import run as scaling
-from nbcert.repro.studies.scaling.report import scaling as scaling_section
-from nbcert.repro.studies.scaling.synthetic import synthetic_codes, synthetic_table
+from nbcert.synthetic import synthetic_codes, synthetic_table
 
 CFG = ScalingSettings(
     n_values=(), d=6, domain=4, labels=3, missing_rate=0.3, k=4, ad_worlds=5, method_budget_s=None
@@ -186,7 +186,7 @@ def test_markdown_of_a_real_run(small):
 
 def test_missing_values_read_as_one_dash(small):
     """One size has no slope: the report writes it with the dash every section uses."""
-    from nbcert.repro import formatting
+    from common import formatting
 
     md = scaling_section(small)
     assert "| OP | — | — |" in md and " - |" not in md

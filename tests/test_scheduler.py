@@ -1,12 +1,11 @@
-"""Snakemake's scheduling loop keeps one wake-up timer pending (nbcert.repro.runtime.scheduler)."""
+"""Snakemake's scheduling loop keeps one wake-up timer pending (common.scheduler)."""
 
 import threading
 import time
 from types import SimpleNamespace
 
 import pytest
-
-from nbcert.repro.runtime.scheduler import one_wakeup
+from common.scheduler import one_wakeup
 
 job_scheduler = pytest.importorskip("snakemake.scheduling.job_scheduler")
 SNAKEMAKES_OWN = job_scheduler.JobScheduler.__dict__.get(
@@ -34,7 +33,7 @@ def test_the_installed_snakemake_still_has_the_method_the_patch_replaces():
 
 def test_snakemakes_own_method_arms_one_timer_per_call():
     """What the patch works around: each call starts one more timer (when this fails,
-    Snakemake has fixed it and nbcert.repro.runtime.scheduler can go)."""
+    Snakemake has fixed it and common.scheduler can go)."""
     fake = SimpleNamespace(_open_jobs=threading.Semaphore(0))
     before = len(_wakeups())
     for _ in range(5):

@@ -5,13 +5,13 @@ import functools
 import numpy as np
 import pandas as pd
 import pytest
+from common.draws import blank_mask, perturbed, split
+from decide import ad_prefixes, decision_runs
+from discretize import discretize
 
 from nbcert import approximate
 from nbcert.errors import InputError
 from nbcert.reading.encoding import encode
-from nbcert.repro.pipeline.discretize import discretize
-from nbcert.repro.pipeline.perturb import blank_mask
-from nbcert.repro.pipeline.stages import ad_prefixes, decision_runs, perturbed, split
 
 
 def table(n=200, seed=0):
@@ -159,8 +159,8 @@ def test_no_column_is_blanked_entirely():
 
 
 def test_tables_are_checked_with_one_line_naming_file_row_and_column(tmp_path):
-    from nbcert.repro.errors import TableError
-    from nbcert.repro.pipeline.tables import read_table, write_table
+    from common.errors import TableError
+    from common.tables import read_table, write_table
 
     row = {
         "dataset": "d",
@@ -207,7 +207,7 @@ def _config():
 def _load(config, cli=None):
     from pathlib import Path
 
-    from nbcert.repro.pipeline import settings
+    from common import settings
 
     return settings.load(
         config, Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml", cli=cli
@@ -215,7 +215,7 @@ def _load(config, cli=None):
 
 
 def test_settings_are_typed_and_canonical():
-    from nbcert.repro.pipeline.settings import canonical
+    from common.settings import canonical
 
     s = _load(_config())
     assert s.counting.samples == 20000 and s.datasets["mushrooms"].label == "class"
@@ -245,7 +245,7 @@ def test_command_line_datasets_replace_and_only_selects():
     ],
 )
 def test_settings_errors_are_one_line_naming_the_key(change, message):
-    from nbcert.repro.errors import ConfigError
+    from common.errors import ConfigError
 
     with pytest.raises(ConfigError) as e:
         _load({**_config(), **change})
@@ -258,7 +258,7 @@ def test_settings_errors_are_one_line_naming_the_key(change, message):
 def test_a_single_data_sets_figure_keeps_its_title(tmp_path):
     from types import SimpleNamespace
 
-    from nbcert.repro.pipeline import figures
+    from common import figures
 
     fig, axes = figures.panels(
         ["one"], "Decision - time vs missing rate (uniform perturbation, 32 test points)"
@@ -271,7 +271,7 @@ def test_a_single_data_sets_figure_keeps_its_title(tmp_path):
 
 
 def test_savings_sentence_claims_only_what_was_saved():
-    from nbcert.repro.studies.poisoning_many.report import _savings_sentence
+    from studies.poisoning_many.report import _savings_sentence
 
     assert "saved no cells" in _savings_sentence([0.0, 0.0])
     assert "in 1 of 3 cases" in _savings_sentence([0.0, 0.0, 0.25]) and "25%" in _savings_sentence(
@@ -283,13 +283,12 @@ def test_savings_sentence_claims_only_what_was_saved():
 
 
 def test_reproduction_errors_live_in_one_module():
-    """job.run catches the reproduction's errors from nbcert.repro.errors, which imports
+    """run_job catches the reproduction's errors from common.errors, which imports
     nothing; the stages that raise them re-export the same classes."""
     import inspect
 
-    from nbcert.repro import errors
-    from nbcert.repro.pipeline import fetch, settings, tables
-    from nbcert.repro.runtime import job
+    import fetch
+    from common import errors, job, settings, tables
 
     assert "import" not in inspect.getsource(errors).split('"""')[-1].replace(
         "from __future__ import annotations", ""
@@ -410,11 +409,10 @@ def test_the_compiled_schema_rejects_whatever_jsonschema_rejects(name):
     """Tables are checked by a schema compiled with fastjsonschema and only the records it
     rejects go to jsonschema: so it must reject every record jsonschema rejects (records
     near valid ones: each property given values of every type, or dropped)."""
+    from common import tables
     from fastjsonschema import JsonSchemaValueException
     from hypothesis import given, settings
     from hypothesis import strategies as st
-
-    from nbcert.repro.pipeline import tables
 
     props = list(tables.schema(name)["properties"])
     validator, fast = tables._validator(name), tables._fast_validator(name)
@@ -435,8 +433,8 @@ def test_the_compiled_schema_rejects_whatever_jsonschema_rejects(name):
 
 def test_a_table_is_checked_in_full(monkeypatch):
     """A bad row far down a long table is found, and named as jsonschema words it."""
-    import nbcert.repro.pipeline.tables as tables
-    from nbcert.repro.errors import TableError
+    import common.tables as tables
+    from common.errors import TableError
 
     tiny = {
         "type": "object",
@@ -461,7 +459,7 @@ def test_a_table_is_checked_in_full(monkeypatch):
 def test_records_are_the_rows_without_their_empty_cells():
     """Rows as the schema sees them, whatever the column types: None, NaN and pandas' NA
     are empty cells (absent keys), other values are Python values."""
-    from nbcert.repro.pipeline.tables import _records
+    from common.tables import _records
 
     df = pd.DataFrame(
         {

@@ -15,10 +15,9 @@ import snakemake.ioflags
 import snakemake.ioutils
 import snakemake.workflow
 import yaml
+from common import settings
 from snakemake.parser import parse
 from snakemake.sourcecache import LocalSourceFile
-
-from nbcert.repro.pipeline import settings
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "workflow" / "rules"
@@ -117,7 +116,7 @@ def test_jobs_write_their_own_benchmark_files(smk):
     assert "    benchmark:" not in text
     for rule in re.split(r"\n(?:rule|checkpoint) ", text)[1:]:
         if "    script:" in rule and not rule.startswith("report"):
-            assert 'benchmark="benchmarks/' in rule, rule.split(":")[0]
+            assert 'benchmark="logs/benchmarks/' in rule, rule.split(":")[0]
 
 
 def _fields(cls) -> set:

@@ -1,13 +1,12 @@
 # Beyond the paper: which cells to clean until every test point is certified - random order,
 # a CPClean-style policy, nbcert's policy and the offline minimum with the truth
-# (nbcert.repro.studies.cleaning), one job per data set.
+# (studies.cleaning), one job per data set.
 rule cleaning_study:
     input:
         "data/discretized/{ds}.csv",
     output:
         "results/tables/cleaning_{ds}.csv",
     params:
-        study="cleaning",
         label=label,
         seed=S.seed,
         settings=canonical(S.cleaning),
@@ -19,9 +18,9 @@ rule cleaning_study:
         runtime=per_attempt(60),
     log:
         "logs/cleaning_study/{ds}.log",
-        benchmark="benchmarks/cleaning_study/{ds}.tsv",
+        benchmark="logs/benchmarks/cleaning_study/{ds}.tsv",
     script:
-        "../scripts/study_run.py"
+        "../scripts/studies/cleaning/run.py"
 
 
 rule figure_cleaning:
@@ -32,6 +31,6 @@ rule figure_cleaning:
         png=report("results/figures/cleaning.png", caption="../report/beyond.rst", category="Beyond the paper"),
     log:
         "logs/figures/cleaning.log",
-        benchmark="benchmarks/figures/cleaning.tsv",
+        benchmark="logs/benchmarks/figures/cleaning.tsv",
     script:
-        "../scripts/figure_cleaning.py"
+        "../scripts/studies/cleaning/figure.py"

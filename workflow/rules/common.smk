@@ -8,10 +8,30 @@ import os
 import re
 import sys
 
-from nbcert.repro.pipeline import expect
-from nbcert.repro.pipeline import settings as nbsettings
-from nbcert.repro.pipeline.fetch import mirror_folder
-from nbcert.repro.pipeline.settings import canonical
+# The scripts' shared code (workflow/scripts/common, studies) is imported from this checkout,
+# here while the workflow is parsed and in every job (which inherits PYTHONPATH), never from
+# whatever is installed.
+SCRIPTS = os.path.join(workflow.basedir, "workflow", "scripts")
+sys.path.insert(0, SCRIPTS)
+os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [SCRIPTS, os.environ.get("PYTHONPATH")])))
+
+from common import expect
+from common import settings as nbsettings
+from common.settings import canonical, mirror_folder
+
+# The workarounds for Snakemake's own behaviour that act while the workflow is parsed
+# (workflow/scripts/common: each names the Snakemake version it was written against, and
+# tests/test_runtime.py and test_scheduler.py say when it can go).  The third, jobs writing
+# their own benchmark files, is each rule's `log: benchmark=...` (common.job).
+from common.scheduler import one_wakeup
+
+# Snakemake 9's scheduler arms one more wake-up timer per pass of its loop, so its own CPU
+# grows with the square of the run; keep one pending (common.scheduler).
+one_wakeup()
+
+# Jobs check that this process is still among their ancestors (common.parent): after a
+# kill -9 of Snakemake none keeps running or writes its outputs later.
+os.environ.update(NBCERT_SNAKEMAKE_PID=str(os.getpid()))
 
 
 def _sources():
@@ -90,9 +110,8 @@ def variant_files(pattern):
 # ---------------------------------------------------------------- data sets
 
 def data_mirror():
-    """The mirror folder the data sets are copied from, or None
-    (nbcert.repro.pipeline.fetch.mirror_folder: NBCERT_DATA_MIRROR wins over the config's
-    data_mirror)."""
+    """The mirror folder the data sets are copied from, or None: the environment variable
+    NBCERT_DATA_MIRROR wins over the config's data_mirror."""
     return mirror_folder(S.data_mirror)
 
 
@@ -135,7 +154,7 @@ def beyond_jobs():
 def files_of(jobs, what="output"):
     """The output (or, with ``what="benchmark"``, benchmark) files of ``jobs``, job by job
     (the first wildcard varying slowest), each job's files in the order its rule declares
-    them.  A job writes its benchmark file itself, a named log (nbcert.repro.runtime.job)."""
+    them.  A job writes its benchmark file itself, a named log (common.job)."""
     out = []
     for name, values in jobs.items():
         proxy = getattr(rules, name)

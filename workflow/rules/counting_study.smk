@@ -1,12 +1,11 @@
 # Beyond the paper: counting possible worlds on the real data sets - Algorithm 2 vs the
-# per-label exact method vs Monte-Carlo (nbcert.repro.studies.counting).
+# per-label exact method vs Monte-Carlo (studies.counting).
 rule counting_study:
     input:
         "data/discretized/{ds}.csv",
     output:
         "results/tables/counting_{ds}.csv",
     params:
-        study="counting",
         label=label,
         seed=S.seed,
         settings=canonical(S.counting),
@@ -18,9 +17,9 @@ rule counting_study:
         runtime=per_attempt(15),
     log:
         "logs/counting_study/{ds}.log",
-        benchmark="benchmarks/counting_study/{ds}.tsv",
+        benchmark="logs/benchmarks/counting_study/{ds}.tsv",
     script:
-        "../scripts/study_run.py"
+        "../scripts/studies/counting/run.py"
 
 
 rule figure_counting:
@@ -31,6 +30,6 @@ rule figure_counting:
         png=report("results/figures/counting.png", caption="../report/beyond.rst", category="Beyond the paper"),
     log:
         "logs/figures/counting.log",
-        benchmark="benchmarks/figures/counting.tsv",
+        benchmark="logs/benchmarks/figures/counting.tsv",
     script:
-        "../scripts/figure_counting.py"
+        "../scripts/studies/counting/figure.py"

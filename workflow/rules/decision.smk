@@ -3,7 +3,7 @@
 # about as much as a repetition's Iterate and Iterate+Index).  `timed` jobs never run side by side (the
 # profiles cap the resource at 1).
 def decision_expected(wildcards):
-    """What each decision run of a data set must hold (nbcert.repro.pipeline.expect)."""
+    """What each decision run of a data set must hold (common.expect)."""
     ds = wildcards.ds
     return canonical({DECISION_RUN.format(ds=ds, **v):
                       expect.decision_run(ds, v["rep"], v["kind"], v["rate"], S.ks_for(v["rate"]))
@@ -31,7 +31,7 @@ rule decide:
         runtime=per_attempt(10 * len(REPS), 10),
     log:
         "logs/decide/{ds}.log",
-        benchmark="benchmarks/decide/{ds}.tsv",
+        benchmark="logs/benchmarks/decide/{ds}.tsv",
     script:
         "../scripts/decide.py"
 
@@ -46,6 +46,6 @@ rule gather_decision:
         expect=decision_expected,
     log:
         "logs/gather/decision_{ds}.log",
-        benchmark="benchmarks/gather/decision_{ds}.tsv",
+        benchmark="logs/benchmarks/gather/decision_{ds}.tsv",
     script:
         "../scripts/gather.py"

@@ -1,5 +1,5 @@
 # Stage 2: the raw file verified against its sha256, then numeric features into bins with
-# KBinsDiscretizer (nbcert.repro.pipeline.discretize); a sidecar records what was verified.
+# KBinsDiscretizer (common.discretize); a sidecar records what was verified.
 def dataset_json(wildcards):
     return canonical(S.datasets[wildcards.ds])
 
@@ -20,6 +20,6 @@ rule discretize:
         runtime=per_attempt(5, 1),
     log:
         "logs/discretize/{ds}.log",
-        benchmark="benchmarks/discretize/{ds}.tsv",
+        benchmark="logs/benchmarks/discretize/{ds}.tsv",
     script:
         "../scripts/discretize.py"

@@ -1,5 +1,5 @@
 # Stage 1: the raw file of each data set, from the mirror or from Kaggle
-# (nbcert.repro.pipeline.fetch), then one check that at least one data set was obtained.
+# (common.fetch), then one check that at least one data set was obtained.
 def fetch_input(wildcards):
     """The file a data set is copied from when it is on this machine: a local file (its
     changes re-trigger the fetch), or the mirror's copy (pinned by sha256, so only its
@@ -46,7 +46,7 @@ checkpoint fetch:
         runtime=30,
     log:
         "logs/fetch/{ds}.log",
-        benchmark="benchmarks/fetch/{ds}.tsv",
+        benchmark="logs/benchmarks/fetch/{ds}.tsv",
     script:
         "../scripts/fetch.py"
 
@@ -59,6 +59,6 @@ rule data_status:
     priority: 100
     log:
         "logs/data_status.log",
-        benchmark="benchmarks/data_status.tsv",
+        benchmark="logs/benchmarks/data_status.tsv",
     script:
         "../scripts/data_status.py"

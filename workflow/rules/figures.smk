@@ -1,4 +1,4 @@
-# Stage 6a: Figures 6-10, one panel per obtained data set (nbcert.repro.pipeline.figures).
+# Stage 6a: Figures 6-10, one panel per obtained data set (common.figures).
 FIGURE_CAPTION = "../report/figure.rst"
 
 
@@ -26,7 +26,7 @@ rule figures_decision:
         rate=S.rate_for_k,
     log:
         "logs/figures/fig6-9.log",
-        benchmark="benchmarks/figures/fig6-9.tsv",
+        benchmark="logs/benchmarks/figures/fig6-9.tsv",
     script:
         "../scripts/figures_decision.py"
 
@@ -39,6 +39,6 @@ rule figure_poisoning:
         png=report("results/figures/fig10.png", caption=FIGURE_CAPTION, category="Figures"),
     log:
         "logs/figures/fig10.log",
-        benchmark="benchmarks/figures/fig10.tsv",
+        benchmark="logs/benchmarks/figures/fig10.tsv",
     script:
         "../scripts/figure_poisoning.py"

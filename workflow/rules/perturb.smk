@@ -1,5 +1,5 @@
 # Stage 3: per data set, every repetition's k test points drawn from the complete rows;
-# per repetition, the rest perturbed at every missing rate (nbcert.repro.pipeline.stages).  One job
+# per repetition, the rest perturbed at every missing rate (common.stages).  One job
 # per data set writes many small files: a job's start-up (Python, pandas) costs more than its work.
 rule split:
     input:
@@ -17,7 +17,7 @@ rule split:
         runtime=per_attempt(5, 1),
     log:
         "logs/split/{ds}.log",
-        benchmark="benchmarks/split/{ds}.tsv",
+        benchmark="logs/benchmarks/split/{ds}.tsv",
     script:
         "../scripts/split.py"
 
@@ -38,6 +38,6 @@ rule perturb:
         runtime=per_attempt(5, 8),
     log:
         "logs/perturb/{ds}.log",
-        benchmark="benchmarks/perturb/{ds}.tsv",
+        benchmark="logs/benchmarks/perturb/{ds}.tsv",
     script:
         "../scripts/perturb.py"

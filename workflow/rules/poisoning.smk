@@ -1,7 +1,7 @@
 # Stage 5: RP, SR and OP on the complete training rows for a single test point per
 # repetition; one job per data set, one run file per repetition.
 def poisoning_expected(wildcards):
-    """What each poisoning run of a data set must hold (nbcert.repro.pipeline.expect)."""
+    """What each poisoning run of a data set must hold (common.expect)."""
     ds = wildcards.ds
     return canonical({POISONING_RUN.format(ds=ds, rep=rep): expect.poisoning_run(ds, rep)
                       for rep in REPS})
@@ -25,7 +25,7 @@ rule poison:
         runtime=per_attempt(10, 5),
     log:
         "logs/poison/{ds}.log",
-        benchmark="benchmarks/poison/{ds}.tsv",
+        benchmark="logs/benchmarks/poison/{ds}.tsv",
     script:
         "../scripts/poison.py"
 
@@ -40,6 +40,6 @@ rule gather_poisoning:
         expect=poisoning_expected,
     log:
         "logs/gather/poisoning_{ds}.log",
-        benchmark="benchmarks/gather/poisoning_{ds}.tsv",
+        benchmark="logs/benchmarks/gather/poisoning_{ds}.tsv",
     script:
         "../scripts/gather.py"

@@ -1,11 +1,11 @@
-# Beyond the paper: poisoning k test points at once (nbcert.repro.studies.poisoning_many),
+# Beyond the paper: poisoning k test points at once (studies.poisoning_many),
 # one job per data set, one run file per k.
 POISONING_MANY_RUN = "results/runs/poisoning_many/{ds}/k{k}.csv"
 EACH_K = [{"k": k} for k in S.poison_many.k_values]
 
 
 def poisoning_many_expected(wildcards):
-    """What each many-point poisoning run must hold (nbcert.repro.pipeline.expect)."""
+    """What each many-point poisoning run must hold (common.expect)."""
     return canonical({POISONING_MANY_RUN.format(ds=ds, k=k): expect.poisoning_many_run(ds, k)
                       for ds in available() for k in S.poison_many.k_values})
 
@@ -29,9 +29,9 @@ rule poison_many:
         runtime=per_attempt(len(S.poison_many.k_values) * (5 + int(S.poison_many.time_limit) // 10)),
     log:
         "logs/poison_many/{ds}.log",
-        benchmark="benchmarks/poison_many/{ds}.tsv",
+        benchmark="logs/benchmarks/poison_many/{ds}.tsv",
     script:
-        "../scripts/poison_many.py"
+        "../scripts/studies/poisoning_many/run.py"
 
 
 rule gather_poisoning_many:
@@ -44,7 +44,7 @@ rule gather_poisoning_many:
         expect=poisoning_many_expected,
     log:
         "logs/gather/poisoning_many.log",
-        benchmark="benchmarks/gather/poisoning_many.tsv",
+        benchmark="logs/benchmarks/gather/poisoning_many.tsv",
     script:
         "../scripts/gather.py"
 
@@ -57,6 +57,6 @@ rule figure_poisoning_many:
         png=report("results/figures/poisoning_many.png", caption="../report/beyond.rst", category="Beyond the paper"),
     log:
         "logs/figures/poisoning_many.log",
-        benchmark="benchmarks/figures/poisoning_many.tsv",
+        benchmark="logs/benchmarks/figures/poisoning_many.tsv",
     script:
-        "../scripts/figure_poisoning_many.py"
+        "../scripts/studies/poisoning_many/figure.py"

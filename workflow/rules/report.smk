@@ -1,4 +1,4 @@
-# Stage 6b: the report, every sentence from this run's checked tables (nbcert.repro.report):
+# Stage 6b: the report, every sentence from this run's checked tables (report.py):
 # results/paper.md, the paper's claims beside the numbers measured here (target `paper`), and
 # results/report.md, the same followed by the studies beyond the paper (the default target).
 # Each states how long the jobs it reports on took (their benchmark files) and on what machine.

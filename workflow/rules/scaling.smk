@@ -1,13 +1,13 @@
 # Beyond the paper: time and memory of every decision, counting and poisoning method vs n
-# on synthetic tables with planted Naive Bayes structure (nbcert.repro.studies.scaling),
+# on synthetic tables with planted Naive Bayes structure (studies.scaling),
 # one job per n in memory and one per streamed n.  They need no data set, but wait for the
 # data check so that a run which cannot reproduce anything stops before spending minutes here.
-from nbcert.repro.studies.scaling.memory import job_mem_mb
+from studies.scaling.memory import job_mem_mb
 
 
 def scaling_mem_mb(streamed):
     """The memory (MB) of a scaling job at n = {n} rows: the study's own model
-    (nbcert.repro.studies.scaling.memory), the one it checks a size against before running it."""
+    (studies.scaling.memory), the one it checks a size against before running it."""
     return lambda wildcards: job_mem_mb(int(wildcards.n), S.scaling.d, streamed=streamed)
 
 
@@ -37,9 +37,9 @@ rule scaling_run:
         runtime=per_attempt(scaling_minutes(75 * 10**6)),
     log:
         "logs/scaling/n{n}.log",
-        benchmark="benchmarks/scaling/n{n}.tsv",
+        benchmark="logs/benchmarks/scaling/n{n}.tsv",
     script:
-        "../scripts/scaling_run.py"
+        "../scripts/studies/scaling/run.py"
 
 
 use rule scaling_run as scaling_stream with:
@@ -57,7 +57,7 @@ use rule scaling_run as scaling_stream with:
         runtime=per_attempt(scaling_minutes(30 * 10**6)),
     log:
         "logs/scaling/streamed_n{n}.log",
-        benchmark="benchmarks/scaling/streamed_n{n}.tsv",
+        benchmark="logs/benchmarks/scaling/streamed_n{n}.tsv",
 
 
 rule gather_scaling:
@@ -70,7 +70,7 @@ rule gather_scaling:
         expect=canonical({f: expect.scaling_run(n) for f, n in zip(S.scaling.run_files, S.scaling.sizes)}),
     log:
         "logs/gather/scaling.log",
-        benchmark="benchmarks/gather/scaling.tsv",
+        benchmark="logs/benchmarks/gather/scaling.tsv",
     script:
         "../scripts/gather.py"
 
@@ -83,6 +83,6 @@ rule figure_scaling:
         png=report("results/figures/scaling.png", caption="../report/beyond.rst", category="Beyond the paper"),
     log:
         "logs/figures/scaling.log",
-        benchmark="benchmarks/figures/scaling.tsv",
+        benchmark="logs/benchmarks/figures/scaling.tsv",
     script:
-        "../scripts/figure_scaling.py"
+        "../scripts/studies/scaling/figure.py"

@@ -3,12 +3,11 @@
 import json
 
 import pandas as pd
+from common.job import run_job
+from common.tables import read_table, write_table
 
-from nbcert.repro.pipeline.tables import read_table, write_table
-from nbcert.repro.runtime import job
 
-
-def main():
+def main(snakemake):
     p = snakemake.params
     expect = json.loads(p.expect)
     frames = [
@@ -18,4 +17,5 @@ def main():
     write_table(pd.concat(frames, ignore_index=True), snakemake.output[0], p.schema)
 
 
-job.run(snakemake, main)
+if __name__ == "__main__":
+    run_job(snakemake, main)

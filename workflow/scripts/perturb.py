@@ -1,13 +1,12 @@
-"""Blank cells of every repetition's training table at every variant
-(nbcert.repro.pipeline.stages.perturbed): one record from the rule per perturbed table."""
+"""Blank cells of every repetition's training table at every variant (common.draws.perturbed): one record from the rule per perturbed table."""
 
-from nbcert.repro.pipeline.stages import perturbed
-from nbcert.repro.pipeline.tables import read_data
-from nbcert.repro.runtime import job
-from nbcert.repro.runtime.outputs import write_csv
+from common.draws import perturbed
+from common.job import run_job
+from common.outputs import write_csv
+from common.tables import read_data
 
 
-def main():
+def main(snakemake):
     p = snakemake.params
     loaded = None  # the training table read last, and its path
     for r in p.records:
@@ -29,4 +28,5 @@ def main():
         write_csv(out, r["output"])
 
 
-job.run(snakemake, main)
+if __name__ == "__main__":
+    run_job(snakemake, main)

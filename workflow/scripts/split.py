@@ -1,13 +1,13 @@
 """Draw every repetition's test points from the complete rows
-(nbcert.repro.pipeline.stages.split): one record from the rule per repetition."""
+(common.draws.split): one record from the rule per repetition."""
 
-from nbcert.repro.pipeline.stages import split
-from nbcert.repro.pipeline.tables import read_data
-from nbcert.repro.runtime import job
-from nbcert.repro.runtime.outputs import write_csv
+from common.draws import split
+from common.job import run_job
+from common.outputs import write_csv
+from common.tables import read_data
 
 
-def main():
+def main(snakemake):
     p = snakemake.params
     df = read_data(snakemake.input[0], p.label)
     for r in p.records:
@@ -17,4 +17,5 @@ def main():
         write_csv(test, r["test"])
 
 
-job.run(snakemake, main)
+if __name__ == "__main__":
+    run_job(snakemake, main)

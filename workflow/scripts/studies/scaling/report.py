@@ -1,0 +1,332 @@
+"""The report's "Scaling" section, computed from the study's table (:mod:`.run` computes
+it; report.py puts the sections together)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from common.formatting import DASH, megabytes, number, rows, seconds
+
+from studies.scaling.memory import MB
+from studies.scaling.plan import KIND, STREAMED
+from studies.scaling.slopes import fit_slopes, timed_rows
+
+
+def _was_stopped(table: pd.DataFrame) -> pd.Series:
+    return (
+        table.stopped.fillna(False).astype(bool)
+        if "stopped" in table
+        else pd.Series(False, index=table.index)
+    )
+
+
+def _points(r) -> str:
+    """Points a method decided at one size, and whether its time budget stopped it."""
+    if pd.isna(r.points):
+        return DASH
+    if "stopped" in r and pd.notna(r.stopped) and bool(r.stopped):
+        return f"{int(r.points)} of {int(r.k)}, stopped after {float(r.budget_s):g} s"
+    return f"{int(r.points)}"
+
+
+def scaling(table: pd.DataFrame) -> str:
+    """The "### Scaling" section of the report, computed from the table."""
+    lines = ["### Scaling", ""]
+    streamed = (
+        table[table["streamed"].fillna(False).astype(bool)]
+        if "streamed" in table
+        else table.iloc[:0]
+    )
+    table = table.drop(streamed.index)
+    if table.empty:
+        return "\n".join(lines + ["No scaling runs.", ""])
+    ran = sorted(timed_rows(table).n.unique())
+    slopes = fit_slopes(table)
+    lines += [_setup(table, ran), ""]
+    if ran:
+        lines += _slope_table(table, slopes, max(ran)) + [""] + _points_lines(table) + [""]
+    lines += _skipped_lines(table)
+    lines += [_paragraph(table, slopes, ran), ""]
+    lines += _streamed_lines(streamed)
+    return "\n".join(lines)
+
+
+def _setup(table: pd.DataFrame, ran: list) -> str:
+    """What was run: the tables, the test points, what the times and memory are."""
+    first = table.iloc[0]
+    rate = table[table.n.isin(ran)].missing_rate.mean() if ran else first.missing_rate
+    samples = (
+        int(table.samples.dropna().iloc[0])
+        if "samples" in table and table.samples.notna().any()
+        else DASH
+    )
+    return (
+        "Synthetic tables with planted Naive Bayes structure "
+        f"(nbcert.synthetic): d = {first.d} features "
+        f"with {first.domain} values, {first.labels} labels, n = "
+        f"{', '.join(rows(n) for n in sorted(table.n.unique()))} rows. Deciding and "
+        f"counting run on the table with {rate:.0%} of its feature cells blanked, poisoning on the complete table. "
+        f"The k = {first.k} test points come from the same model, not from the table. Times are per test point: "
+        f"Iterate+Index certifies all k, Iterate and AD as many as the table below says, Monte-Carlo counting "
+        f"({samples} samples) and OP, SR (incremental) and RP (incremental) one point. Memory is the {first.memory_method}."
+    )
+
+
+def _slope_table(table: pd.DataFrame, slopes: pd.DataFrame, nmax) -> list:
+    """Per method: slopes, time, CPU, points and memory at the largest size run."""
+    at = table[table.n == nmax].set_index("method")
+    lines = [
+        f"| method | slope (all sizes) | slope (two largest) | time per point at n = {rows(nmax)} "
+        f"| CPU per point | points timed | peak memory added at n = {rows(nmax)} | estimated |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for _, r in slopes.iterrows():
+        a = at.loc[r.method] if r.method in at.index else None
+        cells = (
+            [DASH] * 5
+            if a is None
+            else [
+                seconds(a.seconds_per_point),
+                seconds(a.get("cpu_per_point", np.nan)),
+                _points(a),
+                megabytes(a.peak_mb),
+                megabytes(a.estimate_added_mb),
+            ]
+        )
+        lines.append(
+            f"| {r.method} | {number(r.slope, '.2f')} | {number(r.slope_largest, '.2f')} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    return lines
+
+
+def _points_lines(table: pd.DataFrame) -> list:
+    """How many points Iterate (where a budget stopped it) and AD decided at each size."""
+    lines = []
+    for method in ("Iterate", "AD"):
+        sub = table[(table.method == method) & table.points.notna()].sort_values("n")
+        if len(sub) and (method == "AD" or _was_stopped(sub).any()):
+            worlds = (
+                f" (each sampling up to {int(sub.worlds.dropna().iloc[0])} worlds)"
+                if method == "AD" and "worlds" in sub and sub.worlds.notna().any()
+                else ""
+            )
+            lines.append(
+                f"{method} points decided per size: "
+                + ", ".join(f"{_points(r)} at n = {rows(r.n)}" for _, r in sub.iterrows())
+                + worlds
+                + "."
+            )
+    return lines
+
+
+def _skipped_lines(table: pd.DataFrame) -> list:
+    skipped = table[table.skipped.fillna("").astype(str) != ""]
+    if skipped.empty:
+        return []
+    lines = ["Skipped:"]
+    for (n, why), sub in skipped.groupby(["n", "skipped"]):
+        methods = [m for m in sub.method if KIND.get(m) != "setup"]
+        lines.append(f"- n = {rows(n)}: {', '.join(methods)}: {why}")
+    return lines + [""]
+
+
+def _streamed_lines(streamed: pd.DataFrame) -> list:
+    """What the sizes streamed from disk measured (their times include reading the file)."""
+    if streamed.empty:
+        return []
+    out = []
+    for n, sub in streamed.groupby("n"):
+        ran = sub[sub.seconds.notna() & sub.method.isin(STREAMED.values())]
+        why = sub.skipped.fillna("").astype(str)
+        if ran.empty:
+            reason = why[why != ""].iloc[0] if (why != "").any() else "not run"
+            out.append(f"Streamed from disk, n = {rows(n)}: {reason}.")
+            continue
+        parts = [
+            f"{r.method.replace(' (streamed)', '')} {seconds(r.seconds)} for {int(r.points)} point"
+            f"{'s' * (int(r.points) != 1)}, peak {megabytes(r.call_peak_mb)} resident"
+            + (f", {int(r.cells)} cells" if pd.notna(r.get("cells", np.nan)) else "")
+            for _, r in ran.iterrows()
+        ]
+        out.append(
+            f"Streamed from a generated CSV on disk (deleted after), n = {rows(n)}: "
+            + "; ".join(parts)
+            + ". These times include reading the whole file (OP twice: plan, then its cells); Iterate, AD, "
+            "SR and RP need the table in memory and were not run."
+        )
+    return out + [""]
+
+
+def _paragraph(table, slopes, ran) -> str:
+    """What the numbers show, sentence by sentence, each only where the table has its numbers."""
+    if not ran or slopes.empty:
+        return "No size could be run on this machine (see above)."
+    nmax = max(ran)
+    at = table[(table.n == nmax)].set_index("method")
+    out = (
+        _growth(slopes)
+        + _index_speed(at, nmax)
+        + _poisoning(table, at, nmax)
+        + _memory(table, at, nmax)
+        + _estimate_short(at)
+        + _shared_machine(table)
+        + _ad_wrong(at, nmax)
+        + _budget(table)
+    )
+    return " ".join(out)
+
+
+def _growth(slopes: pd.DataFrame) -> list:
+    """How time grows between the two largest sizes, and where fixed costs flatten the fit."""
+    fit = slopes[np.isfinite(slopes.slope_largest)]
+    if fit.empty:
+        return []
+    lin = fit[(fit.slope_largest >= 0.8) & (fit.slope_largest <= 1.2)].method.tolist()
+    sub = fit[fit.slope_largest < 0.8].method.tolist()
+    sup = fit[fit.slope_largest > 1.2].method.tolist()
+    part = (
+        ([f"about linearly in n ({', '.join(lin)})"] if lin else [])
+        + ([f"sublinearly, still dominated by per-call costs ({', '.join(sub)})"] if sub else [])
+        + ([f"faster than linearly ({', '.join(sup)})"] if sup else [])
+    )
+    lo, hi = fit.slope_largest.min(), fit.slope_largest.max()
+    out = [
+        f"Between the two largest sizes run, time grows {'; '.join(part)}: slopes {lo:.2f} to {hi:.2f}."
+    ]
+    small = fit[fit.slope < fit.slope_largest - 0.15].method.tolist()
+    if small:
+        out.append(
+            f"Fitted over all sizes the slopes of {', '.join(small)} are lower, because fixed "
+            f"costs per call dominate at the smallest tables."
+        )
+    return out
+
+
+def _index_speed(at: pd.DataFrame, nmax) -> list:
+    dec = at[at.kind == "decision"].seconds_per_point.dropna()
+    if "Iterate+Index" not in dec or len(dec) <= 1:
+        return []
+    others = ", ".join(
+        f"{dec[m] / dec['Iterate+Index']:.0f}x faster than {m}"
+        for m in dec.index
+        if m != "Iterate+Index"
+    )
+    return [
+        f"At n = {rows(nmax)} Iterate+Index certifies a point in {seconds(dec['Iterate+Index'])} ({others})."
+    ]
+
+
+def _poisoning(table: pd.DataFrame, at: pd.DataFrame, nmax) -> list:
+    """Poisoning times at the largest size, and which answers failed their re-check."""
+    poi = at[(at.kind == "poisoning") & at.seconds.notna()]
+    if poi.empty:
+        return []
+    out = [
+        "Poisoning one point at n = "
+        + rows(nmax)
+        + " took "
+        + ", ".join(
+            f"{m} {seconds(r.seconds)} ({int(r.cells) if pd.notna(r.cells) else 'no'} cells"
+            f"{', which do not verify' if 'verified' in r and str(r.verified) == 'False' else ''})"
+            for m, r in poi.iterrows()
+        )
+        + "."
+    ]
+    failed = table[table.verified.astype(str) == "False"] if "verified" in table else table.iloc[:0]
+    if len(failed):
+        out.append(
+            f"Re-checked on fresh counts, the cells returned by {', '.join(dict.fromkeys(failed.method))} "
+            f"at n = {', '.join(rows(n) for n in sorted(set(failed.n)))} do not make the point non-robust, "
+            f"so those cell counts are not comparable with OP's."
+        )
+    return out
+
+
+def _memory(table: pd.DataFrame, at: pd.DataFrame, nmax) -> list:
+    """The held table, what the methods and the setup added, the whole run's peak."""
+    peaks = at[at.kind != "setup"].peak_mb.dropna()
+    if peaks.empty:
+        return []
+    setup_peak = at[at.kind == "setup"].peak_mb.dropna()
+    total = table[table.n == nmax].process_peak_mb.max()
+    return [
+        f"Memory: the encoded table at n = {rows(nmax)} is {megabytes(at.table_mb.iloc[0])} ("
+        f"{at.table_mb.iloc[0] * MB / (nmax * at.d.iloc[0]):.0f} byte per cell); "
+        f"the methods added between {megabytes(peaks.min())} and {megabytes(peaks.max())} "
+        f"({peaks.idxmax()} the most"
+        + (
+            f"; building the tables added up to {megabytes(setup_peak.max())}"
+            if len(setup_peak)
+            else ""
+        )
+        + ")"
+        + f", and the whole run peaked at {megabytes(total)} resident"
+        + (
+            f" of {megabytes(at.available_mb.iloc[0])} available"
+            if pd.notna(at.available_mb.iloc[0])
+            else ""
+        )
+        + "."
+    ]
+
+
+def _estimate_short(at: pd.DataFrame) -> list:
+    if "estimate_added_mb" not in at:
+        return []
+    short = at[(at.kind != "setup") & (at.peak_mb > at.estimate_added_mb)]
+    if short.empty:
+        return []
+    return [
+        "The memory estimate fell short for "
+        + ", ".join(
+            f"{m} ({megabytes(r.peak_mb)} measured, {megabytes(r.estimate_added_mb)} estimated)"
+            for m, r in short.iterrows()
+        )
+        + "."
+    ]
+
+
+def _shared_machine(table: pd.DataFrame) -> list:
+    timed = timed_rows(table)
+    if "cpu_seconds" not in timed or not timed.cpu_seconds.notna().any():
+        return []
+    slow = (timed.seconds / timed.cpu_seconds)[timed.seconds > 0.05].max()  # ignore tiny timings
+    if not (np.isfinite(slow) and slow > 1.2):
+        return []
+    return [
+        f"The machine was shared while timing: wall time exceeds the process's CPU time by up to "
+        f"{slow:.1f}x (CPU per point is in the table)."
+    ]
+
+
+def _ad_wrong(at: pd.DataFrame, nmax) -> list:
+    ad = at.loc["AD"] if "AD" in at.index else None
+    if ad is None or not pd.notna(ad.get("ad_false_robust")) or not ad.ad_false_robust > 0:
+        return []
+    return [
+        f"AD called {int(ad.ad_false_robust)} of its {int(ad.points)} points at n = {rows(nmax)} robust "
+        f"that are not: {int(ad.worlds)} sampled worlds per point missed every world that changes "
+        f"the prediction."
+    ]
+
+
+def _budget(table: pd.DataFrame) -> list:
+    stopped = (
+        table[_was_stopped(table) & table.points.notna()] if "stopped" in table else table.iloc[:0]
+    )
+    if stopped.empty:
+        return []
+    budget = float(stopped.budget_s.iloc[0])
+    return [
+        f"Iterate and AD had a time budget of {budget:g} s per size: after it they start no new test "
+        "point. Stopped after "
+        + f"{budget:g} s: "
+        + ", ".join(
+            f"{r.method} at n = {rows(r.n)} ({int(r.points)} of {int(r.k)} points)"
+            for _, r in stopped.sort_values(["method", "n"]).iterrows()
+        )
+        + ". Their time per point is the mean over the points decided, measured, not an extrapolation "
+        "(open markers in the figure)."
+    ]
