@@ -1,7 +1,8 @@
 # Reproduces the experiments and Figures 6-10 of "Certifiable Robustness for Naive Bayes
 # Classifiers" with the nbcert package, and the studies beyond it: `snakemake --cores 1`;
-# the paper's part alone: `snakemake paper --cores 1`.  The config is validated
-# (one line naming the key at fault) in workflow/rules/common.smk.
+# the paper's part alone: `snakemake paper --cores 1`.  The config is validated against
+# workflow/schemas/config.schema.yaml (one line naming the key at fault) in
+# workflow/rules/common.smk; each stage's code is its script under workflow/scripts.
 from snakemake.utils import min_version
 
 min_version("8.0")
@@ -14,6 +15,17 @@ configfile: "config.yaml"
 
 
 include: "workflow/rules/common.smk"
+
+
+wildcard_constraints:
+    ds="|".join(map(re.escape, DATASETS)),
+    rep=r"\d+",
+    kind="uniform|feature",
+    rate=r"[0-9.]+",
+    k=r"\d+",
+    run=r"(streamed_)?n\d+",
+
+
 include: "workflow/rules/fetch.smk"
 include: "workflow/rules/discretize.smk"
 include: "workflow/rules/perturb.smk"
@@ -24,11 +36,20 @@ include: "workflow/rules/poisoning_many.smk"
 include: "workflow/rules/counting_study.smk"
 include: "workflow/rules/scaling.smk"
 include: "workflow/rules/cleaning.smk"
-include: "workflow/rules/targets.smk"
 include: "workflow/rules/report.smk"
 
 
 rule all:
     default_target: True
     input:
-        all_targets,
+        targets("all"),
+
+
+rule paper:
+    input:
+        targets("paper"),
+
+
+rule beyond:
+    input:
+        targets("beyond"),

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 from common import job
-from common.settings import CleaningSettings
+from common.settings import study
 from common.tables import read_table, write_table
 from studies.cleaning import cpclean
 from studies.cleaning import figure as cleaning_figure
@@ -22,10 +21,11 @@ from nbcert import cleaning
 from nbcert.kernel import log_factors, log_support, log_tolerance
 from nbcert.params import as_alpha
 
-CFG = CleaningSettings(
+CFG = study(
+    "cleaning",
     repetitions=2,
-    perturbations=("uniform", "feature"),
-    missing_rates=(0.3, 0.6),
+    perturbations=["uniform", "feature"],
+    missing_rates=[0.3, 0.6],
     points=5,
     feature_share=0.4,
     batch_share=0.05,
@@ -96,7 +96,7 @@ def test_summary_report_and_figure(table, tmp_path):
 
 
 def test_the_run_is_reproducible_except_for_times():
-    small = replace(CFG, repetitions=1, perturbations=("uniform",), missing_rates=(0.5,))
+    small = CFG.replace(repetitions=1, perturbations=("uniform",), missing_rates=(0.5,))
     a = cs.run(_table(), "label", "toy", 5, small, progress=lambda s: None)
     b = cs.run(_table(), "label", "toy", 5, small, progress=lambda s: None)
     pd.testing.assert_frame_equal(a.drop(columns="seconds"), b.drop(columns="seconds"))
@@ -106,7 +106,7 @@ def test_only_complete_rows_take_part():
     """A cell the data set already lacks has no known truth: such rows are left out."""
     df = _table()
     df.loc[::9, "f1"] = np.nan
-    small = replace(CFG, repetitions=1, perturbations=("uniform",), missing_rates=(0.5,))
+    small = CFG.replace(repetitions=1, perturbations=("uniform",), missing_rates=(0.5,))
     t = cs.run(df, "label", "toy", 5, small, progress=lambda s: None)
     complete = int(df.notna().all(axis=1).sum())
     assert (t.missing_cells == round(0.5 * (complete - small.points) * 4)).all()

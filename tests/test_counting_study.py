@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from common import job
-from common.settings import CountingSettings
+from common.settings import study
 from common.tables import write_table
 from studies.counting import figure as counting_figure
 from studies.counting import run as cs
@@ -17,9 +17,10 @@ from studies.counting.report import counting as counting_section
 
 from nbcert.count import WorldCounts
 
-CFG = CountingSettings(
+CFG = study(
+    "counting",
     subsample=10,
-    missing_rates=(0.2, 0.5),
+    missing_rates=[0.2, 0.5],
     points=6,
     samples=4000,
     confidence=0.95,
@@ -91,7 +92,7 @@ def test_exact_share_inside_montecarlo_interval(table):
 
 
 def test_tiny_state_limit_is_skipped_not_an_error():
-    t = cs.run(_table(), "label", "toy", 11, replace(CFG, max_states=1), progress=lambda s: None)
+    t = cs.run(_table(), "label", "toy", 11, CFG.replace(max_states=1), progress=lambda s: None)
     for method in ("batch", "exact"):
         rows = t[t.method == method]
         assert rows.skipped.any()
@@ -141,14 +142,14 @@ def test_too_many_rows_is_an_error_and_no_feature_loses_its_domain():
     with pytest.raises(ValueError, match="exceed"):
         cs.run(_table(n=12), "label", "toy", 1, CFG, progress=lambda s: None)
     full = cs.run(
-        _table(), "label", "toy", 1, replace(CFG, missing_rates=(1.0,)), progress=lambda s: None
+        _table(), "label", "toy", 1, CFG.replace(missing_rates=(1.0,)), progress=lambda s: None
     )
     assert (full.features == 3).all()  # the perturbation keeps one observed cell per column
 
 
 def test_figure_and_markdown_from_the_csv_tables(table, tmp_path):
     other = cs.run(
-        _table(seed=3), "label", "toy2", 5, replace(CFG, max_states=3), progress=lambda s: None
+        _table(seed=3), "label", "toy2", 5, CFG.replace(max_states=3), progress=lambda s: None
     )
     paths = [tmp_path / "counting_toy.csv", tmp_path / "counting_toy2.csv"]
     write_table(job.stamp(table), paths[0], "counting")  # the tables the pipeline writes, checked
@@ -211,7 +212,7 @@ def test_a_proven_interval_missing_the_exact_count_raises(monkeypatch):
 
 @pytest.fixture(scope="module")
 def full_table():
-    cfg = replace(CFG, full_points=2)
+    cfg = CFG.replace(full_points=2)
     return cfg, cs.run(_table(), "label", "toy", 11, cfg, progress=lambda s: None)
 
 

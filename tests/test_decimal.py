@@ -129,18 +129,18 @@ def test_a_bad_decimal_is_named(tmp_path, capsys):
 
 def test_a_data_set_in_the_config_takes_sep_encoding_and_decimal(tmp_path):
     from common.errors import ConfigError
-    from common.settings import DatasetSettings
+    from common.settings import reading, section
     from common.tables import read_data
     from discretize import discretize
 
     df = _table()
     path = tmp_path / "chile.csv"
     df.to_csv(path, sep=";", index=False, decimal=",", encoding="latin-1")
-    ds = DatasetSettings(
-        "chile", "chile.csv", "vote", local=str(path), sep=";", encoding="latin-1", decimal=","
+    ds = section(
+        {"name": "chile", "label": "vote", "sep": ";", "encoding": "latin-1", "decimal": ","}
     )
-    raw = read_data(path, ds.label, **ds.reading())
+    raw = read_data(path, ds.label, **reading(ds))
     out = discretize(raw, ds.label, n_bins=3, name=ds.name)
     assert set(out["score"]) == {"bin0", "bin1", "bin2"} and out["name"].str.contains(", ").all()
     with pytest.raises(ConfigError, match=r"^datasets\.chile\.decimal: decimal must be"):
-        DatasetSettings("chile", "chile.csv", "vote", local=str(path), decimal="ab").reading()
+        reading(section({"name": "chile", "sep": None, "encoding": None, "decimal": "ab"}))

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from common import expect, job
 from common.draws import split
-from common.settings import PoisonManySettings
+from common.settings import study
 from common.tables import TableError, read_table, write_table
 from decide import decision_runs
 from poison import poisoning_runs
@@ -77,7 +77,7 @@ def test_a_many_point_poisoning_run_has_the_rows_its_expectation_says(tmp_path):
         test,
         "y",
         3,
-        PoisonManySettings(k_values=(3,), time_limit=5),
+        study("poison_many", k_values=[3], time_limit=5),
         name="demo",
         progress=lambda _: None,
     )

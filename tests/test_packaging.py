@@ -86,6 +86,6 @@ def test_pipeline_extra_has_what_snakemake_report_needs():
 
 def test_readme_lists_every_data_set_key():
     schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
-    keys = schema["definitions"]["dataset"]["properties"]
+    keys = schema["$defs"]["dataset"]["properties"]
     section = (ROOT / "README.md").read_text().split("**Adding a data set**")[1].split("**")[0]
     assert [k for k in keys if f"| `{k}` |" not in section] == []

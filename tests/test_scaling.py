@@ -5,7 +5,7 @@ import types
 import numpy as np
 import pandas as pd
 import pytest
-from common.settings import ScalingSettings
+from common.settings import study
 from studies.scaling import blanking, plan, slopes, streamed
 from studies.scaling import figure as scaling_figure
 from studies.scaling import memory as scaling_memory
@@ -17,9 +17,7 @@ from nbcert import poisoning
 from nbcert.reading.encoding import from_codes
 from nbcert.synthetic import synthetic_codes, synthetic_table
 
-CFG = ScalingSettings(
-    n_values=(), d=6, domain=4, labels=3, missing_rate=0.3, k=4, ad_worlds=5, method_budget_s=None
-)
+CFG = study("scaling", n_values=[3000], d=6, domain=4, labels=3, missing_rate=0.3, k=4, ad_worlds=5)
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,5 @@
 """Pipeline stages 2-3 as functions: discretization, test-point draws and perturbation."""
 
-import functools
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -205,23 +203,80 @@ def _config():
 
 
 def _load(config, cli=None):
-    from pathlib import Path
-
     from common import settings
 
-    return settings.load(
-        config, Path(__file__).parents[1] / "workflow/schemas/config.schema.yaml", cli=cli
-    )
+    return settings.load(config, cli=cli)
 
 
-def test_settings_are_typed_and_canonical():
-    from common.settings import canonical
+def test_settings_are_attributes_and_canonical():
+    from common.settings import Section, canonical
 
     s = _load(_config())
-    assert s.counting.samples == 20000 and s.datasets["mushrooms"].label == "class"
+    assert s.beyond.counting.samples == 20000 and s.datasets["mushrooms"].label == "class"
+    assert s.beyond.cleaning.node_limit == 20000  # the schema's default, filled in
     reordered = dict(reversed(list(_config().items())))
-    assert canonical(_load(reordered).counting) == canonical(s.counting)
+    assert canonical(_load(reordered).beyond.counting) == canonical(s.beyond.counting)
+    assert Section.from_json(canonical(s.beyond.counting)) == s.beyond.counting
     assert canonical({"b": 1, "a": 2}) == canonical({"a": 2, "b": 1})
+
+
+def _defaults(schema, path=()):
+    """(key path, default) of every key of the config schema that has a default."""
+    for key, sub in schema.get("properties", {}).items():
+        if "default" in sub:
+            yield (*path, key), sub["default"]
+        yield from _defaults(sub, (*path, key))
+    if isinstance(schema.get("additionalProperties"), dict):
+        yield from _defaults(schema["additionalProperties"], (*path, "*"))
+
+
+def _given(config, path):
+    """The values ``config`` sets at ``path`` ("*": every data set)."""
+    if not path:
+        yield config
+        return
+    head, rest = path[0], path[1:]
+    for key in config if head == "*" else [head]:
+        if isinstance(config, dict) and key in config:
+            yield from _given(config[key], rest)
+
+
+def test_every_default_lives_in_the_schema_alone():
+    """A default is written once, in the schema: no config file restates it, and the code
+    takes what validation filled in (the dataset's $ref is resolved by hand here)."""
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).parents[1]
+    schema = yaml.safe_load((root / "workflow/schemas/config.schema.yaml").read_text())
+    schema["properties"]["datasets"]["additionalProperties"] = schema["$defs"]["dataset"]
+    defaults = list(_defaults(schema))
+    assert len(defaults) >= 25
+    for config in ("config.yaml", "config/test.yaml"):
+        given = yaml.safe_load((root / config).read_text())
+        restated = [(p, d) for p, d in defaults for v in _given(given, p) if v == d]
+        assert not restated, (config, restated)
+
+
+def test_a_study_block_takes_the_schemas_defaults():
+    """Outside the workflow (tests, benchmarks) a study's block is built from the schema:
+    given keys win, every other key has the schema's default, unknown keys are refused."""
+    from common.errors import ConfigError
+    from common.settings import study
+
+    cfg = study("cleaning", repetitions=1, perturbations=["uniform"], missing_rates=[0.5], points=3)
+    assert cfg.perturbations == ("uniform",) and cfg.points == 3
+    assert (cfg.samples, cfg.prior, cfg.node_limit, cfg.subsample) == (128, "observed", 20000, None)
+    with pytest.raises(ConfigError, match="unknown key 'nodes'"):
+        study(
+            "cleaning",
+            repetitions=1,
+            perturbations=["uniform"],
+            missing_rates=[0.5],
+            points=3,
+            nodes=1,
+        )
 
 
 def test_command_line_datasets_replace_and_only_selects():
@@ -380,73 +435,22 @@ def _circles(graph: dict) -> list:
     return out
 
 
-SCHEMA_NAMES = [
-    "cleaning",
-    "counting",
-    "decision_run",
-    "poisoning_run",
-    "poisoning_many_run",
-    "scaling_run",
-]
-
-
-def _cell_values():
-    from hypothesis import strategies as st
-
-    return st.one_of(
-        st.none(),
-        st.booleans(),
-        st.integers(-3, 40),
-        st.floats(allow_nan=True, allow_infinity=True),
-        st.sampled_from([0.0, 1.0, 3.0, -1.0, 0.5, 1.5]),
-        st.text(max_size=3),
-        st.sampled_from(["uniform", "feature", "nbcert", "offline", "OP", "SR", "Iterate", "AD"]),
-    )
-
-
-@pytest.mark.parametrize("name", SCHEMA_NAMES)
-def test_the_compiled_schema_rejects_whatever_jsonschema_rejects(name):
-    """Tables are checked by a schema compiled with fastjsonschema and only the records it
-    rejects go to jsonschema: so it must reject every record jsonschema rejects (records
-    near valid ones: each property given values of every type, or dropped)."""
-    from common import tables
-    from fastjsonschema import JsonSchemaValueException
-    from hypothesis import given, settings
-    from hypothesis import strategies as st
-
-    props = list(tables.schema(name)["properties"])
-    validator, fast = tables._validator(name), tables._fast_validator(name)
-
-    @settings(max_examples=300, deadline=None)
-    @given(rec=st.dictionaries(st.sampled_from(props), _cell_values(), min_size=len(props) // 2))
-    def agree(rec):
-        rec = {k: v for k, v in rec.items() if v is not None}
-        try:
-            fast(rec)
-            fast_ok = True
-        except JsonSchemaValueException:
-            fast_ok = False
-        assert fast_ok <= validator.is_valid(rec), rec
-
-    agree()
-
-
-def test_a_table_is_checked_in_full(monkeypatch):
-    """A bad row far down a long table is found, and named as jsonschema words it."""
+def test_a_table_is_checked_in_full(monkeypatch, tmp_path):
+    """A bad row far down a long table is found (Snakemake's validate, row by row), and
+    named as jsonschema words it, on one line."""
     import common.tables as tables
+    import yaml
     from common.errors import TableError
 
     tiny = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
         "properties": {"dataset": {"type": "string"}, "k": {"type": "integer", "minimum": 0}},
         "required": ["dataset", "k"],
         "additionalProperties": False,
     }
-    monkeypatch.setattr(tables, "schema", lambda name: tiny)
-    monkeypatch.setattr(tables, "_validator", functools.cache(tables._validator.__wrapped__))
-    monkeypatch.setattr(
-        tables, "_fast_validator", functools.cache(tables._fast_validator.__wrapped__)
-    )
+    (tmp_path / "tiny.schema.yaml").write_text(yaml.safe_dump(tiny))
+    monkeypatch.setattr(tables, "SCHEMAS", tmp_path)
     df = pd.DataFrame({"dataset": ["d"] * 5000, "k": list(range(5000))})
     tables.check(df, "tiny", "t")
     df.loc[4321, "k"] = -1
@@ -454,23 +458,5 @@ def test_a_table_is_checked_in_full(monkeypatch):
         TableError, match=r"^t: data row 4321, column 'k' holds -1, which is invalid \(-1 is less"
     ):
         tables.check(df, "tiny", "t")
-
-
-def test_records_are_the_rows_without_their_empty_cells():
-    """Rows as the schema sees them, whatever the column types: None, NaN and pandas' NA
-    are empty cells (absent keys), other values are Python values."""
-    from common.tables import _records
-
-    df = pd.DataFrame(
-        {
-            "b": pd.array([True, None], dtype="boolean"),
-            "i": pd.array([1, None], dtype="Int64"),
-            "s": pd.array(["a", None], dtype="string"),
-            "f": [1.5, np.nan],
-            "o": [None, "x"],
-            "n": [3, 4],
-        }
-    )
-    recs = list(_records(df))
-    assert recs == [{"b": True, "i": 1, "s": "a", "f": 1.5, "n": 3}, {"o": "x", "n": 4}]
-    assert [type(v) for v in recs[0].values()] == [bool, int, str, float, int]
+    with pytest.raises(TableError, match=r"^t: unexpected column 'x' \(not a tiny table\)$"):
+        tables.check(df.assign(k=0, x=1), "tiny", "t")

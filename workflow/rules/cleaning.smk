@@ -9,7 +9,7 @@ rule cleaning_study:
     params:
         label=label,
         seed=S.seed,
-        settings=canonical(S.cleaning),
+        settings=canonical(B.cleaning),
     threads: 1  # timings are single-threaded
     resources:
         timed=1,
@@ -25,7 +25,7 @@ rule cleaning_study:
 
 rule figure_cleaning:
     input:
-        obtained("cleaning_study"),
+        obtained("results/tables/cleaning_{ds}.csv"),
     output:
         pdf="results/figures/cleaning.pdf",
         png=report("results/figures/cleaning.png", caption="../report/beyond.rst", category="Beyond the paper"),

@@ -1,11 +1,9 @@
-# What the rule files share: the validated settings (S), the names of the wildcards' values,
-# the resource helper, the data sets obtained, and the job plan (which rule runs for which
-# wildcard values) from which the targets, the inputs that read every data set, and the
-# report's timings are all derived.  A rule file uses only names defined here or in itself.
-import itertools
+# What the rule files share, and nothing but functions and names: the validated settings
+# (S), the wildcards' values, the files of a repetition, the resource helpers, the data sets
+# obtained, and the targets.  A rule file uses only names defined here or in itself.
 import json
-import os
 import re
+import os
 import sys
 
 # The scripts' shared code (workflow/scripts/common, studies) is imported from this checkout,
@@ -16,48 +14,43 @@ sys.path.insert(0, SCRIPTS)
 os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [SCRIPTS, os.environ.get("PYTHONPATH")])))
 
 from common import expect
-from common import settings as nbsettings
-from common.settings import canonical, mirror_folder
-
-# The workarounds for Snakemake's own behaviour that act while the workflow is parsed
-# (workflow/scripts/common: each names the Snakemake version it was written against, and
-# tests/test_runtime.py and test_scheduler.py say when it can go).  The third, jobs writing
-# their own benchmark files, is each rule's `log: benchmark=...` (common.job).
+from common.errors import ConfigError
 from common.scheduler import one_wakeup
+from common.settings import canonical, load, mirror_folder
+from studies.scaling.memory import job_mem_mb
 
-# Snakemake 9's scheduler arms one more wake-up timer per pass of its loop, so its own CPU
-# grows with the square of the run; keep one pending (common.scheduler).
+# Workarounds for Snakemake's own behaviour (workflow/scripts/common: each names the
+# Snakemake version it was written against; tests/test_runtime.py and test_scheduler.py say
+# when it can go).  Snakemake 9's scheduler arms one more wake-up timer per pass of its
+# loop, so its own CPU grows with the square of the run: keep one pending.  Jobs check
+# that this process is still among their ancestors (common.parent): after a kill -9 of
+# Snakemake none keeps running or writes its outputs later.  The third, jobs writing their
+# own benchmark files, is each rule's `log: benchmark=...` (common.job).
 one_wakeup()
-
-# Jobs check that this process is still among their ancestors (common.parent): after a
-# kill -9 of Snakemake none keeps running or writes its outputs later.
 os.environ.update(NBCERT_SNAKEMAKE_PID=str(os.getpid()))
 
 
-def _sources():
+def config_sources():
     """The config files read (the workflow's own first; paths relative to the working
     directory where they lie in it) and the --config values, for the report."""
-    def shown(f):
-        rel = os.path.relpath(f)
-        return f if rel.startswith("..") else rel
-
+    shown = lambda f: f if os.path.relpath(f).startswith("..") else os.path.relpath(f)
     files = sorted(map(str, workflow.configfiles), key=os.path.isabs)
-    return [shown(f) for f in files] + [f"--config {k}={json.dumps(v)}"
-                                        for k, v in dict(workflow.config_settings.config).items()]
+    given = dict(workflow.config_settings.config).items()
+    return [shown(f) for f in files] + [f"--config {k}={json.dumps(v)}" for k, v in given]
 
 
 try:
-    S = nbsettings.load(config, os.path.join(workflow.basedir, "workflow/schemas/config.schema.yaml"),
-                        cli=workflow.config_settings.overwrite_config, sources=_sources())
-except nbsettings.ConfigError as e:
+    S = load(config, cli=workflow.config_settings.overwrite_config, sources=config_sources())
+except ConfigError as e:
     sys.exit(f"nbcert: config error: {e}")
 
+B = S.beyond
 DATASETS = list(S.datasets)
 REPS = list(range(S.repetitions))
 RATES = [f"{r:g}" for r in S.missing_rates]
-KINDS = list(S.perturbations)
+VARIANTS = [(kind, rate) for kind in S.perturbations for rate in RATES]  # a repetition's tables
+K_MAX = max(S.k_values)
 BEYOND = ["poisoning_many", "counting", "scaling", "cleaning"]  # the studies beyond the paper
-VARIANTS = [(kind, rate) for kind in KINDS for rate in RATES]  # the perturbed tables of a repetition
 
 # The files of a repetition, and the run tables made from them.
 TRAIN = "data/splits/{ds}/rep{rep}/train.csv"
@@ -65,16 +58,18 @@ TEST = "data/splits/{ds}/rep{rep}/test.csv"
 PERTURBED = "data/perturbed/{ds}/rep{rep}/{kind}_{rate}.csv"
 DECISION_RUN = "results/runs/decision/{ds}/rep{rep}/{kind}_{rate}.csv"
 POISONING_RUN = "results/runs/poisoning/{ds}/rep{rep}.csv"
+POISONING_MANY_RUN = "results/runs/poisoning_many/{ds}/k{k}.csv"
+SCALING_RUN = "results/runs/scaling/{run}.csv"  # run: n{n} in memory, streamed_n{n} from disk
+SCALING_RUNS = [f"n{n}" for n in B.scaling.n_values] + [f"streamed_n{n}" for n in B.scaling.stream_n_values]
 
 
-wildcard_constraints:
-    ds="|".join(map(re.escape, DATASETS)),
-    rep=r"\d+",
-    kind="uniform|feature",
-    rate=r"[0-9.]+",
+def ks_for(rate):
+    """All k at the rate of Figures 8/9, only the k of Figures 6/7 elsewhere."""
+    return sorted(S.k_values) if float(rate) == float(S.rate_for_k) else [S.k_for_rates]
 
 
 # ---------------------------------------------------------------- per-rule helpers
+
 
 def label(wildcards):
     return S.datasets[wildcards.ds].label
@@ -84,6 +79,7 @@ def per_attempt(base, per_input_mb=0):
     """A job's memory (MB) or run time (minutes): ``base`` (a number, or a function of the
     wildcards) plus ``per_input_mb`` for each MB of input, times the attempt (a retry gets
     twice as much, then three times ...)."""
+
     def amount(wildcards, input, attempt):
         fixed = base(wildcards) if callable(base) else base
         return attempt * int(fixed + per_input_mb * input.size_mb)
@@ -102,100 +98,20 @@ def whole_node(wildcards):
     return value if isinstance(value, int) else 0
 
 
-def variant_files(pattern):
-    """``pattern`` (with {kind} and {rate}) for every variant, in VARIANTS' order."""
-    return [pattern.format(kind=kind, rate=rate) for kind, rate in VARIANTS]
+def scaling_mem_mb(wildcards):
+    """The memory (MB) of a scaling job: the study's own model (studies/scaling/memory.py),
+    the one it checks a size against before running it."""
+    kind, n = wildcards.run.rsplit("n", 1)
+    return job_mem_mb(int(n), B.scaling.d, streamed=kind == "streamed_")
 
 
-# ---------------------------------------------------------------- data sets
-
-def data_mirror():
-    """The mirror folder the data sets are copied from, or None: the environment variable
-    NBCERT_DATA_MIRROR wins over the config's data_mirror."""
-    return mirror_folder(S.data_mirror)
-
-
-def raw_file(wildcards):
-    """The fetched file of a data set (evaluated after its fetch checkpoint ran)."""
-    folder = checkpoints.fetch.get(ds=wildcards.ds).output[0]
-    return f"{folder}/{S.datasets[wildcards.ds].file}"
-
-
-def fetch_status(ds):
-    with open(f"{checkpoints.fetch.get(ds=ds).output[0]}/status.json") as f:
-        return json.load(f)
-
-
-def available(wildcards=None):
-    """Selected data sets that were obtained (the others are reported as not obtained)."""
-    return [ds for ds in DATASETS if fetch_status(ds)["ok"]]
-
-
-# ---------------------------------------------------------------- the job plan and targets
-
-def paper_jobs():
-    """The jobs of the paper's part ({rule: wildcard values}): its figures and tables and
-    every intermediate they are made from."""
-    ds = available()
-    return {"data_status": {}, "discretize": {"ds": ds}, "split": {"ds": ds}, "perturb": {"ds": ds},
-            "decide": {"ds": ds}, "poison": {"ds": ds}, "gather_decision": {"ds": ds},
-            "gather_poisoning": {"ds": ds}, "figures_decision": {}, "figure_poisoning": {}}
-
-
-def beyond_jobs():
-    """The jobs of the studies beyond the paper."""
-    ds = available()
-    return {"poison_many": {"ds": ds}, "gather_poisoning_many": {}, "counting_study": {"ds": ds},
-            "cleaning_study": {"ds": ds}, "scaling_run": {"n": S.scaling.n_values},
-            "scaling_stream": {"n": S.scaling.stream_n_values}, "gather_scaling": {},
-            **{f"figure_{study}": {} for study in BEYOND}}
-
-
-def files_of(jobs, what="output"):
-    """The output (or, with ``what="benchmark"``, benchmark) files of ``jobs``, job by job
-    (the first wildcard varying slowest), each job's files in the order its rule declares
-    them.  A job writes its benchmark file itself, a named log (common.job)."""
-    out = []
-    for name, values in jobs.items():
-        proxy = getattr(rules, name)
-        patterns = [proxy.log.benchmark] if what == "benchmark" else list(proxy.output)
-        for combination in itertools.product(*values.values()):
-            out += expand(patterns, **dict(zip(values, combination)))
-    return out
-
-
-def obtained(rule, **values):
-    """An input function: the outputs of ``rule`` for every data set obtained (and every
-    combination of ``values``), data set by data set."""
-    def outputs(wildcards=None):
-        return files_of({rule: {"ds": available(), **values}})
-
-    return outputs
-
-
-def timings(jobs):
-    """Benchmark files of the fetches and of ``jobs``: the report's account of the run's time."""
-    return files_of({"fetch": {"ds": DATASETS}, **jobs}, "benchmark")
-
-
-def paper_targets(wildcards=None):
-    """Every file the paper's part of the report uses and every intermediate it is made
-    from, so deleting any of them makes the next run rebuild it and exactly what depends on it."""
-    if not available():
-        return ["results/data_status.json"]  # fails with one line: nothing could be obtained
-    return files_of(paper_jobs()) + ["results/paper.md"]
-
-
-def beyond_targets(wildcards=None):
-    """The studies beyond the paper: their tables and figures and every intermediate."""
-    return files_of(beyond_jobs())
-
-
-def all_targets(wildcards=None):
-    """The paper's part and the studies beyond it, and the whole report."""
-    if not available():
-        return ["results/data_status.json"]
-    return paper_targets() + beyond_targets() + ["results/report.md"]
+def scaling_minutes(wildcards):
+    """The run time (minutes) of a scaling job: five, and one per 75 million cells in memory
+    (about 0.4 us a cell measured, the time budgets of Iterate and AD included, doubled) or
+    per 30 million streamed (writing and reading the file about four times, about 1 us a
+    cell, doubled)."""
+    kind, n = wildcards.run.rsplit("n", 1)
+    return 5 + int(n) * B.scaling.d // (30 if kind == "streamed_" else 75) // 10**6
 
 
 # ---------------------------------------------------------------- batched jobs
@@ -204,6 +120,7 @@ def all_targets(wildcards=None):
 # its rule an explicit record per file set, not an order of its input and output lists.
 EACH_REP = [{"rep": rep} for rep in REPS]
 EACH_VARIANT = [{"rep": rep, "kind": kind, "rate": rate} for rep in REPS for kind, rate in VARIANTS]
+EACH_K = [{"k": k} for k in B.poison_many.k_values]
 
 
 def each(over, pattern):
@@ -217,10 +134,171 @@ def records(over, **paths):
     data set, the entry's values (rep, kind, rate, k ...) and each of ``paths`` (patterns
     with {ds} and those values) filled in; a script reads and writes the files its records
     name, so no list order has to match another."""
+
     def params(wildcards):
         fixed = dict(wildcards.items())  # the data set, for a job per data set
-        return [{**fixed, **values, **{name: pattern.format(**fixed, **values)
-                                       for name, pattern in paths.items()}}
-                for values in over]
+        return [
+            {**fixed, **values, **{name: p.format(**fixed, **values) for name, p in paths.items()}}
+            for values in over
+        ]
 
     return params
+
+
+# What each run table must hold before it is gathered (common/expect.py): its rows and the
+# values its file name promises.
+def decision_expected(wildcards):
+    run = lambda v: expect.decision_run(wildcards.ds, v["rep"], v["kind"], v["rate"], ks_for(v["rate"]))
+    return canonical({DECISION_RUN.format(ds=wildcards.ds, **v): run(v) for v in EACH_VARIANT})
+
+
+def poisoning_expected(wildcards):
+    run = lambda rep: expect.poisoning_run(wildcards.ds, rep)
+    return canonical({POISONING_RUN.format(ds=wildcards.ds, rep=rep): run(rep) for rep in REPS})
+
+
+def poisoning_many_expected(wildcards):
+    files = {(ds, k): POISONING_MANY_RUN.format(ds=ds, k=k) for ds in available() for k in B.poison_many.k_values}
+    return canonical({f: expect.poisoning_many_run(ds, k) for (ds, k), f in files.items()})
+
+
+SCALING_EXPECTED = canonical(
+    {SCALING_RUN.format(run=run): expect.scaling_run(int(run.rsplit("n", 1)[1])) for run in SCALING_RUNS}
+)
+
+
+# ---------------------------------------------------------------- data sets
+
+
+def data_mirror():
+    """The mirror folder the data sets are copied from, or None (NBCERT_DATA_MIRROR wins
+    over the config's data_mirror)."""
+    return mirror_folder(S.data_mirror)
+
+
+def fetch_input(wildcards):
+    """The file a data set is copied from when it is on this machine: a local file (its
+    changes re-trigger the fetch), or the mirror's copy (pinned by sha256, so only its
+    appearing re-triggers a fetch: a data set not obtained is fetched again once its file is
+    put in the mirror).  Nothing for a Kaggle download."""
+    ds = S.datasets[wildcards.ds]
+    if ds.local:
+        return [ds.local] if os.path.isfile(ds.local) else []
+    mirror = data_mirror()
+    path = mirror / ds.file if mirror else None
+    return [ancient(str(path))] if path and path.is_file() else []
+
+
+def fetch_source(wildcards):
+    """What identifies the raw file: only these params re-trigger a download."""
+    ds = S.datasets[wildcards.ds]
+    return canonical({k: getattr(ds, k) for k in ("file", "kaggle", "version", "local", "sha256")})
+
+
+def fetch_options(wildcards, input):
+    """Where the file is looked for and what to do when it cannot be obtained.  It takes the
+    input (the file copied, when this machine has it) so that Snakemake counts it as derived
+    from the input, not among the params whose change re-runs a job: changing these never
+    fetches an obtained data set again."""
+    mirror = data_mirror()
+    return canonical({"mirror": str(mirror) if mirror else None, "on_unavailable": S.on_unavailable})
+
+
+def fetch_status(ds):
+    with open(f"{checkpoints.fetch.get(ds=ds).output[0]}/status.json") as f:
+        return json.load(f)
+
+
+def fetch_status_files(wildcards=None):
+    return [f"{checkpoints.fetch.get(ds=ds).output[0]}/status.json" for ds in DATASETS]
+
+
+def raw_file(wildcards):
+    """The fetched file of a data set (evaluated after its fetch checkpoint ran)."""
+    return f"{checkpoints.fetch.get(ds=wildcards.ds).output[0]}/{S.datasets[wildcards.ds].file}"
+
+
+def dataset_json(wildcards):
+    return canonical(S.datasets[wildcards.ds])
+
+
+def available(wildcards=None):
+    """Selected data sets that were obtained (the others are reported as not obtained)."""
+    return [ds for ds in DATASETS if fetch_status(ds)["ok"]]
+
+
+def obtained(pattern, **values):
+    """An input function: ``pattern`` for every data set obtained (and every combination
+    of ``values``)."""
+    return lambda wildcards: expand(pattern, ds=available(), **values)
+
+
+# ---------------------------------------------------------------- targets and the report
+
+# The report's figures, and the jobs whose benchmark files account for its time.
+FIGURES = expand("results/figures/fig{num}.png", num=[6, 7, 8, 9, 10])
+STUDY_FIGURES = expand("results/figures/{study}.png", study=BEYOND)
+PAPER_JOBS = ["discretize", "split", "perturb", "decide", "poison", "gather_decision", "gather_poisoning"]
+PAPER_ONCE = ["data_status", "figures_decision", "figure_poisoning"]
+BEYOND_JOBS = ["poison_many", "counting_study", "cleaning_study"]
+BEYOND_ONCE = ["gather_poisoning_many", "gather_scaling"] + [f"figure_{study}" for study in BEYOND]
+
+
+def timings(jobs, once):
+    """The benchmark files of the fetches, of ``jobs`` for every data set obtained, and of
+    ``once`` (a job each): the report's account of the run's time."""
+    pattern = lambda name: getattr(rules, name).log.benchmark
+    return (expand(pattern("fetch"), ds=DATASETS) + [f for j in jobs for f in expand(pattern(j), ds=available())]
+            + [pattern(j) for j in once])
+
+
+def report_inputs(part):
+    """The report's inputs: the paper's tables and figures, and for the whole report the
+    studies' too, with the benchmark files of every job they come from."""
+
+    def inputs(wildcards):
+        files = {"status": "results/data_status.json", "figures": FIGURES,
+                 "info": obtained("data/discretized/{ds}.json")(wildcards),
+                 "decision": obtained("results/tables/decision_{ds}.csv")(wildcards),
+                 "poisoning": obtained("results/tables/poisoning_{ds}.csv")(wildcards),
+                 "timings": timings(PAPER_JOBS, PAPER_ONCE)}
+        if part == "all":
+            files.update(poisoning_many="results/tables/poisoning_many.csv",
+                         counting=obtained("results/tables/counting_{ds}.csv")(wildcards),
+                         scaling="results/tables/scaling.csv",
+                         cleaning=obtained("results/tables/cleaning_{ds}.csv")(wildcards),
+                         beyond_figures=STUDY_FIGURES,
+                         timings=timings(PAPER_JOBS + BEYOND_JOBS, PAPER_ONCE + BEYOND_ONCE)
+                         + expand(rules.scaling_run.log.benchmark, run=SCALING_RUNS))
+        return files
+
+    return inputs
+
+
+REPORTED = ["seed", "repetitions", "missing_rates", "k_values", "k_for_rates", "rate_for_k", "feature_share", "subsample"]
+
+
+def report_params():
+    """What the report states about the run: the settings it shows, the config files and
+    values used, and the tables it leaves aside."""
+    return dict(settings=canonical({k: getattr(S, k) for k in REPORTED}), sources=S.sources, stale=stale_tables)
+
+
+def stale_tables(wildcards=None):
+    """Tables in results/tables of data sets that are not in this run's config (ignored)."""
+    kinds = ("decision_", "poisoning_", "counting_", "cleaning_")
+    return sorted(f"{n}.csv" for n in glob_wildcards("results/tables/{name}.csv").name
+                  if "/" not in n and n.startswith(kinds) and n != "poisoning_many" and n.split("_", 1)[1] not in DATASETS)
+
+
+def targets(part):
+    """The final files of the paper's part (``paper``), of the studies (``beyond``) or of
+    both with the whole report (``all``); everything else is built because they need it.
+    With no data set obtained, the one check that stops the run in one line."""
+
+    def files(wildcards=None):
+        if not available():
+            return ["results/data_status.json"]
+        return {"paper": ["results/paper.md"], "beyond": STUDY_FIGURES, "all": ["results/report.md"]}[part]
+
+    return files

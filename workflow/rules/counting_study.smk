@@ -8,7 +8,7 @@ rule counting_study:
     params:
         label=label,
         seed=S.seed,
-        settings=canonical(S.counting),
+        settings=canonical(B.counting),
     threads: 1  # timings are single-threaded
     resources:
         timed=1,
@@ -24,7 +24,7 @@ rule counting_study:
 
 rule figure_counting:
     input:
-        obtained("counting_study"),
+        obtained("results/tables/counting_{ds}.csv"),
     output:
         pdf="results/figures/counting.pdf",
         png=report("results/figures/counting.png", caption="../report/beyond.rst", category="Beyond the paper"),

@@ -2,12 +2,6 @@
 # set (one run file per table; a job's start-up, scikit-learn's import included, costs
 # about as much as a repetition's Iterate and Iterate+Index).  `timed` jobs never run side by side (the
 # profiles cap the resource at 1).
-def decision_expected(wildcards):
-    """What each decision run of a data set must hold (common.expect)."""
-    ds = wildcards.ds
-    return canonical({DECISION_RUN.format(ds=ds, **v):
-                      expect.decision_run(ds, v["rep"], v["kind"], v["rate"], S.ks_for(v["rate"]))
-                      for v in EACH_VARIANT})
 
 
 rule decide:
@@ -20,7 +14,7 @@ rule decide:
     params:
         label=label,
         records=records(EACH_VARIANT, train=TRAIN, test=TEST, dirty=PERTURBED, output=DECISION_RUN),
-        ks={rate: S.ks_for(rate) for rate in RATES},
+        ks={rate: ks_for(rate) for rate in RATES},
         ad_worlds=S.ad_worlds,
         seed=S.seed,
     threads: 1  # timings are single-threaded, as in the paper

@@ -1,7 +1,5 @@
 # Stage 2: the raw file verified against its sha256, then numeric features into bins with
-# KBinsDiscretizer (common.discretize); a sidecar records what was verified.
-def dataset_json(wildcards):
-    return canonical(S.datasets[wildcards.ds])
+# KBinsDiscretizer (workflow/scripts/discretize.py); a sidecar records what was verified.
 
 
 rule discretize:

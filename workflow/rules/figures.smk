@@ -1,4 +1,4 @@
-# Stage 6a: Figures 6-10, one panel per obtained data set (common.figures).
+# Stage 6a: Figures 6-10, one panel per obtained data set.
 FIGURE_CAPTION = "../report/figure.rst"
 
 
@@ -15,7 +15,7 @@ rule figures_decision:
     # k) from the same tables, in one job: each job pays about 2 s to start Python and
     # import pandas and matplotlib, more than drawing a figure once they are loaded.
     input:
-        obtained("gather_decision"),
+        obtained("results/tables/decision_{ds}.csv"),
     output:
         pdf=each(DECISION_FIGURES, DECISION_PDF),
         png=report(each(DECISION_FIGURES, DECISION_PNG), caption=FIGURE_CAPTION,
@@ -33,7 +33,7 @@ rule figures_decision:
 
 rule figure_poisoning:
     input:
-        obtained("gather_poisoning"),
+        obtained("results/tables/poisoning_{ds}.csv"),
     output:
         pdf="results/figures/fig10.pdf",
         png=report("results/figures/fig10.png", caption=FIGURE_CAPTION, category="Figures"),

@@ -8,7 +8,7 @@ rule split:
         each(EACH_REP, TRAIN) + each(EACH_REP, TEST),
     params:
         label=label,
-        k=S.k_max,
+        k=K_MAX,
         seed=S.seed,
         records=records(EACH_REP, train=TRAIN, test=TEST),
     threads: 1

@@ -1,10 +1,5 @@
 # Stage 5: RP, SR and OP on the complete training rows for a single test point per
 # repetition; one job per data set, one run file per repetition.
-def poisoning_expected(wildcards):
-    """What each poisoning run of a data set must hold (common.expect)."""
-    ds = wildcards.ds
-    return canonical({POISONING_RUN.format(ds=ds, rep=rep): expect.poisoning_run(ds, rep)
-                      for rep in REPS})
 
 
 rule poison:

@@ -1,13 +1,5 @@
-# Beyond the paper: poisoning k test points at once (studies.poisoning_many),
+# Beyond the paper: poisoning k test points at once (workflow/scripts/studies/poisoning_many),
 # one job per data set, one run file per k.
-POISONING_MANY_RUN = "results/runs/poisoning_many/{ds}/k{k}.csv"
-EACH_K = [{"k": k} for k in S.poison_many.k_values]
-
-
-def poisoning_many_expected(wildcards):
-    """What each many-point poisoning run must hold (common.expect)."""
-    return canonical({POISONING_MANY_RUN.format(ds=ds, k=k): expect.poisoning_many_run(ds, k)
-                      for ds in available() for k in S.poison_many.k_values})
 
 
 rule poison_many:
@@ -18,7 +10,7 @@ rule poison_many:
         each(EACH_K, POISONING_MANY_RUN),
     params:
         label=label,
-        settings=canonical(S.poison_many),
+        settings=canonical(B.poison_many),
         records=records(EACH_K, output=POISONING_MANY_RUN),
     threads: 1
     resources:
@@ -26,7 +18,7 @@ rule poison_many:
         node_share=whole_node,
         mem_mb=per_attempt(1000, 100),
         # minutes: for each k, five and one per 10 s of the solver's time limit
-        runtime=per_attempt(len(S.poison_many.k_values) * (5 + int(S.poison_many.time_limit) // 10)),
+        runtime=per_attempt(len(B.poison_many.k_values) * (5 + int(B.poison_many.time_limit) // 10)),
     log:
         "logs/poison_many/{ds}.log",
         benchmark="logs/benchmarks/poison_many/{ds}.tsv",
@@ -36,7 +28,7 @@ rule poison_many:
 
 rule gather_poisoning_many:
     input:
-        obtained("poison_many"),
+        obtained(POISONING_MANY_RUN, k=B.poison_many.k_values),
     output:
         "results/tables/poisoning_many.csv",
     params:

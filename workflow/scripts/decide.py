@@ -7,7 +7,6 @@ shared the CPU.  One job per data set, one run table per perturbed table (a reco
 rule each).
 """
 
-
 import time
 
 import numpy as np

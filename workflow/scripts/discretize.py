@@ -11,7 +11,6 @@ the API's ``bins``); only the names differ: the paper's tables call them ``bin0`
 ``bin{n-1}``.  A sidecar JSON records what was verified and how many cells were missing.
 """
 
-
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -21,7 +20,7 @@ import pandas as pd
 from common.draws import subsample
 from common.job import run_job
 from common.outputs import write_csv, write_text
-from common.settings import DatasetSettings
+from common.settings import Section, reading
 from common.tables import read_data
 from fetch import verify
 
@@ -79,11 +78,11 @@ def discretize(
 
 
 def main(snakemake):
-    ds, p = DatasetSettings.from_json(snakemake.params.dataset), snakemake.params
+    ds, p = Section.from_json(snakemake.params.dataset), snakemake.params
     raw = Path(snakemake.input[0])
     fetched = json.loads((raw.parent / "status.json").read_text())
     sha = verify(raw, fetched["sha256"], ds.name)
-    raw_df = read_data(raw, ds.label, **ds.reading())
+    raw_df = read_data(raw, ds.label, **reading(ds))
     df = subsample(raw_df, p.subsample, p.seed, ds.name)
     out = discretize(
         df, ds.label, n_bins=ds.n_bins, strategy=ds.strategy, drop=ds.drop, name=ds.name

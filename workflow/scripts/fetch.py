@@ -12,7 +12,6 @@ neither copied nor downloaded stops the run with ``on_unavailable: fail`` and is
 as not obtained with ``skip``; the run stops only when no data set at all was obtained.
 """
 
-
 import hashlib
 import json
 import shutil

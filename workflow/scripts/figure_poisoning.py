@@ -1,6 +1,5 @@
 """Figure 10: (a) running time and (b) poisoning rate of RP, SR and OP per data set."""
 
-
 import numpy as np
 import pandas as pd
 from common.figures import pyplot, save_figure

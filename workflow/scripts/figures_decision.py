@@ -5,7 +5,6 @@ Each figure has one panel per data set, time on a log scale, the mean over repet
 as a line and the spread (min to max) shaded; Plain is the black dashed reference.
 """
 
-
 from types import SimpleNamespace
 
 import numpy as np

@@ -4,7 +4,6 @@ incremental robustness check and the paper's own OP answers.  One job per data s
 run table per repetition (a record from the rule each).
 """
 
-
 import time
 
 import pandas as pd

@@ -9,7 +9,6 @@ beside the numbers measured here.  Each study's section lives beside the study
 (``studies/<study>/report.py``); this script puts them together.
 """
 
-
 import json
 import os
 import platform

@@ -5,7 +5,6 @@ benchmarks print these; ``constraints.txt`` at the repository's root pins the ve
 release is tested with (regenerate it with ``python -m common.provenance --freeze``).
 """
 
-
 import platform
 import subprocess
 import sys

@@ -15,7 +15,7 @@ reported.
 
 from __future__ import annotations
 
-import math
+import re
 from functools import cache
 from pathlib import Path
 
@@ -30,37 +30,13 @@ from nbcert import InputError, read_csv
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"  # workflow/schemas
 
 
+def schema_path(name: str) -> Path:
+    return SCHEMAS / f"{name}.schema.yaml"
+
+
 @cache
 def schema(name: str) -> dict:
-    return yaml.safe_load((SCHEMAS / f"{name}.schema.yaml").read_text())
-
-
-@cache
-def _validator(name: str):
-    import jsonschema
-
-    return jsonschema.Draft7Validator(schema(name))
-
-
-@cache
-def _fast_validator(name: str):
-    """The schema compiled to Python by fastjsonschema (tens of times faster per record
-    than jsonschema): a first pass that finds the records jsonschema then judges."""
-    import fastjsonschema
-
-    return fastjsonschema.compile(schema(name))
-
-
-def _suspects(records: list, name: str):
-    """(position, record) of the records the compiled schema rejects, in order."""
-    from fastjsonschema import JsonSchemaValueException
-
-    fast = _fast_validator(name)
-    for i, rec in enumerate(records):
-        try:
-            fast(rec)
-        except JsonSchemaValueException:
-            yield i, rec
+    return yaml.safe_load(schema_path(name).read_text())
 
 
 def _string_columns(name: str) -> dict:
@@ -68,40 +44,32 @@ def _string_columns(name: str) -> dict:
     return {c: str for c, p in props.items() if p.get("type") == "string" or "enum" in p}
 
 
-def _records(df: pd.DataFrame):
-    """Row records of Python values without the empty cells (an empty cell is an absent
-    key: None, NaN and pandas' NA), built from each column's list (as ``to_dict("records")``,
-    without its per-cell boxing)."""
-    names = list(df.columns)
-    for row in zip(*(df[c].tolist() for c in names)):
-        yield {
-            k: v
-            for k, v in zip(names, row)
-            if not (v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)))
-        }
-
-
 def check(df: pd.DataFrame, name: str, where: str) -> None:
-    """Raise TableError unless every row of ``df`` fits schema ``name``."""
-    props = schema(name)["properties"]
-    if not schema(name).get("additionalProperties", True):
-        extra = [c for c in df.columns if c not in props]
-        if extra:
-            raise TableError(f"{where}: unexpected column {extra[0]!r} (not a {name} table)")
-    missing = [c for c in schema(name).get("required", []) if c not in df.columns]
-    if missing:
-        raise TableError(f"{where}: no column {missing[0]!r} (not a {name} table)")
-    validator = _validator(name)
-    for i, rec in _suspects(list(_records(df)), name):  # jsonschema decides, and words the message
-        error = next(iter(validator.iter_errors(rec)), None)
-        if error is not None:
+    """Raise TableError unless every row of ``df`` fits schema ``name`` (Snakemake's
+    ``validate``, row by row; an empty cell is an absent key): one line naming the row and
+    column."""
+    import jsonschema
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    try:
+        validate(df, str(schema_path(name)), set_default=False)
+    except WorkflowError as e:
+        error = e.__context__  # the row's or the config's jsonschema error
+        if not isinstance(error, jsonschema.ValidationError):
+            raise
+        row = int(re.search(r"row (\d+)", str(e.args[0]))[1])
+        if error.validator == "additionalProperties":
+            col = re.findall(r"'([^']+)'", error.message)[0]
+            raise TableError(f"{where}: unexpected column {col!r} (not a {name} table)") from None
+        if error.validator == "required":
+            col, what = error.message.split("'")[1], "is empty"
+        else:
             col = error.path[0] if error.path else None
-            if error.validator == "required":
-                col = error.message.split("'")[1]
-                what = "is empty"
-            else:
-                what = f"holds {rec.get(col)!r}, which is invalid ({error.message.splitlines()[0][:80]})"
-            raise TableError(f"{where}: data row {i}, column {col!r} {what}")
+            what = (
+                f"holds {error.instance!r}, which is invalid ({error.message.splitlines()[0][:80]})"
+            )
+        raise TableError(f"{where}: data row {row}, column {col!r} {what}") from None
 
 
 def read_table(
@@ -167,7 +135,7 @@ def read_data(
     """A data table (values as written, empty = missing) with its shape checked: the
     label column present and filled, the given ``columns`` in order, ``rows`` rows, and
     with ``complete`` no missing cell at all.  ``text``: how a raw file is read (checked
-    ``sep``, ``encoding`` and ``decimal``, as ``DatasetSettings.reading`` gives them)."""
+    ``sep``, ``encoding`` and ``decimal``, as ``common.settings.reading`` gives them)."""
     where = str(path)
     try:
         df = read_csv(path, name=where, **text)

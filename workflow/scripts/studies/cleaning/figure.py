@@ -1,7 +1,6 @@
 """The cleaning study's figure: share of test points certified against the share of
 missing cells cleaned (:mod:`.run` makes the table)."""
 
-
 import numpy as np
 import pandas as pd
 from common.figures import panels, save_figure

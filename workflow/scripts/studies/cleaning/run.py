@@ -31,14 +31,13 @@ same for every policy.  A random choice derives from (seed, data set, repetition
 method), so the table is reproducible except for the times.
 """
 
-
 import time
 
 import numpy as np
 import pandas as pd
 from common.draws import complete_rows, perturbed, rng_for, split
 from common.job import run_job, stamp
-from common.settings import CleaningSettings
+from common.settings import Section
 from common.tables import read_data, write_table
 
 from nbcert import encode
@@ -118,7 +117,7 @@ def run_one(
     tab: CleaningTable,
     T: np.ndarray,
     base: dict,
-    cfg: CleaningSettings,
+    cfg: Section,
     seed_parts: tuple,
     progress=print,
 ) -> list:
@@ -203,7 +202,7 @@ def _offline_rows(tab, T, base, cfg) -> tuple:
 
 
 def run(
-    df: pd.DataFrame, label: str, name: str, seed: int, cfg: CleaningSettings, progress=print
+    df: pd.DataFrame, label: str, name: str, seed: int, cfg: Section, progress=print
 ) -> pd.DataFrame:
     """The study on one data set's discretized table: every repetition, perturbation and
     missing rate of ``cfg`` (repetitions, perturbations, missing_rates, points,
@@ -316,7 +315,7 @@ def main(snakemake):
     """The study on one data set's discretized table."""
     p = snakemake.params
     df = read_data(snakemake.input[0], p.label)
-    table = run(df, p.label, snakemake.wildcards.ds, p.seed, CleaningSettings.from_json(p.settings))
+    table = run(df, p.label, snakemake.wildcards.ds, p.seed, Section.from_json(p.settings))
     write_table(stamp(table), snakemake.output[0], "cleaning")
 
 

@@ -2,7 +2,6 @@
 missing rate, and the proven intervals' width against their time (:mod:`.run` makes the
 table)."""
 
-
 import numpy as np
 import pandas as pd
 from common.draws import rng_for

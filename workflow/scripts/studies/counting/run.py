@@ -38,14 +38,13 @@ All random choices derive from (seed, data set name, "counting", ...) via
 times (and, where a time limit cuts the refinement short, the proven widths).
 """
 
-
 import time
 
 import numpy as np
 import pandas as pd
 from common.draws import perturbed, rng_for, split
 from common.job import run_job, stamp
-from common.settings import CountingSettings
+from common.settings import Section
 from common.tables import read_data, write_table
 
 from nbcert import InputError, encode
@@ -276,7 +275,7 @@ def _point_rows(enc, t, alpha, cfg, rngs, base, methods=METHODS):
 
 
 def run(
-    df: pd.DataFrame, label: str, name: str, seed: int, cfg: CountingSettings, progress=print
+    df: pd.DataFrame, label: str, name: str, seed: int, cfg: Section, progress=print
 ) -> pd.DataFrame:
     """The study on one data set; one row per (part, missing rate, test point, method).
 
@@ -409,7 +408,7 @@ def main(snakemake):
     """The study on one data set's discretized table."""
     p = snakemake.params
     df = read_data(snakemake.input[0], p.label)
-    table = run(df, p.label, snakemake.wildcards.ds, p.seed, CountingSettings.from_json(p.settings))
+    table = run(df, p.label, snakemake.wildcards.ds, p.seed, Section.from_json(p.settings))
     write_table(stamp(table), snakemake.output[0], "counting")
 
 

@@ -1,7 +1,6 @@
 """The many-point poisoning study's figure: cells needed against the number of test points
 poisoned together (:mod:`.run` makes the table)."""
 
-
 import pandas as pd
 from common.figures import panels, save_figure
 from common.job import run_job

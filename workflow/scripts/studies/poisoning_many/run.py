@@ -7,14 +7,13 @@ the machine's speed), and the union of the k single-point OP answers (what an at
 gets by not coordinating).
 """
 
-
 import time
 
 import numpy as np
 import pandas as pd
 from common.draws import complete_rows
 from common.job import run_job, stamp, timed, times
-from common.settings import PoisonManySettings
+from common.settings import Section
 from common.tables import read_data, write_table
 
 from nbcert import encode
@@ -26,7 +25,7 @@ def run(
     test: pd.DataFrame,
     label: str,
     k: int,
-    settings: PoisonManySettings,
+    settings: Section,
     *,
     name: str,
     progress=print,
@@ -117,7 +116,7 @@ def _union_of_op(enc, T):
 def main(snakemake):
     """Every k of the rule's records, on repetition 0's split, one run table each."""
     p, i = snakemake.params, snakemake.input
-    settings = PoisonManySettings.from_json(p.settings)
+    settings = Section.from_json(p.settings)
     train = read_data(i.train, p.label)
     test = read_data(i.test, p.label, columns=train.columns, complete=True)
     for r in p.records:

@@ -1,7 +1,6 @@
 """The scaling study's figure: log-log time per test point against the rows n, one line
 per method (:mod:`.run` makes the table)."""
 
-
 import numpy as np
 import pandas as pd
 from common.job import run_job

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
-from common.settings import ScalingSettings
+from common.settings import Section
 
 from studies.scaling.blanking import MAX_BLANK_CELLS
 from studies.scaling.memory import MB, added_bytes, estimate_bytes
@@ -35,7 +35,7 @@ KIND.update({STREAMED[m]: KIND[m] for m in STREAM_METHODS})
 SAFETY = 0.8  # use at most this share of the available memory
 
 
-def base_columns(n: int, cfg: ScalingSettings, table_mb: float, **more) -> dict:
+def base_columns(n: int, cfg: Section, table_mb: float, **more) -> dict:
     """The columns every row of one size shares: the table's shape, then ``more``."""
     return {
         "n": n,

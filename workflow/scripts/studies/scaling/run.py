@@ -28,7 +28,6 @@ studies.scaling.plan; sizes streamed from disk are run by .streamed, and the
 slopes the report fits by .slopes.
 """
 
-
 import time
 from dataclasses import dataclass
 
@@ -36,7 +35,7 @@ import numpy as np
 import pandas as pd
 from common.draws import rng_for
 from common.job import run_job, stamp
-from common.settings import ScalingSettings
+from common.settings import Section
 from common.tables import write_table
 
 from nbcert import from_codes
@@ -62,7 +61,7 @@ class _Size:
     """One in-memory size's run: its settings, memory, rows and time budget."""
 
     n: int
-    cfg: ScalingSettings
+    cfg: Section
     seed: int
     memory: MemoryPlan
     rows: Rows
@@ -85,7 +84,7 @@ class _Size:
 
 def run_size(
     n: int,
-    cfg: ScalingSettings,
+    cfg: Section,
     seed: int,
     *,
     mem_budget: int | None = None,
@@ -361,13 +360,14 @@ def _monte_carlo(size: _Size, enc, T):
 
 
 def main(snakemake):
-    """One synthetic table of n rows, in memory (:func:`run_size`) or streamed from a file
-    on disk (:func:`studies.scaling.streamed.run_streamed`)."""
+    """One synthetic table of n rows (the run ``n{n}``), in memory (:func:`run_size`), or
+    streamed from a file on disk (``streamed_n{n}``: :func:`studies.scaling.streamed.run_streamed`)."""
     from studies.scaling.streamed import run_streamed
 
-    n, cfg = int(snakemake.wildcards.n), ScalingSettings.from_json(snakemake.params.settings)
-    run = run_streamed if snakemake.params.streamed else run_size
-    write_table(stamp(run(n, cfg, snakemake.params.seed)), snakemake.output[0], "scaling_run")
+    kind, n = snakemake.wildcards.run.rsplit("n", 1)
+    run = run_streamed if kind == "streamed_" else run_size
+    cfg = Section.from_json(snakemake.params.settings)
+    write_table(stamp(run(int(n), cfg, snakemake.params.seed)), snakemake.output[0], "scaling_run")
 
 
 if __name__ == "__main__":

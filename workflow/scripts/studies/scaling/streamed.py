@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from common.draws import rng_for
-from common.settings import ScalingSettings
+from common.settings import Section
 
 from nbcert import certify, count_worlds, poison
 from nbcert.synthetic import model_and_tests, test_frame, write_table
@@ -31,7 +31,7 @@ def csv_bytes_per_row(d: int) -> int:
 
 def run_streamed(
     n: int,
-    cfg: ScalingSettings,
+    cfg: Section,
     seed: int,
     *,
     scratch=None,
