@@ -224,7 +224,7 @@ def run_target(
     sampler.join()
     log.close()
     proc.returncode = os.waitstatus_to_exitcode(status)
-    stages = stage_table(work / "benchmarks")
+    stages = stage_table(work / "logs" / "benchmarks")
     cpu = usage.ru_utime + usage.ru_stime
     if (
         readme

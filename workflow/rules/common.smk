@@ -291,14 +291,35 @@ def stale_tables(wildcards=None):
                   if "/" not in n and n.startswith(kinds) and n != "poisoning_many" and n.split("_", 1)[1] not in DATASETS)
 
 
+def paper_files():
+    """Every file of the paper's part, intermediates included: deleting any of them makes
+    the next run rebuild it and exactly what depends on it (Snakemake rebuilds a missing
+    file only when it is asked for, not when a newer file was made from it)."""
+    ds = available()
+    return (["results/data_status.json"] + expand("data/discretized/{ds}.{ext}", ds=ds, ext=["csv", "json"])
+            + expand([TRAIN, TEST, POISONING_RUN], ds=ds, rep=REPS)
+            + expand([PERTURBED, DECISION_RUN], ds=ds, rep=REPS, kind=S.perturbations, rate=RATES)
+            + expand("results/tables/{table}_{ds}.csv", table=["decision", "poisoning"], ds=ds)
+            + FIGURES + [f.replace(".png", ".pdf") for f in FIGURES] + ["results/paper.md"])
+
+
+def beyond_files():
+    """Every file of the studies beyond the paper, intermediates included."""
+    ds = available()
+    return (expand(POISONING_MANY_RUN, ds=ds, k=B.poison_many.k_values) + expand(SCALING_RUN, run=SCALING_RUNS)
+            + expand("results/tables/{table}_{ds}.csv", table=["counting", "cleaning"], ds=ds)
+            + ["results/tables/poisoning_many.csv", "results/tables/scaling.csv"]
+            + STUDY_FIGURES + [f.replace(".png", ".pdf") for f in STUDY_FIGURES])
+
+
 def targets(part):
-    """The final files of the paper's part (``paper``), of the studies (``beyond``) or of
-    both with the whole report (``all``); everything else is built because they need it.
-    With no data set obtained, the one check that stops the run in one line."""
+    """What ``snakemake paper``, ``snakemake beyond`` and ``snakemake`` (all: both, and the
+    whole report) make.  With no data set obtained, the one check that stops the run in one line."""
 
     def files(wildcards=None):
         if not available():
             return ["results/data_status.json"]
-        return {"paper": ["results/paper.md"], "beyond": STUDY_FIGURES, "all": ["results/report.md"]}[part]
+        return {"paper": paper_files, "beyond": beyond_files}.get(part, lambda: paper_files() + beyond_files()
+                                                                   + ["results/report.md"])()
 
     return files
