@@ -111,6 +111,28 @@ def test_an_ad_row_says_what_its_sampled_worlds_saw(inst, alpha, seed, worlds):
             assert label is None and (len(seen) >= 2 or tie)
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(inst=instances(), seed=st.integers(0, 2**16), budget=st.integers(0, 40))
+def test_ad_stops_between_worlds_and_says_where(inst, seed, budget):
+    """AD with a stop asked before every world samples exactly ``budget`` worlds in all (or
+    finishes first), yields the point it reached as stopped and ends there; the points before
+    it are those AD decides without a stop (the same worlds from the same seed)."""
+    from nbcert.methods import encode as enc_of
+    from nbcert.methods import iter_ad_sampled
+
+    enc = enc_of(inst.train, inst.label)
+    T = enc.encode_test(inst.test[inst.features])
+    asked = iter(range(10**9))
+    seen = list(iter_ad_sampled(enc, T, n_worlds=8, seed=seed, stop=lambda: next(asked) >= budget))
+    free = list(iter_ad_sampled(enc, T, n_worlds=8, seed=seed))
+    assert not any(s.stopped for s in free) and sum(s.worlds for s in free) <= 8 * len(T)
+    if seen[-1].stopped:
+        assert sum(s.worlds for s in seen) == budget and not seen[-1].robust
+        assert seen[:-1] == free[: len(seen) - 1]
+    else:
+        assert seen == free and sum(s.worlds for s in free) <= budget
+
+
 @SETTINGS
 @given(inst=instances(), alpha=alphas)
 def test_estimator_possible_labels(inst, alpha):

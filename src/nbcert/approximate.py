@@ -54,32 +54,37 @@ class Sampled:
     decides them, the labels its sampled worlds predicted as their unique winner
     (``labels``, label codes in increasing order), whether one of those worlds tied
     (``tie``) and how many worlds it sampled (``worlds``: fewer than asked when one
-    disagreed).  Every label and tie it saw is a real world's; a robust answer is only that
-    no sampled world disagreed."""
+    disagreed, or when a deadline passed first: ``stopped``, and the point is not decided).
+    Every label and tie it saw is a real world's; a robust answer is only that no sampled
+    world disagreed."""
 
     robust: bool
     label: int
     labels: tuple
     tie: bool
     worlds: int
+    stopped: bool = False
 
 
 def _batches(n_worlds: int, world_labels) -> Sampled:
     """Ask ``world_labels(w)`` for batches of 1, 2, 4, ... worlds until n_worlds are seen or
-    one disagrees: what AD saw of the point."""
-    first, done, batch, seen = None, 0, 1, []
-    while done < n_worlds:
+    one disagrees: what AD saw of the point.  ``world_labels`` gives fewer than ``w`` labels
+    once a deadline has passed: the point is then ``stopped`` unless a disagreement decided it."""
+    first, done, batch, seen, short = None, 0, 1, [np.zeros(0, np.intp)], False
+    while done < n_worlds and not short:
         w = min(batch, n_worlds - done)
         labels = world_labels(w)
         seen.append(labels)
-        first = labels[0] if first is None else first
-        done, batch = done + w, 2 * batch
-        if _agree(np.r_[first, labels]) < 0:
+        first = labels[0] if first is None and len(labels) else first
+        done, batch, short = done + len(labels), 2 * batch, len(labels) < w
+        if len(labels) and _agree(np.r_[first, labels]) < 0:
             break
     every = np.concatenate(seen)
-    robust = bool(_agree(np.r_[first, every]) >= 0)
+    robust = first is not None and bool(_agree(np.r_[first, every]) >= 0)
     won = tuple(int(l) for l in np.unique(every[every >= 0]))
-    return Sampled(robust, int(first) if robust else -1, won, bool((every < 0).any()), done)
+    stopped = short and (robust or first is None)  # a disagreement decides, whenever it came
+    label = int(first) if robust and not stopped else -1
+    return Sampled(robust and not stopped, label, won, bool((every < 0).any()), done, stopped)
 
 
 # ---------------------------------------------------------------- the paper's AD
@@ -152,9 +157,13 @@ def iter_ad(enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 100, seed
         yield seen.robust, seen.label
 
 
-def iter_ad_sampled(enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 100, seed=None):
+def iter_ad_sampled(
+    enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 100, seed=None, stop=None
+):
     """The paper's AD point by point: yields what it saw (``Sampled``) for each test point
-    in order."""
+    in order.  ``stop``, a function of no arguments, is asked before every world: once it
+    says True no world is sampled any more, the point it reached is yielded ``stopped``
+    (undecided, unless a disagreement came first) and the iteration ends there."""
     _check_worlds(n_worlds)
     rng = np.random.default_rng(seed)
     fillings = _fillings(enc, max(1, CHUNK_CELLS // max(1, enc.d)))
@@ -163,15 +172,17 @@ def iter_ad_sampled(enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 1
         seen = T[p] >= 0
 
         def world_labels(w):
-            return _predict(
-                np.stack([_world_index(rng, enc, fillings) for _ in range(w)]),
-                G[p],
-                seen,
-                enc,
-                alpha,
-            )
+            worlds = []
+            while len(worlds) < w and not (stop is not None and stop()):
+                worlds.append(_world_index(rng, enc, fillings))
+            if not worlds:
+                return np.zeros(0, np.intp)
+            return _predict(np.stack(worlds), G[p], seen, enc, alpha)
 
-        yield _batches(n_worlds, world_labels)
+        out = _batches(n_worlds, world_labels)
+        yield out
+        if out.stopped:
+            return
 
 
 def certify_ad(

@@ -18,9 +18,10 @@ Iterate+Index (Alg. 1)      :func:`certify_index`: every test point decided from
 Iterate                     :func:`certify_iterate`: each point's extreme counts scanned from
                             the table
 AD (Section 6)              :func:`iter_ad` (trains on each sampled world, as the paper
-                            describes), :func:`iter_ad_counts` (the same worlds from counts,
-                            a cheaper equivalent); :func:`certify_ad`, :func:`certify_ad_counts`
-                            decide a whole batch
+                            describes; :func:`iter_ad_sampled` says what it saw, and stops
+                            at a deadline), :func:`iter_ad_counts` (the same worlds from
+                            counts, a cheaper equivalent); :func:`certify_ad`,
+                            :func:`certify_ad_counts` decide a whole batch
 counting (Alg. 2)           :func:`count_encoded` with ``method="batch"`` (the paper's joint
                             enumeration), ``"exact"``, ``"montecarlo"`` or ``"bounds"``;
                             :func:`total_worlds`
@@ -41,7 +42,14 @@ the support's arithmetic (:func:`as_alpha`, the smoothing as an exact fraction;
 
 from __future__ import annotations
 
-from .approximate import certify_ad, certify_ad_counts, iter_ad, iter_ad_counts
+from .approximate import (
+    Sampled,
+    certify_ad,
+    certify_ad_counts,
+    iter_ad,
+    iter_ad_counts,
+    iter_ad_sampled,
+)
 from .cleaning import (
     CleaningTable,
     advice,
@@ -89,6 +97,8 @@ __all__ = [
     "certify_iterate",
     "iter_ad",
     "iter_ad_counts",
+    "iter_ad_sampled",
+    "Sampled",
     "certify_ad",
     "certify_ad_counts",
     # counting

@@ -6,19 +6,21 @@ rule cleaning_study:
         "data/discretized/{ds}.csv",
     output:
         "results/tables/cleaning_{ds}.csv",
-    params:
-        label=label,
-        seed=S.seed,
-        settings=canonical(B.cleaning),
+    log:
+        "logs/cleaning_study/{ds}.log",
+        benchmark="logs/benchmarks/cleaning_study/{ds}.tsv",
+    conda:
+        "../envs/pipeline.yaml"
     threads: 1  # timings are single-threaded
     resources:
         timed=1,
         node_share=whole_node,
         mem_mb=per_attempt(1500, 100),
         runtime=per_attempt(60),
-    log:
-        "logs/cleaning_study/{ds}.log",
-        benchmark="logs/benchmarks/cleaning_study/{ds}.tsv",
+    params:
+        label=label,
+        seed=S.seed,
+        settings=canonical(B.cleaning),
     script:
         "../scripts/studies/cleaning/run.py"
 
@@ -28,9 +30,15 @@ rule figure_cleaning:
         obtained("results/tables/cleaning_{ds}.csv"),
     output:
         pdf="results/figures/cleaning.pdf",
-        png=report("results/figures/cleaning.png", caption="../report/beyond.rst", category="Beyond the paper"),
+        png=report(
+            "results/figures/cleaning.png",
+            caption="../report/beyond.rst",
+            category="Beyond the paper",
+        ),
     log:
         "logs/figures/cleaning.log",
         benchmark="logs/benchmarks/figures/cleaning.tsv",
+    conda:
+        "../envs/pipeline.yaml"
     script:
         "../scripts/studies/cleaning/figure.py"

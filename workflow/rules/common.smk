@@ -1,4 +1,4 @@
-# What the rule files share, and nothing but functions and names: the validated settings
+# What the workflow's rules share, and nothing but functions and names: the validated settings
 # (S), the wildcards' values, the files of a repetition, the resource helpers, the data sets
 # obtained, and the targets.  A rule file uses only names defined here or in itself.
 import json
@@ -60,7 +60,9 @@ DECISION_RUN = "results/runs/decision/{ds}/rep{rep}/{kind}_{rate}.csv"
 POISONING_RUN = "results/runs/poisoning/{ds}/rep{rep}.csv"
 POISONING_MANY_RUN = "results/runs/poisoning_many/{ds}/k{k}.csv"
 SCALING_RUN = "results/runs/scaling/{run}.csv"  # run: n{n} in memory, streamed_n{n} from disk
-SCALING_RUNS = [f"n{n}" for n in B.scaling.n_values] + [f"streamed_n{n}" for n in B.scaling.stream_n_values]
+SCALING_RUNS = [f"n{n}" for n in B.scaling.n_values] + [
+    f"streamed_n{n}" for n in B.scaling.stream_n_values
+]
 
 
 def ks_for(rate):
@@ -148,7 +150,9 @@ def records(over, **paths):
 # What each run table must hold before it is gathered (common/expect.py): its rows and the
 # values its file name promises.
 def decision_expected(wildcards):
-    run = lambda v: expect.decision_run(wildcards.ds, v["rep"], v["kind"], v["rate"], ks_for(v["rate"]))
+    run = lambda v: expect.decision_run(
+        wildcards.ds, v["rep"], v["kind"], v["rate"], ks_for(v["rate"])
+    )
     return canonical({DECISION_RUN.format(ds=wildcards.ds, **v): run(v) for v in EACH_VARIANT})
 
 
@@ -158,12 +162,19 @@ def poisoning_expected(wildcards):
 
 
 def poisoning_many_expected(wildcards):
-    files = {(ds, k): POISONING_MANY_RUN.format(ds=ds, k=k) for ds in available() for k in B.poison_many.k_values}
+    files = {
+        (ds, k): POISONING_MANY_RUN.format(ds=ds, k=k)
+        for ds in available()
+        for k in B.poison_many.k_values
+    }
     return canonical({f: expect.poisoning_many_run(ds, k) for (ds, k), f in files.items()})
 
 
 SCALING_EXPECTED = canonical(
-    {SCALING_RUN.format(run=run): expect.scaling_run(int(run.rsplit("n", 1)[1])) for run in SCALING_RUNS}
+    {
+        SCALING_RUN.format(run=run): expect.scaling_run(int(run.rsplit("n", 1)[1]))
+        for run in SCALING_RUNS
+    }
 )
 
 
@@ -201,7 +212,9 @@ def fetch_options(wildcards, input):
     from the input, not among the params whose change re-runs a job: changing these never
     fetches an obtained data set again."""
     mirror = data_mirror()
-    return canonical({"mirror": str(mirror) if mirror else None, "on_unavailable": S.on_unavailable})
+    return canonical(
+        {"mirror": str(mirror) if mirror else None, "on_unavailable": S.on_unavailable}
+    )
 
 
 def fetch_status(ds):
@@ -238,7 +251,15 @@ def obtained(pattern, **values):
 # The report's figures, and the jobs whose benchmark files account for its time.
 FIGURES = expand("results/figures/fig{num}.png", num=[6, 7, 8, 9, 10])
 STUDY_FIGURES = expand("results/figures/{study}.png", study=BEYOND)
-PAPER_JOBS = ["discretize", "split", "perturb", "decide", "poison", "gather_decision", "gather_poisoning"]
+PAPER_JOBS = [
+    "discretize",
+    "split",
+    "perturb",
+    "decide",
+    "poison",
+    "gather_decision",
+    "gather_poisoning",
+]
 PAPER_ONCE = ["data_status", "figures_decision", "figure_poisoning"]
 BEYOND_JOBS = ["poison_many", "counting_study", "cleaning_study"]
 BEYOND_ONCE = ["gather_poisoning_many", "gather_scaling"] + [f"figure_{study}" for study in BEYOND]
@@ -248,8 +269,11 @@ def timings(jobs, once):
     """The benchmark files of the fetches, of ``jobs`` for every data set obtained, and of
     ``once`` (a job each): the report's account of the run's time."""
     pattern = lambda name: getattr(rules, name).log.benchmark
-    return (expand(pattern("fetch"), ds=DATASETS) + [f for j in jobs for f in expand(pattern(j), ds=available())]
-            + [pattern(j) for j in once])
+    return (
+        expand(pattern("fetch"), ds=DATASETS)
+        + [f for j in jobs for f in expand(pattern(j), ds=available())]
+        + [pattern(j) for j in once]
+    )
 
 
 def report_inputs(part):
@@ -257,38 +281,62 @@ def report_inputs(part):
     studies' too, with the benchmark files of every job they come from."""
 
     def inputs(wildcards):
-        files = {"status": "results/data_status.json", "figures": FIGURES,
-                 "info": obtained("data/discretized/{ds}.json")(wildcards),
-                 "decision": obtained("results/tables/decision_{ds}.csv")(wildcards),
-                 "poisoning": obtained("results/tables/poisoning_{ds}.csv")(wildcards),
-                 "timings": timings(PAPER_JOBS, PAPER_ONCE)}
+        files = {
+            "status": "results/data_status.json",
+            "figures": FIGURES,
+            "info": obtained("data/discretized/{ds}.json")(wildcards),
+            "decision": obtained("results/tables/decision_{ds}.csv")(wildcards),
+            "poisoning": obtained("results/tables/poisoning_{ds}.csv")(wildcards),
+            "timings": timings(PAPER_JOBS, PAPER_ONCE),
+        }
         if part == "all":
-            files.update(poisoning_many="results/tables/poisoning_many.csv",
-                         counting=obtained("results/tables/counting_{ds}.csv")(wildcards),
-                         scaling="results/tables/scaling.csv",
-                         cleaning=obtained("results/tables/cleaning_{ds}.csv")(wildcards),
-                         beyond_figures=STUDY_FIGURES,
-                         timings=timings(PAPER_JOBS + BEYOND_JOBS, PAPER_ONCE + BEYOND_ONCE)
-                         + expand(rules.scaling_run.log.benchmark, run=SCALING_RUNS))
+            files.update(
+                poisoning_many="results/tables/poisoning_many.csv",
+                counting=obtained("results/tables/counting_{ds}.csv")(wildcards),
+                scaling="results/tables/scaling.csv",
+                cleaning=obtained("results/tables/cleaning_{ds}.csv")(wildcards),
+                beyond_figures=STUDY_FIGURES,
+                timings=timings(PAPER_JOBS + BEYOND_JOBS, PAPER_ONCE + BEYOND_ONCE)
+                + expand(rules.scaling_run.log.benchmark, run=SCALING_RUNS),
+            )
         return files
 
     return inputs
 
 
-REPORTED = ["seed", "repetitions", "missing_rates", "k_values", "k_for_rates", "rate_for_k", "feature_share", "subsample"]
+REPORTED = [
+    "seed",
+    "repetitions",
+    "missing_rates",
+    "k_values",
+    "k_for_rates",
+    "rate_for_k",
+    "feature_share",
+    "subsample",
+]
 
 
 def report_params():
     """What the report states about the run: the settings it shows, the config files and
     values used, and the tables it leaves aside."""
-    return dict(settings=canonical({k: getattr(S, k) for k in REPORTED}), sources=S.sources, stale=stale_tables)
+    return dict(
+        settings=canonical({k: getattr(S, k) for k in REPORTED}),
+        sources=S.sources,
+        stale=stale_tables,
+    )
 
 
 def stale_tables(wildcards=None):
     """Tables in results/tables of data sets that are not in this run's config (ignored)."""
     kinds = ("decision_", "poisoning_", "counting_", "cleaning_")
-    return sorted(f"{n}.csv" for n in glob_wildcards("results/tables/{name}.csv").name
-                  if "/" not in n and n.startswith(kinds) and n != "poisoning_many" and n.split("_", 1)[1] not in DATASETS)
+    return sorted(
+        f"{n}.csv"
+        for n in glob_wildcards("results/tables/{name}.csv").name
+        if not os.path.dirname(n)
+        and n.startswith(kinds)
+        and n != "poisoning_many"
+        and n.split("_", 1)[1] not in DATASETS
+    )
 
 
 def paper_files():
@@ -296,20 +344,29 @@ def paper_files():
     the next run rebuild it and exactly what depends on it (Snakemake rebuilds a missing
     file only when it is asked for, not when a newer file was made from it)."""
     ds = available()
-    return (["results/data_status.json"] + expand("data/discretized/{ds}.{ext}", ds=ds, ext=["csv", "json"])
-            + expand([TRAIN, TEST, POISONING_RUN], ds=ds, rep=REPS)
-            + expand([PERTURBED, DECISION_RUN], ds=ds, rep=REPS, kind=S.perturbations, rate=RATES)
-            + expand("results/tables/{table}_{ds}.csv", table=["decision", "poisoning"], ds=ds)
-            + FIGURES + [f.replace(".png", ".pdf") for f in FIGURES] + ["results/paper.md"])
+    return (
+        ["results/data_status.json"]
+        + expand("data/discretized/{ds}.{ext}", ds=ds, ext=["csv", "json"])
+        + expand([TRAIN, TEST, POISONING_RUN], ds=ds, rep=REPS)
+        + expand([PERTURBED, DECISION_RUN], ds=ds, rep=REPS, kind=S.perturbations, rate=RATES)
+        + expand("results/tables/{table}_{ds}.csv", table=["decision", "poisoning"], ds=ds)
+        + FIGURES
+        + [f.replace(".png", ".pdf") for f in FIGURES]
+        + ["results/paper.md"]
+    )
 
 
 def beyond_files():
     """Every file of the studies beyond the paper, intermediates included."""
     ds = available()
-    return (expand(POISONING_MANY_RUN, ds=ds, k=B.poison_many.k_values) + expand(SCALING_RUN, run=SCALING_RUNS)
-            + expand("results/tables/{table}_{ds}.csv", table=["counting", "cleaning"], ds=ds)
-            + ["results/tables/poisoning_many.csv", "results/tables/scaling.csv"]
-            + STUDY_FIGURES + [f.replace(".png", ".pdf") for f in STUDY_FIGURES])
+    return (
+        expand(POISONING_MANY_RUN, ds=ds, k=B.poison_many.k_values)
+        + expand(SCALING_RUN, run=SCALING_RUNS)
+        + expand("results/tables/{table}_{ds}.csv", table=["counting", "cleaning"], ds=ds)
+        + ["results/tables/poisoning_many.csv", "results/tables/scaling.csv"]
+        + STUDY_FIGURES
+        + [f.replace(".png", ".pdf") for f in STUDY_FIGURES]
+    )
 
 
 def targets(part):
@@ -319,7 +376,8 @@ def targets(part):
     def files(wildcards=None):
         if not available():
             return ["results/data_status.json"]
-        return {"paper": paper_files, "beyond": beyond_files}.get(part, lambda: paper_files() + beyond_files()
-                                                                   + ["results/report.md"])()
+        return {"paper": paper_files, "beyond": beyond_files}.get(
+            part, lambda: paper_files() + beyond_files() + ["results/report.md"]
+        )()
 
     return files

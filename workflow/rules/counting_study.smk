@@ -5,19 +5,21 @@ rule counting_study:
         "data/discretized/{ds}.csv",
     output:
         "results/tables/counting_{ds}.csv",
-    params:
-        label=label,
-        seed=S.seed,
-        settings=canonical(B.counting),
+    log:
+        "logs/counting_study/{ds}.log",
+        benchmark="logs/benchmarks/counting_study/{ds}.tsv",
+    conda:
+        "../envs/pipeline.yaml"
     threads: 1  # timings are single-threaded
     resources:
         timed=1,
         node_share=whole_node,
         mem_mb=per_attempt(1000, 20),
         runtime=per_attempt(15),
-    log:
-        "logs/counting_study/{ds}.log",
-        benchmark="logs/benchmarks/counting_study/{ds}.tsv",
+    params:
+        label=label,
+        seed=S.seed,
+        settings=canonical(B.counting),
     script:
         "../scripts/studies/counting/run.py"
 
@@ -27,9 +29,15 @@ rule figure_counting:
         obtained("results/tables/counting_{ds}.csv"),
     output:
         pdf="results/figures/counting.pdf",
-        png=report("results/figures/counting.png", caption="../report/beyond.rst", category="Beyond the paper"),
+        png=report(
+            "results/figures/counting.png",
+            caption="../report/beyond.rst",
+            category="Beyond the paper",
+        ),
     log:
         "logs/figures/counting.log",
         benchmark="logs/benchmarks/figures/counting.tsv",
+    conda:
+        "../envs/pipeline.yaml"
     script:
         "../scripts/studies/counting/figure.py"

@@ -11,21 +11,23 @@ rule decide:
         dirty=each(EACH_VARIANT, PERTURBED),
     output:
         each(EACH_VARIANT, DECISION_RUN),
-    params:
-        label=label,
-        records=records(EACH_VARIANT, train=TRAIN, test=TEST, dirty=PERTURBED, output=DECISION_RUN),
-        ks={rate: ks_for(rate) for rate in RATES},
-        ad_worlds=S.ad_worlds,
-        seed=S.seed,
+    log:
+        "logs/decide/{ds}.log",
+        benchmark="logs/benchmarks/decide/{ds}.tsv",
+    conda:
+        "../envs/pipeline.yaml"
     threads: 1  # timings are single-threaded, as in the paper
     resources:
         timed=1,
         node_share=whole_node,
         mem_mb=per_attempt(800, 10),
         runtime=per_attempt(10 * len(REPS), 10),
-    log:
-        "logs/decide/{ds}.log",
-        benchmark="logs/benchmarks/decide/{ds}.tsv",
+    params:
+        label=label,
+        records=records(EACH_VARIANT, train=TRAIN, test=TEST, dirty=PERTURBED, output=DECISION_RUN),
+        ks={rate: ks_for(rate) for rate in RATES},
+        ad_worlds=S.ad_worlds,
+        seed=S.seed,
     script:
         "../scripts/decide.py"
 
@@ -35,11 +37,13 @@ rule gather_decision:
         each(EACH_VARIANT, DECISION_RUN),
     output:
         "results/tables/decision_{ds}.csv",
-    params:
-        schema="decision_run",
-        expect=decision_expected,
     log:
         "logs/gather/decision_{ds}.log",
         benchmark="logs/benchmarks/gather/decision_{ds}.tsv",
+    conda:
+        "../envs/pipeline.yaml"
+    params:
+        schema="decision_run",
+        expect=decision_expected,
     script:
         "../scripts/gather.py"

@@ -8,16 +8,18 @@ rule discretize:
     output:
         table="data/discretized/{ds}.csv",
         info="data/discretized/{ds}.json",
-    params:
-        dataset=dataset_json,
-        subsample=S.subsample,
-        seed=S.seed,
+    log:
+        "logs/discretize/{ds}.log",
+        benchmark="logs/benchmarks/discretize/{ds}.tsv",
+    conda:
+        "../envs/pipeline.yaml"
     threads: 1
     resources:
         mem_mb=per_attempt(500, 40),
         runtime=per_attempt(5, 1),
-    log:
-        "logs/discretize/{ds}.log",
-        benchmark="logs/benchmarks/discretize/{ds}.tsv",
+    params:
+        dataset=dataset_json,
+        subsample=S.subsample,
+        seed=S.seed,
     script:
         "../scripts/discretize.py"

@@ -7,17 +7,19 @@ checkpoint fetch:
         fetch_input,
     output:
         directory("data/raw/{ds}"),
-    params:
-        source=fetch_source,
-        options=fetch_options,
+    log:
+        "logs/fetch/{ds}.log",
+        benchmark="logs/benchmarks/fetch/{ds}.tsv",
     priority: 100
+    conda:
+        "../envs/pipeline.yaml"
     threads: 1
     resources:
         mem_mb=500,
         runtime=30,
-    log:
-        "logs/fetch/{ds}.log",
-        benchmark="logs/benchmarks/fetch/{ds}.tsv",
+    params:
+        source=fetch_source,
+        options=fetch_options,
     script:
         "../scripts/fetch.py"
 
@@ -27,9 +29,11 @@ rule data_status:
         fetch_status_files,
     output:
         "results/data_status.json",
-    priority: 100
     log:
         "logs/data_status.log",
         benchmark="logs/benchmarks/data_status.tsv",
+    priority: 100
+    conda:
+        "../envs/pipeline.yaml"
     script:
         "../scripts/data_status.py"

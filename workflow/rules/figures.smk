@@ -3,10 +3,12 @@ FIGURE_CAPTION = "../report/figure.rst"
 
 
 # The paper's decision figures: what time is drawn against, under which perturbation.
-DECISION_FIGURES = [{"num": 6, "against": "missing_rate", "kind": "uniform"},
-                    {"num": 7, "against": "missing_rate", "kind": "feature"},
-                    {"num": 8, "against": "k", "kind": "uniform"},
-                    {"num": 9, "against": "k", "kind": "feature"}]
+DECISION_FIGURES = [
+    {"num": 6, "against": "missing_rate", "kind": "uniform"},
+    {"num": 7, "against": "missing_rate", "kind": "feature"},
+    {"num": 8, "against": "k", "kind": "uniform"},
+    {"num": 9, "against": "k", "kind": "feature"},
+]
 DECISION_PDF, DECISION_PNG = "results/figures/fig{num}.pdf", "results/figures/fig{num}.png"
 
 
@@ -18,15 +20,16 @@ rule figures_decision:
         obtained("results/tables/decision_{ds}.csv"),
     output:
         pdf=each(DECISION_FIGURES, DECISION_PDF),
-        png=report(each(DECISION_FIGURES, DECISION_PNG), caption=FIGURE_CAPTION,
-                   category="Figures"),
+        png=report(each(DECISION_FIGURES, DECISION_PNG), caption=FIGURE_CAPTION, category="Figures"),
+    log:
+        "logs/figures/fig6-9.log",
+        benchmark="logs/benchmarks/figures/fig6-9.tsv",
+    conda:
+        "../envs/pipeline.yaml"
     params:
         records=records(DECISION_FIGURES, pdf=DECISION_PDF, png=DECISION_PNG),
         k=S.k_for_rates,
         rate=S.rate_for_k,
-    log:
-        "logs/figures/fig6-9.log",
-        benchmark="logs/benchmarks/figures/fig6-9.tsv",
     script:
         "../scripts/figures_decision.py"
 
@@ -40,5 +43,7 @@ rule figure_poisoning:
     log:
         "logs/figures/fig10.log",
         benchmark="logs/benchmarks/figures/fig10.tsv",
+    conda:
+        "../envs/pipeline.yaml"
     script:
         "../scripts/figure_poisoning.py"

@@ -6,18 +6,20 @@ rule split:
         "data/discretized/{ds}.csv",
     output:
         each(EACH_REP, TRAIN) + each(EACH_REP, TEST),
+    log:
+        "logs/split/{ds}.log",
+        benchmark="logs/benchmarks/split/{ds}.tsv",
+    conda:
+        "../envs/pipeline.yaml"
+    threads: 1
+    resources:
+        mem_mb=per_attempt(500, 40),
+        runtime=per_attempt(5, 1),
     params:
         label=label,
         k=K_MAX,
         seed=S.seed,
         records=records(EACH_REP, train=TRAIN, test=TEST),
-    threads: 1
-    resources:
-        mem_mb=per_attempt(500, 40),
-        runtime=per_attempt(5, 1),
-    log:
-        "logs/split/{ds}.log",
-        benchmark="logs/benchmarks/split/{ds}.tsv",
     script:
         "../scripts/split.py"
 
@@ -27,17 +29,19 @@ rule perturb:
         each(EACH_REP, TRAIN),
     output:
         each(EACH_VARIANT, PERTURBED),
+    log:
+        "logs/perturb/{ds}.log",
+        benchmark="logs/benchmarks/perturb/{ds}.tsv",
+    conda:
+        "../envs/pipeline.yaml"
+    threads: 1
+    resources:
+        mem_mb=per_attempt(500, 40),
+        runtime=per_attempt(5, 8),
     params:
         label=label,
         seed=S.seed,
         feature_share=S.feature_share,
         records=records(EACH_VARIANT, train=TRAIN, output=PERTURBED),
-    threads: 1
-    resources:
-        mem_mb=per_attempt(500, 40),
-        runtime=per_attempt(5, 8),
-    log:
-        "logs/perturb/{ds}.log",
-        benchmark="logs/benchmarks/perturb/{ds}.tsv",
     script:
         "../scripts/perturb.py"

@@ -8,19 +8,21 @@ rule poison:
         test=each(EACH_REP, TEST),
     output:
         each(EACH_REP, POISONING_RUN),
-    params:
-        label=label,
-        seed=S.seed,
-        records=records(EACH_REP, train=TRAIN, test=TEST, output=POISONING_RUN),
+    log:
+        "logs/poison/{ds}.log",
+        benchmark="logs/benchmarks/poison/{ds}.tsv",
+    conda:
+        "../envs/pipeline.yaml"
     threads: 1
     resources:
         timed=1,
         node_share=whole_node,
         mem_mb=per_attempt(800, 12),
         runtime=per_attempt(10, 5),
-    log:
-        "logs/poison/{ds}.log",
-        benchmark="logs/benchmarks/poison/{ds}.tsv",
+    params:
+        label=label,
+        seed=S.seed,
+        records=records(EACH_REP, train=TRAIN, test=TEST, output=POISONING_RUN),
     script:
         "../scripts/poison.py"
 
@@ -30,11 +32,13 @@ rule gather_poisoning:
         each(EACH_REP, POISONING_RUN),
     output:
         "results/tables/poisoning_{ds}.csv",
-    params:
-        schema="poisoning_run",
-        expect=poisoning_expected,
     log:
         "logs/gather/poisoning_{ds}.log",
         benchmark="logs/benchmarks/gather/poisoning_{ds}.tsv",
+    conda:
+        "../envs/pipeline.yaml"
+    params:
+        schema="poisoning_run",
+        expect=poisoning_expected,
     script:
         "../scripts/gather.py"

@@ -8,10 +8,11 @@ rule poison_many:
         test="data/splits/{ds}/rep0/test.csv",
     output:
         each(EACH_K, POISONING_MANY_RUN),
-    params:
-        label=label,
-        settings=canonical(B.poison_many),
-        records=records(EACH_K, output=POISONING_MANY_RUN),
+    log:
+        "logs/poison_many/{ds}.log",
+        benchmark="logs/benchmarks/poison_many/{ds}.tsv",
+    conda:
+        "../envs/pipeline.yaml"
     threads: 1
     resources:
         timed=1,
@@ -19,9 +20,10 @@ rule poison_many:
         mem_mb=per_attempt(1000, 100),
         # minutes: for each k, five and one per 10 s of the solver's time limit
         runtime=per_attempt(len(B.poison_many.k_values) * (5 + int(B.poison_many.time_limit) // 10)),
-    log:
-        "logs/poison_many/{ds}.log",
-        benchmark="logs/benchmarks/poison_many/{ds}.tsv",
+    params:
+        label=label,
+        settings=canonical(B.poison_many),
+        records=records(EACH_K, output=POISONING_MANY_RUN),
     script:
         "../scripts/studies/poisoning_many/run.py"
 
@@ -31,12 +33,14 @@ rule gather_poisoning_many:
         obtained(POISONING_MANY_RUN, k=B.poison_many.k_values),
     output:
         "results/tables/poisoning_many.csv",
-    params:
-        schema="poisoning_many_run",
-        expect=poisoning_many_expected,
     log:
         "logs/gather/poisoning_many.log",
         benchmark="logs/benchmarks/gather/poisoning_many.tsv",
+    conda:
+        "../envs/pipeline.yaml"
+    params:
+        schema="poisoning_many_run",
+        expect=poisoning_many_expected,
     script:
         "../scripts/gather.py"
 
@@ -46,9 +50,15 @@ rule figure_poisoning_many:
         "results/tables/poisoning_many.csv",
     output:
         pdf="results/figures/poisoning_many.pdf",
-        png=report("results/figures/poisoning_many.png", caption="../report/beyond.rst", category="Beyond the paper"),
+        png=report(
+            "results/figures/poisoning_many.png",
+            caption="../report/beyond.rst",
+            category="Beyond the paper",
+        ),
     log:
         "logs/figures/poisoning_many.log",
         benchmark="logs/benchmarks/figures/poisoning_many.tsv",
+    conda:
+        "../envs/pipeline.yaml"
     script:
         "../scripts/studies/poisoning_many/figure.py"

@@ -9,10 +9,12 @@ rule report_paper:
         unpack(report_inputs("paper")),
     output:
         "results/paper.md",
-    params:
-        **report_params(),
     log:
         "logs/report_paper.log",
+    conda:
+        "../envs/pipeline.yaml"
+    params:
+        **report_params(),
     script:
         "../scripts/report.py"
 
@@ -22,9 +24,11 @@ rule report:
         unpack(report_inputs("all")),
     output:
         "results/report.md",
-    params:
-        **report_params(),
     log:
         "logs/report.log",
+    conda:
+        "../envs/pipeline.yaml"
+    params:
+        **report_params(),
     script:
         "../scripts/report.py"

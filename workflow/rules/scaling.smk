@@ -8,18 +8,20 @@ rule scaling_run:
         "results/data_status.json",
     output:
         SCALING_RUN,
-    params:
-        settings=canonical(B.scaling),
-        seed=S.seed,
+    log:
+        "logs/scaling/{run}.log",
+        benchmark="logs/benchmarks/scaling/{run}.tsv",
+    conda:
+        "../envs/pipeline.yaml"
     threads: 1  # timings are single-threaded
     resources:
         timed=1,
         node_share=whole_node,
         mem_mb=per_attempt(scaling_mem_mb),
         runtime=per_attempt(scaling_minutes),
-    log:
-        "logs/scaling/{run}.log",
-        benchmark="logs/benchmarks/scaling/{run}.tsv",
+    params:
+        settings=canonical(B.scaling),
+        seed=S.seed,
     script:
         "../scripts/studies/scaling/run.py"
 
@@ -29,12 +31,14 @@ rule gather_scaling:
         expand(SCALING_RUN, run=SCALING_RUNS),
     output:
         "results/tables/scaling.csv",
-    params:
-        schema="scaling_run",
-        expect=SCALING_EXPECTED,
     log:
         "logs/gather/scaling.log",
         benchmark="logs/benchmarks/gather/scaling.tsv",
+    conda:
+        "../envs/pipeline.yaml"
+    params:
+        schema="scaling_run",
+        expect=SCALING_EXPECTED,
     script:
         "../scripts/gather.py"
 
@@ -52,5 +56,7 @@ rule figure_scaling:
     log:
         "logs/figures/scaling.log",
         benchmark="logs/benchmarks/figures/scaling.tsv",
+    conda:
+        "../envs/pipeline.yaml"
     script:
         "../scripts/studies/scaling/figure.py"

@@ -45,7 +45,7 @@ from nbcert.methods import (
     certify_iterate,
     code_dtype,
     count_encoded,
-    iter_ad,
+    iter_ad_sampled,
     mem_available,
     poison_encoded,
 )
@@ -228,18 +228,21 @@ def _poison(size: _Size, enc, t):
 _clock = time.perf_counter  # the budget's clock
 
 
+def _decision(answers: list) -> Decision:
+    robust, label = zip(*answers) if answers else ((), ())
+    return Decision(np.array(robust, bool), np.array(label, np.intp).reshape(len(label)))
+
+
 def _per_point(decide_one, T: np.ndarray, budget_s: float | None):
     """decide_one(T) point by point until all are decided or ``budget_s`` seconds have passed
-    (a point once started is finished): (Decision of the points decided, stopped early?)."""
-    t0 = _clock()
-    robust, label = [], []
-    for r, l in decide_one(T):
-        robust.append(r)
-        label.append(l)
-        if budget_s is not None and len(robust) < len(T) and _clock() - t0 >= budget_s:
+    (a point once started is finished: Iterate's point is one scan of the table):
+    (Decision of the points decided, stopped early?, {})."""
+    t0, answers = _clock(), []
+    for answer in decide_one(T):
+        answers.append(answer)
+        if budget_s is not None and len(answers) < len(T) and _clock() - t0 >= budget_s:
             break
-    dec = Decision(np.array(robust, bool), np.array(label, np.intp).reshape(len(label)))
-    return dec, len(robust) < len(T)
+    return _decision(answers), len(answers) < len(T), {}
 
 
 def _iterate_points(enc):
@@ -254,8 +257,8 @@ def _iterate_points(enc):
 
 
 def _index(size: _Size, enc, T):
-    """Iterate+Index on all the test points at once: (Decision, stopped early?)."""
-    return certify_index(enc, T), False
+    """Iterate+Index on all the test points at once: (Decision, stopped early?, {})."""
+    return certify_index(enc, T), False, {}
 
 
 def _iterate(size: _Size, enc, T):
@@ -264,13 +267,16 @@ def _iterate(size: _Size, enc, T):
 
 
 def _ad(size: _Size, enc, T):
-    """AD point by point (``ad_worlds`` worlds each), within the time budget."""
+    """AD point by point (``ad_worlds`` worlds each) within the time budget, which is
+    checked between worlds: at 10^7 rows one world is a pass over the table (about a
+    second), a point up to 100 of them.  (Decision of the points decided, stopped early?,
+    the worlds it sampled in all.)"""
     seed = rng_for(size.seed, "scaling", size.n, "ad")
-    return _per_point(
-        lambda T_: iter_ad(enc, T_, n_worlds=size.cfg.ad_worlds, seed=seed),
-        T,
-        size.budget_s,
-    )
+    deadline = _clock() + (size.budget_s if size.budget_s is not None else float("inf"))
+    stop = lambda: _clock() >= deadline  # noqa: E731
+    seen = list(iter_ad_sampled(enc, T, n_worlds=size.cfg.ad_worlds, seed=seed, stop=stop))
+    done = [(s.robust, s.label) for s in seen if not s.stopped]
+    return _decision(done), len(done) < len(T), {"worlds_sampled": sum(s.worlds for s in seen)}
 
 
 DECIDERS = {
@@ -287,7 +293,7 @@ def _decide(size: _Size, enc, T, truth):
         est = size.admit(method)
         if est is None:
             continue
-        (dec, stopped), s, peak = size.meter(lambda: run(size, enc, T))
+        (dec, stopped, more), s, peak = size.meter(lambda: run(size, enc, T))
         exact = dec if method == "Iterate+Index" else exact
         _check(method, dec, exact, size.n)
         size.rows.add(
@@ -297,9 +303,16 @@ def _decide(size: _Size, enc, T, truth):
             len(dec.robust),
             est,
             **_decision_columns(method, dec, exact, truth, stopped, size.cfg),
+            **more,
         )
+        worlds = more.get("worlds_sampled")
         size.progress(
             f"n={size.n}: {method} {len(dec.robust)} points in {s:.3f}s, +{peak / MB:.0f} MB"
+            + (
+                f", {worlds} worlds ({worlds / s:.3g} a second)"
+                if worlds is not None and s > 0
+                else ""
+            )
             + (f" (stopped: budget {size.budget_s:g} s)" if stopped else "")
         )
 
