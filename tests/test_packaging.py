@@ -39,8 +39,8 @@ def test_import_nbcert_pulls_no_pipeline_dependency():
     import sys
 
     code = (
-        "import sys, nbcert, nbcert.cli, nbcert.api; "
-        "bad = [m for m in ('matplotlib', 'kagglehub', 'snakemake', 'nbcert.repro') if m in sys.modules]; "
+        "import sys, nbcert, nbcert.cli, nbcert.api, nbcert.methods, nbcert.synthetic; "
+        "bad = [m for m in ('matplotlib', 'kagglehub', 'snakemake', 'common') if m in sys.modules]; "
         "print(','.join(bad))"
     )
     out = subprocess.run(
@@ -89,3 +89,87 @@ def test_readme_lists_every_data_set_key():
     keys = schema["$defs"]["dataset"]["properties"]
     section = (ROOT / "README.md").read_text().split("**Adding a data set**")[1].split("**")[0]
     assert [k for k in keys if f"| `{k}` |" not in section] == []
+
+
+def test_the_wheel_is_the_library_alone(tmp_path):
+    """``pip wheel`` ships nbcert's library: no reproduction, no benchmarks, and no module
+    that imports snakemake, matplotlib or kagglehub."""
+    import ast
+    import subprocess
+    import sys
+    import zipfile
+
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = tmp_path.glob("nbcert-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        modules = {n: z.read(n).decode() for n in z.namelist() if n.endswith(".py")}
+    assert modules and all(n.startswith("nbcert/") for n in modules), sorted(modules)
+    assert not [n for n in modules if "repro" in n or "bench" in n]
+    heavy = {"snakemake", "matplotlib", "kagglehub"}
+    for name, text in modules.items():
+        for node in ast.walk(ast.parse(text)):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
+            assert not {n.split(".")[0] for n in names} & heavy, (name, names)
+
+
+def _nbcert_imports(path: Path):
+    """(module, name) of every ``from nbcert... import name`` in a file, and ("nbcert", attr)
+    of every ``nbcert.attr`` where the file does ``import nbcert``."""
+    import ast
+
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "nbcert":
+            yield from ((node.module, a.name) for a in node.names)
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                assert a.name == "nbcert" or not a.name.startswith("nbcert"), (path, a.name)
+        elif isinstance(node, ast.Attribute) and getattr(node.value, "id", None) == "nbcert":
+            if not node.attr.startswith("__"):  # __file__, __version__
+                yield "nbcert", node.attr
+
+
+def test_the_workflow_and_the_benchmarks_use_nbcerts_public_names_only():
+    """The workflow and the benchmarks call nbcert through its documented seam: names that
+    ``nbcert``, ``nbcert.methods`` or ``nbcert.synthetic`` list in ``__all__``; nothing in
+    them names the old ``nbcert.repro``."""
+    from importlib import import_module
+
+    seam = {
+        m: set(import_module(m).__all__) for m in ("nbcert", "nbcert.methods", "nbcert.synthetic")
+    }
+    files = [*(ROOT / "workflow").rglob("*.py"), *(ROOT / "benchmarks").rglob("*.py")]
+    files += [*(ROOT / "workflow").rglob("*.smk"), ROOT / "Snakefile"]
+    used = set()
+    for path in files:
+        assert "nbcert.repro" not in path.read_text(), path
+        if path.suffix != ".py":
+            continue
+        for module, name in _nbcert_imports(path):
+            assert module in seam and name in seam[module], (path.relative_to(ROOT), module, name)
+            used.add((module, name))
+    assert ("nbcert.methods", "certify_index") in used and len(used) > 20
+    for module, names in seam.items():
+        for name in names:
+            assert getattr(import_module(module), name) is not None
+            doc = getattr(import_module(module), name).__doc__
+            assert module == "nbcert" or doc, (module, name)

@@ -2,7 +2,7 @@
 
 A run is repeatable a year later only if it says what ran it.  The report and the
 benchmarks print these; ``constraints.txt`` at the repository's root pins the versions the
-release is tested with (regenerate it with ``python -m common.provenance --freeze``).
+release is tested with (regenerate it with ``python workflow/scripts/common/provenance.py --freeze``).
 """
 
 import platform
@@ -63,7 +63,7 @@ def freeze() -> str:
     return (
         "# Versions nbcert's release is tested with; the README's commands and CI install with them.\n"
         "# Regenerate in a fresh venv after `pip install -e '.[test]'` with:\n"
-        "#   .venv/bin/python -m common.provenance --freeze > constraints.txt\n"
+        "#   .venv/bin/python workflow/scripts/common/provenance.py --freeze > constraints.txt\n"
         f"# Python {platform.python_version()} on {platform.machine()}.\n" + pins
     )
 

@@ -1,0 +1,598 @@
+"""The DataFrame-level API: certify, count_worlds, poison, poison_many, clean, clean_offline.
+
+``train`` is a pandas DataFrame, a path to a CSV or Parquet file (or a folder of Parquet
+files), or a Dask DataFrame; the answers are the same whichever it is.  Certification
+(Iterate+Index) and counting need only the table's statistics (``nbcert.stats``), which a
+path yields in record batches (memory bounded by the batch) and a Dask DataFrame per
+partition on its cluster.  The methods that need rows (Iterate, AD, SR, RP, many-point
+poisoning, cleaning) encode the whole table in memory; OP on a streamed table plans from the
+statistics and names its cells in a second pass.  Codes are mapped back to the values as
+they appear in the input.
+
+Numeric columns are binned with ``bins=N`` (``nbcert.reading.binning``: KBinsDiscretizer
+fitted on the training table's observed values, test rows cut at its edges, a bin named
+by its interval such as ``[10.9, 14.5)``); binning holds the training table in memory.
+Where an answer would say little (a numeric-looking column not binned, test values never
+seen in training, a common missing token read as a category) a ``DataWarning`` says so.
+
+Every parameter is checked against its rule (``nbcert.params``, by the ``validated``
+decorator) before any data is read, and the functions see only checked values; a value that
+breaks its rule is a ``ParameterError``.  Problems in the tables are ``InputError``s
+naming the table ("training table", "test table", "truth table", a path's own name, or the
+names given in ``names``), the column and the data row.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal, Unpack
+
+import numpy as np
+import pandas as pd
+
+from . import approximate, blanks, decide
+from .count import WorldCounts, count_encoded
+from .errors import InputError, ParameterError
+from .inputs import (
+    Need,
+    Reading,
+    ReadingOptions,
+    ask,
+    binned,
+    check_columns_of_test,
+    check_id,
+    coded_test,
+    prepare_truth,
+    read_paths,
+    require_complete,
+    split_id,
+    train_frame,
+    with_id,
+)
+from .params import validate, validated
+from .reading import hints
+from .reading.encoding import EncodedTable
+
+if TYPE_CHECKING:  # imported where used: the certify command needs neither
+    from . import cleaning, poisoning
+
+
+@validated
+def certify(
+    train,
+    test: pd.DataFrame,
+    label: str,
+    *,
+    alpha=0,
+    method: Literal["index", "iterate", "ad"] = "index",
+    n_worlds: int = 100,
+    seed=None,
+    **options: Unpack[ReadingOptions],
+) -> pd.DataFrame:
+    """Is each test row certifiably robust: the same unique Naive Bayes prediction in
+    every possible cleaning of ``train``?
+
+    Parameters
+    ----------
+    train : DataFrame, path, TableSource or Dask DataFrame
+        The training table; a missing cell is NaN/None (or one of ``missing``).  A path is
+        read in record batches; ``iterate`` and ``ad`` hold its table in memory.
+    test : DataFrame
+        The test rows: ``train``'s feature columns (other columns are ignored); a blank
+        cell leaves its feature out of the row's product, as Naive Bayes does
+        (``nbcert.blanks``), unless ``test_missing="error"``.
+    label : str
+        The name of the label column of ``train``.
+    alpha : number, Fraction or str, default 0
+        Laplace smoothing, read exactly (0.1 means 1/10; "1/3" is accepted).
+    method : {"index", "iterate", "ad"}, default "index"
+        ``index`` and ``iterate`` are exact; ``ad`` (the paper's approximate decision)
+        samples ``n_worlds`` worlds per row and may wrongly report robust: its result says
+        only what those worlds saw (see Returns).
+    n_worlds : int, default 100
+        Worlds sampled per test row by ``ad``.
+    seed : None, int or numpy Generator, optional
+        Random seed of ``ad``.
+    **options
+        The reading options, the same for every function of the API (``ReadingOptions``):
+        ``missing``, ``stream``, ``batch_rows``, ``names``, ``bins``, ``binning``,
+        ``categorical``, ``sep``, ``encoding``, ``test_missing`` and ``id``, as follows.
+    missing : iterable of values, optional
+        Values that also mean missing, in both tables.
+    stream : bool, optional
+        True refuses to hold a path's table in memory (``iterate`` and ``ad`` then fail);
+        the default streams a file larger than the memory available allows.
+    batch_rows : int, optional
+        Rows per record batch when reading a path (default: about 64 MB of file each).
+    names : mapping, optional
+        Names of the tables in error messages, keys ``"train"`` and ``"test"`` (default
+        "training table", "test table"; a path is named by itself).
+    bins : int, optional
+        Cut each numeric feature column (every observed value a number, or text of one)
+        into this many bins fitted on ``train``'s observed values; test values take the bin
+        of the training edges they fall in (beyond them: an end bin), named by its interval,
+        e.g. ``[10.9, 14.5)``.  Default: no binning (each value is a category).  A path is
+        then read into memory (``stream=True`` is refused).
+    binning : {"quantile", "uniform", "kmeans"}, default "quantile"
+        KBinsDiscretizer's strategy: quantile bins hold about equal numbers of training
+        values, so no bin is empty and skewed columns are cut where the values are.
+    categorical : column name or list of them, optional
+        Numeric columns that are categories (integer codes): never binned, never warned of.
+    sep : str, optional
+        The field separator of a CSV path (default ","; "tab" or "\\t" for a tab).
+    encoding : str, optional
+        The text encoding of a CSV path (default UTF-8), e.g. ``"latin-1"``; a path ending
+        in ``.gz``, ``.bz2``, ``.zst``, ``.lz4`` or ``.br`` is decompressed, ``"-"`` is
+        standard input.
+    test_missing : {"leave_out", "error"}, default "leave_out"
+        A blank test cell: left out of the row's product (its factor is 1, in every
+        question and front end), or an InputError naming its row and column.
+    id : str, optional
+        A column of ``test`` that names its rows (not a feature); ``certify`` carries it
+        to its result as the first column.
+
+    Returns
+    -------
+    DataFrame
+        One row per test row (same index): ``robust`` (bool); ``label``, the prediction
+        every world makes (None when not robust); ``possible_labels``, the list of labels
+        that some world predicts as its unique winner (exact, whatever the method; empty
+        when every world ties); ``tie_possible``, whether some world ties at the top: True
+        or False where proven, None where undecided (two or more possible labels whose
+        supports could still tie inside their ranges; ``count_worlds`` counts the ties).
+        With ``method="ad"`` the exact columns are left out: ``robust`` (no sampled world
+        disagreed or tied: not a proof), ``label`` (their common prediction, None when not
+        robust), ``sampled_labels`` (the labels the sampled worlds predicted as their unique
+        winner; each is a real world's), ``sampled_tie`` (whether one of them tied) and
+        ``worlds_sampled`` (fewer than ``n_worlds`` when AD stopped at a disagreement).
+    """
+    reading = Reading.of(train, **options)
+    need = Need(None if method == "index" else f"certify method {method!r}")
+    table, T, _, ids = ask(train, test, label, reading, need)
+    return with_id(_certified(table, T, alpha, method, n_worlds, seed, test.index), ids)
+
+
+EXACT_COLUMNS = ("label", "possible_labels", "tie_possible")
+AD_COLUMNS = ("label", "sampled_labels", "sampled_tie", "worlds_sampled")
+
+
+def _certified(table, T, alpha, method, n_worlds, seed, index) -> pd.DataFrame:
+    """certify's table: robust, label, possible_labels, tie_possible per test row (AD:
+    robust, label and what its worlds saw); each group of rows with the same blank cells is
+    answered on its projection (``nbcert.blanks``)."""
+
+    def answer(sub, codes, rows, keep):
+        if method == "ad":
+            return zip(*_sampled(sub, codes, alpha, n_worlds, seed), strict=True)
+        return zip(*_answers(sub, codes, alpha, method), strict=True)
+
+    names = AD_COLUMNS if method == "ad" else EXACT_COLUMNS
+    found = list(zip(*blanks.per_group(table, T, answer), strict=True))
+    robust, *rest = found or [()] * (1 + len(names))
+    out = pd.DataFrame({"robust": np.array(robust, bool)}, index=index)
+    for name, column in zip(names, rest):
+        out[name] = pd.Series(_objects(column), index=index, dtype=object)  # None stays None
+    if method == "ad":
+        out["sampled_tie"] = out["sampled_tie"].astype(bool)
+        out["worlds_sampled"] = out["worlds_sampled"].astype(np.int64)
+    return out
+
+
+def _sampled(table, T, alpha, n_worlds, seed) -> tuple:
+    """(robust, label, sampled labels, sampled tie, worlds), one entry per test row: what
+    AD saw, never the exact possible labels (its robust may be wrong; what it saw is not)."""
+    seen = approximate.sample_ad(table, T, alpha, n_worlds=n_worlds, seed=seed)
+    return (
+        [s.robust for s in seen],
+        [table.labels[s.label] if s.robust else None for s in seen],
+        [[table.labels[c] for c in s.labels] for s in seen],
+        [s.tie for s in seen],
+        [s.worlds for s in seen],
+    )
+
+
+def _answers(table, T, alpha, method) -> tuple:
+    """(robust, label, possible labels, tie possible), one entry per test row, of one table."""
+    if method == "index":
+        dec = decide.certify_index(table, T, alpha)
+    else:
+        dec = decide.certify_iterate(table, T, alpha)
+    pos = decide.possible_index(table, T, alpha)
+    labels = [table.labels[c] if c >= 0 else None for c in dec.label.tolist()]
+    possible = [[table.labels[c] for c in row.nonzero()[0]] for row in pos.labels]
+    tie = [None if t == decide.TIE_UNKNOWN else bool(t == decide.TIE_YES) for t in pos.tie.tolist()]
+    return dec.robust.tolist(), labels, possible, tie
+
+
+def _objects(values) -> np.ndarray:
+    """A list as an object array of its entries (lists stay whole)."""
+    out = np.empty(len(values), object)
+    out[:] = values
+    return out
+
+
+@validated
+def count_worlds(
+    train,
+    test: pd.DataFrame,
+    label: str,
+    *,
+    alpha=0,
+    method: Literal["auto", "exact", "batch", "montecarlo", "bounds"] = "auto",
+    n_samples: int = 20_000,
+    confidence: float = 0.95,
+    seed=None,
+    max_states: int = 2_000_000,
+    width: float = 0.001,
+    time_limit: float = 2.0,
+    progress=None,
+    **options: Unpack[ReadingOptions],
+) -> list[WorldCounts]:
+    """How many possible worlds predict each label (and how many tie), per test row.
+
+    Parameters
+    ----------
+    train, test, label, alpha, **options
+        As for ``certify`` (counting needs only the statistics: a path is always read in
+        record batches).
+    method : {"auto", "exact", "batch", "montecarlo", "bounds"}, default "auto"
+        ``exact`` builds each label's support distribution separately and combines them;
+        ``batch`` is the paper's Algorithm 2 (all labels jointly; a reference);
+        ``montecarlo`` estimates the fractions with confidence intervals; ``bounds``
+        proves an interval for every label's count (and the ties') at any size; ``auto``
+        is exact unless a label's distribution is proven to exceed ``min(max_states,
+        20000)`` states (decided before building it), then proven bounds where they
+        reach ``width`` within ``time_limit``, then Monte-Carlo (a DataWarning says how
+        many rows it estimated).
+    n_samples : int, default 20000
+        Worlds sampled per test row by ``montecarlo``.
+    confidence : float, default 0.95
+        Confidence level of the montecarlo intervals, strictly between 0 and 1.
+    seed : None, int or numpy Generator, optional
+        Random seed of ``montecarlo``.
+    max_states : int, default 2000000
+        The most distinct supports per label that exact counting may build.
+    width : float, default 0.001
+        The widest proven interval ``bounds`` refines to, as a share of the worlds
+        (0.001: 0.1 percentage point).
+    time_limit : float, default 2.0
+        Seconds per test row that ``bounds`` refines for (it then gives what it proved).
+    progress : callable, optional
+        Called as ``progress(done, total, method)`` before each test row and at the end.
+
+    Returns
+    -------
+    list of WorldCounts
+        One per test row, saying which method produced it: exact counts (``counts``,
+        ``ties``, ``total``), proven intervals (``proven``, ``proven_ties``,
+        ``proven_shares``) or estimated ``fractions`` with ``intervals``.
+    """
+    table, T, _, _ = ask(train, test, label, Reading.of(train, **options))
+    return count_encoded(
+        table,
+        T,
+        alpha,
+        method=method,
+        n_samples=n_samples,
+        confidence=confidence,
+        seed=seed,
+        max_states=max_states,
+        width=width,
+        time_limit=time_limit,
+        progress=progress,
+    )
+
+
+@validated
+def poison(
+    train,
+    test: pd.DataFrame,
+    label: str,
+    *,
+    method: Literal["op", "sr", "rp"] = "op",
+    seed=None,
+    alpha=0,
+    **options: Unpack[ReadingOptions],
+) -> list[poisoning.Poisoning]:
+    """Cells of the complete table ``train`` to blank so each test row, on its own,
+    stops being certifiably robust (alpha = 0, the paper's classifier, unless ``alpha``).
+
+    Parameters
+    ----------
+    train, test, label, **options
+        As for ``certify``; ``train`` must be complete.  A streamed path is read twice (OP
+        only): the plan from its statistics, then the cells.
+    method : {"op", "sr", "rp"}, default "op"
+        ``op`` returns a minimum set (proven: ``docs/design.md``, "One-point poisoning");
+        ``sr`` and ``rp`` are the paper's randomized baselines (alpha = 0 only).
+    seed : None, int or numpy Generator, optional
+        Random seed of ``sr`` and ``rp``.
+    alpha : float, Fraction or str, default 0
+        The classifier's smoothing, read exactly (``"1/2"``, 0.5).  With alpha > 0 a blanking
+        that removes every cell of a value moves that column's domain size, and so every
+        label's denominator: OP searches those blankings too, and refuses (one line) when
+        there are more than ``nbcert.poisoning.minimum.SEARCH_LIMIT`` sets of such values.
+
+    Returns
+    -------
+    list of Poisoning
+        One per test row: ``cells`` as (row position in ``train``, column name); when none
+        was found ``num_cells`` is None and ``status`` says "impossible" (proven: op, or a
+        single label) or "none_found" (sr and rp prove nothing).
+    """
+    from . import poisoning
+
+    reading = Reading.of(train, **options)
+    need = Need(f"poison method {method!r}", second_pass=method == "op")
+    table, T, _, _ = ask(train, test, label, reading, need)
+    require_complete(table, reading)
+
+    def answer(sub, codes, rows, keep):
+        if not isinstance(sub, EncodedTable):  # streamed: OP plans, a second pass names cells
+            return [poisoning.poison_streamed(sub, t, alpha) for t in codes]
+        return [
+            poisoning.poison_encoded(sub, t, method=method, seed=seed, alpha=alpha) for t in codes
+        ]
+
+    return blanks.per_group(table, T, answer)
+
+
+@validated
+def poison_many(
+    train,
+    test: pd.DataFrame,
+    label: str,
+    *,
+    method: Literal["auto", "exact", "greedy"] = "auto",
+    time_limit: float = 30.0,
+    **options: Unpack[ReadingOptions],
+) -> poisoning.ManyPoisoning:
+    """The fewest cells of the complete table ``train`` to blank so that every test row is
+    non-robust at once (alpha = 0).
+
+    Parameters
+    ----------
+    train, test, label, **options
+        As for ``certify``; ``train`` must be complete and is held in memory.
+    method : {"auto", "exact", "greedy"}, default "auto"
+        ``exact`` solves a mixed-integer program (HiGHS); ``greedy`` is fast for large
+        instances; ``auto`` picks by size.
+    time_limit : float, default 30.0
+        Seconds the exact program may run.
+
+    Returns
+    -------
+    ManyPoisoning
+        The cells, whether they are proven optimal, a proven lower bound, and whether the
+        time limit cut the search short (``time_limited``: the answer then depends on the
+        machine's speed).
+    """
+    from . import poisoning
+
+    reading = Reading.of(train, **options)
+    table, T, _, _ = ask(train, test, label, reading, Need("poisoning many points together"))
+    require_complete(table, reading)
+    result = poisoning.poison_many_encoded(table, T, method=method, time_limit=time_limit)
+    _limit_warnings(("poison_many", "poison --together"), result, time_limit)
+    return result
+
+
+def _limit_warnings(names: tuple, result, time_limit: float, node_limit: int | None = None):
+    """One DataWarning for each limit (time, nodes) that stopped a search of ``result``,
+    naming the option that raises it (``names``: the question in the API and the command)."""
+    import warnings
+
+    stopped = []
+    if result.time_limited:
+        stopped.append(("time limit", f"{time_limit:g} s", "time_limit", "--time-limit SEC"))
+    if getattr(result, "node_limited", False):
+        nodes = f"{node_limit:,} node{'s' * (node_limit != 1)}"
+        stopped.append(("node limit", nodes, "node_limit", "--node-limit N"))
+    for limit, size, keyword, flag in stopped:
+        proven = (
+            "its answer is proven optimal all the same"
+            if result.optimal
+            else "its answer is the best found, not proven optimal"
+        )
+        said = [f"{name}: a search stopped at its {limit} ({size}); {proven}; " for name in names]
+        warnings.warn(
+            hints.DataWarning(
+                said[0] + f"a larger {keyword} may prove more", said[1] + f"{flag} raises it"
+            ),
+            stacklevel=4,
+        )
+
+
+# ---------------------------------------------------------------------------------------
+# which cells to clean (beyond the paper)
+
+
+@validated
+def clean(
+    train: pd.DataFrame,
+    test: pd.DataFrame,
+    label: str,
+    *,
+    alpha=0,
+    prior: Literal["observed", "worlds"] = "observed",
+    top: int = 10,
+    **options: Unpack[ReadingOptions],
+) -> pd.DataFrame:
+    """Which missing cells of ``train`` to clean next so that the test rows become
+    certifiably robust (a heuristic policy; the truth is unknown).
+
+    Parameters
+    ----------
+    train, test, label, alpha, **options
+        As for ``certify``; ``train`` is held in memory.
+    prior : {"observed", "worlds"}, default "observed"
+        How a missing cell's possible values are weighed: ``observed`` by its label's
+        observed frequencies, ``worlds`` uniformly over the domain.
+    top : int, default 10
+        The most groups returned.
+
+    Returns
+    -------
+    DataFrame
+        One row per group of interchangeable cells (one label and column), best first:
+        ``row`` and ``column`` of its first missing cell, the row's ``label``, the group's
+        size ``group_cells``, the policy's ``score`` and how many non-robust test rows it may
+        help as their likely winner's cell (``as_winner``: its truth may equal the test
+        value) or as a rival's (``as_rival``: its truth may differ), and ``test_value``: the
+        value all those test rows have in the column (with ``bins``, the bin's interval),
+        missing when they differ; ``group_rows``, the data rows of every cell of the group
+        (its column is ``column``).  Empty when every test row is robust or nothing may help.
+    """
+    from . import cleaning
+
+    reading = Reading.of(train, **options)
+    enc, T, test, _ = ask(train, test, label, reading, Need("cleaning advice"))
+    values = test[list(enc.features)]  # T's rows: none missing
+    groups = cleaning.advice(enc, T, alpha, prior, top, values)
+    return pd.DataFrame(groups, columns=cleaning.ADVICE_COLUMNS)
+
+
+@validated
+def clean_offline(
+    train: pd.DataFrame,
+    truth: pd.DataFrame,
+    test: pd.DataFrame,
+    label: str,
+    *,
+    alpha=0,
+    prior: Literal["observed", "worlds"] = "observed",
+    method: Literal["auto", "exact", "greedy"] = "auto",
+    node_limit: int = 20_000,
+    time_limit: float = 60.0,
+    batch: int = 1,
+    progress=None,
+    **options: Unpack[ReadingOptions],
+) -> cleaning.CleaningReport:
+    """With the true values of ``train``'s missing cells known: the fewest cells to clean,
+    per test row and for all rows together, and the path the ``clean`` policy would take.
+
+    Parameters
+    ----------
+    train, test, label, alpha, prior, **options
+        As for ``clean``; the truth is binned at ``train``'s edges, and ``names`` may name
+        it (key ``"truth"``).
+    truth : DataFrame
+        ``train`` with every cell filled: the same header and rows, agreeing on every
+        non-missing cell.
+    method : {"auto", "exact", "greedy"}, default "auto"
+        For all rows together: ``exact`` solves a HiGHS program (alpha = 0 only) and says
+        whether it is proven optimal, ``greedy`` gives a proven lower bound, ``auto`` picks
+        by size.
+    node_limit : int, default 20000
+        Branch-and-bound nodes of the exact program.
+    time_limit : float, default 60.0
+        Seconds the exact program may run (a safety net).
+    batch : int, default 1
+        Cells of its chosen group the policy cleans per step along its path.
+    progress : callable, optional
+        Called as ``progress(done, total, stage)``: per test row while the fewest cells per
+        row are found (``total`` the rows), then with ``total`` None as the search for all
+        rows together and the policy's path begin, and ``progress(1, 1, stage)`` at the end.
+
+    Returns
+    -------
+    CleaningReport
+        ``points``: per test row the fewest cells whose cleaning certifies it (exact;
+        ``num_cells`` None when none does, proven); ``together``: the fewest for all rows
+        together; ``path``: the cells the policy cleans, in order, and ``path_certifies``.
+        A search for all rows together that a limit stopped (``time_limited``,
+        ``node_limited``) also gives a ``DataWarning`` naming the limit.
+    """
+    from . import cleaning
+
+    reading = Reading.of(train, **options)
+    test, truth, reading = read_paths(test, truth, reading)
+    _, ids = split_id(test, reading.id, reading.names)
+    train, test, truth = binned(train, test, label, reading, truth)
+    train = train_frame(train, reading)
+    enc, miss = prepare_truth(train, truth, label, reading.missing, reading.names)
+    check_id(ids, enc.features, reading.names)
+    check_columns_of_test(test, enc.features, label, reading)
+    T = coded_test(enc, test, reading)
+    hints.warn(
+        enc,
+        T,
+        3,
+        binned=reading.binned(),
+        categorical=reading.categorical,
+        missing=reading.missing,
+        decimal=reading.decimal,
+    )
+    tab = cleaning.CleaningTable.build(enc, miss)
+    try:
+        found = cleaning.report(
+            tab, T, alpha, prior, method, node_limit, time_limit, batch, progress=progress
+        )
+    except cleaning.TooManyBranches as e:
+        raise InputError(_too_many_branches(e, tab, alpha, reading)) from None
+    _limit_warnings(("clean_offline", "clean --truth"), found.together, time_limit, node_limit)
+    return found
+
+
+def _too_many_branches(e, tab, alpha, reading: Reading) -> str:
+    """What stops the exact per-row minimum, and the way on: binning, or alpha 0."""
+    from . import cleaning
+
+    columns = cleaning.branching_columns(tab)
+    named = [f"{c!r} ({n})" if n else f"{c!r} (one observed value)" for c, n, _ in columns[:3]]
+    more = f" and {len(columns) - 3} more" if len(columns) > 3 else ""
+    ways = [] if reading.binned() else ["bin the numeric columns (--bins N; bins=N in Python)"]
+    if alpha != 0:
+        ways.append("use alpha 0, where only one-value columns and unseen test values branch")
+    way = " or ".join(ways) or "leave out the columns named (they branch at any alpha)"
+    return (
+        f"{e}: values seen only among a column's missing cells multiply them ({', '.join(named)}"
+        f"{more}); {way}"
+    )
+
+
+def read_csv(
+    path,
+    missing=None,
+    name: str | None = None,
+    sep: str | None = None,
+    encoding: str | None = None,
+    decimal: str | None = None,
+) -> pd.DataFrame:
+    """Read a CSV (or Parquet) file as the command line reads it: every value the text
+    written in it, only an empty field (and the ``missing`` tokens) missing.
+
+    Parameters
+    ----------
+    path : str or path
+        The file (``.csv.gz``, ``.bz2``, ``.zst``, ``.lz4``, ``.br`` are decompressed;
+        ``"-"`` is standard input), or a Parquet file or folder.
+    missing : iterable of str, optional
+        Values that also mean missing.
+    name : str, optional
+        The file's name in messages (default: the path).
+    sep, encoding, decimal : str, optional
+        As for ``certify``: the field separator ("tab" or "\\t" for a tab), the text
+        encoding, the decimal mark of numbers (``","`` reads ``0,93`` as ``0.93``).
+
+    Returns
+    -------
+    DataFrame
+    """
+    from .reading import files
+
+    checked = validate(sep=sep, encoding=encoding, decimal=decimal)
+    return files.read_csv(path, missing, name, **checked)
+
+
+__all__ = [
+    "read_csv",
+    "certify",
+    "count_worlds",
+    "poison",
+    "poison_many",
+    "clean",
+    "clean_offline",
+    "EncodedTable",
+    "InputError",
+    "ParameterError",
+]

@@ -1,0 +1,338 @@
+"""The fewest cleanings for several points at once (exact where small, else greedy with a
+proven bound).
+
+``greedy`` repeatedly cleans the cheapest single-point completion on the table cleaned so
+far, then prunes each group's count by binary search.  Cleaning c cells lowers another
+point's minimum by at most c (the c cells with its new minimum's cells certify it on the
+old table), so a lower bound from one round, less c, holds in the next, and each round
+searches a point only for a plan that would win.  Its proven lower bound is the larger of
+the largest single-point minimum and (alpha = 0) the relaxed bound of
+``nbcert.cleaning.program``.  ``exact`` (alpha = 0) also solves the exact program there and
+keeps the better verified answer; but first, when the instance is small (vectors of group
+counts between that bound and the greedy answer less one, times the points, at most
+EXHAUSTIVE_MAX_CHECKS), it tries every cleaning instead (``exhaustive``), which proves the
+optimum (or that no cleaning works) by enumeration, with no float in the proof.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..decide import decide_counts, extremes
+from ..milp import (
+    AUTO_EXACT_CELLS_CLEAN,
+    EXHAUSTIVE_BLOCK_ELEMENTS,
+    EXHAUSTIVE_MAX_CHECKS,
+    ManyPoints,
+    count_vectors,
+    vectors_between,
+)
+from ..reading.encoding import BLANK
+from .program import exact_many, relaxed_bound
+from .single import cleanable, offline_search, within
+from .table import CleaningTable, after, all_robust, by_blanks, state_decision
+
+
+@dataclass(frozen=True)
+class TogetherCleaning(ManyPoints):
+    """Cells whose cleaning certifies every test point at once, as (row position in the
+    training table, column name); ``optimal`` says whether their number is proven minimum,
+    ``lower_bound`` is a proven bound on the minimum; ``time_limited`` and ``node_limited``:
+    the time limit or the node limit cut a search short (a larger one may prove more)."""
+
+    node_limited: bool = False
+
+
+def _limits(stops: list) -> dict:
+    """The limits that cut a search short, from the entries of ``stops``."""
+    return {"time_limited": "time" in stops, "node_limited": "node" in stops}
+
+
+def _largest_minimum(tab: CleaningTable, T: np.ndarray, alpha: Fraction, floor: int = 0):
+    """max(floor, the largest single-point minimum of T) (every point cleanable), and the
+    plans searched: a point is searched in full only when no plan within the floor so far
+    is found without search, and its cost may then raise the floor."""
+    known = {}
+    for p, t in enumerate(T):
+        if within(tab, t, alpha, floor):
+            continue
+        known[p] = offline_search(tab, t, alpha)[0]
+        floor = max(floor, known[p].cost)
+    return floor, known
+
+
+def greedy_many(
+    tab: CleaningTable, T: np.ndarray, alpha=0, known: dict | None = None
+) -> np.ndarray | None:
+    """Group counts making every point robust, or None if greedy gets stuck.
+
+    Repeatedly cleans the cheapest single-point minimum completion (on the table as
+    cleaned so far; the first point in T's order among equals) among the non-robust
+    points, then prunes: each group's count is cut to the smallest that keeps every point
+    robust (binary search, each answer checked).  ``known``: offline_minimum plans on
+    ``tab`` of some points (by position in T), not searched again.
+
+    A point's minimum drops by at most the c cells a round cleans (those c cells and the
+    new minimum's cells certify it on the old table), so a lower bound found in one round,
+    less c, holds in the next: a point whose bound cannot beat the best so far is only
+    checked for being cleanable at all, and only in the first round.  Cleaning keeps a
+    cleanable point cleanable and a robust one robust (the cleaned table's worlds are a
+    subset of the old table's worlds with the same cells cleaned), so every point still
+    to do after the first round was shown cleanable there.
+
+    Parameters
+    ----------
+    tab, T, alpha
+        As for ``clean_many``.
+    known : dict, optional
+        {position in T: its ``offline_minimum`` plan on ``tab``}.
+
+    Returns
+    -------
+    ndarray of shape (m, d, K) or None
+    """
+    x = np.zeros_like(tab.hid)
+    lower = {int(p): pl.cost for p, pl in (known or {}).items()}
+    for step in range(int(tab.hid.sum()) + 1):
+        cur = after(tab, x)
+        todo = np.flatnonzero(~state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust)
+        if not len(todo):
+            return prune(tab, T, x, alpha)
+        plan = _cheapest_completion(
+            cur, T, todo, alpha, lower, (known or {}) if step == 0 else {}, step > 0
+        )
+        if plan is None:
+            return None
+        x = x + plan.x
+        lower = {p: b - plan.cost for p, b in lower.items()}
+    raise AssertionError("internal: greedy did not terminate")
+
+
+def _cheapest_completion(
+    tab: CleaningTable,
+    T: np.ndarray,
+    todo: np.ndarray,
+    alpha: Fraction,
+    lower: dict,
+    known: dict,
+    cleanable_known: bool,
+):
+    """The cheapest single-point minimum among the points ``todo`` (the first in T's order
+    among equals), None if one of them has none.  Points are tried in the order of their
+    ``lower`` bounds (updated), each only for a plan that would win: cheaper than the best
+    so far, or as cheap if it comes first; ``known`` plans are not searched, and a point
+    whose bound shows it cannot win is only checked for being cleanable (unless
+    ``cleanable_known``: every point of ``todo`` is)."""
+    best = None  # (cost, position in todo, plan)
+    for i in sorted(range(len(todo)), key=lambda i: lower.get(int(todo[i]), -math.inf)):
+        p = int(todo[i])
+        limit = math.inf if best is None else best[0] + (i < best[1])
+        if p in known:
+            plan, possible = (known[p] if known[p].cost < limit else None), True
+        elif lower.get(p, -math.inf) >= limit:
+            plan, possible = None, cleanable_known or cleanable(tab, T[p], alpha)
+        else:
+            plan, possible, lower[p] = offline_search(tab, T[p], alpha, limit)
+        if not possible or (plan is None and limit == math.inf):
+            return None
+        if plan is not None:
+            best = (plan.cost, i, plan)
+    return best[2]
+
+
+def prune(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> np.ndarray:
+    """Cut each group's count (largest groups first) to the smallest value that keeps every
+    point robust, found by binary search; only checked states are kept.
+
+    Parameters
+    ----------
+    tab, T, alpha
+        As for ``clean_many``.
+    x : ndarray, shape (m, d, K)
+        Group counts that make every point robust.
+
+    Returns
+    -------
+    ndarray, shape (m, d, K)
+    """
+    x = x.copy()
+    for g in np.argsort(-x, axis=None, kind="stable"):
+        g = np.unravel_index(g, x.shape)
+        lo, hi = -1, int(x[g])  # hi: known to work
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            x[g] = mid
+            lo, hi = (lo, mid) if all_robust(tab, T, x, alpha) else (mid, hi)
+        x[g] = hi
+    return x
+
+
+def robust_counts(tab: CleaningTable, T: np.ndarray, groups, X: np.ndarray, alpha) -> np.ndarray:
+    """``all_robust`` for many cleanings at once, each given as group counts.
+
+    Parameters
+    ----------
+    tab, T, alpha
+        As for ``clean_many``.
+    groups : tuple of three int arrays (G,)
+        The (label, column, true value) of each group of missing cells.
+    X : ndarray of int, shape (B, G)
+        Cells cleaned per group, one cleaning per row.
+
+    Returns
+    -------
+    ndarray of bool, shape (B,)
+        Whether every point is certifiably robust after that cleaning, decided exactly as
+        ``all_robust`` decides it (domains recomputed per cleaning).
+    """
+    if not (T == BLANK).any():
+        return _robust_counts(tab.obs, tab.hid, tab.N, T, groups, X, alpha)
+    out = np.ones(len(X), bool)
+    for _, keep, codes, (obs, hid) in by_blanks(T, tab.N, tab.obs, tab.hid):
+        kept = np.isin(groups[1], keep)  # the groups of the kept columns, renumbered
+        sub = (groups[0][kept], np.searchsorted(keep, groups[1][kept]), groups[2][kept])
+        out &= _robust_counts(obs, hid, tab.N, codes, sub, X[:, kept], alpha)
+    return out
+
+
+def _robust_counts(obs0, hid, N, T, groups, X, alpha) -> np.ndarray:
+    """``robust_counts`` for test points without blank cells, on the arrays of a table."""
+    (B, k), (m, d, _) = (len(X), len(T)), obs0.shape
+    add = np.zeros((B, *obs0.shape), np.int64)
+    add[:, groups[0], groups[1], groups[2]] = X
+    obs = obs0[None] + add
+    M = (hid[None] - add).sum(axis=3)  # (B, m, d)
+    dom = obs.sum(axis=1) > 0  # (B, d, K)
+    delta = dom.sum(axis=2)  # (B, d)
+    cols, Tc = np.arange(d)[None, :], np.maximum(T, 0)
+    seen = (T >= 0)[None] & dom[:, cols, Tc]  # (B, k, d)
+    E = np.where(seen[:, :, None, :], obs[:, :, cols, Tc].transpose(0, 2, 1, 3), 0)
+    lo, hi = extremes(E, M[:, None], delta[:, None, None, :], seen)
+    robust = np.zeros((B, k), bool)
+    # alpha = 0: the domain sizes are in no support; else one decision per distinct domain
+    kinds = [(np.arange(B), delta[0])] if alpha == 0 or B == 0 else []
+    if not kinds:
+        sizes, which = np.unique(delta, axis=0, return_inverse=True)
+        kinds = [(np.flatnonzero(which.ravel() == i), sz) for i, sz in enumerate(sizes)]
+    for rows, sz in kinds:
+        shape = (len(rows) * k, m, d)
+        dec = decide_counts(lo[rows].reshape(shape), hi[rows].reshape(shape), N, sz, alpha)
+        robust[rows] = dec.robust.reshape(len(rows), k)
+    return robust.all(axis=1)
+
+
+def exhaustive(tab: CleaningTable, T: np.ndarray, alpha, lo: int, hi: int, deadline: float):
+    """Try every cleaning of lo..hi cells, fewest first: (the first group counts that make
+    every point robust or None, the fewest cells a cleaning may still need: hi + 1 when all
+    were tried in vain, less when the deadline stopped the search).
+
+    Every size is tried: cleaning a cell whose truth is new to its column can make a
+    robust point non-robust again (the column's domain grows), so larger cleanings do not
+    contain the smaller ones' answers."""
+    groups = np.nonzero(tab.hid)
+    m, d, K = tab.obs.shape
+    rows = max(1, EXHAUSTIVE_BLOCK_ELEMENTS // (m * d * (K + len(T))))
+    for size in range(lo, hi + 1):
+        for X in count_vectors(tab.hid[groups], size, rows):
+            if time.monotonic() > deadline:
+                return None, size
+            ok = np.flatnonzero(robust_counts(tab, T, groups, X, alpha))
+            if len(ok):
+                x = np.zeros_like(tab.hid)
+                x[groups] = X[ok[0]]
+                return x, size
+    return None, hi + 1
+
+
+def small(tab: CleaningTable, k: int, lo: int, hi: int) -> bool:
+    """Whether cleanings of lo..hi cells, for k points, are few enough to try them all
+    (EXHAUSTIVE_MAX_CHECKS)."""
+    if hi > EXHAUSTIVE_MAX_CHECKS:  # over a million cells to try: never small
+        return False
+    limit = EXHAUSTIVE_MAX_CHECKS / max(k, 1)
+    return vectors_between(tab.hid[tab.hid > 0], lo, hi, limit) <= limit
+
+
+def _found(
+    tab: CleaningTable, x: np.ndarray, method: str, lower: int, stops: list
+) -> TogetherCleaning:
+    """The answer for verified group counts x, optimal when x meets the proven ``lower``."""
+    cost = int(x.sum())
+    return TogetherCleaning(
+        True, tab.named(tab.cells(x)), method, cost <= lower, min(lower, cost), **_limits(stops)
+    )
+
+
+def clean_many(
+    tab: CleaningTable,
+    T: np.ndarray,
+    alpha=0,
+    method: str = "auto",
+    node_limit: int = 20_000,
+    time_limit: float = 60.0,
+) -> TogetherCleaning:
+    """Fewest cleanings making every point of T robust at once.
+
+    Parameters
+    ----------
+    tab, alpha
+        As for ``offline_minimum``.
+    T : ndarray, shape (k, d)
+        The test points, each as ``offline_minimum``'s t.
+    method : {"auto", "exact", "greedy"}, default "auto"
+        ``greedy`` returns the pruned greedy answer with a proven lower bound: the largest
+        single-point minimum and, for alpha = 0, the relaxed bound.  ``exact`` (alpha = 0
+        only) also solves the exact program and keeps the better verified answer; it is
+        optimal when it meets the program's proven bound.  On a small instance (module
+        docstring) it tries every cleaning below the greedy answer instead, which proves
+        the optimum.  ``auto`` is ``exact`` when
+        alpha = 0 and the greedy answer has at most AUTO_EXACT_CELLS_CLEAN cells.
+    node_limit : int, default 20000
+        HiGHS's branch-and-bound nodes per solve.
+    time_limit : float, default 60.0
+        Seconds per solve (a safety net; a solve it cuts short sets ``time_limited``).
+
+    Returns
+    -------
+    TogetherCleaning
+    """
+    zero = np.zeros_like(tab.hid)
+    if all_robust(tab, T, zero, alpha):
+        return TogetherCleaning(True, (), "greedy", True, 0)
+    if not all(cleanable(tab, t, alpha) for t in T):
+        return TogetherCleaning(False, (), "greedy", True, None)  # some point alone is impossible
+    floor, stops = 0, []
+    if alpha == 0:
+        floor = relaxed_bound(tab, T, node_limit, time_limit, stops)
+        if floor == math.inf:
+            return TogetherCleaning(False, (), "greedy", True, None)
+    floor, known = _largest_minimum(tab, T, alpha, floor)
+    start = greedy_many(tab, T, alpha, known)
+    few = start is not None and start.sum() <= AUTO_EXACT_CELLS_CLEAN
+    if not (method == "exact" or (method == "auto" and alpha == 0 and few)):
+        if start is None:
+            return TogetherCleaning(False, (), "greedy", False, floor, **_limits(stops))
+        return _found(tab, start, "greedy", floor, stops)
+    upper = int(start.sum()) if start is not None else int(tab.hid.sum())
+    top = upper - 1 if start is not None else upper  # the most cells worth trying
+    if start is not None and floor > top:  # greedy's answer meets the proven bound
+        return _found(tab, start, "exact", floor, stops)
+    if small(tab, len(T), floor, top):
+        best, lower = exhaustive(tab, T, alpha, floor, top, time.monotonic() + time_limit)
+        if best is None and lower <= top:
+            stops.append("time")  # the time limit stopped it: lower is what it proved
+        elif best is None and start is None:
+            lower = math.inf  # every cleaning tried: none certifies every point
+    else:
+        best, lower = exact_many(tab, T, upper, floor, node_limit, time_limit, stops)
+    if lower == math.inf:
+        return TogetherCleaning(False, (), "exact", True, None, **_limits(stops))
+    found = [b for b in (best, start) if b is not None]
+    if not found:
+        return TogetherCleaning(False, (), "exact", False, lower, **_limits(stops))
+    return _found(tab, min(found, key=lambda b: int(b.sum())), "exact", lower, stops)

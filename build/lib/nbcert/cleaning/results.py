@@ -1,0 +1,172 @@
+"""What the truth says about a dirty table, and the policy's advice without it.
+
+``report`` gathers, with the truth known, each point's offline minimum, the fewest cells for
+all points together, and the cells the truth-free policy would clean, in order.  ``advice``
+ranks a dirty table's groups by the policy's score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..milp import CellAnswer
+from ..reading.encoding import EncodedTable
+from ..stats import count_index
+from .many import TogetherCleaning, clean_many
+from .policy import policy_path, scores
+from .single import offline_minimum
+from .table import CleaningTable
+
+
+@dataclass(frozen=True)
+class PointCleaning(CellAnswer):
+    """The fewest cells whose cleaning certifies one test point (alone).
+
+    ``cells`` lists (row position in the training table, column name), empty when the
+    point is already robust; ``possible`` False (proven) when no cleaning makes it robust.
+    ``label`` is the prediction the cleaned table certifies."""
+
+    label: object = None
+
+
+@dataclass(frozen=True)
+class CleaningReport:
+    """What the truth says: per point its offline minimum, the fewest cells for all points
+    together, and the cells the truth-free policy would clean, in order, until every point
+    is robust (``path_certifies``) or nothing is left."""
+
+    points: list
+    together: TogetherCleaning
+    path: tuple
+    path_certifies: bool
+
+
+def report(
+    tab: CleaningTable,
+    T: np.ndarray,
+    alpha=0,
+    prior: str = "observed",
+    method: str = "auto",
+    node_limit: int = 20_000,
+    time_limit: float = 60.0,
+    batch: int = 1,
+    progress=None,
+) -> CleaningReport:
+    """Offline minima per point and together, and the policy's path, with the truth known.
+
+    Parameters
+    ----------
+    tab, T, alpha, method, node_limit, time_limit
+        As for ``clean_many``.
+    prior : {"observed", "worlds"}, default "observed"
+        The policy's odds for a missing cell (``truth_odds``).
+    batch : int, default 1
+        Cells of its chosen group the policy cleans per step.
+    progress : callable, optional
+        ``progress(done, total, stage)`` as each stage goes (``total`` None: a stage whose
+        end is not known in advance), and ``progress(1, 1, stage)`` at the end.
+
+    Returns
+    -------
+    CleaningReport
+    """
+    tell = progress or (lambda done, total, stage: None)
+    points = []
+    for p, t in enumerate(T):
+        tell(p, len(T), "fewest cells per row")
+        plan = offline_minimum(tab, t, alpha)
+        points.append(
+            PointCleaning(False)
+            if plan is None
+            else PointCleaning(True, tab.named(tab.cells(plan.x)), tab.enc.labels[plan.winner])
+        )
+    tell(0, None, "fewest cells for all rows together")
+    together = clean_many(tab, T, alpha, method, node_limit, time_limit)
+    tell(0, None, "the policy's path")
+    cells, _, certified = policy_path(tab, T, alpha, prior, batch)
+    tell(1, 1, "the policy's path")
+    path = tuple((int(tab.enc.rows[r]), tab.enc.features[j]) for r, j in cells)
+    return CleaningReport(points, together, path, certified)
+
+
+def dirty_state(enc: EncodedTable) -> tuple:
+    """(obs, M, N) of a dirty table, as the policy takes them: observed cells per (label,
+    column, local value), missing cells per (label, column) and rows per label."""
+    index = count_index(enc)
+    return _observed(enc, index), index[:, enc.missing_codes], enc.label_sizes
+
+
+def _observed(enc: EncodedTable, index: np.ndarray) -> np.ndarray:
+    """Observed cells per (label, column, local value) from the count index."""
+    m, d, K = enc.m, enc.d, int(enc.delta.max())
+    obs = np.zeros((m, d, K), np.int64)
+    for j in range(d):
+        obs[:, j, : enc.delta[j]] = index[:, enc.offsets[j] : enc.offsets[j + 1] - 1]
+    return obs
+
+
+# The columns of nbcert.clean's table: one row per group of advice.
+ADVICE_COLUMNS = tuple(
+    "row column label score group_cells as_winner as_rival test_value group_rows".split()
+)
+
+
+def advice(
+    enc: EncodedTable, T: np.ndarray, alpha=0, prior: str = "observed", top: int = 10, test=None
+) -> list:
+    """The policy's ranked groups for a dirty table.
+
+    Parameters
+    ----------
+    enc : EncodedTable
+        The dirty table.
+    T : ndarray, shape (k, d)
+        The test points (local codes, -1: unseen).
+    alpha : number, default 0
+        The smoothing parameter.
+    prior : {"observed", "worlds"}, default "observed"
+        The policy's odds for a missing cell (``truth_odds``).
+    top : int, default 10
+        The most groups returned.
+    test : DataFrame, optional
+        The test rows that T codes, their columns in ``enc.features`` order, for naming
+        ``test_value`` (without it, None).
+
+    Returns
+    -------
+    list of dict
+        Per group with a positive score, best first: its first missing cell (``row``,
+        ``column``), its ``label``, ``score``, size (``group_cells``), the points it may
+        help (``as_winner``, ``as_rival``), ``test_value``: the column's value in every
+        point it may help (None when they differ), and ``group_rows``: the data rows of
+        all the group's cells (one column, interchangeable), ascending.
+    """
+    obs, M, N = dirty_state(enc)
+    gs = scores(obs, M, N, T, alpha, prior)
+    order = np.argsort(-gs.score, axis=None, kind="stable")
+    out = []
+    miss = enc.is_missing()
+    for g in order[: max(0, top)]:
+        l, j = np.unravel_index(g, gs.score.shape)
+        if gs.score[l, j] <= 0:
+            break
+        a, b = enc.label_bounds[l], enc.label_bounds[l + 1]
+        rows = a + np.flatnonzero(miss[a:b, j])
+        group_rows = np.sort(enc.rows[rows]).tolist()  # every cell of the group, by data row
+        first = group_rows[0]
+        values = (first, enc.features[j], enc.labels[l], float(gs.score[l, j]), int(M[l, j]))
+        helps = (int(gs.as_winner[l, j]), int(gs.as_rival[l, j]))
+        value = _shared_value(test, gs.helped[:, l, j], j)
+        out.append(dict(zip(ADVICE_COLUMNS, (*values, *helps, value, group_rows), strict=True)))
+    return out
+
+
+def _shared_value(test, points: np.ndarray, j: int):
+    """Column j's value in all of ``points`` (a mask over the test rows), or None if they
+    differ (or no test table is given)."""
+    if test is None:
+        return None
+    values = test.iloc[np.flatnonzero(points), j].unique()
+    return values[0] if len(values) == 1 else None

@@ -1,0 +1,55 @@
+"""The errors a user of nbcert can cause, in one place.
+
+Every one is an ``InputError``: a ValueError whose message is one line meant for the user,
+naming the file, column, row or parameter at fault (the command line prints it as
+``nbcert: error: <message>``).  This module imports nothing from nbcert, so any module
+may import it.
+
+* ``RowError``: about one data row of a part of a table (the row is renumbered when the
+  part is merged into the whole table).
+* ``ParameterError``: a parameter value that breaks its rule (``nbcert.params``).  Like
+  scikit-learn's ``InvalidParameterError`` it is both a ValueError and a TypeError, so a
+  mistake gives one error type however it was made (a seed of the wrong type, an alpha out
+  of range) and wherever (the API, the estimator, the command line).
+"""
+
+from __future__ import annotations
+
+
+class InputError(ValueError):
+    """A user mistake in the input; the message is one line meant for the user."""
+
+
+class RowError(InputError):
+    """An InputError about one data row of a part of a table; ``shifted(k)`` is the same
+    error for the part starting k rows further on (the row counted over the whole table)."""
+
+    def __init__(self, template: str, row: int):
+        super().__init__(template.format(row=row))
+        self.template, self.row = template, row
+
+    def shifted(self, k: int) -> RowError:
+        return RowError(self.template, self.row + k)
+
+    def __reduce__(self):  # pickled from a Dask worker to the client
+        return RowError, (self.template, self.row)
+
+
+class ParameterError(InputError, TypeError):
+    """A parameter value of the wrong type or out of range; the message names the parameter."""
+
+
+def listed(options) -> str:
+    """Options as a phrase: "a, b or c"."""
+    *first, last = options
+    return f"{', '.join(first)} or {last}" if first else last
+
+
+def unknown_option(kind: str, value, options) -> ParameterError:
+    """The error for a value that is none of ``options`` (``kind``: what they are, e.g.
+    "counting method"): the one message of ``nbcert.params.Options`` and of the algorithms
+    that choose by a method's name."""
+    return ParameterError(f"unknown {kind} {value!r} (use {listed(options)})")
+
+
+__all__ = ["InputError", "RowError", "ParameterError", "listed", "unknown_option"]

@@ -1,0 +1,134 @@
+"""nbcert's methods on integer-coded tables: the names the reproduction and the benchmarks call.
+
+The command line and :mod:`nbcert`'s API read a file, encode it and answer.  A study that
+times a method, or draws its own tables, works one level lower, on an
+:class:`EncodedTable` (every feature value and label an integer code), and calls the
+methods below directly.  This module is that level's one documented seam: the workflow
+under ``workflow/`` and ``benchmarks/`` import nothing else of nbcert beyond
+:mod:`nbcert` itself and :mod:`nbcert.synthetic` (``tests/test_packaging.py`` holds them to it).
+
+The paper's names, and where they are here:
+
+==========================  ==================================================================
+paper                       here
+==========================  ==================================================================
+the index (Section 4.2)     :func:`count_index`: per (label, feature, value) observed counts,
+                            missing cells per (label, feature) and label sizes
+Iterate+Index (Alg. 1)      :func:`certify_index`: every test point decided from the index
+Iterate                     :func:`certify_iterate`: each point's extreme counts scanned from
+                            the table
+AD (Section 6)              :func:`iter_ad` (trains on each sampled world, as the paper
+                            describes; :func:`iter_ad_sampled` says what it saw, and stops
+                            at a deadline), :func:`iter_ad_counts` (the same worlds from
+                            counts, a cheaper equivalent); :func:`certify_ad`,
+                            :func:`certify_ad_counts` decide a whole batch
+counting (Alg. 2)           :func:`count_encoded` with ``method="batch"`` (the paper's joint
+                            enumeration), ``"exact"``, ``"montecarlo"`` or ``"bounds"``;
+                            :func:`total_worlds`
+RP, SR, OP (Section 5.1)    :func:`poison_encoded` with ``"rp"``, ``"sr"`` or ``"op"`` (OP
+                            proven minimal at any alpha); :func:`pure_strategies` and
+                            :func:`authors_code` are the paper's own OP answers
+many points (Section 5.2)   :func:`poison_many_encoded`, :func:`greedy`, :func:`all_nonrobust`
+binning (Section 6.1)       :func:`numeric_values`, :func:`discretize_column`
+==========================  ==================================================================
+
+Beyond the paper: the cleaning searches (:class:`CleaningTable` and the functions after it);
+the support's arithmetic (:func:`as_alpha`, the smoothing as an exact fraction;
+:func:`log_factors`, each label's log factors ``log((c + alpha) / (N + alpha |dom|))``;
+:func:`log_tolerance`, the float margin within which nbcert decides in exact arithmetic);
+:func:`check_parameters`, the rules the API applies to a parameter (``sep=";"``, ...); and
+:func:`mem_available` for a study that plans its memory.
+"""
+
+from __future__ import annotations
+
+from .approximate import (
+    Sampled,
+    certify_ad,
+    certify_ad_counts,
+    iter_ad,
+    iter_ad_counts,
+    iter_ad_sampled,
+)
+from .cleaning import (
+    CleaningTable,
+    advice,
+    clean_many,
+    cleanable,
+    follow,
+    next_group,
+    report,
+    state_decision,
+)
+from .count import TooLarge, count_encoded, total_worlds
+from .decide import Decision, certify_index, certify_iterate
+from .kernel import log_factors, log_tolerance
+from .params import as_alpha
+from .params import validate as check_parameters
+from .poisoning import (
+    Cells,
+    PoisonedCounts,
+    Poisoning,
+    all_nonrobust,
+    greedy,
+    poison_encoded,
+    poison_many_encoded,
+)
+from .poisoning.paper import authors_code, pure_strategies
+from .reading.binning import discretize_column, numeric_values
+from .reading.columns import code_dtype
+from .reading.encoding import EncodedTable, encode, from_codes
+from .reading.streaming import mem_available
+from .stats import Stats, count_index
+
+__all__ = [
+    # tables of integer codes
+    "EncodedTable",
+    "encode",
+    "from_codes",
+    "code_dtype",
+    "numeric_values",
+    "discretize_column",
+    # the index and the decision methods
+    "Stats",
+    "count_index",
+    "Decision",
+    "certify_index",
+    "certify_iterate",
+    "iter_ad",
+    "iter_ad_counts",
+    "iter_ad_sampled",
+    "Sampled",
+    "certify_ad",
+    "certify_ad_counts",
+    # counting
+    "count_encoded",
+    "total_worlds",
+    "TooLarge",
+    # poisoning
+    "Poisoning",
+    "Cells",
+    "PoisonedCounts",
+    "poison_encoded",
+    "pure_strategies",
+    "authors_code",
+    "poison_many_encoded",
+    "greedy",
+    "all_nonrobust",
+    # cleaning
+    "CleaningTable",
+    "state_decision",
+    "cleanable",
+    "clean_many",
+    "next_group",
+    "follow",
+    "report",
+    "advice",
+    # the support's arithmetic, and the API's parameter rules
+    "as_alpha",
+    "log_factors",
+    "log_tolerance",
+    "check_parameters",
+    # resources
+    "mem_available",
+]

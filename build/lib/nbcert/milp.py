@@ -1,0 +1,342 @@
+"""The mixed-integer programs of the many-point searches, and the answer they share.
+
+Poisoning many points (``nbcert.poisoning.relaxation``) and cleaning many points
+(``nbcert.cleaning.program``) both ask HiGHS (``scipy.optimize.milp``) for the fewest cells
+under constraints linear in counts of interchangeable cells.  Both need the same four
+things, kept here once:
+
+* a program built column by column and row by row (``Program``);
+* its solve under a time limit, and for cleaning a node limit (``Program.solve``);
+* the proven lower bound rounded to the integer it proves: the objective counts cells,
+  so the optimum is an integer and a dual bound b proves ceil(b - 1e-6), the 1e-6
+  absorbing HiGHS's feasibility tolerance (``Solved.lower_bound``);
+* whether the time limit cut the solve short (``Solved.time_limited``): the one stop whose
+  answer depends on the machine's speed (a node limit does not);
+* the solver's own prints kept off standard output (``solver_output_to_stderr``): HiGHS
+  writes some messages with C's printf whatever its options say (issue 28: "HighsMipSolver
+  Data::transformNewIntegerFeasibleSolution tmpSolver.run();" before ``--json``'s JSON), so
+  while it runs file descriptor 1 points to standard error.
+
+``ManyPoints`` is the answer of a many-point search: the cells, the method, whether they
+are proven minimum, a proven lower bound, and whether a time limit cut the search short.
+It extends ``CellAnswer``, the cells and ``num_cells`` every answer about cells has.
+``count_vectors`` lists every vector of group counts of given totals: the exhaustive search
+that proves the optimum of an instance small enough (EXHAUSTIVE_MAX_CHECKS).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import functools
+import math
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+# --- limits of the many-point searches, each named for what it measures.
+#
+# The greedy answer's size (cells) up to which method "auto" also runs the exact search.
+# Cleaning's exact program has one 0/1 column per value a count can take, up to the greedy
+# answer's size, so its size and time grow with that size; poisoning's relaxation does not
+# grow with it but is refined solve after solve within its time limit.
+AUTO_EXACT_CELLS_POISON = 200
+AUTO_EXACT_CELLS_CLEAN = 300
+# Cleaning's exact program (one-hot tables of every count, cleaning.program): above this many
+# columns it is not built and the greedy answer with its proven bound stands.
+ONE_HOT_MAX_COLUMNS = 200_000
+# Poisoning's relaxation (poisoning.relaxation): above this many columns only its linear
+# relaxation is solved (a proven bound, no integer stages).
+RELAXATION_INTEGER_MAX_COLUMNS = 900
+
+# Both exact searches first try every vector of group counts whose total lies between the
+# proven lower bound and the best answer found less one, when that many vectors times the
+# test points is at most this: each (vector, point) is decided exactly in numpy at 2-6 us
+# on one core (measured on 30-400 rows, 3-8 columns), so the whole search takes a few
+# seconds, well inside the default time limits, and proves the optimum by itself.  (The
+# README's 7-row example: 86 vectors of 3 cells for its 3 points when poisoning; when
+# cleaning, the relaxed bound already meets greedy's 4 cells and nothing is searched.)
+EXHAUSTIVE_MAX_CHECKS = 1_000_000
+# Rows of one block of count vectors, as elements of its largest array (about 32 MB).
+EXHAUSTIVE_BLOCK_ELEMENTS = 1 << 22
+BOUND_SLACK = 1e-6  # HiGHS's bound may exceed the integer optimum by its tolerance
+
+
+def vectors_between(caps: np.ndarray, lo: int, hi: int, limit: float = math.inf) -> float:
+    """How many integer vectors 0 <= x <= caps have lo <= sum(x) <= hi (a float: exact
+    below 2**53, which is all a limit needs); math.inf as soon as more than ``limit``."""
+    if lo > hi:
+        return 0.0
+    ways = np.zeros(hi + 1)
+    ways[0] = 1.0
+    for c in np.asarray(caps, np.int64).tolist():
+        if c <= 0:
+            continue
+        run = np.concatenate([[0.0], np.cumsum(ways)])  # ways'[s] = sum ways[s - c .. s]
+        ways = run[1:] - run[np.maximum(np.arange(hi + 1) - min(c, hi), 0)]
+        if ways[lo:].sum() > limit:  # adding a group never lowers a count
+            return math.inf
+    return float(ways[lo:].sum())
+
+
+def count_vectors(caps: np.ndarray, total: int, rows: int = 1 << 15):
+    """Every integer vector 0 <= x <= caps with sum(x) == total, as int32 arrays (B, G) of
+    at most about ``rows`` rows (a block too big is split on its first group's value).
+
+    Built group by group with numpy: each partial vector is repeated once per value its next
+    group can take, and dropped as soon as the groups left cannot make up the total."""
+    caps = np.asarray(caps, np.int64)
+    G = len(caps)
+    reach = np.concatenate([np.cumsum(caps[::-1])[::-1], [0]])  # the most groups i.. can add
+
+    def block(first: int, prefix: list, need: int):
+        if vectors_between(caps[first:], need, need) > rows and first < G:
+            for b in range(min(int(caps[first]), need) + 1):
+                if need - b <= reach[first + 1]:
+                    yield from block(first + 1, [*prefix, b], need - b)
+            return
+        X = np.zeros((1, G), np.int32)
+        X[0, :first] = prefix
+        left = np.array([need], np.int64)
+        for g in range(first, G):
+            take = np.minimum(caps[g], left) + 1
+            X = np.repeat(X, take, axis=0)
+            starts = np.cumsum(take) - take
+            b = np.arange(len(X)) - np.repeat(starts, take)
+            X[:, g] = b
+            left = np.repeat(left, take) - b
+            keep = left <= reach[g + 1]
+            X, left = X[keep], left[keep]
+        if len(X):
+            yield X
+
+    if 0 <= total <= reach[0]:
+        yield from block(0, [], total)
+
+
+@dataclass(frozen=True)
+class CellAnswer:
+    """Cells of the training table, as (row position, column name), that answer a question
+    about test points; ``possible`` False when there are none (``cells`` empty)."""
+
+    possible: bool
+    cells: Sequence = ()
+
+    @property
+    def num_cells(self) -> int | None:
+        return len(self.cells) if self.possible else None
+
+
+@dataclass(frozen=True)
+class ManyPoints(CellAnswer):
+    """Cells that settle every given test point at once.
+
+    ``optimal`` says whether ``cells`` is proven minimum; ``lower_bound`` is a proven bound
+    on the minimum (None when none was computed).  ``possible`` False with ``optimal`` True
+    is a proof that no set of cells works; otherwise it only says that none was found.
+    ``time_limited``: a solver's time limit cut the search short, so the answer may differ
+    on a faster or slower machine.
+    """
+
+    method: str = "greedy"
+    optimal: bool = False
+    lower_bound: int | None = None
+    time_limited: bool = False
+
+
+@functools.cache
+def _libc():
+    """The C library the process runs with, or None (no such library by that name)."""
+    try:
+        return ctypes.CDLL(None)
+    except (OSError, TypeError):  # pragma: no cover - e.g. Windows
+        return None
+
+
+def _flush_c_stdio() -> None:
+    """Flush C's stdio buffers (printf's output waits there when fd 1 is not a terminal)."""
+    libc = _libc()
+    if libc is not None:
+        with contextlib.suppress(AttributeError):
+            libc.fflush(None)
+
+
+@contextlib.contextmanager
+def solver_output_to_stderr():
+    """While the block runs, whatever is written to file descriptor 1 (by C or C++ code
+    below Python as well) goes to file descriptor 2 instead.
+
+    Python's ``sys.stdout`` and C's buffers are flushed before the swap, so what was
+    written before lands on standard output, and again before fd 1 is restored, so what a
+    solver printed lands on standard error.  Where fd 1 or fd 2 is not open the block runs
+    unchanged.
+    """
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        sys.stdout.flush()
+    _flush_c_stdio()
+    try:
+        saved = os.dup(1)
+    except OSError:
+        yield
+        return
+    try:
+        os.dup2(2, 1)
+    except OSError:
+        os.close(saved)
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            sys.stdout.flush()
+        _flush_c_stdio()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+@dataclass(frozen=True)
+class Solved:
+    """What a solve returned: ``x`` (None when no solution was found), ``value`` (the
+    objective at ``x``), and how it ended."""
+
+    x: np.ndarray | None
+    value: float | None
+    status: int  # scipy.optimize.milp's: 0 optimal, 1 (or 4) a limit stopped it, 2 infeasible
+    dual_bound: float | None  # the branch and bound's proven bound (None for a linear program)
+    time_limited: bool
+    node_limited: bool = False  # the node limit stopped the branch and bound
+
+    @property
+    def limit(self) -> str | None:
+        """The limit that stopped the solve ("time" or "node"), or None."""
+        return "time" if self.time_limited else "node" if self.node_limited else None
+
+    @property
+    def infeasible(self) -> bool:
+        return self.status == 2
+
+    def lower_bound(self, linear: bool = False) -> int | None:
+        """The integer bound the solve proves on the optimum, or None.  A linear
+        program's value bounds it only when solved to optimality (``linear``)."""
+        bound = (self.value if self.status == 0 else None) if linear else self.dual_bound
+        if bound is None or not np.isfinite(bound):
+            return None
+        return math.ceil(bound - BOUND_SLACK)
+
+
+class Program:
+    """Columns and rows of a mixed-integer program for ``scipy.optimize.milp``; the
+    coefficients are kept as (row, column, value) triplets in the order they are given."""
+
+    def __init__(self):
+        self.lo, self.hi, self.cost, self.integer = [], [], [], []
+        self.r, self.c, self.v, self.rlo, self.rhi = [], [], [], [], []
+
+    def int_var(self, lo, hi, cost: float = 0.0) -> int:
+        """A new integer column in [lo, hi]; its index."""
+        return self._var(lo, hi, cost, True)
+
+    def real_var(self, lo, hi, cost: float = 0.0) -> int:
+        """A new continuous column in [lo, hi]; its index."""
+        return self._var(lo, hi, cost, False)
+
+    def _var(self, lo, hi, cost, integer: bool) -> int:
+        self.lo.append(lo)
+        self.hi.append(hi)
+        self.cost.append(cost)
+        self.integer.append(integer)
+        return len(self.lo) - 1
+
+    def row(self, coef: dict, lo=-np.inf, hi=np.inf) -> None:
+        """The row lo <= sum coef[k] x_k <= hi."""
+        self.r += [len(self.rlo)] * len(coef)
+        self.c += list(coef)
+        self.v += list(coef.values())
+        self.rlo.append(lo)
+        self.rhi.append(hi)
+
+    @property
+    def columns(self) -> int:
+        return len(self.lo)
+
+    def solve(
+        self,
+        time_limit: float,
+        *,
+        node_limit: int | None = None,
+        rel_gap: float | None = None,
+        local_search: bool = True,
+        continuous=(),
+    ) -> Solved:
+        """Solve with HiGHS.
+
+        Parameters
+        ----------
+        time_limit : float
+            Seconds the solve may take.
+        node_limit : int, optional
+            Branch-and-bound nodes (a limit that does not depend on the machine).
+        rel_gap : float, optional
+            The relative gap at which HiGHS stops (its default otherwise).
+        local_search : bool, default True
+            False turns HiGHS's RINS and RENS heuristics off.
+        continuous : iterable of int
+            Integer columns solved as continuous ones this time.
+
+        Returns
+        -------
+        Solved
+        """
+        from scipy.optimize import Bounds, LinearConstraint, milp
+        from scipy.sparse import coo_matrix
+
+        integer = np.array(self.integer, float)
+        integer[list(continuous)] = 0
+        A = coo_matrix((self.v, (self.r, self.c)), shape=(len(self.rlo), len(self.lo))).tocsr()
+        options = {"time_limit": time_limit, "disp": False}
+        if node_limit is not None:
+            options["node_limit"] = node_limit
+        if rel_gap is not None:
+            options["mip_rel_gap"] = rel_gap
+        if not local_search:
+            options.update(mip_heuristic_run_rins=False, mip_heuristic_run_rens=False)
+        # scipy passes options it does not know on to HiGHS, with a warning; HiGHS prints
+        # some messages whatever "disp" says, so fd 1 points to stderr meanwhile
+        with warnings.catch_warnings(), solver_output_to_stderr():
+            warnings.filterwarnings("ignore", "Unrecognized options", RuntimeWarning)
+            res = milp(
+                np.array(self.cost),
+                integrality=integer,
+                bounds=Bounds(self.lo, self.hi),
+                constraints=LinearConstraint(A, self.rlo, self.rhi),
+                options=options,
+            )
+        message = str(res.message).lower()
+        stopped = res.status == 1 and "time" in message
+        # HiGHS reports its node limit as a "solution limit" (status 16, scipy's 4): no
+        # solution limit is ever set here, so that is the node limit
+        nodes = res.status in (1, 4) and ("node" in message or "solution limit" in message)
+        bound = getattr(res, "mip_dual_bound", None)
+        return Solved(res.x, res.fun, res.status, bound, stopped, nodes)
+
+
+__all__ = [
+    "CellAnswer",
+    "ManyPoints",
+    "Program",
+    "Solved",
+    "solver_output_to_stderr",
+    "AUTO_EXACT_CELLS_POISON",
+    "AUTO_EXACT_CELLS_CLEAN",
+    "ONE_HOT_MAX_COLUMNS",
+    "RELAXATION_INTEGER_MAX_COLUMNS",
+    "EXHAUSTIVE_MAX_CHECKS",
+    "EXHAUSTIVE_BLOCK_ELEMENTS",
+    "count_vectors",
+    "vectors_between",
+]

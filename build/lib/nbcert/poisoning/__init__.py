@@ -1,0 +1,29 @@
+"""Data poisoning: blank cells of a complete table until test points are no longer
+certifiably robust (alpha = 0, and any alpha for one point).
+
+* ``single``     -- one point: OP on the counts under blanking (``PoisonedCounts``), and
+  the dispatcher ``poison_encoded``;
+* ``minimum``    -- OP's exact search (paper section 5.1, corrected: every split of the
+  blanks, every configuration of removed values);
+* ``baselines``  -- the paper's randomized baselines SR and RP;
+* ``streamed``   -- OP on a table that stays on disk (a second pass names the cells);
+* ``relaxation`` -- the relaxed program of many-point poisoning (through ``nbcert.milp``);
+* ``many``       -- several points at once: greedy, or exact with a proven lower bound.
+"""
+
+from .many import ManyPoisoning, all_nonrobust, greedy, poison_many_encoded
+from .single import Cells, PoisonedCounts, Poisoning, poison_encoded
+from .streamed import find_cells, poison_streamed
+
+__all__ = [
+    "Poisoning",
+    "Cells",
+    "PoisonedCounts",
+    "poison_encoded",
+    "ManyPoisoning",
+    "poison_many_encoded",
+    "greedy",
+    "all_nonrobust",
+    "poison_streamed",
+    "find_cells",
+]

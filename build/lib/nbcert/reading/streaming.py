@@ -1,0 +1,32 @@
+"""Whether a file's table fits in memory: the memory available now and what a table in
+memory costs per byte of file (``nbcert.stats.streamed`` decides by it whether to stream).
+"""
+
+from __future__ import annotations
+
+from .files import TableSource
+
+MEMORY_PER_FILE_BYTE = 3  # an in-memory CSV table holds about this many bytes per byte of file
+
+
+def mem_available() -> int | None:
+    """MemAvailable of /proc/meminfo in bytes (None where it cannot be read)."""
+    try:
+        with open("/proc/meminfo") as f:
+            info = {k: int(v.split()[0]) * 1024 for k, v in (line.split(":", 1) for line in f)}
+    except (OSError, ValueError):
+        return None
+    return info.get("MemAvailable", info.get("MemFree"))
+
+
+def too_big(source: TableSource) -> bool:
+    """Whether the file's table would not fit in the memory available now."""
+    avail = mem_available()
+    return (
+        source.size is not None
+        and avail is not None
+        and source.size * MEMORY_PER_FILE_BYTE > 0.8 * avail
+    )
+
+
+__all__ = ["MEMORY_PER_FILE_BYTE", "mem_available", "too_big"]
