@@ -11,13 +11,13 @@ import pytest
 from common import job
 from common.settings import study
 from common.tables import read_table, write_table
-from studies.cleaning import cpclean
 from studies.cleaning import figure as cleaning_figure
 from studies.cleaning import run as cs
 from studies.cleaning.report import cleaning as cleaning_section
 
 import nbcert
 from nbcert import cleaning
+from nbcert.cleaning import entropy as cpclean
 from nbcert.kernel import log_factors, log_support, log_tolerance
 from nbcert.params import as_alpha
 

@@ -32,12 +32,10 @@ many points (Section 5.2)   :func:`poison_many_encoded`, :func:`greedy`, :func:`
 binning (Section 6.1)       :func:`numeric_values`, :func:`discretize_column`
 ==========================  ==================================================================
 
-Beyond the paper: the cleaning searches (:class:`CleaningTable` and the functions after it);
-the support's arithmetic (:func:`as_alpha`, the smoothing as an exact fraction;
-:func:`log_factors`, each label's log factors ``log((c + alpha) / (N + alpha |dom|))``;
-:func:`log_tolerance`, the float margin within which nbcert decides in exact arithmetic);
-:func:`check_parameters`, the rules the API applies to a parameter (``sep=";"``, ...); and
-:func:`mem_available` for a study that plans its memory.
+Beyond the paper: the cleaning searches (:class:`CleaningTable` and the functions after it,
+:func:`entropy_chooser` a CPClean-style rival to nbcert's policy); :func:`as_alpha` (the
+smoothing as an exact fraction) and :func:`check_parameters`, the rules the API applies to a
+parameter (``sep=";"``, ...); and :func:`mem_available` for a study that plans its memory.
 """
 
 from __future__ import annotations
@@ -55,6 +53,7 @@ from .cleaning import (
     advice,
     clean_many,
     cleanable,
+    entropy_chooser,
     follow,
     next_group,
     report,
@@ -62,7 +61,6 @@ from .cleaning import (
 )
 from .count import TooLarge, count_encoded, total_worlds
 from .decide import Decision, certify_index, certify_iterate
-from .kernel import log_factors, log_tolerance
 from .params import as_alpha
 from .params import validate as check_parameters
 from .poisoning import (
@@ -122,12 +120,11 @@ __all__ = [
     "clean_many",
     "next_group",
     "follow",
+    "entropy_chooser",
     "report",
     "advice",
-    # the support's arithmetic, and the API's parameter rules
+    # the API's parameter rules
     "as_alpha",
-    "log_factors",
-    "log_tolerance",
     "check_parameters",
     # resources
     "mem_available",

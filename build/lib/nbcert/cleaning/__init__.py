@@ -17,10 +17,11 @@ per group.  The package, from the bottom up:
 * ``many``    -- several points at once: pruned greedy with a proven bound, or exact where
   small (``clean_many``);
 * ``policy``  -- without the truth, a heuristic that scores groups (``next_group``,
-  ``follow``);
+  ``follow``); ``entropy``, a CPClean-style rival to it (``entropy_chooser``);
 * ``results`` -- the report with the truth known, and the policy's advice for a dirty table.
 """
 
+from .entropy import EntropyChooser, entropy_chooser
 from .many import TogetherCleaning, clean_many, greedy_many, prune
 from .policy import GroupScores, follow, group_scores, next_group, policy_path, truth_odds
 from .program import exact_many, relaxed_bound
@@ -58,6 +59,8 @@ __all__ = [
     "group_scores",
     "next_group",
     "follow",
+    "EntropyChooser",
+    "entropy_chooser",
     "policy_path",
     "PointCleaning",
     "CleaningReport",

@@ -5,7 +5,7 @@ pipeline (the same split and blanking as the decision stage) is cleaned -- true 
 the complete table -- until all k test points are certifiably robust.  Four answers:
 
 * ``random`` -- missing cells in a uniformly random order (the floor rival);
-* ``CPClean-style`` -- after Karlas et al. (VLDB 2021; :mod:`.cpclean`): the (label,
+* ``CPClean-style`` -- after Karlas et al. (VLDB 2021; ``nbcert.cleaning.entropy``): the (label,
   column) group whose cleaning most reduces the expected entropy of the predicted-label distribution over the
   possible worlds, summed over the non-robust points.  The distribution is nbcert's
   Monte-Carlo counting law (beta_lj ~ Binomial(M_lj, 1/delta_j), a uniform random world)
@@ -41,8 +41,15 @@ from common.settings import Section
 from common.tables import read_data, write_table
 
 from nbcert import encode
-from nbcert.methods import CleaningTable, clean_many, cleanable, follow, next_group, state_decision
-from studies.cleaning.cpclean import entropy_chooser
+from nbcert.methods import (
+    CleaningTable,
+    clean_many,
+    cleanable,
+    entropy_chooser,
+    follow,
+    next_group,
+    state_decision,
+)
 
 METHODS = ("random", "CPClean-style", "nbcert", "offline")
 # what a run ended with: the offline answer's bound and whether it is optimal or cut short

@@ -1,16 +1,21 @@
-"""The CPClean-style rival policy (after Karlas et al., VLDB 2021), for the cleaning study.
+"""A CPClean-style cleaning policy (after Karlas et al., VLDB 2021), a rival to ``policy``.
 
 It chooses the (label, column) group whose cleaning most reduces the expected entropy of
 the predicted-label distribution over the possible worlds, summed over the non-robust
-points; see :class:`EntropyChooser`.  The study (:mod:`.run`) compares it with random
-cleaning, nbcert's own policy and the offline answer.
+points; see :class:`EntropyChooser`.  The reproduction's cleaning study compares it with
+random cleaning, nbcert's own policy (``policy``) and the offline answer (``single``).
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
-from nbcert.methods import as_alpha, log_factors, log_tolerance, state_decision
+from ..kernel import log_factors, log_tolerance
+from .table import state_decision
+
+__all__ = ["EntropyChooser", "entropy_chooser"]
 
 _TIE = 1e-9  # scores (nats) this close to the best are ties: the first group wins, whatever the rounding
 
@@ -73,7 +78,7 @@ class EntropyChooser:
     taken and ``flat`` counts such decisions."""
 
     def __init__(self, N: np.ndarray, T: np.ndarray, alpha, samples: int, batch: int, rng):
-        self.N, self.T, self.alpha = np.asarray(N), np.asarray(T), as_alpha(alpha)
+        self.N, self.T, self.alpha = np.asarray(N), np.asarray(T), Fraction(alpha)
         self.samples, self.batch, self.rng = int(samples), int(batch), rng
         with np.errstate(divide="ignore", invalid="ignore"):
             x = np.arange(self.samples + 1, dtype=float)
