@@ -12,18 +12,14 @@ matplotlib.use("Agg")
 STYLE = {"random": "tab:red", "CPClean-style": "tab:orange", "nbcert": "tab:green"}
 
 
-def figure(
-    table: pd.DataFrame, outputs, perturbation: str | None = None, missing_rate: float | None = None
-):
+def figure(table: pd.DataFrame, outputs):
     """Share of test points certified against the share of missing cells cleaned, one panel
-    per data set, for one perturbation and missing rate (default: uniform and the middle
-    rate); the median over repetitions, the offline answer and its lower bound marked."""
+    per data set, for one perturbation and missing rate (uniform, else the first, and the
+    middle rate); the median over repetitions, the offline answer and its lower bound marked."""
     names = list(dict.fromkeys(table.dataset))
-    kind = perturbation or (
-        "uniform" if (table.perturbation == "uniform").any() else table.perturbation.iloc[0]
-    )
+    kind = "uniform" if (table.perturbation == "uniform").any() else table.perturbation.iloc[0]
     rates = sorted(table[table.perturbation == kind].missing_rate.unique())
-    rate = missing_rate if missing_rate is not None else rates[len(rates) // 2]
+    rate = rates[len(rates) // 2]
     title = f"Which cells to clean ({kind} perturbation, missing rate {rate:g})"
     fig, axes = panels(names, title, width=3.8, height=3.4)
     for name, ax in zip(names, axes[0]):

@@ -8,6 +8,7 @@ from studies.cleaning.run import cells_needed, summary
 
 SHARES = ["random", "cpclean", "nbcert", "offline", "lower_bound"]  # of the missing cells
 RATIOS = ["vs_random", "vs_offline", "vs_bound"]
+COLUMNS = ["dataset", "perturbation", "missing_rate", "reps", "missing_cells", *SHARES, *RATIOS]
 HEADER = (
     "| data set | perturbation | missing rate | reps | missing cells | random | CPClean-style | nbcert "
     "| offline | bound | nbcert / random | nbcert / offline | nbcert / bound |"
@@ -19,14 +20,8 @@ def cleaning(runs: pd.DataFrame) -> str:
     s = summary(runs).rename(columns={"CPClean-style": "cpclean"})
     first = runs.iloc[0]
     excluded = runs.groupby(["dataset", "perturbation", "missing_rate", "rep"]).excluded.first()
-    rows = pd.concat(
-        [
-            s[["dataset", "perturbation", "missing_rate", "reps", "missing_cells"]],
-            s[SHARES].div(s.missing_cells, axis=0),
-            s[RATIOS],
-        ],
-        axis=1,
-    )
+    rows = s[COLUMNS].copy()
+    rows[SHARES] = rows[SHARES].div(rows.missing_cells, axis=0)
     formats = {"missing_rate": "g", "reps": count, "missing_cells": count}
     formats |= dict.fromkeys(SHARES, ".1%") | dict.fromkeys(RATIOS, ".2f")
     return "\n".join(
@@ -74,28 +69,21 @@ def _target_1(live: pd.DataFrame) -> list:
         f"**Target 1** (nbcert needs at most half the cells random order needs, median over "
         f"repetitions): met in {of(met)} settings."
     ]
-    miss = live[~met]
+    miss, blocked = live[~met], out[~met]
     if len(miss):
-        blocked = miss[out[~met]]
-        rest = miss[~out[~met]]
+        rest = miss[~blocked]
+        listed = ", ".join(
+            f"{r.dataset} {r.perturbation} {r.missing_rate:g}: nbcert "
+            f"{r.vs_random:.2f}, offline {number(r.offline_vs_random, '.2f')}, bound "
+            f"{number(r.bound_vs_random, '.2f')} of random"
+            for r in rest.itertuples()
+        )
+        tail = f"; in the other {len(rest)} ({listed}) the target is not excluded by the bound but nbcert misses it"
         parts.append(
             f"Of the {len(miss)} misses, the target is provably out of reach for any order of cleaning in "
-            f"{len(blocked)}: the proven lower bound on the fewest cells that certify every point already "
+            f"{int(blocked.sum())}: the proven lower bound on the fewest cells that certify every point already "
             "exceeds half of random's cells at the median (random order needs nearly every missing "
-            "cell, and so does the optimum when each point needs most of its columns cleaned)"
-            + (
-                f"; in the other {len(rest)} ("
-                + ", ".join(
-                    f"{r.dataset} {r.perturbation} {r.missing_rate:g}: nbcert "
-                    f"{r.vs_random:.2f}, offline {number(r.offline_vs_random, '.2f')}, bound "
-                    f"{number(r.bound_vs_random, '.2f')} of random"
-                    for r in rest.itertuples()
-                )
-                + ") the target is not excluded by the bound but nbcert misses it"
-                if len(rest)
-                else ""
-            )
-            + "."
+            f"cell, and so does the optimum when each point needs most of its columns cleaned){tail if len(rest) else ''}."
         )
     return parts
 
@@ -113,18 +101,13 @@ def _target_2(live: pd.DataFrame) -> list:
 
 def _policies(live: pd.DataFrame) -> list:
     """Which policy needed the fewest cells, and the runs that never certified every point."""
-    n = len(live)
     best = (
-        live[["random", "cpclean", "nbcert"]]
-        .idxmin(axis=1)
-        .replace({"cpclean": "CPClean-style"})
-        .value_counts()
+        live[["random", "cpclean", "nbcert"]].idxmin(axis=1).replace({"cpclean": "CPClean-style"})
     )
+    fewest = ", ".join(f"{k} in {v}" for k, v in best.value_counts().items())
     parts = [
-        "Fewest cells among the three policies: "
-        + ", ".join(f"{k} in {v}" for k, v in best.items())
-        + f" of {n} settings; CPClean-style needs {number(live.cpclean_vs_random.median(), '.2f')}x "
-        "random's cells at the median."
+        f"Fewest cells among the three policies: {fewest} of {len(live)} settings; CPClean-style needs "
+        f"{number(live.cpclean_vs_random.median(), '.2f')}x random's cells at the median."
     ]
     if live.incomplete.sum():
         parts.append(
@@ -154,7 +137,7 @@ def _offline(need: pd.DataFrame) -> list:
         return []
     cut = int(flags(off, "time_limited").sum())
     return [
-        f"The offline answer was proven optimal in {of(off.optimal)} runs.",
+        f"The offline answer was proven optimal in {int(off.optimal.astype(bool).sum())} of {len(off)} runs.",
         f"The solver's time limit stopped the search in {cut} of them: their offline answers and bounds "
         "depend on the machine's speed and may differ between runs; the rest stopped at their node "
         "limit or finished, and are the same on every machine."
@@ -169,6 +152,4 @@ def _per_decision(need: pd.DataFrame) -> list:
     if dec.empty:
         return []
     per = (dec.seconds / dec.decisions).groupby(dec.method).median()
-    return [
-        "Median seconds per decision: " + ", ".join(f"{k} {v:.3g}" for k, v in per.items()) + "."
-    ]
+    return [f"Median seconds per decision: {', '.join(f'{k} {v:.3g}' for k, v in per.items())}."]

@@ -10,15 +10,7 @@ from common.figures import mean_band, panels, save_figure
 from common.formatting import flags
 from common.job import run_job
 
-from studies.counting.run import (
-    METHODS,
-    NAMES,
-    full_size,
-    load,
-    majority_shares,
-    normalise,
-    split_sizes,
-)
+from studies.counting import run as counting
 
 matplotlib.use("Agg")
 # Each method's colour and marker, and the legend of the majority shares it gives (in order).
@@ -39,15 +31,15 @@ def figure(table: pd.DataFrame, outputs):
 
 def draw_figure(table: pd.DataFrame):
     """The figure of :func:`figure`, not yet saved."""
-    t = normalise(table)
+    t = counting.normalise(table)
     names = list(dict.fromkeys(t.dataset))
-    main, tiny = split_sizes(t)
+    main, tiny = counting.split_sizes(t)
     title = (
         f"Counting worlds - {t.point.nunique()} test points, about {main.train_rows.max()} "
         "training rows per data set (bottom: proven bounds, also on every row of the data set)"
     )
     fig, axes = panels(names, title, rows=3, width=3.8, height=3.5)
-    shares = majority_shares(t)
+    shares = counting.majority_shares(t)
     for i, name in enumerate(names):
         _time_panel(axes[0, i], name, main, tiny)
         _share_panel(axes[1, i], name, shares[shares.dataset == name])
@@ -66,7 +58,7 @@ def _width_panel(ax, name: str, sub: pd.DataFrame):
         ax.scatter(
             small.seconds, small.width.clip(lower=FLOOR), s=8, color="0.6", label="subsampled"
         )
-    for rate, per in full_size(ran).groupby("missing_rate"):
+    for rate, per in counting.full_size(ran).groupby("missing_rate"):
         label = f"every row, rate {rate:g} ({int(per.train_rows.max())} rows)"
         ax.scatter(per.seconds, per.width.clip(lower=FLOOR), s=18, label=label, zorder=3)
     if len(ran):
@@ -85,10 +77,10 @@ def _time_panel(ax, name: str, main: pd.DataFrame, tiny: pd.DataFrame):
     notes = []
     for part, style in ((main, "-"), (tiny, "--")):
         sub = part[part.dataset == name]
-        for method in METHODS if len(sub) else ():
+        for method in counting.METHODS if len(sub) else ():
             per = sub[sub.method == method]
             ran = per[~per.skipped.astype(bool)]
-            label = f"{NAMES[method]} ({int(sub.train_rows.max())} rows)"
+            label = f"{counting.NAMES[method]} ({int(sub.train_rows.max())} rows)"
             if len(ran) < len(per):
                 notes.append(f"{label}: {len(per) - len(ran)} of {len(per)} skipped")
             if len(ran):
@@ -143,7 +135,7 @@ def _share_panel(ax, name: str, sh: pd.DataFrame):
 
 
 def main(snakemake):
-    figure(load(snakemake.input), snakemake.output)
+    figure(counting.load(snakemake.input), snakemake.output)
 
 
 if __name__ == "__main__":
