@@ -1,5 +1,5 @@
-"""How the report writes numbers, tables and the phrases every section uses: one dash for a
-missing value, one way for each kind.
+"""How the report writes numbers, tables and the phrases every section uses (k of n, a
+median and its range): one dash for a missing value, one way for each kind.
 
 Every report section formats through these, so a value that is absent (None, NaN, pd.NA
 or infinite: a ratio over a zero time, a method that did not run) reads the same
@@ -67,26 +67,26 @@ def table(data, header: str | None = None, formats: dict | None = None) -> list:
     return df.to_markdown(index=False, tablefmt="github", disable_numparse=True).splitlines()
 
 
-def flags(table: pd.DataFrame, column: str) -> pd.Series:
+def flags(df: pd.DataFrame, column: str) -> pd.Series:
     """A column of flags as booleans, a missing flag (or a missing column) False."""
-    if column not in table:
-        return pd.Series(False, index=table.index)
-    return table[column].fillna(False).astype(bool)
+    if column not in df:
+        return pd.Series(False, index=df.index)
+    return df[column].fillna(False).astype(bool)
 
 
 def of(held) -> str:
-    """ "k of n": in how many of the (known) values ``held`` something held."""
+    """How many of the known values ``held`` are true, as "k of n"."""
     held = pd.Series(held).dropna().astype(bool)
     return f"{int(held.sum())} of {len(held)}"
 
 
-def listing(values, spec: str = "g", sep: str = ", ") -> str:
+def listing(values, spec: str = "g") -> str:
     """The values in one format, joined: "0.2, 0.6"."""
-    return sep.join(format(v, spec) for v in values)
+    return ", ".join(format(v, spec) for v in values)
 
 
 def spread(values, spec: str = ".3g", unit: str = "") -> str:
-    """ "median (range min to max)" of the finite values, with ``unit`` after each; or DASH."""
+    """The finite values' median and range, "1.2x (range 0.5x to 3x)" with ``unit`` "x"; or DASH."""
     v = pd.Series(values, dtype=float).replace([np.inf, -np.inf], np.nan).dropna()
     if v.empty:
         return DASH

@@ -65,10 +65,8 @@ def _line(ax, method: str, mine: pd.DataFrame, slope: float):
 
 
 def main(snakemake):
-    figure(
-        read_table(snakemake.input[0], "scaling_run").sort_values("n", kind="stable"),
-        snakemake.output,
-    )
+    table = read_table(snakemake.input[0], "scaling_run")
+    figure(table.sort_values("n", kind="stable"), snakemake.output)
 
 
 if __name__ == "__main__":
