@@ -63,6 +63,14 @@ def job_counts(dry_run_stdout: str) -> dict:
     return {rule: int(n) for rule, n in rows if rule != "total"}
 
 
+def table_rows(markdown: str) -> list:
+    """The rows of every markdown table in ``markdown`` (header rows included, the rule
+    under a header not), each as its cells without their padding."""
+    lines = [line.strip() for line in markdown.splitlines() if line.strip().startswith("|")]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines]
+    return [row for row in rows if not all(set(cell) <= set("-:") for cell in row)]
+
+
 LONGEST_FIRST = (
     "test_cloudlab_systemd.py",
     "test_slurm.py",

@@ -11,6 +11,7 @@ import pytest
 from common import job
 from common.settings import study
 from common.tables import write_table
+from conftest import table_rows
 from studies.counting import figure as counting_figure
 from studies.counting import run as cs
 from studies.counting.report import counting as counting_section
@@ -231,8 +232,8 @@ def test_full_size_part_proves_and_checks_montecarlo(full_table, tmp_path):
     write_table(job.stamp(t), path, "counting")
     md = counting_section(cs.load([path]))
     assert "#### Proven bounds" in md and "At full size" in md
-    rows = [line for line in md.splitlines() if line.startswith("| toy | ")]
+    rows = [row for row in table_rows(md) if row[0] == "toy"]
     assert len(rows) == len(cfg.missing_rates)
-    assert all(f"{cfg.full_points} of {cfg.full_points} |" in row for row in rows)
+    assert all(f"{cfg.full_points} of {cfg.full_points}" in row for row in rows)
     fig = counting_figure.draw_figure(cs.load([path]))
     assert fig.axes[2].get_title() == "toy: proven bounds"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import MIRROR, copy_run, job_counts, snakemake, workdir_with_config
+from conftest import MIRROR, copy_run, job_counts, snakemake, table_rows, workdir_with_config
 from exact_results import exact_answers
 from report import overlapping_jobs
 
@@ -50,7 +50,7 @@ def test_outputs_exist_and_are_not_empty(run):
             assert (run / f"results/figures/fig{num}.{ext}").stat().st_size > 1000
     report = (run / "results/report.md").read_text()
     for name in ("fetal_health", "bodyPerformance", "mushrooms"):
-        assert f"| {name} | obtained |" in report
+        assert [name, "obtained"] in [row[:2] for row in table_rows(report)]
         assert (run / f"logs/fetch/{name}.log").exists()
     assert "19.5x" in report and "![fig10](figures/fig10.png)" in report
     wrong = report.split("## Where the paper is wrong")[1].split("\n## ")[0]
@@ -91,7 +91,9 @@ def test_the_report_says_what_computed_it_and_how_long_it_took(run):
     versions = prov.versions()
     assert all(f"{name} {v}" in report for name, v in versions.items()), versions
     assert "Computed by: commit " in report
-    took = report.split("## How long this took")[1].split("\n## ")[0]
+    took = [
+        row[0] for row in table_rows(report.split("## How long this took")[1].split("\n## ")[0])
+    ]
     for stage in (
         "fetch",
         "discretize",
@@ -103,8 +105,8 @@ def test_the_report_says_what_computed_it_and_how_long_it_took(run):
         "cleaning_study",
         "scaling",
     ):
-        assert f"| {stage} | " in took
-    assert "| **all** | " in took
+        assert stage in took
+    assert "**all**" in took
 
 
 def test_beyond_the_paper_is_reported(run):
@@ -259,7 +261,8 @@ def test_a_users_data_set_with_blank_cells_runs_alone_from_its_own_config(run, t
     report = (work / "results/report.md").read_text()
     assert "`config.yaml`, `mine.yaml`" in report  # the config files this run used
     datasets = report.split("## Data sets")[1].split("## Machine")[0].split("Not used:")
-    assert "| mine | obtained |" in datasets[0] and "fetal_health" not in datasets[0]
+    assert ["mine", "obtained"] in [row[:2] for row in table_rows(datasets[0])]
+    assert "fetal_health" not in datasets[0]
     assert f"{blanks} of " in report and "complete rows" in report
     assert "decision_mushrooms.csv" in datasets[1]  # stale tables named, not used
     test = pd.read_csv(work / "data/splits/mine/rep0/test.csv")

@@ -1,46 +1,36 @@
 """Figure 10: (a) running time and (b) poisoning rate of RP, SR and OP per data set."""
 
+import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from common.figures import pyplot, save_figure
+from common.figures import save_figure
 from common.job import run_job
 from common.tables import read_tables
 
-POISON = ("RP", "SR", "OP")
+matplotlib.use("Agg")
 STYLE = {"RP": "tab:red", "SR": "tab:orange", "OP": "tab:green"}
+PANELS = {"seconds": "(a) running time (s)", "poisoning_rate": "(b) poisoning rate"}
 
 
 def poisoning(df: pd.DataFrame, outputs):
-    """Figure 10: (a) running time and (b) poisoning rate of RP, SR and OP per data set."""
+    """Figure 10: (a) running time and (b) poisoning rate of RP, SR and OP per data set: the
+    mean over repetitions, min to max as error bars."""
     names = list(dict.fromkeys(df.dataset))
-    fig, (ax_t, ax_r) = pyplot().subplots(1, 2, figsize=(4 + 1.6 * len(names), 3.4))
+    fig, axes = plt.subplots(1, 2, figsize=(4 + 1.6 * len(names), 3.4))
     fig.suptitle("Data poisoning - one test point")
-    width = 0.8 / len(POISON)
-    x = np.arange(len(names))
-    for i, method in enumerate(POISON):
-        for ax, col in ((ax_t, "seconds"), (ax_r, "poisoning_rate")):
-            g = (
-                df[df.method == method]
-                .groupby("dataset")[col]
-                .agg(["mean", "min", "max"])
-                .reindex(names)
-            )
-            err = np.vstack([g["mean"] - g["min"], g["max"] - g["mean"]])
-            ax.bar(
-                x + (i - 1) * width,
-                g["mean"],
-                width,
-                yerr=err,
-                color=STYLE[method],
-                label=method,
-                capsize=2,
-            )
-    for ax, title in ((ax_t, "(a) running time (s)"), (ax_r, "(b) poisoning rate")):
+    x, width = np.arange(len(names)), 0.8 / len(STYLE)
+    for ax, (col, title) in zip(axes, PANELS.items()):
+        for i, (method, color) in enumerate(STYLE.items()):
+            g = df[df.method == method].groupby("dataset")[col].agg(["mean", "min", "max"])
+            g = g.reindex(names)
+            err = [g["mean"] - g["min"], g["max"] - g["mean"]]
+            at = x + (i - 1) * width
+            ax.bar(at, g["mean"], width, yerr=err, color=color, label=method, capsize=2)
         ax.set_xticks(x, names, rotation=20)
-        ax.set_yscale("log")
-        ax.set_title(title)
-        ax.grid(True, axis="y", which="both", alpha=0.3)
-    ax_t.legend(fontsize=7)
+        ax.set(yscale="log", title=title)
+        ax.grid(False, axis="x")
+    axes[0].legend()
     save_figure(fig, outputs)
 
 

@@ -1,30 +1,14 @@
-"""What every figure of the pipeline shares: pyplot on the file-only backend, one panel
-per data set, and saving PDF and PNG atomically."""
-
-from __future__ import annotations
+"""What every figure of the pipeline shares: the style in ``matplotlibrc`` beside this file
+(a grid, the legend's font size, the resolution), one panel per data set, the mean over
+repetitions with its range shaded, and saving PDF and PNG atomically."""
 
 import textwrap
-from functools import cache
+from pathlib import Path
 
+import matplotlib.pyplot as plt
 from common.outputs import atomic_path, publish
 
-
-@cache
-def pyplot():
-    """matplotlib's pyplot on the file-only Agg backend, imported on first use (a job that
-    draws nothing does not pay the second it takes)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def __getattr__(name):
-    if name == "plt":
-        return pyplot()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+plt.style.use(Path(__file__).with_name("matplotlibrc"))
 
 
 def panels(names, title, *, rows: int = 1, width: float = 3.6, height: float = 3.2):
@@ -32,22 +16,24 @@ def panels(names, title, *, rows: int = 1, width: float = 3.6, height: float = 3
     at least 6 inches wide and the title wraps to its width (with a single data set a long
     title was clipped).  Returns (figure, axes array of shape (rows, len(names)))."""
     fig_width = max(6.0, width * len(names))
-    fig, axes = pyplot().subplots(
-        rows, len(names), figsize=(fig_width, height * rows), squeeze=False
-    )
+    fig, axes = plt.subplots(rows, len(names), figsize=(fig_width, height * rows), squeeze=False)
     fig.suptitle(textwrap.fill(title, width=int(fig_width * 11)))
     return fig, axes
 
 
-def _panels(names, title):
-    fig, axes = panels(names, title)
-    return fig, dict(zip(names, axes[0]))
+def mean_band(ax, grouped, **line):
+    """The mean of each group of ``grouped`` (a SeriesGroupBy) as a line, min to max shaded
+    in the line's colour."""
+    stats = grouped.agg(["mean", "min", "max"])
+    ax.plot(stats.index, stats["mean"], **line)
+    ax.fill_between(stats.index, stats["min"], stats["max"], color=line["color"], alpha=0.2)
 
 
 def save_figure(fig, outputs):
+    """``fig`` laid out and written to outputs.pdf and outputs.png, each atomically."""
     fig.tight_layout()
     for ext in ("pdf", "png"):
         tmp, dest = atomic_path(getattr(outputs, ext))
-        fig.savefig(tmp, format=ext, dpi=150)
+        fig.savefig(tmp, format=ext)
         publish(tmp, dest)
-    pyplot().close(fig)
+    plt.close(fig)

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from common.errors import TableError
+from common.formatting import count, table
 
 COLUMNS = ("s", "cpu_time", "max_rss")
 
@@ -54,20 +55,23 @@ def stage_times(paths) -> pd.DataFrame:
         [read_benchmark(p) for p in paths],
         columns=["stage", "seconds", "cpu_seconds", "max_rss_mb"],
     )
-    by = jobs.groupby("stage", sort=False)
-    return pd.DataFrame(
-        {
-            "jobs": by.size(),
-            "seconds": by.seconds.sum(),
-            "cpu_seconds": by.cpu_seconds.sum(),
-            "max_rss_mb": by.max_rss_mb.max(),
-        }
-    ).reset_index()
+    return (
+        jobs.groupby("stage", sort=False)
+        .agg(
+            jobs=("stage", "size"),
+            seconds=("seconds", "sum"),
+            cpu_seconds=("cpu_seconds", "sum"),
+            max_rss_mb=("max_rss_mb", "max"),
+        )
+        .reset_index()
+    )
 
 
 def section(times: pd.DataFrame, machine: str) -> list:
     """The report's account of its own regeneration, per stage."""
-    lines = [
+    total = times.agg({"jobs": "sum", "seconds": "sum", "cpu_seconds": "sum", "max_rss_mb": "max"})
+    rows = pd.concat([times, total.to_frame().T.assign(stage="**all**")], ignore_index=True)
+    return [
         "## How long this took",
         "",
         f"The jobs behind this report, on {machine}, as their benchmark files record them (the report "
@@ -75,18 +79,11 @@ def section(times: pd.DataFrame, machine: str) -> list:
         "`python -m benchmarks.pipeline` "
         "times whole runs):",
         "",
-        "| stage | jobs | wall (s) | CPU (s) | peak memory of a job (MB) |",
-        "|---|---|---|---|---|",
-    ]
-    for r in times.itertuples():
-        lines.append(
-            f"| {r.stage} | {r.jobs} | {r.seconds:.1f} | {r.cpu_seconds:.1f} | {r.max_rss_mb:.0f} |"
-        )
-    lines.append(
-        f"| **all** | {int(times.jobs.sum())} | {times.seconds.sum():.1f} | {times.cpu_seconds.sum():.1f} "
-        f"| {times.max_rss_mb.max():.0f} |"
-    )
-    return lines + [
+        *table(
+            rows,
+            "| stage | jobs | wall (s) | CPU (s) | peak memory of a job (MB) |",
+            {"jobs": count, "seconds": ".1f", "cpu_seconds": ".1f", "max_rss_mb": ".0f"},
+        ),
         "",
         f"Compare the jobs' CPU ({times.cpu_seconds.sum():.0f} s here) with the README's "
         '"Today\'s figures": a slower machine takes more wall time and somewhat more CPU for '

@@ -1,51 +1,50 @@
 """The report's "Which cells to clean" section, computed from the study's table (:mod:`.run`
 computes it; report.py puts the sections together)."""
 
-from __future__ import annotations
-
-import numpy as np
 import pandas as pd
-from common.formatting import DASH, number
+from common.formatting import count, flags, number, of, spread, table
 
 from studies.cleaning.run import cells_needed, summary
 
+SHARES = ["random", "cpclean", "nbcert", "offline", "lower_bound"]  # of the missing cells
+RATIOS = ["vs_random", "vs_offline", "vs_bound"]
+COLUMNS = ["dataset", "perturbation", "missing_rate", "reps", "missing_cells", *SHARES, *RATIOS]
+HEADER = (
+    "| data set | perturbation | missing rate | reps | missing cells | random | CPClean-style | nbcert "
+    "| offline | bound | nbcert / random | nbcert / offline | nbcert / bound |"
+)
 
-def cleaning(table: pd.DataFrame) -> str:
+
+def cleaning(runs: pd.DataFrame) -> str:
     """The "Which cells to clean" section, computed from the study's table."""
-    s = summary(table).rename(columns={"CPClean-style": "cpclean"})
-    need = cells_needed(table)
-    first = table.iloc[0]
-    lines = [
-        "### Which cells to clean",
-        "",
-        f"Each perturbed table is cleaned (true values from the complete table) until all "
-        f"{int(first.points + first.excluded)} test points are certifiably robust (points that no cleaning "
-        f"can certify, proven, are left out: {int(table.groupby(['dataset', 'perturbation', 'missing_rate', 'rep']).excluded.first().sum())} "
-        "in all runs). Cells needed are medians over "
-        f"the repetitions that needed cleaning (of {int((s.reps + s.idle_reps).max())}; *reps* in the table), as a "
-        "share of the missing cells; policies clean "
-        "their chosen (label, column) group a batch at a time "
-        f"({table.batch.min()}–{table.batch.max()} cells per decision). "
-        "*offline* is the many-point answer with the truth (greedy, pruned, or the exact program where "
-        "small) and *bound* its proven lower bound: the fewest cells any order could need lies between.",
-        "",
-        "| data set | perturbation | missing rate | reps | missing cells | random | CPClean-style | nbcert | offline "
-        "| bound | nbcert / random | nbcert / offline | nbcert / bound |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in s.itertuples():
-
-        def share(x):
-            return DASH if not np.isfinite(x) else f"{x / r.missing_cells:.1%}"
-
-        lines.append(
-            f"| {r.dataset} | {r.perturbation} | {r.missing_rate:g} | {int(r.reps)} | {int(r.missing_cells)} | "
-            f"{share(r.random)} | {share(r.cpclean)} | {share(r.nbcert)} | {share(r.offline)} | "
-            f"{share(r.lower_bound)} | {number(r.vs_random, '.2f')} | {number(r.vs_offline, '.2f')} | "
-            f"{number(r.vs_bound, '.2f')} |"
-        )
-    lines += ["", _paragraph(s, need), ""]
-    return "\n".join(lines)
+    s = summary(runs).rename(columns={"CPClean-style": "cpclean"})
+    first = runs.iloc[0]
+    excluded = runs.groupby(["dataset", "perturbation", "missing_rate", "rep"]).excluded.first()
+    rows = s[COLUMNS].copy()
+    rows[SHARES] = rows[SHARES].div(rows.missing_cells, axis=0)
+    formats = {"missing_rate": "g", "reps": count, "missing_cells": count}
+    formats |= dict.fromkeys(SHARES, ".1%") | dict.fromkeys(RATIOS, ".2f")
+    return "\n".join(
+        [
+            "### Which cells to clean",
+            "",
+            f"Each perturbed table is cleaned (true values from the complete table) until all "
+            f"{int(first.points + first.excluded)} test points are certifiably robust (points that no cleaning "
+            f"can certify, proven, are left out: {int(excluded.sum())} "
+            "in all runs). Cells needed are medians over "
+            f"the repetitions that needed cleaning (of {int((s.reps + s.idle_reps).max())}; *reps* in the table), as a "
+            "share of the missing cells; policies clean "
+            "their chosen (label, column) group a batch at a time "
+            f"({runs.batch.min()}–{runs.batch.max()} cells per decision). "
+            "*offline* is the many-point answer with the truth (greedy, pruned, or the exact program where "
+            "small) and *bound* its proven lower bound: the fewest cells any order could need lies between.",
+            "",
+            *table(rows, HEADER, formats),
+            "",
+            _paragraph(s, cells_needed(runs)),
+            "",
+        ]
+    )
 
 
 def _paragraph(s: pd.DataFrame, need: pd.DataFrame) -> str:
@@ -65,67 +64,50 @@ def _paragraph(s: pd.DataFrame, need: pd.DataFrame) -> str:
 
 def _target_1(live: pd.DataFrame) -> list:
     """Target 1 (half of random's cells): met where, and where a proven bound rules it out."""
-    n = len(live)
-    met = live.half_of_random.astype(bool)
-    out = live.half_out_of_reach.astype(bool)
+    met, out = live.half_of_random.astype(bool), live.half_out_of_reach.astype(bool)
     parts = [
         f"**Target 1** (nbcert needs at most half the cells random order needs, median over "
-        f"repetitions): met in {int(met.sum())} of {n} settings."
+        f"repetitions): met in {of(met)} settings."
     ]
-    miss = live[~met]
+    miss, blocked = live[~met], out[~met]
     if len(miss):
-        blocked = miss[out[~met]]
-        rest = miss[~out[~met]]
+        rest = miss[~blocked]
+        listed = ", ".join(
+            f"{r.dataset} {r.perturbation} {r.missing_rate:g}: nbcert "
+            f"{r.vs_random:.2f}, offline {number(r.offline_vs_random, '.2f')}, bound "
+            f"{number(r.bound_vs_random, '.2f')} of random"
+            for r in rest.itertuples()
+        )
+        tail = f"; in the other {len(rest)} ({listed}) the target is not excluded by the bound but nbcert misses it"
         parts.append(
             f"Of the {len(miss)} misses, the target is provably out of reach for any order of cleaning in "
-            f"{len(blocked)}: the proven lower bound on the fewest cells that certify every point already "
+            f"{int(blocked.sum())}: the proven lower bound on the fewest cells that certify every point already "
             "exceeds half of random's cells at the median (random order needs nearly every missing "
-            "cell, and so does the optimum when each point needs most of its columns cleaned)"
-            + (
-                f"; in the other {len(rest)} ("
-                + ", ".join(
-                    f"{r.dataset} {r.perturbation} {r.missing_rate:g}: nbcert "
-                    f"{r.vs_random:.2f}, offline {number(r.offline_vs_random, '.2f')}, bound "
-                    f"{number(r.bound_vs_random, '.2f')} of random"
-                    for r in rest.itertuples()
-                )
-                + ") the target is not excluded by the bound but nbcert misses it"
-                if len(rest)
-                else ""
-            )
-            + "."
+            f"cell, and so does the optimum when each point needs most of its columns cleaned){tail if len(rest) else ''}."
         )
     return parts
 
 
 def _target_2(live: pd.DataFrame) -> list:
     """Target 2 (within 2x of the offline floor), against the bound and the best answer found."""
-    n = len(live)
     return [
         f"**Target 2** (within 2x of the offline floor): nbcert is within 2x of the proven lower bound "
-        f"-- so provably within 2x of the true minimum -- in {int(live.within_2x_bound.sum())} of {n} settings, "
-        f"and within 2x of the best offline answer found in {int(live.within_2x_offline.sum())} of {n}; its "
-        f"median ratio to the offline answer is "
-        f"{number(live.vs_offline.median(), '.2f')} (range {number(live.vs_offline.min(), '.2f')} to "
-        f"{number(live.vs_offline.max(), '.2f')}), to the bound {number(live.vs_bound.median(), '.2f')} "
-        f"(range {number(live.vs_bound.min(), '.2f')} to {number(live.vs_bound.max(), '.2f')})."
+        f"-- so provably within 2x of the true minimum -- in {of(live.within_2x_bound)} settings, "
+        f"and within 2x of the best offline answer found in {of(live.within_2x_offline)}; its "
+        f"median ratio to the offline answer is {spread(live.vs_offline, '.2f')}, "
+        f"to the bound {spread(live.vs_bound, '.2f')}."
     ]
 
 
 def _policies(live: pd.DataFrame) -> list:
     """Which policy needed the fewest cells, and the runs that never certified every point."""
-    n = len(live)
     best = (
-        live[["random", "cpclean", "nbcert"]]
-        .idxmin(axis=1)
-        .replace({"cpclean": "CPClean-style"})
-        .value_counts()
+        live[["random", "cpclean", "nbcert"]].idxmin(axis=1).replace({"cpclean": "CPClean-style"})
     )
+    fewest = ", ".join(f"{k} in {v}" for k, v in best.value_counts().items())
     parts = [
-        "Fewest cells among the three policies: "
-        + ", ".join(f"{k} in {v}" for k, v in best.items())
-        + f" of {n} settings; CPClean-style needs {number(live.cpclean_vs_random.median(), '.2f')}x "
-        "random's cells at the median."
+        f"Fewest cells among the three policies: {fewest} of {len(live)} settings; CPClean-style needs "
+        f"{number(live.cpclean_vs_random.median(), '.2f')}x random's cells at the median."
     ]
     if live.incomplete.sum():
         parts.append(
@@ -153,7 +135,7 @@ def _offline(need: pd.DataFrame) -> list:
     off = need[need.method == "offline"]
     if off.empty:
         return []
-    cut = int(off.time_limited.fillna(False).astype(bool).sum())
+    cut = int(flags(off, "time_limited").sum())
     return [
         f"The offline answer was proven optimal in {int(off.optimal.astype(bool).sum())} of {len(off)} runs.",
         f"The solver's time limit stopped the search in {cut} of them: their offline answers and bounds "
@@ -170,6 +152,4 @@ def _per_decision(need: pd.DataFrame) -> list:
     if dec.empty:
         return []
     per = (dec.seconds / dec.decisions).groupby(dec.method).median()
-    return [
-        "Median seconds per decision: " + ", ".join(f"{k} {v:.3g}" for k, v in per.items()) + "."
-    ]
+    return [f"Median seconds per decision: {', '.join(f'{k} {v:.3g}' for k, v in per.items())}."]

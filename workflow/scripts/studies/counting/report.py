@@ -4,27 +4,38 @@ Every sentence follows the numbers: a claim is made only where this run's table 
 and results a time limit cut short are marked as such.
 """
 
-from __future__ import annotations
-
-import numpy as np
 import pandas as pd
-from common.formatting import DASH
+from common.formatting import DASH, flags, number, of, spread, table
 
-from studies.counting import run as CM
-from studies.counting.run import full_size, majority_shares, normalise, split_sizes
-
-
-def _fmt_seconds(s: pd.Series, total: int) -> str:
-    ran = s.dropna()
-    if ran.empty:
-        return f"{DASH} ({total} skipped)"
-    text = f"{ran.median():.3g}"
-    return text + (f" ({total - len(ran)} skipped)" if len(ran) < total else "")
+from studies.counting.run import METHODS, full_size, majority_shares, normalise, split_sizes
 
 
-def _ratio_text(r: pd.Series) -> str:
-    r = r.replace([np.inf, -np.inf], np.nan).dropna()
-    return f"{r.median():.3g}x (range {r.min():.3g}x to {r.max():.3g}x)" if len(r) else DASH
+def _median_seconds(r: pd.DataFrame, method: str) -> str:
+    """A method's median seconds per test point, and on how many of the points it was skipped."""
+    total, ran = r.point.nunique(), r[r.method == method].seconds.dropna()
+    skipped = f" ({total - len(ran)} skipped)" if len(ran) < total else ""
+    return (f"{ran.median():.3g}" if len(ran) else DASH) + skipped
+
+
+def _checked(held: pd.Series) -> str:
+    """ "k of n" of the points where a check against the exact answer could be made."""
+    return of(held) if held.notna().any() else f"{DASH} (no exact answer)"
+
+
+def _seconds(t: pd.DataFrame) -> pd.DataFrame:
+    """Each method's seconds (a column each) per counting problem: data set, rate, point."""
+    return t.pivot_table(
+        index=["dataset", "missing_rate", "point"],
+        columns="method",
+        values="seconds",
+        aggfunc="first",
+        dropna=False,
+    ).reindex(columns=list(METHODS))
+
+
+def _limit(t: pd.DataFrame) -> str:
+    """The state limits the methods were given: "20000", or "3 / 20000"."""
+    return " / ".join(str(int(v)) for v in sorted(t.max_states.unique()))
 
 
 def counting(table: pd.DataFrame) -> str:
@@ -55,7 +66,7 @@ def _intro(t: pd.DataFrame) -> list:
         f"{100 * first.width_target:g} percentage point within {first.time_limit:g} s a point) "
         f"and a Monte-Carlo estimate ({int(first.samples)} sampled worlds, simultaneous "
         f"{first.confidence:.0%} intervals). A method whose problem exceeds "
-        f"{' / '.join(str(int(v)) for v in sorted(t.max_states.unique()))} states is "
+        f"{_limit(t)} states is "
         "skipped. Times are medians per test point in seconds; the majority label is the one most worlds "
         "predict in the exact answer; its share is the median over test points (the middle of the proven interval, else Monte-Carlo, where no exact "
         "method ran).",
@@ -65,64 +76,48 @@ def _intro(t: pd.DataFrame) -> list:
 
 def _dataset_table(name: str, sub: pd.DataFrame, shares: pd.DataFrame) -> list:
     """One data set's table: a row per missing rate."""
-    lines = [
+    rows = []
+    for rate, r in sub.groupby("missing_rate"):
+        sh = shares[(shares.dataset == name) & (shares.missing_rate == rate)]
+        states = number(r[r.method == "batch"].log10_batch_states.median(), ".1f")
+        cells = [f"{rate:g}", f"{r.log10_worlds.max():.1f}", states]
+        cells += [_median_seconds(r, m) for m in ("batch", "exact", "bounds", "montecarlo")]
+        cells += [_checked(r[r.method == "montecarlo"].exact_in_interval)]
+        cells += [_checked(r[r.method == "bounds"].exact_in_bounds)]
+        cells += [f"{int(flags(sh, 'all_ties').sum())} of {r.point.nunique()}"]
+        rows.append(cells + [f"{sh.fraction.median():.3g}"])
+    return [
         f"**{name}** ({int(sub.train_rows.max())} training rows, {int(sub.features.max())} features)",
         "",
-        "| missing rate | worlds (log10) | Algorithm 2 states (log10, median) | Algorithm 2 (s) "
-        "| per-label exact (s) | proven bounds (s) | Monte-Carlo (s) "
-        "| exact share inside the MC interval | exact counts inside the proven intervals "
-        "| points where every world ties | majority-label share |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        *table(
+            rows,
+            "| missing rate | worlds (log10) | Algorithm 2 states (log10, median) | Algorithm 2 (s) "
+            "| per-label exact (s) | proven bounds (s) | Monte-Carlo (s) "
+            "| exact share inside the MC interval | exact counts inside the proven intervals "
+            "| points where every world ties | majority-label share |",
+        ),
+        "",
     ]
-    for rate, r in sub.groupby("missing_rate"):
-        n = r.point.nunique()
-        sec = {m: _fmt_seconds(r[r.method == m].seconds, n) for m in CM.METHODS}
-        mc = r[r.method == "montecarlo"].exact_in_interval.dropna()
-        inside = f"{int(mc.sum())} of {len(mc)}" if len(mc) else f"{DASH} (no exact answer)"
-        held = r[r.method == "bounds"].exact_in_bounds.dropna()
-        proven = f"{int(held.sum())} of {len(held)}" if len(held) else f"{DASH} (no exact answer)"
-        sh = shares[(shares.dataset == name) & (shares.missing_rate == rate)]
-        ties = int(sh.all_ties.fillna(False).astype(bool).sum())
-        states = r[r.method == "batch"].log10_batch_states.median()
-        lines.append(
-            f"| {rate:g} | {r.log10_worlds.max():.1f} | {states:.1f} | {sec['batch']} | "
-            f"{sec['exact']} | {sec['bounds']} | {sec['montecarlo']} | {inside} | {proven} | "
-            f"{ties} of {n} | {sh.fraction.median():.3g} |"
-        )
-    return lines + [""]
 
 
 def _tiny(tiny: pd.DataFrame) -> list:
     """The tiny subsample's times, and how the two exact methods compare on it."""
+    rows = [
+        (name, f"{rate:g}", *(_median_seconds(r, m) for m in ("batch", "exact", "montecarlo")))
+        for (name, rate), r in tiny.groupby(["dataset", "missing_rate"], sort=False)
+    ]
     lines = [
         f"On a tiny subsample ({int(tiny.train_rows.max())} training rows, the same test points), where "
         "Algorithm 2 can run, median seconds per test point:",
         "",
-        "| data set | missing rate | Algorithm 2 | per-label exact | Monte-Carlo |",
-        "|---|---|---|---|---|",
+        *table(rows, "| data set | missing rate | Algorithm 2 | per-label exact | Monte-Carlo |"),
     ]
-    for (name, rate), r in tiny.groupby(["dataset", "missing_rate"], sort=False):
-        n = r.point.nunique()
-        sec = {m: _fmt_seconds(r[r.method == m].seconds, n) for m in CM.METHODS}
-        lines.append(
-            f"| {name} | {rate:g} | {sec['batch']} | {sec['exact']} | {sec['montecarlo']} |"
-        )
-    wide = (
-        tiny.pivot_table(
-            index=["dataset", "missing_rate", "point"],
-            columns="method",
-            values="seconds",
-            aggfunc="first",
-            dropna=False,
-        )
-        .reindex(columns=list(CM.METHODS))
-        .dropna()
-    )
+    wide = _seconds(tiny).dropna()
     if len(wide):
         lines += [
             "",
             f"Where both exact methods ran on the tiny tables ({len(wide)} problems), Algorithm 2 took "
-            f"{_ratio_text(wide['batch'] / wide['exact'])} the per-label method's time.",
+            f"{spread(wide['batch'] / wide['exact'], unit='x')} the per-label method's time.",
             "",
         ]
     return lines
@@ -130,14 +125,8 @@ def _tiny(tiny: pd.DataFrame) -> list:
 
 def _paragraph(t: pd.DataFrame, shares: pd.DataFrame) -> str:
     """What the numbers show: which methods ran, how they compare, how open the points are."""
-    wide = t.pivot_table(
-        index=["dataset", "missing_rate", "point"],
-        columns="method",
-        values="seconds",
-        aggfunc="first",
-        dropna=False,
-    ).reindex(columns=list(CM.METHODS))
-    limit = " / ".join(str(int(v)) for v in sorted(t.max_states.unique()))
+    wide = _seconds(t)
+    limit = _limit(t)
     parts = (
         _methods_ran(t, wide, limit)
         + _monte_carlo_times(t, wide)
@@ -151,7 +140,7 @@ def _paragraph(t: pd.DataFrame, shares: pd.DataFrame) -> str:
 def _methods_ran(t: pd.DataFrame, wide: pd.DataFrame, limit: str) -> list:
     """Where each method ran, why Algorithm 2 was skipped, and the two exact methods compared."""
     n = len(wide)
-    ran = {m: int(wide[m].notna().sum()) for m in CM.METHODS}
+    ran = wide.notna().sum()
     parts = [
         f"Of {n} counting problems (data set, missing rate, test point), Algorithm 2 ran on {ran['batch']}, "
         f"the per-label exact method on {ran['exact']}, proven bounds on {ran['bounds']} and "
@@ -170,7 +159,7 @@ def _methods_ran(t: pd.DataFrame, wide: pd.DataFrame, limit: str) -> list:
         ratio = both["batch"] / both["exact"]
         parts.append(
             f"Where both exact methods ran ({len(both)} problems) their counts were identical "
-            f"({int(equal.sum())} of {len(equal)} checked) and Algorithm 2 took {_ratio_text(ratio)} "
+            f"({of(equal)} checked) and Algorithm 2 took {spread(ratio, unit='x')} "
             f"the per-label method's time (the per-label method faster on {int((ratio > 1).sum())})."
         )
     if n - ran["exact"]:
@@ -185,7 +174,7 @@ def _monte_carlo_times(t: pd.DataFrame, wide: pd.DataFrame) -> list:
     ex = wide.dropna(subset=["exact", "montecarlo"])
     if len(ex):
         parts.append(
-            f"Where the per-label method ran, Monte-Carlo took {_ratio_text(ex['montecarlo'] / ex['exact'])} "
+            f"Where the per-label method ran, Monte-Carlo took {spread(ex['montecarlo'] / ex['exact'], unit='x')} "
             "its time."
         )
     per_rate = t[t.method == "montecarlo"].groupby(["dataset", "missing_rate"]).seconds.median()
@@ -204,8 +193,8 @@ def _intervals(t: pd.DataFrame) -> list:
         return []
     inside = mcrows.exact_in_interval.astype(bool)
     text = (
-        f"The exact majority-label share lay inside the Monte-Carlo interval on {int(inside.sum())} of "
-        f"{len(mcrows)} points where both ran ({inside.mean():.1%}; the intervals are simultaneous over "
+        f"The exact majority-label share lay inside the Monte-Carlo interval on {of(inside)} "
+        f"points where both ran ({inside.mean():.1%}; the intervals are simultaneous over "
         f"labels and ties at {t.confidence.iloc[0]:.0%})"
     )
     rounding = mcrows.outside_by[inside & (mcrows.outside_by > 0)]
@@ -218,11 +207,11 @@ def _intervals(t: pd.DataFrame) -> list:
 
 
 def _all_ties(shares: pd.DataFrame) -> list:
-    ties = shares.all_ties.fillna(False).astype(bool)
+    ties = flags(shares, "all_ties")
     if not ties.any():
         return []
     return [
-        f"On {int(ties.sum())} of {len(shares)} points no label wins in any world (every world a tie: "
+        f"On {of(ties)} points no label wins in any world (every world a tie: "
         "typically a test value that no observed training cell takes, so with alpha = 0 every label "
         "has support 0); their majority share is 0."
     ]
@@ -230,30 +219,24 @@ def _all_ties(shares: pd.DataFrame) -> list:
 
 def _trend(t: pd.DataFrame, shares: pd.DataFrame) -> list:
     """How the median majority share moves with the missing rate, per data set."""
-    trend = []
-    for name in dict.fromkeys(t.dataset):
-        med = shares[shares.dataset == name].groupby("missing_rate").fraction.median()
-        if len(med) > 1:
-            lo, hi = med.iloc[0], med.iloc[-1]
-            if abs(hi - lo) < 0.02:
-                trend.append(
-                    f"{name}: about {lo:.3g} at every rate from {med.index[0]:g} to {med.index[-1]:g}"
-                )
-            else:
-                trend.append(
-                    f"{name}: {'falls' if hi < lo else 'rises'} from {lo:.3g} at rate {med.index[0]:g} "
-                    f"to {hi:.3g} at rate {med.index[-1]:g}"
-                )
-        elif len(med):
-            trend.append(f"{name}: {med.iloc[0]:.3g} at rate {med.index[0]:g}")
+    by_rate = shares.groupby(["dataset", "missing_rate"]).fraction.median()
+    trend = [_trend_of(name, by_rate[name]) for name in dict.fromkeys(t.dataset) if name in by_rate]
     if not trend:
         return []
     return [
-        "The median share of worlds predicting the majority label ("
-        + "; ".join(trend)
-        + ") measures "
+        f"The median share of worlds predicting the majority label ({'; '.join(trend)}) measures "
         "how open the missing cells leave the prediction: a share of 1 is a certifiably robust point."
     ]
+
+
+def _trend_of(name: str, med: pd.Series) -> str:
+    """One data set's median majority share from its lowest missing rate to its highest."""
+    (first, lo), (last, hi) = (med.index[0], med.iloc[0]), (med.index[-1], med.iloc[-1])
+    if len(med) == 1:
+        return f"{name}: {lo:.3g} at rate {first:g}"
+    if abs(hi - lo) < 0.02:
+        return f"{name}: about {lo:.3g} at every rate from {first:g} to {last:g}"
+    return f"{name}: {'falls' if hi < lo else 'rises'} from {lo:.3g} at rate {first:g} to {hi:.3g} at rate {last:g}"
 
 
 def _proven(t: pd.DataFrame) -> list:
@@ -267,8 +250,8 @@ def _proven(t: pd.DataFrame) -> list:
     if len(held):
         lines += [
             f"Wherever an exact method ran (the subsampled tables), the exact count of every "
-            f"label and of the ties lay inside the proven intervals on {int(held.sum())} of "
-            f"{len(held)} points{' (every time)' if held.all() else ''}.",
+            f"label and of the ties lay inside the proven intervals on {of(held)} "
+            f"points{' (every time)' if held.all() else ''}.",
             "",
         ]
     full = full_size(t)
@@ -279,8 +262,17 @@ def _proven(t: pd.DataFrame) -> list:
 
 def _full_table(full: pd.DataFrame) -> list:
     """One row per data set and missing rate of the counts on every row."""
-    target = full.width_target.iloc[0]
-    lines = [
+    target, rows = full.width_target.iloc[0], []
+    for (name, rate), r in full.groupby(["dataset", "missing_rate"], sort=False):
+        b = r[(r.method == "bounds") & ~r.skipped.astype(bool)]
+        mc = r[r.method == "montecarlo"]
+        rows.append(
+            (name, f"{rate:g}", int(r.train_rows.max()), f"{r.log10_worlds.max():.0f}")
+            + (f"{100 * b.width.median():.2g}", f"{100 * b.width.max():.2g}", of(b.width <= target))
+            + (f"{b.seconds.median():.3g}", f"{b.seconds.max():.3g}", f"{mc.seconds.median():.3g}")
+            + (of(mc.mc_contains_bounds), of(mc.mc_misses_bounds))
+        )
+    return [
         f"At full size (every row of the data set but the test points; "
         f"{full.point.nunique()} test points per data set and rate), the widest proven interval "
         f"per point (as a share of the worlds, in percentage points) and the time per point; "
@@ -289,21 +281,12 @@ def _full_table(full: pd.DataFrame) -> list:
         "wider than Monte-Carlo's, as the ties' often is, is not contained), and whether one "
         "of them misses the proven one (is disjoint from it: proven wrong):",
         "",
-        "| data set | missing rate | training rows | worlds (log10) | widest interval, median "
-        f"(points) | widest, max | within {100 * target:g} point | proven s/point, median "
-        "| max | Monte-Carlo s/point | MC intervals contain the proven ones | an MC interval "
-        "proven wrong |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        *table(
+            rows,
+            "| data set | missing rate | training rows | worlds (log10) | widest interval, median "
+            f"(points) | widest, max | within {100 * target:g} point | proven s/point, median "
+            "| max | Monte-Carlo s/point | MC intervals contain the proven ones | an MC interval "
+            "proven wrong |",
+        ),
+        "",
     ]
-    for (name, rate), r in full.groupby(["dataset", "missing_rate"], sort=False):
-        b = r[(r.method == "bounds") & ~r.skipped.astype(bool)]
-        mc = r[r.method == "montecarlo"]
-        contains, misses = mc.mc_contains_bounds.dropna(), mc.mc_misses_bounds.dropna()
-        within = int((b.width <= target).sum())
-        lines.append(
-            f"| {name} | {rate:g} | {int(r.train_rows.max())} | {r.log10_worlds.max():.0f} | "
-            f"{100 * b.width.median():.2g} | {100 * b.width.max():.2g} | {within} of {len(b)} | "
-            f"{b.seconds.median():.3g} | {b.seconds.max():.3g} | {mc.seconds.median():.3g} | "
-            f"{int(contains.sum())} of {len(contains)} | {int(misses.sum())} of {len(misses)} |"
-        )
-    return lines + [""]

@@ -1,49 +1,44 @@
 """The many-point poisoning study's figure: cells needed against the number of test points
 poisoned together (:mod:`.run` makes the table)."""
 
+import matplotlib
 import pandas as pd
 from common.figures import panels, save_figure
 from common.job import run_job
 from common.tables import read_table
 
-STYLE = {
-    "union of OP": ("tab:red", "s"),
-    "greedy": ("tab:orange", "o"),
-    "exact": ("tab:green", "^"),
-}
+matplotlib.use("Agg")
+STYLE = {"union of OP": ("tab:red", "s"), "greedy": ("tab:orange", "o")}  # exact: green, ^
 
 
 def figure(table: pd.DataFrame, outputs):
-    """Cells needed vs number of test points, one panel per data set."""
+    """Cells needed vs number of test points, one panel per data set; the exact program
+    where it proved its answer optimal, its proven lower bound where it did not."""
     names = list(dict.fromkeys(table.dataset))
     fig, axes = panels(names, "Poisoning k test points at once - cells needed")
     for name, ax in zip(names, axes[0]):
-        sub = table[table.dataset == name]
+        sub = table[table.dataset == name].sort_values("k")
         for method, (color, marker) in STYLE.items():
-            m = sub[(sub.method == method) & sub.cells.notna()].sort_values("k")
-            if method == "exact":
-                proven = m[m.optimal.astype(bool)]
-                ax.plot(proven.k, proven.cells, color=color, marker=marker, label="exact (optimal)")
-                bound = sub[
-                    (sub.method == "exact") & ~sub.optimal.astype(bool) & sub.lower_bound.notna()
-                ]
-                ax.scatter(
-                    bound.k,
-                    bound.lower_bound,
-                    color=color,
-                    marker="_",
-                    s=120,
-                    label="proven lower bound",
-                )
-            else:
-                ax.plot(m.k, m.cells, color=color, marker=marker, label=method)
+            m = sub[(sub.method == method) & sub.cells.notna()]
+            ax.plot(m.k, m.cells, color=color, marker=marker, label=method)
+        exact = sub[sub.method == "exact"]
+        optimal = exact.optimal.astype(bool)
+        proven = exact[optimal & exact.cells.notna()]
+        ax.plot(proven.k, proven.cells, color="tab:green", marker="^", label="exact (optimal)")
+        bound = exact[~optimal & exact.lower_bound.notna()]
+        ax.scatter(
+            bound.k,
+            bound.lower_bound,
+            color="tab:green",
+            marker="_",
+            s=120,
+            label="proven lower bound",
+        )
+        ax.set(
+            yscale="log", title=name, xlabel="test points poisoned together", ylabel="cells blanked"
+        )
         ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_title(name)
-        ax.set_xlabel("test points poisoned together")
-        ax.set_ylabel("cells blanked")
-        ax.grid(True, which="both", alpha=0.3)
-    axes[0][0].legend(fontsize=7)
+    axes[0, 0].legend()
     save_figure(fig, outputs)
 
 

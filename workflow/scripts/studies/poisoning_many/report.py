@@ -5,52 +5,40 @@ attack is said to pay, only where this run's table shows it; answers a time limi
 are marked as such.
 """
 
-from __future__ import annotations
-
 import numpy as np
 import pandas as pd
-from common.formatting import count
+from common.formatting import count, listing, of, table
+
+HEADER = "| data set | k | union of single-point OP | greedy | exact | optimal? | lower bound | exact seconds |"
+COLUMNS = ["dataset", "k", "union", "greedy", "cells", "optimal", "lower_bound", "seconds"]
 
 
-def poisoning_many(table: pd.DataFrame) -> str:
+def poisoning_many(runs: pd.DataFrame) -> str:
     """The "Poisoning many test points at once" section."""
-    lines = [
-        "### Poisoning many test points at once",
-        "",
-        "| data set | k | union of single-point OP | greedy | exact | optimal? | lower bound | exact seconds |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    savings = []
-    for (name, k), sub in table.groupby(["dataset", "k"], sort=False):
-        get = {r.method: r for r in sub.itertuples()}
-        u, g, e = get["union of OP"], get["greedy"], get["exact"]
-        optimal = "yes" if e.optimal else ("no (time limit)" if e.time_limited else "no")
-        lines.append(
-            f"| {name} | {k} | {count(u.cells)} | {count(g.cells)} | {count(e.cells)} | {optimal} | "
-            f"{count(e.lower_bound)} | {e.seconds:.2f} |"
-        )
-        best = e.cells if not pd.isna(e.cells) else g.cells
-        if not pd.isna(u.cells) and not pd.isna(best) and u.cells:
-            savings.append(1 - best / u.cells)
-    exact = table[table.method == "exact"]
-    limits = ", ".join(f"{t:g}" for t in sorted(set(exact.time_limit)))
+    union, greedy, exact = (
+        runs[runs.method == m].set_index(["dataset", "k"])
+        for m in ("union of OP", "greedy", "exact")
+    )
+    optimal = np.where(exact.optimal, "yes", np.where(exact.time_limited, "no (time limit)", "no"))
+    rows = exact.assign(union=union.cells, greedy=greedy.cells, optimal=optimal).reset_index()
+    formats = dict.fromkeys(["union", "greedy", "cells", "lower_bound"], count) | {"seconds": ".2f"}
+    best = exact.cells.fillna(greedy.cells)
+    savings = (1 - best / union.cells)[union.cells.notna() & best.notna() & (union.cells != 0)]
     cut = exact.time_limited.astype(bool)
     text = [
-        f"The exact program proved its answer optimal in {int(exact.optimal.astype(bool).sum())} of {len(exact)} "
-        f"cases within its time limit of {limits} s."
+        f"The exact program proved its answer optimal in {of(exact.optimal)} "
+        f"cases within its time limit of {listing(sorted(set(exact.time_limit)))} s.",
+        f'The time limit stopped the search on {int(cut.sum())} of them (marked "time limit"): their '
+        "answers and bounds depend on the machine's speed and may differ between runs; the others "
+        "finished and are the same on every machine."
+        if cut.any()
+        else "No search was stopped by the time limit, so these answers are the same on every machine.",
+        _savings_sentence(list(savings)),
     ]
-    if cut.any():
-        text.append(
-            f'The time limit stopped the search on {int(cut.sum())} of them (marked "time limit"): their '
-            "answers and bounds depend on the machine's speed and may differ between runs; the others "
-            "finished and are the same on every machine."
-        )
-    else:
-        text.append(
-            "No search was stopped by the time limit, so these answers are the same on every machine."
-        )
-    text.append(_savings_sentence(savings))
-    return "\n".join(lines + ["", " ".join(t for t in text if t), ""])
+    return "\n".join(
+        ["### Poisoning many test points at once", "", *table(rows[COLUMNS], HEADER, formats), ""]
+        + [" ".join(t for t in text if t), ""]
+    )
 
 
 def _savings_sentence(savings) -> str:

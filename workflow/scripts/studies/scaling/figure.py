@@ -1,13 +1,18 @@
 """The scaling study's figure: log-log time per test point against the rows n, one line
 per method (:mod:`.run` makes the table)."""
 
+import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from common.figures import save_figure
+from common.formatting import flags
 from common.job import run_job
 from common.tables import read_table
 
 from studies.scaling.slopes import fit_slopes, timed_rows
 
+matplotlib.use("Agg")
 STYLE = {
     "Iterate+Index": ("tab:green", "^", "-"),
     "Iterate": ("tab:blue", "o", "-"),
@@ -23,71 +28,45 @@ def figure(table: pd.DataFrame, outputs):
     """Log-log time per test point vs n, one line per method, fitted slope in the legend.
 
     ``outputs`` has ``pdf`` and ``png`` paths (written atomically)."""
-    from common.figures import plt, save_figure
-
     slopes = fit_slopes(table).set_index("method")
     ok = timed_rows(table)
     fig, ax = plt.subplots(figsize=(7.6, 4.4))
-    stopped = (
-        ok.stopped.fillna(False).astype(bool)
-        if "stopped" in ok
-        else pd.Series(False, index=ok.index)
-    )
     for method in slopes.index:
-        _line(ax, method, ok, ok.method == method, stopped, slopes.loc[method, "slope"])
-    first = table.iloc[0] if len(table) else None
-    if first is not None:
-        ax.set_title(
-            f"Scaling: d={first.d}, domain {first.domain}, {first.labels} labels, "
-            f"{float(first.missing_rate):.0%} missing",
-            fontsize=9,
-        )
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("rows n")
-    ax.set_ylabel("time per test point (s)")
-    ax.grid(True, which="both", alpha=0.3)
+        _line(ax, method, ok[ok.method == method], slopes.loc[method, "slope"])
+    if len(table):
+        first = table.iloc[0]
+        title = f"Scaling: d={first.d}, domain {first.domain}, {first.labels} labels, {float(first.missing_rate):.0%} missing"
+        ax.set_title(title, fontsize=9)
+    ax.set(xscale="log", yscale="log", xlabel="rows n", ylabel="time per test point (s)")
     if len(slopes):
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     save_figure(fig, outputs)
 
 
-def _line(ax, method: str, ok: pd.DataFrame, mine: pd.Series, stopped: pd.Series, sl: float):
-    """One method's line (slope ``sl``), open markers at the sizes its time budget stopped."""
-    sub = ok[mine].groupby("n").seconds_per_point.mean().sort_index()
-    color, marker, ls = STYLE.get(method, ("black", ".", ":"))
-    cut = sorted(set(ok[mine & stopped].n))
-    parts = [f"slope {sl:.2f}"] if np.isfinite(sl) else []
+def _line(ax, method: str, mine: pd.DataFrame, slope: float):
+    """One method's line, its fitted slope in the label, open markers at the sizes its time
+    budget stopped (the mean over the points decided before the budget ran out)."""
+    sub = mine.groupby("n").seconds_per_point.mean().sort_index()
+    color, marker, style = STYLE.get(method, ("black", ".", ":"))
+    stopped = mine[flags(mine, "stopped")]
+    cut = sorted(set(stopped.n))
+    parts = [f"slope {slope:.2f}"] if np.isfinite(slope) else []
     if cut:
         parts.append(
-            f"stopped after {float(ok[mine & stopped].budget_s.iloc[0]):g} s at n = "
+            f"stopped after {float(stopped.budget_s.iloc[0]):g} s at n = "
             + ", ".join(f"{n:.0e}" for n in cut)
         )
-    ax.plot(
-        sub.index,
-        sub.to_numpy(),
-        color=color,
-        marker=marker,
-        linestyle=ls,
-        label=f"{method} ({'; '.join(parts)})" if parts else method,
-    )
-    if cut:  # open markers: the mean over the points decided before the time budget ran out
+    label = f"{method} ({'; '.join(parts)})" if parts else method
+    ax.plot(sub.index, sub.to_numpy(), color=color, marker=marker, linestyle=style, label=label)
+    if cut:
         ax.plot(
-            cut,
-            sub.loc[cut].to_numpy(),
-            linestyle="none",
-            marker=marker,
-            markersize=11,
-            markerfacecolor="white",
-            markeredgecolor=color,
+            cut, sub.loc[cut].to_numpy(), ls="none", marker=marker, ms=11, mfc="white", mec=color
         )
 
 
 def main(snakemake):
-    figure(
-        read_table(snakemake.input[0], "scaling_run").sort_values("n", kind="stable"),
-        snakemake.output,
-    )
+    table = read_table(snakemake.input[0], "scaling_run")
+    figure(table.sort_values("n", kind="stable"), snakemake.output)
 
 
 if __name__ == "__main__":

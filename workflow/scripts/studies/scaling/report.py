@@ -1,23 +1,19 @@
 """The report's "Scaling" section, computed from the study's table (:mod:`.run` computes
 it; report.py puts the sections together)."""
 
-from __future__ import annotations
-
 import numpy as np
 import pandas as pd
-from common.formatting import DASH, megabytes, number, rows, seconds
+from common.formatting import DASH, count, flags, megabytes, rows, seconds, table
 
 from studies.scaling.memory import MB
 from studies.scaling.plan import KIND, STREAMED
 from studies.scaling.slopes import fit_slopes, timed_rows
 
 
-def _was_stopped(table: pd.DataFrame) -> pd.Series:
-    return (
-        table.stopped.fillna(False).astype(bool)
-        if "stopped" in table
-        else pd.Series(False, index=table.index)
-    )
+def _first(table: pd.DataFrame, column: str):
+    """The first known value of a column; None if it has none (or the table lacks it)."""
+    known = table[column].dropna() if column in table else ()
+    return known.iloc[0] if len(known) else None
 
 
 def _points(r) -> str:
@@ -32,11 +28,7 @@ def _points(r) -> str:
 def scaling(table: pd.DataFrame) -> str:
     """The "### Scaling" section of the report, computed from the table."""
     lines = ["### Scaling", ""]
-    streamed = (
-        table[table["streamed"].fillna(False).astype(bool)]
-        if "streamed" in table
-        else table.iloc[:0]
-    )
+    streamed = table[flags(table, "streamed")]
     table = table.drop(streamed.index)
     if table.empty:
         return "\n".join(lines + ["No scaling runs.", ""])
@@ -55,11 +47,7 @@ def _setup(table: pd.DataFrame, ran: list) -> str:
     """What was run: the tables, the test points, what the times and memory are."""
     first = table.iloc[0]
     rate = table[table.n.isin(ran)].missing_rate.mean() if ran else first.missing_rate
-    samples = (
-        int(table.samples.dropna().iloc[0])
-        if "samples" in table and table.samples.notna().any()
-        else DASH
-    )
+    samples = count(_first(table, "samples"))
     return (
         "Synthetic tables with planted Naive Bayes structure "
         f"(nbcert.synthetic): d = {first.d} features "
@@ -72,33 +60,19 @@ def _setup(table: pd.DataFrame, ran: list) -> str:
     )
 
 
-def _slope_table(table: pd.DataFrame, slopes: pd.DataFrame, nmax) -> list:
+def _slope_table(runs: pd.DataFrame, slopes: pd.DataFrame, nmax) -> list:
     """Per method: slopes, time, CPU, points and memory at the largest size run."""
-    at = table[table.n == nmax].set_index("method")
-    lines = [
+    at = slopes.merge(runs[runs.n == nmax], on="method", how="left", suffixes=("", "_run"))
+    at["points"] = [_points(r) for _, r in at.iterrows()]
+    at["cpu_per_point"] = at.get("cpu_per_point")
+    columns = ["method", "slope", "slope_largest", "seconds_per_point", "cpu_per_point", "points"]
+    header = (
         f"| method | slope (all sizes) | slope (two largest) | time per point at n = {rows(nmax)} "
-        f"| CPU per point | points timed | peak memory added at n = {rows(nmax)} | estimated |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for _, r in slopes.iterrows():
-        a = at.loc[r.method] if r.method in at.index else None
-        cells = (
-            [DASH] * 5
-            if a is None
-            else [
-                seconds(a.seconds_per_point),
-                seconds(a.get("cpu_per_point", np.nan)),
-                _points(a),
-                megabytes(a.peak_mb),
-                megabytes(a.estimate_added_mb),
-            ]
-        )
-        lines.append(
-            f"| {r.method} | {number(r.slope, '.2f')} | {number(r.slope_largest, '.2f')} | "
-            + " | ".join(cells)
-            + " |"
-        )
-    return lines
+        f"| CPU per point | points timed | peak memory added at n = {rows(nmax)} | estimated |"
+    )
+    formats = {"slope": ".2f", "slope_largest": ".2f", "seconds_per_point": seconds}
+    formats |= {"cpu_per_point": seconds, "peak_mb": megabytes, "estimate_added_mb": megabytes}
+    return table(at[columns + ["peak_mb", "estimate_added_mb"]], header, formats)
 
 
 def _points_lines(table: pd.DataFrame) -> list:
@@ -106,18 +80,11 @@ def _points_lines(table: pd.DataFrame) -> list:
     lines = []
     for method in ("Iterate", "AD"):
         sub = table[(table.method == method) & table.points.notna()].sort_values("n")
-        if len(sub) and (method == "AD" or _was_stopped(sub).any()):
-            worlds = (
-                f" (each sampling up to {int(sub.worlds.dropna().iloc[0])} worlds)"
-                if method == "AD" and "worlds" in sub and sub.worlds.notna().any()
-                else ""
-            )
-            lines.append(
-                f"{method} points decided per size: "
-                + ", ".join(f"{_points(r)} at n = {rows(r.n)}" for _, r in sub.iterrows())
-                + worlds
-                + "."
-            )
+        if len(sub) and (method == "AD" or flags(sub, "stopped").any()):
+            worlds = _first(sub, "worlds") if method == "AD" else None
+            worlds = f" (each sampling up to {int(worlds)} worlds)" if worlds is not None else ""
+            sizes = ", ".join(f"{_points(r)} at n = {rows(r.n)}" for _, r in sub.iterrows())
+            lines.append(f"{method} points decided per size: {sizes}{worlds}.")
     return lines
 
 
@@ -139,10 +106,11 @@ def _streamed_lines(streamed: pd.DataFrame) -> list:
     out = []
     for n, sub in streamed.groupby("n"):
         ran = sub[sub.seconds.notna() & sub.method.isin(STREAMED.values())]
-        why = sub.skipped.fillna("").astype(str)
         if ran.empty:
-            reason = why[why != ""].iloc[0] if (why != "").any() else "not run"
-            out.append(f"Streamed from disk, n = {rows(n)}: {reason}.")
+            why = sub.skipped.fillna("").astype(str)
+            out.append(
+                f"Streamed from disk, n = {rows(n)}: {next(iter(why[why != '']), 'not run')}."
+            )
             continue
         parts = [
             f"{r.method.replace(' (streamed)', '')} {seconds(r.seconds)} for {int(r.points)} point"
@@ -151,9 +119,8 @@ def _streamed_lines(streamed: pd.DataFrame) -> list:
             for _, r in ran.iterrows()
         ]
         out.append(
-            f"Streamed from a generated CSV on disk (deleted after), n = {rows(n)}: "
-            + "; ".join(parts)
-            + ". These times include reading the whole file (OP twice: plan, then its cells); Iterate, AD, "
+            f"Streamed from a generated CSV on disk (deleted after), n = {rows(n)}: {'; '.join(parts)}. "
+            "These times include reading the whole file (OP twice: plan, then its cells); Iterate, AD, "
             "SR and RP need the table in memory and were not run."
         )
     return out + [""]
@@ -178,24 +145,26 @@ def _paragraph(table, slopes, ran) -> str:
     return " ".join(out)
 
 
+# How time grows between the two largest sizes: slope 0.8 to 1.2, below, above.
+GROWTH = (
+    "about linearly in n",
+    "sublinearly, still dominated by per-call costs",
+    "faster than linearly",
+)
+
+
 def _growth(slopes: pd.DataFrame) -> list:
     """How time grows between the two largest sizes, and where fixed costs flatten the fit."""
     fit = slopes[np.isfinite(slopes.slope_largest)]
     if fit.empty:
         return []
-    lin = fit[(fit.slope_largest >= 0.8) & (fit.slope_largest <= 1.2)].method.tolist()
-    sub = fit[fit.slope_largest < 0.8].method.tolist()
-    sup = fit[fit.slope_largest > 1.2].method.tolist()
-    part = (
-        ([f"about linearly in n ({', '.join(lin)})"] if lin else [])
-        + ([f"sublinearly, still dominated by per-call costs ({', '.join(sub)})"] if sub else [])
-        + ([f"faster than linearly ({', '.join(sup)})"] if sup else [])
-    )
-    lo, hi = fit.slope_largest.min(), fit.slope_largest.max()
+    s = fit.slope_largest
+    how = np.select([s < 0.8, s > 1.2], GROWTH[1:], GROWTH[0])
+    part = "; ".join(f"{h} ({', '.join(fit.method[how == h])})" for h in GROWTH if (how == h).any())
     out = [
-        f"Between the two largest sizes run, time grows {'; '.join(part)}: slopes {lo:.2f} to {hi:.2f}."
+        f"Between the two largest sizes run, time grows {part}: slopes {s.min():.2f} to {s.max():.2f}."
     ]
-    small = fit[fit.slope < fit.slope_largest - 0.15].method.tolist()
+    small = fit[fit.slope < s - 0.15].method.tolist()
     if small:
         out.append(
             f"Fitted over all sizes the slopes of {', '.join(small)} are lower, because fixed "
@@ -223,17 +192,12 @@ def _poisoning(table: pd.DataFrame, at: pd.DataFrame, nmax) -> list:
     poi = at[(at.kind == "poisoning") & at.seconds.notna()]
     if poi.empty:
         return []
-    out = [
-        "Poisoning one point at n = "
-        + rows(nmax)
-        + " took "
-        + ", ".join(
-            f"{m} {seconds(r.seconds)} ({int(r.cells) if pd.notna(r.cells) else 'no'} cells"
-            f"{', which do not verify' if 'verified' in r and str(r.verified) == 'False' else ''})"
-            for m, r in poi.iterrows()
-        )
-        + "."
-    ]
+    took = ", ".join(
+        f"{m} {seconds(r.seconds)} ({int(r.cells) if pd.notna(r.cells) else 'no'} cells"
+        f"{', which do not verify' if 'verified' in r and str(r.verified) == 'False' else ''})"
+        for m, r in poi.iterrows()
+    )
+    out = [f"Poisoning one point at n = {rows(nmax)} took {took}."]
     failed = table[table.verified.astype(str) == "False"] if "verified" in table else table.iloc[:0]
     if len(failed):
         out.append(
@@ -250,25 +214,19 @@ def _memory(table: pd.DataFrame, at: pd.DataFrame, nmax) -> list:
     if peaks.empty:
         return []
     setup_peak = at[at.kind == "setup"].peak_mb.dropna()
-    total = table[table.n == nmax].process_peak_mb.max()
+    setup = (
+        f"; building the tables added up to {megabytes(setup_peak.max())}"
+        if len(setup_peak)
+        else ""
+    )
+    available = at.available_mb.iloc[0]
+    available = f" of {megabytes(available)} available" if pd.notna(available) else ""
     return [
         f"Memory: the encoded table at n = {rows(nmax)} is {megabytes(at.table_mb.iloc[0])} ("
         f"{at.table_mb.iloc[0] * MB / (nmax * at.d.iloc[0]):.0f} byte per cell); "
         f"the methods added between {megabytes(peaks.min())} and {megabytes(peaks.max())} "
-        f"({peaks.idxmax()} the most"
-        + (
-            f"; building the tables added up to {megabytes(setup_peak.max())}"
-            if len(setup_peak)
-            else ""
-        )
-        + ")"
-        + f", and the whole run peaked at {megabytes(total)} resident"
-        + (
-            f" of {megabytes(at.available_mb.iloc[0])} available"
-            if pd.notna(at.available_mb.iloc[0])
-            else ""
-        )
-        + "."
+        f"({peaks.idxmax()} the most{setup}), and the whole run peaked at "
+        f"{megabytes(table[table.n == nmax].process_peak_mb.max())} resident{available}."
     ]
 
 
@@ -278,14 +236,11 @@ def _estimate_short(at: pd.DataFrame) -> list:
     short = at[(at.kind != "setup") & (at.peak_mb > at.estimate_added_mb)]
     if short.empty:
         return []
-    return [
-        "The memory estimate fell short for "
-        + ", ".join(
-            f"{m} ({megabytes(r.peak_mb)} measured, {megabytes(r.estimate_added_mb)} estimated)"
-            for m, r in short.iterrows()
-        )
-        + "."
-    ]
+    which = ", ".join(
+        f"{m} ({megabytes(r.peak_mb)} measured, {megabytes(r.estimate_added_mb)} estimated)"
+        for m, r in short.iterrows()
+    )
+    return [f"The memory estimate fell short for {which}."]
 
 
 def _shared_machine(table: pd.DataFrame) -> list:
@@ -313,20 +268,16 @@ def _ad_wrong(at: pd.DataFrame, nmax) -> list:
 
 
 def _budget(table: pd.DataFrame) -> list:
-    stopped = (
-        table[_was_stopped(table) & table.points.notna()] if "stopped" in table else table.iloc[:0]
-    )
+    stopped = table[flags(table, "stopped") & table.points.notna()]
     if stopped.empty:
         return []
     budget = float(stopped.budget_s.iloc[0])
+    which = ", ".join(
+        f"{r.method} at n = {rows(r.n)} ({int(r.points)} of {int(r.k)} points)"
+        for _, r in stopped.sort_values(["method", "n"]).iterrows()
+    )
     return [
         f"Iterate and AD had a time budget of {budget:g} s per size: after it they start no new test "
-        "point. Stopped after "
-        + f"{budget:g} s: "
-        + ", ".join(
-            f"{r.method} at n = {rows(r.n)} ({int(r.points)} of {int(r.k)} points)"
-            for _, r in stopped.sort_values(["method", "n"]).iterrows()
-        )
-        + ". Their time per point is the mean over the points decided, measured, not an extrapolation "
-        "(open markers in the figure)."
+        f"point. Stopped after {budget:g} s: {which}. Their time per point is the mean over the points "
+        "decided, measured, not an extrapolation (open markers in the figure)."
     ]
