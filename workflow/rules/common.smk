@@ -48,7 +48,6 @@ B = S.beyond
 DATASETS = list(S.datasets)
 REPS = list(range(S.repetitions))
 RATES = [f"{r:g}" for r in S.missing_rates]
-VARIANTS = [(kind, rate) for kind in S.perturbations for rate in RATES]  # a repetition's tables
 K_MAX = max(S.k_values)
 BEYOND = ["poisoning_many", "counting", "scaling", "cleaning"]  # the studies beyond the paper
 
@@ -121,7 +120,12 @@ def scaling_minutes(wildcards):
 # A job that handles many files (a data set's repetitions, variants, k values) gets from
 # its rule an explicit record per file set, not an order of its input and output lists.
 EACH_REP = [{"rep": rep} for rep in REPS]
-EACH_VARIANT = [{"rep": rep, "kind": kind, "rate": rate} for rep in REPS for kind, rate in VARIANTS]
+EACH_VARIANT = [  # a repetition's perturbed tables
+    {"rep": rep, "kind": kind, "rate": rate}
+    for rep in REPS
+    for kind in S.perturbations
+    for rate in RATES
+]
 EACH_K = [{"k": k} for k in B.poison_many.k_values]
 
 
@@ -181,12 +185,6 @@ SCALING_EXPECTED = canonical(
 # ---------------------------------------------------------------- data sets
 
 
-def data_mirror():
-    """The mirror folder the data sets are copied from, or None (NBCERT_DATA_MIRROR wins
-    over the config's data_mirror)."""
-    return mirror_folder(S.data_mirror)
-
-
 def fetch_input(wildcards):
     """The file a data set is copied from when it is on this machine: a local file (its
     changes re-trigger the fetch), or the mirror's copy (pinned by sha256, so only its
@@ -195,7 +193,7 @@ def fetch_input(wildcards):
     ds = S.datasets[wildcards.ds]
     if ds.local:
         return [ds.local] if os.path.isfile(ds.local) else []
-    mirror = data_mirror()
+    mirror = mirror_folder(S.data_mirror)  # NBCERT_DATA_MIRROR wins over data_mirror
     path = mirror / ds.file if mirror else None
     return [ancient(str(path))] if path and path.is_file() else []
 
@@ -211,7 +209,7 @@ def fetch_options(wildcards, input):
     input (the file copied, when this machine has it) so that Snakemake counts it as derived
     from the input, not among the params whose change re-runs a job: changing these never
     fetches an obtained data set again."""
-    mirror = data_mirror()
+    mirror = mirror_folder(S.data_mirror)  # NBCERT_DATA_MIRROR wins over data_mirror
     return canonical(
         {"mirror": str(mirror) if mirror else None, "on_unavailable": S.on_unavailable}
     )
@@ -251,17 +249,9 @@ def obtained(pattern, **values):
 # The report's figures, and the jobs whose benchmark files account for its time.
 FIGURES = expand("results/figures/fig{num}.png", num=[6, 7, 8, 9, 10])
 STUDY_FIGURES = expand("results/figures/{study}.png", study=BEYOND)
-PAPER_JOBS = [
-    "discretize",
-    "split",
-    "perturb",
-    "decide",
-    "poison",
-    "gather_decision",
-    "gather_poisoning",
-]
-PAPER_ONCE = ["data_status", "figures_decision", "figure_poisoning"]
-BEYOND_JOBS = ["poison_many", "counting_study", "cleaning_study"]
+PAPER_JOBS = "discretize split perturb decide poison gather_decision gather_poisoning".split()
+PAPER_ONCE = "data_status figures_decision figure_poisoning".split()
+BEYOND_JOBS = "poison_many counting_study cleaning_study".split()
 BEYOND_ONCE = ["gather_poisoning_many", "gather_scaling"] + [f"figure_{study}" for study in BEYOND]
 
 
@@ -304,16 +294,9 @@ def report_inputs(part):
     return inputs
 
 
-REPORTED = [
-    "seed",
-    "repetitions",
-    "missing_rates",
-    "k_values",
-    "k_for_rates",
-    "rate_for_k",
-    "feature_share",
-    "subsample",
-]
+REPORTED = (
+    "seed repetitions missing_rates k_values k_for_rates rate_for_k feature_share subsample".split()
+)
 
 
 def report_params():
@@ -328,15 +311,10 @@ def report_params():
 
 def stale_tables(wildcards=None):
     """Tables in results/tables of data sets that are not in this run's config (ignored)."""
-    kinds = ("decision_", "poisoning_", "counting_", "cleaning_")
-    return sorted(
-        f"{n}.csv"
-        for n in glob_wildcards("results/tables/{name}.csv").name
-        if not os.path.dirname(n)
-        and n.startswith(kinds)
-        and n != "poisoning_many"
-        and n.split("_", 1)[1] not in DATASETS
+    found = glob_wildcards(
+        "results/tables/{table,decision|poisoning|counting|cleaning}_{ds,[^/]+}.csv"
     )
+    return sorted(f"{t}_{ds}.csv" for t, ds in zip(*found) if ds not in DATASETS + ["many"])
 
 
 def paper_files():

@@ -24,4 +24,4 @@ def main(snakemake):
 
 
 if __name__ == "__main__":
-    run_job(snakemake, main)
+    run_job(snakemake, main)  # noqa: F821 (Snakemake defines snakemake in the script)

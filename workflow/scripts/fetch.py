@@ -38,11 +38,8 @@ class Source:
 
 
 def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
     with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def verify(path, expected: str, name: str) -> str:
@@ -174,4 +171,4 @@ def main(snakemake):
 
 
 if __name__ == "__main__":
-    run_job(snakemake, main)
+    run_job(snakemake, main)  # noqa: F821 (Snakemake defines snakemake in the script)

@@ -54,11 +54,6 @@ def start(snakemake=None) -> None:
         sys.stderr = sys.stdout = open(snakemake.log[0], "w", buffering=1)
 
 
-def now() -> float:
-    """Unix seconds, for :func:`stamp`'s ``started`` of one run among several in a job."""
-    return time.time()
-
-
 def stamp(table, started: float | None = None):
     """The table with where and when it was computed: ``host``, ``started`` (the job's
     start, or ``started`` for one of several runs in a job) and ``finished`` (Unix
