@@ -93,7 +93,11 @@ def test_budget_stops_per_point_methods_and_says_so(monkeypatch):
     assert by.loc["AD", "points"] < CFG.k and (by.loc[["Iterate", "AD"], "budget_s"] == 25).all()
     assert by.loc["Iterate+Index", "points"] == CFG.k and not by.loc["Iterate+Index", "stopped"]
     md = scaling_section(t)
-    assert "3 of 4, stopped after 25 s" in md
+    assert (
+        "3 of 4, stopped after 25 s" in md
+        and "AD samples no new world" in md
+        and "; 2 worlds, " in md
+    )
     free = scaling.run_size(2000, CFG, 1, budget_s=None, progress=lambda *a: None).set_index(
         "method"
     )

@@ -272,12 +272,22 @@ def _budget(table: pd.DataFrame) -> list:
     if stopped.empty:
         return []
     budget = float(stopped.budget_s.iloc[0])
+
+    def worlds(r) -> str:  # AD's worlds within the budget (a point may need up to ad_worlds)
+        sampled = r.get("worlds_sampled")
+        return (
+            ""
+            if pd.isna(sampled)
+            else f"; {int(sampled)} worlds, {sampled / r.seconds:.3g} a second"
+        )
+
     which = ", ".join(
-        f"{r.method} at n = {rows(r.n)} ({int(r.points)} of {int(r.k)} points)"
+        f"{r.method} at n = {rows(r.n)} ({int(r.points)} of {int(r.k)} points in {r.seconds:.3g} s{worlds(r)})"
         for _, r in stopped.sort_values(["method", "n"]).iterrows()
     )
     return [
-        f"Iterate and AD had a time budget of {budget:g} s per size: after it they start no new test "
-        f"point. Stopped after {budget:g} s: {which}. Their time per point is the mean over the points "
-        "decided, measured, not an extrapolation (open markers in the figure)."
+        f"Iterate and AD had a time budget of {budget:g} s per size: after it Iterate starts no new "
+        f"test point and AD samples no new world. Stopped: {which}. Their time per point is the "
+        "mean over the points decided, measured, not an extrapolation (open markers in the figure); "
+        "a method that decided no point has none."
     ]
