@@ -345,3 +345,84 @@ def test_verify_runs_as_a_script_without_nbcert(tmp_path):
         done.stdout.splitlines()[-1] == "verify.py: 3 claims hold"
     )  # both rows, and both answered
     assert itertools  # noqa: B018 (imported for the helpers above)
+
+
+# ---------------------------------------------------------------------------------------
+# the checker reads the files as nbcert does: separators, encodings, missing tokens,
+# decimal marks, compressed files, numbers compared by value, bins
+
+
+def _tables(seed: int, blank: float = 0.25) -> tuple:
+    """(truth, dirty, test) DataFrames of text as a file holds it: a text column, an integer
+    column written several ways (4, 4.0, ' 4'), a float column, a label with an accent."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    truth = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "blue", "007", "7"], n),
+            "count": [rng.choice([f"{k}", f"{k}.0", f" {k}"]) for k in rng.integers(1, 5, n)],
+            "size": [f"{x:.2f}" for x in rng.normal(10, 3, n)],
+            "kind": rng.choice(["café", "tea"], n),
+        }
+    )
+    dirty = truth.copy()
+    for f in ("colour", "count", "size"):
+        dirty.loc[rng.random(n) < blank, f] = ""
+    test = truth.drop(columns="kind").iloc[:4].reset_index(drop=True)
+    test.loc[1, "count"] = "9"  # a value unseen in training
+    test.loc[2, "colour"] = ""  # a blank test cell
+    return truth, dirty, test
+
+
+def _write(df: pd.DataFrame, path: Path, sep: str, decimal: str, encoding: str) -> None:
+    out = df.copy()
+    if decimal != ".":
+        out["size"] = out["size"].str.replace(".", decimal, regex=False)
+    out.to_csv(path, sep=sep, index=False, encoding=encoding)
+
+
+READINGS = {
+    "plain": ([], ",", ".", "utf-8", ".csv"),
+    "bins": (["--bins", "3"], ",", ".", "utf-8", ".csv"),
+    "semicolons": (
+        ["--sep", ";", "--decimal", ",", "--encoding", "latin-1"],
+        ";",
+        ",",
+        "latin-1",
+        ".csv",
+    ),
+    "gzip, bins, token": (["--bins", "2", "--missing", "?"], ",", ".", "utf-8", ".csv.gz"),
+    "bz2, bins, decimal": (["--bins", "3", "--decimal", ","], ",", ",", "utf-8", ".csv.bz2"),
+}
+
+
+@pytest.mark.parametrize("reading", READINGS, ids=list(READINGS))
+def test_the_checker_reads_as_nbcert_does(tmp_path, reading):
+    from nbcert.cli import main
+
+    flags, sep, decimal, encoding, suffix = READINGS[reading]
+    truth, dirty, test = _tables(len(reading))
+    if "?" in flags:
+        dirty = dirty.replace("", "?")
+    paths = {k: tmp_path / f"{k}{suffix}" for k in ("truth", "train", "test")}
+    for df, key in ((truth, "truth"), (dirty, "train"), (test, "test")):
+        _write(df, paths[key], sep, decimal, encoding)
+    common = ["--test", str(paths["test"]), "--label", "kind", *flags]
+    alpha = "1/2" if "--bins" in flags else "0"  # unbinned floats: too many values to remove
+    runs = {
+        "certify": ["certify", "--train", str(paths["train"]), *common],
+        "poison": ["poison", "--train", str(paths["truth"]), *common, "--alpha", alpha],
+        "clean": ["clean", "--train", str(paths["train"]), "--truth", str(paths["truth"]), *common],
+    }
+    certs = []
+    for name, argv in runs.items():
+        certs.append(tmp_path / f"{name}.json")
+        assert main([*argv, "--certificate", str(certs[-1])]) == 0
+    for c in certs[:2]:
+        holds(c)
+    assert not [c for c in verify.check(certs[2]) if c.ok is False]
+    doc = __import__("json").loads(certs[0].read_text())
+    numeric = set(doc["inputs"]["reading"]["numeric"]) | set(doc["inputs"]["reading"]["bins"])
+    assert numeric == {"count", "size"}  # 4, 4.0 and ' 4' are one number; 007 is text
+    done = bare_python(tmp_path, *certs)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -39,11 +39,14 @@ STDIN = "-"
 class Target:
     """Where a certificate is written (``path``) and the files it pins: ``files`` maps a
     table's role (``train``, ``test``, ``truth``) to its path as given; ``ids`` is the
-    command line's test id column (``nbcert.inputs.RowIds``), if any."""
+    command line's test id column (``nbcert.inputs.RowIds``), if any, and ``text`` how the
+    command line read the files' text (``missing``, ``sep``, ``encoding``), which the API
+    was not given."""
 
     path: str
     files: dict = field(default_factory=dict)
     ids: object = None
+    text: dict = field(default_factory=dict)
 
     @classmethod
     def of(cls, certificate, **tables) -> Target:
@@ -77,7 +80,7 @@ class Target:
         for role, path in files.items():
             _check_file(role, path)
         _check_destination(target.path, files)
-        return cls(target.path, files, target.ids)
+        return cls(target.path, files, target.ids, target.text)
 
 
 def _path_of(table, role: str) -> str:
@@ -174,14 +177,16 @@ def inputs(target: Target, table: Domains, label, alpha, reading=None, bins=()) 
         if pd.Index(cats).dtype.kind in "iuf" and str(f) not in binned
     ]
     ids = getattr(target.ids, "name", None) or getattr(reading, "id", None)
+    text = {k: getattr(reading, k, None) for k in ("missing", "sep", "encoding")}
+    text.update({k: v for k, v in target.text.items() if v})
     return {
         "files": {role: {"path": p, "sha256": sha256(p)} for role, p in target.files.items()},
         "label": str(label),
         "alpha": str(Fraction(alpha)),
         "reading": {
-            "sep": getattr(reading, "sep", None) or ",",
-            "encoding": getattr(reading, "encoding", None) or "utf-8",
-            "missing": [str(t) for t in (getattr(reading, "missing", None) or ())],
+            "sep": text["sep"] or ",",
+            "encoding": text["encoding"] or "utf-8",
+            "missing": [str(t) for t in (text["missing"] or ())],
             "decimal": getattr(reading, "decimal", None) or ".",
             "id": None if ids is None else str(ids),
             "numeric": numeric,

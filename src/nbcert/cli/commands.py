@@ -121,7 +121,8 @@ def _certificate(args, inputs: Inputs | None = None, **files):
     from ..certificate import Target
 
     given = {role: path for role, path in files.items() if path is not None}
-    return Target.of(Target(args.certificate, given, inputs.ids if inputs else None))
+    text = {"missing": args.missing, "sep": args.sep, "encoding": args.encoding}
+    return Target.of(Target(args.certificate, given, inputs.ids if inputs else None, text))
 
 
 def _reading(args, inputs: Inputs) -> dict:
