@@ -834,7 +834,7 @@ def fewest_blanks(state: State, t: list, k, alpha: Fraction):
     if not search(0, {}, 0):
         return None
     said = "no blanking at all" if k is None else f"no blanking of fewer than {k} cells"
-    return f"{said}: {count[0]} configurations, every rival and split searched"
+    return f"{said}: {count[0]} configuration(s), every rival and split searched"
 
 
 def _configuration(state: State, t: list, removed: dict, cost: int, budget, alpha) -> None:
@@ -965,12 +965,14 @@ def _vectors(caps: list, lo: int, hi: int):
     return grow(0, [], 0) if lo <= hi else iter(())
 
 
-def few_blankings(state: State, points: list, lo: int, bound: int, alpha: Fraction):
-    """Check that no blanking of ``lo`` to ``bound`` - 1 cells makes every point not robust,
-    trying each as counts per (column, label, value); None when more than LIMIT."""
+def few_blankings(state: State, points: list, lo: int, bound, alpha: Fraction):
+    """Check that no blanking of ``lo`` to ``bound`` - 1 cells (bound None: of lo or more)
+    makes every point not robust, trying each as counts per (column, label, value); None
+    when more than LIMIT."""
     used = sorted({j for t in points for j, v in enumerate(t) if v is not None})
     groups = [(j, l, v) for j in used for l in state.labels for v in state.obs[j][l]]
-    found = _vectors([state.obs[j][l][v] for j, l, v in groups], lo, bound - 1)
+    caps = [state.obs[j][l][v] for j, l, v in groups]
+    found = _vectors(caps, lo, sum(caps) if bound is None else bound - 1)
     if found is None:
         return None
     for x in found:
@@ -981,7 +983,11 @@ def few_blankings(state: State, points: list, lo: int, bound: int, alpha: Fracti
             View(s, t, alpha).robust_label() for t in points
         ):
             raise Wrong(f"a blanking of {sum(x)} cells makes every row not robust")
-    return f"every blanking of {lo} to {bound - 1} cells tried"
+    return (
+        f"every blanking of {lo} cells or more tried"
+        if bound is None
+        else (f"every blanking of {lo} to {bound - 1} cells tried")
+    )
 
 
 def few_cleanings(state: State, points: list, k, groups: list, alpha: Fraction):
