@@ -364,9 +364,9 @@ def world(view: View, w: dict, table: Table) -> tuple:
     """('wins', label) or ('tie', labels) of a certificate's world, checked: it fills every
     missing cell of each label and used column, in data-row order, with its entry (one
     value, or [[value, cells], ...]), every value from the domain, and predicts as said."""
-    fill, counts = w["fill"], {}
-    if not isinstance(fill, dict) or set(fill) - set(view.state.labels):
-        raise Wrong("a world fills labels the table does not have")
+    fill, counts, used = w["fill"], {}, {table.features[j] for j in view.used}
+    if set(fill) - set(view.state.labels) or any(set(c) - used for c in fill.values()):
+        raise Wrong("a world fills labels or columns the row's support does not have")
     for l in view.state.labels:
         row = []
         for j in view.used:
