@@ -319,3 +319,60 @@ def test_tamperings_cover_every_claim_field():
     names = [what for what, _ in tamperings(doc, ["p", "q"], {"observed": [], "missing": []})]
     for key in ("robust", "label", "possible_labels", "tie_possible"):
         assert f"row 0: {key} dropped" in names
+
+
+def _nodes(value, path=()):
+    """Every (path, value) in a JSON document."""
+    yield path, value
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
+    for key, v in items:
+        yield from _nodes(v, (*path, key))
+
+
+def _replaced(doc, path, new):
+    if not path:
+        return new
+    out = copy.copy(doc)
+    out[path[0]] = _replaced(doc[path[0]], path[1:], new)
+    return out
+
+
+@pytest.fixture(scope="module")
+def honest(tmp_path_factory) -> dict:
+    """One certificate of each command on a small table."""
+    folder = tmp_path_factory.mktemp("honest")
+    (folder / "train.csv").write_text("f,g,y\na,x,p\nb,x,p\n,y,q\na,,q\nb,y,p\na,x,q\nb,x,p\n")
+    (folder / "truth.csv").write_text("f,g,y\na,x,p\nb,x,p\nb,y,q\na,y,q\nb,y,p\na,x,q\nb,x,p\n")
+    (folder / "test.csv").write_text("f,g\na,x\nb,y\n,x\nc,y\n")
+    t, tr, tt = (str(folder / f) for f in ("train.csv", "truth.csv", "test.csv"))
+    out = {k: folder / f"{k}.json" for k in ("certify", "poison", "together", "clean")}
+    nbcert.certify(t, tt, "y", certificate=out["certify"])
+    nbcert.poison(tr, tt, "y", certificate=out["poison"])
+    nbcert.poison_many(tr, tt, "y", certificate=out["together"])
+    nbcert.clean_offline(t, tr, tt, "y", certificate=out["clean"])
+    return {k: json.loads(p.read_text()) for k, p in out.items()} | {"folder": folder}
+
+
+JUNK = st.sampled_from([None, 0, -1, 10**6, 1.5, float("inf"), "x", "1/0", "", [], {}, True, [[]]])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), junk=JUNK)
+def test_a_malformed_certificate_never_raises(honest, data, junk):
+    """Any node of a certificate replaced by junk: the checker answers with claims or one
+    Unreadable line, never another exception (never a traceback)."""
+    command = data.draw(st.sampled_from(["certify", "poison", "together", "clean"]))
+    doc = honest[command]
+    path, _ = data.draw(st.sampled_from(list(_nodes(doc))))
+    bad = honest["folder"] / f"junk-{command}.json"
+    bad.write_text(json.dumps(_replaced(doc, path, junk)))
+    try:
+        verify.check(bad)
+    except verify.Unreadable:
+        pass

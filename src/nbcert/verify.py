@@ -472,7 +472,7 @@ class Checker:
         except Wrong as e:
             self.add(claim, False, str(e))
             return False
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as e:
             self.add(claim, False, f"malformed ({type(e).__name__}: {e})")
             return False
         self.add(claim, None if said is None else True, said or f"more than {LIMIT} to search")
@@ -1064,7 +1064,7 @@ def check(path) -> list:
     cert = load(path)
     try:
         return Checker(cert, os.path.dirname(os.path.abspath(path))).run()
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError) as e:
         raise Unreadable(f"{path}: malformed certificate ({type(e).__name__}: {e})") from None
 
 
