@@ -165,9 +165,17 @@ def test_the_pipelines_entry_points(files):
                           label="y", alpha="1/2", index=[1, 2])  # fmt: skip
     assert [r["test_index"] for r in doc["results"]] == [1, 2]
     assert doc["inputs"]["alpha"] == "1/2"
+    assert doc["inputs"]["test_rows"] == [1, 2]
     claims = verify.check("run.json")
-    assert claims[0] == ("the results answer each of the 4 test rows once", False, "")
-    assert all(c.ok for c in claims[1:])  # the rows it answered hold
+    assert claims[0] == (
+        "the results answer each of the 2 test rows listed (2 of 4) once",
+        True,
+        "",
+    )
+    assert all(c.ok for c in claims) and len(claims) >= 3
+    doc["inputs"]["test_rows"] = [0, 1, 2]  # a row said to be answered and not answered
+    Path("bad.json").write_text(json.dumps(doc))
+    assert not verify.check("bad.json")[0].ok
 
 
 def test_certify_encoded_writes_what_certify_answers(files):

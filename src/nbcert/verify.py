@@ -502,13 +502,24 @@ class Checker:
     def view(self, state: State, i: int) -> View:
         return View(state, self.test[i], self.alpha)
 
+    def answered(self) -> list:
+        """The test rows the certificate answers: every one, unless its inputs list some
+        (``test_rows``: a program that certified a few rows says which)."""
+        every = list(range(len(self.test)))
+        said = self.cert["inputs"].get("test_rows", every)
+        if not isinstance(said, list) or not set(said) <= set(every) or len(set(said)) != len(said):
+            raise Unreadable("its test_rows are not distinct rows of the test file")
+        return said
+
     def rows(self, keys: set):
         """(result, name, test row index, evidence) of each result whose keys are ``keys``
         (and id, evidence); first a claim that they answer each test row once."""
-        results = self.cert["results"]
+        results, every = self.cert["results"], self.answered()
         indices = [r.get("test_index") for r in results if isinstance(r, dict)]
-        every = list(range(len(self.test)))
-        self.add(f"the results answer each of the {len(every)} test rows once", indices == every)
+        of = "" if len(every) == len(self.test) else f" listed ({len(every)} of {len(self.test)})"
+        self.add(
+            f"the results answer each of the {len(every)} test rows{of} once", indices == every
+        )
         for r in results:
             if not isinstance(r, dict) or set(r) - {"id", "evidence"} != keys:
                 self.add("a result", False, f"its keys are not {', '.join(sorted(keys))}")
@@ -648,7 +659,7 @@ class Checker:
         if len(results) != 1 or set(results[0]) - {"ids", "evidence"} != keys:
             self.add("the result", False, f"one result, whose keys are {', '.join(sorted(keys))}")
             return
-        r, every = results[0], list(range(len(self.test)))
+        r, every = results[0], self.answered()
         ev, n, status = r.get("evidence") or {}, r["num_cells"], r["status"]
         self.add(f"the result is about all {len(every)} test rows", r["test_indices"] == every)
         if status in ("poisoned", "already_nonrobust"):
@@ -667,7 +678,7 @@ class Checker:
     def all_blanked(self, state: State, r: dict, ev: dict) -> str:
         self.counted(r)
         after = self.changed(state, r["cells"], blank=True)
-        if sorted(w["test_index"] for w in ev["after"]) != list(range(len(self.test))):
+        if sorted(w["test_index"] for w in ev["after"]) != sorted(r["test_indices"]):
             raise Wrong("worlds are not given for each row once")
         for w in ev["after"]:
             not_robust(self.view(after, w["test_index"]), w["worlds"], self.train)
@@ -682,7 +693,8 @@ class Checker:
             return fewest_blanks(state, self.test[src["test_index"]], bound, self.alpha)
         floor = src["floor"]
         if fewest_blanks(state, self.test[floor["test_index"]], floor["cells"], self.alpha):
-            return few_blankings(state, self.test, floor["cells"], bound, self.alpha)
+            points = [self.test[i] for i in r["test_indices"]]
+            return few_blankings(state, points, floor["cells"], bound, self.alpha)
         return None
 
     def clean(self) -> None:
@@ -749,7 +761,7 @@ class Checker:
         return not_robust(self.view(after, proof["test_index"]), proof["worlds"], self.train)
 
     def clean_all(self, state: State, part: dict, which: str, ev: dict) -> None:
-        n, every = part.get("num_cells"), list(range(len(self.test)))
+        n, every = part.get("num_cells"), self.answered()
         if which == "path" and part.get("certifies_all") is False:
             claim = f"the policy's path of {n} cells leaves a row not robust"
             self.checked(claim, lambda: self.left(state, part, ev["after"][0]))

@@ -60,7 +60,9 @@ def certify_encoded(
     alpha : Fraction, int or str, default 0
         The smoothing the answers are for (exact: ``"1/2"``, ``Fraction(1, 2)``).
     index : sequence of int, optional
-        Each row of T's data row in ``test`` (default 0, 1, ..., k - 1).
+        Each row of T's data row in ``test`` (default 0, 1, ..., k - 1: T is the whole
+        file).  Given, the certificate lists them (``inputs.test_rows``) and answers for
+        those rows alone.
     reading : nbcert.inputs.Reading, optional
         How the files were read, when not with the defaults.
 
@@ -76,12 +78,12 @@ def certify_encoded(
     alpha = as_alpha(alpha)
     target = Target.of(certificate, train=train, test=test)
     T = np.asarray(T)
-    index = list(range(len(T))) if index is None else [int(i) for i in index]
+    inputs = document.inputs(target, table, label, alpha, reading)
+    if index is not None:  # the rows answered, when they may be a few of the file's
+        inputs["test_rows"] = index = [int(i) for i in index]
     answer = _certified(table, T, alpha, decide)
-    results = questions.certify(table, T, answer, alpha, index)
-    return document.write(
-        target, "certify", document.inputs(target, table, label, alpha, reading), results
-    )
+    results = questions.certify(table, T, answer, alpha, index or list(range(len(T))))
+    return document.write(target, "certify", inputs, results)
 
 
 def _certified(table, T, alpha, decide) -> dict:
