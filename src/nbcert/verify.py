@@ -682,7 +682,7 @@ class Checker:
             raise Wrong("worlds are not given for each row once")
         for w in ev["after"]:
             not_robust(self.view(after, w["test_index"]), w["worlds"], self.train)
-        return f"worlds for each of the {len(self.test)} rows"
+        return f"worlds for each of the {len(r['test_indices'])} rows"
 
     def together_bound(self, state: State, r: dict, src: dict, bound):
         """A lower bound from one row's own minimum (k None: that row cannot be made not
