@@ -140,3 +140,26 @@ def test_clean_offline_takes_paths(example):
     a = nbcert.clean_offline(*paths, "diagnosis", id="id", method="greedy")
     b = nbcert.clean_offline(*frames, "diagnosis", id="id", method="greedy")
     assert [p.num_cells for p in a.points] == [p.num_cells for p in b.points]
+
+
+def test_the_certificate_flow_is_what_the_readme_shows(example):
+    """The two commands: an answer with its certificate, checked by verify.py copied beside
+    it and run by a Python without site packages (the standard library only)."""
+    import shutil
+
+    command = (
+        "nbcert certify --train train.csv --test test.csv --label diagnosis --id id --bins 5 "
+        "--certificate cert.json"
+    )
+    _nbcert(example, *command.split()[1:])
+    shutil.copy(ROOT / "src/nbcert/verify.py", example / "verify.py")
+    run = subprocess.run(
+        [sys.executable, "-I", "-S", "verify.py", "cert.json"],
+        cwd=example,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    shown, got = _shown("python3 verify.py cert.json"), run.stdout.splitlines()
+    head = shown[: shown.index("…")]
+    assert got[: len(head)] == head and got[-1] == shown[-1]
