@@ -13,7 +13,13 @@ ROOT = Path(nbcert.__file__).parent
 # reading -> stats (and their projections) -> kernel -> questions -> front ends; a module may import its own layer
 # or a lower one.  errors and params import nothing of nbcert but errors.
 LAYERS = [
-    {"nbcert.errors", "nbcert.params", "nbcert.reading", "nbcert.synthetic", "nbcert.verify"},  # verify: stdlib only
+    {
+        "nbcert.errors",
+        "nbcert.params",
+        "nbcert.reading",
+        "nbcert.synthetic",
+        "nbcert.verify",
+    },  # verify: stdlib only
     {"nbcert.stats", "nbcert.blanks"},  # blanks: projections of the statistics
     {"nbcert.kernel"},
     {

@@ -36,6 +36,9 @@ _WHERE = {
 
 __all__ = list(_WHERE)
 
+# modules reached as attributes: nbcert.verify.check(path), nbcert.certificate.certify_encoded
+_MODULES = ("verify", "certificate")
+
 
 def _version() -> str:
     """The installed distribution's version (looked up on first use: importing
@@ -52,9 +55,12 @@ def __getattr__(name):
     if name == "__version__":
         globals()[name] = _version()
         return globals()[name]
+    from importlib import import_module
+
+    if name in _MODULES:
+        return import_module(f".{name}", __name__)
     if name not in _WHERE:
         raise AttributeError(f"module 'nbcert' has no attribute {name!r}")
-    from importlib import import_module
 
     value = getattr(import_module(f".{_WHERE[name]}", __name__), name)
     globals()[name] = value
@@ -62,4 +68,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_WHERE))
+    return sorted(set(globals()) | set(_WHERE) | set(_MODULES))

@@ -66,6 +66,7 @@ def certify(
     method: Literal["index", "iterate", "ad"] = "index",
     n_worlds: int = 100,
     seed=None,
+    certificate=None,
     **options: Unpack[ReadingOptions],
 ) -> pd.DataFrame:
     """Is each test row certifiably robust: the same unique Naive Bayes prediction in
@@ -92,6 +93,10 @@ def certify(
         Worlds sampled per test row by ``ad``.
     seed : None, int or numpy Generator, optional
         Random seed of ``ad``.
+    certificate : str or path, optional
+        Also write a certificate there (``nbcert.certificate``): the answer with the
+        evidence that ``nbcert.verify`` checks; ``train`` and ``test`` must then be files
+        (paths), and the method exact.
     **options
         The reading options, the same for every function of the API (``ReadingOptions``):
         ``missing``, ``stream``, ``batch_rows``, ``names``, ``bins``, ``binning``,
@@ -146,9 +151,38 @@ def certify(
         ``worlds_sampled`` (fewer than ``n_worlds`` when AD stopped at a disagreement).
     """
     reading = Reading.of(train, **options)
+    target = _target(certificate, method != "ad", train=train, test=test)
     need = Need(None if method == "index" else f"certify method {method!r}")
-    table, T, _, ids = ask(train, test, label, reading, need)
-    return with_id(_certified(table, T, alpha, method, n_worlds, seed, test.index), ids)
+    bins = []
+    table, T, test, ids = ask(train, test, label, reading, need, bins)
+    out = with_id(_certified(table, T, alpha, method, n_worlds, seed, test.index), ids)
+    if target is not None:
+        from . import certificate as cert
+
+        cert.write_certify(
+            target,
+            table,
+            T,
+            out,
+            label=label,
+            alpha=alpha,
+            reading=reading,
+            bins=bins,
+            index=list(test.index),
+            ids=ids,
+        )
+    return out
+
+
+def _target(certificate, exact: bool = True, **tables):
+    """The certificate's Target (checked before any data is read), or None without one."""
+    if certificate is None:
+        return None
+    if not exact:
+        raise ParameterError("certificate: needs an exact method (index or iterate), not ad")
+    from .certificate import Target
+
+    return Target.of(certificate, **tables)
 
 
 EXACT_COLUMNS = ("label", "possible_labels", "tie_possible")
@@ -291,6 +325,7 @@ def poison(
     method: Literal["op", "sr", "rp"] = "op",
     seed=None,
     alpha=0,
+    certificate=None,
     **options: Unpack[ReadingOptions],
 ) -> list[poisoning.Poisoning]:
     """Cells of the complete table ``train`` to blank so each test row, on its own,
@@ -311,6 +346,8 @@ def poison(
         that removes every cell of a value moves that column's domain size, and so every
         label's denominator: OP searches those blankings too, and refuses (one line) when
         there are more than ``nbcert.poisoning.minimum.SEARCH_LIMIT`` sets of such values.
+    certificate : str or path, optional
+        Also write a certificate there, as for ``certify`` (the table held in memory).
 
     Returns
     -------
@@ -322,8 +359,10 @@ def poison(
     from . import poisoning
 
     reading = Reading.of(train, **options)
-    need = Need(f"poison method {method!r}", second_pass=method == "op")
-    table, T, _, _ = ask(train, test, label, reading, need)
+    target = _target(certificate, train=train, test=test)
+    need = Need(f"poison method {method!r}", second_pass=method == "op" and target is None)
+    bins = []
+    table, T, test, ids = ask(train, test, label, reading, need, bins)
     require_complete(table, reading)
 
     def answer(sub, codes, rows, keep):
@@ -333,7 +372,24 @@ def poison(
             poisoning.poison_encoded(sub, t, method=method, seed=seed, alpha=alpha) for t in codes
         ]
 
-    return blanks.per_group(table, T, answer)
+    found = blanks.per_group(table, T, answer)
+    if target is not None:
+        from . import certificate as cert
+
+        cert.write_poison(
+            target,
+            table,
+            T,
+            found,
+            method=method,
+            label=label,
+            alpha=alpha,
+            reading=reading,
+            bins=bins,
+            index=list(test.index),
+            ids=ids,
+        )
+    return found
 
 
 @validated
@@ -344,6 +400,7 @@ def poison_many(
     *,
     method: Literal["auto", "exact", "greedy"] = "auto",
     time_limit: float = 30.0,
+    certificate=None,
     **options: Unpack[ReadingOptions],
 ) -> poisoning.ManyPoisoning:
     """The fewest cells of the complete table ``train`` to blank so that every test row is
@@ -358,6 +415,8 @@ def poison_many(
         instances; ``auto`` picks by size.
     time_limit : float, default 30.0
         Seconds the exact program may run.
+    certificate : str or path, optional
+        Also write a certificate there, as for ``certify``.
 
     Returns
     -------
@@ -369,10 +428,28 @@ def poison_many(
     from . import poisoning
 
     reading = Reading.of(train, **options)
-    table, T, _, _ = ask(train, test, label, reading, Need("poisoning many points together"))
+    target = _target(certificate, train=train, test=test)
+    bins = []
+    table, T, test, ids = ask(
+        train, test, label, reading, Need("poisoning many points together"), bins
+    )
     require_complete(table, reading)
     result = poisoning.poison_many_encoded(table, T, method=method, time_limit=time_limit)
     _limit_warnings(("poison_many", "poison --together"), result, time_limit)
+    if target is not None:
+        from . import certificate as cert
+
+        cert.write_poison_together(
+            target,
+            table,
+            T,
+            result,
+            label=label,
+            reading=reading,
+            bins=bins,
+            index=list(test.index),
+            ids=ids,
+        )
     return result
 
 
@@ -465,6 +542,7 @@ def clean_offline(
     time_limit: float = 60.0,
     batch: int = 1,
     progress=None,
+    certificate=None,
     **options: Unpack[ReadingOptions],
 ) -> cleaning.CleaningReport:
     """With the true values of ``train``'s missing cells known: the fewest cells to clean,
@@ -492,6 +570,8 @@ def clean_offline(
         Called as ``progress(done, total, stage)``: per test row while the fewest cells per
         row are found (``total`` the rows), then with ``total`` None as the search for all
         rows together and the policy's path begin, and ``progress(1, 1, stage)`` at the end.
+    certificate : str or path, optional
+        Also write a certificate there, as for ``certify`` (``truth`` a file too).
 
     Returns
     -------
@@ -505,9 +585,11 @@ def clean_offline(
     from . import cleaning
 
     reading = Reading.of(train, **options)
+    target = _target(certificate, train=train, test=test, truth=truth)
     test, truth, reading = read_paths(test, truth, reading)
     _, ids = split_id(test, reading.id, reading.names)
-    train, test, truth = binned(train, test, label, reading, truth)
+    bins = []
+    train, test, truth = binned(train, test, label, reading, truth, bins)
     train = train_frame(train, reading)
     enc, miss = prepare_truth(train, truth, label, reading.missing, reading.names)
     check_id(ids, enc.features, reading.names)
@@ -530,6 +612,21 @@ def clean_offline(
     except cleaning.TooManyBranches as e:
         raise InputError(_too_many_branches(e, tab, alpha, reading)) from None
     _limit_warnings(("clean_offline", "clean --truth"), found.together, time_limit, node_limit)
+    if target is not None:
+        from . import certificate as cert
+
+        cert.write_clean(
+            target,
+            tab,
+            T,
+            found,
+            label=label,
+            alpha=alpha,
+            reading=reading,
+            bins=bins,
+            index=list(test.index),
+            ids=ids,
+        )
     return found
 
 

@@ -291,11 +291,12 @@ def train_frame(train, reading: Reading):
     return train
 
 
-def binned(train, test, label, reading: Reading, truth=None) -> tuple:
+def binned(train, test, label, reading: Reading, truth=None, fitted: list | None = None) -> tuple:
     """(train, test, truth) after ``sep``, ``decimal`` and ``bins``: a path becomes a
     TableSource read with ``sep``, ``encoding`` and ``decimal``, a DataFrame's numbers
     written with ``decimal`` are rewritten with a point; with ``bins`` the tables become
-    DataFrames with the training table's numeric columns binned."""
+    DataFrames with the training table's numeric columns binned (their ColumnBins appended
+    to ``fitted``, when given)."""
     from .reading import decimals
     from .reading.files import TableSource
 
@@ -331,15 +332,16 @@ def binned(train, test, label, reading: Reading, truth=None) -> tuple:
         reading.binning,
         reading.categorical,
         names["train"],
+        fitted,
     )
     others = iter(others)
     return train, *(next(others) if isinstance(t, pd.DataFrame) else t for t in (test, truth))
 
 
-def prepare(train, test, label, reading: Reading, need: Need = Need()) -> tuple:
+def prepare(train, test, label, reading: Reading, need: Need = Need(), fitted=None) -> tuple:
     """(training table as Stats or EncodedTable, test codes, test table as binned), after
-    ``binned``, with the DataWarnings they call for."""
-    train, test, _ = binned(train, test, label, reading)
+    ``binned`` (``fitted``: see there), with the DataWarnings they call for."""
+    train, test, _ = binned(train, test, label, reading, fitted=fitted)
     table = _train_table(train, label, reading, need)
     T = coded_test(table, test, reading)
     hints.warn(
@@ -353,12 +355,13 @@ def prepare(train, test, label, reading: Reading, need: Need = Need()) -> tuple:
     return table, T, test
 
 
-def ask(train, test, label, reading: Reading, need: Need = Need()) -> tuple:
+def ask(train, test, label, reading: Reading, need: Need = Need(), fitted=None) -> tuple:
     """``prepare`` with the test id column read and checked (not a training column): (training
-    table, test codes, test table as binned, RowIds or None).  A test path is read first."""
+    table, test codes, test table as binned, RowIds or None).  A test path is read first;
+    ``fitted``: see ``binned``."""
     test, _, reading = read_paths(test, None, reading)
     _, ids = split_id(test, reading.id, reading.names)  # test keeps it: encode_test leaves it out
-    table, T, test = prepare(train, test, label, reading, need)
+    table, T, test = prepare(train, test, label, reading, need, fitted)
     check_id(ids, table.features, reading.names)
     check_columns_of_test(test, table.features, label, reading)
     return table, T, test, ids

@@ -5,6 +5,7 @@
 * ``poison``: the fewest training cells to blank so that a test row (or, with
   ``--together``, every test row at once) is no longer robust.
 * ``clean``: which missing cells to clean first (with ``--truth``: the fewest, exactly).
+* ``verify``: check a certificate that ``--certificate FILE`` wrote (``nbcert.verify``).
 
 Every user mistake is reported as one line ``nbcert: error: <message>`` on stderr with
 exit status 2 (the same status argparse uses for usage errors); results go to stdout,
@@ -55,6 +56,10 @@ def main(argv=None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as e:  # -h, --version and usage errors
         return e.code if isinstance(e.code, int) else (0 if e.code is None else EXIT_ERROR)
+    if args.command == "verify":  # the checker has its own lines and exit statuses
+        from .. import verify
+
+        return verify.main([args.certificate], prog="nbcert verify")
     set_digits = getattr(sys, "set_int_max_str_digits", None)  # world counts can be huge
     old_digits = sys.get_int_max_str_digits() if set_digits else None
     if set_digits:

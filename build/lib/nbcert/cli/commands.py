@@ -113,6 +113,18 @@ def _check_binning(args) -> None:
         raise ParameterError("--binning needs --bins")
 
 
+def _certificate(args, inputs: Inputs | None = None, **files):
+    """The --certificate target, checked before any file is read (None without the flag):
+    it names the command line's files as given, and its --id column once read."""
+    if getattr(args, "certificate", None) is None:
+        return None
+    from ..certificate import Target
+
+    given = {role: path for role, path in files.items() if path is not None}
+    text = {"missing": args.missing, "sep": args.sep, "encoding": args.encoding}
+    return Target.of(Target(args.certificate, given, inputs.ids if inputs else None, text))
+
+
 def _reading(args, inputs: Inputs) -> dict:
     """How the library reads the tables: the API's reading options from the flags."""
     _check_binning(args)
@@ -202,8 +214,13 @@ def _load(args, session: Session) -> Inputs:
 @_hinting
 def certify(args, session: Session) -> Certified:
     alpha = _alpha(args.alpha)
+    if args.certificate is not None and args.method == "ad":
+        raise ParameterError("--certificate needs an exact method (index or iterate), not ad")
+    _certificate(args, train=args.train, test=args.test)
     inputs = _load(args, session)
-    table = _ask(nbcert.certify, args, inputs, "method", "n_worlds", "seed", alpha=alpha)
+    target = _certificate(args, inputs, train=args.train, test=args.test)
+    flags = ("method", "n_worlds", "seed")
+    table = _ask(nbcert.certify, args, inputs, *flags, alpha=alpha, certificate=target)
     return Certified(list(inputs.test.index), table, inputs.ids)
 
 
@@ -237,13 +254,19 @@ def poison(args, session: Session) -> Poisoned | PoisonedTogether:
     alpha = _alpha(args.alpha)
     if args.together and alpha:
         raise ParameterError("--alpha: poisoning rows --together is for alpha 0 (the paper's)")
+    _certificate(args, train=args.train, test=args.test)
     inputs = _load(args, session)
     index = list(inputs.test.index)
+    target = _certificate(args, inputs, train=args.train, test=args.test)
     if args.together:
         with session.ticking("searching cells for every row at once"):
-            res = _ask(nbcert.poison_many, args, inputs, "time_limit", method=args.method or "auto")
+            method = args.method or "auto"
+            res = _ask(
+                nbcert.poison_many, args, inputs, "time_limit", method=method, certificate=target
+            )
         return PoisonedTogether(index, res, inputs.ids)
-    res = _ask(nbcert.poison, args, inputs, "seed", method=args.method or "op", alpha=alpha)
+    method = args.method or "op"
+    res = _ask(nbcert.poison, args, inputs, "seed", method=method, alpha=alpha, certificate=target)
     return Poisoned(index, res, inputs.ids)
 
 
@@ -256,7 +279,7 @@ def _check_clean_options(args) -> None:
             "NBCERT_DASK_SCHEDULER)"
         )
     if args.truth is None:
-        for flag, default in (("method", "auto"), ("batch", 1)):
+        for flag, default in (("method", "auto"), ("batch", 1), ("certificate", None)):
             if getattr(args, flag) != default:
                 raise ParameterError(f"--{flag} needs --truth")
 
@@ -265,6 +288,8 @@ def _check_clean_options(args) -> None:
 def clean(args, session: Session) -> Advice | Cleaned:
     alpha = _alpha(args.alpha)
     _check_clean_options(args)
+    files = {"train": args.train, "test": args.test, "truth": args.truth}
+    _certificate(args, **files)
     inputs = _load(args, session)
     inputs.train = inputs.train.to_pandas()  # the cleaning methods work on the rows
     if args.truth is None:
@@ -272,7 +297,16 @@ def clean(args, session: Session) -> Advice | Cleaned:
     inputs.truth = _read_csv(args, args.truth)
     inputs.names["truth"] = args.truth
     flags = ("prior", "method", "node_limit", "time_limit", "batch")
-    report = _ask(nbcert.clean_offline, args, inputs, *flags, alpha=alpha, progress=session.hook())
+    target = _certificate(args, inputs, **files)
+    report = _ask(
+        nbcert.clean_offline,
+        args,
+        inputs,
+        *flags,
+        alpha=alpha,
+        progress=session.hook(),
+        certificate=target,
+    )
     return Cleaned(list(inputs.test.index), report, inputs.ids)
 
 

@@ -360,8 +360,20 @@ def _command(sub, parents, name: str, alpha: bool = True):
     return p
 
 
+def _certificate(p, what: str) -> None:
+    """--certificate FILE: the answer's certificate, written beside the usual output."""
+    _named(
+        p,
+        "--certificate",
+        "FILE",
+        f"also write a certificate to FILE: the answers as --json prints them, {what}, and "
+        "the files' SHA-256; check it with nbcert verify FILE (or python3 verify.py FILE)",
+    )
+
+
 def _certify(sub, parents) -> None:
     p = _command(sub, parents, "certify")
+    _certificate(p, "each with worlds and bounds that prove it")
     _method(
         p,
         "certify",
@@ -424,6 +436,7 @@ def _poison(sub, parents) -> None:
         30.0,
         "SEC",
     )
+    _certificate(p, "each with worlds that show the row no longer robust and the proof's data")
 
 
 def _clean(sub, parents) -> None:
@@ -465,6 +478,27 @@ def _clean(sub, parents) -> None:
     _option(
         p, "--batch", "batch", "with --truth, cells the policy cleans per step along its path", 1
     )
+    _certificate(p, "with --truth: each with the bounds that certify the cleaned rows")
+
+
+def _verify(sub) -> None:
+    p = sub.add_parser(
+        "verify",
+        formatter_class=_Formatter,
+        help="check a certificate written by --certificate",
+        description=_text(
+            "Check a certificate: read its files again (refusing any whose SHA-256 differs) "
+            "and check every claim in exact arithmetic, one line per claim. The same code "
+            "as verify.py, which runs alone with Python's standard library "
+            "(python3 verify.py CERT)."
+        ),
+        epilog=textwrap.fill(
+            "exit status: 0 when every checked claim holds, 1 when one does not, 2 when the "
+            "certificate or its files cannot be read (one line on stderr).",
+            79,
+        ),
+    )
+    p.add_argument("certificate", metavar="CERT", help="the certificate file (JSON)")
 
 
 COMMANDS = {"certify": _certify, "count": _count, "poison": _poison, "clean": _clean}
@@ -489,4 +523,5 @@ def build_parser() -> argparse.ArgumentParser:
     parents = [_input_options(), _output_options()]
     for add in COMMANDS.values():
         add(sub, parents)
+    _verify(sub)
     return parser

@@ -193,10 +193,14 @@ def bin_tables(
     strategy: str,
     categorical: Iterable[str] = (),
     name: str = "training table",
+    fitted_out: list | None = None,
 ) -> tuple:
     """``train`` and each ``(table, its name)`` of ``others`` with the numeric columns of
-    ``train`` binned at ``train``'s edges."""
+    ``train`` binned at ``train``'s edges (their ColumnBins appended to ``fitted_out``, when
+    given: a certificate writes the edges)."""
     fitted, binned = _fit(train, label, n_bins, strategy, categorical, name)
+    if fitted_out is not None:
+        fitted_out.extend(fitted)
     return (binned, *(apply_columns(fitted, t, n) for t, n in others))
 
 
