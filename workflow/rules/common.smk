@@ -57,6 +57,7 @@ TEST = "data/splits/{ds}/rep{rep}/test.csv"
 PERTURBED = "data/perturbed/{ds}/rep{rep}/{kind}_{rate}.csv"
 DECISION_RUN = "results/runs/decision/{ds}/rep{rep}/{kind}_{rate}.csv"
 POISONING_RUN = "results/runs/poisoning/{ds}/rep{rep}.csv"
+CERTIFICATE = "results/certificates/{ds}/rep{rep}/{kind}_{rate}.json"
 POISONING_MANY_RUN = "results/runs/poisoning_many/{ds}/k{k}.csv"
 SCALING_RUN = "results/runs/scaling/{run}.csv"  # run: n{n} in memory, streamed_n{n} from disk
 SCALING_RUNS = [f"n{n}" for n in B.scaling.n_values] + [
@@ -249,7 +250,9 @@ def obtained(pattern, **values):
 # The report's figures, and the jobs whose benchmark files account for its time.
 FIGURES = expand("results/figures/fig{num}.png", num=[6, 7, 8, 9, 10])
 STUDY_FIGURES = expand("results/figures/{study}.png", study=BEYOND)
-PAPER_JOBS = "discretize split perturb decide poison gather_decision gather_poisoning".split()
+PAPER_JOBS = (
+    "discretize split perturb decide certificates poison gather_decision gather_poisoning".split()
+)
 PAPER_ONCE = "data_status figures_decision figure_poisoning".split()
 BEYOND_JOBS = "poison_many counting_study cleaning_study".split()
 BEYOND_ONCE = ["gather_poisoning_many", "gather_scaling"] + [f"figure_{study}" for study in BEYOND]
@@ -277,6 +280,7 @@ def report_inputs(part):
             "info": obtained("data/discretized/{ds}.json")(wildcards),
             "decision": obtained("results/tables/decision_{ds}.csv")(wildcards),
             "poisoning": obtained("results/tables/poisoning_{ds}.csv")(wildcards),
+            "certified": obtained("results/tables/certified_{ds}.csv")(wildcards),
             "timings": timings(PAPER_JOBS, PAPER_ONCE),
         }
         if part == "all":
@@ -326,8 +330,16 @@ def paper_files():
         ["results/data_status.json"]
         + expand("data/discretized/{ds}.{ext}", ds=ds, ext=["csv", "json"])
         + expand([TRAIN, TEST, POISONING_RUN], ds=ds, rep=REPS)
-        + expand([PERTURBED, DECISION_RUN], ds=ds, rep=REPS, kind=S.perturbations, rate=RATES)
-        + expand("results/tables/{table}_{ds}.csv", table=["decision", "poisoning"], ds=ds)
+        + expand(
+            [PERTURBED, DECISION_RUN, CERTIFICATE],
+            ds=ds,
+            rep=REPS,
+            kind=S.perturbations,
+            rate=RATES,
+        )
+        + expand(
+            "results/tables/{table}_{ds}.csv", table=["decision", "poisoning", "certified"], ds=ds
+        )
         + FIGURES
         + [f.replace(".png", ".pdf") for f in FIGURES]
         + ["results/paper.md"]

@@ -47,3 +47,29 @@ rule gather_decision:
         expect=decision_expected,
     script:
         "../scripts/gather.py"
+
+
+# Each perturbed table's decisions written with their evidence and checked by verify.py.
+rule certificates:
+    input:
+        test=each(EACH_REP, TEST),
+        dirty=each(EACH_VARIANT, PERTURBED),
+        runs=each(EACH_VARIANT, DECISION_RUN),
+    output:
+        certificates=each(EACH_VARIANT, CERTIFICATE),
+        table="results/tables/certified_{ds}.csv",
+    log:
+        "logs/certificates/{ds}.log",
+        benchmark="logs/benchmarks/certificates/{ds}.tsv",
+    conda:
+        "../envs/pipeline.yaml"
+    resources:
+        mem_mb=per_attempt(800, 10),
+        runtime=per_attempt(10, 2),
+    params:
+        label=label,
+        records=records(
+            EACH_VARIANT, test=TEST, dirty=PERTURBED, run=DECISION_RUN, certificate=CERTIFICATE
+        ),
+    script:
+        "../scripts/certificates.py"

@@ -276,6 +276,22 @@ def claims(dec: pd.DataFrame, poi: pd.DataFrame, k: int) -> list:
 COUNTEREXAMPLE = pd.DataFrame({"y": list("BBABBBB"), "f0": list("abbbabc"), "f1": list("aabbbab")})
 
 
+def certificates(cert: pd.DataFrame) -> list:
+    """How many of the decision runs' answers a referee can check without nbcert."""
+    robust = int(cert.robust.sum())
+    return [
+        "## Certificates",
+        "",
+        f"{int(cert.checked.sum())} of {int(cert.decisions.sum())} decisions checked by nbcert's "
+        f"standalone checker (`verify.py`, the Python standard library alone), in {len(cert)} "
+        f"certificates, one per perturbed table (`results/certificates/`): {robust} robust points, "
+        "each with a bound per rival label, and every possible label of the others with a world "
+        "in which it wins. The checker reads the tables itself and recomputes every claim in "
+        "exact fractions; `python3 verify.py CERTIFICATE` repeats it.",
+        "",
+    ]
+
+
 def corrections(poi: pd.DataFrame) -> list:
     """Where the paper's algebra fails, and what that changed on this run's tables."""
     cells = poi.pivot_table(index=["dataset", "rep"], columns="method", values="cells")
@@ -410,6 +426,7 @@ class ReportInputs:
     infos: list  # discretize's record per obtained data set (sha256 verified, cells missing)
     decision: pd.DataFrame
     poisoning: pd.DataFrame
+    certified: pd.DataFrame  # the decision runs' certificates, as verify.py checked them
     figures: list
     timings: pd.DataFrame  # per stage: jobs, wall and CPU seconds, peak memory (report.timing)
     provenance: str  # the commit and the library versions that computed it
@@ -444,6 +461,7 @@ def render(r: ReportInputs) -> str:
         cpu["many-point poisoning"] = r.poisoning_many
     lines += machine(cpu, [t for t in timed if len(t)]) + timing_section(r.timings, this_machine())
     lines += claims(r.decision, r.poisoning, r.settings["k_for_rates"])
+    lines += certificates(r.certified)
     lines += corrections(r.poisoning)
     lines += extras(r.decision, r.poisoning)
     lines += ["## Figures", ""] + [
@@ -490,6 +508,7 @@ def main(snakemake):
         infos=[json.loads(Path(f).read_text()) for f in i.info],
         decision=read_tables(i.decision, "decision_run"),
         poisoning=read_tables(i.poisoning, "poisoning_run"),
+        certified=read_tables(i.certified, "certified"),
         figures=list(i.figures),
         timings=stage_times(i.timings),
         provenance=describe(snakemake.scriptdir),
