@@ -32,7 +32,8 @@ many points (Section 5.2)   :func:`poison_many_encoded`, :func:`greedy`, :func:`
 binning (Section 6.1)       :func:`numeric_values`, :func:`discretize_column`
 ==========================  ==================================================================
 
-Beyond the paper: the cleaning searches (:class:`CleaningTable` and the functions after it,
+Beyond the paper: :func:`certify_encoded` writes Iterate+Index's answers with their evidence as
+a certificate that :mod:`nbcert.verify` checks; the cleaning searches (:class:`CleaningTable` and the functions after it,
 :func:`entropy_chooser` a CPClean-style rival to nbcert's policy); :func:`as_alpha` (the
 smoothing as an exact fraction) and :func:`check_parameters`, the rules the API applies to a
 parameter (``sep=";"``, ...); and :func:`mem_available` for a study that plans its memory.
@@ -48,6 +49,7 @@ from .approximate import (
     iter_ad_counts,
     iter_ad_sampled,
 )
+from .certificate import certify_encoded
 from .cleaning import (
     CleaningTable,
     advice,
@@ -123,6 +125,8 @@ __all__ = [
     "entropy_chooser",
     "report",
     "advice",
+    # certificates (checked by nbcert.verify)
+    "certify_encoded",
     # the API's parameter rules
     "as_alpha",
     "check_parameters",
