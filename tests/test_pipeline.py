@@ -2,6 +2,7 @@
 ways a user can damage, misconfigure or interrupt it (issue 8's numbered failures)."""
 
 import json
+import re
 import os
 import signal
 import stat
@@ -53,6 +54,8 @@ def test_outputs_exist_and_are_not_empty(run):
         assert [name, "obtained"] in [row[:2] for row in table_rows(report)]
         assert (run / f"logs/fetch/{name}.log").exists()
     assert "19.5x" in report and "![fig10](figures/fig10.png)" in report
+    checked = re.search(r"(\d+) of (\d+) decisions checked by nbcert's standalone checker", report)
+    assert checked and checked[1] == checked[2] and int(checked[1]) > 0  # every decision holds
     wrong = report.split("## Where the paper is wrong")[1].split("\n## ")[0]
     assert "Section 5.1.3" in wrong and "OP needed fewer cells than the paper's pure" in wrong
 
