@@ -2,8 +2,8 @@
 ways a user can damage, misconfigure or interrupt it (issue 8's numbered failures)."""
 
 import json
-import re
 import os
+import re
 import signal
 import stat
 import subprocess
