@@ -10,14 +10,14 @@ time and peak resident memory come from GNU time.  Each pair is run ``repeat`` t
 the medians.  The 10^7-row CSV and Parquet targets are also measured on two more shapes
 (``SHAPES``): integer values (Parquet: int64 columns), and one column of 5,000 values.
 
-Targets (issues 9 and 14):
+Targets:
 
 * CSV, 10^7 rows: ``nbcert certify`` (32 points), whole command, <= 1.5x a bare
   ``python -c`` importing pandas and pyarrow and calling ``pyarrow.csv.read_csv``;
 * CSV, 10^8 rows (streamed): peak RSS <= 1 GB, throughput >= 0.7x pyarrow's streaming
   CSV reader (``pyarrow.csv.open_csv``) over the same file;
 * gzip CSV, 3 x 10^7 rows (1.4 GB of text, streamed): the same targets against
-  ``open_csv`` over pyarrow's decompressing stream (issue 28: a compressed file is decoded
+  ``open_csv`` over pyarrow's decompressing stream (a compressed file is decoded
   afresh on every pass, never held whole);
 * Parquet, 10^7 rows: <= 1.2x ``pyarrow.parquet.read_table``;
 * Dask, LocalCluster with 2 workers over a 10^7-row Parquet folder: throughput, reported

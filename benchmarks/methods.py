@@ -56,7 +56,7 @@ from .input import certify_command
 
 INDEX_TARGET = {
     "bodyPerformance": 0.15
-}  # Iterate+Index, 32 points from DataFrames, x Plain (issue 9's target)
+}  # Iterate+Index, 32 points from DataFrames, x Plain (the target)
 
 
 def best(fn, repeat: int) -> float:

@@ -8,7 +8,7 @@ path.  While each runs it samples, every 0.2 s, the CPU time of Snakemake's own 
 clone's files but ``data/raw`` and ``results``, plus its temporary folder, where the
 scaling study writes the files it streams).  Afterwards it reads every job's benchmark file
 and prints, per stage, the jobs' wall and CPU seconds and the largest resident set of one
-job, then each target of issue 13 as met or MISSED:
+job, then each target as met or MISSED:
 
 * the default run's wall time <= 15 min; the ``paper`` target's <= 5 min;
 * Snakemake's own CPU <= 5 % of the run's CPU (its own plus every job's, as the kernel

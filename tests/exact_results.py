@@ -1,5 +1,5 @@
 """The answers of the exact methods in a pipeline run's tables, in one long table: what
-must not change when the pipeline is made faster (issue 13).  Rows a solver's time limit
+must not change when the pipeline is made faster.  Rows a solver's time limit
 cut short are left out: they depend on the machine's speed, and the report marks them."""
 
 import json

@@ -1,4 +1,4 @@
-"""Binning that says what it does (issue 28, item 5): a numeric column kept from binning by
+"""Binning that says what it does: a numeric column kept from binning by
 a few text tokens is named with all its tokens, all such columns in one warning, and binned
 once the tokens are declared missing; the missing-token hint names every column and token;
 the "looks numeric" hint holds at any table size; ``bins`` is bounded before any work."""

@@ -607,7 +607,7 @@ def test_advice_names_the_test_value_its_rows_share(inst, alpha):
 @settings(max_examples=150, **SETTINGS)
 @given(dirty_instances(max_rows=8, max_features=3, max_missing=7, max_tests=3))
 def test_exact_proves_the_optimum_of_a_small_instance(inst):
-    """Issue 28: an instance small enough to search completely gets a proof, not a gap:
+    """An instance small enough to search completely gets a proof, not a gap:
     optimal (or proven impossible), with the size enumeration finds."""
     rows = inst.test_rows()
     best = brute_min_clean(inst.dirty, inst.truth, inst.label, rows)
@@ -625,7 +625,7 @@ def test_exact_proves_the_optimum_of_a_small_instance(inst):
 
 
 def test_exact_proves_an_optimum_the_program_left_open():
-    """Issue 28: the program and the single-point minima proved only 2 here (the answer:
+    """The program and the single-point minima proved only 2 here (the answer:
     3, as enumeration shows); the exhaustive search proves 3 optimal."""
     dirty = pd.DataFrame({"y": ["p", "q", "p", "p", "q"], "f0": [None, None, None, None, "a"]})
     truth = dirty.assign(f0=["b", "b", "b", "b", "a"])

@@ -436,7 +436,7 @@ def test_scientific_is_rounded_from_the_integer(n, shown):
         (1, 2000, "0.050%"),
         (1, 2001, "0.050%"),
         (1, 10**4, "0.010%"),
-        (66, 10**7, "6.6e-04%"),  # issue 28: a possible label never shows as 0.0%
+        (66, 10**7, "6.6e-04%"),  # a possible label never shows as 0.0%
         (1, 10**5 - 1, "1.0e-03%"),
         (999_499, 10**9, "0.10%"),
         (1999, 2000, ">99.9%"),

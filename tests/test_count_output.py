@@ -1,4 +1,4 @@
-"""What ``count`` prints (issue 28, item 6): shares that never hide a possible label, the
+"""What ``count`` prints: shares that never hide a possible label, the
 exact total as a decimal string at any size, and ``auto`` that does not spend seconds a row
 proving a row too large before estimating it anyway (checked by the work it does, not by
 a clock: timings are in ``python -m nbcert.bench``)."""

@@ -107,7 +107,7 @@ def test_cli_scheduler_parquet_folder(client, tmp_path, capsys, monkeypatch):
 
 
 def test_dask_numbers_compared_by_value(client, tmp_path, capsys):
-    """Issue 28: a Parquet folder of floats (``4.0``, blanks) on the cluster, against test
+    """A Parquet folder of floats (``4.0``, blanks) on the cluster, against test
     rows written ``4`` (API) and ``4.0`` (CLI): the answers of the table as integer text, by the API and by the CLI
     with --scheduler (the workers make the values text: ``3.0`` becomes ``3``)."""
     rng = np.random.default_rng(5)

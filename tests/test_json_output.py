@@ -1,4 +1,4 @@
-"""``--json`` prints only JSON on standard output (issue 28, item 1).
+"""``--json`` prints only JSON on standard output.
 
 HiGHS prints some messages with C's printf whatever its options say
 ("HighsMipSolverData::transformNewIntegerFeasibleSolution tmpSolver.run();" landed before

@@ -1,4 +1,4 @@
-"""How nbcert's modules may import each other (issue 27): layers that point one way, values
+"""How nbcert's modules may import each other layers that point one way, values
 parsed only at the edge, no reaching into another package's private names."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Models that save (issue 28, item 3): a fitted CertifiedNB, a fitted Binner and a pipeline
+"""Models that save: a fitted CertifiedNB, a fitted Binner and a pipeline
 of both survive pickle and joblib round trips and answer exactly as before."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Numbers compared by value (issue 28, item 4).
+"""Numbers compared by value.
 
 pandas writes an integer column as ``4.0`` once it has a blank, a complete frame writes
 ``4``, Parquet keeps ints and floats: a feature column whose observed values all read as

@@ -1,4 +1,4 @@
-"""The paper's baselines do the paper's work (issue 26): AD trains Naive Bayes on every
+"""The paper's baselines do the paper's work: AD trains Naive Bayes on every
 sampled world, every cell counted; RP and SR run Iterate on the table as it stands after
 every blanked cell, RP with no limit.  Their cheaper twins (AD counts only, the
 incremental check) give the same answers and are checked against them here."""

@@ -1,5 +1,5 @@
 """The reproduction pipeline end to end on the small test config, from the mirror, and the
-ways a user can damage, misconfigure or interrupt it (issue 8's numbered failures)."""
+ways a user can damage, misconfigure or interrupt it (each numbered below)."""
 
 import json
 import os
@@ -459,7 +459,7 @@ def test_snakemake_report_contains_the_figures(run):
     assert all(f"fig{num}.png" in html for num in (6, 7, 8, 9, 10))
 
 
-# 13. Snakemake's own work per job stays small (issue 13): no input hashed again per output
+# 13. Snakemake's own work per job stays small: no input hashed again per output
 
 
 def test_no_input_checksums_are_recorded_and_a_newer_input_reruns(run, tmp_path):

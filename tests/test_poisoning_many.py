@@ -166,7 +166,7 @@ def test_exact_on_a_real_sized_table_is_verified_and_bounded():
 @SETTINGS
 @given(tiny)
 def test_exact_proves_the_optimum_of_a_small_instance(inst):
-    """Issue 28: an instance small enough to search completely gets a proof, not a gap:
+    """An instance small enough to search completely gets a proof, not a gap:
     optimal (or proven impossible), with the size enumeration finds."""
     enc = encode(inst.train, inst.label)
     assert small(
@@ -182,7 +182,7 @@ def test_exact_proves_the_optimum_of_a_small_instance(inst):
 
 
 def test_exact_proves_the_readme_example_optimal():
-    """Issue 28: the README's 7-row clean.csv, poisoned together.  Greedy blanks 4 cells and
+    """The README's 7-row clean.csv, poisoned together.  Greedy blanks 4 cells and
     the single-point minima only prove 3; enumeration shows no 3 cells do it, so exact must
     say 4, optimal (it said "optimal no, lower bound 3")."""
     train = pd.DataFrame(

@@ -13,7 +13,7 @@ things, kept here once:
 * whether the time limit cut the solve short (``Solved.time_limited``): the one stop whose
   answer depends on the machine's speed (a node limit does not);
 * the solver's own prints kept off standard output (``solver_output_to_stderr``): HiGHS
-  writes some messages with C's printf whatever its options say (issue 28: "HighsMipSolver
+  writes some messages with C's printf whatever its options say (for example "HighsMipSolver
   Data::transformNewIntegerFeasibleSolution tmpSolver.run();" before ``--json``'s JSON), so
   while it runs file descriptor 1 points to standard error.
 
