@@ -376,6 +376,22 @@ def poison_many(
     return result
 
 
+def _memory_note(names: tuple) -> tuple:
+    """The API's and the command line's words for an exact program given up at its size
+    limit (``nbcert.milp.ONE_HOT_MAX_COLUMNS``, a bound on its memory)."""
+    from .milp import ONE_HOT_MAX_COLUMNS
+
+    said = (
+        f"a search's exact program passed its size limit ({ONE_HOT_MAX_COLUMNS:,} columns, "
+        "a bound on its memory) and was not solved; the answer is the greedy one with its "
+        "proven lower bound; fewer test rows, fewer cells to clean ("
+    )
+    return (
+        f"{names[0]}: {said}bins=N, candidates=) or method='greedy' keep it small",
+        f"{names[1]}: {said}--bins N, --candidates) or --method greedy keep it small",
+    )
+
+
 def _limit_warnings(names: tuple, result, time_limit: float, node_limit: int | None = None):
     """One DataWarning for each limit (time, nodes) that stopped a search of ``result``,
     naming the option that raises it (``names``: the question in the API and the command)."""
@@ -387,6 +403,8 @@ def _limit_warnings(names: tuple, result, time_limit: float, node_limit: int | N
     if getattr(result, "node_limited", False):
         nodes = f"{node_limit:,} node{'s' * (node_limit != 1)}"
         stopped.append(("node limit", nodes, "node_limit", "--node-limit N"))
+    if getattr(result, "memory_limited", False):
+        warnings.warn(hints.DataWarning(*_memory_note(names)), stacklevel=4)
     for limit, size, keyword, flag in stopped:
         proven = (
             "its answer is proven optimal all the same"

@@ -43,14 +43,21 @@ class TogetherCleaning(ManyPoints):
     """Cells whose cleaning certifies every test point at once, as (row position in the
     training table, column name); ``optimal`` says whether their number is proven minimum,
     ``lower_bound`` is a proven bound on the minimum; ``time_limited`` and ``node_limited``:
-    the time limit or the node limit cut a search short (a larger one may prove more)."""
+    the time limit or the node limit cut a search short (a larger one may prove more);
+    ``memory_limited``: the exact program outgrew its size limit (``ONE_HOT_MAX_COLUMNS``)
+    and was not solved."""
 
     node_limited: bool = False
+    memory_limited: bool = False
 
 
 def _limits(stops: list) -> dict:
     """The limits that cut a search short, from the entries of ``stops``."""
-    return {"time_limited": "time" in stops, "node_limited": "node" in stops}
+    return {
+        "time_limited": "time" in stops,
+        "node_limited": "node" in stops,
+        "memory_limited": "memory" in stops,
+    }
 
 
 def _largest_minimum(tab: CleaningTable, T: np.ndarray, alpha: Fraction, floor: int = 0):

@@ -286,6 +286,7 @@ def _cleaned_json(res: Cleaned) -> dict:
         "lower_bound": tg.lower_bound,
         "time_limited": bool(tg.time_limited),
         "node_limited": bool(tg.node_limited),
+        "memory_limited": bool(tg.memory_limited),
     }
     path = {
         "num_cells": len(rep.path),
