@@ -46,6 +46,7 @@ from .inputs import (
     require_complete,
     split_id,
     train_frame,
+    warn,
     with_id,
 )
 from .params import validate, validated
@@ -147,7 +148,7 @@ def certify(
     """
     reading = Reading.of(train, **options)
     need = Need(None if method == "index" else f"certify method {method!r}")
-    table, T, _, ids = ask(train, test, label, reading, need)
+    table, T, _, ids = ask(train, test, label, reading, need, alpha)
     return with_id(_certified(table, T, alpha, method, n_worlds, seed, test.index), ids)
 
 
@@ -266,7 +267,7 @@ def count_worlds(
         ``ties``, ``total``), proven intervals (``proven``, ``proven_ties``,
         ``proven_shares``) or estimated ``fractions`` with ``intervals``.
     """
-    table, T, _, _ = ask(train, test, label, Reading.of(train, **options))
+    table, T, _, _ = ask(train, test, label, Reading.of(train, **options), alpha=alpha)
     return count_encoded(
         table,
         T,
@@ -323,7 +324,7 @@ def poison(
 
     reading = Reading.of(train, **options)
     need = Need(f"poison method {method!r}", second_pass=method == "op")
-    table, T, _, _ = ask(train, test, label, reading, need)
+    table, T, _, _ = ask(train, test, label, reading, need, alpha)
     require_complete(table, reading)
 
     def answer(sub, codes, rows, keep):
@@ -463,7 +464,7 @@ def clean(
     from . import cleaning
 
     reading = Reading.of(train, **options)
-    enc, T, test, _ = ask(train, test, label, reading, Need("cleaning advice"))
+    enc, T, test, _ = ask(train, test, label, reading, Need("cleaning advice"), alpha)
     values = test[list(enc.features)]  # T's rows: none missing
     groups = cleaning.advice(enc, T, alpha, prior, top, values)
     return pd.DataFrame(groups, columns=cleaning.ADVICE_COLUMNS)
@@ -531,16 +532,8 @@ def clean_offline(
     check_id(ids, enc.features, reading.names)
     check_columns_of_test(test, enc.features, label, reading)
     T = coded_test(enc, test, reading)
-    hints.warn(
-        enc,
-        T,
-        3,
-        binned=reading.binned(),
-        categorical=reading.categorical,
-        missing=reading.missing,
-        decimal=reading.decimal,
-    )
     tab = cleaning.CleaningTable.build(enc, miss)
+    warn(reading, enc, tab.dirty_codes(T), alpha, truth=T, stacklevel=4)
     try:
         found = cleaning.report(
             tab, T, alpha, prior, method, node_limit, time_limit, batch, progress=progress

@@ -336,29 +336,38 @@ def binned(train, test, label, reading: Reading, truth=None) -> tuple:
     return train, *(next(others) if isinstance(t, pd.DataFrame) else t for t in (test, truth))
 
 
-def prepare(train, test, label, reading: Reading, need: Need = Need()) -> tuple:
+def prepare(train, test, label, reading: Reading, need: Need = Need(), alpha=0) -> tuple:
     """(training table as Stats or EncodedTable, test codes, test table as binned), after
-    ``binned``, with the DataWarnings they call for."""
+    ``binned``, with the DataWarnings they call for (at the smoothing ``alpha``)."""
     train, test, _ = binned(train, test, label, reading)
     table = _train_table(train, label, reading, need)
     T = coded_test(table, test, reading)
+    warn(reading, table, T, alpha)
+    return table, T, test
+
+
+def warn(reading: Reading, dom, T, alpha=0, truth=None, stacklevel: int = 5) -> None:
+    """The DataWarnings for the domains ``dom`` and test codes ``T`` read with ``reading``
+    (``truth``: the test codes in the truth table's domains, when cleaning with it)."""
     hints.warn(
-        table,
+        dom,
         T,
+        stacklevel,
         binned=reading.binned(),
         categorical=reading.categorical,
         missing=reading.missing,
         decimal=reading.decimal,
+        alpha=alpha,
+        truth=truth,
     )
-    return table, T, test
 
 
-def ask(train, test, label, reading: Reading, need: Need = Need()) -> tuple:
+def ask(train, test, label, reading: Reading, need: Need = Need(), alpha=0) -> tuple:
     """``prepare`` with the test id column read and checked (not a training column): (training
     table, test codes, test table as binned, RowIds or None).  A test path is read first."""
     test, _, reading = read_paths(test, None, reading)
     _, ids = split_id(test, reading.id, reading.names)  # test keeps it: encode_test leaves it out
-    table, T, test = prepare(train, test, label, reading, need)
+    table, T, test = prepare(train, test, label, reading, need, alpha)
     check_id(ids, table.features, reading.names)
     check_columns_of_test(test, table.features, label, reading)
     return table, T, test, ids
@@ -469,6 +478,7 @@ __all__ = [
     "with_id",
     "binned",
     "prepare",
+    "warn",
     "ask",
     "ReadingOptions",
     "coded_test",

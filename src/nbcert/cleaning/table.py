@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import blanks
 from ..decide import Decision, decide_counts, extremes
-from ..reading.encoding import BLANK, EncodedTable
+from ..reading.encoding import BLANK, UNSEEN, EncodedTable
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,13 @@ class CleaningTable:
     def N(self) -> np.ndarray:
         """Rows per label (every row has one cell, observed or missing, in column 0)."""
         return (self.obs[:, 0] + self.hid[:, 0]).sum(axis=1)
+
+    def dirty_codes(self, T: np.ndarray) -> np.ndarray:
+        """Test codes T (in the true table's domains) as the dirty table sees them: a value
+        no observed cell holds is unseen (``UNSEEN``); blank test cells stay blank."""
+        seen = self.obs.sum(axis=0) > 0  # (d, K): the dirty table's observed domains
+        hit = seen[np.arange(T.shape[1]), np.maximum(T, 0)]
+        return np.where((T >= 0) & ~hit, UNSEEN, T)
 
     def values(self) -> np.ndarray:
         """(n, d) local value codes of the true table, rows in ``enc`` order."""
