@@ -293,8 +293,7 @@ def test_truth_odds_follow_the_prior():
 TRUTH_CASES = [
     (lambda t: t.rename(columns={"g": "h"}), "header"),
     (lambda t: t.iloc[:-1], "data rows"),
-    (lambda t: t.assign(f=["a", "b", "a", "b"]), "data row 1, column 'f'"),
-    (lambda t: t.assign(g=["x", None, "x", "x"]), "data row 1 has no value in column 'g'"),
+    (lambda t: t.assign(g=["x", "y", "x", None]), "data row 3 has no value in column 'g'"),
 ]
 
 
@@ -308,13 +307,42 @@ def test_truth_table_errors_name_the_problem(change, words):
         nbcert.clean_offline(dirty, change(truth), pd.DataFrame({"f": ["a"], "g": ["x"]}), "y")
 
 
-def test_first_disagreeing_cell_is_named():
-    dirty = pd.DataFrame({"f": ["a", "b", "a"], "g": ["x", "y", "y"], "y": ["p", "q", "q"]})
-    truth = dirty.assign(f=["a", "a", "b"], g=["x", "x", "y"])  # rows 1 (f and g) and 2 (f) differ
-    with pytest.raises(
-        nbcert.InputError, match=r"data row 1, column 'f' is 'a' but the training table has 'b'"
-    ):
-        nbcert.clean_offline(dirty, truth, pd.DataFrame({"f": ["a"], "g": ["x"]}), "y")
+def test_the_truth_is_read_for_the_missing_cells_only():
+    """Where the truth's observed cells differ from the training table's, one warning names
+    how many and the first (both raw values), and the training table's values stand: the
+    answer is the one for the truth with the training table's observed cells."""
+    dirty = pd.DataFrame({"f": ["a", "b", "a", None], "g": ["x", "y", "y", "x"], "y": list("pqqq")})
+    truth = dirty.assign(f=["a", "a", "b", "a"], g=["x", "x", "y", "x"])  # rows 1, 2 differ
+    test = pd.DataFrame({"f": ["a"], "g": ["x"]})
+    with pytest.warns(nbcert.DataWarning) as caught:
+        got = nbcert.clean_offline(dirty, truth, test, "y")
+    (said,) = [str(w.message) for w in caught if "differ" in str(w.message)]
+    assert said == (
+        "truth table: 3 observed cells of the training table differ in it (the first: data "
+        "row 1, column 'f' is 'a' where the training table has 'b'); the truth is used for "
+        "the missing cells only, and the training table's values stand"
+    )
+    want = nbcert.clean_offline(dirty, dirty.fillna({"f": "a"}), test, "y")
+    assert got.points == want.points and got.together == want.together
+
+
+def test_a_truth_with_rounded_floats_is_binned_as_the_training_table():
+    """CPClean's clean tables write floats to 8 digits: 19.21407939 where the training table
+    has 19.2140793918919, and the two fell in different bins, so the truth was refused
+    ("is '(-inf, 19.2)' but ... has '[19.2, inf)'").  Now the training table's values stand
+    and the warning quotes the raw values."""
+    w = [19.2140793918919, 3.5, 25.0, 12.0, 19.3, 30.1, 8.0, 19.1]
+    dirty = pd.DataFrame({"w": w, "b": ["x", None, "y", "x", None, "y", "x", "y"]})
+    dirty["y"] = list("pqpqpqpq")
+    truth = dirty.assign(w=[round(v, 1) if v > 19 else v for v in w], b=list("xyyxxyxy"))
+    test = pd.DataFrame({"w": [19.25], "b": ["x"]})
+    with pytest.warns(nbcert.DataWarning, match=r"19\.2140793918919") as caught:
+        got = nbcert.clean_offline(dirty, truth, test, "y", bins=2)
+    said = next(str(c.message) for c in caught if "differ" in str(c.message))
+    assert said.startswith("truth table: 1 observed cell of the training table differs in it")
+    assert "column 'w' is 19.2 where the training table has 19.2140793918919" in said
+    aligned = dirty.fillna({"b": pd.Series(["y", "x"], index=[1, 4])})
+    assert got.points == nbcert.clean_offline(dirty, aligned, test, "y", bins=2).points
 
 
 def test_api_arguments_are_checked():

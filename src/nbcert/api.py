@@ -46,6 +46,7 @@ from .inputs import (
     require_complete,
     split_id,
     train_frame,
+    truth_for_missing,
     warn,
     with_id,
 )
@@ -495,8 +496,10 @@ def clean_offline(
         As for ``clean``; the truth is binned at ``train``'s edges, and ``names`` may name
         it (key ``"truth"``).
     truth : DataFrame
-        ``train`` with every cell filled: the same header and rows, agreeing on every
-        non-missing cell.
+        ``train`` with every cell filled: the same header and rows.  Only its values of
+        ``train``'s missing cells are used; where its other cells differ from ``train``'s
+        (e.g. floats rounded), a DataWarning names how many and the first, and ``train``'s
+        values stand.
     method : {"auto", "exact", "greedy"}, default "auto"
         For all rows together: ``exact`` solves a HiGHS program (alpha = 0 only) and says
         whether it is proven optimal, ``greedy`` gives a proven lower bound, ``auto`` picks
@@ -526,6 +529,8 @@ def clean_offline(
     reading = Reading.of(train, **options)
     test, truth, reading = read_paths(test, truth, reading)
     _, ids = split_id(test, reading.id, reading.names)
+    train = train_frame(train, reading)  # compared with the truth as read, before binning
+    truth = truth_for_missing(train, truth, label, reading)
     train, test, truth = binned(train, test, label, reading, truth)
     train = train_frame(train, reading)
     enc, miss = prepare_truth(train, truth, label, reading.missing, reading.names)

@@ -413,7 +413,8 @@ def _check_dirty(dirty: pd.DataFrame, known, label, name: str) -> tuple:
 
 
 def _check_truth(dirty: pd.DataFrame, truth: pd.DataFrame, known, names: dict) -> None:
-    """The truth has the dirty table's header and rows and agrees on every non-missing cell."""
+    """The truth has the dirty table's header and rows and a value in every cell missing
+    in the dirty table."""
     tn, dn = names["truth"], _the(names["train"])
     if list(truth.columns) != list(dirty.columns):
         raise InputError(
@@ -422,30 +423,50 @@ def _check_truth(dirty: pd.DataFrame, truth: pd.DataFrame, known, names: dict) -
         )
     if len(truth) != len(dirty):
         raise InputError(f"{tn}: it has {len(truth)} data rows, {dn} has {len(dirty)}")
-    gaps = truth.isna().to_numpy()
+    gaps = truth.isna().to_numpy() & ~known
     if gaps.any():
         r, c = map(int, next(zip(*gaps.nonzero())))
         raise InputError(
-            f"{tn}: data row {r} has no value in column {truth.columns[c]!r} (the truth must be complete)"
-        )
-    same = np.column_stack([same_values(dirty[c], truth[c]) for c in dirty.columns])
-    differ = known & ~same  # numbers by value: 4.0 in the dirty table is the truth's 4
-    if differ.any():
-        r, c = map(int, next(zip(*differ.nonzero())))
-        raise InputError(
-            f"{tn}: data row {r}, column {truth.columns[c]!r} is {truth.iat[r, c]!r} but {dn} has "
-            f"{dirty.iat[r, c]!r} there"
+            f"{tn}: data row {r} has no value in column {truth.columns[c]!r}, a missing cell of "
+            f"{dn} (the truth must fill every missing cell)"
         )
 
 
-def prepare_truth(train, truth, label, missing, names: dict):
-    """The truth table's encoding and the dirty table's missing cells in its row order, after
-    the dirty table's own checks and the truth's agreement with it."""
+def truth_for_missing(train, truth, label, reading: Reading) -> pd.DataFrame:
+    """The truth as the cleaning questions use it: its values of the training table's missing
+    cells, and the training table's own values everywhere else.
+
+    The truth is consulted for the missing cells only.  Where its observed cells differ
+    from the training table's (CPClean's clean tables round floats to 8 digits: 19.21407939
+    against 19.2140793918919, two different bins once binned), one DataWarning names how
+    many and the first, with both raw values, and the training table's values stand.  Both
+    tables are compared as read, before binning; the header, the rows and a value in every
+    missing cell are required (InputError)."""
+    names = reading.names
     for table, role in ((train, "train"), (truth, "truth")):
         if not isinstance(table, pd.DataFrame):
             raise InputError(
                 f"{names[role]}: expected a pandas DataFrame, got {type(table).__name__}"
             )
+    dirty, truth = as_missing(train, reading.missing), as_missing(truth, reading.missing)
+    known = dirty.notna().to_numpy()
+    _check_truth(dirty, truth, known, names)
+    same = np.column_stack([same_values(dirty[c], truth[c]) for c in dirty.columns])
+    differ = known & ~same  # numbers by value: 4.0 in the dirty table is the truth's 4
+    if differ.any():
+        hints.warn_differing(
+            names["truth"], _the(names["train"]), int(differ.sum()), differ, truth, dirty
+        )
+    out = truth.copy()
+    for j, c in enumerate(dirty.columns):
+        if differ[:, j].any():
+            out[c] = truth[c].astype(object).where(~known[:, j], dirty[c].astype(object))
+    return out
+
+
+def prepare_truth(train, truth, label, missing, names: dict):
+    """The truth table's encoding and the dirty table's missing cells in its row order, after
+    the dirty table's own checks (the truth: ``truth_for_missing``)."""
     dirty, truth = as_missing(train, missing), as_missing(truth, missing)
     known = dirty.notna().to_numpy()
     _check_dirty(dirty, known, label, names["train"])
@@ -485,6 +506,7 @@ __all__ = [
     "require_complete",
     "check_columns_of_test",
     "prepare_truth",
+    "truth_for_missing",
     "is_dask",
     "is_path",
     "read_paths",

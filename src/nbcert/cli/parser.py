@@ -40,7 +40,7 @@ _CLEAN = (
 )
 _CLEAN_TRUTH = (
     "With --truth (the complete table the missing cells were blanked from: the same "
-    "header and rows, agreeing on every non-missing cell), prints instead, per test "
+    "header and rows; only its values of the missing cells are read), prints instead, per test "
     "row, the fewest cells whose cleaning makes it robust (exact; num_cells is 0 "
     "for a row already robust and null, shown as -, when no cleaning can make it "
     "robust), the fewest cells for all rows together, and the path the policy "

@@ -191,6 +191,25 @@ def _unseen_effect(alpha) -> str:
     )
 
 
+def _raw(value) -> str:
+    """A cell's value as written in a message: text quoted, a number as Python writes it."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def warn_differing(truth: str, train: str, k: int, differ: np.ndarray, T, D) -> None:
+    """One DataWarning: ``k`` observed cells (``differ``, (n, d)) of the training table
+    ``train`` hold other values in the truth ``truth`` (frames T and D), the first named
+    with both raw values; the training table's values stand."""
+    r, c = map(int, next(zip(*differ.nonzero())))
+    said, had = (_raw(F.iat[r, c]) for F in (T, D))
+    msg = (
+        f"{truth}: {k:,} observed cell{'s' * (k != 1)} of {train} differ{'s' * (k == 1)} in "
+        f"it (the first: data row {r}, column {T.columns[c]!r} is {said} where {train} has "
+        f"{had}); the truth is used for the missing cells only, and {train}'s values stand"
+    )
+    warnings.warn(DataWarning(msg), stacklevel=4)
+
+
 def _tokens(dom, missing, skip: Iterable[str] = ()) -> DataWarning | None:
     given = _given(missing)
     candidates = [t for t in TOKENS if t not in given]
@@ -286,6 +305,7 @@ __all__ = [
     "numeric_split",
     "stray_tokens",
     "stray_warning",
+    "warn_differing",
     "MANY",
     "STRAY",
     "TOKENS",
