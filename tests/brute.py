@@ -261,6 +261,18 @@ def brute_min_clean(dirty: pd.DataFrame, truth: pd.DataFrame, label: str, test_r
     return None
 
 
+def brute_min_clean_some(dirty, truth, label: str, test_rows, need: int, alpha=0):
+    """Fewest missing cells whose cleaning makes at least ``need`` of the test rows robust
+    at once, or None when no subset does.  Tries every subset in increasing size."""
+    cells = missing_cells(dirty, label)
+    for k in range(len(cells) + 1):
+        for subset in itertools.combinations(cells, k):
+            cleaned = clean_cells(dirty, truth, subset)
+            if sum(brute_robust(cleaned, label, row, alpha)[0] for row in test_rows) >= need:
+                return k
+    return None
+
+
 def _blank_groups(y: list, cols: list, groups: list, x) -> list:
     """Columns with x[g] cells of each group (label, column, value) blanked, first rows first."""
     out = [list(c) for c in cols]

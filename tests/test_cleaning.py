@@ -9,7 +9,13 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from brute import brute_is_robust_after_cleaning, brute_min_clean, brute_robust, missing_cells
+from brute import (
+    brute_is_robust_after_cleaning,
+    brute_min_clean,
+    brute_min_clean_some,
+    brute_robust,
+    missing_cells,
+)
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from strategies import alphas, dirty_instances
@@ -100,12 +106,17 @@ many_instances = st.one_of(
 @settings(max_examples=200, **SETTINGS)
 @given(many_instances, st.sampled_from([0, 0, 0, Fraction(1, 2)]))
 def test_many_points_claims_are_true(inst, alpha):
-    rows = inst.test_rows()
+    """The claims about all rows together, on the rows some cleaning certifies (the
+    others are set aside, each proven by enumeration to have no cleaning)."""
+    every = inst.test_rows()
+    alone = [brute_min_clean(inst.dirty, inst.truth, inst.label, [r], alpha) for r in every]
+    rows = [r for r, a in zip(every, alone) if a is not None]
     best = brute_min_clean(inst.dirty, inst.truth, inst.label, rows, alpha)
     for method in ("exact", "greedy") if alpha == 0 else ("greedy",):
         tg = nbcert.clean_offline(
             inst.dirty, inst.truth, inst.test, inst.label, alpha=alpha, method=method
         ).together
+        assert list(tg.excluded) == [p for p, a in enumerate(alone) if a is None]
         event(
             f"{method}: {'optimal' if tg.optimal else 'not proven'}, {'possible' if tg.possible else 'none'}"
         )
@@ -125,6 +136,65 @@ def test_many_points_claims_are_true(inst, alpha):
         )
         if tg.optimal:
             assert tg.num_cells == best, (method, tg, best)  # "proven optimal" is true
+
+
+def test_rows_no_cleaning_certifies_are_set_aside():
+    """One test row whose value occurs nowhere, not even in the truth (BabyProduct has 24):
+    the answer for all rows together was null, printed as optimal with no bound.  The row
+    is named and set aside, and the others get their answer, optimal with its bound."""
+    dirty = pd.DataFrame({"f": ["a", None, "b", None], "y": list("ppqq")})
+    truth = dirty.assign(f=["a", "a", "b", "b"])
+    test = pd.DataFrame({"f": ["a", "z", "b"]})
+    rows = test.to_dict("records")
+    tg = nbcert.clean_offline(dirty, truth, test, "y", method="exact").together
+    assert tg.excluded == (1,) and tg.possible and tg.target == tg.certified == 2
+    want = brute_min_clean(dirty, truth, "y", [rows[0], rows[2]])
+    assert tg.num_cells == want == tg.lower_bound and tg.optimal and want > 0
+    assert brute_min_clean(dirty, truth, "y", [rows[1]]) is None
+
+
+target_instances = dirty_instances(max_rows=5, max_features=2, max_missing=5, max_tests=4)
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(
+    target_instances,
+    st.sampled_from([1, 0.5, 0.75, 0.34]),
+    st.sampled_from([None, None, 0, 1, 2]),
+    st.sampled_from([0, 0, Fraction(1, 2)]),
+)
+def test_a_target_share_and_a_budget_are_what_they_claim(inst, target, budget, alpha):
+    """The rows set aside are those no cleaning certifies; the cells certify at least the
+    target's share of the others (``certified``, counted by enumeration); the proven bound
+    is below the fewest cells that certify that many; "optimal" is the enumerated minimum;
+    a budget is never passed."""
+    rows = inst.test_rows()
+    tg = nbcert.clean_offline(
+        inst.dirty, inst.truth, inst.test, inst.label, alpha=alpha, target=target, budget=budget
+    ).together
+    alone = [brute_min_clean(inst.dirty, inst.truth, inst.label, [r], alpha) for r in rows]
+    assert list(tg.excluded) == [p for p, a in enumerate(alone) if a is None]
+    able = [r for r, a in zip(rows, alone) if a is not None]
+    assert tg.target == math.ceil(round(target * len(able), 9))
+    best = brute_min_clean_some(inst.dirty, inst.truth, inst.label, able, tg.target, alpha)
+    if tg.lower_bound is not None and best is not None:
+        assert tg.lower_bound <= best
+    if budget is not None:
+        assert len(tg.cells) <= budget
+    if tg.possible or tg.budget_limited:
+        got = sum(
+            brute_is_robust_after_cleaning(inst.dirty, inst.truth, inst.label, r, tg.cells, alpha)
+            for r in able
+        )
+        assert got == tg.certified
+    if tg.possible:
+        event(f"target reached, {'optimal' if tg.optimal else 'not proven'}")
+        assert tg.certified >= tg.target and len(tg.cells) >= best
+        assert not tg.optimal or len(tg.cells) == best
+        assert tg.num_rows == len({r for r, _ in tg.cells})
+    else:
+        event("budget" if tg.budget_limited else "not reached")
+        assert tg.budget_limited or not tg.optimal or best is None
 
 
 def test_exact_program_proves_an_optimum_above_every_single_point_minimum():
@@ -221,7 +291,7 @@ def test_no_cleaning_helps_is_reported_as_impossible():
     rep = nbcert.clean_offline(dirty, truth, test, "y")
     assert rep.points[0].num_cells is None and not rep.points[0].possible
     assert brute_min_clean(dirty, truth, "y", [{"f": "a"}]) is None
-    assert not rep.together.possible and rep.together.optimal
+    assert rep.together.excluded == (0,) and rep.together.num_cells == 0  # nothing left to do
 
 
 def test_a_rival_is_lowered_optimally_where_greedy_is_not():
@@ -637,7 +707,10 @@ def test_advice_names_the_test_value_its_rows_share(inst, alpha):
 def test_exact_proves_the_optimum_of_a_small_instance(inst):
     """Issue 28: an instance small enough to search completely gets a proof, not a gap:
     optimal (or proven impossible), with the size enumeration finds."""
-    rows = inst.test_rows()
+    every = inst.test_rows()
+    rows = [
+        r for r in every if brute_min_clean(inst.dirty, inst.truth, inst.label, [r]) is not None
+    ]
     best = brute_min_clean(inst.dirty, inst.truth, inst.label, rows)
     tg = nbcert.clean_offline(
         inst.dirty, inst.truth, inst.test, inst.label, method="exact", time_limit=60

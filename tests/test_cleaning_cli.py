@@ -62,12 +62,17 @@ def test_truth_json_contract(capsys, files):
     d, t = pd.read_csv(dirty, dtype=str), pd.read_csv(truth, dtype=str)
     for r, row in zip(res, ROWS):
         assert r["num_cells"] == brute_min_clean(d, t, "y", [row])
-    assert (
-        doc["together"]["num_cells"] is None and doc["together"]["optimal"] is True
-    )  # row 2 is impossible
+    # row 2 is impossible: set aside and named, the answer is about rows 0 and 1
+    tg = doc["together"]
+    assert tg["excluded"] == [2] and tg["target_rows"] == tg["certified_rows"] == 2
+    assert tg["num_cells"] == 2 == tg["lower_bound"] and tg["optimal"] is True
+    assert tg["num_rows"] == 2 and tg["budget_limited"] is False
+    assert brute_min_clean(d, t, "y", ROWS[:2]) == 2
+    cells = [(c["row"], c["column"]) for c in tg["cells"]]
+    assert all(brute_is_robust_after_cleaning(d, t, "y", row, cells) for row in ROWS[:2])
     assert (
         set(doc["path"]) == {"num_cells", "cells", "certifies_all"}
-        and doc["path"]["certifies_all"] is False
+        and doc["path"]["certifies_all"] is True
     )
 
 
@@ -82,7 +87,9 @@ def test_truth_text_output(capsys, files):
         and "(already robust)" in out
         and "(impossible: no cleaning makes it robust)" in out
     )
-    assert "all rows together: impossible" in out and "policy path:" in out
+    assert "all rows together: 2 cells in 2 rows (optimal, exact): 4:g, 5:g" in out
+    assert "set aside: 1 row that no cleaning certifies (proven): 2" in out
+    assert "policy path:" in out
 
 
 def test_ranked_list_is_the_api_answer(capsys, files):

@@ -484,6 +484,8 @@ def clean_offline(
     node_limit: int = 20_000,
     time_limit: float = 60.0,
     batch: int = 1,
+    target: float = 1.0,
+    budget: int | None = None,
     progress=None,
     **options: Unpack[ReadingOptions],
 ) -> cleaning.CleaningReport:
@@ -510,6 +512,14 @@ def clean_offline(
         Seconds the exact program may run (a safety net).
     batch : int, default 1
         Cells of its chosen group the policy cleans per step along its path.
+    target : float, default 1.0
+        The share of the test rows that some cleaning certifies that the cells for all
+        rows together (and the policy's path) must certify; the rows no cleaning certifies
+        (proven) are set aside and named (``together.excluded``).  Below 1 the answer is
+        greedy's, with a proven lower bound (the smallest single-row minima).
+    budget : int, optional
+        Early termination: the most cells to clean for all rows together (greedy, which
+        stops before a round that would pass it) and along the policy's path.
     progress : callable, optional
         Called as ``progress(done, total, stage)``: per test row while the fewest cells per
         row are found (``total`` the rows), then with ``total`` None as the search for all
@@ -520,7 +530,10 @@ def clean_offline(
     CleaningReport
         ``points``: per test row the fewest cells whose cleaning certifies it (exact;
         ``num_cells`` None when none does, proven); ``together``: the fewest for all rows
-        together; ``path``: the cells the policy cleans, in order, and ``path_certifies``.
+        together that some cleaning certifies (``excluded``: the others; ``target`` and
+        ``certified``: the rows to certify and those certified; ``num_rows``: the training
+        rows cleaned); ``path``: the cells the policy cleans, in order, and
+        ``path_certifies``.
         A search for all rows together that a limit stopped (``time_limited``,
         ``node_limited``) also gives a ``DataWarning`` naming the limit.
     """
@@ -541,7 +554,7 @@ def clean_offline(
     warn(reading, enc, tab.dirty_codes(T), alpha, truth=T, stacklevel=4)
     try:
         found = cleaning.report(
-            tab, T, alpha, prior, method, node_limit, time_limit, batch, progress=progress
+            tab, T, alpha, prior, method, node_limit, time_limit, batch, progress, target, budget
         )
     except cleaning.TooManyBranches as e:
         raise InputError(_too_many_branches(e, tab, alpha, reading)) from None

@@ -207,10 +207,13 @@ def follow(
     alpha=0,
     batch: int = 1,
     order: np.ndarray | None = None,
+    need: int | None = None,
+    budget: int | None = None,
 ):
     """Clean with the truth revealed as cells are cleaned: ``choose(obs, M)`` names the next
     (label, column) group from what is observed so far, and ``batch`` of its cells are
-    cleaned, until every point is robust or nothing is left.
+    cleaned, until every point (``need`` points) is robust, ``budget`` cells are cleaned or
+    nothing is left.
 
     Parameters
     ----------
@@ -227,13 +230,17 @@ def follow(
     order : ndarray, optional
         A key per row of ``enc``: within a group cells are taken in its order (default:
         row order).
+    need : int, optional
+        Stop once this many points are robust (default: all of them).
+    budget : int, optional
+        Stop before a step would pass this many cells.
 
     Returns
     -------
     (list, list, bool)
         The cells in cleaning order as (row in enc, column); the history of (cells cleaned,
-        robust points) at every state from the start; whether every point is robust at the
-        end.
+        robust points) at every state from the start; whether ``need`` points are robust
+        at the end.
     """
     Z = tab.values()
     m, d, K = tab.obs.shape
@@ -249,14 +256,18 @@ def follow(
             queue[(l, j)] = rows[np.argsort(key[rows], kind="stable")]
     obs, M = tab.obs.copy(), tab.hid.sum(axis=2)
     taken, history, cleaned = [], [], 0
+    need = len(T) if need is None else need
     while True:
         count = int(state_decision(obs, M, tab.N, T, alpha).robust.sum())
         history.append((cleaned, count))
-        if count == len(T) or not M.any():
+        spent = budget is not None and cleaned >= budget
+        if count >= need or not M.any() or spent:
             cells = [(r, j) for rows, j in taken for r in rows.tolist()]
-            return cells, history, count == len(T)
+            return cells, history, count >= need
         l, j = choose(obs, M)
         take = queue[(l, j)][done[l, j] : done[l, j] + batch]
+        if budget is not None:
+            take = take[: budget - cleaned]
         done[l, j] += len(take)
         obs[l, j] += np.bincount(Z[take, j], minlength=K)
         M[l, j] -= len(take)
@@ -264,12 +275,14 @@ def follow(
         cleaned += len(take)
 
 
-def policy_path(tab, T, alpha=0, prior="observed", batch=1, *, order=None) -> tuple:
+def policy_path(
+    tab, T, alpha=0, prior="observed", batch=1, *, order=None, need=None, budget=None
+) -> tuple:
     """The policy's path: ``follow`` with each step cleaning cells of ``next_group``'s group.
 
     Parameters
     ----------
-    tab, T, alpha, batch, order
+    tab, T, alpha, batch, order, need, budget
         As for ``follow``.
     prior : {"observed", "worlds"}, default "observed"
         As for ``truth_odds``.
@@ -280,5 +293,12 @@ def policy_path(tab, T, alpha=0, prior="observed", batch=1, *, order=None) -> tu
         As for ``follow``.
     """
     return follow(
-        tab, T, lambda obs, M: next_group(obs, M, tab.N, T, alpha, prior), alpha, batch, order
+        tab,
+        T,
+        lambda obs, M: next_group(obs, M, tab.N, T, alpha, prior),
+        alpha,
+        batch,
+        order,
+        need,
+        budget,
     )

@@ -34,8 +34,9 @@ class PointCleaning(CellAnswer):
 @dataclass(frozen=True)
 class CleaningReport:
     """What the truth says: per point its offline minimum, the fewest cells for all points
-    together, and the cells the truth-free policy would clean, in order, until every point
-    is robust (``path_certifies``) or nothing is left."""
+    together (but those no cleaning certifies: ``together.excluded``), and the cells the
+    truth-free policy would clean, in order, until the target of those points is robust
+    (``path_certifies``), the budget is spent or nothing is left."""
 
     points: list
     together: TogetherCleaning
@@ -53,12 +54,18 @@ def report(
     time_limit: float = 60.0,
     batch: int = 1,
     progress=None,
+    target=1,
+    budget: int | None = None,
 ) -> CleaningReport:
     """Offline minima per point and together, and the policy's path, with the truth known.
 
+    The points that no cleaning certifies (proven by their own search) are set aside for
+    the answer together (``together.excluded``) and for the policy's path, which stops
+    once ``together.target`` of the others are robust (or at ``budget`` cells).
+
     Parameters
     ----------
-    tab, T, alpha, method, node_limit, time_limit
+    tab, T, alpha, method, node_limit, time_limit, target, budget
         As for ``clean_many``.
     prior : {"observed", "worlds"}, default "observed"
         The policy's odds for a missing cell (``truth_odds``).
@@ -73,19 +80,25 @@ def report(
     CleaningReport
     """
     tell = progress or (lambda done, total, stage: None)
-    points = []
+    points, minima = [], []
     for p, t in enumerate(T):
         tell(p, len(T), "fewest cells per row")
         plan = offline_minimum(tab, t, alpha)
+        minima.append(None if plan is None else plan.cost)
         points.append(
             PointCleaning(False)
             if plan is None
             else PointCleaning(True, tab.named(tab.cells(plan.x)), tab.enc.labels[plan.winner])
         )
     tell(0, None, "fewest cells for all rows together")
-    together = clean_many(tab, T, alpha, method, node_limit, time_limit)
+    together = clean_many(
+        tab, T, alpha, method, node_limit, time_limit, target, budget, minima=minima
+    )
     tell(0, None, "the policy's path")
-    cells, _, certified = policy_path(tab, T, alpha, prior, batch)
+    keep = np.array([m is not None for m in minima], bool)  # the rows some cleaning certifies
+    cells, _, certified = policy_path(
+        tab, T[keep], alpha, prior, batch, need=together.target, budget=budget
+    )
     tell(1, 1, "the policy's path")
     path = tuple((int(tab.enc.rows[r]), tab.enc.features[j]) for r, j in cells)
     return CleaningReport(points, together, path, certified)

@@ -87,6 +87,19 @@ class CleaningTable:
             out.extend((int(r), int(j)) for r in rows)
         return out
 
+    def counts_of(self, named) -> np.ndarray:
+        """Group counts (m, d, K) of cells named as (original row, column name)."""
+        x = np.zeros_like(self.hid)
+        if not len(named):
+            return x
+        where = np.empty(self.enc.n, np.intp)
+        where[self.enc.rows] = np.arange(self.enc.n)  # original row -> row in enc
+        r = where[np.array([row for row, _ in named], np.intp)]
+        j = np.array([self.enc.features.index(c) for _, c in named], np.intp)
+        y = np.searchsorted(self.enc.label_bounds, r, side="right") - 1
+        np.add.at(x, (y, j, self.values()[r, j]), 1)
+        return x
+
     def named(self, cells) -> tuple:
         """(row in enc, column) cells as (original row, column name), sorted."""
         out = [(int(self.enc.rows[r]), j) for r, j in cells]

@@ -256,7 +256,7 @@ def _check_clean_options(args) -> None:
             "NBCERT_DASK_SCHEDULER)"
         )
     if args.truth is None:
-        for flag, default in (("method", "auto"), ("batch", 1)):
+        for flag, default in (("method", "auto"), ("batch", 1), ("target", 1.0), ("budget", None)):
             if getattr(args, flag) != default:
                 raise ParameterError(f"--{flag} needs --truth")
 
@@ -271,7 +271,7 @@ def clean(args, session: Session) -> Advice | Cleaned:
         return Advice(_ask(nbcert.clean, args, inputs, "prior", "top", alpha=alpha), args.cells)
     inputs.truth = _read_csv(args, args.truth)
     inputs.names["truth"] = args.truth
-    flags = ("prior", "method", "node_limit", "time_limit", "batch")
+    flags = ("prior", "method", "node_limit", "time_limit", "batch", "target", "budget")
     report = _ask(nbcert.clean_offline, args, inputs, *flags, alpha=alpha, progress=session.hook())
     return Cleaned(list(inputs.test.index), report, inputs.ids)
 

@@ -465,6 +465,23 @@ def _clean(sub, parents) -> None:
     _option(
         p, "--batch", "batch", "with --truth, cells the policy cleans per step along its path", 1
     )
+    _option(
+        p,
+        "--target",
+        "target",
+        "with --truth, the share of the rows some cleaning certifies that the cells for all "
+        "rows together must certify (the others are named and set aside; below 1: greedy, "
+        "with a proven lower bound)",
+        1.0,
+        "SHARE",
+    )
+    _option(
+        p,
+        "--budget",
+        "budget",
+        "with --truth, stop early: the most cells to clean for all rows together and along "
+        "the policy's path (default: no limit)",
+    )
 
 
 COMMANDS = {"certify": _certify, "count": _count, "poison": _poison, "clean": _clean}
