@@ -445,6 +445,9 @@ def _all(tab, T, alpha, method, node_limit, time_limit) -> TogetherCleaning:
         if floor == math.inf:
             return TogetherCleaning(False, (), "greedy", True, None)
     floor, known = _largest_minimum(tab, T, alpha, floor)
+    if floor >= int(tab.hid.sum()) and all_robust(tab, T, tab.hid, alpha):
+        # some point needs every cell (BabyProduct at alpha 0): cleaning them all is optimal
+        return _found(tab, tab.hid.copy(), "exact" if method == "exact" else "greedy", floor, stops)
     start = greedy_many(tab, T, alpha, known)
     few = start is not None and start.sum() <= AUTO_EXACT_CELLS_CLEAN
     if not (method == "exact" or (method == "auto" and alpha == 0 and few)):
