@@ -68,6 +68,7 @@ def certify(
     method: Literal["index", "iterate", "ad"] = "index",
     n_worlds: int = 100,
     seed=None,
+    candidates=None,
     **options: Unpack[ReadingOptions],
 ) -> pd.DataFrame:
     """Is each test row certifiably robust: the same unique Naive Bayes prediction in
@@ -94,6 +95,15 @@ def certify(
         Worlds sampled per test row by ``ad``.
     seed : None, int or numpy Generator, optional
         Random seed of ``ad``.
+    candidates : DataFrame or path, optional
+        Candidate repairs: the possible values of missing cells, a long table with the
+        columns ``row`` (the data row of ``train``), ``column`` and ``value`` (one line per
+        value; values never observed are allowed), as a DataFrame or a CSV path, or the
+        path of CPClean's ``X_train_repairs/`` folder (``nbcert.reading.candidates``).  A
+        listed cell takes one of its values, a cell not listed any value of its column's
+        domain, which is then its observed values and its candidate values (alpha's
+        |domain| counts them all).  Binned with ``train``'s edges; ``method`` must be
+        "index".
     **options
         The reading options, the same for every function of the API (``ReadingOptions``):
         ``missing``, ``stream``, ``batch_rows``, ``names``, ``bins``, ``binning``,
@@ -148,16 +158,21 @@ def certify(
         ``worlds_sampled`` (fewer than ``n_worlds`` when AD stopped at a disagreement).
     """
     reading = Reading.of(train, **options)
+    if candidates is not None and method != "index":
+        raise ParameterError(
+            f"certify method {method!r} is the paper's, over every value of the domain; "
+            "with candidates use method 'index'"
+        )
     need = Need(None if method == "index" else f"certify method {method!r}")
-    table, T, _, ids = ask(train, test, label, reading, need, alpha)
-    return with_id(_certified(table, T, alpha, method, n_worlds, seed, test.index), ids)
+    table, T, _, ids, cand = ask(train, test, label, reading, need, alpha, candidates)
+    return with_id(_certified(table, T, alpha, method, n_worlds, seed, test.index, cand), ids)
 
 
 EXACT_COLUMNS = ("label", "possible_labels", "tie_possible")
 AD_COLUMNS = ("label", "sampled_labels", "sampled_tie", "worlds_sampled")
 
 
-def _certified(table, T, alpha, method, n_worlds, seed, index) -> pd.DataFrame:
+def _certified(table, T, alpha, method, n_worlds, seed, index, cand=None) -> pd.DataFrame:
     """certify's table: robust, label, possible_labels, tie_possible per test row (AD:
     robust, label and what its worlds saw); each group of rows with the same blank cells is
     answered on its projection (``nbcert.blanks``)."""
@@ -165,7 +180,8 @@ def _certified(table, T, alpha, method, n_worlds, seed, index) -> pd.DataFrame:
     def answer(sub, codes, rows, keep):
         if method == "ad":
             return zip(*_sampled(sub, codes, alpha, n_worlds, seed), strict=True)
-        return zip(*_answers(sub, codes, alpha, method), strict=True)
+        own = None if cand is None else cand.project(keep)
+        return zip(*_answers(sub, codes, alpha, method, own), strict=True)
 
     names = AD_COLUMNS if method == "ad" else EXACT_COLUMNS
     found = list(zip(*blanks.per_group(table, T, answer), strict=True))
@@ -192,13 +208,13 @@ def _sampled(table, T, alpha, n_worlds, seed) -> tuple:
     )
 
 
-def _answers(table, T, alpha, method) -> tuple:
+def _answers(table, T, alpha, method, cand=None) -> tuple:
     """(robust, label, possible labels, tie possible), one entry per test row, of one table."""
     if method == "index":
-        dec = decide.certify_index(table, T, alpha)
+        dec = decide.certify_index(table, T, alpha, cand)
     else:
         dec = decide.certify_iterate(table, T, alpha)
-    pos = decide.possible_index(table, T, alpha)
+    pos = decide.possible_index(table, T, alpha, cand)
     labels = [table.labels[c] if c >= 0 else None for c in dec.label.tolist()]
     possible = [[table.labels[c] for c in row.nonzero()[0]] for row in pos.labels]
     tie = [None if t == decide.TIE_UNKNOWN else bool(t == decide.TIE_YES) for t in pos.tie.tolist()]
@@ -227,6 +243,7 @@ def count_worlds(
     width: float = 0.001,
     time_limit: float = 2.0,
     progress=None,
+    candidates=None,
     **options: Unpack[ReadingOptions],
 ) -> list[WorldCounts]:
     """How many possible worlds predict each label (and how many tie), per test row.
@@ -260,6 +277,9 @@ def count_worlds(
         Seconds per test row that ``bounds`` refines for (it then gives what it proved).
     progress : callable, optional
         Called as ``progress(done, total, method)`` before each test row and at the end.
+    candidates : DataFrame or path, optional
+        Candidate repairs, as for ``certify``: each listed cell's candidates are its
+        values, and the worlds counted are theirs (every method).
 
     Returns
     -------
@@ -268,7 +288,8 @@ def count_worlds(
         ``ties``, ``total``), proven intervals (``proven``, ``proven_ties``,
         ``proven_shares``) or estimated ``fractions`` with ``intervals``.
     """
-    table, T, _, _ = ask(train, test, label, Reading.of(train, **options), alpha=alpha)
+    reading = Reading.of(train, **options)
+    table, T, _, _, cand = ask(train, test, label, reading, alpha=alpha, candidates=candidates)
     return count_encoded(
         table,
         T,
@@ -281,7 +302,15 @@ def count_worlds(
         width=width,
         time_limit=time_limit,
         progress=progress,
+        cand=cand,
     )
+
+
+NO_CANDIDATES_TO_POISON = (
+    "poisoning takes no candidates: the attacker blanks cells of a complete table, which "
+    "has no missing cell to give candidates to, and a blanked cell may take any value of its "
+    "column (there is no imputer's guess for a cell that was never missing)"
+)
 
 
 @validated
@@ -293,6 +322,7 @@ def poison(
     method: Literal["op", "sr", "rp"] = "op",
     seed=None,
     alpha=0,
+    candidates=None,
     **options: Unpack[ReadingOptions],
 ) -> list[poisoning.Poisoning]:
     """Cells of the complete table ``train`` to blank so each test row, on its own,
@@ -313,6 +343,8 @@ def poison(
         that removes every cell of a value moves that column's domain size, and so every
         label's denominator: OP searches those blankings too, and refuses (one line) when
         there are more than ``nbcert.poisoning.minimum.SEARCH_LIMIT`` sets of such values.
+    candidates : None
+        Refused (a ParameterError): ``NO_CANDIDATES_TO_POISON`` says why.
 
     Returns
     -------
@@ -323,9 +355,11 @@ def poison(
     """
     from . import poisoning
 
+    if candidates is not None:
+        raise ParameterError(NO_CANDIDATES_TO_POISON)
     reading = Reading.of(train, **options)
     need = Need(f"poison method {method!r}", second_pass=method == "op")
-    table, T, _, _ = ask(train, test, label, reading, need, alpha)
+    table, T, _, _, _ = ask(train, test, label, reading, need, alpha)
     require_complete(table, reading)
 
     def answer(sub, codes, rows, keep):
@@ -371,7 +405,7 @@ def poison_many(
     from . import poisoning
 
     reading = Reading.of(train, **options)
-    table, T, _, _ = ask(train, test, label, reading, Need("poisoning many points together"))
+    table, T, _, _, _ = ask(train, test, label, reading, Need("poisoning many points together"))
     require_complete(table, reading)
     result = poisoning.poison_many_encoded(table, T, method=method, time_limit=time_limit)
     _limit_warnings(("poison_many", "poison --together"), result, time_limit)
@@ -465,7 +499,7 @@ def clean(
     from . import cleaning
 
     reading = Reading.of(train, **options)
-    enc, T, test, _ = ask(train, test, label, reading, Need("cleaning advice"), alpha)
+    enc, T, test, _, _ = ask(train, test, label, reading, Need("cleaning advice"), alpha)
     values = test[list(enc.features)]  # T's rows: none missing
     groups = cleaning.advice(enc, T, alpha, prior, top, values)
     return pd.DataFrame(groups, columns=cleaning.ADVICE_COLUMNS)
@@ -621,6 +655,7 @@ __all__ = [
     "poison_many",
     "clean",
     "clean_offline",
+    "NO_CANDIDATES_TO_POISON",
     "EncodedTable",
     "InputError",
     "ParameterError",

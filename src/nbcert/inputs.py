@@ -133,9 +133,11 @@ def table_names(train, names: Mapping[str, str] | None) -> dict:
     from .reading.files import TableSource
 
     given = dict(names or {})
-    unknown = sorted(set(given) - {"train", "test", "truth"})
+    unknown = sorted(set(given) - {"train", "test", "truth", "candidates"})
     if unknown:
-        raise ParameterError(f"names: unknown table {unknown[0]!r} (use train, test or truth)")
+        raise ParameterError(
+            f"names: unknown table {unknown[0]!r} (use train, test, truth or candidates)"
+        )
     if isinstance(train, TableSource):
         given["train"] = train.name
     elif isinstance(train, (str, os.PathLike)):
@@ -296,6 +298,14 @@ def binned(train, test, label, reading: Reading, truth=None) -> tuple:
     TableSource read with ``sep``, ``encoding`` and ``decimal``, a DataFrame's numbers
     written with ``decimal`` are rewritten with a point; with ``bins`` the tables become
     DataFrames with the training table's numeric columns binned."""
+    train, (test, truth) = binned_with(train, [test, truth], label, reading)
+    return train, test, truth
+
+
+def binned_with(train, tables: list, label, reading: Reading) -> tuple:
+    """(train, [tables]) after ``sep``, ``decimal`` and ``bins`` (``binned``), for any
+    number of other tables (None: no table); each is named by its key in ``names`` where
+    it is the test table or the truth, else by ``reading.names["candidates"]``."""
     from .reading import decimals
     from .reading.files import TableSource
 
@@ -309,41 +319,88 @@ def binned(train, test, label, reading: Reading, truth=None) -> tuple:
                 f"{names['train']}: decimal applies to CSV paths and pandas DataFrames; "
                 "rewrite a Dask DataFrame's numbers first, or call .compute()"
             )
-        train, test, truth = (decimals.frame(t, reading.decimal) for t in (train, test, truth))
+        train = decimals.frame(train, reading.decimal)
+        tables = [decimals.frame(t, reading.decimal) for t in tables]
     if not reading.binned():
-        return train, test, truth
+        return train, tables
     _bin_refusal(train, reading)
     train = train_frame(train, reading)
     if not isinstance(train, pd.DataFrame):
-        return train, test, truth  # _train_table names the type it does not take
+        return train, tables  # _train_table names the type it does not take
     from .reading.binning import bin_tables
 
-    others = [
-        (as_missing(t, missing), names[k])
-        for t, k in ((test, "test"), (truth, "truth"))
-        if isinstance(t, pd.DataFrame)
-    ]
-    train, *others = bin_tables(
+    keys = ["test", "truth"] + ["candidates"] * max(0, len(tables) - 2)
+    frames = [(i, t) for i, t in enumerate(tables) if isinstance(t, pd.DataFrame)]
+    train, *done = bin_tables(
         as_missing(train, missing),
-        others,
+        [(as_missing(t, missing), names.get(keys[i], keys[i])) for i, t in frames],
         label,
         reading.bins,
         reading.binning,
         reading.categorical,
         names["train"],
     )
-    others = iter(others)
-    return train, *(next(others) if isinstance(t, pd.DataFrame) else t for t in (test, truth))
+    out = list(tables)
+    for (i, _), t in zip(frames, done):
+        out[i] = t
+    return train, out
 
 
-def prepare(train, test, label, reading: Reading, need: Need = Need(), alpha=0) -> tuple:
-    """(training table as Stats or EncodedTable, test codes, test table as binned), after
-    ``binned``, with the DataWarnings they call for (at the smoothing ``alpha``)."""
-    train, test, _ = binned(train, test, label, reading)
+def candidate_table(train, candidates, label, reading: Reading) -> tuple:
+    """(the training table in memory, its candidate table (DataFrame ``row, column, value``),
+    ``reading`` naming it): candidates need the training table's rows."""
+    from .reading import candidates as read
+
+    name = reading.names.get("candidates")
+    train = train_frame(train, reading)
+    if not isinstance(train, pd.DataFrame):
+        raise InputError(
+            f"{reading.names['train']}: candidate repairs need the training table in memory "
+            "(a pandas DataFrame or a path)"
+        )
+    table, name = read.read(
+        candidates, as_missing(train, reading.missing), label, name, **_text(reading)
+    )
+    return train, table, replace(reading, names={**reading.names, "candidates": name})
+
+
+def coded_candidates(table, listed, binned, reading: Reading, unlisted=None) -> tuple:
+    """(the training table extended by the candidate values, its Candidates), from the
+    candidate table ``listed`` and its ``wide`` form as binned."""
+    from .reading import candidates as read
+    from .stats import candidates
+
+    values = read.narrow(listed, binned)
+    entries = candidates.Listed(
+        listed["row"].to_numpy(object),
+        listed["column"].to_numpy(object),
+        values,
+        reading.names["candidates"],
+    )
+    return candidates.code(table, entries, reading.names["train"], unlisted)
+
+
+def prepare(
+    train, test, label, reading: Reading, need: Need = Need(), alpha=0, listed=None
+) -> tuple:
+    """(training table as Stats or EncodedTable, test codes, test table as binned, its
+    Candidates or None), after ``binned``, with the DataWarnings they call for (at the
+    smoothing ``alpha``); ``listed``: a candidate table (``candidate_table``)."""
+    from .reading import candidates as read
+
+    extra = []
+    if listed is not None:
+        features = [c for c in train.columns if c != label]
+        extra = [read.wide(listed, features)]
+        need = need if need.rows_for else Need("candidate repairs")
+    train, (test, *extra) = binned_with(train, [test, *extra], label, reading)
     table = _train_table(train, label, reading, need)
+    cand = None
+    if listed is not None:
+        table, cand = coded_candidates(table, listed, extra[0], reading)
     T = coded_test(table, test, reading)
     warn(reading, table, T, alpha)
-    return table, T, test
+    return table, T, test, cand
 
 
 def warn(reading: Reading, dom, T, alpha=0, truth=None, stacklevel: int = 5) -> None:
@@ -362,15 +419,22 @@ def warn(reading: Reading, dom, T, alpha=0, truth=None, stacklevel: int = 5) -> 
     )
 
 
-def ask(train, test, label, reading: Reading, need: Need = Need(), alpha=0) -> tuple:
+def ask(
+    train, test, label, reading: Reading, need: Need = Need(), alpha=0, candidates=None
+) -> tuple:
     """``prepare`` with the test id column read and checked (not a training column): (training
-    table, test codes, test table as binned, RowIds or None).  A test path is read first."""
+    table, test codes, test table as binned, RowIds or None, Candidates or None).  A test
+    path is read first; ``candidates``: a candidate table, a path of one, or CPClean's
+    repairs folder (``nbcert.reading.candidates``)."""
     test, _, reading = read_paths(test, None, reading)
     _, ids = split_id(test, reading.id, reading.names)  # test keeps it: encode_test leaves it out
-    table, T, test = prepare(train, test, label, reading, need, alpha)
+    listed = None
+    if candidates is not None:
+        train, listed, reading = candidate_table(train, candidates, label, reading)
+    table, T, test, cand = prepare(train, test, label, reading, need, alpha, listed)
     check_id(ids, table.features, reading.names)
     check_columns_of_test(test, table.features, label, reading)
-    return table, T, test, ids
+    return table, T, test, ids, cand
 
 
 def check_columns_of_test(test, features, label, reading: Reading) -> None:
@@ -498,6 +562,9 @@ __all__ = [
     "check_id",
     "with_id",
     "binned",
+    "binned_with",
+    "candidate_table",
+    "coded_candidates",
     "prepare",
     "warn",
     "ask",

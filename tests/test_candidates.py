@@ -1,0 +1,239 @@
+"""Candidate repairs: certification, possible labels and counts over the worlds that the
+candidates allow, against enumeration of those worlds (``brute.Table`` with per-cell
+candidate sets); alpha's domain with candidates never observed; the candidate table's and
+CPClean's repairs folder's readers and their one-line errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from brute import brute_counts, brute_labels, brute_robust, brute_total
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from strategies import alphas, candidate_instances
+
+import nbcert
+
+SETTINGS = dict(
+    deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
+
+
+def _events(inst):
+    for (_, f), vs in inst.candidates.items():
+        observed = set(inst.train[f].dropna())
+        if len(vs) == 1:
+            event("a cell with one candidate")
+        if set(vs) - observed:
+            event("a candidate never observed")
+    if any(
+        v not in set(inst.train[f].dropna()) for row in inst.test_rows() for f, v in row.items()
+    ):
+        event("a test value not observed")
+
+
+@settings(max_examples=600, **SETTINGS)
+@given(candidate_instances(max_missing=7), alphas)
+def test_certify_with_candidates_matches_enumeration(inst, alpha):
+    _events(inst)
+    got = nbcert.certify(inst.train, inst.test, inst.label, alpha=alpha, candidates=inst.frame)
+    for row, (_, r) in zip(inst.test_rows(), got.iterrows()):
+        robust, label = brute_robust(inst.train, inst.label, row, alpha, inst.candidates)
+        assert (bool(r.robust), r.label) == (robust, label), row
+        labels, tie = brute_labels(inst.train, inst.label, row, alpha, inst.candidates)
+        assert set(r.possible_labels) == labels, row
+        if r.tie_possible is not None:
+            assert r.tie_possible == tie, row
+
+
+@settings(max_examples=400, **SETTINGS)
+@given(candidate_instances(max_missing=6), alphas, st.sampled_from(["exact", "batch", "bounds"]))
+def test_counts_with_candidates_match_enumeration(inst, alpha, method):
+    _events(inst)
+    got = nbcert.count_worlds(
+        inst.train, inst.test, inst.label, alpha=alpha, method=method, candidates=inst.frame
+    )
+    total = brute_total(inst.train, inst.label, inst.candidates)
+    for row, wc in zip(inst.test_rows(), got):
+        counts, ties = brute_counts(inst.train, inst.label, row, alpha, inst.candidates)
+        assert wc.total == total and int(wc.total_text) == total
+        if method == "bounds":
+            for lab, (lo, hi) in wc.proven.items():
+                assert lo <= counts[lab] <= hi, (row, lab)
+            assert wc.proven_ties[0] <= ties <= wc.proven_ties[1]
+        else:
+            assert wc.counts == counts and wc.ties == ties, row
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(candidate_instances(max_missing=6, only_observed=True), alphas)
+def test_candidates_in_the_observed_domain_never_lose_a_certain_row(inst, alpha):
+    """Where every candidate is an observed value (binned numbers are), the domain is the
+    same and the worlds are a subset: a row certain without candidates stays certain."""
+    without = nbcert.certify(inst.train, inst.test, inst.label, alpha=alpha)
+    with_ = nbcert.certify(inst.train, inst.test, inst.label, alpha=alpha, candidates=inst.frame)
+    assert (with_.robust | ~without.robust).all()
+    assert (with_.label[without.robust] == without.label[without.robust]).all()
+    if (with_.robust & ~without.robust).any():
+        event("candidates certify a row the domain does not")
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(candidate_instances(max_missing=6), alphas)
+def test_listing_every_cell_with_its_domain_is_no_candidates(inst, alpha):
+    """Candidates that are each cell's whole domain change nothing."""
+    domain = {f: sorted(set(inst.train[f].dropna()), key=repr) for f in inst.features}
+    every = [
+        (r, f, v)
+        for f in inst.features
+        for r in np.flatnonzero(inst.train[f].isna().to_numpy()).tolist()
+        for v in domain[f]
+    ]
+    frame = pd.DataFrame(every, columns=["row", "column", "value"], dtype=object)
+    plain = nbcert.certify(inst.train, inst.test, inst.label, alpha=alpha)
+    listed = nbcert.certify(inst.train, inst.test, inst.label, alpha=alpha, candidates=frame)
+    pd.testing.assert_frame_equal(plain, listed)
+
+
+def test_alpha_counts_candidate_values_in_the_domain():
+    """With alpha > 0 a value only a candidate names is in the column's domain: the one
+    world here is classified as scikit-learn's CategoricalNB classifies the filled table
+    given those categories (|domain| 3), and that decides it: with the 2 observed values
+    as the domain, the same counts would predict q."""
+    from fractions import Fraction
+
+    from sklearn.naive_bayes import CategoricalNB
+
+    train = pd.DataFrame({"f": ["a", "b", "b", "b", "a", "a", None], "y": list("ppppqqp")})
+    cands = pd.DataFrame({"row": [6], "column": ["f"], "value": ["c"]})
+    test = pd.DataFrame({"f": ["a"]})
+    got = nbcert.certify(train, test, "y", alpha=1, candidates=cands)
+    codes = train.fillna({"f": "c"})["f"].map({"a": 0, "b": 1, "c": 2}).to_numpy()[:, None]
+    said = CategoricalNB(alpha=1, min_categories=3).fit(codes, train["y"]).predict([[0]])[0]
+    assert got.robust.iloc[0] and got.label.iloc[0] == said == "p"
+
+    def support(N, c, delta):  # N_l / n * (c + 1) / (N_l + delta)
+        return Fraction(N, 7) * Fraction(c + 1, N + delta)
+
+    assert support(5, 1, 2) < support(2, 2, 2)  # |domain| 2: q would win
+
+
+# ---------------------------------------------------------------------------------------
+# reading candidates
+
+
+TRAIN = pd.DataFrame({"f": ["a", None, "b", None], "g": [1.5, 2.0, None, 3.0], "y": list("pqpq")})
+TEST = pd.DataFrame({"f": ["a"], "g": [2.0]})
+
+
+@pytest.mark.parametrize(
+    "rows, words",
+    [
+        ([(1, "h", "a")], "data row 0: column 'h' is not a feature column of training table"),
+        ([(1, "f", "a"), (7, "f", "a")], "data row 1: row 7 is not a data row of training table"),
+        ([(0, "f", "a")], "data row 0: row 0, column 'f' is not missing in training table"),
+        ([(1, "f", None)], "data row 0: it has no value"),
+        ([(2, "g", "x")], "data row 0: 'x' is not a number, but column 'g' holds numbers"),
+    ],
+)
+def test_candidate_table_errors_name_the_entry(rows, words):
+    cands = pd.DataFrame(rows, columns=["row", "column", "value"], dtype=object)
+    with pytest.raises(nbcert.InputError, match=f"^candidate table: {words}"):
+        nbcert.certify(TRAIN, TEST, "y", candidates=cands)
+
+
+def test_a_table_without_the_columns_is_refused():
+    with pytest.raises(nbcert.InputError, match="no column 'value'"):
+        nbcert.certify(TRAIN, TEST, "y", candidates=pd.DataFrame({"row": [1], "column": ["f"]}))
+
+
+def test_poisoning_refuses_candidates_with_its_reason():
+    with pytest.raises(nbcert.ParameterError, match="no missing cell to give candidates to"):
+        nbcert.poison(TRAIN.fillna("a"), TEST, "y", candidates=pd.DataFrame())
+
+
+def test_binned_candidates_take_the_training_edges():
+    """A numeric candidate is binned as the column is: 2.9 falls in the bin that observed
+    values share, so it is no new value."""
+    cands = pd.DataFrame({"row": [2, 2], "column": ["g", "g"], "value": ["2.9", "1.4"]})
+    got = nbcert.count_worlds(TRAIN, TEST, "y", bins=2, candidates=cands, method="exact")
+    assert got[0].total == 2 * 2 * 2  # f's two blanks over {a, b}, g's blank over 2 bins
+
+
+def _repairs(folder, copies):
+    folder.mkdir()
+    for name, rows in copies.items():
+        (folder / f"{name}.csv").write_text("f,g\n" + "\n".join(rows) + "\n")
+    return folder
+
+
+def test_cpclean_repairs_folder_gives_each_missing_cell_its_values(tmp_path):
+    """A repaired copy per imputer; a missing cell's candidates are the values the copies
+    give it (a copy's blank skipped), observed cells are not read."""
+    from nbcert.reading.candidates import from_repairs
+
+    folder = _repairs(
+        tmp_path / "X_train_repairs",
+        {
+            "mean": ["a,1.5", "a,2.0", "b,2.2", "a,3.0"],
+            "mode": ["x,1.5", "b,2.0", "b,1.5", ",3.0"],
+            "dummy": ["a,9", "missing,2.0", "b,2.2", "missing,3.0"],
+        },
+    )
+    got = from_repairs(folder, TRAIN, "y", "X_train_repairs")
+    cells = {(r, c): set(g["value"]) for (r, c), g in got.groupby(["row", "column"])}
+    assert cells == {
+        (1, "f"): {"a", "b", "missing"},
+        (3, "f"): {"a", "missing"},
+        (2, "g"): {"2.2", "1.5"},
+    }
+    with_ = nbcert.certify(TRAIN, TEST, "y", candidates=str(folder))
+    by_table = nbcert.certify(TRAIN, TEST, "y", candidates=got)
+    pd.testing.assert_frame_equal(with_, by_table)
+
+
+@pytest.mark.parametrize(
+    "copies, words",
+    [
+        ({}, "no CSV files in the folder"),
+        ({"mean": ["a", "b", "a", "a"]}, "mean.csv: no column 'g'"),
+        ({"mean": ["a,1", "b,2"]}, "mean.csv: it has 2 data rows, the training table 4"),
+    ],
+)
+def test_cpclean_repairs_folder_errors_are_one_line(tmp_path, copies, words):
+    folder = tmp_path / "reps"
+    folder.mkdir()
+    for name, rows in copies.items():
+        head = "f" if all("," not in r for r in rows) else "f,g"
+        (folder / f"{name}.csv").write_text(head + "\n" + "\n".join(rows) + "\n")
+    with pytest.raises(nbcert.InputError, match=words):
+        nbcert.certify(TRAIN, TEST, "y", candidates=str(folder))
+
+
+def test_montecarlo_samples_the_candidate_worlds():
+    """Monte-Carlo draws beta from its exact law (the ways over their sum): on a table whose
+    counts are known, its shares are the exact ones to within sampling error."""
+    rng = np.random.default_rng(7)
+    n = 40
+    train = pd.DataFrame(
+        {
+            "f": rng.choice(["a", "b", "c"], n),
+            "g": rng.choice(["x", "y"], n),
+            "y": rng.choice(["p", "q"], n),
+        }
+    )
+    train.loc[rng.random(n) < 0.4, "f"] = None
+    blanks = np.flatnonzero(train["f"].isna().to_numpy())
+    cands = pd.DataFrame(
+        [(r, "f", v) for r in blanks for v in (["a", "d"] if r % 2 else ["b", "c", "a"])],
+        columns=["row", "column", "value"],
+    )
+    test = pd.DataFrame({"f": ["a"], "g": ["x"]})
+    (exact,) = nbcert.count_worlds(train, test, "y", method="exact", candidates=cands)
+    (mc,) = nbcert.count_worlds(
+        train, test, "y", method="montecarlo", n_samples=200_000, seed=1, candidates=cands
+    )
+    for lab, c in exact.counts.items():
+        lo, hi = mc.intervals[lab]
+        assert lo <= c / exact.total <= hi and abs(mc.fractions[lab] - c / exact.total) < 0.01
