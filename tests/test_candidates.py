@@ -8,7 +8,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from brute import brute_counts, brute_labels, brute_robust, brute_total
+from brute import (
+    brute_counts,
+    brute_is_robust_after_cleaning,
+    brute_labels,
+    brute_min_clean,
+    brute_min_clean_some,
+    brute_robust,
+    brute_total,
+)
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from strategies import alphas, candidate_instances
@@ -237,3 +245,89 @@ def test_montecarlo_samples_the_candidate_worlds():
     for lab, c in exact.counts.items():
         lo, hi = mc.intervals[lab]
         assert lo <= c / exact.total <= hi and abs(mc.fractions[lab] - c / exact.total) < 0.01
+
+
+# ---------------------------------------------------------------------------------------
+# cleaning with the truth and candidates (alpha = 0)
+
+
+@st.composite
+def dirty_with_candidates(draw, **kw):
+    from strategies import candidate_sets, dirty_instances
+
+    inst = draw(dirty_instances(**kw))
+    return inst, draw(candidate_sets(inst.dirty, inst.features))
+
+
+def _frame(cands: dict) -> pd.DataFrame:
+    rows = [(r, f, v) for (r, f), vs in cands.items() for v in vs]
+    return pd.DataFrame(rows, columns=["row", "column", "value"], dtype=object)
+
+
+@settings(max_examples=400, **SETTINGS)
+@given(dirty_with_candidates(max_rows=6, max_missing=5, max_tests=3, min_labels=2))
+def test_cleaning_minimum_with_candidates_matches_enumeration(case):
+    inst, cands = case
+    rep = nbcert.clean_offline(
+        inst.dirty, inst.truth, inst.test, inst.label, method="greedy", candidates=_frame(cands)
+    )
+    rows = inst.test_rows()
+    args = (inst.dirty, inst.truth, inst.label)
+    for row, pt in zip(rows, rep.points):
+        best = brute_min_clean(*args, [row], 0, cands)
+        assert pt.num_cells == best, (row, pt, best)
+        if best:
+            event("the minimum cleans cells")
+            assert brute_is_robust_after_cleaning(*args, row, pt.cells, 0, cands)
+    tg = rep.together
+    able = [r for r, pt in zip(rows, rep.points) if pt.possible]
+    assert list(tg.excluded) == [p for p, pt in enumerate(rep.points) if not pt.possible]
+    if tg.possible:
+        assert all(brute_is_robust_after_cleaning(*args, r, tg.cells, 0, cands) for r in able)
+    assert rep.path_certifies == all(
+        brute_is_robust_after_cleaning(*args, r, rep.path, 0, cands) for r in able
+    )
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(
+    dirty_with_candidates(max_rows=5, max_features=2, max_missing=5, max_tests=3),
+    st.sampled_from(["exact", "greedy"]),
+    st.sampled_from([1, 1, 0.5]),
+)
+def test_cleaning_together_with_candidates_claims_are_true(case, method, target):
+    """A proven bound never exceeds the optimum (enumerated), "optimal" is it, and the
+    exact method proves the optimum of these small tables."""
+    inst, cands = case
+    tg = nbcert.clean_offline(
+        inst.dirty,
+        inst.truth,
+        inst.test,
+        inst.label,
+        method=method,
+        target=target,
+        candidates=_frame(cands),
+    ).together
+    args = (inst.dirty, inst.truth, inst.label)
+    able = [r for p, r in enumerate(inst.test_rows()) if p not in tg.excluded]
+    best = brute_min_clean_some(*args, able, tg.target, 0, cands)
+    if tg.lower_bound is not None and best is not None:
+        assert tg.lower_bound <= best
+    if tg.possible:
+        assert len(tg.cells) >= best and (not tg.optimal or len(tg.cells) == best)
+        if method == "exact" and target == 1:
+            event("exact")
+            assert tg.optimal, (tg, best)
+
+
+def test_cleaning_with_candidates_needs_alpha_zero():
+    dirty = pd.DataFrame({"f": ["a", None], "y": ["p", "q"]})
+    with pytest.raises(nbcert.ParameterError, match="^candidates: cleaning with candidate"):
+        nbcert.clean_offline(
+            dirty,
+            dirty.fillna("b"),
+            TEST[["f"]],
+            "y",
+            alpha=1,
+            candidates=_frame({(1, "f"): ["b"]}),
+        )

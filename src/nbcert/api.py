@@ -37,9 +37,11 @@ from .inputs import (
     Reading,
     ReadingOptions,
     ask,
-    binned,
+    binned_with,
+    candidate_table,
     check_columns_of_test,
     check_id,
+    coded_candidates,
     coded_test,
     prepare_truth,
     read_paths,
@@ -52,6 +54,7 @@ from .inputs import (
 )
 from .params import validate, validated
 from .reading import hints
+from .reading.candidates import wide as wide_candidates
 from .reading.encoding import EncodedTable
 
 if TYPE_CHECKING:  # imported where used: the certify command needs neither
@@ -521,6 +524,7 @@ def clean_offline(
     target: float = 1.0,
     budget: int | None = None,
     progress=None,
+    candidates=None,
     **options: Unpack[ReadingOptions],
 ) -> cleaning.CleaningReport:
     """With the true values of ``train``'s missing cells known: the fewest cells to clean,
@@ -558,6 +562,11 @@ def clean_offline(
         Called as ``progress(done, total, stage)``: per test row while the fewest cells per
         row are found (``total`` the rows), then with ``total`` None as the search for all
         rows together and the policy's path begin, and ``progress(1, 1, stage)`` at the end.
+    candidates : DataFrame or path, optional
+        Candidate repairs of ``train``'s missing cells, as for ``certify`` (alpha 0 only,
+        ``nbcert.cleaning.candidates``): a cell's possible values are its candidates (a cell
+        not listed: the dirty table's domain, observed and candidate values) until it is
+        cleaned to its true value, which need not be one of them.
 
     Returns
     -------
@@ -574,22 +583,50 @@ def clean_offline(
     from . import cleaning
 
     reading = Reading.of(train, **options)
+    if candidates is not None and alpha != 0:
+        from .cleaning.candidates import NEEDS_ZERO_ALPHA
+
+        raise ParameterError(f"candidates: {NEEDS_ZERO_ALPHA}")
     test, truth, reading = read_paths(test, truth, reading)
     _, ids = split_id(test, reading.id, reading.names)
     train = train_frame(train, reading)  # compared with the truth as read, before binning
+    listed, extra = None, []
+    if candidates is not None:
+        train, listed, reading = candidate_table(train, candidates, label, reading)
+        extra = [wide_candidates(listed, [c for c in train.columns if c != label])]
     truth = truth_for_missing(train, truth, label, reading)
-    train, test, truth = binned(train, test, label, reading, truth)
+    train, (test, truth, *extra) = binned_with(train, [test, truth, *extra], label, reading)
     train = train_frame(train, reading)
     enc, miss = prepare_truth(train, truth, label, reading.missing, reading.names)
+    cand = None
+    if listed is not None:
+        enc, cand = coded_candidates(enc, listed, extra[0], reading, miss)
     check_id(ids, enc.features, reading.names)
     check_columns_of_test(test, enc.features, label, reading)
     T = coded_test(enc, test, reading)
     tab = cleaning.CleaningTable.build(enc, miss)
-    warn(reading, enc, tab.dirty_codes(T), alpha, truth=T, stacklevel=4)
+    if cand is not None:
+        cand = cand.with_unlisted(tab.dirty_domain(cand))
+    warn(reading, enc, tab.dirty_codes(T, cand), alpha, truth=T, stacklevel=4)
     try:
-        found = cleaning.report(
-            tab, T, alpha, prior, method, node_limit, time_limit, batch, progress, target, budget
-        )
+        if cand is not None:
+            found = cleaning.report_candidates(
+                tab, cand, T, prior, method, time_limit, batch, progress, target, budget
+            )
+        else:
+            found = cleaning.report(
+                tab,
+                T,
+                alpha,
+                prior,
+                method,
+                node_limit,
+                time_limit,
+                batch,
+                progress,
+                target,
+                budget,
+            )
     except cleaning.TooManyBranches as e:
         raise InputError(_too_many_branches(e, tab, alpha, reading)) from None
     _limit_warnings(("clean_offline", "clean --truth"), found.together, time_limit, node_limit)

@@ -352,6 +352,11 @@ def candidate_table(train, candidates, label, reading: Reading) -> tuple:
     from .reading import candidates as read
 
     name = reading.names.get("candidates")
+    if reading.stream or is_dask(train):
+        raise ParameterError(
+            "candidate repairs need the training table's rows in memory: drop stream=True "
+            "(--stream) and the Dask scheduler"
+        )
     train = train_frame(train, reading)
     if not isinstance(train, pd.DataFrame):
         raise InputError(
@@ -364,9 +369,10 @@ def candidate_table(train, candidates, label, reading: Reading) -> tuple:
     return train, table, replace(reading, names={**reading.names, "candidates": name})
 
 
-def coded_candidates(table, listed, binned, reading: Reading, unlisted=None) -> tuple:
+def coded_candidates(table, listed, binned, reading: Reading, missing=None) -> tuple:
     """(the training table extended by the candidate values, its Candidates), from the
-    candidate table ``listed`` and its ``wide`` form as binned."""
+    candidate table ``listed`` and its ``wide`` form as binned (``missing``: the training
+    table's missing cells, when ``table`` is its truth)."""
     from .reading import candidates as read
     from .stats import candidates
 
@@ -377,7 +383,7 @@ def coded_candidates(table, listed, binned, reading: Reading, unlisted=None) -> 
         values,
         reading.names["candidates"],
     )
-    return candidates.code(table, entries, reading.names["train"], unlisted)
+    return candidates.code(table, entries, reading.names["train"], missing)
 
 
 def prepare(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -72,12 +73,32 @@ class GroupScores:
     helped: np.ndarray  # (k, m, d): the points each group may help
 
 
-def _deficits(obs, M, N, T, alpha, pi):
+class View(NamedTuple):
+    """What the policy sees of each test point (k, m, d): the observed cells that agree
+    (E), the extreme counts (lo, hi), the missing cells that may hold t_j (free; without
+    candidates every missing cell), the domain sizes (d,) and whether t_j is in the
+    domain (k, d)."""
+
+    E: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    free: np.ndarray
+    delta: np.ndarray
+    seen: np.ndarray
+
+
+def plain_view(obs: np.ndarray, M: np.ndarray, T: np.ndarray) -> View:
+    """The policy's view of test points T on a table without candidates."""
+    E, seen, delta = agreeing(obs, T)
+    lo, hi = extremes(E, M, delta, seen)
+    return View(E, lo, hi, np.broadcast_to(M, lo.shape), delta, seen)
+
+
+def _deficits(view: View, N, T, alpha, pi):
     """Per point: the bounds lo, hi (k, m, d) as floats, the likely winner w (the label the
     expected table predicts), and D (k, m) = log Smax_l - log Smin_w (0 where beaten or robust)."""
     a = float(alpha)
-    E, seen, delta = agreeing(obs, T)
-    lo, hi = extremes(E, M, delta, seen)
+    E, lo, hi, M, delta, seen = view
     robust = decide_counts(lo, hi, N, delta, alpha).robust
     lo, hi = lo.astype(float) + a, hi.astype(float) + a
     zero = lo == 0
@@ -104,7 +125,14 @@ def _deficits(obs, M, N, T, alpha, pi):
 
 
 def group_scores(
-    obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, alpha=0, prior: str = "observed"
+    obs: np.ndarray,
+    M: np.ndarray,
+    N: np.ndarray,
+    T: np.ndarray,
+    alpha=0,
+    prior: str = "observed",
+    view: View | None = None,
+    pi: np.ndarray | None = None,
 ) -> GroupScores:
     """Score cleaning one more cell of each (label, column) group (a heuristic).
 
@@ -126,13 +154,20 @@ def group_scores(
         The smoothing parameter.
     prior : {"observed", "worlds"}, default "observed"
         As for ``truth_odds``.
+    view : View, optional
+        The points' counts (default: ``plain_view`` of obs and M; with candidate repairs,
+        ``nbcert.cleaning.candidates.view``).
+    pi : ndarray (k, m, d), optional
+        The odds that a missing cell holds t_j (default: ``truth_odds``).
 
     Returns
     -------
     GroupScores
     """
-    pi = truth_odds(obs, T, prior)
-    lo, hi, w, D, robust = _deficits(obs, M, N, T, alpha, pi)
+    pi = truth_odds(obs, T, prior) if pi is None else pi
+    view = plain_view(obs, M, T) if view is None else view
+    lo, hi, w, D, robust = _deficits(view, N, T, alpha, pi)
+    M = view.free
     k = np.arange(len(T))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         step = np.log1p(1.0 / lo[k, w])  # (k, d): w's gain from one more t_j cell
@@ -142,7 +177,7 @@ def group_scores(
         whole = np.minimum(D[:, :, None], -np.log1p(-odds * M / hi))  # the whole group's gain
         rival = np.where(close <= M, D[:, :, None] / np.maximum(close, 1.0), whole / M)
     gain = np.where((M > 0) & (D[:, :, None] > 0), np.nan_to_num(rival, nan=0.0), 0.0)
-    gain[k, w] = np.where(M[w] > 0, np.nan_to_num(win, nan=0.0), 0.0)
+    gain[k, w] = np.where(M[k, w] > 0, np.nan_to_num(win, nan=0.0), 0.0)
     gain[robust] = 0.0
     helps = gain > 0
     is_w = np.zeros_like(helps)

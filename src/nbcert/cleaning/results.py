@@ -104,6 +104,50 @@ def report(
     return CleaningReport(points, together, path, certified)
 
 
+def report_candidates(
+    tab: CleaningTable,
+    cand,
+    T: np.ndarray,
+    prior: str = "observed",
+    method: str = "auto",
+    time_limit: float = 60.0,
+    batch: int = 1,
+    progress=None,
+    target=1,
+    budget: int | None = None,
+) -> CleaningReport:
+    """``report`` with candidate repairs (alpha = 0, ``nbcert.cleaning.candidates``): each
+    point's fewest cells (exact), the fewest for all points together that some cleaning
+    certifies (greedy with a proven bound, or proven by trying every cleaning where few),
+    and the policy's path."""
+    from . import candidates
+
+    tell = progress or (lambda done, total, stage: None)
+    kinds = candidates.Kinds(tab, cand)
+    zero = np.zeros(kinds.G, np.int64)
+    points, minima = [], []
+    for p, t in enumerate(T):
+        tell(p, len(T), "fewest cells per row")
+        plan = candidates.search(kinds, zero, t)[0]
+        minima.append(None if plan is None else plan.cost)
+        named = () if plan is None else tab.named(kinds.cells(plan.x))
+        points.append(
+            PointCleaning(False)
+            if plan is None
+            else PointCleaning(True, named, tab.enc.labels[plan.winner])
+        )
+    tell(0, None, "fewest cells for all rows together")
+    together = candidates.together(kinds, T, minima, method, time_limit, target, budget)
+    tell(0, None, "the policy's path")
+    keep = np.array([m is not None for m in minima], bool)
+    cells, _, certified = candidates.follow(
+        kinds, T[keep], 0, prior, batch, together.target, budget
+    )
+    tell(1, 1, "the policy's path")
+    path = tuple((int(tab.enc.rows[r]), tab.enc.features[j]) for r, j in cells)
+    return CleaningReport(points, together, path, certified)
+
+
 def dirty_state(enc: EncodedTable) -> tuple:
     """(obs, M, N) of a dirty table, as the policy takes them: observed cells per (label,
     column, local value), missing cells per (label, column) and rows per label."""

@@ -62,10 +62,20 @@ class CleaningTable:
         """Rows per label (every row has one cell, observed or missing, in column 0)."""
         return (self.obs[:, 0] + self.hid[:, 0]).sum(axis=1)
 
-    def dirty_codes(self, T: np.ndarray) -> np.ndarray:
+    def dirty_domain(self, cand=None) -> np.ndarray:
+        """(d, K) the values of the dirty table's domains: its observed values, and with
+        candidate repairs (``cand``) every listed candidate value."""
+        seen = self.obs.sum(axis=0) > 0
+        if cand is not None:
+            for j, member in enumerate(cand.member):
+                seen[j, : member.shape[1]] |= member[1:].any(axis=0)  # set 0: the unlisted
+        return seen
+
+    def dirty_codes(self, T: np.ndarray, cand=None) -> np.ndarray:
         """Test codes T (in the true table's domains) as the dirty table sees them: a value
-        no observed cell holds is unseen (``UNSEEN``); blank test cells stay blank."""
-        seen = self.obs.sum(axis=0) > 0  # (d, K): the dirty table's observed domains
+        outside its domain (``dirty_domain``) is unseen (``UNSEEN``); blank test cells stay
+        blank."""
+        seen = self.dirty_domain(cand)
         hit = seen[np.arange(T.shape[1]), np.maximum(T, 0)]
         return np.where((T >= 0) & ~hit, UNSEEN, T)
 

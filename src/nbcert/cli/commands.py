@@ -135,6 +135,8 @@ def _ask(question: Callable, args, inputs: Inputs, *flags: str, **parameters):
     given = {flag: getattr(args, flag) for flag in flags}
     tables = () if inputs.truth is None else (inputs.truth,)  # clean_offline's, before test
     reading = _reading(args, inputs)
+    if getattr(args, "candidates", None) is not None:
+        parameters = {"candidates": args.candidates, **parameters}
     return question(
         inputs.train, *tables, inputs.test, args.label, **given, **parameters, **reading
     )
@@ -233,6 +235,10 @@ def _check_poison_method(args) -> None:
 
 @_hinting
 def poison(args, session: Session) -> Poisoned | PoisonedTogether:
+    if args.candidates is not None:
+        from ..api import NO_CANDIDATES_TO_POISON
+
+        raise ParameterError(f"--candidates: {NO_CANDIDATES_TO_POISON}")
     _check_poison_method(args)
     alpha = _alpha(args.alpha)
     if args.together and alpha:

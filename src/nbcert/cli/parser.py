@@ -209,6 +209,15 @@ def _files(g) -> None:
         metavar="TOKEN",
         help="a value that also means missing, in both files (repeatable), e.g. --missing ?",
     )
+    _named(
+        g,
+        "--candidates",
+        "FILE|DIR",
+        "candidate repairs: the values missing cells may take, a CSV with the columns row "
+        "(data row of the training file), column and value, one line per value (values never "
+        "observed allowed), or CPClean's X_train_repairs/ folder (one repaired copy of the "
+        "training file per imputer); a cell not listed takes any value of its column",
+    )
 
 
 def _reading(g) -> None:

@@ -146,6 +146,17 @@ class Candidates:
         sizes, counts = self.world_factors(keep)
         return float(np.dot(counts, np.log10(np.maximum(sizes, 1))))
 
+    def with_unlisted(self, values: np.ndarray) -> Candidates:
+        """The same candidates with the cells not listed (set 0) taking the values marked
+        in ``values`` (d, K) instead of the whole domain (cleaning: the dirty table's
+        domain, observed and candidate values, whatever is cleaned later)."""
+        member = []
+        for j, rows in enumerate(self.member):
+            rows = rows.copy()
+            rows[0] = values[j, : rows.shape[1]]
+            member.append(rows)
+        return Candidates(tuple(member), self.ids, self.label_bounds, self.listed)
+
     def project(self, keep: np.ndarray) -> Candidates:
         """The candidates of the features ``keep`` (``nbcert.blanks.project``); with none
         kept, one constant column without missing cells."""
@@ -191,7 +202,7 @@ class Listed:
     name: str
 
 
-def code(enc: EncodedTable, listed: Listed, train: str, unlisted=None) -> tuple:
+def code(enc: EncodedTable, listed: Listed, train: str, missing=None) -> tuple:
     """(the table with its domains extended by the candidate values, its Candidates).
 
     Parameters
@@ -202,9 +213,10 @@ def code(enc: EncodedTable, listed: Listed, train: str, unlisted=None) -> tuple:
         The candidate entries.
     train : str
         The training table's name in messages.
-    unlisted : sequence of bool arrays, optional
-        Per feature, the values of the (extended) domain a missing cell not listed may take
-        (default: all of them).  Cleaning passes the dirty table's domain.
+    missing : ndarray of bool (n, d), optional
+        The missing cells, rows in ``enc``'s order (default: ``enc``'s own; cleaning passes
+        the dirty table's, ``enc`` being the truth).  A cell not listed takes set 0, the
+        whole extended domain (``Candidates.with_unlisted`` narrows it).
 
     Returns
     -------
@@ -216,7 +228,8 @@ def code(enc: EncodedTable, listed: Listed, train: str, unlisted=None) -> tuple:
         For an entry naming a column that is not a feature, a row out of range, a cell that
         is not missing, or no value; naming the candidate table and its data row.
     """
-    j_of, where = _check(enc, listed, train)
+    missing = enc.is_missing() if missing is None else missing
+    j_of, where = _check(enc, listed, train, missing)
     new = [_new_values(enc, listed, j_of, j) for j in range(enc.d)]
     enc = extended(enc, new)
     codes = np.full(len(listed.values), -1, np.intp)  # each entry's code in the new domain
@@ -225,12 +238,12 @@ def code(enc: EncodedTable, listed: Listed, train: str, unlisted=None) -> tuple:
         if len(at):
             codes[at] = positions(enc.categories[j], listed.values[at])
     cells = pd.DataFrame({"r": where, "j": j_of, "v": codes}).drop_duplicates()
-    member, ids = _sets(enc, cells, unlisted)
+    member, ids = _sets(enc, cells, missing)
     n_cells = int(cells[["r", "j"]].drop_duplicates().shape[0])
     return enc, Candidates(member, ids, enc.label_bounds, n_cells)
 
 
-def _check(enc: EncodedTable, listed: Listed, train: str) -> tuple:
+def _check(enc: EncodedTable, listed: Listed, train: str, missing: np.ndarray) -> tuple:
     """(feature index of each entry, its row in ``enc``), after the entries' checks."""
     feature = {f: j for j, f in enumerate(enc.features)}
     j_of = np.array([feature.get(c, -1) for c in listed.columns], np.intp)
@@ -250,7 +263,7 @@ def _check(enc: EncodedTable, listed: Listed, train: str) -> tuple:
     where = np.empty(enc.n, np.intp)
     where[enc.rows] = np.arange(enc.n)
     at = where[rows.astype(np.intp)]
-    observed = ~enc.is_missing()[at, j_of]
+    observed = ~missing[at, j_of]
     if observed.any():
         i = int(np.flatnonzero(observed)[0])
         raise InputError(
@@ -300,15 +313,14 @@ def extended(enc: EncodedTable, new: list) -> EncodedTable:
     )
 
 
-def _sets(enc: EncodedTable, cells: pd.DataFrame, unlisted) -> tuple:
+def _sets(enc: EncodedTable, cells: pd.DataFrame, missing: np.ndarray) -> tuple:
     """(member per feature, ids (n, d)): each listed cell's set of codes and, for every
-    other missing cell, the ``unlisted`` set (default: the whole domain)."""
-    missing = enc.is_missing()
+    other missing cell, set 0: the whole domain."""
     ids = np.full(missing.shape, -1, np.int32)
     member = []
     for j in range(enc.d):
         own = cells[cells.j == j]
-        full = np.ones(enc.delta[j], bool) if unlisted is None else np.asarray(unlisted[j], bool)
+        full = np.ones(enc.delta[j], bool)
         rows_sets = own.groupby("r")["v"].agg(lambda v: tuple(sorted(v)))
         distinct = {(): 0}  # set 0: the cells not listed
         sid = np.array(
