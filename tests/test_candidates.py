@@ -331,3 +331,121 @@ def test_cleaning_with_candidates_needs_alpha_zero():
             alpha=1,
             candidates=_frame({(1, "f"): ["b"]}),
         )
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(
+    candidate_instances(max_missing=6, min_labels=2),
+    alphas,
+    st.sampled_from(["observed", "worlds"]),
+)
+def test_advice_with_whole_domain_candidates_is_the_plain_advice(inst, alpha, prior):
+    """The policy sees the candidate worlds' counts: candidates that are every cell's whole
+    domain give the plain ranking (where no domain has one value, whose cells the plain
+    policy counts as free)."""
+    domain = {f: sorted(set(inst.train[f].dropna()), key=repr) for f in inst.features}
+    if any(len(v) == 1 for v in domain.values()):
+        return
+    every = [
+        (r, f, v)
+        for f in inst.features
+        for r in np.flatnonzero(inst.train[f].isna().to_numpy()).tolist()
+        for v in domain[f]
+    ]
+    frame = pd.DataFrame(every, columns=["row", "column", "value"], dtype=object)
+    plain = nbcert.clean(inst.train, inst.test, inst.label, alpha=alpha, prior=prior)
+    listed = nbcert.clean(
+        inst.train, inst.test, inst.label, alpha=alpha, prior=prior, candidates=frame
+    )
+    event("ranked" if len(plain) else "nothing to rank")
+    assert list(zip(plain.row, plain.column)) == list(zip(listed.row, listed.column))
+    assert listed.score.tolist() == pytest.approx(plain.score.tolist())
+
+
+# ---------------------------------------------------------------------------------------
+# the command line
+
+
+def _files(tmp_path):
+    from test_cli import write
+
+    train = write(tmp_path, "t.csv", "f,g,y\na,x,p\n,y,q\nb,,p\n,x,q\na,y,p\n")
+    truth = write(tmp_path, "truth.csv", "f,g,y\na,x,p\nb,y,q\nb,x,p\nb,x,q\na,y,p\n")
+    test = write(tmp_path, "q.csv", "f,g\na,x\nb,y\nc,x\n")
+    cands = write(tmp_path, "c.csv", "row,column,value\n1,f,b\n1,f,c\n3,f,b\n2,g,x\n")
+    return train, truth, test, cands
+
+
+def test_the_command_line_takes_a_candidate_file(tmp_path, capsys):
+    import json
+
+    from test_cli import run
+
+    train, truth, test, cands = _files(tmp_path)
+    base = ["--train", train, "--test", test, "--label", "y", "--json", "--candidates", cands]
+    rc, out, err = run(capsys, "certify", *base)
+    assert rc == 0, err
+    want = nbcert.certify(nbcert.read_csv(train), nbcert.read_csv(test), "y", candidates=cands)
+    assert [r["robust"] for r in json.loads(out)["results"]] == want.robust.tolist()
+    rc, out, err = run(capsys, "count", *base, "--method", "exact")
+    assert (
+        rc == 0 and json.loads(out)["results"][0]["total"] == "2"
+    )  # 1:f in {b, c}, 3:f = b, 2:g = x
+    rc, out, err = run(capsys, "clean", *base, "--truth", truth)
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["together"]["excluded"] == [
+        p for p, r in enumerate(doc["results"]) if r["num_cells"] is None
+    ]
+
+
+@pytest.mark.parametrize(
+    "command, extra, words",
+    [
+        ("poison", [], "--candidates: poisoning takes no candidates"),
+        ("certify", ["--stream"], "candidate repairs need the training table's rows in memory"),
+        ("certify", ["--method", "ad"], "with candidates use method 'index'"),
+        (
+            "clean",
+            ["--alpha", "1", "--truth", "T"],
+            "candidates: cleaning with candidate repairs is for alpha 0",
+        ),
+    ],
+)
+def test_candidates_where_a_question_takes_none_is_one_line(
+    tmp_path, capsys, command, extra, words
+):
+    from test_cli import run
+
+    train, truth, test, cands = _files(tmp_path)
+    extra = [truth if e == "T" else e for e in extra]
+    if command == "poison":
+        train = truth
+    rc, out, err = run(
+        capsys,
+        command,
+        "--train",
+        train,
+        "--test",
+        test,
+        "--label",
+        "y",
+        "--candidates",
+        cands,
+        *extra,
+    )
+    assert rc == 2 and out == "" and err.count("\n") == 1 and words in err, err
+
+
+def test_a_bad_candidate_file_is_named_with_its_row(tmp_path, capsys):
+    from test_cli import run, write
+
+    train, _, test, _ = _files(tmp_path)
+    bad = write(tmp_path, "bad.csv", "row,column,value\n1,f,b\n0,f,a\n")
+    rc, out, err = run(
+        capsys, "certify", "--train", train, "--test", test, "--label", "y", "--candidates", bad
+    )
+    assert rc == 2 and err == (
+        f"nbcert: error: {bad}: data row 1: row 0, column 'f' is not missing in {train} "
+        "(candidates are for missing cells)\n"
+    )

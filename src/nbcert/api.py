@@ -472,6 +472,7 @@ def clean(
     alpha=0,
     prior: Literal["observed", "worlds"] = "observed",
     top: int = 10,
+    candidates=None,
     **options: Unpack[ReadingOptions],
 ) -> pd.DataFrame:
     """Which missing cells of ``train`` to clean next so that the test rows become
@@ -486,6 +487,10 @@ def clean(
         observed frequencies, ``worlds`` uniformly over the domain.
     top : int, default 10
         The most groups returned.
+    candidates : DataFrame or path, optional
+        Candidate repairs, as for ``certify``: the policy weighs each point's counts over
+        the candidate worlds (with ``prior="worlds"`` a cell holds each of its candidates
+        with equal odds).
 
     Returns
     -------
@@ -502,9 +507,10 @@ def clean(
     from . import cleaning
 
     reading = Reading.of(train, **options)
-    enc, T, test, _, _ = ask(train, test, label, reading, Need("cleaning advice"), alpha)
+    need = Need("cleaning advice")
+    enc, T, test, _, cand = ask(train, test, label, reading, need, alpha, candidates)
     values = test[list(enc.features)]  # T's rows: none missing
-    groups = cleaning.advice(enc, T, alpha, prior, top, values)
+    groups = cleaning.advice(enc, T, alpha, prior, top, values, cand)
     return pd.DataFrame(groups, columns=cleaning.ADVICE_COLUMNS)
 
 

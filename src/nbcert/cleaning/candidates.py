@@ -413,33 +413,34 @@ def view(kinds: Kinds, x: np.ndarray, T: np.ndarray) -> tuple:
     return View(E, E + must, E + may, free, dom.sum(axis=1), seen), pi
 
 
-def scores(kinds: Kinds, x: np.ndarray, T: np.ndarray, alpha, prior: str) -> np.ndarray:
-    """The policy's score (m, d) of cleaning one more cell of each (label, column), summed
-    over the groups of points with the same blank cells (each on its kept columns)."""
-    from .policy import View, group_scores, truth_odds
+def scores(kinds: Kinds, x: np.ndarray, T: np.ndarray, alpha, prior: str):
+    """The policy's ``GroupScores`` (m, d) of cleaning one more cell of each (label, column),
+    summed over the groups of points with the same blank cells (each on its kept columns)."""
+    from .policy import GroupScores, View, group_scores, truth_odds
 
     obs = kinds.state(x)[0]
     m, d = obs.shape[:2]
-    out = np.zeros((m, d))
+    score, won, rival = np.zeros((m, d)), np.zeros((m, d), int), np.zeros((m, d), int)
+    helped, todo = np.zeros((len(T), m, d), bool), 0
     for rows, keep in blanks.groups(T):
         if not len(keep):
             continue
         full = np.full((len(rows), d), BLANK, T.dtype)
         full[:, keep] = T[np.ix_(rows, keep)]
-        seen_view, pi = view(kinds, x, np.where(full == BLANK, -1, full))
-        part = View(
-            *(a[..., keep] if a.ndim == 3 else a for a in seen_view[:4]),
-            seen_view.delta[keep],
-            seen_view.seen[:, keep],
-        )
+        seen, pi = view(kinds, x, full)
+        part = View(*(a[..., keep] for a in seen[:4]), seen.delta[keep], seen.seen[:, keep])
         if prior == "observed":
             pi = truth_odds(obs[:, keep], full[:, keep], prior)
         else:
             pi = pi[..., keep]
-        M = part.free.max(axis=0)  # only its > 0 is read where a view is given
+        M = part.free.max(axis=0)  # only the view's counts are read
         gs = group_scores(obs[:, keep], M, kinds.tab.N, full[:, keep], alpha, prior, part, pi)
-        out[:, keep] += gs.score
-    return out
+        score[:, keep] += gs.score
+        won[:, keep] += gs.as_winner
+        rival[:, keep] += gs.as_rival
+        helped[np.ix_(rows, np.arange(m), keep)] = gs.helped
+        todo += gs.todo
+    return GroupScores(score, won, rival, todo, helped)
 
 
 def follow(
@@ -478,7 +479,7 @@ def follow(
         if choose is not None:
             l, j = choose(x)
         else:
-            s = scores(kinds, x, T, alpha, prior)
+            s = scores(kinds, x, T, alpha, prior).score
             sizes = np.zeros((m, d))
             for (l, j), q in left.items():
                 sizes[l, j] = len(q)

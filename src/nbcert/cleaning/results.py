@@ -7,6 +7,7 @@ ranks a dirty table's groups by the policy's score.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -170,8 +171,26 @@ ADVICE_COLUMNS = tuple(
 )
 
 
+def _candidate_scores(enc: EncodedTable, cand, T, alpha, prior):
+    """The policy's group scores of a dirty table with candidate repairs: its cells by kind
+    (their truths unknown, a stand-in value: nothing is cleaned)."""
+    from . import candidates
+
+    missing = enc.is_missing()
+    X = np.where(missing, enc.offsets[:-1], enc.X.astype(np.int64))  # a stand-in truth
+    stand_in = dataclasses.replace(enc, X=X.astype(enc.X.dtype))
+    kinds = candidates.Kinds(CleaningTable.build(stand_in, missing), cand)
+    return candidates.scores(kinds, np.zeros(kinds.G, np.int64), T, alpha, prior)
+
+
 def advice(
-    enc: EncodedTable, T: np.ndarray, alpha=0, prior: str = "observed", top: int = 10, test=None
+    enc: EncodedTable,
+    T: np.ndarray,
+    alpha=0,
+    prior: str = "observed",
+    top: int = 10,
+    test=None,
+    cand=None,
 ) -> list:
     """The policy's ranked groups for a dirty table.
 
@@ -190,6 +209,9 @@ def advice(
     test : DataFrame, optional
         The test rows that T codes, their columns in ``enc.features`` order, for naming
         ``test_value`` (without it, None).
+    cand : Candidates, optional
+        The table's candidate repairs: the points' counts are those of the candidate
+        worlds (``nbcert.cleaning.candidates.scores``).
 
     Returns
     -------
@@ -201,7 +223,10 @@ def advice(
         all the group's cells (one column, interchangeable), ascending.
     """
     obs, M, N = dirty_state(enc)
-    gs = scores(obs, M, N, T, alpha, prior)
+    if cand is None:
+        gs = scores(obs, M, N, T, alpha, prior)
+    else:
+        gs = _candidate_scores(enc, cand, T, alpha, prior)
     order = np.argsort(-gs.score, axis=None, kind="stable")
     out = []
     miss = enc.is_missing()
