@@ -24,6 +24,7 @@ names given in ``names``), the column and the data row.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Literal, Unpack
 
 import numpy as np
@@ -43,6 +44,7 @@ from .inputs import (
     check_id,
     coded_candidates,
     coded_test,
+    is_path,
     prepare_truth,
     read_paths,
     require_complete,
@@ -589,31 +591,7 @@ def clean_offline(
     from . import cleaning
 
     reading = Reading.of(train, **options)
-    if candidates is not None and alpha != 0:
-        from .cleaning.candidates import NEEDS_ZERO_ALPHA
-
-        raise ParameterError(f"candidates: {NEEDS_ZERO_ALPHA}")
-    test, truth, reading = read_paths(test, truth, reading)
-    _, ids = split_id(test, reading.id, reading.names)
-    train = train_frame(train, reading)  # compared with the truth as read, before binning
-    listed, extra = None, []
-    if candidates is not None:
-        train, listed, reading = candidate_table(train, candidates, label, reading)
-        extra = [wide_candidates(listed, [c for c in train.columns if c != label])]
-    truth = truth_for_missing(train, truth, label, reading)
-    train, (test, truth, *extra) = binned_with(train, [test, truth, *extra], label, reading)
-    train = train_frame(train, reading)
-    enc, miss = prepare_truth(train, truth, label, reading.missing, reading.names)
-    cand = None
-    if listed is not None:
-        enc, cand = coded_candidates(enc, listed, extra[0], reading, miss)
-    check_id(ids, enc.features, reading.names)
-    check_columns_of_test(test, enc.features, label, reading)
-    T = coded_test(enc, test, reading)
-    tab = cleaning.CleaningTable.build(enc, miss)
-    if cand is not None:
-        cand = cand.with_unlisted(tab.dirty_domain(cand))
-    warn(reading, enc, tab.dirty_codes(T, cand), alpha, truth=T, stacklevel=4)
+    tab, T, cand, _ = _with_truth(train, truth, test, label, reading, candidates, alpha)
     try:
         if cand is not None:
             found = cleaning.report_candidates(
@@ -637,6 +615,173 @@ def clean_offline(
         raise InputError(_too_many_branches(e, tab, alpha, reading)) from None
     _limit_warnings(("clean_offline", "clean --truth"), found.together, time_limit, node_limit)
     return found
+
+
+def _with_truth(train, truth, test, label, reading: Reading, candidates, alpha, fill=None):
+    """(CleaningTable, test codes, Candidates or None, fill codes or None) of a dirty table
+    with its truth, after every check and warning; ``fill``: a repaired copy of the table
+    (its feature columns), coded in the truth's domains (-1 outside them)."""
+    from . import cleaning
+
+    if candidates is not None and alpha != 0:
+        from .cleaning.candidates import NEEDS_ZERO_ALPHA
+
+        raise ParameterError(f"candidates: {NEEDS_ZERO_ALPHA}")
+    test, truth, reading = read_paths(test, truth, reading)
+    _, ids = split_id(test, reading.id, reading.names)
+    train = train_frame(train, reading)  # compared with the truth as read, before binning
+    listed, extra = None, []
+    if candidates is not None:
+        train, listed, reading = candidate_table(train, candidates, label, reading)
+        extra = [wide_candidates(listed, [c for c in train.columns if c != label])]
+    if fill is not None:
+        fill, _, _ = read_paths(
+            fill, None, replace(reading, names={**reading.names, "test": "fill table"})
+        )
+    truth = truth_for_missing(train, truth, label, reading)
+    train, (test, truth, fill, *extra) = binned_with(
+        train, [test, truth, fill, *extra], label, reading, ("test", "truth", "fill", "candidates")
+    )
+    train = train_frame(train, reading)
+    enc, miss = prepare_truth(train, truth, label, reading.missing, reading.names)
+    cand = None
+    if listed is not None:
+        enc, cand = coded_candidates(enc, listed, extra[0], reading, miss)
+    check_id(ids, enc.features, reading.names)
+    check_columns_of_test(test, enc.features, label, reading)
+    T = coded_test(enc, test, reading)
+    tab = cleaning.CleaningTable.build(enc, miss)
+    if cand is not None:
+        cand = cand.with_unlisted(tab.dirty_domain(cand))
+    warn(reading, enc, tab.dirty_codes(T, cand), alpha, truth=T, stacklevel=5)
+    return tab, T, cand, None if fill is None else _fill_codes(enc, fill)
+
+
+def _read_fill(fill, reading: Reading) -> pd.DataFrame:
+    """The repaired copy of the table, read as the test table is (a path: as written)."""
+    if isinstance(fill, pd.DataFrame):
+        return fill
+    if not is_path(fill):
+        raise InputError(f"fill: expected a DataFrame or a path, got {type(fill).__name__}")
+    from .reading.files import read_csv
+
+    return read_csv(
+        fill, reading.missing, str(fill), reading.sep, reading.encoding, reading.decimal
+    )
+
+
+def _fill_codes(enc: EncodedTable, fill: pd.DataFrame) -> np.ndarray:
+    """(n, d) codes of a repaired copy of the table, rows in ``enc``'s order (-1: a value
+    outside the domain, or blank)."""
+    absent = [f for f in enc.features if f not in fill.columns]
+    if absent or len(fill) != enc.n:
+        raise InputError(
+            f"fill table: it must have the training table's feature columns and its {enc.n} "
+            f"rows ({'no column ' + repr(absent[0]) if absent else f'it has {len(fill)} rows'})"
+        )
+    from .reading.columns import positions
+
+    codes = np.column_stack([positions(c, fill[f]) for f, c in zip(enc.features, enc.categories)])
+    return codes[enc.rows]
+
+
+@validated
+def cleaning_curve(
+    train,
+    truth,
+    test,
+    label: str,
+    *,
+    labels=None,
+    order: Literal["policy", "random"] = "policy",
+    unit: Literal["cells", "rows"] = "cells",
+    seed=None,
+    alpha=0,
+    prior: Literal["observed", "worlds"] = "observed",
+    batch: int = 1,
+    fill=None,
+    points: int = 200,
+    candidates=None,
+    **options: Unpack[ReadingOptions],
+) -> pd.DataFrame:
+    """The cleaning curve: certain test rows, and Naive Bayes' accuracy, as the missing
+    cells of ``train`` are cleaned in an order, up to every row some cleaning certifies.
+
+    Parameters
+    ----------
+    train, truth, test, label, alpha, prior, batch, candidates, **options
+        As for ``clean_offline`` (the truth is read for the missing cells only).
+    labels : array-like, optional
+        The test rows' true labels: the curve then gives the accuracy of the Naive Bayes
+        classifier trained on the table as it stands (cleaned cells at their truth).
+    order : {"policy", "random"}, default "policy"
+        ``policy``: the truth-free policy's path (``clean``'s ranking, the truth revealed as
+        cells are cleaned), until every row some cleaning certifies is certain; ``random``:
+        the missing cells (or rows) in a random order (CPClean's RandomClean), all of them.
+    unit : {"cells", "rows"}, default "cells"
+        ``rows``: a training row is cleaned whole at its first cell in the order (CPClean's
+        unit of cleaning).
+    seed : None, int or numpy Generator, optional
+        The random order's seed.
+    fill : DataFrame or path, optional
+        A repaired copy of ``train`` (its feature columns; CPClean's default repair is
+        ``X_train_repairs/mean.csv``): for the accuracy, the cells not yet cleaned take its
+        values; without it they are left out of the counts (``CertifiedNB.predict``).
+    points : int, default 200
+        About how many states of the order are evaluated (the first and last always).
+
+    Returns
+    -------
+    DataFrame
+        One row per state evaluated: ``order``, ``cells`` and ``rows`` cleaned, ``certain``
+        test rows (certifiably robust, exact; with candidates over their worlds),
+        ``share`` of the test rows certain, and ``accuracy`` on ``labels`` (NaN without).
+        ``attrs["cells"]``: the order's cells as (data row, column), in order.
+    """
+    from .cleaning import candidates as with_candidates
+    from .cleaning import curve
+
+    reading = Reading.of(train, **options)
+    tab, T, cand, codes = _with_truth(train, truth, test, label, reading, candidates, alpha, fill)
+    kinds = None if cand is None else with_candidates.Kinds(tab, cand)
+    if order == "random":
+        cells = curve.random_order(tab, unit, seed)
+    else:
+        cells = _policy_cells(tab, T, alpha, prior, batch, kinds)
+        cells = curve.by_rows(cells, tab) if unit == "rows" else cells
+    truth_labels = None if labels is None else _label_codes(tab.enc, labels, len(T))
+    found = curve.follow_curve(tab, T, cells, alpha, truth_labels, codes, points, kinds, order)
+    out = pd.DataFrame(
+        {"order": found.order, "cells": found.cells, "rows": found.rows, "certain": found.certain}
+    )
+    out["share"] = out["certain"] / max(found.points, 1)
+    out["accuracy"] = np.nan if found.correct is None else found.correct / max(found.points, 1)
+    out.attrs["cells"] = tab.named_in_order(cells)
+    return out
+
+
+def _policy_cells(tab, T, alpha, prior, batch, kinds) -> list:
+    """The policy's path, as (row in the table, column), until every row some cleaning
+    certifies is certain."""
+    from . import cleaning
+    from .cleaning import candidates
+
+    if kinds is None:
+        keep = np.array([cleaning.cleanable(tab, t, alpha) for t in T], bool)
+        return cleaning.policy_path(tab, T[keep], alpha, prior, batch)[0]
+    zero = np.zeros(kinds.G, np.int64)
+    keep = np.array([candidates.cleanable(kinds, zero, t) for t in T], bool)
+    return candidates.follow(kinds, T[keep], alpha, prior, batch)[0]
+
+
+def _label_codes(enc: EncodedTable, labels, k: int) -> np.ndarray:
+    """The test rows' true labels as label codes (-1: a label the table does not have),
+    compared as text."""
+    values = list(labels)
+    if len(values) != k:
+        raise InputError(f"labels: {len(values)} labels for {k} test rows")
+    code = {str(l): c for c, l in enumerate(enc.labels)}
+    return np.array([code.get(str(v), -1) for v in values], np.intp)
 
 
 def _too_many_branches(e, tab, alpha, reading: Reading) -> str:
@@ -698,6 +843,7 @@ __all__ = [
     "poison_many",
     "clean",
     "clean_offline",
+    "cleaning_curve",
     "NO_CANDIDATES_TO_POISON",
     "EncodedTable",
     "InputError",

@@ -302,10 +302,10 @@ def binned(train, test, label, reading: Reading, truth=None) -> tuple:
     return train, test, truth
 
 
-def binned_with(train, tables: list, label, reading: Reading) -> tuple:
+def binned_with(train, tables: list, label, reading: Reading, keys=("test", "truth")) -> tuple:
     """(train, [tables]) after ``sep``, ``decimal`` and ``bins`` (``binned``), for any
-    number of other tables (None: no table); each is named by its key in ``names`` where
-    it is the test table or the truth, else by ``reading.names["candidates"]``."""
+    number of other tables (None: no table); each named in messages by its key in
+    ``keys`` (one per table), as ``reading.names`` names it."""
     from .reading import decimals
     from .reading.files import TableSource
 
@@ -329,11 +329,10 @@ def binned_with(train, tables: list, label, reading: Reading) -> tuple:
         return train, tables  # _train_table names the type it does not take
     from .reading.binning import bin_tables
 
-    keys = ["test", "truth"] + ["candidates"] * max(0, len(tables) - 2)
     frames = [(i, t) for i, t in enumerate(tables) if isinstance(t, pd.DataFrame)]
     train, *done = bin_tables(
         as_missing(train, missing),
-        [(as_missing(t, missing), names.get(keys[i], keys[i])) for i, t in frames],
+        [(as_missing(t, missing), names.get(keys[i], f"{keys[i]} table")) for i, t in frames],
         label,
         reading.bins,
         reading.binning,
@@ -399,7 +398,9 @@ def prepare(
         features = [c for c in train.columns if c != label]
         extra = [read.wide(listed, features)]
         need = need if need.rows_for else Need("candidate repairs")
-    train, (test, *extra) = binned_with(train, [test, *extra], label, reading)
+    train, (test, *extra) = binned_with(
+        train, [test, *extra], label, reading, ("test", "candidates")
+    )
     table = _train_table(train, label, reading, need)
     cand = None
     if listed is not None:

@@ -110,6 +110,10 @@ class CleaningTable:
         np.add.at(x, (y, j, self.values()[r, j]), 1)
         return x
 
+    def named_in_order(self, cells) -> tuple:
+        """(row in enc, column) cells as (original row, column name), in their order."""
+        return tuple((int(self.enc.rows[r]), self.enc.features[j]) for r, j in cells)
+
     def named(self, cells) -> tuple:
         """(row in enc, column) cells as (original row, column name), sorted."""
         out = [(int(self.enc.rows[r]), j) for r, j in cells]

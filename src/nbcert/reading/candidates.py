@@ -133,6 +133,17 @@ def from_repairs(folder, train: pd.DataFrame, label: str, name: str, **text) -> 
     )
 
 
+def read_repairs(folder, train, label: str, name: str | None = None, **text) -> pd.DataFrame:
+    """CPClean's ``X_train_repairs/`` folder as a candidate table (``row, column, value``)
+    for ``train`` (a DataFrame or the path of the training file, its label column
+    ``label``): ``from_repairs`` after reading the training table as the command does."""
+    from .files import read_csv
+
+    if not isinstance(train, pd.DataFrame):
+        train = read_csv(train, name=str(train), **text)
+    return from_repairs(folder, train, label, name or str(folder), **text)
+
+
 def wide(table: pd.DataFrame, features) -> pd.DataFrame:
     """The entries as a table of the training features (entry i's value in its column, the
     other cells blank), so that the training table's bins apply to it; a column that is not
@@ -154,4 +165,4 @@ def narrow(table: pd.DataFrame, binned: pd.DataFrame) -> np.ndarray:
     return values
 
 
-__all__ = ["read", "from_repairs", "wide", "narrow", "COLUMNS"]
+__all__ = ["read", "from_repairs", "read_repairs", "wide", "narrow", "COLUMNS"]
