@@ -41,9 +41,22 @@ def _events(inst):
         event("a test value not observed")
 
 
+def _blanked(inst, data):
+    """The instance with some test cells blank (each row's feature left out)."""
+    test = inst.test.copy().astype(object)
+    for f in inst.features:
+        for i in range(len(test)):
+            if data.draw(st.integers(0, 4)) == 0:
+                test.iloc[i, test.columns.get_loc(f)] = None
+                event("a blank test cell")
+    inst.test = test
+    return inst
+
+
 @settings(max_examples=600, **SETTINGS)
-@given(candidate_instances(max_missing=7), alphas)
-def test_certify_with_candidates_matches_enumeration(inst, alpha):
+@given(candidate_instances(max_missing=7), alphas, st.data())
+def test_certify_with_candidates_matches_enumeration(inst, alpha, data):
+    inst = _blanked(inst, data)
     _events(inst)
     got = nbcert.certify(inst.train, inst.test, inst.label, alpha=alpha, candidates=inst.frame)
     for row, (_, r) in zip(inst.test_rows(), got.iterrows()):
@@ -56,8 +69,14 @@ def test_certify_with_candidates_matches_enumeration(inst, alpha):
 
 
 @settings(max_examples=400, **SETTINGS)
-@given(candidate_instances(max_missing=6), alphas, st.sampled_from(["exact", "batch", "bounds"]))
-def test_counts_with_candidates_match_enumeration(inst, alpha, method):
+@given(
+    candidate_instances(max_missing=6),
+    alphas,
+    st.sampled_from(["exact", "batch", "bounds"]),
+    st.data(),
+)
+def test_counts_with_candidates_match_enumeration(inst, alpha, method, data):
+    inst = _blanked(inst, data)
     _events(inst)
     got = nbcert.count_worlds(
         inst.train, inst.test, inst.label, alpha=alpha, method=method, candidates=inst.frame
