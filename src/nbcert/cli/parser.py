@@ -17,7 +17,8 @@ from .. import params
 
 _WORLD = (
     "A possible world fills every missing cell of the training table with one of the "
-    "values its column takes elsewhere in the table."
+    "values its column takes elsewhere in the table (with --candidates, a listed cell "
+    "with one of its candidates)."
 )
 _ROBUST = (
     "A test row is certifiably robust when every possible world's Naive Bayes classifier "
@@ -43,8 +44,9 @@ _CLEAN_TRUTH = (
     "header and rows; only its values of the missing cells are read), prints instead, per test "
     "row, the fewest cells whose cleaning makes it robust (exact; num_cells is 0 "
     "for a row already robust and null, shown as -, when no cleaning can make it "
-    "robust), the fewest cells for all rows together, and the path the policy "
-    "would take with the truth revealed as it cleans."
+    "robust), the fewest cells for all rows together (the rows no cleaning makes "
+    "robust are named and set aside; --target and --budget ask for fewer), and the "
+    "path the policy would take with the truth revealed as it cleans."
 )
 
 
