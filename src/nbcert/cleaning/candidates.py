@@ -88,6 +88,13 @@ class Kinds:
             self.member[g, : len(row)] = row
         self.single = self.member.sum(axis=1) == 1
         self.size = self.member.sum(axis=1)
+        m, d = tab.obs.shape[:2]
+        # kinds come sorted by (label, column): each (label, column)'s run of kinds, and
+        # each kind's (label, column, value) as an index of the flat (m, d, K) arrays
+        self._pair = self.l * d + self.j
+        self._starts = np.flatnonzero(np.r_[True, self._pair[1:] != self._pair[:-1]])
+        self._flat = (self._pair * K + self.v) if len(kinds) else np.zeros(0, np.int64)
+        self._singles = self.member & self.single[:, None]
 
     @property
     def G(self) -> int:
@@ -95,14 +102,19 @@ class Kinds:
 
     def state(self, x: np.ndarray) -> tuple:
         """(obs, A, F), each (m, d, K): observed cells after cleaning x, and per value the
-        remaining cells that may take it and that must."""
-        tab = self.tab
-        obs = tab.obs.copy()
-        np.add.at(obs, (self.l, self.j, self.v), x)
-        rest = (self.cap - x)[:, None]
+        remaining cells that may take it and that must (sums over each (label, column)'s
+        run of kinds)."""
+        obs = self.tab.obs.copy()
+        m, d, K = obs.shape
+        obs.reshape(-1)[:] += np.bincount(self._flat, weights=x, minlength=m * d * K).astype(
+            np.int64
+        )
         A, F = np.zeros_like(obs), np.zeros_like(obs)
-        np.add.at(A, (self.l, self.j), rest * self.member)
-        np.add.at(F, (self.l, self.j), rest * (self.member & self.single[:, None]))
+        if self.G:
+            rest = (self.cap - x)[:, None]
+            pairs = self._pair[self._starts]
+            A.reshape(m * d, K)[pairs] = np.add.reduceat(rest * self.member, self._starts)
+            F.reshape(m * d, K)[pairs] = np.add.reduceat(rest * self._singles, self._starts)
         return obs, A, F
 
     def decide(self, x: np.ndarray, T: np.ndarray, alpha=Fraction(0)) -> tuple:
@@ -163,13 +175,13 @@ def _helpful(kinds: Kinds, x: np.ndarray, t: np.ndarray, keep: np.ndarray) -> tu
     return raise_, lower
 
 
-def _problem(kinds: Kinds, x, t, w: int, keep: np.ndarray):
+def _problem(kinds: Kinds, x, t, w: int, keep: np.ndarray, state=None):
     """The fixed-domain problem of winner w over the columns ``keep`` (alpha = 0), and the
     helpful kinds: (FixedDomain, raise mask, lower mask), None when a test value lies
-    outside every domain (every support 0: no winner)."""
+    outside every domain (every support 0: no winner).  ``state``: ``kinds.state(x)``."""
     if (t[keep] < 0).any():
         return None
-    obs, A, F = kinds.state(x)
+    obs, A, F = kinds.state(x) if state is None else state
     N = kinds.tab.N
     m = len(N)
     raise_, lower = _helpful(kinds, x, t, keep)
@@ -214,12 +226,13 @@ def search(kinds: Kinds, x: np.ndarray, t: np.ndarray, limit=math.inf) -> tuple:
     unlimited search finds).  Each plan is checked exactly."""
     keep = np.flatnonzero(t != BLANK)
     zero = np.zeros(kinds.G, np.int64)
-    robust, label = kinds.decide(x, t[None])
+    state = kinds.state(x)
+    robust, label = decide_state(*state, kinds.tab.N, t[None], Fraction(0))
     if robust[0]:
         return (Plan(zero, 0, int(label[0])) if limit > 0 else None), True, 0
     best, possible, lower = None, False, math.inf
     for w in range(len(kinds.tab.N)):
-        built = _problem(kinds, x, t, w, keep)
+        built = _problem(kinds, x, t, w, keep, state)
         if built is None or not built[0].feasible():
             continue
         problem, raise_, lower_, rivals = built
@@ -245,11 +258,12 @@ def search(kinds: Kinds, x: np.ndarray, t: np.ndarray, limit=math.inf) -> tuple:
 def cleanable(kinds: Kinds, x: np.ndarray, t: np.ndarray) -> bool:
     """Does some cleaning (after x) certify t?  Proven either way: some winner is feasible
     with every helpful cell cleaned."""
-    if kinds.decide(x, t[None])[0][0]:
+    state = kinds.state(x)
+    if decide_state(*state, kinds.tab.N, t[None], Fraction(0))[0][0]:
         return True
     keep = np.flatnonzero(t != BLANK)
     for w in range(len(kinds.tab.N)):
-        built = _problem(kinds, x, t, w, keep)
+        built = _problem(kinds, x, t, w, keep, state)
         if built is not None and built[0].feasible():
             return True
     return False
