@@ -360,10 +360,13 @@ def test_cleaning_with_candidates_needs_alpha_zero():
 )
 def test_advice_with_whole_domain_candidates_is_the_plain_advice(inst, alpha, prior):
     """The policy sees the candidate worlds' counts: candidates that are every cell's whole
-    domain give the plain ranking (where no domain has one value, whose cells the plain
-    policy counts as free)."""
+    domain give the plain ranking (where no domain has one value and every test value is in
+    its domain: the plain policy counts every missing cell as free, also those that cannot
+    take the test value)."""
     domain = {f: sorted(set(inst.train[f].dropna()), key=repr) for f in inst.features}
     if any(len(v) == 1 for v in domain.values()):
+        return
+    if any(v not in domain[f] for row in inst.test_rows() for f, v in row.items()):
         return
     every = [
         (r, f, v)
