@@ -37,7 +37,8 @@ from .inputs import (
     Need,
     Reading,
     ReadingOptions,
-    ask,
+    ask,  # noqa: F401 (the API's callers' ask, as before)
+    ask_with,
     binned_with,
     candidate_table,
     check_columns_of_test,
@@ -169,7 +170,7 @@ def certify(
             "with candidates use method 'index'"
         )
     need = Need(None if method == "index" else f"certify method {method!r}")
-    table, T, _, ids, cand = ask(train, test, label, reading, need, alpha, candidates)
+    table, T, _, ids, cand = ask_with(train, test, label, reading, need, alpha, candidates)
     return with_id(_certified(table, T, alpha, method, n_worlds, seed, test.index, cand), ids)
 
 
@@ -294,7 +295,7 @@ def count_worlds(
         ``proven_shares``) or estimated ``fractions`` with ``intervals``.
     """
     reading = Reading.of(train, **options)
-    table, T, _, _, cand = ask(train, test, label, reading, alpha=alpha, candidates=candidates)
+    table, T, _, _, cand = ask_with(train, test, label, reading, alpha=alpha, candidates=candidates)
     return count_encoded(
         table,
         T,
@@ -364,7 +365,7 @@ def poison(
         raise ParameterError(NO_CANDIDATES_TO_POISON)
     reading = Reading.of(train, **options)
     need = Need(f"poison method {method!r}", second_pass=method == "op")
-    table, T, _, _, _ = ask(train, test, label, reading, need, alpha)
+    table, T, _, _, _ = ask_with(train, test, label, reading, need, alpha)
     require_complete(table, reading)
 
     def answer(sub, codes, rows, keep):
@@ -410,7 +411,9 @@ def poison_many(
     from . import poisoning
 
     reading = Reading.of(train, **options)
-    table, T, _, _, _ = ask(train, test, label, reading, Need("poisoning many points together"))
+    table, T, _, _, _ = ask_with(
+        train, test, label, reading, Need("poisoning many points together")
+    )
     require_complete(table, reading)
     result = poisoning.poison_many_encoded(table, T, method=method, time_limit=time_limit)
     _limit_warnings(("poison_many", "poison --together"), result, time_limit)
@@ -510,7 +513,7 @@ def clean(
 
     reading = Reading.of(train, **options)
     need = Need("cleaning advice")
-    enc, T, test, _, cand = ask(train, test, label, reading, need, alpha, candidates)
+    enc, T, test, _, cand = ask_with(train, test, label, reading, need, alpha, candidates)
     values = test[list(enc.features)]  # T's rows: none missing
     groups = cleaning.advice(enc, T, alpha, prior, top, values, cand)
     return pd.DataFrame(groups, columns=cleaning.ADVICE_COLUMNS)

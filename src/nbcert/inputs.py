@@ -426,13 +426,18 @@ def warn(reading: Reading, dom, T, alpha=0, truth=None, stacklevel: int = 5) -> 
     )
 
 
-def ask(
+def ask(train, test, label, reading: Reading, need: Need = Need(), alpha=0) -> tuple:
+    """``prepare`` with the test id column read and checked (not a training column): (training
+    table, test codes, test table as binned, RowIds or None).  A test path is read first."""
+    return ask_with(train, test, label, reading, need, alpha)[:4]
+
+
+def ask_with(
     train, test, label, reading: Reading, need: Need = Need(), alpha=0, candidates=None
 ) -> tuple:
-    """``prepare`` with the test id column read and checked (not a training column): (training
-    table, test codes, test table as binned, RowIds or None, Candidates or None).  A test
-    path is read first; ``candidates``: a candidate table, a path of one, or CPClean's
-    repairs folder (``nbcert.reading.candidates``)."""
+    """``ask`` with candidate repairs: (training table, test codes, test table as binned,
+    RowIds or None, Candidates or None); ``candidates``: a candidate table, a path of one,
+    or CPClean's repairs folder (``nbcert.reading.candidates``)."""
     test, _, reading = read_paths(test, None, reading)
     _, ids = split_id(test, reading.id, reading.names)  # test keeps it: encode_test leaves it out
     listed = None
@@ -575,6 +580,7 @@ __all__ = [
     "prepare",
     "warn",
     "ask",
+    "ask_with",
     "ReadingOptions",
     "coded_test",
     "require_complete",
