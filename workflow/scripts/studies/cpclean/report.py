@@ -2,7 +2,7 @@
 computes them; report.py puts the sections together)."""
 
 import pandas as pd
-from common.formatting import DASH, count, table
+from common.formatting import DASH, missing, table
 
 HEADER = (
     "| space | system | classifier | worlds | certain before | cells cleaned | rows cleaned "
@@ -32,7 +32,7 @@ def cpclean(summary: pd.DataFrame) -> str:
     lines += [f"Not obtained: {r.space} ({r.reason})." for r in missing.itertuples()]
     if len(got):
         rows = got.assign(rows=got.apply(_rows, axis=1), proven=got.apply(_proven, axis=1))
-        formats = {"certain_before": ".1%", "cells_cleaned": count, "excluded": count}
+        formats = {"certain_before": ".1%", "cells_cleaned": _whole, "excluded": _whole}
         formats |= dict.fromkeys(["accuracy_default", "accuracy_truth", "accuracy_cleaned"], ".3f")
         lines += table(rows[COLUMNS], HEADER, formats) + ["", _findings(got), ""]
     return "\n".join(lines)
@@ -49,9 +49,14 @@ def _intro(got: pd.DataFrame) -> str:
         "its column's domain) and over CPClean's (each missing cell one of its candidate "
         "repairs). Accuracy is on the validation rows, cells not yet cleaned at CPClean's "
         "default repair (mean.csv). CPClean's row is its own numbers from its shipped "
-        "tables: its certain share (Q1, K = 3), the rows its result cleaned, and its kNN's "
-        "accuracy (truth: the truth's closest candidate, its ground truth)."
+        "tables: its certain share (Q1, K = 3), the rows its shipped result cleaned (made "
+        "with its 1,000 validation rows), and its kNN's accuracy (truth: the truth's "
+        "closest candidate, its ground truth)."
     )
+
+
+def _whole(x) -> str:
+    return DASH if missing(x) else f"{int(x):,}"
 
 
 def _rows(r) -> str:
