@@ -36,7 +36,7 @@ def test_each_state_of_a_curve_is_what_enumeration_says(inst, order, unit, with_
     """Every state: the certain rows are those enumeration finds certain once the order's
     first cells are cleaned; the order cleans each missing cell at most once (random: all
     of them), rows whole with unit "rows", and the policy stops once every row some
-    cleaning certifies is certain."""
+    cleaning certifies is certain (where one cleaning certifies them together)."""
     cands = data.draw(candidate_sets(inst.dirty, inst.features)) if with_cands else None
     kw = {"candidates": _frame(cands)} if with_cands else {}
     rows = inst.test_rows()
@@ -70,9 +70,28 @@ def test_each_state_of_a_curve_is_what_enumeration_says(inst, order, unit, with_
         assert state.certain == sum(certain)
         assert state.rows == len({r for r, _ in done})
     if order == "policy" and unit == "cells":
-        assert curve.certain.iloc[-1] == len(able)
         assert (curve.certain.iloc[:-1] < len(able)).all()
+        # it ends with every row some cleaning certifies certain when one cleaning certifies
+        # them all at once; it cannot where cleaning a row's cell un-certifies another (the
+        # truth outside a cell's candidates leaves a test value unseen)
+        together = brute_min_clean(*args, able, 0, cands) is not None
+        assert (curve.certain.iloc[-1] == len(able)) == together
     event(f"{order} {unit}: {curve.certain.iloc[-1]} of {len(rows)} certain at the end")
+
+
+def test_a_curve_where_no_cleaning_certifies_every_row_at_once():
+    """Row z is certain only while the missing cell may be z (its one candidate), row b only
+    once it is cleaned to its truth b: each row some cleaning certifies, never both, so the
+    policy's curve cleans the cell and ends with one row certain, as enumeration says."""
+    dirty = pd.DataFrame({"y": ["p", "q"], "f0": [None, "a"]}, dtype=object)
+    truth = dirty.assign(f0=["b", "a"])
+    test = pd.DataFrame({"f0": ["b", "z"]}, dtype=object)
+    cands = {(0, "f0"): ["z"]}
+    curve = nbcert.cleaning_curve(dirty, truth, test, "y", candidates=_frame(cands))
+    assert curve.certain.tolist() == [1, 1]
+    for r in ({"f0": "b"}, {"f0": "z"}):
+        assert brute_min_clean(dirty, truth, "y", [r], 0, cands) is not None
+    assert brute_min_clean(dirty, truth, "y", [{"f0": "b"}, {"f0": "z"}], 0, cands) is None
 
 
 def test_the_policy_curve_is_the_report_s_path():

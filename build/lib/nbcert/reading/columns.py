@@ -7,7 +7,7 @@ small non-negative integers by a lookup table.  Domains are in order of first ap
 labels are sorted where they can be (else in order of appearance), whatever the path, so
 answers never depend on how the table reached us (``code_labels``, ``sort_labels``).
 
-*Numbers compared by value* (issue 28).  A feature column whose observed values all read
+*Numbers compared by value*.  A feature column whose observed values all read
 as finite numbers (``as_numbers``: numbers, or text that ``pandas.to_numeric`` reads as
 one; booleans are not numbers, as in binning) is a column of numbers: ``4``, ``4.0``,
 `` 4``, ``4e0``, a Parquet int 4 and a float 4.0 are one category, whose value is the
