@@ -36,14 +36,14 @@ def test_discretize_names_a_missing_column():
         discretize(table(), "y", drop=["nope"])
 
 
-@pytest.mark.parametrize("kind", ["uniform", "feature"])
+@pytest.mark.parametrize("perturbation", ["uniform", "feature"])
 @pytest.mark.parametrize("rate", [0.2, 0.4, 0.6, 0.8])
-def test_blank_mask_hits_the_rate_exactly(kind, rate):
-    mask = blank_mask(50, 10, rate, kind, np.random.default_rng(1))
+def test_blank_mask_hits_the_rate_exactly(perturbation, rate):
+    mask = blank_mask(50, 10, rate, perturbation, np.random.default_rng(1))
     cols = np.flatnonzero(mask.any(axis=0))
-    considered = 50 * (10 if kind == "uniform" else 2)
+    considered = 50 * (10 if perturbation == "uniform" else 2)
     assert mask.sum() == round(rate * considered)
-    if kind == "feature":
+    if perturbation == "feature":
         assert len(cols) <= 2
 
 
@@ -90,7 +90,7 @@ def test_ad_once_answers_every_prefix_as_a_call_on_it():
         seed=5,
         name="t",
         rep=0,
-        kind="uniform",
+        perturbation="uniform",
         rate=0.5,
         progress=lambda _: None,
     )

@@ -227,13 +227,22 @@ def run(
         train, test = split(df, cfg.points, seed, name, rep)
         enc = encode(train, label)
         T = enc.encode_test(test)
-        for kind in cfg.perturbations:
+        for perturbation in cfg.perturbations:
             for rate in cfg.missing_rates:
-                dirty = perturbed(train, label, kind, rate, seed, name, rep, cfg.feature_share)
+                dirty = perturbed(
+                    train, label, perturbation, rate, seed, name, rep, cfg.feature_share
+                )
                 miss = dirty[list(enc.features)].isna().to_numpy()[enc.rows]
                 tab = CleaningTable.build(enc, miss)
-                base = {"dataset": name, "perturbation": kind, "missing_rate": rate, "rep": rep}
-                rows += run_one(tab, T, base, cfg, (seed, name, rep, kind, f"{rate:.4f}"), progress)
+                base = {
+                    "dataset": name,
+                    "perturbation": perturbation,
+                    "missing_rate": rate,
+                    "rep": rep,
+                }
+                rows += run_one(
+                    tab, T, base, cfg, (seed, name, rep, perturbation, f"{rate:.4f}"), progress
+                )
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
