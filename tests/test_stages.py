@@ -289,11 +289,9 @@ def test_a_studys_old_samples_key_is_read_as_worlds_with_one_line(study, capsys)
     del config["beyond"][study]["worlds"]
     config["beyond"][study]["samples"] = 4000
     capsys.readouterr()
-    old = _load(config)
-    assert getattr(old.beyond, study) == getattr(new.beyond, study)
-    assert getattr(old.beyond, study).worlds == 4000 and "samples" not in vars(
-        getattr(old.beyond, study)
-    )
+    block = getattr(_load(config).beyond, study)
+    assert block == getattr(new.beyond, study)
+    assert block.worlds == 4000 and "samples" not in vars(block)
     assert capsys.readouterr().err == (
         f"nbcert: config: beyond.{study}.samples is deprecated, use beyond.{study}.worlds\n"
     )
@@ -301,7 +299,8 @@ def test_a_studys_old_samples_key_is_read_as_worlds_with_one_line(study, capsys)
 
 def test_an_old_key_given_on_top_of_config_yaml_wins_over_its_new_name():
     """A user's --configfile with the old key is merged onto config.yaml, which has the new
-    one: the user's value is taken; both keys in the user's own config are an error."""
+    one: the user's value is taken (and a new key given over an old one in config.yaml is
+    taken too); both keys in the user's own config are an error."""
     from common.errors import ConfigError
 
     config = _config()
