@@ -20,7 +20,7 @@ include: "workflow/rules/common.smk"
 wildcard_constraints:
     ds="|".join(map(re.escape, DATASETS)),
     rep=r"\d+",
-    kind="uniform|feature",
+    perturbation="uniform|feature",
     rate=r"[0-9.]+",
     k=r"\d+",
     run=r"(streamed_)?n\d+",

@@ -335,10 +335,11 @@ def scaling_memory(n: int = 10**7, limit_mb: float = 2000, budget_s: float = 20)
 
     code = (
         "import json, sys; from studies.scaling import run as s; "
-        "from common.settings import ScalingSettings as S; "
-        f"t = s.run_size({n}, S(n_values=({n},), d=20, domain=5, labels=3, missing_rate=0.4, k=32, "
-        f"ad_worlds=100, method_budget_s={budget_s}), 0, progress=lambda *a: None); "
-        "t = t[t.kind != 'setup']; "
+        "from common.settings import study; "
+        f"t = s.run_size({n}, study('scaling', n_values=[{n}], d=20, domain=5, labels=3, "
+        f"missing_rate=0.4, k=32, ad_worlds=100, method_budget_s={budget_s}), 0, "
+        "progress=lambda *a: None); "
+        "t = t[t.family != 'setup']; "
         "print(json.dumps({'process': float(t.process_peak_mb.max()), "
         "'calls': {m: [r, p, w] for m, r, p, w in zip(t.method, t.call_peak_mb, t.seconds, t.skipped)}}))"
     )

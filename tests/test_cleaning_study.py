@@ -29,7 +29,7 @@ CFG = study(
     points=5,
     feature_share=0.4,
     batch_share=0.05,
-    samples=32,
+    worlds=32,
 )
 
 

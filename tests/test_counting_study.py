@@ -23,7 +23,7 @@ CFG = study(
     subsample=10,
     missing_rates=[0.2, 0.5],
     points=6,
-    samples=4000,
+    worlds=4000,
     confidence=0.95,
     max_states=200_000,
 )

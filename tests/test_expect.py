@@ -42,7 +42,7 @@ def test_a_decision_run_has_the_rows_its_expectation_says(tmp_path):
         seed=1,
         name="demo",
         rep=1,
-        kind="uniform",
+        perturbation="uniform",
         rate=0.3,
         progress=lambda _: None,
     )

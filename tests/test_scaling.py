@@ -136,7 +136,7 @@ def _fake(slopes, ns=(10**4, 10**5, 10**6, 10**7)):
             "k": 32,
             "missing_rate": 0.4,
             "method": m,
-            "kind": plan.KIND[m],
+            "family": plan.FAMILY[m],
             "points": 1,
             "seconds": 1e-7 * n**s,
             "seconds_per_point": 1e-7 * n**s,

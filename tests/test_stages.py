@@ -36,14 +36,14 @@ def test_discretize_names_a_missing_column():
         discretize(table(), "y", drop=["nope"])
 
 
-@pytest.mark.parametrize("kind", ["uniform", "feature"])
+@pytest.mark.parametrize("perturbation", ["uniform", "feature"])
 @pytest.mark.parametrize("rate", [0.2, 0.4, 0.6, 0.8])
-def test_blank_mask_hits_the_rate_exactly(kind, rate):
-    mask = blank_mask(50, 10, rate, kind, np.random.default_rng(1))
+def test_blank_mask_hits_the_rate_exactly(perturbation, rate):
+    mask = blank_mask(50, 10, rate, perturbation, np.random.default_rng(1))
     cols = np.flatnonzero(mask.any(axis=0))
-    considered = 50 * (10 if kind == "uniform" else 2)
+    considered = 50 * (10 if perturbation == "uniform" else 2)
     assert mask.sum() == round(rate * considered)
-    if kind == "feature":
+    if perturbation == "feature":
         assert len(cols) <= 2
 
 
@@ -90,7 +90,7 @@ def test_ad_once_answers_every_prefix_as_a_call_on_it():
         seed=5,
         name="t",
         rep=0,
-        kind="uniform",
+        perturbation="uniform",
         rate=0.5,
         progress=lambda _: None,
     )
@@ -212,7 +212,7 @@ def test_settings_are_attributes_and_canonical():
     from common.settings import Section, canonical
 
     s = _load(_config())
-    assert s.beyond.counting.samples == 20000 and s.datasets["mushrooms"].label == "class"
+    assert s.beyond.counting.worlds == 20000 and s.datasets["mushrooms"].label == "class"
     assert s.beyond.cleaning.node_limit == 20000  # the schema's default, filled in
     reordered = dict(reversed(list(_config().items())))
     assert canonical(_load(reordered).beyond.counting) == canonical(s.beyond.counting)
@@ -267,7 +267,7 @@ def test_a_study_block_takes_the_schemas_defaults():
 
     cfg = study("cleaning", repetitions=1, perturbations=["uniform"], missing_rates=[0.5], points=3)
     assert cfg.perturbations == ("uniform",) and cfg.points == 3
-    assert (cfg.samples, cfg.prior, cfg.node_limit, cfg.subsample) == (128, "observed", 20000, None)
+    assert (cfg.worlds, cfg.prior, cfg.node_limit, cfg.subsample) == (128, "observed", 20000, None)
     with pytest.raises(ConfigError, match="unknown key 'nodes'"):
         study(
             "cleaning",
@@ -277,6 +277,78 @@ def test_a_study_block_takes_the_schemas_defaults():
             points=3,
             nodes=1,
         )
+
+
+@pytest.mark.parametrize("study", ["counting", "cleaning"])
+def test_a_studys_old_samples_key_is_read_as_worlds_with_one_line(study, capsys):
+    """``samples``, the old name of ``worlds``, still works for one release: the same value,
+    and one line on stderr naming both keys."""
+    config = _config()
+    config["beyond"][study]["worlds"] = 4000
+    new = _load(config)
+    del config["beyond"][study]["worlds"]
+    config["beyond"][study]["samples"] = 4000
+    capsys.readouterr()
+    block = getattr(_load(config).beyond, study)
+    assert block == getattr(new.beyond, study)
+    assert block.worlds == 4000 and "samples" not in vars(block)
+    assert capsys.readouterr().err == (
+        f"nbcert: config: beyond.{study}.samples is deprecated, use beyond.{study}.worlds\n"
+    )
+
+
+def test_an_old_key_given_on_top_of_config_yaml_wins_over_its_new_name():
+    """A user's --configfile with the old key is merged onto config.yaml, which has the new
+    one: the user's value is taken (and a new key given over an old one in config.yaml is
+    taken too); both keys in the user's own config are an error."""
+    from common.errors import ConfigError
+
+    config = _config()
+    mine = {"beyond": {"counting": {"samples": 300}}}
+    config["beyond"]["counting"]["samples"] = 300  # Snakemake's merge: both keys
+    assert _load(config, cli=mine).beyond.counting.worlds == 300
+    config["beyond"]["counting"]["worlds"] = 500
+    mine["beyond"]["counting"]["worlds"] = 500
+    with pytest.raises(
+        ConfigError, match="beyond.counting.samples: given with beyond.counting.worlds"
+    ):
+        _load(config, cli=mine)
+    assert (
+        _load(config, cli={"beyond": {"counting": {"worlds": 500}}}).beyond.counting.worlds == 500
+    )
+
+
+def test_both_names_of_a_key_are_an_error_naming_it():
+    from common.errors import ConfigError
+    from common.settings import study
+
+    config = _config()
+    config["beyond"]["cleaning"]["samples"] = 64
+    config["beyond"]["cleaning"]["worlds"] = 64
+    with pytest.raises(ConfigError) as e:
+        _load(config)
+    assert str(e.value) == (
+        "beyond.cleaning.samples: given with beyond.cleaning.worlds, its new name; keep only worlds"
+    )
+    with pytest.raises(ConfigError, match=r"^beyond.cleaning.samples: given with"):
+        study(
+            "cleaning",
+            repetitions=1,
+            perturbations=["uniform"],
+            missing_rates=[0.5],
+            points=3,
+            samples=8,
+            worlds=8,
+        )
+    cfg = study(
+        "cleaning",
+        repetitions=1,
+        perturbations=["uniform"],
+        missing_rates=[0.5],
+        points=3,
+        samples=8,
+    )
+    assert cfg.worlds == 8
 
 
 def test_command_line_datasets_replace_and_only_selects():

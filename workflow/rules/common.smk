@@ -60,10 +60,10 @@ BEYOND = [
 # The files of a repetition, and the run tables made from them.
 TRAIN = "data/splits/{ds}/rep{rep}/train.csv"
 TEST = "data/splits/{ds}/rep{rep}/test.csv"
-PERTURBED = "data/perturbed/{ds}/rep{rep}/{kind}_{rate}.csv"
-DECISION_RUN = "results/runs/decision/{ds}/rep{rep}/{kind}_{rate}.csv"
+PERTURBED = "data/perturbed/{ds}/rep{rep}/{perturbation}_{rate}.csv"
+DECISION_RUN = "results/runs/decision/{ds}/rep{rep}/{perturbation}_{rate}.csv"
 POISONING_RUN = "results/runs/poisoning/{ds}/rep{rep}.csv"
-CERTIFICATE = "results/certificates/{ds}/rep{rep}/{kind}_{rate}.json"
+CERTIFICATE = "results/certificates/{ds}/rep{rep}/{perturbation}_{rate}.json"
 POISONING_MANY_RUN = "results/runs/poisoning_many/{ds}/k{k}.csv"
 SCALING_RUN = "results/runs/scaling/{run}.csv"  # run: n{n} in memory, streamed_n{n} from disk
 SCALING_RUNS = [f"n{n}" for n in B.scaling.n_values] + [
@@ -134,9 +134,9 @@ def scaling_minutes(wildcards):
 # its rule an explicit record per file set, not an order of its input and output lists.
 EACH_REP = [{"rep": rep} for rep in REPS]
 EACH_VARIANT = [  # a repetition's perturbed tables
-    {"rep": rep, "kind": kind, "rate": rate}
+    {"rep": rep, "perturbation": perturbation, "rate": rate}
     for rep in REPS
-    for kind in S.perturbations
+    for perturbation in S.perturbations
     for rate in RATES
 ]
 EACH_K = [{"k": k} for k in B.poison_many.k_values]
@@ -150,7 +150,7 @@ def each(over, pattern):
 
 def records(over, **paths):
     """A params function: one record per entry of ``over`` (e.g. EACH_VARIANT), holding the
-    data set, the entry's values (rep, kind, rate, k ...) and each of ``paths`` (patterns
+    data set, the entry's values (rep, perturbation, rate, k ...) and each of ``paths`` (patterns
     with {ds} and those values) filled in; a script reads and writes the files its records
     name, so no list order has to match another."""
 
@@ -168,7 +168,7 @@ def records(over, **paths):
 # values its file name promises.
 def decision_expected(wildcards):
     run = lambda v: expect.decision_run(
-        wildcards.ds, v["rep"], v["kind"], v["rate"], ks_for(v["rate"])
+        wildcards.ds, v["rep"], v["perturbation"], v["rate"], ks_for(v["rate"])
     )
     return canonical({DECISION_RUN.format(ds=wildcards.ds, **v): run(v) for v in EACH_VARIANT})
 
@@ -358,7 +358,7 @@ def paper_files():
             [PERTURBED, DECISION_RUN, CERTIFICATE],
             ds=ds,
             rep=REPS,
-            kind=S.perturbations,
+            perturbation=S.perturbations,
             rate=RATES,
         )
         + expand(

@@ -4,10 +4,10 @@ FIGURE_CAPTION = "../report/figure.rst"
 
 # The paper's decision figures: what time is drawn against, under which perturbation.
 DECISION_FIGURES = [
-    {"num": 6, "against": "missing_rate", "kind": "uniform"},
-    {"num": 7, "against": "missing_rate", "kind": "feature"},
-    {"num": 8, "against": "k", "kind": "uniform"},
-    {"num": 9, "against": "k", "kind": "feature"},
+    {"num": 6, "against": "missing_rate", "perturbation": "uniform"},
+    {"num": 7, "against": "missing_rate", "perturbation": "feature"},
+    {"num": 8, "against": "k", "perturbation": "uniform"},
+    {"num": 9, "against": "k", "perturbation": "feature"},
 ]
 DECISION_PDF, DECISION_PNG = "results/figures/fig{num}.pdf", "results/figures/fig{num}.png"
 

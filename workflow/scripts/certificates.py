@@ -38,7 +38,7 @@ def certified(r: dict, label: str) -> dict:
     return {
         "dataset": r["ds"],
         "rep": int(r["rep"]),
-        "perturbation": r["kind"],
+        "perturbation": r["perturbation"],
         "missing_rate": float(r["rate"]),
         "points": len(T),
         "robust": robust,

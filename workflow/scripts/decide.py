@@ -48,7 +48,7 @@ def decision_runs(
     seed: int,
     name: str,
     rep: int,
-    kind: str,
+    perturbation: str,
     rate: float,
     progress=print,
 ) -> pd.DataFrame:
@@ -64,23 +64,25 @@ def decision_runs(
     """
     enc, *t_enc = timed(lambda: encode(dirty, label))
     T = enc.encode_test(test)
-    base = {"dataset": name, "rep": rep, "perturbation": kind, "missing_rate": rate}
+    base = {"dataset": name, "rep": rep, "perturbation": perturbation, "missing_rate": rate}
     empty = {"robust": None, "nonrobust": None, "ad_false_robust": None}
     rows = [
         {**base, "method": "encode", "k": 0, **times(t_enc), **empty},
         {**base, "method": "Plain", "k": 1, **times(plain_times(clean, test, label)), **empty},
     ]
-    ad_seed = rng_for(seed, name, rep, kind, rate, "ad").bit_generator.seed_seq
+    ad_seed = rng_for(seed, name, rep, perturbation, rate, "ad").bit_generator.seed_seq
     ads = {
         m: ad_prefixes(enc, T, ks, ad_worlds, np.random.default_rng(ad_seed), fn)
         for m, fn in AD_METHODS.items()
     }
     for k in ks:
-        exact, runs = _decide_first(enc, T, k, ads, name, f"rep {rep}, {kind} {rate}, k={k}")
+        exact, runs = _decide_first(
+            enc, T, k, ads, name, f"rep {rep}, {perturbation} {rate}, k={k}"
+        )
         rows += [_decision_row(base, m, k, robust, t, exact) for m, robust, t in runs]
         (_, _, t_index), (_, _, t_iter) = runs[:2]  # Iterate+Index's and Iterate's
         progress(
-            f"{name} rep {rep} {kind} {rate}: k={k} index {t_index[0]:.4f}s iterate {t_iter[0]:.4f}s "
+            f"{name} rep {rep} {perturbation} {rate}: k={k} index {t_index[0]:.4f}s iterate {t_iter[0]:.4f}s "
             f"ad {ads['AD'][1][k][0]:.3f}s"
         )
     return pd.DataFrame(rows)
@@ -150,7 +152,7 @@ def main(snakemake):
             seed=p.seed,
             name=r["ds"],
             rep=int(r["rep"]),
-            kind=r["kind"],
+            perturbation=r["perturbation"],
             rate=float(r["rate"]),
         )
         write_table(stamp(table, started), r["output"], "decision_run")

@@ -19,17 +19,17 @@ STYLE = {"AD": ("tab:red", "s"), "Iterate": ("tab:blue", "o"), "Iterate+Index": 
 XLABEL = {"missing_rate": "missing rate", "k": "number of test points"}
 
 
-def time_vs_rate(df: pd.DataFrame, kind: str, k: int, outputs):
+def time_vs_rate(df: pd.DataFrame, perturbation: str, k: int, outputs):
     """Figures 6 (uniform) and 7 (feature): time of the k-point decision vs missing rate."""
-    sub = df[df.perturbation == kind]
-    title = f"Decision - time vs missing rate ({kind} perturbation, {k} test points)"
+    sub = df[df.perturbation == perturbation]
+    title = f"Decision - time vs missing rate ({perturbation} perturbation, {k} test points)"
     save_figure(_figure(df, sub, sub[sub.k == k], "missing_rate", title), outputs)
 
 
-def time_vs_k(df: pd.DataFrame, kind: str, rate: float, outputs):
+def time_vs_k(df: pd.DataFrame, perturbation: str, rate: float, outputs):
     """Figures 8 (uniform) and 9 (feature): time vs number of test points."""
-    sub = df[(df.perturbation == kind) & np.isclose(df.missing_rate, rate)]
-    title = f"Decision - time vs test points ({kind} perturbation, missing rate {rate:g})"
+    sub = df[(df.perturbation == perturbation) & np.isclose(df.missing_rate, rate)]
+    title = f"Decision - time vs test points ({perturbation} perturbation, missing rate {rate:g})"
     fig = _figure(df, sub, sub[sub.k > 0], "k", title)
     for ax in fig.axes:
         ax.set_xscale("log", base=2)
@@ -61,9 +61,9 @@ def main(snakemake):
     for r in p.records:
         figure = SimpleNamespace(pdf=r["pdf"], png=r["png"])
         if r["against"] == "missing_rate":
-            time_vs_rate(table, r["kind"], p.k, figure)
+            time_vs_rate(table, r["perturbation"], p.k, figure)
         else:
-            time_vs_k(table, r["kind"], p.rate, figure)
+            time_vs_k(table, r["perturbation"], p.rate, figure)
 
 
 if __name__ == "__main__":

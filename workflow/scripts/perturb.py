@@ -16,7 +16,7 @@ def main(snakemake):
         out = perturbed(
             train,
             p.label,
-            r["kind"],
+            r["perturbation"],
             float(r["rate"]),
             p.seed,
             r["ds"],
@@ -24,7 +24,7 @@ def main(snakemake):
             p.feature_share,
         )
         blanked = int(out.isna().sum().sum() - train.isna().sum().sum())
-        print(f"rep {r['rep']} {r['kind']} {r['rate']}: blanked {blanked} cells")
+        print(f"rep {r['rep']} {r['perturbation']} {r['rate']}: blanked {blanked} cells")
         write_csv(out, r["output"])
 
 

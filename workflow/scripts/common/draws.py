@@ -59,7 +59,7 @@ def blank_mask(
     n: int,
     d: int,
     rate: float,
-    kind: str,
+    perturbation: str,
     rng: np.random.Generator,
     feature_share: float = 0.2,
     missing: np.ndarray | None = None,
@@ -68,12 +68,12 @@ def blank_mask(
     blank, round(rate * considered cells) of the considered cells end up missing."""
     if not 0 <= rate <= 1:
         raise ValueError(f"missing rate must lie in [0, 1], got {rate}")
-    if kind == "uniform":
+    if perturbation == "uniform":
         cols = np.arange(d)
-    elif kind == "feature":
+    elif perturbation == "feature":
         cols = np.sort(rng.choice(d, size=max(1, round(feature_share * d)), replace=False))
     else:
-        raise ValueError(f"unknown perturbation {kind!r} (use uniform or feature)")
+        raise ValueError(f"unknown perturbation {perturbation!r} (use uniform or feature)")
     considered = n * len(cols)
     want = round(rate * considered)
     if missing is None or not missing[:, cols].any():
@@ -102,14 +102,20 @@ def perturb(
     df: pd.DataFrame,
     label: str,
     rate: float,
-    kind: str,
+    perturbation: str,
     rng: np.random.Generator,
     feature_share: float = 0.2,
 ) -> pd.DataFrame:
     """A copy of ``df`` with feature cells blanked (NaN); the label column is untouched."""
     features = [c for c in df.columns if c != label]
     mask = blank_mask(
-        len(df), len(features), rate, kind, rng, feature_share, df[features].isna().to_numpy()
+        len(df),
+        len(features),
+        rate,
+        perturbation,
+        rng,
+        feature_share,
+        df[features].isna().to_numpy(),
     )
     out = df.copy()
     out[features] = out[features].mask(mask)
@@ -119,7 +125,7 @@ def perturb(
 def perturbed(
     train: pd.DataFrame,
     label: str,
-    kind: str,
+    perturbation: str,
     rate: float,
     seed: int,
     name: str,
@@ -128,5 +134,10 @@ def perturbed(
 ) -> pd.DataFrame:
     """The table of one perturbation variant, drawn from a generator seeded by the variant."""
     return perturb(
-        train, label, rate, kind, rng_for(seed, name, rep, kind, f"{rate:.4f}"), feature_share
+        train,
+        label,
+        rate,
+        perturbation,
+        rng_for(seed, name, rep, perturbation, f"{rate:.4f}"),
+        feature_share,
     )

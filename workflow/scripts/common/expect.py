@@ -17,10 +17,12 @@ def _expect(rows: int | None, **equal) -> dict:
     return {"rows": rows, "equal": equal}
 
 
-def decision_run(dataset: str, rep: int, kind: str, rate, ks) -> dict:
+def decision_run(dataset: str, rep: int, perturbation: str, rate, ks) -> dict:
     """A decision run of one perturbed table, timed at every k of ``ks``."""
     rows = DECISION_REFERENCE_ROWS + DECISION_METHODS * len(ks)
-    return _expect(rows, dataset=dataset, rep=rep, perturbation=kind, missing_rate=float(rate))
+    return _expect(
+        rows, dataset=dataset, rep=rep, perturbation=perturbation, missing_rate=float(rate)
+    )
 
 
 def poisoning_run(dataset: str, rep: int) -> dict:

@@ -3,14 +3,16 @@
 ``load`` checks the config Snakemake assembled (config.yaml, then ``--configfile`` files and
 ``--config`` values on top) with Snakemake's own ``validate(..., set_default=True)`` against
 ``workflow/schemas/config.schema.yaml``, which is the one place a default lives: it fills
-in every key the config leaves out.  A mistake is one line naming the key at fault.  Three
+in every key the config leaves out.  A mistake is one line naming the key at fault.  Four
 rules beyond the schema:
 
 * a ``datasets:`` block given on the command line *replaces* config.yaml's instead of
   being merged into it, so a user's own config runs only the data sets it names;
 * ``only: [names]`` keeps a subset of the configured data sets;
 * combinations the schema cannot express (a dropped label, a subsample too small for the
-  test points, a study drawing more test points than are drawn) are refused up front.
+  test points, a study drawing more test points than are drawn) are refused up front;
+* a key renamed (``RENAMED``) is still read under its old name for one release, with one
+  line on stderr saying so; both names in one config is an error.
 
 The result is a :class:`Section`: the validated config's keys as attributes, lists as
 tuples, nothing restated.  Every stage receives its block as canonical JSON
@@ -24,6 +26,7 @@ import copy
 import json
 import os
 import re
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -31,6 +34,13 @@ import yaml
 from common.errors import ConfigError
 
 SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "config.schema.yaml"
+
+# Keys renamed, by block: old name -> new name.  The old names are read (with a line on
+# stderr) until the next release, then refused as unknown keys.
+RENAMED = {
+    "beyond.counting": {"samples": "worlds"},
+    "beyond.cleaning": {"samples": "worlds"},
+}
 
 
 class Section(SimpleNamespace):
@@ -130,6 +140,40 @@ def _schema_message(error) -> str:
     return f"{where}: {_short(error.instance)} is invalid ({error.message.splitlines()[0][:120]})"
 
 
+def _block(config, where: str):
+    """The block at the dotted path ``where`` of ``config`` ("": itself), or None."""
+    for key in filter(None, where.split(".")):
+        config = config.get(key) if isinstance(config, dict) else None
+    return config if isinstance(config, dict) else None
+
+
+def renamed(config: dict, cli: dict | None = None, *, where: str = "") -> dict:
+    """A copy of ``config`` with every old key of ``RENAMED`` moved to its new name, and one
+    line on stderr for each old key met.  ``config`` is the merged config, ``cli``
+    its part from ``--configfile``/``--config``: those are merged onto the workflow's
+    config.yaml, so an old key there overrides config.yaml's new one, and a new key there
+    overrides an old one in config.yaml; both names in the same layer is a ConfigError.
+    ``where`` is the dotted path of ``config`` itself, for a study's block alone."""
+    config = copy.deepcopy(config)
+    for path, names in RENAMED.items():
+        if where and path != where:
+            continue
+        inner = "" if where else path
+        block, mine = _block(config, inner), _block(cli or {}, inner) or {}
+        for old, new in names.items():
+            if not isinstance(block, dict) or old not in block:
+                continue
+            if (old in mine) == (new in mine) and new in block:
+                raise ConfigError(
+                    f"{path}.{old}: given with {path}.{new}, its new name; keep only {new}"
+                )
+            print(f"nbcert: config: {path}.{old} is deprecated, use {path}.{new}", file=sys.stderr)
+            value = block.pop(old)
+            if old in mine or new not in block:
+                block[new] = value
+    return config
+
+
 def validated(config: dict, schema=SCHEMA) -> dict:
     """A copy of ``config`` checked against ``schema`` with every default filled in
     (Snakemake's ``validate``); a mistake is a ConfigError naming the key."""
@@ -157,7 +201,7 @@ def study(name: str, **given) -> Section:
     block = schema["properties"]["beyond"]["properties"][name]
     with tempfile.NamedTemporaryFile("w", suffix=".yaml") as f:
         yaml.safe_dump({"$schema": schema["$schema"], "$defs": schema["$defs"], **block}, f)
-        return section(validated(given, f.name))
+        return section(validated(renamed(given, where=f"beyond.{name}"), f.name))
 
 
 def _datasets(config: dict) -> dict:
@@ -223,7 +267,8 @@ def load(config: dict, *, cli: dict | None = None, sources=(), schema=SCHEMA) ->
     workflow's); ``sources`` names the config files and command-line values, for the report.
     """
     mine = (cli or {}).get("datasets")
-    config = validated({**config, "datasets": mine} if isinstance(mine, dict) else config, schema)
+    config = renamed({**config, "datasets": mine} if isinstance(mine, dict) else config, cli)
+    config = validated(config, schema)
     s = section({**config, "datasets": _datasets(config), "sources": list(map(str, sources))})
     _check_combinations(s)
     return s

@@ -17,15 +17,17 @@ def figure(table: pd.DataFrame, outputs):
     per data set, for one perturbation and missing rate (uniform, else the first, and the
     middle rate); the median over repetitions, the offline answer and its lower bound marked."""
     names = list(dict.fromkeys(table.dataset))
-    kind = "uniform" if (table.perturbation == "uniform").any() else table.perturbation.iloc[0]
-    rates = sorted(table[table.perturbation == kind].missing_rate.unique())
+    perturbation = (
+        "uniform" if (table.perturbation == "uniform").any() else table.perturbation.iloc[0]
+    )
+    rates = sorted(table[table.perturbation == perturbation].missing_rate.unique())
     rate = rates[len(rates) // 2]
-    title = f"Which cells to clean ({kind} perturbation, missing rate {rate:g})"
+    title = f"Which cells to clean ({perturbation} perturbation, missing rate {rate:g})"
     fig, axes = panels(names, title, width=3.8, height=3.4)
     for name, ax in zip(names, axes[0]):
         sub = table[
             (table.dataset == name)
-            & (table.perturbation == kind)
+            & (table.perturbation == perturbation)
             & np.isclose(table.missing_rate, rate)
         ]
         _panel(ax, sub)

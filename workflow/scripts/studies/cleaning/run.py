@@ -9,15 +9,15 @@ the complete table -- until all k test points are certifiably robust.  Four answ
   column) group whose cleaning most reduces the expected entropy of the predicted-label distribution over the
   possible worlds, summed over the non-robust points.  The distribution is nbcert's
   Monte-Carlo counting law (beta_lj ~ Binomial(M_lj, 1/delta_j), a uniform random world)
-  with ``samples`` worlds per point and decision; revealing a batch of B cells of a group
+  with ``worlds`` sampled worlds per point and decision; revealing a batch of B cells of a group
   reveals how many of them hold t_j (in a world: its count among the group's next B cells,
   hypergeometric given beta), so the expected entropy after cleaning is the conditional
   entropy of the label given that count.  The worlds are kept between decisions: a world
   splits each group's count into its next batch of cells and the rest, and when a batch is
   cleaned only that group changes (its cells leave the world; the next batch is split off
   the rest, hypergeometrically, which leaves a uniform world over the cells still
-  missing); a column whose domain grew is drawn afresh.  A decision costs O(points x samples x groups) for the criterion (one sort per
-  point and group) plus O(points x samples x labels) for the cleaned group's update;
+  missing); a column whose domain grew is drawn afresh.  A decision costs O(points x worlds x groups) for the criterion (one sort per
+  point and group) plus O(points x worlds x labels) for the cleaned group's update;
 * ``nbcert`` -- :func:`nbcert.cleaning.next_group` (truth-free, the product's policy);
 * ``offline`` -- with the truth: the many-point offline answer (greedy, pruned; exact
   program where small) and its proven lower bound (the largest single-point minimum, or
@@ -161,7 +161,7 @@ def _policy_rows(tab, T, base, cfg, method, batch, order, seed_parts) -> list:
     """A policy (CPClean-style or nbcert's) cleaning until every point is certified."""
     if method == "CPClean-style":
         choose = entropy_chooser(
-            tab.N, T, cfg.alpha, cfg.samples, batch, rng_for(*seed_parts, method)
+            tab.N, T, cfg.alpha, cfg.worlds, batch, rng_for(*seed_parts, method)
         )
     else:
 
@@ -213,7 +213,7 @@ def run(
 ) -> pd.DataFrame:
     """The study on one data set's discretized table: every repetition, perturbation and
     missing rate of ``cfg`` (repetitions, perturbations, missing_rates, points,
-    feature_share, batch_share, samples, prior, alpha, node_limit, time_limit and
+    feature_share, batch_share, worlds, prior, alpha, node_limit, time_limit and
     subsample: rows kept, drawn before the split).  Only the complete rows take part: the
     true value of a cell the data set already lacks is unknown."""
     df = df.iloc[complete_rows(df)].reset_index(drop=True)
@@ -227,13 +227,22 @@ def run(
         train, test = split(df, cfg.points, seed, name, rep)
         enc = encode(train, label)
         T = enc.encode_test(test)
-        for kind in cfg.perturbations:
+        for perturbation in cfg.perturbations:
             for rate in cfg.missing_rates:
-                dirty = perturbed(train, label, kind, rate, seed, name, rep, cfg.feature_share)
+                dirty = perturbed(
+                    train, label, perturbation, rate, seed, name, rep, cfg.feature_share
+                )
                 miss = dirty[list(enc.features)].isna().to_numpy()[enc.rows]
                 tab = CleaningTable.build(enc, miss)
-                base = {"dataset": name, "perturbation": kind, "missing_rate": rate, "rep": rep}
-                rows += run_one(tab, T, base, cfg, (seed, name, rep, kind, f"{rate:.4f}"), progress)
+                base = {
+                    "dataset": name,
+                    "perturbation": perturbation,
+                    "missing_rate": rate,
+                    "rep": rep,
+                }
+                rows += run_one(
+                    tab, T, base, cfg, (seed, name, rep, perturbation, f"{rate:.4f}"), progress
+                )
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

@@ -144,7 +144,7 @@ def _count(enc, T, method, alpha, cfg, rng):
             T,
             alpha,
             method=method,
-            n_samples=cfg.samples,
+            n_samples=cfg.worlds,
             confidence=cfg.confidence,
             seed=rng,
             max_states=cfg.max_states,
@@ -279,7 +279,7 @@ def run(
 ) -> pd.DataFrame:
     """The study on one data set; one row per (part, missing rate, test point, method).
 
-    ``cfg`` holds subsample, missing_rates, points, samples, confidence, max_states,
+    ``cfg`` holds subsample, missing_rates, points, worlds, confidence, max_states,
     batch_rows, full_points, width, time_limit and alpha (0 by default: the paper's
     classifier).
     """
@@ -330,7 +330,7 @@ def _run_part(df, label, name, seed, cfg, part, progress) -> list:
             "missing_rate": rate,
             "train_rows": enc.n,
             "features": enc.d,
-            "samples": cfg.samples,
+            "samples": cfg.worlds,
             "confidence": cfg.confidence,
             "max_states": cfg.max_states,
             "width_target": cfg.width,

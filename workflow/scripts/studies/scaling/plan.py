@@ -1,8 +1,8 @@
 """What a scaling run measures and may use (studies.scaling.run and .streamed):
-the methods and the kind of each, the columns every row of a size shares, the rows
-themselves (``Rows``: one per method or setup step, timed by a ``Meter``) and the memory a
-size may use (``MemoryPlan``: estimated by studies.scaling.memory, against
-the memory available).
+the methods and the family of each (decision, counting, poisoning, setup), the columns
+every row of a size shares, the rows themselves (``Rows``: one per method or setup step,
+timed by a ``Meter``) and the memory a size may use (``MemoryPlan``: estimated by
+studies.scaling.memory, against the memory available).
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ METHODS = DECISION + COUNTING + POISON
 SETUP = ("generate", "encode complete", "blank")
 STREAM_METHODS = ("Iterate+Index", "Monte-Carlo", "OP")
 STREAMED = {m: f"{m} (streamed)" for m in STREAM_METHODS}  # their times include reading the file
-KIND = {
+FAMILY = {
     **{m: "decision" for m in DECISION},
     **{m: "counting" for m in COUNTING},
     **{m: "poisoning" for m in POISON},
     **{m: "setup" for m in SETUP},
 }
-KIND.update({STREAMED[m]: KIND[m] for m in STREAM_METHODS})
+FAMILY.update({STREAMED[m]: FAMILY[m] for m in STREAM_METHODS})
 SAFETY = 0.8  # use at most this share of the available memory
 
 
@@ -62,7 +62,7 @@ class Rows:
         measured = seconds is not None
         added = (
             added_bytes(self.n, self.d, method)
-            if self.estimates and KIND[method] != "setup"
+            if self.estimates and FAMILY[method] != "setup"
             else None
         )
         cpu = self.meter.cpu if measured else None
@@ -73,7 +73,7 @@ class Rows:
             {
                 **self.base,
                 "method": method,
-                "kind": KIND[method],
+                "family": FAMILY[method],
                 "points": points,
                 "seconds": seconds,
                 "call_peak_mb": call_peak,

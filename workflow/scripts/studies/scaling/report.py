@@ -6,7 +6,7 @@ import pandas as pd
 from common.formatting import DASH, count, flags, megabytes, rows, seconds, table
 
 from studies.scaling.memory import MB
-from studies.scaling.plan import KIND, STREAMED
+from studies.scaling.plan import FAMILY, STREAMED
 from studies.scaling.slopes import fit_slopes, timed_rows
 
 
@@ -94,7 +94,7 @@ def _skipped_lines(table: pd.DataFrame) -> list:
         return []
     lines = ["Skipped:"]
     for (n, why), sub in skipped.groupby(["n", "skipped"]):
-        methods = [m for m in sub.method if KIND.get(m) != "setup"]
+        methods = [m for m in sub.method if FAMILY.get(m) != "setup"]
         lines.append(f"- n = {rows(n)}: {', '.join(methods)}: {why}")
     return lines + [""]
 
@@ -174,7 +174,7 @@ def _growth(slopes: pd.DataFrame) -> list:
 
 
 def _index_speed(at: pd.DataFrame, nmax) -> list:
-    dec = at[at.kind == "decision"].seconds_per_point.dropna()
+    dec = at[at.family == "decision"].seconds_per_point.dropna()
     if "Iterate+Index" not in dec or len(dec) <= 1:
         return []
     others = ", ".join(
@@ -189,7 +189,7 @@ def _index_speed(at: pd.DataFrame, nmax) -> list:
 
 def _poisoning(table: pd.DataFrame, at: pd.DataFrame, nmax) -> list:
     """Poisoning times at the largest size, and which answers failed their re-check."""
-    poi = at[(at.kind == "poisoning") & at.seconds.notna()]
+    poi = at[(at.family == "poisoning") & at.seconds.notna()]
     if poi.empty:
         return []
     took = ", ".join(
@@ -210,10 +210,10 @@ def _poisoning(table: pd.DataFrame, at: pd.DataFrame, nmax) -> list:
 
 def _memory(table: pd.DataFrame, at: pd.DataFrame, nmax) -> list:
     """The held table, what the methods and the setup added, the whole run's peak."""
-    peaks = at[at.kind != "setup"].peak_mb.dropna()
+    peaks = at[at.family != "setup"].peak_mb.dropna()
     if peaks.empty:
         return []
-    setup_peak = at[at.kind == "setup"].peak_mb.dropna()
+    setup_peak = at[at.family == "setup"].peak_mb.dropna()
     setup = (
         f"; building the tables added up to {megabytes(setup_peak.max())}"
         if len(setup_peak)
@@ -233,7 +233,7 @@ def _memory(table: pd.DataFrame, at: pd.DataFrame, nmax) -> list:
 def _estimate_short(at: pd.DataFrame) -> list:
     if "estimate_added_mb" not in at:
         return []
-    short = at[(at.kind != "setup") & (at.peak_mb > at.estimate_added_mb)]
+    short = at[(at.family != "setup") & (at.peak_mb > at.estimate_added_mb)]
     if short.empty:
         return []
     which = ", ".join(

@@ -23,7 +23,7 @@ method starts no new point once it has run that long, and its row says how many 
 decided and that it was stopped: times are per point decided, measured, never
 extrapolated.
 
-The names the study shares (methods, kinds, rows, memory plan) are in
+The names the study shares (methods, their families, rows, memory plan) are in
 studies.scaling.plan; sizes streamed from disk are run by .streamed, and the
 slopes the report fits by .slopes.
 """

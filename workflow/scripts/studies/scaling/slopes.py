@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from studies.scaling.plan import KIND, METHODS
+from studies.scaling.plan import FAMILY, METHODS
 
 
 def timed_rows(table: pd.DataFrame) -> pd.DataFrame:
     ok = table[
-        (table.kind != "setup") & table.seconds_per_point.notna() & (table.seconds_per_point > 0)
+        (table.family != "setup") & table.seconds_per_point.notna() & (table.seconds_per_point > 0)
     ]
     if "skipped" in ok:
         ok = ok[ok.skipped.fillna("").astype(str) == ""]
@@ -35,7 +35,7 @@ def fit_slopes(table: pd.DataFrame) -> pd.DataFrame:
         out.append(
             {
                 "method": method,
-                "kind": KIND.get(method, ""),
+                "family": FAMILY.get(method, ""),
                 "slope": slope,
                 "intercept": intercept,
                 "slope_largest": last,
@@ -49,7 +49,7 @@ def fit_slopes(table: pd.DataFrame) -> pd.DataFrame:
         out,
         columns=[
             "method",
-            "kind",
+            "family",
             "slope",
             "intercept",
             "slope_largest",
