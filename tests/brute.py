@@ -13,6 +13,13 @@ Written from the product spec only; it must never import nbcert.
   label and no world ties.
 * Poisoning (alpha = 0): blank feature cells of a complete table; domains are recomputed
   from the poisoned table; a blanking that empties a feature column is not allowed.
+* Candidate repairs: a missing cell listed with candidate values takes one of them; a
+  missing cell not listed takes any value of its feature's domain, which is then the
+  observed values and every candidate value of the feature (fixed across worlds, so
+  |dom_j| in alpha's denominator counts the candidates never observed too).  Cleaning a
+  cell replaces it by its true value; a cell not listed keeps the domain of the dirty table
+  (observed and candidate values) however the others are cleaned, and the domain of a
+  partly cleaned table is its observed values and the possible values of its missing cells.
 """
 
 from __future__ import annotations
@@ -37,31 +44,50 @@ def _is_missing(v) -> bool:
 
 
 class Table:
-    """A training table in plain Python form: ``cols[j][r]`` (None = missing), ``y[r]``."""
+    """A training table in plain Python form: ``cols[j][r]`` (None = missing), ``y[r]``;
+    ``candidates`` {(r, j): values} lists the possible values of some missing cells, and
+    ``unlisted`` {j: values} fixes those of the cells not listed (default: the domain)."""
 
-    def __init__(self, y: list, cols: list[list]):
+    def __init__(self, y: list, cols: list[list], candidates=None, unlisted=None):
         self.y = list(y)
         self.cols = cols
         self.n = len(self.y)
         self.d = len(cols)
         self.labels = list(dict.fromkeys(self.y))  # order of first appearance
         self.N = {l: self.y.count(l) for l in self.labels}
+        self.missing = [(r, j) for j in range(self.d) for r in range(self.n) if cols[j][r] is None]
+        listed = {
+            k: list(dict.fromkeys(v)) for k, v in (candidates or {}).items() if k in self.missing
+        }
         self.domains = []
         for j, col in enumerate(cols):
             dom = list(dict.fromkeys(v for v in col if v is not None))
+            for r, jj in self.missing:
+                if jj == j:
+                    extra = listed.get((r, j), (unlisted or {}).get(j, []))
+                    dom += [v for v in extra if v not in dom]
             if not dom:
                 raise ValueError(f"feature {j} has no observed value")
             self.domains.append(dom)
-        self.missing = [(r, j) for j in range(self.d) for r in range(self.n) if cols[j][r] is None]
+        unlisted = unlisted or {}
+        self.choices = [
+            listed.get((r, j), unlisted.get(j, self.domains[j])) for r, j in self.missing
+        ]
 
     @classmethod
-    def from_frame(cls, train: pd.DataFrame, label: str) -> Table:
+    def from_frame(cls, train: pd.DataFrame, label: str, candidates=None) -> Table:
+        """``candidates``: {(row position, feature name): values}."""
         feats = features_of(train, label)
         cols = [[None if _is_missing(v) else v for v in train[f].tolist()] for f in feats]
-        return cls(train[label].tolist(), cols)
+        return cls(train[label].tolist(), cols, _by_index(candidates, feats))
 
     def total_worlds(self) -> int:
-        return math.prod(len(self.domains[j]) for _, j in self.missing)
+        return math.prod(len(c) for c in self.choices)
+
+
+def _by_index(candidates, feats) -> dict:
+    """Candidates keyed by (row, feature name) as keyed by (row, feature index)."""
+    return {(r, feats.index(f)): v for (r, f), v in (candidates or {}).items()}
 
 
 def features_of(train: pd.DataFrame, label: str) -> list:
@@ -96,8 +122,7 @@ def _predictions(tab: Table, t: list, alpha) -> Iterator:
         for r, v in enumerate(tab.cols[j]):
             if v is not None and v == t[j]:
                 observed[tab.y[r]][j] += 1
-    choices = [tab.domains[j] for _, j in tab.missing]
-    for world in itertools.product(*choices):
+    for world in itertools.product(*tab.choices):
         # this world's counts: observed cells plus the filled missing cells that agree
         counts = {l: list(observed[l]) for l in tab.labels}
         for (r, j), v in zip(tab.missing, world):
@@ -121,14 +146,19 @@ def _robust(tab: Table, t: list, alpha):
     return True, first
 
 
-def iter_world_predictions(train: pd.DataFrame, label: str, test_row, alpha=0) -> Iterator:
+def iter_world_predictions(
+    train: pd.DataFrame, label: str, test_row, alpha=0, candidates=None
+) -> Iterator:
     """Yield, for every possible world, the predicted label or ``TIE``."""
-    return _predictions(Table.from_frame(train, label), _test_values(train, label, test_row), alpha)
+    tab = Table.from_frame(train, label, candidates)
+    return _predictions(tab, _test_values(train, label, test_row), alpha)
 
 
-def brute_counts(train: pd.DataFrame, label: str, test_row, alpha=0) -> tuple[dict, int]:
+def brute_counts(
+    train: pd.DataFrame, label: str, test_row, alpha=0, candidates=None
+) -> tuple[dict, int]:
     """(worlds predicting each training label (zeros included), tied worlds)."""
-    tab = Table.from_frame(train, label)
+    tab = Table.from_frame(train, label, candidates)
     counts = {l: 0 for l in tab.labels}
     ties = 0
     for p in _predictions(tab, _test_values(train, label, test_row), alpha):
@@ -139,13 +169,20 @@ def brute_counts(train: pd.DataFrame, label: str, test_row, alpha=0) -> tuple[di
     return counts, ties
 
 
-def brute_total(train: pd.DataFrame, label: str) -> int:
-    return Table.from_frame(train, label).total_worlds()
+def brute_total(train: pd.DataFrame, label: str, candidates=None) -> int:
+    return Table.from_frame(train, label, candidates).total_worlds()
 
 
-def brute_robust(train: pd.DataFrame, label: str, test_row, alpha=0):
+def brute_robust(train: pd.DataFrame, label: str, test_row, alpha=0, candidates=None):
     """(robust, label every world predicts or None); stops at the first disagreement."""
-    return _robust(Table.from_frame(train, label), _test_values(train, label, test_row), alpha)
+    tab = Table.from_frame(train, label, candidates)
+    return _robust(tab, _test_values(train, label, test_row), alpha)
+
+
+def brute_labels(train: pd.DataFrame, label: str, test_row, alpha=0, candidates=None):
+    """(the labels some world predicts uniquely, whether some world ties)."""
+    seen = set(iter_world_predictions(train, label, test_row, alpha, candidates))
+    return {p for p in seen if p is not TIE}, TIE in seen
 
 
 # ---------------------------------------------------------------------------- poisoning
@@ -244,19 +281,51 @@ def missing_cells(dirty: pd.DataFrame, label: str) -> list[tuple[int, str]]:
     ]
 
 
-def brute_is_robust_after_cleaning(dirty, truth, label, test_row, cells, alpha=0) -> bool:
+def _cleaned_robust(dirty, truth, label, cells, candidates, alpha):
+    """robust(test_row) of the table with ``cells`` cleaned: without candidates every
+    domain is recomputed; with them the cells not listed keep the dirty table's domain."""
+    cleaned = clean_cells(dirty, truth, cells)
+    if candidates is None:
+        return lambda row: brute_robust(cleaned, label, row, alpha)[0]
+    feats = features_of(dirty, label)
+    dirty_tab = Table.from_frame(dirty, label, candidates)
+    keep = {k: v for k, v in candidates.items() if k not in set(cells)}
+    cols = [[None if _is_missing(v) else v for v in cleaned[f].tolist()] for f in feats]
+    tab = Table(
+        cleaned[label].tolist(), cols, _by_index(keep, feats), dict(enumerate(dirty_tab.domains))
+    )
+    return lambda row: _robust(tab, _test_values(dirty, label, row), alpha)[0]
+
+
+def brute_is_robust_after_cleaning(
+    dirty, truth, label, test_row, cells, alpha=0, candidates=None
+) -> bool:
     """Is test_row certifiably robust once ``cells`` are cleaned (domains recomputed)?"""
-    return brute_robust(clean_cells(dirty, truth, cells), label, test_row, alpha)[0]
+    return _cleaned_robust(dirty, truth, label, list(cells), candidates, alpha)(test_row)
 
 
-def brute_min_clean(dirty: pd.DataFrame, truth: pd.DataFrame, label: str, test_rows, alpha=0):
+def brute_min_clean(
+    dirty: pd.DataFrame, truth: pd.DataFrame, label: str, test_rows, alpha=0, candidates=None
+):
     """Fewest missing cells whose cleaning makes every given test row robust at once, or
     None when no subset does.  Tries every subset in increasing size."""
     cells = missing_cells(dirty, label)
     for k in range(len(cells) + 1):
         for subset in itertools.combinations(cells, k):
-            cleaned = clean_cells(dirty, truth, subset)
-            if all(brute_robust(cleaned, label, row, alpha)[0] for row in test_rows):
+            robust = _cleaned_robust(dirty, truth, label, list(subset), candidates, alpha)
+            if all(robust(row) for row in test_rows):
+                return k
+    return None
+
+
+def brute_min_clean_some(dirty, truth, label: str, test_rows, need: int, alpha=0, candidates=None):
+    """Fewest missing cells whose cleaning makes at least ``need`` of the test rows robust
+    at once, or None when no subset does.  Tries every subset in increasing size."""
+    cells = missing_cells(dirty, label)
+    for k in range(len(cells) + 1):
+        for subset in itertools.combinations(cells, k):
+            robust = _cleaned_robust(dirty, truth, label, list(subset), candidates, alpha)
+            if sum(robust(row) for row in test_rows) >= need:
                 return k
     return None
 

@@ -237,3 +237,55 @@ def small_rival_instances(draw, *, max_major: int = 7) -> Instance:
     train = pd.DataFrame({**{f: c for f, c in zip(feats, cols)}, LABEL: y}, dtype=object)
     test = pd.DataFrame(tests, columns=feats, dtype=object)
     return Instance(train=train, test=test, label=LABEL)
+
+
+@dataclass
+class CandidateInstance(Instance):
+    """An Instance with candidate repairs: ``candidates`` {(row position, feature): values}
+    for some of its missing cells; ``frame`` the same as a long table (row, column, value)."""
+
+    candidates: dict = None
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        rows = [(r, f, v) for (r, f), vs in self.candidates.items() for v in vs]
+        return pd.DataFrame(rows, columns=["row", "column", "value"], dtype=object)
+
+    def __repr__(self) -> str:
+        return super().__repr__()[:-1] + f"\ncandidates={self.candidates!r})"
+
+
+def _pools(train: pd.DataFrame, f: str) -> tuple:
+    """(the column's observed values, values never observed that a candidate may name)."""
+    observed = sorted(set(train[f].dropna()), key=repr)
+    ints = bool(observed) and all(isinstance(v, (int, np.integer)) for v in observed)
+    fresh = [3, INT_UNSEEN] if ints else ["d", UNSEEN]
+    return observed, fresh
+
+
+@st.composite
+def candidate_sets(draw, train: pd.DataFrame, features: list, *, only_observed: bool = False):
+    """Candidates for some missing cells: one to three values, from the observed domain
+    and (unless ``only_observed``) values never observed, the test's unseen value among
+    them; some cells are left unlisted (they keep the domain)."""
+    out = {}
+    for f in features:
+        observed, fresh = _pools(train, f)
+        pool = observed if only_observed else observed + fresh
+        for r in np.flatnonzero(train[f].isna().to_numpy()).tolist():
+            if draw(st.integers(0, 3)) == 0:
+                continue  # not listed: the whole domain
+            k = draw(st.sampled_from([1, 1, 2, 2, 3]))
+            out[(r, f)] = sorted(
+                set(draw(st.lists(st.sampled_from(pool), min_size=1, max_size=k))), key=repr
+            )
+    return out
+
+
+@st.composite
+def candidate_instances(draw, *, only_observed: bool = False, **kw) -> CandidateInstance:
+    """Instances (``instances``' options) with candidate repairs for some missing cells."""
+    inst = draw(instances(**kw))
+    train = inst.train.reset_index(drop=True)
+    cands = draw(candidate_sets(train, inst.features, only_observed=only_observed))
+    return CandidateInstance(train=train, test=inst.test, label=inst.label, candidates=cands)

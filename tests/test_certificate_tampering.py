@@ -137,6 +137,24 @@ def _clean_parts(doc, missing):
         )
         if not tg["optimal"]:
             yield "together: said optimal", {**doc, "together": {**tg, "optimal": True}}
+    aside = [r["test_index"] for r in doc["results"] if r["num_cells"] is None]
+    if tg["excluded"]:
+        yield (
+            "together: a row no longer set aside",
+            {
+                **doc,
+                "together": {**tg, "excluded": tg["excluded"][1:]},
+            },
+        )
+    kept = [r["test_index"] for r in doc["results"] if r["test_index"] not in aside]
+    if kept:
+        yield (
+            "together: a cleanable row set aside",
+            {
+                **doc,
+                "together": {**tg, "excluded": [*tg["excluded"], kept[0]]},
+            },
+        )
     yield (
         "path: certifies flipped",
         {

@@ -9,7 +9,13 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from brute import brute_is_robust_after_cleaning, brute_min_clean, brute_robust, missing_cells
+from brute import (
+    brute_is_robust_after_cleaning,
+    brute_min_clean,
+    brute_min_clean_some,
+    brute_robust,
+    missing_cells,
+)
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from strategies import alphas, dirty_instances
@@ -100,12 +106,17 @@ many_instances = st.one_of(
 @settings(max_examples=200, **SETTINGS)
 @given(many_instances, st.sampled_from([0, 0, 0, Fraction(1, 2)]))
 def test_many_points_claims_are_true(inst, alpha):
-    rows = inst.test_rows()
+    """The claims about all rows together, on the rows some cleaning certifies (the
+    others are set aside, each proven by enumeration to have no cleaning)."""
+    every = inst.test_rows()
+    alone = [brute_min_clean(inst.dirty, inst.truth, inst.label, [r], alpha) for r in every]
+    rows = [r for r, a in zip(every, alone) if a is not None]
     best = brute_min_clean(inst.dirty, inst.truth, inst.label, rows, alpha)
     for method in ("exact", "greedy") if alpha == 0 else ("greedy",):
         tg = nbcert.clean_offline(
             inst.dirty, inst.truth, inst.test, inst.label, alpha=alpha, method=method
         ).together
+        assert list(tg.excluded) == [p for p, a in enumerate(alone) if a is None]
         event(
             f"{method}: {'optimal' if tg.optimal else 'not proven'}, {'possible' if tg.possible else 'none'}"
         )
@@ -125,6 +136,65 @@ def test_many_points_claims_are_true(inst, alpha):
         )
         if tg.optimal:
             assert tg.num_cells == best, (method, tg, best)  # "proven optimal" is true
+
+
+def test_rows_no_cleaning_certifies_are_set_aside():
+    """One test row whose value occurs nowhere, not even in the truth (BabyProduct has 24):
+    the answer for all rows together was null, printed as optimal with no bound.  The row
+    is named and set aside, and the others get their answer, optimal with its bound."""
+    dirty = pd.DataFrame({"f": ["a", None, "b", None], "y": list("ppqq")})
+    truth = dirty.assign(f=["a", "a", "b", "b"])
+    test = pd.DataFrame({"f": ["a", "z", "b"]})
+    rows = test.to_dict("records")
+    tg = nbcert.clean_offline(dirty, truth, test, "y", method="exact").together
+    assert tg.excluded == (1,) and tg.possible and tg.target == tg.certified == 2
+    want = brute_min_clean(dirty, truth, "y", [rows[0], rows[2]])
+    assert tg.num_cells == want == tg.lower_bound and tg.optimal and want > 0
+    assert brute_min_clean(dirty, truth, "y", [rows[1]]) is None
+
+
+target_instances = dirty_instances(max_rows=5, max_features=2, max_missing=5, max_tests=4)
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(
+    target_instances,
+    st.sampled_from([1, 0.5, 0.75, 0.34]),
+    st.sampled_from([None, None, 0, 1, 2]),
+    st.sampled_from([0, 0, Fraction(1, 2)]),
+)
+def test_a_target_share_and_a_budget_are_what_they_claim(inst, target, budget, alpha):
+    """The rows set aside are those no cleaning certifies; the cells certify at least the
+    target's share of the others (``certified``, counted by enumeration); the proven bound
+    is below the fewest cells that certify that many; "optimal" is the enumerated minimum;
+    a budget is never passed."""
+    rows = inst.test_rows()
+    tg = nbcert.clean_offline(
+        inst.dirty, inst.truth, inst.test, inst.label, alpha=alpha, target=target, budget=budget
+    ).together
+    alone = [brute_min_clean(inst.dirty, inst.truth, inst.label, [r], alpha) for r in rows]
+    assert list(tg.excluded) == [p for p, a in enumerate(alone) if a is None]
+    able = [r for r, a in zip(rows, alone) if a is not None]
+    assert tg.target == math.ceil(round(target * len(able), 9))
+    best = brute_min_clean_some(inst.dirty, inst.truth, inst.label, able, tg.target, alpha)
+    if tg.lower_bound is not None and best is not None:
+        assert tg.lower_bound <= best
+    if budget is not None:
+        assert len(tg.cells) <= budget
+    if tg.possible or tg.budget_limited:
+        got = sum(
+            brute_is_robust_after_cleaning(inst.dirty, inst.truth, inst.label, r, tg.cells, alpha)
+            for r in able
+        )
+        assert got == tg.certified
+    if tg.possible:
+        event(f"target reached, {'optimal' if tg.optimal else 'not proven'}")
+        assert tg.certified >= tg.target and len(tg.cells) >= best
+        assert not tg.optimal or len(tg.cells) == best
+        assert tg.num_rows == len({r for r, _ in tg.cells})
+    else:
+        event("budget" if tg.budget_limited else "not reached")
+        assert tg.budget_limited or not tg.optimal or best is None
 
 
 def test_exact_program_proves_an_optimum_above_every_single_point_minimum():
@@ -221,7 +291,7 @@ def test_no_cleaning_helps_is_reported_as_impossible():
     rep = nbcert.clean_offline(dirty, truth, test, "y")
     assert rep.points[0].num_cells is None and not rep.points[0].possible
     assert brute_min_clean(dirty, truth, "y", [{"f": "a"}]) is None
-    assert not rep.together.possible and rep.together.optimal
+    assert rep.together.excluded == (0,) and rep.together.num_cells == 0  # nothing left to do
 
 
 def test_a_rival_is_lowered_optimally_where_greedy_is_not():
@@ -293,8 +363,7 @@ def test_truth_odds_follow_the_prior():
 TRUTH_CASES = [
     (lambda t: t.rename(columns={"g": "h"}), "header"),
     (lambda t: t.iloc[:-1], "data rows"),
-    (lambda t: t.assign(f=["a", "b", "a", "b"]), "data row 1, column 'f'"),
-    (lambda t: t.assign(g=["x", None, "x", "x"]), "data row 1 has no value in column 'g'"),
+    (lambda t: t.assign(g=["x", "y", "x", None]), "data row 3 has no value in column 'g'"),
 ]
 
 
@@ -308,13 +377,42 @@ def test_truth_table_errors_name_the_problem(change, words):
         nbcert.clean_offline(dirty, change(truth), pd.DataFrame({"f": ["a"], "g": ["x"]}), "y")
 
 
-def test_first_disagreeing_cell_is_named():
-    dirty = pd.DataFrame({"f": ["a", "b", "a"], "g": ["x", "y", "y"], "y": ["p", "q", "q"]})
-    truth = dirty.assign(f=["a", "a", "b"], g=["x", "x", "y"])  # rows 1 (f and g) and 2 (f) differ
-    with pytest.raises(
-        nbcert.InputError, match=r"data row 1, column 'f' is 'a' but the training table has 'b'"
-    ):
-        nbcert.clean_offline(dirty, truth, pd.DataFrame({"f": ["a"], "g": ["x"]}), "y")
+def test_the_truth_is_read_for_the_missing_cells_only():
+    """Where the truth's observed cells differ from the training table's, one warning names
+    how many and the first (both raw values), and the training table's values stand: the
+    answer is the one for the truth with the training table's observed cells."""
+    dirty = pd.DataFrame({"f": ["a", "b", "a", None], "g": ["x", "y", "y", "x"], "y": list("pqqq")})
+    truth = dirty.assign(f=["a", "a", "b", "a"], g=["x", "x", "y", "x"])  # rows 1, 2 differ
+    test = pd.DataFrame({"f": ["a"], "g": ["x"]})
+    with pytest.warns(nbcert.DataWarning) as caught:
+        got = nbcert.clean_offline(dirty, truth, test, "y")
+    (said,) = [str(w.message) for w in caught if "differ" in str(w.message)]
+    assert said == (
+        "truth table: 3 observed cells of the training table differ in it (the first: data "
+        "row 1, column 'f' is 'a' where the training table has 'b'); the truth is used for "
+        "the missing cells only, and the training table's values stand"
+    )
+    want = nbcert.clean_offline(dirty, dirty.fillna({"f": "a"}), test, "y")
+    assert got.points == want.points and got.together == want.together
+
+
+def test_a_truth_with_rounded_floats_is_binned_as_the_training_table():
+    """CPClean's clean tables write floats to 8 digits: 19.21407939 where the training table
+    has 19.2140793918919, and the two fell in different bins, so the truth was refused
+    ("is '(-inf, 19.2)' but ... has '[19.2, inf)'").  Now the training table's values stand
+    and the warning quotes the raw values."""
+    w = [19.2140793918919, 3.5, 25.0, 12.0, 19.3, 30.1, 8.0, 19.1]
+    dirty = pd.DataFrame({"w": w, "b": ["x", None, "y", "x", None, "y", "x", "y"]})
+    dirty["y"] = list("pqpqpqpq")
+    truth = dirty.assign(w=[round(v, 1) if v > 19 else v for v in w], b=list("xyyxxyxy"))
+    test = pd.DataFrame({"w": [19.25], "b": ["x"]})
+    with pytest.warns(nbcert.DataWarning, match=r"19\.2140793918919") as caught:
+        got = nbcert.clean_offline(dirty, truth, test, "y", bins=2)
+    said = next(str(c.message) for c in caught if "differ" in str(c.message))
+    assert said.startswith("truth table: 1 observed cell of the training table differs in it")
+    assert "column 'w' is 19.2 where the training table has 19.2140793918919" in said
+    aligned = dirty.fillna({"b": pd.Series(["y", "x"], index=[1, 4])})
+    assert got.points == nbcert.clean_offline(dirty, aligned, test, "y", bins=2).points
 
 
 def test_api_arguments_are_checked():
@@ -609,7 +707,10 @@ def test_advice_names_the_test_value_its_rows_share(inst, alpha):
 def test_exact_proves_the_optimum_of_a_small_instance(inst):
     """An instance small enough to search completely gets a proof, not a gap:
     optimal (or proven impossible), with the size enumeration finds."""
-    rows = inst.test_rows()
+    every = inst.test_rows()
+    rows = [
+        r for r in every if brute_min_clean(inst.dirty, inst.truth, inst.label, [r]) is not None
+    ]
     best = brute_min_clean(inst.dirty, inst.truth, inst.label, rows)
     tg = nbcert.clean_offline(
         inst.dirty, inst.truth, inst.test, inst.label, method="exact", time_limit=60

@@ -62,12 +62,17 @@ def test_truth_json_contract(capsys, files):
     d, t = pd.read_csv(dirty, dtype=str), pd.read_csv(truth, dtype=str)
     for r, row in zip(res, ROWS):
         assert r["num_cells"] == brute_min_clean(d, t, "y", [row])
-    assert (
-        doc["together"]["num_cells"] is None and doc["together"]["optimal"] is True
-    )  # row 2 is impossible
+    # row 2 is impossible: set aside and named, the answer is about rows 0 and 1
+    tg = doc["together"]
+    assert tg["excluded"] == [2] and tg["target_rows"] == tg["certified_rows"] == 2
+    assert tg["num_cells"] == 2 == tg["lower_bound"] and tg["optimal"] is True
+    assert tg["num_rows"] == 2 and tg["budget_limited"] is False
+    assert brute_min_clean(d, t, "y", ROWS[:2]) == 2
+    cells = [(c["row"], c["column"]) for c in tg["cells"]]
+    assert all(brute_is_robust_after_cleaning(d, t, "y", row, cells) for row in ROWS[:2])
     assert (
         set(doc["path"]) == {"num_cells", "cells", "certifies_all"}
-        and doc["path"]["certifies_all"] is False
+        and doc["path"]["certifies_all"] is True
     )
 
 
@@ -82,7 +87,9 @@ def test_truth_text_output(capsys, files):
         and "(already robust)" in out
         and "(impossible: no cleaning makes it robust)" in out
     )
-    assert "all rows together: impossible" in out and "policy path:" in out
+    assert "all rows together: 2 cells in 2 rows (optimal, exact): 4:g, 5:g" in out
+    assert "set aside: 1 row that no cleaning certifies (proven): 2" in out
+    assert "policy path:" in out
 
 
 def test_ranked_list_is_the_api_answer(capsys, files):
@@ -106,10 +113,6 @@ def test_ranked_list_is_the_api_answer(capsys, files):
 BAD_TRUTH = [
     (TRUTH.replace("f,g,y", "f,h,y"), "header"),
     (TRUTH.rsplit("b,x,p", 1)[0], "it has 6 data rows"),
-    (
-        TRUTH.replace("a,x,p\na,y,q", "a,y,p\na,y,q").replace("a,y,p\nb,x,p", "b,y,p\nb,x,p"),
-        "data row 2, column 'g' is 'y' but",
-    ),
     (TRUTH.replace("b,x,q", "b,,q"), "data row 4 has no value in column 'g'"),
 ]
 
@@ -123,10 +126,25 @@ def test_truth_file_errors_are_one_line(capsys, tmp_path, files, text, words):
     )
     assert rc == 2 and out == ""
     assert err.startswith(f"nbcert: error: {bad}: ") and words in err and err.count("\n") == 1
-    if "is 'y' but" in words:
-        assert err.rstrip().endswith(
-            f"but {dirty} has 'x' there"
-        )  # the first disagreeing cell only
+
+
+def test_a_truth_that_differs_on_observed_cells_is_one_warning(capsys, tmp_path, files):
+    """The truth's observed cells that differ from the training file's: one warning line
+    with the first pair of raw values, and the answer of the training file's values."""
+    dirty, truth, test = files
+    changed = TRUTH.replace("a,x,p\na,y,q", "a,y,p\na,y,q").replace("a,y,p\nb,x,p", "b,y,p\nb,x,p")
+    bad = write(tmp_path, "bad.csv", changed)
+    argv = ["clean", "--train", dirty, "--test", test, "--label", "y", "--json", "--truth"]
+    rc, out, err = run(capsys, *argv, bad)
+    assert rc == 0 and err.splitlines()[0] == (
+        f"nbcert: warning: {bad}: 2 observed cells of {dirty} differ in it (the first: data "
+        f"row 2, column 'g' is 'y' where {dirty} has 'x'); the truth is used for the missing "
+        f"cells only, and {dirty}'s values stand"
+    )
+    assert "never occurs in training" in err.splitlines()[1]  # test row 2's 'c'
+
+    rc, want, _ = run(capsys, *argv, truth)
+    assert json.loads(out) == json.loads(want)
 
 
 @pytest.mark.parametrize(

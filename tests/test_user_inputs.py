@@ -109,6 +109,35 @@ def test_unseen_test_value_is_counted_once(tmp_path, capsys):
     assert err == ""
 
 
+def test_the_unseen_value_warning_says_what_alpha_does(tmp_path, capsys):
+    """At alpha 1 an unseen test value does not make every support 0: the warning says what
+    it does at the alpha asked for (it said "at alpha = 0" whatever the alpha)."""
+    args = (write(tmp_path, "t.csv", TRAIN), write(tmp_path, "q.csv", "odor,cap\nz,s\n"))
+    _, err = certify_json(capsys, *args, "--alpha", "1")
+    assert "never occurs in training" in err and "alpha = 0" not in err
+    assert "at alpha = 1 no training cell speaks for any label there" in err
+    _, err = certify_json(capsys, *args)
+    assert "at alpha = 0 every label's support of such a row is 0" in err
+
+
+def test_the_unseen_value_warning_counts_against_the_training_table():
+    """With the truth, a test value is unseen when no observed cell of the training table
+    holds it (the truth's values of its missing cells are not training): two here, one of
+    which the truth holds (cleaning can bring it in); it counted one, against the truth."""
+    dirty = pd.DataFrame({"f": ["a", None, "b", None], "y": ["p", "p", "q", "q"]})
+    truth = dirty.assign(f=["a", "c", "b", "b"])
+    test = pd.DataFrame({"f": ["c", "z", "a"]})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DataWarning)
+        nbcert.clean_offline(dirty, truth, test, "y")
+    (said,) = [str(w.message) for w in caught if "never occur" in str(w.message)]
+    assert said.startswith("2 test values (in 2 of 3 rows; column 'f') never occur in training")
+    assert said.endswith(
+        "1 of them is the true value of missing cells (cleaning can bring it in), 1 occurs "
+        "nowhere, not even in the truth"
+    )
+
+
 def _numeric_table(n=100, seed=0):
     rng = np.random.default_rng(seed)
     x = rng.normal(size=n).round(4)

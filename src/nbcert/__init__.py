@@ -15,6 +15,8 @@ _WHERE = {
     "poison_many": "api",
     "clean": "api",
     "clean_offline": "api",
+    "cleaning_curve": "api",
+    "read_repairs": "reading.candidates",
     "CleaningReport": "cleaning",
     "PointCleaning": "cleaning",
     "TogetherCleaning": "cleaning",

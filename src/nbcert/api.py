@@ -24,6 +24,7 @@ names given in ``names``), the column and the data row.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Literal, Unpack
 
 import numpy as np
@@ -36,20 +37,27 @@ from .inputs import (
     Need,
     Reading,
     ReadingOptions,
-    ask,
-    binned,
+    ask,  # noqa: F401 (the API's callers' ask, as before)
+    ask_with,
+    binned_with,
+    candidate_table,
     check_columns_of_test,
     check_id,
+    coded_candidates,
     coded_test,
+    is_path,
     prepare_truth,
     read_paths,
     require_complete,
     split_id,
     train_frame,
+    truth_for_missing,
+    warn,
     with_id,
 )
 from .params import validate, validated
 from .reading import hints
+from .reading.candidates import wide as wide_candidates
 from .reading.encoding import EncodedTable
 
 if TYPE_CHECKING:  # imported where used: the certify command needs neither
@@ -67,6 +75,7 @@ def certify(
     n_worlds: int = 100,
     seed=None,
     certificate=None,
+    candidates=None,
     **options: Unpack[ReadingOptions],
 ) -> pd.DataFrame:
     """Is each test row certifiably robust: the same unique Naive Bayes prediction in
@@ -97,6 +106,15 @@ def certify(
         Also write a certificate there (``nbcert.certificate``): the answer with the
         evidence that ``nbcert.verify`` checks; ``train`` and ``test`` must then be files
         (paths), and the method exact.
+    candidates : DataFrame or path, optional
+        Candidate repairs: the possible values of missing cells, a long table with the
+        columns ``row`` (the data row of ``train``), ``column`` and ``value`` (one line per
+        value; values never observed are allowed), as a DataFrame or a CSV path, or the
+        path of CPClean's ``X_train_repairs/`` folder (``nbcert.reading.candidates``).  A
+        listed cell takes one of its values, a cell not listed any value of its column's
+        domain, which is then its observed values and its candidate values (alpha's
+        ``|domain|`` counts them all).  Binned with ``train``'s edges; ``method`` must be
+        "index", and no certificate is written.
     **options
         The reading options, the same for every function of the API (``ReadingOptions``):
         ``missing``, ``stream``, ``batch_rows``, ``names``, ``bins``, ``binning``,
@@ -151,16 +169,23 @@ def certify(
         ``worlds_sampled`` (fewer than ``n_worlds`` when AD stopped at a disagreement).
     """
     reading = Reading.of(train, **options)
-    target = _target(certificate, method != "ad", train=train, test=test)
+    if candidates is not None and method != "index":
+        raise ParameterError(
+            f"certify method {method!r} is the paper's, over every value of the domain; "
+            "with candidates use method 'index'"
+        )
+    written = _target(certificate, method != "ad", candidates, train=train, test=test)
     need = Need(None if method == "index" else f"certify method {method!r}")
     bins = []
-    table, T, test, ids = ask(train, test, label, reading, need, bins)
-    out = with_id(_certified(table, T, alpha, method, n_worlds, seed, test.index), ids)
-    if target is not None:
+    table, T, test, ids, cand = ask_with(
+        train, test, label, reading, need, alpha, candidates, fitted=bins
+    )
+    out = with_id(_certified(table, T, alpha, method, n_worlds, seed, test.index, cand), ids)
+    if written is not None:
         from . import certificate as cert
 
         cert.write_certify(
-            target,
+            written,
             table,
             T,
             out,
@@ -174,12 +199,17 @@ def certify(
     return out
 
 
-def _target(certificate, exact: bool = True, **tables):
+def _target(certificate, exact: bool = True, candidates=None, **tables):
     """The certificate's Target (checked before any data is read), or None without one."""
     if certificate is None:
         return None
     if not exact:
         raise ParameterError("certificate: needs an exact method (index or iterate), not ad")
+    if candidates is not None:
+        raise ParameterError(
+            "certificate: not written with candidate repairs (the checker knows domains, "
+            "not candidate sets); drop one of the two"
+        )
     from .certificate import Target
 
     return Target.of(certificate, **tables)
@@ -189,7 +219,7 @@ EXACT_COLUMNS = ("label", "possible_labels", "tie_possible")
 AD_COLUMNS = ("label", "sampled_labels", "sampled_tie", "worlds_sampled")
 
 
-def _certified(table, T, alpha, method, n_worlds, seed, index) -> pd.DataFrame:
+def _certified(table, T, alpha, method, n_worlds, seed, index, cand=None) -> pd.DataFrame:
     """certify's table: robust, label, possible_labels, tie_possible per test row (AD:
     robust, label and what its worlds saw); each group of rows with the same blank cells is
     answered on its projection (``nbcert.blanks``)."""
@@ -197,7 +227,8 @@ def _certified(table, T, alpha, method, n_worlds, seed, index) -> pd.DataFrame:
     def answer(sub, codes, rows, keep):
         if method == "ad":
             return zip(*_sampled(sub, codes, alpha, n_worlds, seed), strict=True)
-        return zip(*_answers(sub, codes, alpha, method), strict=True)
+        own = None if cand is None else cand.project(keep)
+        return zip(*_answers(sub, codes, alpha, method, own), strict=True)
 
     names = AD_COLUMNS if method == "ad" else EXACT_COLUMNS
     found = list(zip(*blanks.per_group(table, T, answer), strict=True))
@@ -224,13 +255,13 @@ def _sampled(table, T, alpha, n_worlds, seed) -> tuple:
     )
 
 
-def _answers(table, T, alpha, method) -> tuple:
+def _answers(table, T, alpha, method, cand=None) -> tuple:
     """(robust, label, possible labels, tie possible), one entry per test row, of one table."""
     if method == "index":
-        dec = decide.certify_index(table, T, alpha)
+        dec = decide.certify_index(table, T, alpha, cand)
     else:
         dec = decide.certify_iterate(table, T, alpha)
-    pos = decide.possible_index(table, T, alpha)
+    pos = decide.possible_index(table, T, alpha, cand)
     labels = [table.labels[c] if c >= 0 else None for c in dec.label.tolist()]
     possible = [[table.labels[c] for c in row.nonzero()[0]] for row in pos.labels]
     tie = [None if t == decide.TIE_UNKNOWN else bool(t == decide.TIE_YES) for t in pos.tie.tolist()]
@@ -259,6 +290,7 @@ def count_worlds(
     width: float = 0.001,
     time_limit: float = 2.0,
     progress=None,
+    candidates=None,
     **options: Unpack[ReadingOptions],
 ) -> list[WorldCounts]:
     """How many possible worlds predict each label (and how many tie), per test row.
@@ -292,6 +324,9 @@ def count_worlds(
         Seconds per test row that ``bounds`` refines for (it then gives what it proved).
     progress : callable, optional
         Called as ``progress(done, total, method)`` before each test row and at the end.
+    candidates : DataFrame or path, optional
+        Candidate repairs, as for ``certify``: each listed cell's candidates are its
+        values, and the worlds counted are theirs (every method).
 
     Returns
     -------
@@ -300,7 +335,8 @@ def count_worlds(
         ``ties``, ``total``), proven intervals (``proven``, ``proven_ties``,
         ``proven_shares``) or estimated ``fractions`` with ``intervals``.
     """
-    table, T, _, _ = ask(train, test, label, Reading.of(train, **options))
+    reading = Reading.of(train, **options)
+    table, T, _, _, cand = ask_with(train, test, label, reading, alpha=alpha, candidates=candidates)
     return count_encoded(
         table,
         T,
@@ -313,7 +349,15 @@ def count_worlds(
         width=width,
         time_limit=time_limit,
         progress=progress,
+        cand=cand,
     )
+
+
+NO_CANDIDATES_TO_POISON = (
+    "poisoning takes no candidates: the attacker blanks cells of a complete table, which "
+    "has no missing cell to give candidates to, and a blanked cell may take any value of its "
+    "column (there is no imputer's guess for a cell that was never missing)"
+)
 
 
 @validated
@@ -326,6 +370,7 @@ def poison(
     seed=None,
     alpha=0,
     certificate=None,
+    candidates=None,
     **options: Unpack[ReadingOptions],
 ) -> list[poisoning.Poisoning]:
     """Cells of the complete table ``train`` to blank so each test row, on its own,
@@ -348,6 +393,8 @@ def poison(
         there are more than ``nbcert.poisoning.minimum.SEARCH_LIMIT`` sets of such values.
     certificate : str or path, optional
         Also write a certificate there, as for ``certify`` (the table held in memory).
+    candidates : None
+        Refused (a ParameterError): ``NO_CANDIDATES_TO_POISON`` says why.
 
     Returns
     -------
@@ -358,11 +405,13 @@ def poison(
     """
     from . import poisoning
 
+    if candidates is not None:
+        raise ParameterError(NO_CANDIDATES_TO_POISON)
     reading = Reading.of(train, **options)
-    target = _target(certificate, train=train, test=test)
-    need = Need(f"poison method {method!r}", second_pass=method == "op" and target is None)
+    written = _target(certificate, train=train, test=test)
+    need = Need(f"poison method {method!r}", second_pass=method == "op" and written is None)
     bins = []
-    table, T, test, ids = ask(train, test, label, reading, need, bins)
+    table, T, test, ids = ask(train, test, label, reading, need, alpha, fitted=bins)
     require_complete(table, reading)
 
     def answer(sub, codes, rows, keep):
@@ -373,11 +422,11 @@ def poison(
         ]
 
     found = blanks.per_group(table, T, answer)
-    if target is not None:
+    if written is not None:
         from . import certificate as cert
 
         cert.write_poison(
-            target,
+            written,
             table,
             T,
             found,
@@ -428,19 +477,19 @@ def poison_many(
     from . import poisoning
 
     reading = Reading.of(train, **options)
-    target = _target(certificate, train=train, test=test)
+    written = _target(certificate, train=train, test=test)
     bins = []
     table, T, test, ids = ask(
-        train, test, label, reading, Need("poisoning many points together"), bins
+        train, test, label, reading, Need("poisoning many points together"), fitted=bins
     )
     require_complete(table, reading)
     result = poisoning.poison_many_encoded(table, T, method=method, time_limit=time_limit)
     _limit_warnings(("poison_many", "poison --together"), result, time_limit)
-    if target is not None:
+    if written is not None:
         from . import certificate as cert
 
         cert.write_poison_together(
-            target,
+            written,
             table,
             T,
             result,
@@ -451,6 +500,22 @@ def poison_many(
             ids=ids,
         )
     return result
+
+
+def _memory_note(names: tuple) -> tuple:
+    """The API's and the command line's words for an exact program given up at its size
+    limit (``nbcert.milp.ONE_HOT_MAX_COLUMNS``, a bound on its memory)."""
+    from .milp import ONE_HOT_MAX_COLUMNS
+
+    said = (
+        f"a search's exact program passed its size limit ({ONE_HOT_MAX_COLUMNS:,} columns, "
+        "a bound on its memory) and was not solved; the answer is the greedy one with its "
+        "proven lower bound; fewer test rows, fewer cells to clean ("
+    )
+    return (
+        f"{names[0]}: {said}bins=N, candidates=) or method='greedy' keep it small",
+        f"{names[1]}: {said}--bins N, --candidates) or --method greedy keep it small",
+    )
 
 
 def _limit_warnings(names: tuple, result, time_limit: float, node_limit: int | None = None):
@@ -464,6 +529,8 @@ def _limit_warnings(names: tuple, result, time_limit: float, node_limit: int | N
     if getattr(result, "node_limited", False):
         nodes = f"{node_limit:,} node{'s' * (node_limit != 1)}"
         stopped.append(("node limit", nodes, "node_limit", "--node-limit N"))
+    if getattr(result, "memory_limited", False):
+        warnings.warn(hints.DataWarning(*_memory_note(names)), stacklevel=hints.caller_level())
     for limit, size, keyword, flag in stopped:
         proven = (
             "its answer is proven optimal all the same"
@@ -475,7 +542,7 @@ def _limit_warnings(names: tuple, result, time_limit: float, node_limit: int | N
             hints.DataWarning(
                 said[0] + f"a larger {keyword} may prove more", said[1] + f"{flag} raises it"
             ),
-            stacklevel=4,
+            stacklevel=hints.caller_level(),
         )
 
 
@@ -492,6 +559,7 @@ def clean(
     alpha=0,
     prior: Literal["observed", "worlds"] = "observed",
     top: int = 10,
+    candidates=None,
     **options: Unpack[ReadingOptions],
 ) -> pd.DataFrame:
     """Which missing cells of ``train`` to clean next so that the test rows become
@@ -506,6 +574,10 @@ def clean(
         observed frequencies, ``worlds`` uniformly over the domain.
     top : int, default 10
         The most groups returned.
+    candidates : DataFrame or path, optional
+        Candidate repairs, as for ``certify``: the policy weighs each point's counts over
+        the candidate worlds (with ``prior="worlds"`` a cell holds each of its candidates
+        with equal odds).
 
     Returns
     -------
@@ -522,9 +594,10 @@ def clean(
     from . import cleaning
 
     reading = Reading.of(train, **options)
-    enc, T, test, _ = ask(train, test, label, reading, Need("cleaning advice"))
+    need = Need("cleaning advice")
+    enc, T, test, _, cand = ask_with(train, test, label, reading, need, alpha, candidates)
     values = test[list(enc.features)]  # T's rows: none missing
-    groups = cleaning.advice(enc, T, alpha, prior, top, values)
+    groups = cleaning.advice(enc, T, alpha, prior, top, values, cand)
     return pd.DataFrame(groups, columns=cleaning.ADVICE_COLUMNS)
 
 
@@ -541,8 +614,11 @@ def clean_offline(
     node_limit: int = 20_000,
     time_limit: float = 60.0,
     batch: int = 1,
+    target: float = 1.0,
+    budget: int | None = None,
     progress=None,
     certificate=None,
+    candidates=None,
     **options: Unpack[ReadingOptions],
 ) -> cleaning.CleaningReport:
     """With the true values of ``train``'s missing cells known: the fewest cells to clean,
@@ -554,8 +630,10 @@ def clean_offline(
         As for ``clean``; the truth is binned at ``train``'s edges, and ``names`` may name
         it (key ``"truth"``).
     truth : DataFrame
-        ``train`` with every cell filled: the same header and rows, agreeing on every
-        non-missing cell.
+        ``train`` with every cell filled: the same header and rows.  Only its values of
+        ``train``'s missing cells are used; where its other cells differ from ``train``'s
+        (e.g. floats rounded), a DataWarning names how many and the first, and ``train``'s
+        values stand.
     method : {"auto", "exact", "greedy"}, default "auto"
         For all rows together: ``exact`` solves a HiGHS program (alpha = 0 only) and says
         whether it is proven optimal, ``greedy`` gives a proven lower bound, ``auto`` picks
@@ -566,57 +644,77 @@ def clean_offline(
         Seconds the exact program may run (a safety net).
     batch : int, default 1
         Cells of its chosen group the policy cleans per step along its path.
+    target : float, default 1.0
+        The share of the test rows that some cleaning certifies that the cells for all
+        rows together (and the policy's path) must certify; the rows no cleaning certifies
+        (proven) are set aside and named (``together.excluded``).  Below 1 the answer is
+        greedy's, with a proven lower bound (the smallest single-row minima).
+    budget : int, optional
+        Early termination: the most cells to clean for all rows together (greedy, which
+        stops before a round that would pass it) and along the policy's path.
     progress : callable, optional
         Called as ``progress(done, total, stage)``: per test row while the fewest cells per
         row are found (``total`` the rows), then with ``total`` None as the search for all
         rows together and the policy's path begin, and ``progress(1, 1, stage)`` at the end.
     certificate : str or path, optional
         Also write a certificate there, as for ``certify`` (``truth`` a file too).
+    candidates : DataFrame or path, optional
+        Candidate repairs of ``train``'s missing cells, as for ``certify`` (alpha 0 only,
+        ``nbcert.cleaning.candidates``): a cell's possible values are its candidates (a cell
+        not listed: the dirty table's domain, observed and candidate values) until it is
+        cleaned to its true value, which need not be one of them (no certificate is written with them).
 
     Returns
     -------
     CleaningReport
         ``points``: per test row the fewest cells whose cleaning certifies it (exact;
         ``num_cells`` None when none does, proven); ``together``: the fewest for all rows
-        together; ``path``: the cells the policy cleans, in order, and ``path_certifies``.
+        together that some cleaning certifies (``excluded``: the others; ``target`` and
+        ``certified``: the rows to certify and those certified; ``num_rows``: the training
+        rows cleaned); ``path``: the cells the policy cleans, in order, and
+        ``path_certifies``.
         A search for all rows together that a limit stopped (``time_limited``,
         ``node_limited``) also gives a ``DataWarning`` naming the limit.
     """
     from . import cleaning
 
     reading = Reading.of(train, **options)
-    target = _target(certificate, train=train, test=test, truth=truth)
-    test, truth, reading = read_paths(test, truth, reading)
-    _, ids = split_id(test, reading.id, reading.names)
-    bins = []
-    train, test, truth = binned(train, test, label, reading, truth, bins)
-    train = train_frame(train, reading)
-    enc, miss = prepare_truth(train, truth, label, reading.missing, reading.names)
-    check_id(ids, enc.features, reading.names)
-    check_columns_of_test(test, enc.features, label, reading)
-    T = coded_test(enc, test, reading)
-    hints.warn(
-        enc,
-        T,
-        3,
-        binned=reading.binned(),
-        categorical=reading.categorical,
-        missing=reading.missing,
-        decimal=reading.decimal,
-    )
-    tab = cleaning.CleaningTable.build(enc, miss)
-    try:
-        found = cleaning.report(
-            tab, T, alpha, prior, method, node_limit, time_limit, batch, progress=progress
+    if certificate is not None and (target != 1 or budget is not None):
+        raise ParameterError(
+            "certificate: written for every row some cleaning certifies (target 1, no budget)"
         )
+    written = _target(certificate, True, candidates, train=train, test=test, truth=truth)
+    bins = []
+    tab, T, cand, _, ids, index = _with_truth(
+        train, truth, test, label, reading, candidates, alpha, fitted=bins
+    )
+    try:
+        if cand is not None:
+            found = cleaning.report_candidates(
+                tab, cand, T, prior, method, time_limit, batch, progress, target, budget
+            )
+        else:
+            found = cleaning.report(
+                tab,
+                T,
+                alpha,
+                prior,
+                method,
+                node_limit,
+                time_limit,
+                batch,
+                progress,
+                target,
+                budget,
+            )
     except cleaning.TooManyBranches as e:
         raise InputError(_too_many_branches(e, tab, alpha, reading)) from None
     _limit_warnings(("clean_offline", "clean --truth"), found.together, time_limit, node_limit)
-    if target is not None:
+    if written is not None:
         from . import certificate as cert
 
         cert.write_clean(
-            target,
+            written,
             tab,
             T,
             found,
@@ -624,10 +722,188 @@ def clean_offline(
             alpha=alpha,
             reading=reading,
             bins=bins,
-            index=list(test.index),
+            index=index,
             ids=ids,
         )
     return found
+
+
+def _with_truth(
+    train, truth, test, label, reading: Reading, candidates, alpha, fill=None, fitted=None
+):
+    """(CleaningTable, test codes, Candidates or None, fill codes or None, RowIds or None,
+    test row labels) of a dirty table with its truth, after every check and warning;
+    ``fill``: a repaired copy of the table (its feature columns), coded in the truth's
+    domains (-1 outside them); ``fitted``: see ``inputs.binned``."""
+    from . import cleaning
+
+    if candidates is not None and alpha != 0:
+        from .cleaning.candidates import NEEDS_ZERO_ALPHA
+
+        raise ParameterError(f"candidates: {NEEDS_ZERO_ALPHA}")
+    test, truth, reading = read_paths(test, truth, reading)
+    _, ids = split_id(test, reading.id, reading.names)
+    train = train_frame(train, reading)  # compared with the truth as read, before binning
+    listed, extra = None, []
+    if candidates is not None:
+        train, listed, reading = candidate_table(train, candidates, label, reading)
+        extra = [wide_candidates(listed, [c for c in train.columns if c != label])]
+    if fill is not None:
+        fill, _, _ = read_paths(
+            fill, None, replace(reading, names={**reading.names, "test": "fill table"})
+        )
+    truth = truth_for_missing(train, truth, label, reading)
+    train, (test, truth, fill, *extra) = binned_with(
+        train,
+        [test, truth, fill, *extra],
+        label,
+        reading,
+        ("test", "truth", "fill", "candidates"),
+        fitted,
+    )
+    train = train_frame(train, reading)
+    enc, miss = prepare_truth(train, truth, label, reading.missing, reading.names)
+    cand = None
+    if listed is not None:
+        enc, cand = coded_candidates(enc, listed, extra[0], reading, miss)
+    check_id(ids, enc.features, reading.names)
+    check_columns_of_test(test, enc.features, label, reading)
+    T = coded_test(enc, test, reading)
+    tab = cleaning.CleaningTable.build(enc, miss)
+    if cand is not None:
+        cand = cand.with_unlisted(tab.dirty_domain(cand))
+    warn(reading, enc, tab.dirty_codes(T, cand), alpha, truth=T)
+    codes = None if fill is None else _fill_codes(enc, fill)
+    return tab, T, cand, codes, ids, list(test.index)
+
+
+def _read_fill(fill, reading: Reading) -> pd.DataFrame:
+    """The repaired copy of the table, read as the test table is (a path: as written)."""
+    if isinstance(fill, pd.DataFrame):
+        return fill
+    if not is_path(fill):
+        raise InputError(f"fill: expected a DataFrame or a path, got {type(fill).__name__}")
+    from .reading.files import read_csv
+
+    return read_csv(
+        fill, reading.missing, str(fill), reading.sep, reading.encoding, reading.decimal
+    )
+
+
+def _fill_codes(enc: EncodedTable, fill: pd.DataFrame) -> np.ndarray:
+    """(n, d) codes of a repaired copy of the table, rows in ``enc``'s order (-1: a value
+    outside the domain, or blank)."""
+    absent = [f for f in enc.features if f not in fill.columns]
+    if absent or len(fill) != enc.n:
+        raise InputError(
+            f"fill table: it must have the training table's feature columns and its {enc.n} "
+            f"rows ({'no column ' + repr(absent[0]) if absent else f'it has {len(fill)} rows'})"
+        )
+    from .reading.columns import positions
+
+    codes = np.column_stack([positions(c, fill[f]) for f, c in zip(enc.features, enc.categories)])
+    return codes[enc.rows]
+
+
+@validated
+def cleaning_curve(
+    train,
+    truth,
+    test,
+    label: str,
+    *,
+    labels=None,
+    order: Literal["policy", "random"] = "policy",
+    unit: Literal["cells", "rows"] = "cells",
+    seed=None,
+    alpha=0,
+    prior: Literal["observed", "worlds"] = "observed",
+    batch: int = 1,
+    fill=None,
+    points: int = 200,
+    candidates=None,
+    **options: Unpack[ReadingOptions],
+) -> pd.DataFrame:
+    """The cleaning curve: certain test rows, and Naive Bayes' accuracy, as the missing
+    cells of ``train`` are cleaned in an order, up to every row some cleaning certifies.
+
+    Parameters
+    ----------
+    train, truth, test, label, alpha, prior, batch, candidates, **options
+        As for ``clean_offline`` (the truth is read for the missing cells only).
+    labels : array-like, optional
+        The test rows' true labels: the curve then gives the accuracy of the Naive Bayes
+        classifier trained on the table as it stands (cleaned cells at their truth).
+    order : {"policy", "random"}, default "policy"
+        ``policy``: the truth-free policy's path (``clean``'s ranking, the truth revealed as
+        cells are cleaned), until every row some cleaning certifies is certain; ``random``:
+        the missing cells (or rows) in a random order (CPClean's RandomClean), all of them.
+    unit : {"cells", "rows"}, default "cells"
+        ``rows``: a training row is cleaned whole at its first cell in the order (CPClean's
+        unit of cleaning).
+    seed : None, int or numpy Generator, optional
+        The random order's seed.
+    fill : DataFrame or path, optional
+        A repaired copy of ``train`` (its feature columns; CPClean's default repair is
+        ``X_train_repairs/mean.csv``): for the accuracy, the cells not yet cleaned take its
+        values; without it they are left out of the counts (``CertifiedNB.predict``).
+    points : int, default 200
+        About how many states of the order are evaluated (the first and last always).
+
+    Returns
+    -------
+    DataFrame
+        One row per state evaluated: ``order``, ``cells`` and ``rows`` cleaned, ``certain``
+        test rows (certifiably robust, exact; with candidates over their worlds),
+        ``share`` of the test rows certain, and ``accuracy`` on ``labels`` (NaN without).
+        ``attrs["cells"]``: the order's cells as (data row, column), in order.
+    """
+    from .cleaning import candidates as with_candidates
+    from .cleaning import curve
+
+    reading = Reading.of(train, **options)
+    tab, T, cand, codes, _, _ = _with_truth(
+        train, truth, test, label, reading, candidates, alpha, fill
+    )
+    kinds = None if cand is None else with_candidates.Kinds(tab, cand)
+    if order == "random":
+        cells = curve.random_order(tab, unit, seed)
+    else:
+        cells = _policy_cells(tab, T, alpha, prior, batch, kinds)
+        cells = curve.by_rows(cells, tab) if unit == "rows" else cells
+    truth_labels = None if labels is None else _label_codes(tab.enc, labels, len(T))
+    found = curve.follow_curve(tab, T, cells, alpha, truth_labels, codes, points, kinds, order)
+    out = pd.DataFrame(
+        {"order": found.order, "cells": found.cells, "rows": found.rows, "certain": found.certain}
+    )
+    out["share"] = out["certain"] / max(found.points, 1)
+    out["accuracy"] = np.nan if found.correct is None else found.correct / max(found.points, 1)
+    out.attrs["cells"] = tab.named_in_order(cells)
+    return out
+
+
+def _policy_cells(tab, T, alpha, prior, batch, kinds) -> list:
+    """The policy's path, as (row in the table, column), until every row some cleaning
+    certifies is certain."""
+    from . import cleaning
+    from .cleaning import candidates
+
+    if kinds is None:
+        keep = np.array([cleaning.cleanable(tab, t, alpha) for t in T], bool)
+        return cleaning.policy_path(tab, T[keep], alpha, prior, batch)[0]
+    zero = np.zeros(kinds.G, np.int64)
+    keep = np.array([candidates.cleanable(kinds, zero, t) for t in T], bool)
+    return candidates.follow(kinds, T[keep], alpha, prior, batch)[0]
+
+
+def _label_codes(enc: EncodedTable, labels, k: int) -> np.ndarray:
+    """The test rows' true labels as label codes (-1: a label the table does not have),
+    compared as text."""
+    values = list(labels)
+    if len(values) != k:
+        raise InputError(f"labels: {len(values)} labels for {k} test rows")
+    code = {str(l): c for c, l in enumerate(enc.labels)}
+    return np.array([code.get(str(v), -1) for v in values], np.intp)
 
 
 def _too_many_branches(e, tab, alpha, reading: Reading) -> str:
@@ -689,6 +965,8 @@ __all__ = [
     "poison_many",
     "clean",
     "clean_offline",
+    "cleaning_curve",
+    "NO_CANDIDATES_TO_POISON",
     "EncodedTable",
     "InputError",
     "ParameterError",

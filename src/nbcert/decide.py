@@ -5,6 +5,11 @@ cells are filled.  So the set of support vectors over all worlds is a product of
 per-label ranges, and a test point is robust iff some label's smallest support beats
 every other label's largest support strictly (a tie in any world is non-robust).
 
+With candidate repairs (``nbcert.stats.candidates``) a missing cell takes one of its
+candidates: label l's count of t_j ranges over E + F .. E + A (F: l's missing cells whose
+only candidate is t_j, A: those with t_j among their candidates), every value in between,
+and the same product argument holds.
+
 The extremes differ from the paper's formulas (1)-(2) in two cases:
 
 * a test value never seen in training: no missing cell can take it, so the count is
@@ -286,20 +291,29 @@ def point_counts(stats: Stats, T: np.ndarray):
     return E, stats.counts[:, stats.missing_codes]
 
 
-def certify_index(source: Stats | EncodedTable, T: np.ndarray, alpha=0) -> Decision:
-    """Iterate+Index: the index (the table's Stats; built by one counting pass from an
-    EncodedTable) answers each point in O(md)."""
-    stats = as_stats(source)
+def index_extremes(stats: Stats, T: np.ndarray, cand=None) -> tuple:
+    """The smallest and largest agreeing counts (k, m, d) of each point, from the index;
+    with candidate repairs (``nbcert.stats.candidates``) the missing cells that must take
+    t_j (F) and those that may (A) bound them: E + F .. E + A."""
     E, M = point_counts(stats, T)
-    lo, hi = extremes(E, M, stats.delta, _seen(T))
+    if cand is None:
+        return extremes(E, M, stats.delta, _seen(T))
+    A, F = cand.agree(T)
+    return E + F, E + A
+
+
+def certify_index(source: Stats | EncodedTable, T: np.ndarray, alpha=0, cand=None) -> Decision:
+    """Iterate+Index: the index (the table's Stats; built by one counting pass from an
+    EncodedTable) answers each point in O(md); ``cand``: the tables' candidate repairs."""
+    stats = as_stats(source)
+    lo, hi = index_extremes(stats, T, cand)
     return decide_counts(lo, hi, stats.label_sizes, stats.delta, alpha)
 
 
-def possible_index(source: Stats | EncodedTable, T: np.ndarray, alpha=0) -> Possible:
+def possible_index(source: Stats | EncodedTable, T: np.ndarray, alpha=0, cand=None) -> Possible:
     """The labels some world predicts for each point, from the index (see possible_counts)."""
     stats = as_stats(source)
-    E, M = point_counts(stats, T)
-    lo, hi = extremes(E, M, stats.delta, _seen(T))
+    lo, hi = index_extremes(stats, T, cand)
     return possible_counts(lo, hi, stats.label_sizes, stats.delta, alpha)
 
 

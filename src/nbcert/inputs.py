@@ -133,9 +133,11 @@ def table_names(train, names: Mapping[str, str] | None) -> dict:
     from .reading.files import TableSource
 
     given = dict(names or {})
-    unknown = sorted(set(given) - {"train", "test", "truth"})
+    unknown = sorted(set(given) - {"train", "test", "truth", "candidates"})
     if unknown:
-        raise ParameterError(f"names: unknown table {unknown[0]!r} (use train, test or truth)")
+        raise ParameterError(
+            f"names: unknown table {unknown[0]!r} (use train, test, truth or candidates)"
+        )
     if isinstance(train, TableSource):
         given["train"] = train.name
     elif isinstance(train, (str, os.PathLike)):
@@ -297,6 +299,16 @@ def binned(train, test, label, reading: Reading, truth=None, fitted: list | None
     written with ``decimal`` are rewritten with a point; with ``bins`` the tables become
     DataFrames with the training table's numeric columns binned (their ColumnBins appended
     to ``fitted``, when given)."""
+    train, (test, truth) = binned_with(train, [test, truth], label, reading, fitted=fitted)
+    return train, test, truth
+
+
+def binned_with(
+    train, tables: list, label, reading: Reading, keys=("test", "truth"), fitted=None
+) -> tuple:
+    """(train, [tables]) after ``sep``, ``decimal`` and ``bins`` (``binned``), for any
+    number of other tables (None: no table); each named in messages by its key in
+    ``keys`` (one per table), as ``reading.names`` names it; ``fitted``: see ``binned``."""
     from .reading import decimals
     from .reading.files import TableSource
 
@@ -310,23 +322,20 @@ def binned(train, test, label, reading: Reading, truth=None, fitted: list | None
                 f"{names['train']}: decimal applies to CSV paths and pandas DataFrames; "
                 "rewrite a Dask DataFrame's numbers first, or call .compute()"
             )
-        train, test, truth = (decimals.frame(t, reading.decimal) for t in (train, test, truth))
+        train = decimals.frame(train, reading.decimal)
+        tables = [decimals.frame(t, reading.decimal) for t in tables]
     if not reading.binned():
-        return train, test, truth
+        return train, tables
     _bin_refusal(train, reading)
     train = train_frame(train, reading)
     if not isinstance(train, pd.DataFrame):
-        return train, test, truth  # _train_table names the type it does not take
+        return train, tables  # _train_table names the type it does not take
     from .reading.binning import bin_tables
 
-    others = [
-        (as_missing(t, missing), names[k])
-        for t, k in ((test, "test"), (truth, "truth"))
-        if isinstance(t, pd.DataFrame)
-    ]
-    train, *others = bin_tables(
+    frames = [(i, t) for i, t in enumerate(tables) if isinstance(t, pd.DataFrame)]
+    train, *done = bin_tables(
         as_missing(train, missing),
-        others,
+        [(as_missing(t, missing), names.get(keys[i], f"{keys[i]} table")) for i, t in frames],
         label,
         reading.bins,
         reading.binning,
@@ -334,37 +343,122 @@ def binned(train, test, label, reading: Reading, truth=None, fitted: list | None
         names["train"],
         fitted,
     )
-    others = iter(others)
-    return train, *(next(others) if isinstance(t, pd.DataFrame) else t for t in (test, truth))
+    out = list(tables)
+    for (i, _), t in zip(frames, done):
+        out[i] = t
+    return train, out
 
 
-def prepare(train, test, label, reading: Reading, need: Need = Need(), fitted=None) -> tuple:
-    """(training table as Stats or EncodedTable, test codes, test table as binned), after
-    ``binned`` (``fitted``: see there), with the DataWarnings they call for."""
-    train, test, _ = binned(train, test, label, reading, fitted=fitted)
+def candidate_table(train, candidates, label, reading: Reading) -> tuple:
+    """(the training table in memory, its candidate table (DataFrame ``row, column, value``),
+    ``reading`` naming it): candidates need the training table's rows."""
+    from .reading import candidates as read
+
+    name = reading.names.get("candidates")
+    if reading.stream or is_dask(train):
+        raise ParameterError(
+            "candidate repairs need the training table's rows in memory: drop stream=True "
+            "(--stream) and the Dask scheduler"
+        )
+    train = train_frame(train, reading)
+    if not isinstance(train, pd.DataFrame):
+        raise InputError(
+            f"{reading.names['train']}: candidate repairs need the training table in memory "
+            "(a pandas DataFrame or a path)"
+        )
+    table, name = read.read(
+        candidates, as_missing(train, reading.missing), label, name, **_text(reading)
+    )
+    return train, table, replace(reading, names={**reading.names, "candidates": name})
+
+
+def coded_candidates(table, listed, binned, reading: Reading, missing=None) -> tuple:
+    """(the training table extended by the candidate values, its Candidates), from the
+    candidate table ``listed`` and its ``wide`` form as binned (``missing``: the training
+    table's missing cells, when ``table`` is its truth)."""
+    from .reading import candidates as read
+    from .stats import candidates
+
+    values = read.narrow(listed, binned)
+    entries = candidates.Listed(
+        listed["row"].to_numpy(object),
+        listed["column"].to_numpy(object),
+        values,
+        reading.names["candidates"],
+    )
+    return candidates.code(table, entries, reading.names["train"], missing)
+
+
+def prepare(
+    train, test, label, reading: Reading, need: Need = Need(), alpha=0, listed=None, fitted=None
+) -> tuple:
+    """(training table as Stats or EncodedTable, test codes, test table as binned, its
+    Candidates or None), after ``binned``, with the DataWarnings they call for (at the
+    smoothing ``alpha``); ``listed``: a candidate table (``candidate_table``); ``fitted``:
+    see ``binned``."""
+    from .reading import candidates as read
+
+    extra = []
+    if listed is not None:
+        features = [c for c in train.columns if c != label]
+        extra = [read.wide(listed, features)]
+        need = need if need.rows_for else Need("candidate repairs")
+    train, (test, *extra) = binned_with(
+        train, [test, *extra], label, reading, ("test", "candidates"), fitted
+    )
     table = _train_table(train, label, reading, need)
+    cand = None
+    if listed is not None:
+        table, cand = coded_candidates(table, listed, extra[0], reading)
     T = coded_test(table, test, reading)
+    warn(reading, table, T, alpha)
+    return table, T, test, cand
+
+
+def warn(reading: Reading, dom, T, alpha=0, truth=None) -> None:
+    """The DataWarnings for the domains ``dom`` and test codes ``T`` read with ``reading``
+    (``truth``: the test codes in the truth table's domains, when cleaning with it)."""
     hints.warn(
-        table,
+        dom,
         T,
         binned=reading.binned(),
         categorical=reading.categorical,
         missing=reading.missing,
         decimal=reading.decimal,
+        alpha=alpha,
+        truth=truth,
     )
-    return table, T, test
 
 
-def ask(train, test, label, reading: Reading, need: Need = Need(), fitted=None) -> tuple:
+def ask(train, test, label, reading: Reading, need: Need = Need(), alpha=0, fitted=None) -> tuple:
     """``prepare`` with the test id column read and checked (not a training column): (training
     table, test codes, test table as binned, RowIds or None).  A test path is read first;
     ``fitted``: see ``binned``."""
+    return ask_with(train, test, label, reading, need, alpha, fitted=fitted)[:4]
+
+
+def ask_with(
+    train,
+    test,
+    label,
+    reading: Reading,
+    need: Need = Need(),
+    alpha=0,
+    candidates=None,
+    fitted=None,
+) -> tuple:
+    """``ask`` with candidate repairs: (training table, test codes, test table as binned,
+    RowIds or None, Candidates or None); ``candidates``: a candidate table, a path of one,
+    or CPClean's repairs folder (``nbcert.reading.candidates``)."""
     test, _, reading = read_paths(test, None, reading)
     _, ids = split_id(test, reading.id, reading.names)  # test keeps it: encode_test leaves it out
-    table, T, test = prepare(train, test, label, reading, need, fitted)
+    listed = None
+    if candidates is not None:
+        train, listed, reading = candidate_table(train, candidates, label, reading)
+    table, T, test, cand = prepare(train, test, label, reading, need, alpha, listed, fitted)
     check_id(ids, table.features, reading.names)
     check_columns_of_test(test, table.features, label, reading)
-    return table, T, test, ids
+    return table, T, test, ids, cand
 
 
 def check_columns_of_test(test, features, label, reading: Reading) -> None:
@@ -407,7 +501,8 @@ def _check_dirty(dirty: pd.DataFrame, known, label, name: str) -> tuple:
 
 
 def _check_truth(dirty: pd.DataFrame, truth: pd.DataFrame, known, names: dict) -> None:
-    """The truth has the dirty table's header and rows and agrees on every non-missing cell."""
+    """The truth has the dirty table's header and rows and a value in every cell missing
+    in the dirty table."""
     tn, dn = names["truth"], _the(names["train"])
     if list(truth.columns) != list(dirty.columns):
         raise InputError(
@@ -416,30 +511,50 @@ def _check_truth(dirty: pd.DataFrame, truth: pd.DataFrame, known, names: dict) -
         )
     if len(truth) != len(dirty):
         raise InputError(f"{tn}: it has {len(truth)} data rows, {dn} has {len(dirty)}")
-    gaps = truth.isna().to_numpy()
+    gaps = truth.isna().to_numpy() & ~known
     if gaps.any():
         r, c = map(int, next(zip(*gaps.nonzero())))
         raise InputError(
-            f"{tn}: data row {r} has no value in column {truth.columns[c]!r} (the truth must be complete)"
-        )
-    same = np.column_stack([same_values(dirty[c], truth[c]) for c in dirty.columns])
-    differ = known & ~same  # numbers by value: 4.0 in the dirty table is the truth's 4
-    if differ.any():
-        r, c = map(int, next(zip(*differ.nonzero())))
-        raise InputError(
-            f"{tn}: data row {r}, column {truth.columns[c]!r} is {truth.iat[r, c]!r} but {dn} has "
-            f"{dirty.iat[r, c]!r} there"
+            f"{tn}: data row {r} has no value in column {truth.columns[c]!r}, a missing cell of "
+            f"{dn} (the truth must fill every missing cell)"
         )
 
 
-def prepare_truth(train, truth, label, missing, names: dict):
-    """The truth table's encoding and the dirty table's missing cells in its row order, after
-    the dirty table's own checks and the truth's agreement with it."""
+def truth_for_missing(train, truth, label, reading: Reading) -> pd.DataFrame:
+    """The truth as the cleaning questions use it: its values of the training table's missing
+    cells, and the training table's own values everywhere else.
+
+    The truth is consulted for the missing cells only.  Where its observed cells differ
+    from the training table's (CPClean's clean tables round floats to 8 digits: 19.21407939
+    against 19.2140793918919, two different bins once binned), one DataWarning names how
+    many and the first, with both raw values, and the training table's values stand.  Both
+    tables are compared as read, before binning; the header, the rows and a value in every
+    missing cell are required (InputError)."""
+    names = reading.names
     for table, role in ((train, "train"), (truth, "truth")):
         if not isinstance(table, pd.DataFrame):
             raise InputError(
                 f"{names[role]}: expected a pandas DataFrame, got {type(table).__name__}"
             )
+    dirty, truth = as_missing(train, reading.missing), as_missing(truth, reading.missing)
+    known = dirty.notna().to_numpy()
+    _check_truth(dirty, truth, known, names)
+    same = np.column_stack([same_values(dirty[c], truth[c]) for c in dirty.columns])
+    differ = known & ~same  # numbers by value: 4.0 in the dirty table is the truth's 4
+    if differ.any():
+        hints.warn_differing(
+            names["truth"], _the(names["train"]), int(differ.sum()), differ, truth, dirty
+        )
+    out = truth.copy()
+    for j, c in enumerate(dirty.columns):
+        if differ[:, j].any():
+            out[c] = truth[c].astype(object).where(~known[:, j], dirty[c].astype(object))
+    return out
+
+
+def prepare_truth(train, truth, label, missing, names: dict):
+    """The truth table's encoding and the dirty table's missing cells in its row order, after
+    the dirty table's own checks (the truth: ``truth_for_missing``)."""
     dirty, truth = as_missing(train, missing), as_missing(truth, missing)
     known = dirty.notna().to_numpy()
     _check_dirty(dirty, known, label, names["train"])
@@ -471,13 +586,19 @@ __all__ = [
     "check_id",
     "with_id",
     "binned",
+    "binned_with",
+    "candidate_table",
+    "coded_candidates",
     "prepare",
+    "warn",
     "ask",
+    "ask_with",
     "ReadingOptions",
     "coded_test",
     "require_complete",
     "check_columns_of_test",
     "prepare_truth",
+    "truth_for_missing",
     "is_dask",
     "is_path",
     "read_paths",

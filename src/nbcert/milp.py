@@ -67,20 +67,33 @@ BOUND_SLACK = 1e-6  # HiGHS's bound may exceed the integer optimum by its tolera
 
 
 def vectors_between(caps: np.ndarray, lo: int, hi: int, limit: float = math.inf) -> float:
-    """How many integer vectors 0 <= x <= caps have lo <= sum(x) <= hi (a float: exact
-    below 2**53, which is all a limit needs); math.inf as soon as more than ``limit``."""
+    """How many integer vectors 0 <= x <= caps have lo <= sum(x) <= hi; math.inf as soon as
+    more than ``limit``.
+
+    Counted in integers, each count held at ``limit + 1`` once it passes the limit (it
+    only decides "more than the limit"), so every step is exact: the number of vectors
+    of each sum is a window sum of the last group's counts, a difference of two running
+    sums.  In floats those running sums reach 10^60 where the counts near the top are a
+    few thousand, and the difference came out 0: 177,000 vectors were counted as none, and
+    the exhaustive search built them all at once.  Without a limit the counts are Python
+    integers (exact at any size; for tests and small tables)."""
     if lo > hi:
         return 0.0
-    ways = np.zeros(hi + 1)
-    ways[0] = 1.0
+    cap = None if limit == math.inf else int(min(limit, 2**40)) + 1
+    ways = np.zeros(hi + 1, np.int64 if cap else object)
+    ways[:] = 0
+    ways[0] = 1
     for c in np.asarray(caps, np.int64).tolist():
         if c <= 0:
             continue
-        run = np.concatenate([[0.0], np.cumsum(ways)])  # ways'[s] = sum ways[s - c .. s]
+        run = np.concatenate([np.zeros(1, ways.dtype), np.cumsum(ways)])  # exact integers
         ways = run[1:] - run[np.maximum(np.arange(hi + 1) - min(c, hi), 0)]
+        if cap:
+            ways = np.minimum(ways, cap)  # (hi + 1) * cap stays far below 2^63
         if ways[lo:].sum() > limit:  # adding a group never lowers a count
             return math.inf
-    return float(ways[lo:].sum())
+    found = ways[lo:].sum()
+    return math.inf if found > limit else float(found)
 
 
 def count_vectors(caps: np.ndarray, total: int, rows: int = 1 << 15):
@@ -88,13 +101,16 @@ def count_vectors(caps: np.ndarray, total: int, rows: int = 1 << 15):
     at most about ``rows`` rows (a block too big is split on its first group's value).
 
     Built group by group with numpy: each partial vector is repeated once per value its next
-    group can take, and dropped as soon as the groups left cannot make up the total."""
+    group can take *and the groups after it can complete* (from ``left - reach`` to
+    ``min(cap, left)``), so every partial vector extends to at least one full one and no
+    array of a block ever has more rows than the block's vectors (a group of 2,000 cells
+    beside another made 2 million rows to keep 2,001)."""
     caps = np.asarray(caps, np.int64)
     G = len(caps)
     reach = np.concatenate([np.cumsum(caps[::-1])[::-1], [0]])  # the most groups i.. can add
 
     def block(first: int, prefix: list, need: int):
-        if vectors_between(caps[first:], need, need) > rows and first < G:
+        if first < G and vectors_between(caps[first:], need, need, rows) > rows:
             for b in range(min(int(caps[first]), need) + 1):
                 if need - b <= reach[first + 1]:
                     yield from block(first + 1, [*prefix, b], need - b)
@@ -103,14 +119,13 @@ def count_vectors(caps: np.ndarray, total: int, rows: int = 1 << 15):
         X[0, :first] = prefix
         left = np.array([need], np.int64)
         for g in range(first, G):
-            take = np.minimum(caps[g], left) + 1
+            low = np.maximum(left - reach[g + 1], 0)  # the least value the rest can complete
+            take = np.minimum(caps[g], left) - low + 1
             X = np.repeat(X, take, axis=0)
             starts = np.cumsum(take) - take
-            b = np.arange(len(X)) - np.repeat(starts, take)
+            b = np.arange(len(X)) - np.repeat(starts, take) + np.repeat(low, take)
             X[:, g] = b
             left = np.repeat(left, take) - b
-            keep = left <= reach[g + 1]
-            X, left = X[keep], left[keep]
         if len(X):
             yield X
 

@@ -86,16 +86,18 @@ class Int(Rule):
 
 
 class Real(Rule):
-    """A finite real number strictly between ``low`` and ``high`` (``high`` may be inf)."""
+    """A finite real number strictly between ``low`` and ``high`` (``high`` may be inf; with
+    ``closed``, ``high`` itself too)."""
 
-    def __init__(self, low: float, high: float, what: str):
-        self.low, self.high, self.what = low, high, what
+    def __init__(self, low: float, high: float, what: str, closed: bool = False):
+        self.low, self.high, self.what, self.closed = low, high, what, closed
 
     def check(self, value, name):
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise self.fail(name, value)
         x = float(value)
-        if not (math.isfinite(x) and self.low < x < self.high):
+        below = x <= self.high if self.closed else x < self.high
+        if not (math.isfinite(x) and self.low < x and below):
             raise self.fail(name, value)
         return x
 
@@ -318,6 +320,11 @@ RULES: dict = {
     "seed": Seed(),
     "time_limit": Real(0, math.inf, "a positive number of seconds"),
     "node_limit": Int(1),
+    "target": Real(0, 1, "a share above 0 and at most 1 (0.9: 90 % of the rows)", closed=True),
+    "order": Options("policy", "random", kind="cleaning order"),
+    "unit": Options("cells", "rows", kind="cleaning unit"),
+    "points": Int(1),
+    "budget": OrNone(Int(0)),
     "top": Int(1),
     "batch": Int(1),
     "batch_rows": OrNone(Int(1)),

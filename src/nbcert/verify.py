@@ -36,7 +36,9 @@ Why each check suffices.
    a row's own minimum (3.), or a search of every blanking from there up to it.
 5. *clean --truth.*  The cells are missing ones, set to the truth's values; on that table
    bounds show the row robust (2.).  "The fewest" and "no cleaning does" are checked by
-   trying every smaller cleaning where there are at most LIMIT, else not checked.
+   trying every smaller cleaning where there are at most LIMIT, else not checked.  All rows
+   together and the policy's path are about the rows some cleaning makes robust: the rows
+   set aside (``excluded``) must be exactly those whose own result says none does.
 
 Reading (the subset of nbcert's rules kept here).  CSV files (``.gz`` and ``.bz2`` too;
 Parquet only where pyarrow is installed) with the certificate's separator, encoding,
@@ -760,11 +762,33 @@ class Checker:
         after = self.changed(state, part["cells"], blank=False)
         return not_robust(self.view(after, proof["test_index"]), proof["worlds"], self.train)
 
+    def set_aside(self, which: str):
+        """The rows all rows together and the path are about: every row but those set aside
+        (together's ``excluded``), which must be exactly the rows whose own result says no
+        cleaning makes them robust (each checked there); None, with a failed claim, when
+        they are not."""
+        every = self.answered()
+        said = (self.cert.get("together") or {}).get("excluded", [])
+        if not isinstance(said, list):
+            said = [None]
+        aside = [a.get("test_index") if isinstance(a, dict) else a for a in said]
+        never = sorted(r["test_index"] for r in self.cert["results"] if r.get("num_cells") is None)
+        if not isinstance(aside, list) or sorted(aside) != never:
+            self.add(f"{which}: rows set aside", False, "not the rows no cleaning makes robust")
+            return None
+        return [i for i in every if i not in set(aside)]
+
     def clean_all(self, state: State, part: dict, which: str, ev: dict) -> None:
-        n, every = part.get("num_cells"), self.answered()
+        n, every = part.get("num_cells"), self.set_aside(which)
+        if every is None:
+            return
         if which == "path" and part.get("certifies_all") is False:
             claim = f"the policy's path of {n} cells leaves a row not robust"
-            self.checked(claim, lambda: self.left(state, part, ev["after"][0]))
+            proof = ev["after"][0]
+            if proof.get("test_index") not in every:
+                self.add(claim, False, "the row shown is set aside")
+            else:
+                self.checked(claim, lambda: self.left(state, part, proof))
             return
         if n is not None:
             proofs = ev["after"]
@@ -772,7 +796,9 @@ class Checker:
                 self.add(f"{which}: evidence", False, "not for each test row once")
                 return
             proofs = [(a["test_index"], a["label"], a) for a in proofs]
-            claim = f"{which}: cleaning {n} cells makes all {len(every)} rows robust"
+            aside = len(self.answered()) - len(every)
+            but = f" (but the {aside} set aside)" if aside else ""
+            claim = f"{which}: cleaning {n} cells makes all {len(every)} rows robust{but}"
             if not self.checked(claim, lambda: self.cleaned(state, part, proofs)):
                 return
         if which == "together":

@@ -10,7 +10,8 @@ each with its ``evidence``.
   bound comes from (a row's single-point minimum, or a search over every blanking);
 * clean with the truth: per row the cells cleaned and the bounds that certify it on the
   table with those cells set to their true values; the same for all rows together and for
-  the policy's path.
+  the policy's path, but the rows set aside (``excluded``: those no cleaning certifies,
+  each shown so in its own result).
 """
 
 from __future__ import annotations
@@ -27,6 +28,12 @@ def _keys(pos: int, index, ids) -> dict:
         value = ids.values[pos]
         keys["id"] = None if value is None or value != value else str(value)
     return keys
+
+
+def _test_key(pos: int, index, ids):
+    """A test row as ``--json`` names it: its test_index, with its id when there are ids."""
+    keys = _keys(pos, index, ids)
+    return keys if "id" in keys else keys["test_index"]
 
 
 def _cells(cells) -> list:
@@ -246,42 +253,49 @@ def clean(tab, T: np.ndarray, report, alpha, index, ids=None) -> dict:
             }
         )
     tg = report.together
+    kept = [pos for pos in range(len(T)) if pos not in set(tg.excluded)]
+    aside = [_test_key(pos, index, ids) for pos in tg.excluded]
     after = []
     if tg.possible:
         counts = states.cleaned(tab, tg.cells)
         after = [
-            {"test_index": int(index[pos]), **_robust(tab, counts, t, alpha)}
-            for pos, t in enumerate(T)
+            {"test_index": int(index[pos]), **_robust(tab, counts, T[pos], alpha)} for pos in kept
         ]
     together = {
         "num_cells": tg.num_cells,
+        "num_rows": tg.num_rows if tg.possible else None,
         "cells": _cells(tg.cells),
+        "excluded": aside,
+        "target_rows": tg.target,
+        "certified_rows": tg.certified,
+        "budget_limited": bool(tg.budget_limited),
         "method": tg.method,
         "optimal": bool(tg.optimal),
         "lower_bound": tg.lower_bound,
         "time_limited": bool(tg.time_limited),
         "node_limited": bool(tg.node_limited),
+        "memory_limited": bool(tg.memory_limited),
         "evidence": {"after": after},
     }
     path = {
         "num_cells": len(report.path),
         "cells": _cells(report.path),
         "certifies_all": bool(report.path_certifies),
-        "evidence": {"after": _path_evidence(tab, T, report, alpha, index)},
+        "evidence": {"after": _path_evidence(tab, T, kept, report, alpha, index)},
     }
     return {"results": results, "together": together, "path": path}
 
 
-def _path_evidence(tab, T, report, alpha, index) -> list:
-    """Every row certified on the table the path cleans, or one row shown not robust."""
+def _path_evidence(tab, T, kept: list, report, alpha, index) -> list:
+    """Every row ``kept`` (not set aside) certified on the table the path cleans, or one of
+    them shown not robust."""
     counts = states.cleaned(tab, report.path)
     if report.path_certifies:
         return [
-            {"test_index": int(index[pos]), **_robust(tab, counts, t, alpha)}
-            for pos, t in enumerate(T)
+            {"test_index": int(index[pos]), **_robust(tab, counts, T[pos], alpha)} for pos in kept
         ]
-    for pos, t in enumerate(T):
-        P = _point(tab.enc, counts, t, alpha)
+    for pos in kept:
+        P = _point(tab.enc, counts, T[pos], alpha)
         if ev.robust_evidence(P)[0] is None:
             return [{"test_index": int(index[pos]), "worlds": ev.nonrobust_evidence(P)}]
     raise AssertionError("certificate: the policy's path certifies every row")

@@ -18,6 +18,8 @@ per group.  The package, from the bottom up:
   small (``clean_many``);
 * ``policy``  -- without the truth, a heuristic that scores groups (``next_group``,
   ``follow``); ``entropy``, a CPClean-style rival to it (``entropy_chooser``);
+* ``candidates`` -- the same questions with candidate repairs (alpha = 0): per cell a fixed
+  set of values, cleaned to its truth (``Kinds``, ``search``, ``together``, ``follow``);
 * ``results`` -- the report with the truth known, and the policy's advice for a dirty table.
 """
 
@@ -25,7 +27,14 @@ from .entropy import EntropyChooser, entropy_chooser
 from .many import TogetherCleaning, clean_many, greedy_many, prune
 from .policy import GroupScores, follow, group_scores, next_group, policy_path, truth_odds
 from .program import exact_many, relaxed_bound
-from .results import ADVICE_COLUMNS, CleaningReport, PointCleaning, advice, report
+from .results import (
+    ADVICE_COLUMNS,
+    CleaningReport,
+    PointCleaning,
+    advice,
+    report,
+    report_candidates,
+)
 from .single import (
     MAX_BRANCHES,
     CleaningPlan,
@@ -65,5 +74,6 @@ __all__ = [
     "PointCleaning",
     "CleaningReport",
     "report",
+    "report_candidates",
     "advice",
 ]

@@ -16,6 +16,7 @@ optimum (or that no cleaning works) by enumeration, with no float in the proof.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass
@@ -43,14 +44,38 @@ class TogetherCleaning(ManyPoints):
     """Cells whose cleaning certifies every test point at once, as (row position in the
     training table, column name); ``optimal`` says whether their number is proven minimum,
     ``lower_bound`` is a proven bound on the minimum; ``time_limited`` and ``node_limited``:
-    the time limit or the node limit cut a search short (a larger one may prove more)."""
+    the time limit or the node limit cut a search short (a larger one may prove more);
+    ``memory_limited``: the exact program outgrew its size limit (``ONE_HOT_MAX_COLUMNS``)
+    and was not solved.
+
+    The test points that no cleaning certifies (proven, each on its own) are set aside:
+    ``excluded`` lists their positions, and the answer is about the others.  ``target``
+    is how many of those the cells must certify (all of them unless a smaller share was
+    asked for) and ``certified`` how many they do; ``num_rows`` the training rows the cells
+    lie in.  ``budget_limited``: the search stopped at its budget of cells before the
+    target (``possible`` False; ``cells`` are those cleaned until then, certifying
+    ``certified`` points)."""
 
     node_limited: bool = False
+    memory_limited: bool = False
+    excluded: tuple = ()
+    target: int | None = None
+    certified: int | None = None
+    budget_limited: bool = False
+
+    @property
+    def num_rows(self) -> int:
+        """Training rows the cells lie in (CPClean's unit of cleaning: a row at a time)."""
+        return len({r for r, _ in self.cells})
 
 
 def _limits(stops: list) -> dict:
     """The limits that cut a search short, from the entries of ``stops``."""
-    return {"time_limited": "time" in stops, "node_limited": "node" in stops}
+    return {
+        "time_limited": "time" in stops,
+        "node_limited": "node" in stops,
+        "memory_limited": "memory" in stops,
+    }
 
 
 def _largest_minimum(tab: CleaningTable, T: np.ndarray, alpha: Fraction, floor: int = 0):
@@ -96,18 +121,40 @@ def greedy_many(
     -------
     ndarray of shape (m, d, K) or None
     """
+    x, stop = greedy_some(tab, T, alpha, len(T), known=known)
+    return None if stop else x
+
+
+def greedy_some(
+    tab: CleaningTable,
+    T: np.ndarray,
+    alpha,
+    need: int,
+    budget: int | None = None,
+    known: dict | None = None,
+) -> tuple:
+    """``greedy_many`` until at least ``need`` points of T are robust, within ``budget``
+    cells: (group counts, None) when it gets there, pruned (``prune``) to keep ``need``
+    points robust; else (the counts cleaned so far, "budget" or "stuck").
+
+    With ``need`` below the points a point that no cleaning of the table as cleaned so far
+    certifies is passed over; with every point needed one stops the search ("stuck")."""
     x = np.zeros_like(tab.hid)
     lower = {int(p): pl.cost for p, pl in (known or {}).items()}
+    skip = need < len(T)
     for step in range(int(tab.hid.sum()) + 1):
         cur = after(tab, x)
-        todo = np.flatnonzero(~state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust)
-        if not len(todo):
-            return prune(tab, T, x, alpha)
+        robust = state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust
+        if robust.sum() >= need:
+            return prune(tab, T, x, alpha, need), None
+        todo = np.flatnonzero(~robust)
         plan = _cheapest_completion(
-            cur, T, todo, alpha, lower, (known or {}) if step == 0 else {}, step > 0
+            cur, T, todo, alpha, lower, (known or {}) if step == 0 else {}, step > 0, skip
         )
         if plan is None:
-            return None
+            return x, "stuck"
+        if budget is not None and int(x.sum()) + plan.cost > budget:
+            return x, "budget"
         x = x + plan.x
         lower = {p: b - plan.cost for p, b in lower.items()}
     raise AssertionError("internal: greedy did not terminate")
@@ -121,9 +168,11 @@ def _cheapest_completion(
     lower: dict,
     known: dict,
     cleanable_known: bool,
+    skip: bool = False,
 ):
     """The cheapest single-point minimum among the points ``todo`` (the first in T's order
-    among equals), None if one of them has none.  Points are tried in the order of their
+    among equals), None if one of them has none (``skip``: if none of them has one; the
+    others are passed over).  Points are tried in the order of their
     ``lower`` bounds (updated), each only for a plan that would win: cheaper than the best
     so far, or as cheap if it comes first; ``known`` plans are not searched, and a point
     whose bound shows it cannot win is only checked for being cleanable (unless
@@ -138,23 +187,30 @@ def _cheapest_completion(
             plan, possible = None, cleanable_known or cleanable(tab, T[p], alpha)
         else:
             plan, possible, lower[p] = offline_search(tab, T[p], alpha, limit)
+        if skip and not possible:
+            continue
         if not possible or (plan is None and limit == math.inf):
             return None
         if plan is not None:
             best = (plan.cost, i, plan)
-    return best[2]
+    return None if best is None else best[2]
 
 
-def prune(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> np.ndarray:
+def prune(
+    tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha, need: int | None = None
+) -> np.ndarray:
     """Cut each group's count (largest groups first) to the smallest value that keeps every
-    point robust, found by binary search; only checked states are kept.
+    point robust (``need``: at least that many points), found by binary search; only
+    checked states are kept.
 
     Parameters
     ----------
     tab, T, alpha
         As for ``clean_many``.
     x : ndarray, shape (m, d, K)
-        Group counts that make every point robust.
+        Group counts that make every point (``need`` points) robust.
+    need : int, optional
+        The points that must stay robust (default: all of them).
 
     Returns
     -------
@@ -167,9 +223,17 @@ def prune(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> np.ndarray
         while hi - lo > 1:
             mid = (lo + hi) // 2
             x[g] = mid
-            lo, hi = (lo, mid) if all_robust(tab, T, x, alpha) else (mid, hi)
+            lo, hi = (lo, mid) if _enough(tab, T, x, alpha, need) else (mid, hi)
         x[g] = hi
     return x
+
+
+def _enough(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha, need) -> bool:
+    """After cleaning x, are all points (at least ``need`` of them) robust?"""
+    if need is None or need >= len(T):
+        return all_robust(tab, T, x, alpha)
+    cur = after(tab, x)
+    return int(state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust.sum()) >= need
 
 
 def robust_counts(tab: CleaningTable, T: np.ndarray, groups, X: np.ndarray, alpha) -> np.ndarray:
@@ -275,8 +339,12 @@ def clean_many(
     method: str = "auto",
     node_limit: int = 20_000,
     time_limit: float = 60.0,
+    target=1,
+    budget: int | None = None,
+    minima: list | None = None,
 ) -> TogetherCleaning:
-    """Fewest cleanings making every point of T robust at once.
+    """Fewest cleanings making the points of T robust at once: every point that some
+    cleaning certifies (the others, proven, are set aside), or a share of them.
 
     Parameters
     ----------
@@ -291,27 +359,95 @@ def clean_many(
         optimal when it meets the program's proven bound.  On a small instance (module
         docstring) it tries every cleaning below the greedy answer instead, which proves
         the optimum.  ``auto`` is ``exact`` when
-        alpha = 0 and the greedy answer has at most AUTO_EXACT_CELLS_CLEAN cells.
+        alpha = 0 and the greedy answer has at most AUTO_EXACT_CELLS_CLEAN cells.  With a
+        ``target`` below 1 or a ``budget`` the answer is greedy's.
     node_limit : int, default 20000
         HiGHS's branch-and-bound nodes per solve.
     time_limit : float, default 60.0
         Seconds per solve (a safety net; a solve it cuts short sets ``time_limited``).
+    target : number in (0, 1], default 1
+        The share of the certifiable points to certify: ceil(target k') of the k' points
+        some cleaning certifies.  Its proven lower bound is the need-th smallest
+        single-point minimum (certifying a set of points costs at least each one's
+        minimum).
+    budget : int, optional
+        The most cells to clean (early termination): greedy stops before a round that
+        would pass it, and says how many points the cells cleaned so far certify.
+    minima : list, optional
+        Each point's single-point minimum (a cost, or None when no cleaning certifies it),
+        if known.
 
     Returns
     -------
     TogetherCleaning
+        With ``excluded``, ``target`` and ``certified`` set.
     """
+    if minima is None:
+        minima = [_minimum(tab, t, alpha) for t in T]
+    able = np.array([c is not None for c in minima], bool)
+    keep = np.flatnonzero(able)
+    need = _needed(target, len(keep))
+    costs = [minima[p] for p in keep]
+    if need < len(keep) or budget is not None:
+        found = _some(tab, T[keep], alpha, need, budget, costs)
+    else:
+        found = _all(tab, T[keep], alpha, method, node_limit, time_limit)
+    certified = None
+    if found.possible or found.budget_limited:
+        certified = _certified(tab, T[keep], found.cells, alpha)
+    return dataclasses.replace(
+        found,
+        excluded=tuple(int(p) for p in np.flatnonzero(~able)),
+        target=need,
+        certified=certified,
+    )
+
+
+def _minimum(tab: CleaningTable, t: np.ndarray, alpha) -> int | None:
+    """One point's fewest cells, or None when no cleaning certifies it."""
+    plan = offline_search(tab, t, alpha)[0]
+    return None if plan is None else plan.cost
+
+
+def _needed(target, k: int) -> int:
+    """ceil(target * k), the target read as the decimal it was written as (0.9 of 10 is 9,
+    not the 10 a float's 9.000000000000002 would round up to)."""
+    share = Fraction(target).limit_denominator(10**9)
+    return min(k, math.ceil(share * k))
+
+
+def _certified(tab: CleaningTable, T: np.ndarray, cells, alpha) -> int:
+    """How many points of T the named cells certify, counted on the cleaned table."""
+    x = tab.counts_of(cells)
+    cur = after(tab, x)
+    return int(state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust.sum())
+
+
+def _some(tab, T, alpha, need: int, budget, costs: list) -> TogetherCleaning:
+    """At least ``need`` points of T robust within ``budget`` cells (greedy), with the
+    proven bound: the need-th smallest single-point minimum."""
+    lower = sorted(costs)[need - 1] if need else 0
+    x, stop = greedy_some(tab, T, alpha, need, budget)
+    if stop is None:
+        return _found(tab, x, "greedy", lower, [])
+    cells = tab.named(tab.cells(x)) if stop == "budget" else ()
+    return TogetherCleaning(False, cells, "greedy", False, lower, budget_limited=stop == "budget")
+
+
+def _all(tab, T, alpha, method, node_limit, time_limit) -> TogetherCleaning:
+    """Fewest cleanings making every point of T robust at once (each point cleanable)."""
     zero = np.zeros_like(tab.hid)
     if all_robust(tab, T, zero, alpha):
         return TogetherCleaning(True, (), "greedy", True, 0)
-    if not all(cleanable(tab, t, alpha) for t in T):
-        return TogetherCleaning(False, (), "greedy", True, None)  # some point alone is impossible
     floor, stops = 0, []
     if alpha == 0:
         floor = relaxed_bound(tab, T, node_limit, time_limit, stops)
         if floor == math.inf:
             return TogetherCleaning(False, (), "greedy", True, None)
     floor, known = _largest_minimum(tab, T, alpha, floor)
+    if floor >= int(tab.hid.sum()) and all_robust(tab, T, tab.hid, alpha):
+        # some point needs every cell (BabyProduct at alpha 0): cleaning them all is optimal
+        return _found(tab, tab.hid.copy(), "exact" if method == "exact" else "greedy", floor, stops)
     start = greedy_many(tab, T, alpha, known)
     few = start is not None and start.sum() <= AUTO_EXACT_CELLS_CLEAN
     if not (method == "exact" or (method == "auto" and alpha == 0 and few)):

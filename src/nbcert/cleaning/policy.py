@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -72,12 +73,32 @@ class GroupScores:
     helped: np.ndarray  # (k, m, d): the points each group may help
 
 
-def _deficits(obs, M, N, T, alpha, pi):
+class View(NamedTuple):
+    """What the policy sees of each test point (k, m, d): the observed cells that agree
+    (E), the extreme counts (lo, hi), the missing cells that may hold t_j (free; without
+    candidates every missing cell), the domain sizes (d,) and whether t_j is in the
+    domain (k, d)."""
+
+    E: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    free: np.ndarray
+    delta: np.ndarray
+    seen: np.ndarray
+
+
+def plain_view(obs: np.ndarray, M: np.ndarray, T: np.ndarray) -> View:
+    """The policy's view of test points T on a table without candidates."""
+    E, seen, delta = agreeing(obs, T)
+    lo, hi = extremes(E, M, delta, seen)
+    return View(E, lo, hi, np.broadcast_to(M, lo.shape), delta, seen)
+
+
+def _deficits(view: View, N, T, alpha, pi):
     """Per point: the bounds lo, hi (k, m, d) as floats, the likely winner w (the label the
     expected table predicts), and D (k, m) = log Smax_l - log Smin_w (0 where beaten or robust)."""
     a = float(alpha)
-    E, seen, delta = agreeing(obs, T)
-    lo, hi = extremes(E, M, delta, seen)
+    E, lo, hi, M, delta, seen = view
     robust = decide_counts(lo, hi, N, delta, alpha).robust
     lo, hi = lo.astype(float) + a, hi.astype(float) + a
     zero = lo == 0
@@ -104,7 +125,14 @@ def _deficits(obs, M, N, T, alpha, pi):
 
 
 def group_scores(
-    obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, alpha=0, prior: str = "observed"
+    obs: np.ndarray,
+    M: np.ndarray,
+    N: np.ndarray,
+    T: np.ndarray,
+    alpha=0,
+    prior: str = "observed",
+    view: View | None = None,
+    pi: np.ndarray | None = None,
 ) -> GroupScores:
     """Score cleaning one more cell of each (label, column) group (a heuristic).
 
@@ -126,13 +154,20 @@ def group_scores(
         The smoothing parameter.
     prior : {"observed", "worlds"}, default "observed"
         As for ``truth_odds``.
+    view : View, optional
+        The points' counts (default: ``plain_view`` of obs and M; with candidate repairs,
+        ``nbcert.cleaning.candidates.view``).
+    pi : ndarray (k, m, d), optional
+        The odds that a missing cell holds t_j (default: ``truth_odds``).
 
     Returns
     -------
     GroupScores
     """
-    pi = truth_odds(obs, T, prior)
-    lo, hi, w, D, robust = _deficits(obs, M, N, T, alpha, pi)
+    pi = truth_odds(obs, T, prior) if pi is None else pi
+    view = plain_view(obs, M, T) if view is None else view
+    lo, hi, w, D, robust = _deficits(view, N, T, alpha, pi)
+    M = view.free
     k = np.arange(len(T))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         step = np.log1p(1.0 / lo[k, w])  # (k, d): w's gain from one more t_j cell
@@ -142,7 +177,7 @@ def group_scores(
         whole = np.minimum(D[:, :, None], -np.log1p(-odds * M / hi))  # the whole group's gain
         rival = np.where(close <= M, D[:, :, None] / np.maximum(close, 1.0), whole / M)
     gain = np.where((M > 0) & (D[:, :, None] > 0), np.nan_to_num(rival, nan=0.0), 0.0)
-    gain[k, w] = np.where(M[w] > 0, np.nan_to_num(win, nan=0.0), 0.0)
+    gain[k, w] = np.where(M[k, w] > 0, np.nan_to_num(win, nan=0.0), 0.0)
     gain[robust] = 0.0
     helps = gain > 0
     is_w = np.zeros_like(helps)
@@ -207,10 +242,13 @@ def follow(
     alpha=0,
     batch: int = 1,
     order: np.ndarray | None = None,
+    need: int | None = None,
+    budget: int | None = None,
 ):
     """Clean with the truth revealed as cells are cleaned: ``choose(obs, M)`` names the next
     (label, column) group from what is observed so far, and ``batch`` of its cells are
-    cleaned, until every point is robust or nothing is left.
+    cleaned, until every point (``need`` points) is robust, ``budget`` cells are cleaned or
+    nothing is left.
 
     Parameters
     ----------
@@ -227,13 +265,17 @@ def follow(
     order : ndarray, optional
         A key per row of ``enc``: within a group cells are taken in its order (default:
         row order).
+    need : int, optional
+        Stop once this many points are robust (default: all of them).
+    budget : int, optional
+        Stop before a step would pass this many cells.
 
     Returns
     -------
     (list, list, bool)
         The cells in cleaning order as (row in enc, column); the history of (cells cleaned,
-        robust points) at every state from the start; whether every point is robust at the
-        end.
+        robust points) at every state from the start; whether ``need`` points are robust
+        at the end.
     """
     Z = tab.values()
     m, d, K = tab.obs.shape
@@ -249,14 +291,18 @@ def follow(
             queue[(l, j)] = rows[np.argsort(key[rows], kind="stable")]
     obs, M = tab.obs.copy(), tab.hid.sum(axis=2)
     taken, history, cleaned = [], [], 0
+    need = len(T) if need is None else need
     while True:
         count = int(state_decision(obs, M, tab.N, T, alpha).robust.sum())
         history.append((cleaned, count))
-        if count == len(T) or not M.any():
+        spent = budget is not None and cleaned >= budget
+        if count >= need or not M.any() or spent:
             cells = [(r, j) for rows, j in taken for r in rows.tolist()]
-            return cells, history, count == len(T)
+            return cells, history, count >= need
         l, j = choose(obs, M)
         take = queue[(l, j)][done[l, j] : done[l, j] + batch]
+        if budget is not None:
+            take = take[: budget - cleaned]
         done[l, j] += len(take)
         obs[l, j] += np.bincount(Z[take, j], minlength=K)
         M[l, j] -= len(take)
@@ -264,12 +310,14 @@ def follow(
         cleaned += len(take)
 
 
-def policy_path(tab, T, alpha=0, prior="observed", batch=1, *, order=None) -> tuple:
+def policy_path(
+    tab, T, alpha=0, prior="observed", batch=1, *, order=None, need=None, budget=None
+) -> tuple:
     """The policy's path: ``follow`` with each step cleaning cells of ``next_group``'s group.
 
     Parameters
     ----------
-    tab, T, alpha, batch, order
+    tab, T, alpha, batch, order, need, budget
         As for ``follow``.
     prior : {"observed", "worlds"}, default "observed"
         As for ``truth_odds``.
@@ -280,5 +328,12 @@ def policy_path(tab, T, alpha=0, prior="observed", batch=1, *, order=None) -> tu
         As for ``follow``.
     """
     return follow(
-        tab, T, lambda obs, M: next_group(obs, M, tab.N, T, alpha, prior), alpha, batch, order
+        tab,
+        T,
+        lambda obs, M: next_group(obs, M, tab.N, T, alpha, prior),
+        alpha,
+        batch,
+        order,
+        need,
+        budget,
     )

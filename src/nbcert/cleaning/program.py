@@ -200,14 +200,16 @@ def exact_many(
     node_limit, time_limit
         HiGHS's branch-and-bound nodes and seconds per solve.
     stops : list, optional
-        Gets an entry for every solve a limit cut short: "time" or "node".
+        Gets an entry for every solve a limit cut short: "time" or "node"; "memory" when
+        the program passed ONE_HOT_MAX_COLUMNS columns as it was built.
 
     Returns
     -------
     (ndarray or None, int or float)
         Group counts that certify every point (None if none was found), and a proven
-        lower bound on the minimum (math.inf: no cleaning works).  The program is skipped
-        (None, floor) when it would have over ONE_HOT_MAX_COLUMNS columns.
+        lower bound on the minimum (math.inf: no cleaning works).  The program is given up
+        (None, floor) as soon as it has more than ONE_HOT_MAX_COLUMNS columns: its size,
+        and HiGHS's memory with it, is bounded.
     """
     winners = [_winners(tab, t) for t in T]
     lower = 0
@@ -216,8 +218,10 @@ def exact_many(
         built = _ExactProgram(tab, upper)
         for t, ws in zip(T, winners):
             built.add_point(t, ws, margin)
-        if built.prog.columns > ONE_HOT_MAX_COLUMNS:
-            return None, floor
+            if built.prog.columns > ONE_HOT_MAX_COLUMNS:  # checked as it grows: memory
+                if stops is not None:
+                    stops.append("memory")
+                return None, floor
         got = built.prog.solve(time_limit, node_limit=node_limit)
         if stops is not None and got.limit:
             stops.append(got.limit)

@@ -7,6 +7,7 @@ ranks a dirty table's groups by the policy's score.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,8 +35,9 @@ class PointCleaning(CellAnswer):
 @dataclass(frozen=True)
 class CleaningReport:
     """What the truth says: per point its offline minimum, the fewest cells for all points
-    together, and the cells the truth-free policy would clean, in order, until every point
-    is robust (``path_certifies``) or nothing is left."""
+    together (but those no cleaning certifies: ``together.excluded``), and the cells the
+    truth-free policy would clean, in order, until the target of those points is robust
+    (``path_certifies``), the budget is spent or nothing is left."""
 
     points: list
     together: TogetherCleaning
@@ -53,12 +55,18 @@ def report(
     time_limit: float = 60.0,
     batch: int = 1,
     progress=None,
+    target=1,
+    budget: int | None = None,
 ) -> CleaningReport:
     """Offline minima per point and together, and the policy's path, with the truth known.
 
+    The points that no cleaning certifies (proven by their own search) are set aside for
+    the answer together (``together.excluded``) and for the policy's path, which stops
+    once ``together.target`` of the others are robust (or at ``budget`` cells).
+
     Parameters
     ----------
-    tab, T, alpha, method, node_limit, time_limit
+    tab, T, alpha, method, node_limit, time_limit, target, budget
         As for ``clean_many``.
     prior : {"observed", "worlds"}, default "observed"
         The policy's odds for a missing cell (``truth_odds``).
@@ -73,19 +81,69 @@ def report(
     CleaningReport
     """
     tell = progress or (lambda done, total, stage: None)
-    points = []
+    points, minima = [], []
     for p, t in enumerate(T):
         tell(p, len(T), "fewest cells per row")
         plan = offline_minimum(tab, t, alpha)
+        minima.append(None if plan is None else plan.cost)
         points.append(
             PointCleaning(False)
             if plan is None
             else PointCleaning(True, tab.named(tab.cells(plan.x)), tab.enc.labels[plan.winner])
         )
     tell(0, None, "fewest cells for all rows together")
-    together = clean_many(tab, T, alpha, method, node_limit, time_limit)
+    together = clean_many(
+        tab, T, alpha, method, node_limit, time_limit, target, budget, minima=minima
+    )
     tell(0, None, "the policy's path")
-    cells, _, certified = policy_path(tab, T, alpha, prior, batch)
+    keep = np.array([m is not None for m in minima], bool)  # the rows some cleaning certifies
+    cells, _, certified = policy_path(
+        tab, T[keep], alpha, prior, batch, need=together.target, budget=budget
+    )
+    tell(1, 1, "the policy's path")
+    path = tuple((int(tab.enc.rows[r]), tab.enc.features[j]) for r, j in cells)
+    return CleaningReport(points, together, path, certified)
+
+
+def report_candidates(
+    tab: CleaningTable,
+    cand,
+    T: np.ndarray,
+    prior: str = "observed",
+    method: str = "auto",
+    time_limit: float = 60.0,
+    batch: int = 1,
+    progress=None,
+    target=1,
+    budget: int | None = None,
+) -> CleaningReport:
+    """``report`` with candidate repairs (alpha = 0, ``nbcert.cleaning.candidates``): each
+    point's fewest cells (exact), the fewest for all points together that some cleaning
+    certifies (greedy with a proven bound, or proven by trying every cleaning where few),
+    and the policy's path."""
+    from . import candidates
+
+    tell = progress or (lambda done, total, stage: None)
+    kinds = candidates.Kinds(tab, cand)
+    zero = np.zeros(kinds.G, np.int64)
+    points, minima = [], []
+    for p, t in enumerate(T):
+        tell(p, len(T), "fewest cells per row")
+        plan = candidates.search(kinds, zero, t)[0]
+        minima.append(None if plan is None else plan.cost)
+        named = () if plan is None else tab.named(kinds.cells(plan.x))
+        points.append(
+            PointCleaning(False)
+            if plan is None
+            else PointCleaning(True, named, tab.enc.labels[plan.winner])
+        )
+    tell(0, None, "fewest cells for all rows together")
+    together = candidates.together(kinds, T, minima, method, time_limit, target, budget)
+    tell(0, None, "the policy's path")
+    keep = np.array([m is not None for m in minima], bool)
+    cells, _, certified = candidates.follow(
+        kinds, T[keep], 0, prior, batch, together.target, budget
+    )
     tell(1, 1, "the policy's path")
     path = tuple((int(tab.enc.rows[r]), tab.enc.features[j]) for r, j in cells)
     return CleaningReport(points, together, path, certified)
@@ -113,8 +171,26 @@ ADVICE_COLUMNS = tuple(
 )
 
 
+def _candidate_scores(enc: EncodedTable, cand, T, alpha, prior):
+    """The policy's group scores of a dirty table with candidate repairs: its cells by kind
+    (their truths unknown, a stand-in value: nothing is cleaned)."""
+    from . import candidates
+
+    missing = enc.is_missing()
+    X = np.where(missing, enc.offsets[:-1], enc.X.astype(np.int64))  # a stand-in truth
+    stand_in = dataclasses.replace(enc, X=X.astype(enc.X.dtype))
+    kinds = candidates.Kinds(CleaningTable.build(stand_in, missing), cand)
+    return candidates.scores(kinds, np.zeros(kinds.G, np.int64), T, alpha, prior)
+
+
 def advice(
-    enc: EncodedTable, T: np.ndarray, alpha=0, prior: str = "observed", top: int = 10, test=None
+    enc: EncodedTable,
+    T: np.ndarray,
+    alpha=0,
+    prior: str = "observed",
+    top: int = 10,
+    test=None,
+    cand=None,
 ) -> list:
     """The policy's ranked groups for a dirty table.
 
@@ -133,6 +209,9 @@ def advice(
     test : DataFrame, optional
         The test rows that T codes, their columns in ``enc.features`` order, for naming
         ``test_value`` (without it, None).
+    cand : Candidates, optional
+        The table's candidate repairs: the points' counts are those of the candidate
+        worlds (``nbcert.cleaning.candidates.scores``).
 
     Returns
     -------
@@ -144,7 +223,10 @@ def advice(
         all the group's cells (one column, interchangeable), ascending.
     """
     obs, M, N = dirty_state(enc)
-    gs = scores(obs, M, N, T, alpha, prior)
+    if cand is None:
+        gs = scores(obs, M, N, T, alpha, prior)
+    else:
+        gs = _candidate_scores(enc, cand, T, alpha, prior)
     order = np.argsort(-gs.score, axis=None, kind="stable")
     out = []
     miss = enc.is_missing()

@@ -97,7 +97,7 @@ def _column_options(
             out.append(_Option("active", every, len(every), pure=((w, v),)))
         return out
     out = []
-    for size in range(len(new) + 1):
+    for size in range(len(new) + 1):  # the caller bounds their number first (_option_count)
         for intro in itertools.combinations(new, size):
             dom = tuple(sorted(D0 + intro))
             seen = t >= 0 and t in dom
@@ -119,6 +119,21 @@ def _column_options(
                 pure = tuple((l, v) for (how, l), v in zip(pick, intro) if how == "pure")
                 out.append(_Option(kind, dom, len(dom), by_w, by_rival, pure))
     return out
+
+
+def _intro_choices(hid_j: np.ndarray, v: int, t: int, w: int) -> int:
+    """How many ways ``_column_options`` introduces the new value v (one per cleaning that
+    can do it: w's t_j cell, a rival's cell of v, or one cell that helps nothing)."""
+    if v == t:
+        return 1
+    return max(1, sum(1 for l in range(hid_j.shape[0]) if l != w and hid_j[l, v]))
+
+
+def _option_count(hid_j: np.ndarray, t: int, w: int, facts) -> int:
+    """The number of end states ``_column_options`` lists for one column at alpha > 0,
+    without listing them: each new value is left out or introduced by one of its choices,
+    so prod over the new values of (1 + choices)."""
+    return math.prod(1 + _intro_choices(hid_j, v, t, w) for v in facts[1])
 
 
 MAX_BRANCHES = 4096  # column domain outcomes one winner may branch over (their product)
@@ -144,17 +159,25 @@ def _branches(
     tab: CleaningTable, t: np.ndarray, w: int, zero: bool, facts: list, limit=MAX_BRANCHES
 ):
     """Every branch for winner w (one end state per column, from ``_column_options``),
-    lazily; TooManyBranches when there are more than ``limit``."""
-    options = [
-        _column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, zero, facts[j])
-        for j in range(tab.obs.shape[1])
-    ]
-    if math.prod(len(o) for o in options) > limit:
+    lazily; TooManyBranches when there are more than ``limit``, decided from their number
+    before any is listed (a column with 148 values seen only among its missing cells has
+    2^148 end states at alpha > 0: listing them first took the machine's memory)."""
+
+    def options(j: int) -> list:
+        return _column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, zero, facts[j])
+
+    d = tab.obs.shape[1]
+    if zero:  # at most m + 1 end states per column: listed at once
+        listed = [options(j) for j in range(d)]
+        sizes = [len(o) for o in listed]
+    else:
+        sizes = [_option_count(tab.hid[:, j], int(t[j]), w, facts[j]) for j in range(d)]
+    if math.prod(sizes) > limit:
         raise TooManyBranches(
             f"the exact minimum for one row would try more than {limit:,} column domain "
             "outcomes, its limit"
         )
-    return itertools.product(*options)
+    return itertools.product(*(listed if zero else map(options, range(d))))
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import blanks
 from ..decide import Decision, decide_counts, extremes
-from ..reading.encoding import BLANK, EncodedTable
+from ..reading.encoding import BLANK, UNSEEN, EncodedTable
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,23 @@ class CleaningTable:
         """Rows per label (every row has one cell, observed or missing, in column 0)."""
         return (self.obs[:, 0] + self.hid[:, 0]).sum(axis=1)
 
+    def dirty_domain(self, cand=None) -> np.ndarray:
+        """(d, K) the values of the dirty table's domains: its observed values, and with
+        candidate repairs (``cand``) every listed candidate value."""
+        seen = self.obs.sum(axis=0) > 0
+        if cand is not None:
+            for j, member in enumerate(cand.member):
+                seen[j, : member.shape[1]] |= member[1:].any(axis=0)  # set 0: the unlisted
+        return seen
+
+    def dirty_codes(self, T: np.ndarray, cand=None) -> np.ndarray:
+        """Test codes T (in the true table's domains) as the dirty table sees them: a value
+        outside its domain (``dirty_domain``) is unseen (``UNSEEN``); blank test cells stay
+        blank."""
+        seen = self.dirty_domain(cand)
+        hit = seen[np.arange(T.shape[1]), np.maximum(T, 0)]
+        return np.where((T >= 0) & ~hit, UNSEEN, T)
+
     def values(self) -> np.ndarray:
         """(n, d) local value codes of the true table, rows in ``enc`` order."""
         return self.enc.X.astype(np.int64) - self.enc.offsets[:-1]
@@ -79,6 +96,23 @@ class CleaningTable:
             rows = a + np.flatnonzero(hit)[: x[l, j, v]]
             out.extend((int(r), int(j)) for r in rows)
         return out
+
+    def counts_of(self, named) -> np.ndarray:
+        """Group counts (m, d, K) of cells named as (original row, column name)."""
+        x = np.zeros_like(self.hid)
+        if not len(named):
+            return x
+        where = np.empty(self.enc.n, np.intp)
+        where[self.enc.rows] = np.arange(self.enc.n)  # original row -> row in enc
+        r = where[np.array([row for row, _ in named], np.intp)]
+        j = np.array([self.enc.features.index(c) for _, c in named], np.intp)
+        y = np.searchsorted(self.enc.label_bounds, r, side="right") - 1
+        np.add.at(x, (y, j, self.values()[r, j]), 1)
+        return x
+
+    def named_in_order(self, cells) -> tuple:
+        """(row in enc, column) cells as (original row, column name), in their order."""
+        return tuple((int(self.enc.rows[r]), self.enc.features[j]) for r, j in cells)
 
     def named(self, cells) -> tuple:
         """(row in enc, column) cells as (original row, column name), sorted."""

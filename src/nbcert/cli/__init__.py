@@ -27,6 +27,12 @@ from .parser import build_parser
 
 EXIT_OK = 0
 EXIT_ERROR = 2
+OUT_OF_MEMORY = (
+    "out of memory (the machine's, or a limit such as ulimit -v); the questions grow with "
+    "the values per column and the cells to fill: bin numeric columns (--bins N), give "
+    "candidate repairs (--candidates FILE), use --alpha 0, or a heuristic method "
+    "(clean --truth --method greedy, count --method montecarlo)"
+)
 
 
 def _error(msg: str) -> int:
@@ -68,6 +74,8 @@ def main(argv=None) -> int:
         _run(args)
     except InputError as e:
         return _error(str(e))
+    except MemoryError:  # a last resort: every enumeration is sized before it is built
+        return _error(OUT_OF_MEMORY)
     except BrokenPipeError:  # e.g. `nbcert ... | head`
         try:
             sys.stdout = open(os.devnull, "w")

@@ -147,6 +147,8 @@ def _ask(question: Callable, args, inputs: Inputs, *flags: str, **parameters):
     given = {flag: getattr(args, flag) for flag in flags}
     tables = () if inputs.truth is None else (inputs.truth,)  # clean_offline's, before test
     reading = _reading(args, inputs)
+    if getattr(args, "candidates", None) is not None:
+        parameters = {"candidates": args.candidates, **parameters}
     return question(
         inputs.train, *tables, inputs.test, args.label, **given, **parameters, **reading
     )
@@ -250,6 +252,10 @@ def _check_poison_method(args) -> None:
 
 @_hinting
 def poison(args, session: Session) -> Poisoned | PoisonedTogether:
+    if args.candidates is not None:
+        from ..api import NO_CANDIDATES_TO_POISON
+
+        raise ParameterError(f"--candidates: {NO_CANDIDATES_TO_POISON}")
     _check_poison_method(args)
     alpha = _alpha(args.alpha)
     if args.together and alpha:
@@ -279,7 +285,13 @@ def _check_clean_options(args) -> None:
             "NBCERT_DASK_SCHEDULER)"
         )
     if args.truth is None:
-        for flag, default in (("method", "auto"), ("batch", 1), ("certificate", None)):
+        for flag, default in (
+            ("method", "auto"),
+            ("batch", 1),
+            ("target", 1.0),
+            ("budget", None),
+            ("certificate", None),
+        ):
             if getattr(args, flag) != default:
                 raise ParameterError(f"--{flag} needs --truth")
 
@@ -296,8 +308,8 @@ def clean(args, session: Session) -> Advice | Cleaned:
         return Advice(_ask(nbcert.clean, args, inputs, "prior", "top", alpha=alpha), args.cells)
     inputs.truth = _read_csv(args, args.truth)
     inputs.names["truth"] = args.truth
-    flags = ("prior", "method", "node_limit", "time_limit", "batch")
-    target = _certificate(args, inputs, **files)
+    flags = ("prior", "method", "node_limit", "time_limit", "batch", "target", "budget")
+    written = _certificate(args, inputs, **files)
     report = _ask(
         nbcert.clean_offline,
         args,
@@ -305,7 +317,7 @@ def clean(args, session: Session) -> Advice | Cleaned:
         *flags,
         alpha=alpha,
         progress=session.hook(),
-        certificate=target,
+        certificate=written,
     )
     return Cleaned(list(inputs.test.index), report, inputs.ids)
 

@@ -17,7 +17,8 @@ from .. import params
 
 _WORLD = (
     "A possible world fills every missing cell of the training table with one of the "
-    "values its column takes elsewhere in the table."
+    "values its column takes elsewhere in the table (with --candidates, a listed cell "
+    "with one of its candidates)."
 )
 _ROBUST = (
     "A test row is certifiably robust when every possible world's Naive Bayes classifier "
@@ -40,11 +41,12 @@ _CLEAN = (
 )
 _CLEAN_TRUTH = (
     "With --truth (the complete table the missing cells were blanked from: the same "
-    "header and rows, agreeing on every non-missing cell), prints instead, per test "
+    "header and rows; only its values of the missing cells are read), prints instead, per test "
     "row, the fewest cells whose cleaning makes it robust (exact; num_cells is 0 "
     "for a row already robust and null, shown as -, when no cleaning can make it "
-    "robust), the fewest cells for all rows together, and the path the policy "
-    "would take with the truth revealed as it cleans."
+    "robust), the fewest cells for all rows together (the rows no cleaning makes "
+    "robust are named and set aside; --target and --budget ask for fewer), and the "
+    "path the policy would take with the truth revealed as it cleans."
 )
 
 
@@ -208,6 +210,15 @@ def _files(g) -> None:
         default=[],
         metavar="TOKEN",
         help="a value that also means missing, in both files (repeatable), e.g. --missing ?",
+    )
+    _named(
+        g,
+        "--candidates",
+        "FILE|DIR",
+        "candidate repairs: the values missing cells may take, a CSV with the columns row "
+        "(data row of the training file), column and value, one line per value (values never "
+        "observed allowed), or CPClean's X_train_repairs/ folder (one repaired copy of the "
+        "training file per imputer); a cell not listed takes any value of its column",
     )
 
 
@@ -477,6 +488,23 @@ def _clean(sub, parents) -> None:
     )
     _option(
         p, "--batch", "batch", "with --truth, cells the policy cleans per step along its path", 1
+    )
+    _option(
+        p,
+        "--target",
+        "target",
+        "with --truth, the share of the rows some cleaning certifies that the cells for all "
+        "rows together must certify (the others are named and set aside; below 1: greedy, "
+        "with a proven lower bound)",
+        1.0,
+        "SHARE",
+    )
+    _option(
+        p,
+        "--budget",
+        "budget",
+        "with --truth, stop early: the most cells to clean for all rows together and along "
+        "the policy's path (default: no limit)",
     )
     _certificate(p, "with --truth: each with the bounds that certify the cleaned rows")
 

@@ -280,12 +280,18 @@ def _cleaned_json(res: Cleaned) -> dict:
     ]
     together = {
         "num_cells": tg.num_cells,
+        "num_rows": tg.num_rows if tg.possible else None,
         "cells": cells_json(tg.cells),
+        "excluded": [_test_key(res, p) for p in tg.excluded],
+        "target_rows": tg.target,
+        "certified_rows": tg.certified,
+        "budget_limited": bool(tg.budget_limited),
         "method": tg.method,
         "optimal": bool(tg.optimal),
         "lower_bound": tg.lower_bound,
         "time_limited": bool(tg.time_limited),
         "node_limited": bool(tg.node_limited),
+        "memory_limited": bool(tg.memory_limited),
     }
     path = {
         "num_cells": len(rep.path),
@@ -295,6 +301,44 @@ def _cleaned_json(res: Cleaned) -> dict:
     return {"results": results, "together": together, "path": path}
 
 
+def _test_key(res, p: int):
+    """Test row p (a position) as the output names it: its test_index (and id)."""
+    key = keys_json(res, p, res.index[p])
+    return key if "id" in key else key["test_index"]
+
+
+def _together_text(res: Cleaned) -> list:
+    """The lines about all rows together: the cells and their rows, the claim, the rows set
+    aside and the target."""
+    tg = res.report.together
+    claim = (
+        "optimal" if tg.optimal else f"not proven optimal, lower bound {tg.lower_bound}"
+    ) + f", {tg.method}"
+    rows = f" in {tg.num_rows} row{'s' * (tg.num_rows != 1)}" if tg.cells else ""
+    if tg.possible:
+        head = f"{_n_cells(tg.num_cells)}{rows} ({claim}): {cells_text(tg.cells) or '-'}"
+    elif tg.budget_limited:
+        head = (
+            f"stopped at the budget: {_n_cells(len(tg.cells))}{rows} certify {tg.certified} of "
+            f"the {tg.target} rows asked for (lower bound {tg.lower_bound}): "
+            f"{cells_text(tg.cells) or '-'}"
+        )
+    else:
+        head = "impossible" if tg.optimal else "none found"
+    lines = ["all rows together: " + head]
+    able = len(res.index) - len(tg.excluded)
+    if tg.target is not None and tg.target < able:
+        lines.append(f"target: {tg.target} of the {able} rows some cleaning certifies")
+    if tg.excluded:
+        named = ", ".join(str(_test_key(res, p)) for p in tg.excluded[:12])
+        more = f" and {len(tg.excluded) - 12} more" if len(tg.excluded) > 12 else ""
+        lines.append(
+            f"set aside: {len(tg.excluded)} row{'s' * (len(tg.excluded) != 1)} that no "
+            f"cleaning certifies (proven): {named}{more}"
+        )
+    return lines
+
+
 def _point_shown(pt) -> str:
     if not pt.possible:
         return "(impossible: no cleaning makes it robust)"
@@ -302,31 +346,21 @@ def _point_shown(pt) -> str:
 
 
 def _cleaned_text(res: Cleaned) -> str:
-    rep, tg = res.report, res.report.together
+    rep = res.report
     rows = [
         [dash(pt.num_cells), "-" if not pt.possible else str(pt.label), _point_shown(pt)]
         for pt in rep.points
     ]
-    claim = (
-        "optimal" if tg.optimal else f"not proven optimal, lower bound {tg.lower_bound}"
-    ) + f", {tg.method}"
-    together = (
-        f"{_n_cells(tg.num_cells)} ({claim}): {cells_text(tg.cells) or '-'}"
-        if tg.possible
-        else "impossible"
-        if tg.optimal
-        else "none found"
-    )
     path = (
         f"policy path: {_n_cells(len(rep.path))}, "
-        + ("certifies every row" if rep.path_certifies else "does not certify every row")
+        + ("certifies the rows asked for" if rep.path_certifies else "does not certify them all")
         + (f": {cells_text(rep.path)}" if rep.path else "")
     )
     return "\n".join(
         [
             keyed(res, ["num_cells", "label", "cells (row:column)"], rows, right={0}),
             "",
-            "all rows together: " + together,
+            *_together_text(res),
             path,
         ]
     )

@@ -115,8 +115,9 @@ MAX_TOTAL_DIGITS = 100_000
 AUTO_STATES = 20_000
 
 
-def total_worlds(source: Stats | EncodedTable, log10: bool = False):
-    """The number of possible worlds, prod_j delta_j^M_j.
+def total_worlds(source: Stats | EncodedTable, log10: bool = False, cand=None):
+    """The number of possible worlds, prod_j delta_j^M_j (with candidate repairs, the
+    product of every missing cell's number of candidates).
 
     Parameters
     ----------
@@ -124,11 +125,15 @@ def total_worlds(source: Stats | EncodedTable, log10: bool = False):
         The training table's statistics.
     log10 : bool, default False
         Return its log10 instead (the number itself can have millions of digits).
+    cand : Candidates, optional
+        The table's candidate repairs.
 
     Returns
     -------
     int or float
     """
+    if cand is not None:
+        return cand.log10_total() if log10 else cand.total()
     stats = as_stats(source)
     missing = stats.missing_per_feature
     if log10:
@@ -155,8 +160,10 @@ def total_text(source: Stats | EncodedTable) -> str:
     return worlds_of(source).text
 
 
-def worlds_of(source: Stats | EncodedTable) -> Worlds:
+def worlds_of(source: Stats | EncodedTable, cand=None) -> Worlds:
     """The number of possible worlds, its digits written only when read (``Worlds``)."""
+    if cand is not None:
+        return Worlds.of_counts(*cand.world_factors())
     stats = as_stats(source)
     return Worlds.of_counts(stats.delta, stats.missing_per_feature)
 
@@ -176,7 +183,7 @@ def _exact_counts(
 
 def _estimated_note(rows: int, of: int, budget: int, settings) -> None:
     """Say that auto estimated ``rows`` of ``of`` test rows, and how to count them exactly."""
-    from ..reading.hints import DataWarning
+    from ..reading.hints import DataWarning, caller_level
 
     some = f"{rows} of {of} test rows" if rows < of else f"all {of} test rows"
     why = (
@@ -192,7 +199,7 @@ def _estimated_note(rows: int, of: int, budget: int, settings) -> None:
             f"count: {some} estimated by montecarlo: {why} (--method bounds proves "
             f"intervals with a larger --time-limit or --width)",
         ),
-        stacklevel=3,
+        stacklevel=caller_level(),
     )
 
 
@@ -262,9 +269,11 @@ def count_encoded(
     width=0.001,
     time_limit=TIME_LIMIT,
     progress=None,
+    cand=None,
 ) -> list[WorldCounts]:
     """World counts per test point from the table's statistics (see the module docstring
-    for the methods).
+    for the methods); ``cand``: the table's candidate repairs, whose worlds are counted
+    (``nbcert.stats.candidates``).
 
     Parameters
     ----------
@@ -321,19 +330,27 @@ def count_encoded(
         float(time_limit),
     )
     done, estimated = 0, 0
-    whole = {"log10_total": total_worlds(enc, log10=True), "worlds": worlds_of(enc)}
+    whole = {"log10_total": total_worlds(enc, True, cand), "worlds": worlds_of(enc, cand)}
 
     def answer(sub, codes, rows, keep):  # a group of rows with the same blank test cells
         nonlocal done, estimated
         shim = None if progress is None else (lambda i, _, m: progress(done + i, len(T), m))
-        counts, n = _count_points(sub, codes, settings, shim)
+        own = None if cand is None else cand.project(keep)
+        counts, n = _count_points(sub, codes, settings, shim, own)
         done, estimated = done + len(rows), estimated + n
-        return [_whole(wc, blanks.free_worlds(enc, keep), whole) for wc in counts]
+        free = blanks.free_worlds(enc, keep) if cand is None else _free(cand, enc.d, keep)
+        return [_whole(wc, free, whole) for wc in counts]
 
     out = blanks.per_group(enc, T, answer)
     if estimated:
         _estimated_note(estimated, len(T), budget, settings)
     return out
+
+
+def _free(cand, d: int, keep) -> int:
+    """The fillings of the left-out features' missing cells, with candidate repairs."""
+    out = np.setdiff1d(np.arange(d), keep)
+    return cand.total(out) if len(out) else 1
 
 
 def _whole(wc: WorldCounts, free: int, whole: dict) -> WorldCounts:
@@ -355,11 +372,11 @@ def _whole(wc: WorldCounts, free: int, whole: dict) -> WorldCounts:
     return dataclasses.replace(wc, **scaled)
 
 
-def _count_points(enc, T, settings: _Settings, progress) -> tuple:
+def _count_points(enc, T, settings: _Settings, progress, cand=None) -> tuple:
     """(WorldCounts per test point, how many ``auto`` estimated) on complete test codes."""
-    log10_total = total_worlds(enc, log10=True)
-    total = total_worlds(enc) if log10_total < MAX_TOTAL_DIGITS else None
-    points, out, used, estimated = point_stats(enc, T), [], settings.method, 0
+    log10_total = total_worlds(enc, True, cand)
+    total = total_worlds(enc, False, cand) if log10_total < MAX_TOTAL_DIGITS else None
+    points, out, used, estimated = point_stats(enc, T, cand), [], settings.method, 0
     possible = []  # the exact possible labels and ties of every point, once needed
     for i, pt in enumerate(points):
         used = choose_method(pt, enc.delta, settings.alpha, settings.method, settings.budget)
@@ -370,14 +387,14 @@ def _count_points(enc, T, settings: _Settings, progress) -> tuple:
         wc = None
         if used in ("exact", "batch"):
             # the exact total only now: where it has very many digits it takes seconds
-            total = total_worlds(enc) if total is None else total
+            total = total_worlds(enc, False, cand) if total is None else total
             wc = _exact_or_none(pt, enc, settings, used, total, log10_total)
             used = "bounds" if wc is None else used  # auto: the residues of the bound collided
         if used == "bounds":
             if not possible:
                 with np.errstate(over="ignore"):  # a product of spans past a float: inf
-                    possible.append(possible_index(enc, T, settings.alpha))
-            wc = _proven(pt, enc, settings, possible[0], i, total, log10_total)
+                    possible.append(possible_index(enc, T, settings.alpha, cand))
+            wc = _proven(pt, enc, settings, possible[0], i, total, log10_total, cand)
         if wc is None:
             wc = _montecarlo_counts(pt, enc, settings, total, log10_total)
             estimated += settings.method == "auto"
@@ -400,7 +417,7 @@ def _exact_or_none(pt, enc, settings: _Settings, method, total, log10_total):
         return None
 
 
-def _proven(pt, enc, settings: _Settings, possible, i: int, total, log10_total):
+def _proven(pt, enc, settings: _Settings, possible, i: int, total, log10_total, cand=None):
     """WorldCounts of one point by ``bounds``; under ``auto`` None where the bounds do not
     reach the width within the time limit."""
     auto = settings.method == "auto"
@@ -419,7 +436,7 @@ def _proven(pt, enc, settings: _Settings, possible, i: int, total, log10_total):
     )
     if proven is None or (auto and proven.width > settings.width):
         return None
-    whole = total if total is not None else total_worlds(enc)
+    whole = total if total is not None else total_worlds(enc, False, cand)
     return _bounds_counts(proven, enc, whole, can, tie, total, log10_total)
 
 

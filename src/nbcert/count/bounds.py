@@ -97,20 +97,29 @@ def _options(pt: Point, delta, l: int, j: int, alpha, tail: Fraction) -> tuple:
 
     Every beta of Binomial(M, 1/delta) is an option, except, for large M, those further
     than t from the mean, whose total probability is at most 2 exp(-2 t^2 / M) <= tail
-    (Hoeffding's inequality), counted as left out."""
+    (Hoeffding's inequality), counted as left out.  With candidate repairs beta is a sum
+    of M independent cells taking t_j with probabilities 1/|C|: its law is ``Point.ways``
+    over their sum, and Hoeffding's bound holds around its mean."""
     E, M, dj = int(pt.E[l, j]), int(pt.M[l, j]), int(delta[j])
-    mean = Fraction(M, dj)
+    given = None if pt.ways is None else pt.ways[l][j]
+    if given is None:
+        mean = Fraction(M, dj)
+    else:  # candidate repairs: M cells take t_j with probabilities 1/|C|, independently
+        mean = Fraction(sum(b * w for b, w in enumerate(given)), sum(given))
     t = math.sqrt(M * max(0.0, -math.log(float(tail) / 2)) / 2) if tail > 0 else math.inf
     first, last, lost = 0, M, Fraction(0)
     if t < M:
         first, last = max(0, math.ceil(mean - Fraction(t))), min(M, math.floor(mean + Fraction(t)))
     if first > 0 or last < M:  # the float exp is within 1e-6 of its value, or underflows
         lost = 2 * Fraction(math.exp(-2 * t * t / M)) * (1 + Fraction(1, 10**6)) + UNDERFLOW
+    nums = [factor_numerator(E + b, alpha) for b in range(first, last + 1)]
+    if given is not None:
+        total = sum(given)
+        return nums, [given[b] / total for b in range(first, last + 1)], lost
     ways = math.comb(M, first) * (dj - 1) ** (M - first)
     total = dj**M
-    nums, probs = [], []
+    probs = []
     for b in range(first, last + 1):
-        nums.append(factor_numerator(E + b, alpha))
         probs.append(ways / total)
         if b < M:
             ways = ways * (M - b) // ((b + 1) * (dj - 1))

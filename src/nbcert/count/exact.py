@@ -29,7 +29,7 @@ import numpy as np
 
 from ..kernel import factor_denominator, factor_numerator
 from .keys import Basis, ranks
-from .points import Point, TooLarge, option_counts, point_options, winner
+from .points import Point, TooLarge, fillings, option_counts, point_options, winner
 from .states import too_large
 
 
@@ -112,7 +112,7 @@ def _label_dict(pt: Point, delta: np.ndarray, l: int, alpha, max_states) -> dict
             const, scale = const * opt[0][0], scale * opt[0][1]
             continue
         if const == 0:  # alpha = 0 and a count that is 0 in every world: every support is 0
-            return {0: scale * math.prod(int(delta[r]) ** int(pt.M[l, r]) for r in order[i:])}
+            return {0: scale * math.prod(fillings(pt, delta, l, r) for r in order[i:])}
         new: dict = {}
         for P, w in dist.items():
             for f, ways in opt:

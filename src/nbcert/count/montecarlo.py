@@ -2,7 +2,9 @@
 
 beta_lj ~ Binomial(M_lj, 1/delta_j) is exactly the law of beta_lj in a uniform random
 world (each of the M_lj missing cells takes t_j with probability 1/delta_j, independently),
-so sampling the beta, not the cells, samples worlds.  Each random cell's beta is drawn by
+so sampling the beta, not the cells, samples worlds.  With candidate repairs a cell takes
+t_j with probability 1/|C| where t_j is among its candidates C, and beta's law is its ways
+over their sum (``Point.ways``).  Each random cell's beta is drawn by
 inverting its distribution function at a uniform draw (a guide table over the values
 where the function is strictly between 0 and 1); a sample's log supports add up
 looked-up log factors; near-ties are decided exactly.  The fractions come with Wilson
@@ -69,14 +71,23 @@ class _Tables:
 
     def __init__(self, pt, N, delta, alpha):
         m, d = pt.E.shape
-        prob = np.broadcast_to(np.where(pt.seen, 1.0 / delta, 0.0), pt.M.shape)
-        random = (pt.M > 0) & (prob > 0) & (prob < 1)
-        self.fixed_C = (pt.E + np.where(prob >= 1, pt.M, 0)).ravel()
+        if pt.ways is None:
+            prob = np.broadcast_to(np.where(pt.seen, 1.0 / delta, 0.0), pt.M.shape)
+            random = (pt.M > 0) & (prob > 0) & (prob < 1)
+            self.fixed_C = (pt.E + np.where(prob >= 1, pt.M, 0)).ravel()
+        else:  # candidate repairs: beta's law is given by its ways
+            random = pt.M > 0
+            self.fixed_C = pt.E.ravel()
         logs = log_factors(self.fixed_C.reshape(m, d), N[:, None], delta, alpha)
         self.fixed = np.log(N.astype(float)) + np.where(random, 0.0, logs).sum(axis=1)
         self.cells = np.flatnonzero(random.ravel())
         self.label_end = np.searchsorted(self.cells, (np.arange(m) + 1) * d)
-        blocks = [_binomial_block(int(pt.M.ravel()[c]), float(prob.ravel()[c])) for c in self.cells]
+        if pt.ways is None:
+            blocks = [
+                _binomial_block(int(pt.M.ravel()[c]), float(prob.ravel()[c])) for c in self.cells
+            ]
+        else:
+            blocks = [_ways_block(pt.ways[c // d][c % d]) for c in self.cells.tolist()]
         self._blocks(blocks)
         cell = np.repeat(np.arange(len(self.cells)), self.size)
         b = self.lo[cell] + np.arange(self.size.sum()) - self.start[cell]
@@ -169,6 +180,16 @@ def _binomial_block(M: int, p: float):
     a = max(0, math.floor(mean - 12 * sd - 40))
     lo, block = _live(_binomial_cdf(M, p, a, math.ceil(mean + 12 * sd + 40)))
     return a + lo, block
+
+
+def _ways_block(ways: tuple):
+    """(lo, block) for _Tables from beta's exact law: P(beta <= b) = (ways[0] + ... +
+    ways[b]) / sum(ways), each a correctly rounded quotient of integers."""
+    total, run, cdf = sum(ways), 0, []
+    for w in ways[:-1]:
+        run += w
+        cdf.append(run / total)
+    return _live(np.array(cdf, float))
 
 
 def _sample_winners(ls, counts, N, delta, alpha, tol):

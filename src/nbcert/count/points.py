@@ -28,14 +28,20 @@ class TooLarge(Exception):
 
 @dataclass(frozen=True)
 class Point:
-    """Per-point statistics: observed agreeing counts E and missing counts M (m, d)."""
+    """Per-point statistics: observed agreeing counts E and missing counts M (m, d).
+
+    With candidate repairs (``ways`` given) E also holds the missing cells that must take
+    t_j, M only those that may take it or not, and ``ways[l][j][b]`` is the number of
+    fillings of label l's missing cells in feature j with b of those M on t_j
+    (``nbcert.stats.candidates``)."""
 
     E: np.ndarray
     M: np.ndarray
     seen: np.ndarray  # (d,) the test value occurs in the feature's domain
+    ways: tuple | None = None
 
 
-def point_stats(source: Stats | EncodedTable, T: np.ndarray) -> list[Point]:
+def point_stats(source: Stats | EncodedTable, T: np.ndarray, cand=None) -> list[Point]:
     """The counts of each test point, from the table's statistics.
 
     Parameters
@@ -44,6 +50,8 @@ def point_stats(source: Stats | EncodedTable, T: np.ndarray) -> list[Point]:
         The training table's statistics (built from an EncodedTable if given one).
     T : ndarray of shape (k, d)
         Test points as local codes (-1 for a value outside the domain).
+    cand : Candidates, optional
+        The table's candidate repairs.
 
     Returns
     -------
@@ -52,7 +60,17 @@ def point_stats(source: Stats | EncodedTable, T: np.ndarray) -> list[Point]:
     """
     E, M = point_counts(as_stats(source), T)
     seen = T >= 0
-    return [Point(E[p], M, seen[p]) for p in range(len(T))]
+    if cand is None:
+        return [Point(E[p], M, seen[p]) for p in range(len(T))]
+    out = []
+    m, d = M.shape
+    for p in range(len(T)):
+        per = [[cand.fillings(l, j, int(T[p, j])) for j in range(d)] for l in range(m)]
+        forced = np.array([[f for f, _, _ in row] for row in per], np.int64)
+        free = np.array([[len(w) - 1 for _, w, _ in row] for row in per], np.int64)
+        ways = tuple(tuple(w for _, w, _ in row) for row in per)
+        out.append(Point(E[p] + forced, free, seen[p], ways))
+    return out
 
 
 def feature_options(E: int, M: int, dj: int, seen: bool) -> list:
@@ -94,7 +112,25 @@ def point_options(pt: Point, delta: np.ndarray, l: int, j: int) -> list:
     -------
     list of (int, int)
     """
+    if pt.ways is not None:
+        return [(int(pt.E[l, j]) + b, w) for b, w in enumerate(pt.ways[l][j])]
     return feature_options(int(pt.E[l, j]), int(pt.M[l, j]), int(delta[j]), bool(pt.seen[j]))
+
+
+def fillings(pt: Point, delta: np.ndarray, l: int, j: int) -> int:
+    """The fillings of label l's missing cells in feature j: delta_j ** M_lj, or with
+    candidate repairs the sum of ``ways``."""
+    if pt.ways is not None:
+        return sum(pt.ways[l][j])
+    return int(delta[j]) ** int(pt.M[l, j])
+
+
+def fixed_counts(pt: Point, delta: np.ndarray) -> np.ndarray:
+    """(m, d) the count of each one-option feature (and the smallest count of the others):
+    E, plus every missing cell where the domain has the one value t_j."""
+    if pt.ways is not None:
+        return pt.E
+    return pt.E + np.where(pt.seen & (delta == 1), pt.M, 0)
 
 
 def option_counts(pt: Point, delta: np.ndarray) -> np.ndarray:
@@ -111,6 +147,8 @@ def option_counts(pt: Point, delta: np.ndarray) -> np.ndarray:
     ndarray of shape (m, d)
         M_lj + 1 where the count is free (test value seen, more than one value), else 1.
     """
+    if pt.ways is not None:
+        return pt.M + 1
     return np.where(pt.seen & (delta > 1), pt.M + 1, 1)
 
 

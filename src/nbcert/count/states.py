@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ..kernel import factor_numerator
-from .points import Point, option_counts
+from .points import Point, fixed_counts, option_counts
 
 _PRIME = 2_147_483_647  # 2^31 - 1: a product of two residues fits in an int64
 
@@ -45,7 +45,7 @@ def distinct_lower_bound(pt: Point, delta: np.ndarray, l: int, alpha, limit: int
         The number of distinct residues found (more than ``limit`` if it stopped early).
     """
     k = option_counts(pt, delta)[l]
-    fixed = pt.E[l] + np.where(pt.seen & (delta == 1), pt.M[l], 0)  # c of the one-option features
+    fixed = fixed_counts(pt, delta)[l]  # c of the one-option features
     if not alpha and np.any((k == 1) & (fixed == 0)):
         return 1
     res = np.ones(1, np.int64)

@@ -12,7 +12,9 @@
   tokens, and the ``missing`` that would bin them.
 * Test values never seen in training: at alpha = 0 every label's support of such a row is
   0 (all labels tie), which is rarely what was meant (a misspelling, or a text column's
-  ``x1`` against ``X1``).
+  ``x1`` against ``X1``); at alpha > 0 the column says nothing for any label.  When
+  cleaning with the truth, "training" is the dirty table's observed cells, and the
+  warning says how many of those values the truth holds among its missing cells.
 * Features holding a common missing token (``?``, ``NA``, ...) that ``missing`` does not
   list: it is a category as written.  One warning names every such column and token.
 * Features whose values read as numbers once their commas are points (``0,92815``: a
@@ -25,6 +27,7 @@ holds the command line's wording, which the command prints as one line on stderr
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Iterable
 
@@ -155,7 +158,10 @@ def _stray(dom, skip: Iterable[str]) -> dict:
     return found
 
 
-def _unseen(dom, T: np.ndarray) -> DataWarning | None:
+def _unseen(dom, T: np.ndarray, alpha=0, truth: np.ndarray | None = None) -> DataWarning | None:
+    """The test values that no training cell holds, and what that does at ``alpha``.
+    ``truth``: the same test rows coded in the domains of the truth table (cleaning with
+    the truth): how many of those values the truth holds among the missing cells."""
     unseen = np.asarray(T) == UNSEEN  # not BLANK: a blank test cell is left out
     if not unseen.any():
         return None
@@ -163,11 +169,46 @@ def _unseen(dom, T: np.ndarray) -> DataWarning | None:
     k = int(unseen.sum())
     msg = (
         f"{k} test value{'s' * (k != 1)} (in {int(unseen.any(axis=1).sum())} of "
-        f"{len(T)} rows; column{'s' * (len(cols) != 1)} {_listed(cols)}) never occur{'s' * (k == 1)} in training: "
-        "at alpha = 0 "
-        "every label's support of such a row is 0"
+        f"{len(T)} rows; column{'s' * (len(cols) != 1)} {_listed(cols)}) never occur{'s' * (k == 1)} "
+        f"in training: {_unseen_effect(alpha)}"
     )
+    if truth is not None:
+        nowhere = int((unseen & (np.asarray(truth) == UNSEEN)).sum())
+        msg += (
+            f"; {k - nowhere} of them {'is' if k - nowhere == 1 else 'are'} the true value of "
+            f"missing cells (cleaning can bring {'it' if k - nowhere == 1 else 'them'} in), "
+            f"{nowhere} occur{'s' * (nowhere == 1)} nowhere, not even in the truth"
+        )
     return DataWarning(msg)
+
+
+def _unseen_effect(alpha) -> str:
+    """What a test value no training cell holds does to the supports at ``alpha``."""
+    if not alpha:
+        return "at alpha = 0 every label's support of such a row is 0"
+    return (
+        f"at alpha = {alpha} no training cell speaks for any label there (the factor is "
+        "alpha / (N_l + alpha * |domain|) for every label l)"
+    )
+
+
+def _raw(value) -> str:
+    """A cell's value as written in a message: text quoted, a number as Python writes it."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def warn_differing(truth: str, train: str, k: int, differ: np.ndarray, T, D) -> None:
+    """One DataWarning: ``k`` observed cells (``differ``, (n, d)) of the training table
+    ``train`` hold other values in the truth ``truth`` (frames T and D), the first named
+    with both raw values; the training table's values stand."""
+    r, c = map(int, next(zip(*differ.nonzero())))
+    said, had = (_raw(F.iat[r, c]) for F in (T, D))
+    msg = (
+        f"{truth}: {k:,} observed cell{'s' * (k != 1)} of {train} differ{'s' * (k == 1)} in "
+        f"it (the first: data row {r}, column {T.columns[c]!r} is {said} where {train} has "
+        f"{had}); the truth is used for the missing cells only, and {train}'s values stand"
+    )
+    warnings.warn(DataWarning(msg), stacklevel=caller_level())
 
 
 def _tokens(dom, missing, skip: Iterable[str] = ()) -> DataWarning | None:
@@ -222,9 +263,13 @@ def data_warnings(
     categorical: Iterable[str] = (),
     missing: Iterable | None = None,
     decimal: str | None = None,
+    alpha=0,
+    truth: np.ndarray | None = None,
 ) -> list:
     """The DataWarnings for a training table's domains ``dom`` and test codes ``T``
-    (``decimal``: the decimal mark the tables were read with; None: a point)."""
+    (``decimal``: the decimal mark the tables were read with; None: a point; ``alpha``: the
+    smoothing asked for; ``truth``: the test codes in the truth table's domains, when
+    cleaning with the truth)."""
     found = []
     skip = set(categorical or ())
     commas = _decimal_commas(dom, skip) if decimal in (None, ".") else None
@@ -244,14 +289,23 @@ def data_warnings(
     if stray:
         found.append(stray_warning(stray, missing))
     tokens = _tokens(dom, missing, skip=set(stray))  # the stray warning names those
-    found += [w for w in (_unseen(dom, T), tokens) if w is not None]
+    found += [w for w in (_unseen(dom, T, alpha, truth), tokens) if w is not None]
     return found
 
 
-def warn(dom, T: np.ndarray, stacklevel: int = 4, **kw) -> None:
-    """Issue ``data_warnings`` (``stacklevel``: the API function's caller, seen from here)."""
+def caller_level() -> int:
+    """The ``stacklevel`` that makes a warning issued by the calling function point at the
+    first frame outside nbcert: the line of the user's code that called the API."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("nbcert."):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def warn(dom, T: np.ndarray, **kw) -> None:
+    """Issue ``data_warnings``, each pointing at the user's line that called nbcert."""
     for w in data_warnings(dom, T, **kw):
-        warnings.warn(w, stacklevel=stacklevel)
+        warnings.warn(w, stacklevel=caller_level())
 
 
 __all__ = [
@@ -261,6 +315,7 @@ __all__ = [
     "numeric_split",
     "stray_tokens",
     "stray_warning",
+    "warn_differing",
     "MANY",
     "STRAY",
     "TOKENS",

@@ -1,0 +1,160 @@
+"""Memory stays bounded: every enumeration is sized before it is built, and a search past
+its limit stops with one line naming the limit and the way on.
+
+Two enumerations took the machine's memory on CPClean's benchmark spaces: the per-row
+search's column end states (a column with 148 values seen only among its missing cells
+listed 2^148 of them before its limit was checked), and the exhaustive search's vectors of
+group counts (their number, counted in floats, came out 0 where it was 168,245, so the
+search took them all at once)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import tracemalloc
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import nbcert
+from nbcert.milp import count_vectors, vectors_between
+
+
+def _peak(call) -> tuple:
+    """(what ``call()`` returned or raised, the peak of Python's traced allocations in MB)."""
+    tracemalloc.start()
+    try:
+        try:
+            got = call()
+        except Exception as e:  # noqa: BLE001 - the caller checks what it was
+            got = e
+        return got, tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+
+def _many_new_values(k: int) -> tuple:
+    """A dirty table whose column ``brand`` holds k values only among its missing cells
+    (their truths), a test row that is not robust, at alpha 1."""
+    brands = [f"b{i}" for i in range(k)]
+    truth = pd.DataFrame(
+        {
+            "brand": ["a", "a", "c", "c"] + brands,
+            "size": ["s", "l", "s", "l"] + ["s"] * k,
+            "y": ["p", "q", "q", "p"] + ["p", "q"] * (k // 2) + ["p"] * (k % 2),
+        }
+    )
+    dirty = truth.copy()
+    dirty.loc[4:, "brand"] = None
+    return dirty, truth, pd.DataFrame({"brand": ["a"], "size": ["s"]})
+
+
+def test_column_end_states_are_counted_before_they_are_listed():
+    """18 values seen only among one column's missing cells: 2^18 end states of that column
+    (the limit is 4,096); the search refuses before listing one of them."""
+    dirty, truth, test = _many_new_values(18)
+    assert not nbcert.certify(dirty, test, "y", alpha=1).robust.iloc[0]
+    got, mb = _peak(lambda: nbcert.clean_offline(dirty, truth, test, "y", alpha=1))
+    assert isinstance(got, nbcert.InputError) and "4,096 column domain outcomes" in str(got)
+    assert "'brand' (18)" in str(got) and "alpha 0" in str(got)
+    assert mb < 20, f"{mb:.0f} MB traced"
+
+
+def test_a_column_with_few_new_values_is_still_searched_exactly():
+    """Below the limit the end states are listed as before: the minimum is exact."""
+    from brute import brute_min_clean
+
+    dirty, truth, test = _many_new_values(3)
+    (pt,) = nbcert.clean_offline(dirty, truth, test, "y", alpha=1).points
+    want = brute_min_clean(dirty, truth, "y", [{"brand": "a", "size": "s"}], 1)
+    assert pt.num_cells == want
+
+
+# the group sizes of CPClean's Bank space (binned, 5 bins): 2,022 cells in 20 groups
+BANK_CAPS = [52, 72, 23, 148, 61, 175, 21, 158, 49, 79, 131, 88, 113, 31, 116, 85, 122, 1, 340, 157]
+
+
+def test_vectors_near_the_top_are_counted_exactly():
+    """Vectors of 20 group counts summing to 2,016 of 2,022: as many as ways to leave out 6
+    cells (168,245); in floats the count was 0, so the exhaustive search thought the
+    instance small and built every vector at once (20 GB)."""
+    caps = np.array(BANK_CAPS)
+    ways = [1] + [0] * 6  # vectors of the cells left out, by their number: plain integers
+    for c in BANK_CAPS:
+        ways = [sum(ways[s - b] for b in range(min(c, s) + 1)) for s in range(7)]
+    want = ways[6]
+    assert vectors_between(caps, 2016, 2016) == want == 168_245
+    assert vectors_between(caps, 2016, 2019, limit=1000) == math.inf
+    assert max(len(X) for X in count_vectors(caps, 2016, rows=260)) <= 260
+
+
+def test_vector_blocks_never_build_rows_they_drop():
+    """Two groups of 2,000 cells, 2,000 in all: 2,001 vectors, and no intermediate array
+    larger than them (the old build made 2 million rows to keep 2,001)."""
+    caps = np.array([2000, 2000])
+    got, mb = _peak(lambda: sum(len(X) for X in count_vectors(caps, 2000, rows=1 << 15)))
+    assert got == 2001 and mb < 5, f"{mb:.1f} MB traced"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(0, 4), max_size=5),
+    st.integers(0, 20),
+    st.integers(0, 20),
+    st.integers(1, 6),
+    st.one_of(st.none(), st.integers(0, 8)),
+)
+def test_vector_counts_and_lists_match_enumeration(caps, lo, hi, rows, limit):
+    caps = np.array(caps, np.int64)
+    every = list(itertools.product(*[range(c + 1) for c in caps.tolist()]))
+    want = sum(1 for x in every if lo <= sum(x) <= hi)
+    got = vectors_between(caps, lo, hi, math.inf if limit is None else limit)
+    assert got == (want if limit is None or want <= limit else math.inf)
+    blocks = list(count_vectors(caps, hi, rows))
+    listed = sorted(tuple(r) for X in blocks for r in X.tolist())
+    assert listed == sorted(x for x in every if sum(x) == hi)
+    assert all(len(X) <= rows for X in blocks) or len(caps) == 0
+
+
+def test_the_exact_program_is_given_up_at_its_size_limit(monkeypatch):
+    """The exact program is built point by point and given up as soon as it passes its
+    column limit: the answer is greedy's with its proven bound, and a warning says which
+    limit stopped it."""
+    from nbcert.cleaning import program
+
+    dirty = pd.DataFrame(
+        {
+            "f0": ["b", "a", None, "a", "b", "a"],
+            "f1": ["a", None, "a", "a", None, "b"],
+            "y": ["p", "q", "p", "p", "p", "q"],
+        }
+    )
+    truth = dirty.assign(f0=["b", "a", "a", "a", "b", "a"], f1=["a", "b", "a", "a", "b", "b"])
+    test = pd.DataFrame({"f0": ["a", "b"], "f1": ["a", "b"]})
+    monkeypatch.setattr(program, "ONE_HOT_MAX_COLUMNS", 3)
+    monkeypatch.setattr("nbcert.cleaning.many.small", lambda *a: False)  # no enumeration
+    with pytest.warns(nbcert.DataWarning, match="size limit"):
+        tg = nbcert.clean_offline(dirty, truth, test, "y", method="exact").together
+    assert tg.memory_limited and tg.possible and tg.lower_bound <= tg.num_cells
+
+
+def test_out_of_memory_is_one_line(monkeypatch, capsys, tmp_path):
+    """A MemoryError (the machine's, or ulimit's) is one line naming the ways on."""
+    import nbcert.api
+    from nbcert.cli import main
+
+    (tmp_path / "t.csv").write_text("f,y\na,p\n,q\n")
+    (tmp_path / "q.csv").write_text("f\na\n")
+
+    def full(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(nbcert.api.decide, "certify_index", full)
+    argv = ["certify", "--train", str(tmp_path / "t.csv"), "--test", str(tmp_path / "q.csv")]
+    assert main([*argv, "--label", "y"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith("nbcert: error: out of memory")
+    assert "--bins N" in err and "--candidates FILE" in err

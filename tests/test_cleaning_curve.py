@@ -1,0 +1,131 @@
+"""The cleaning curve: at every state of an order the certain rows are enumeration's (with
+and without candidate repairs), the accuracy is that of Naive Bayes trained on the table as
+it stands (missing cells left out, or filled from a repaired copy), and the orders clean
+what they say (every cell at most once; rows whole with unit "rows")."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from brute import brute_is_robust_after_cleaning, brute_min_clean
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from strategies import candidate_sets, dirty_instances
+
+import nbcert
+
+SETTINGS = dict(
+    deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
+
+
+def _frame(cands: dict) -> pd.DataFrame:
+    rows = [(r, f, v) for (r, f), vs in cands.items() for v in vs]
+    return pd.DataFrame(rows, columns=["row", "column", "value"], dtype=object)
+
+
+@settings(max_examples=120, **SETTINGS)
+@given(
+    dirty_instances(max_rows=6, max_missing=5, max_tests=3, min_labels=2),
+    st.sampled_from(["policy", "random"]),
+    st.sampled_from(["cells", "rows"]),
+    st.booleans(),
+    st.data(),
+)
+def test_each_state_of_a_curve_is_what_enumeration_says(inst, order, unit, with_cands, data):
+    """Every state: the certain rows are those enumeration finds certain once the order's
+    first cells are cleaned; the order cleans each missing cell at most once (random: all
+    of them), rows whole with unit "rows", and the policy stops once every row some
+    cleaning certifies is certain."""
+    cands = data.draw(candidate_sets(inst.dirty, inst.features)) if with_cands else None
+    kw = {"candidates": _frame(cands)} if with_cands else {}
+    rows = inst.test_rows()
+    curve = nbcert.cleaning_curve(
+        inst.dirty,
+        inst.truth,
+        inst.test,
+        inst.label,
+        order=order,
+        unit=unit,
+        seed=3,
+        points=10**6,
+        **kw,
+    )
+    cells = curve.attrs["cells"]
+    missing = {(r, f) for f in inst.features for r in np.flatnonzero(inst.dirty[f].isna()).tolist()}
+    assert len(set(cells)) == len(cells) and set(cells) <= missing
+    assert curve.cells.tolist() == list(range(len(cells) + 1))
+    if order == "random":
+        assert set(cells) == missing
+    if unit == "rows":  # each row's cells together, all of them
+        for r in {r for r, _ in cells}:
+            at = [i for i, (rr, _) in enumerate(cells) if rr == r]
+            assert at == list(range(at[0], at[0] + len(at)))
+            assert {f for rr, f in cells if rr == r} == {f for rr, f in missing if rr == r}
+    args = (inst.dirty, inst.truth, inst.label)
+    able = [r for r in rows if brute_min_clean(*args, [r], 0, cands) is not None]
+    for state in curve.itertuples():
+        done = cells[: state.cells]
+        certain = [brute_is_robust_after_cleaning(*args, r, done, 0, cands) for r in rows]
+        assert state.certain == sum(certain)
+        assert state.rows == len({r for r, _ in done})
+    if order == "policy" and unit == "cells":
+        assert curve.certain.iloc[-1] == len(able)
+        assert (curve.certain.iloc[:-1] < len(able)).all()
+    event(f"{order} {unit}: {curve.certain.iloc[-1]} of {len(rows)} certain at the end")
+
+
+def test_the_policy_curve_is_the_report_s_path():
+    """The policy's curve follows the path ``clean_offline`` reports, cell for cell."""
+    dirty = pd.DataFrame(
+        {
+            "f": ["a", "a", None, "b", None, "b", "a", None],
+            "g": ["x", None, "x", "y", "y", None, "x", "y"],
+            "y": ["p", "p", "p", "q", "q", "q", "p", "q"],
+        }
+    )
+    truth = dirty.assign(
+        f=["a", "a", "a", "b", "a", "b", "a", "b"], g=["x", "y", "x", "y", "y", "x", "x", "y"]
+    )
+    test = pd.DataFrame({"f": ["a", "b", "c"], "g": ["y", "x", "x"]})
+    rep = nbcert.clean_offline(dirty, truth, test, "y")
+    curve = nbcert.cleaning_curve(dirty, truth, test, "y")
+    assert curve.attrs["cells"] == rep.path and len(rep.path) > 0
+    assert curve.certain.iloc[-1] == len(test) - len(rep.together.excluded)
+
+
+@settings(max_examples=120, **SETTINGS)
+@given(
+    dirty_instances(max_rows=7, max_missing=6, max_tests=4, min_labels=2),
+    st.sampled_from([0, 1]),
+    st.booleans(),
+)
+def test_accuracy_is_naive_bayes_on_the_table_as_it_stands(inst, alpha, filled):
+    """At the start the classifier is CertifiedNB's on the dirty table (missing cells left
+    out), or trained on the repaired copy; at the end (random order: every cell) on the
+    truth."""
+    labels = [inst.truth[inst.label].iloc[i % len(inst.truth)] for i in range(len(inst.test))]
+    fill = inst.truth.drop(columns=inst.label).iloc[::-1].reset_index(drop=True) if filled else None
+    curve = nbcert.cleaning_curve(
+        inst.dirty,
+        inst.truth,
+        inst.test,
+        inst.label,
+        labels=labels,
+        order="random",
+        seed=0,
+        alpha=alpha,
+        fill=fill,
+        points=10**6,
+    )
+    X = inst.test[inst.features]
+
+    def accuracy(train):
+        nb = nbcert.CertifiedNB(alpha=alpha).fit(train[inst.features], train[inst.label])
+        return float(np.mean(nb.predict(X) == np.array(labels, dtype=object)))
+
+    start = inst.dirty.copy()
+    if filled:
+        start[inst.features] = start[inst.features].where(start[inst.features].notna(), fill)
+    assert curve.accuracy.iloc[0] == accuracy(start)
+    assert curve.accuracy.iloc[-1] == accuracy(inst.truth)
