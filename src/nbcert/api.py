@@ -167,6 +167,30 @@ def certify(
         robust), ``sampled_labels`` (the labels the sampled worlds predicted as their unique
         winner; each is a real world's), ``sampled_tie`` (whether one of them tied) and
         ``worlds_sampled`` (fewer than ``n_worlds`` when AD stopped at a disagreement).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> nbcert.certify(train, test, "y")
+       robust label possible_labels  tie_possible
+    0   False  None          [a, b]         False
+    1    True     b             [b]         False
+
+    Row 0 is predicted ``a`` in some worlds and ``b`` in others.  Candidate repairs narrow
+    the worlds: if row 3's missing color can only be blue, row 0 is certified too.
+
+    >>> candidates = pd.DataFrame({"row": [3], "column": ["color"], "value": ["blue"]})
+    >>> nbcert.certify(train, test, "y", candidates=candidates)
+       robust label possible_labels  tie_possible
+    0    True     a             [a]         False
+    1    True     b             [b]         False
     """
     reading = Reading.of(train, **options)
     if candidates is not None and method != "index":
@@ -334,6 +358,20 @@ def count_worlds(
         One per test row, saying which method produced it: exact counts (``counts``,
         ``ties``, ``total``), proven intervals (``proven``, ``proven_ties``,
         ``proven_shares``) or estimated ``fractions`` with ``intervals``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> counts = nbcert.count_worlds(train, test, "y")
+    >>> [(c.counts, c.ties, c.total) for c in counts]
+    [({'a': 3, 'b': 1}, 0, 4), ({'a': 0, 'b': 4}, 0, 4)]
     """
     reading = Reading.of(train, **options)
     table, T, _, _, cand = ask_with(train, test, label, reading, alpha=alpha, candidates=candidates)
@@ -402,6 +440,21 @@ def poison(
         One per test row: ``cells`` as (row position in ``train``, column name); when none
         was found ``num_cells`` is None and ``status`` says "impossible" (proven: op, or a
         single label) or "none_found" (sr and rp prove nothing).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
+    >>> found = nbcert.poison(truth, test, "y")
+    >>> [(p.status, list(p.cells)) for p in found]
+    [('poisoned', [(3, 'color'), (4, 'color')]), ('poisoned', [(5, 'size'), (6, 'size')])]
     """
     from . import poisoning
 
@@ -473,6 +526,21 @@ def poison_many(
         The cells, whether they are proven optimal, a proven lower bound, and whether the
         time limit cut the search short (``time_limited``: the answer then depends on the
         machine's speed).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
+    >>> found = nbcert.poison_many(truth, test, "y", method="exact")
+    >>> found.cells, found.optimal
+    (((0, 'color'), (3, 'color'), (4, 'color')), True)
     """
     from . import poisoning
 
@@ -590,6 +658,21 @@ def clean(
         value all those test rows have in the column (with ``bins``, the bin's interval),
         missing when they differ; ``group_rows``, the data rows of every cell of the group
         (its column is ``column``).  Empty when every test row is robust or nothing may help.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> nbcert.clean(train, test, "y")[["row", "column", "label", "score"]].round(3)
+       row column label  score
+    0    3  color     b  0.405
+    1    1   size     a  0.203
     """
     from . import cleaning
 
@@ -675,6 +758,23 @@ def clean_offline(
         ``path_certifies``.
         A search for all rows together that a limit stopped (``time_limited``,
         ``node_limited``) also gives a ``DataWarning`` naming the limit.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
+    >>> report = nbcert.clean_offline(train, truth, test, "y")
+    >>> [p.cells for p in report.points]
+    [((3, 'color'),), ()]
+    >>> report.together.cells, report.together.optimal
+    (((3, 'color'),), True)
     """
     from . import cleaning
 
@@ -857,6 +957,22 @@ def cleaning_curve(
         test rows (certifiably robust, exact; with candidates over their worlds),
         ``share`` of the test rows certain, and ``accuracy`` on ``labels`` (NaN without).
         ``attrs["cells"]``: the order's cells as (data row, column), in order.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
+    >>> nbcert.cleaning_curve(train, truth, test, "y", labels=["a", "b"])
+        order  cells  rows  certain  share  accuracy
+    0  policy      0     0        1    0.5       1.0
+    1  policy      1     1        2    1.0       1.0
     """
     from .cleaning import candidates as with_candidates
     from .cleaning import curve
@@ -950,6 +1066,16 @@ def read_csv(
     Returns
     -------
     DataFrame
+
+    Examples
+    --------
+    >>> import nbcert
+    >>> with open("train.csv", "w") as f:
+    ...     _ = f.write("color,size,y\\nred,S,a\\nNA,,b\\n")
+    >>> nbcert.read_csv("train.csv")  # NA is a category; only the empty field is missing
+      color size  y
+    0   red    S  a
+    1    NA  NaN  b
     """
     from .reading import files
 

@@ -17,7 +17,24 @@ from __future__ import annotations
 
 
 class InputError(ValueError):
-    """A user mistake in the input; the message is one line meant for the user."""
+    """A user mistake in the input; the message is one line meant for the user.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> try:
+    ...     nbcert.certify(train, test, "label")
+    ... except nbcert.InputError as error:
+    ...     print(error)
+    training table: no label column 'label' (columns: 'color', 'size', 'y')
+    """
 
 
 class RowError(InputError):
@@ -36,7 +53,26 @@ class RowError(InputError):
 
 
 class ParameterError(InputError, TypeError):
-    """A parameter value of the wrong type or out of range; the message names the parameter."""
+    """A parameter value of the wrong type or out of range; the message names the parameter.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> try:
+    ...     nbcert.certify(train, test, "y", alpha=-1)
+    ... except nbcert.ParameterError as error:
+    ...     print(error)
+    alpha must be a finite number >= 0, got -1
+    >>> issubclass(nbcert.ParameterError, ValueError), issubclass(nbcert.ParameterError, TypeError)
+    (True, True)
+    """
 
 
 def listed(options) -> str:

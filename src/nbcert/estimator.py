@@ -115,6 +115,37 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
     ----------
     alpha : number, Fraction or str, default 0.0
         Laplace smoothing, read exactly (0.1 means 1/10).
+
+    Attributes
+    ----------
+    classes_ : ndarray of objects, shape (n_classes,)
+        The labels seen in ``fit``, in the order of ``predict_proba``'s columns.
+    stats_ : Stats
+        The training table's statistics (the paper's index): per label, the rows holding
+        each feature value and the missing cells of each feature.
+    encoded_ : EncodedTable
+        The training table, integer-coded.
+    alpha_ : Fraction
+        ``alpha``, read exactly.
+    n_features_in_ : int
+        The number of features seen in ``fit``.
+    feature_names_in_ : ndarray of str, shape (n_features,)
+        The feature names seen in ``fit``; only when X was a DataFrame with string column
+        names.
+
+    Examples
+    --------
+    >>> import nbcert
+    >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
+    ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
+    >>> y = ["a", "a", "a", "b", "b", "b", "b"]
+    >>> model = nbcert.CertifiedNB().fit(X, y)
+    >>> model.predict([["red", "S"], ["blue", "L"]])
+    array(['a', 'b'], dtype=object)
+    >>> model.certify([["red", "S"], ["blue", "L"]])
+    array([False,  True])
+    >>> model.possible_labels([["red", "S"], ["blue", "L"]])
+    array([list(['a', 'b']), list(['b'])], dtype=object)
     """
 
     _parameter_constraints: dict = {
@@ -151,6 +182,19 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         -------
         CertifiedNB
             The fitted estimator.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import nbcert
+        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
+        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
+        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
+        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> model.classes_
+        array(['a', 'b'], dtype=object)
+        >>> model.stats_.label_sizes.tolist()
+        [3, 4]
         """
         self.alpha_ = self._validate_params()["alpha"]  # a Fraction, read once
         Xf = _frame(X)
@@ -208,6 +252,17 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_rows,)
             The predicted labels (the first of tied labels, in ``classes_`` order).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import nbcert
+        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
+        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
+        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
+        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> model.predict([["red", "S"], ["blue", "L"], ["blue", None]])  # None: left out
+        array(['a', 'b', 'b'], dtype=object)
         """
         logs, C, observed, T = self._log_supports(X)
         return self.classes_[_argmax(logs, C, observed, self.encoded_, self.alpha_, T)]
@@ -226,6 +281,18 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         -------
         ndarray of float, shape (n_rows, n_classes)
             Columns in ``classes_`` order.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import nbcert
+        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
+        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
+        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
+        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> model.predict_proba([["red", "S"], ["blue", "L"]]).round(3)
+        array([[0.6  , 0.4  ],
+               [0.273, 0.727]])
         """
         logs = self._log_supports(X)[0]
         top = logs.max(axis=1, keepdims=True)
@@ -245,6 +312,17 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of bool, shape (n_rows,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import nbcert
+        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
+        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
+        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
+        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> model.certify([["red", "S"], ["blue", "L"]])
+        array([False,  True])
         """
         robust = self._per_group(X, lambda sub, T: certify_index(sub, T, self.alpha_).robust)
         return np.array(robust, dtype=bool)
@@ -261,6 +339,17 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         -------
         ndarray of objects, shape (n_rows,)
             A label of ``classes_``, or None.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import nbcert
+        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
+        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
+        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
+        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> model.certified_predict([["red", "S"], ["blue", "L"]])
+        array([None, 'b'], dtype=object)
         """
         codes = self._per_group(X, lambda sub, T: certify_index(sub, T, self.alpha_).label)
         return np.array([self.classes_[c] if c >= 0 else None for c in codes], dtype=object)
@@ -279,6 +368,17 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         -------
         labels : ndarray of objects, shape (n_rows,)
             Row i's possible labels as a list, in ``classes_`` order.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import nbcert
+        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
+        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
+        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
+        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> model.possible_labels([["red", "S"], ["blue", "L"]])
+        array([list(['a', 'b']), list(['b'])], dtype=object)
         """
         rows = self._per_group(X, lambda sub, T: possible_index(sub, T, self.alpha_).labels)
         out = np.empty(len(rows), dtype=object)
@@ -314,6 +414,17 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         -------
         list of WorldCounts
             One per row.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import nbcert
+        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
+        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
+        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
+        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> [c.counts for c in model.count_worlds([["red", "S"], ["blue", "L"]])]
+        [{'a': 3, 'b': 1}, {'a': 0, 'b': 4}]
         """
         validate(
             "count_worlds",

@@ -59,6 +59,21 @@ class ManyPoisoning(ManyPoints):
     on the minimum (equal to ``num_cells`` when optimal).  ``possible`` False with
     ``optimal`` True is a proof that no blanking works; otherwise it only says that none
     was found (``status`` names the cases as ``Poisoning.status`` does).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
+    >>> found = nbcert.poison_many(truth, test, "y", method="exact")
+    >>> found.num_cells, found.optimal, found.lower_bound, found.time_limited
+    (3, True, 3, False)
     """
 
     @property

@@ -88,6 +88,21 @@ class Poisoning(CellAnswer):
     blanking was found; ``impossible`` then says whether that is proven (OP, or a table
     with a single label) or only that a randomized search (SR, RP) found none.
     ``status`` names the four cases.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
+    >>> first = nbcert.poison(truth, test, "y")[0]
+    >>> first.status, first.num_cells, first.possible, first.impossible
+    ('poisoned', 2, True, False)
     """
 
     impossible: bool = False

@@ -72,6 +72,17 @@ class TableSource(CsvReading, ParquetReading):
     text (Parquet values that are not strings are turned into their text, as the CLI
     compares them with a CSV test file); ``decimal`` (``","``) reads a number written with
     that decimal mark as the number (``nbcert.reading.decimals``).
+
+    Examples
+    --------
+    >>> import nbcert
+    >>> with open("train.csv", "w") as f:
+    ...     _ = f.write("color,size,y\\nred,S,a\\n,L,b\\n")
+    >>> source = nbcert.TableSource("train.csv")
+    >>> source.columns, source.kind
+    (['color', 'size', 'y'], 'csv')
+    >>> nbcert.certify(source, nbcert.read_csv("train.csv").drop(columns="y"), "y")["robust"].tolist()
+    [True, True]
     """
 
     def __init__(

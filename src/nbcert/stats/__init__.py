@@ -48,6 +48,23 @@ class Stats(Domains):
 
     ``first_missing`` is the (data row, feature) of the first missing feature cell, or
     None for a complete table: poisoning needs a complete table and says where it is not.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> from nbcert.stats import frame_stats
+    >>> stats = frame_stats(train, "y")
+    >>> stats.label_sizes.tolist(), stats.n, stats.missing_per_feature.tolist()
+    ([3, 4], 7, [1, 1])
+    >>> stats.first_missing
+    (1, 'size')
     """
 
     counts: np.ndarray  # (m, n_codes) int64
