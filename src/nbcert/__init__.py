@@ -1,4 +1,4 @@
-"""nbcert: does the dirt in a training table change a Naive Bayes prediction?
+"""nbcert: whether the dirt in a training table changes a Naive Bayes prediction.
 
 Certifiable robustness, possible-world counting and minimum data poisoning for Naive
 Bayes over incomplete categorical data (Certifiable Robustness for Naive Bayes
@@ -43,8 +43,10 @@ _MODULES = ("verify", "certificate")
 
 
 def _version() -> str:
-    """The installed distribution's version (looked up on first use: importing
-    ``importlib.metadata`` costs every command that never asks for it)."""
+    """Give the installed distribution's version.
+
+    Looked up on first use: importing ``importlib.metadata`` costs every command that never asks for it.
+    """
     from importlib.metadata import PackageNotFoundError, version
 
     try:

@@ -78,8 +78,10 @@ def certify(
     candidates=None,
     **options: Unpack[ReadingOptions],
 ) -> pd.DataFrame:
-    """Is each test row certifiably robust: the same unique Naive Bayes prediction in
-    every possible cleaning of ``train``?
+    r"""Decide whether each test row is certifiably robust.
+
+    A robust row gets the same unique Naive Bayes prediction in every possible cleaning of
+    ``train``.
 
     Parameters
     ----------
@@ -141,7 +143,7 @@ def certify(
     categorical : column name or list of them, optional
         Numeric columns that are categories (integer codes): never binned, never warned of.
     sep : str, optional
-        The field separator of a CSV path (default ","; "tab" or "\\t" for a tab).
+        The field separator of a CSV path (default ","; "tab" or "\t" for a tab).
     encoding : str, optional
         The text encoding of a CSV path (default UTF-8), e.g. ``"latin-1"``; a path ending
         in ``.gz``, ``.bz2``, ``.zst``, ``.lz4`` or ``.br`` is decompressed, ``"-"`` is
@@ -244,9 +246,12 @@ AD_COLUMNS = ("label", "sampled_labels", "sampled_tie", "worlds_sampled")
 
 
 def _certified(table, T, alpha, method, n_worlds, seed, index, cand=None) -> pd.DataFrame:
-    """certify's table: robust, label, possible_labels, tie_possible per test row (AD:
+    """Answer certify for every test row, as certify's table.
+
+    certify's table: robust, label, possible_labels, tie_possible per test row (AD:
     robust, label and what its worlds saw); each group of rows with the same blank cells is
-    answered on its projection (``nbcert.blanks``)."""
+    answered on its projection (``nbcert.blanks``).
+    """
 
     def answer(sub, codes, rows, keep):
         if method == "ad":
@@ -267,8 +272,11 @@ def _certified(table, T, alpha, method, n_worlds, seed, index, cand=None) -> pd.
 
 
 def _sampled(table, T, alpha, n_worlds, seed) -> tuple:
-    """(robust, label, sampled labels, sampled tie, worlds), one entry per test row: what
-    AD saw, never the exact possible labels (its robust may be wrong; what it saw is not)."""
+    """Say what AD's sampled worlds saw, per test row.
+
+    (robust, label, sampled labels, sampled tie, worlds), one entry per test row: what
+    AD saw, never the exact possible labels (its robust may be wrong; what it saw is not).
+    """
     seen = approximate.sample_ad(table, T, alpha, n_worlds=n_worlds, seed=seed)
     return (
         [s.robust for s in seen],
@@ -411,8 +419,10 @@ def poison(
     candidates=None,
     **options: Unpack[ReadingOptions],
 ) -> list[poisoning.Poisoning]:
-    """Cells of the complete table ``train`` to blank so each test row, on its own,
-    stops being certifiably robust (alpha = 0, the paper's classifier, unless ``alpha``).
+    """Find the fewest cells that make each test row, on its own, not robust.
+
+    The cells of the complete table ``train`` to blank so each test row, on its own, stops
+    being certifiably robust (alpha = 0, the paper's classifier, unless ``alpha``).
 
     Parameters
     ----------
@@ -505,8 +515,10 @@ def poison_many(
     certificate=None,
     **options: Unpack[ReadingOptions],
 ) -> poisoning.ManyPoisoning:
-    """The fewest cells of the complete table ``train`` to blank so that every test row is
-    non-robust at once (alpha = 0).
+    """Find the fewest cells that make every test row not robust at once.
+
+    The cells of the complete table ``train`` to blank so that every test row is non-robust
+    at once (alpha = 0).
 
     Parameters
     ----------
@@ -571,8 +583,11 @@ def poison_many(
 
 
 def _memory_note(names: tuple) -> tuple:
-    """The API's and the command line's words for an exact program given up at its size
-    limit (``nbcert.milp.ONE_HOT_MAX_COLUMNS``, a bound on its memory)."""
+    """Word an exact program given up at its size limit.
+
+    The API's and the command line's words for an exact program given up at its size
+    limit (``nbcert.milp.ONE_HOT_MAX_COLUMNS``, a bound on its memory).
+    """
     from .milp import ONE_HOT_MAX_COLUMNS
 
     said = (
@@ -587,8 +602,11 @@ def _memory_note(names: tuple) -> tuple:
 
 
 def _limit_warnings(names: tuple, result, time_limit: float, node_limit: int | None = None):
-    """One DataWarning for each limit (time, nodes) that stopped a search of ``result``,
-    naming the option that raises it (``names``: the question in the API and the command)."""
+    """Warn once for each limit that stopped a search.
+
+    One DataWarning for each limit (time, nodes) that stopped a search of ``result``,
+    naming the option that raises it (``names``: the question in the API and the command).
+    """
     import warnings
 
     stopped = []
@@ -630,8 +648,10 @@ def clean(
     candidates=None,
     **options: Unpack[ReadingOptions],
 ) -> pd.DataFrame:
-    """Which missing cells of ``train`` to clean next so that the test rows become
-    certifiably robust (a heuristic policy; the truth is unknown).
+    """Rank the missing cells of ``train`` to clean next.
+
+    The cells whose cleaning may make the test rows certifiably robust, by a heuristic
+    policy (the truth is unknown).
 
     Parameters
     ----------
@@ -704,8 +724,10 @@ def clean_offline(
     candidates=None,
     **options: Unpack[ReadingOptions],
 ) -> cleaning.CleaningReport:
-    """With the true values of ``train``'s missing cells known: the fewest cells to clean,
-    per test row and for all rows together, and the path the ``clean`` policy would take.
+    """Find the fewest cells to clean, with the true values known.
+
+    With the true values of ``train``'s missing cells known: the fewest cells to clean, per
+    test row and for all rows together, and the path the ``clean`` policy would take.
 
     Parameters
     ----------
@@ -831,10 +853,13 @@ def clean_offline(
 def _with_truth(
     train, truth, test, label, reading: Reading, candidates, alpha, fill=None, fitted=None
 ):
-    """(CleaningTable, test codes, Candidates or None, fill codes or None, RowIds or None,
+    """Read and check a dirty table with its truth, coded.
+
+    (CleaningTable, test codes, Candidates or None, fill codes or None, RowIds or None,
     test row labels) of a dirty table with its truth, after every check and warning;
     ``fill``: a repaired copy of the table (its feature columns), coded in the truth's
-    domains (-1 outside them); ``fitted``: see ``inputs.binned``."""
+    domains (-1 outside them); ``fitted``: see ``inputs.binned``.
+    """
     from . import cleaning
 
     if candidates is not None and alpha != 0:
@@ -891,8 +916,11 @@ def _read_fill(fill, reading: Reading) -> pd.DataFrame:
 
 
 def _fill_codes(enc: EncodedTable, fill: pd.DataFrame) -> np.ndarray:
-    """(n, d) codes of a repaired copy of the table, rows in ``enc``'s order (-1: a value
-    outside the domain, or blank)."""
+    """Code a repaired copy of the table.
+
+    (n, d) codes of a repaired copy of the table, rows in ``enc``'s order (-1: a value
+    outside the domain, or blank).
+    """
     absent = [f for f in enc.features if f not in fill.columns]
     if absent or len(fill) != enc.n:
         raise InputError(
@@ -924,8 +952,10 @@ def cleaning_curve(
     candidates=None,
     **options: Unpack[ReadingOptions],
 ) -> pd.DataFrame:
-    """The cleaning curve: certain test rows, and Naive Bayes' accuracy, as the missing
-    cells of ``train`` are cleaned in an order, up to every row some cleaning certifies.
+    """Follow the certain test rows and the accuracy along a cleaning order.
+
+    The cleaning curve: certain test rows, and Naive Bayes' accuracy, as the missing cells
+    of ``train`` are cleaned in an order, up to every row some cleaning certifies.
 
     Parameters
     ----------
@@ -999,8 +1029,11 @@ def cleaning_curve(
 
 
 def _policy_cells(tab, T, alpha, prior, batch, kinds) -> list:
-    """The policy's path, as (row in the table, column), until every row some cleaning
-    certifies is certain."""
+    """List the cells along the policy's path.
+
+    The policy's path, as (row in the table, column), until every row some cleaning
+    certifies is certain.
+    """
     from . import cleaning
     from .cleaning import candidates
 
@@ -1013,8 +1046,11 @@ def _policy_cells(tab, T, alpha, prior, batch, kinds) -> list:
 
 
 def _label_codes(enc: EncodedTable, labels, k: int) -> np.ndarray:
-    """The test rows' true labels as label codes (-1: a label the table does not have),
-    compared as text."""
+    """Code the test rows' true labels.
+
+    The test rows' true labels as label codes (-1: a label the table does not have),
+    compared as text.
+    """
     values = list(labels)
     if len(values) != k:
         raise InputError(f"labels: {len(values)} labels for {k} test rows")
@@ -1047,8 +1083,10 @@ def read_csv(
     encoding: str | None = None,
     decimal: str | None = None,
 ) -> pd.DataFrame:
-    """Read a CSV (or Parquet) file as the command line reads it: every value the text
-    written in it, only an empty field (and the ``missing`` tokens) missing.
+    r"""Read a CSV (or Parquet) file as the command line reads it.
+
+    Every value is the text written in it; only an empty field (and the ``missing`` tokens)
+    is missing.
 
     Parameters
     ----------
@@ -1060,7 +1098,7 @@ def read_csv(
     name : str, optional
         The file's name in messages (default: the path).
     sep, encoding, decimal : str, optional
-        As for ``certify``: the field separator ("tab" or "\\t" for a tab), the text
+        As for ``certify``: the field separator ("tab" or "\t" for a tab), the text
         encoding, the decimal mark of numbers (``","`` reads ``0,93`` as ``0.93``).
 
     Returns
@@ -1071,7 +1109,7 @@ def read_csv(
     --------
     >>> import nbcert
     >>> with open("train.csv", "w") as f:
-    ...     _ = f.write("color,size,y\\nred,S,a\\nNA,,b\\n")
+    ...     _ = f.write("color,size,y\nred,S,a\nNA,,b\n")
     >>> nbcert.read_csv("train.csv")  # NA is a category; only the empty field is missing
       color size  y
     0   red    S  a

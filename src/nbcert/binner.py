@@ -81,6 +81,7 @@ class Binner(TransformerMixin, BaseEstimator):
         self.categorical = categorical
 
     def __sklearn_tags__(self):
+        """scikit-learn's tags, with NaN (a missing cell), text and categories allowed."""
         tags = super().__sklearn_tags__()
         inputs = tags.input_tags
         inputs.allow_nan = inputs.string = inputs.categorical = True  # NaN is a missing cell
@@ -140,8 +141,10 @@ class Binner(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        """X with each numeric column's values replaced by their bin codes; a missing cell
-        stays NaN, in any batch (a column of the batch may have no observed value).
+        """Replace each numeric column's values by their bin codes.
+
+        A missing cell stays NaN, in any batch (a column of the batch may have no observed
+        value).
 
         Examples
         --------

@@ -38,17 +38,22 @@ class InputError(ValueError):
 
 
 class RowError(InputError):
-    """An InputError about one data row of a part of a table; ``shifted(k)`` is the same
-    error for the part starting k rows further on (the row counted over the whole table)."""
+    """An InputError about one data row of a part of a table.
+
+    ``shifted(k)`` is the same error for the part starting k rows further on (the row
+    counted over the whole table).
+    """
 
     def __init__(self, template: str, row: int):
         super().__init__(template.format(row=row))
         self.template, self.row = template, row
 
     def shifted(self, k: int) -> RowError:
+        """The same error for the part starting ``k`` rows further on."""
         return RowError(self.template, self.row + k)
 
-    def __reduce__(self):  # pickled from a Dask worker to the client
+    def __reduce__(self):
+        """Pickle by template and row (sent from a Dask worker to the client)."""
         return RowError, (self.template, self.row)
 
 
@@ -82,9 +87,12 @@ def listed(options) -> str:
 
 
 def unknown_option(kind: str, value, options) -> ParameterError:
-    """The error for a value that is none of ``options`` (``kind``: what they are, e.g.
+    """Make the error for a value that is none of ``options``.
+
+    The error for a value that is none of ``options`` (``kind``: what they are, e.g.
     "counting method"): the one message of ``nbcert.params.Options`` and of the algorithms
-    that choose by a method's name."""
+    that choose by a method's name.
+    """
     return ParameterError(f"unknown {kind} {value!r} (use {listed(options)})")
 
 

@@ -54,7 +54,7 @@ def _frame(X, name: str = "X") -> pd.DataFrame:
 
 
 def _labels(y, n: int) -> np.ndarray:
-    """y as a 1-D object array of class labels, n of them, none missing."""
+    """Give y as a 1-D object array of class labels, n of them, none missing."""
     if y is None:
         raise ValueError("CertifiedNB requires y to be passed, but the target y is None")
     arr = np.asarray(y)
@@ -77,9 +77,12 @@ def _labels(y, n: int) -> np.ndarray:
 def observed_factors(
     C: np.ndarray, observed: np.ndarray, delta: np.ndarray, alpha: Fraction
 ) -> np.ndarray:
-    """log of each feature's factor (C + alpha) / (observed + alpha * delta), (k, m, d); a
+    """Give the log of each feature's factor.
+
+    log of each feature's factor (C + alpha) / (observed + alpha * delta), (k, m, d); a
     label with no observed value in a column (observed 0, so C 0) gets the uniform factor
-    1 / delta there, which is what the formula gives for every alpha > 0 and its limit."""
+    1 / delta there, which is what the formula gives for every alpha > 0 and its limit.
+    """
     none = observed == 0
     with np.errstate(divide="ignore", invalid="ignore"):
         logs = log_factors(C, np.where(none, 1, observed), delta, alpha)
@@ -87,10 +90,13 @@ def observed_factors(
 
 
 def _argmax(logs, C, observed, enc, alpha, T) -> np.ndarray:
-    """Per row the first label of largest support; rows whose top two log supports are
+    """Give per row the first label of largest support.
+
+    Per row the first label of largest support; rows whose top two log supports are
     closer than the rounding bound (a near-tie, or any row with a huge alpha) are decided
     in exact arithmetic: N_l * prod_j (q C_lj + p) / (q observed_lj + p delta_j) over the
-    row's non-blank features."""
+    row's non-blank features.
+    """
     N = enc.label_sizes
 
     def exact_row(r):
@@ -156,6 +162,7 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         self.alpha = alpha
 
     def __sklearn_tags__(self):
+        """scikit-learn's tags, with NaN (a missing cell), text and categories allowed."""
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True  # NaN is a missing cell
         tags.input_tags.categorical = True
@@ -224,8 +231,11 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         return self.encoded_.encode_test(Xf, name="X")
 
     def _log_supports(self, X) -> tuple:
-        """(log supports (k, m) up to -log n, agreeing counts C (k, m, d), observed cells
-        (m, d), the test codes); a blank test cell's feature is left out (its factor 1)."""
+        """Give the log supports of the test rows and their counts.
+
+        (log supports (k, m) up to -log n, agreeing counts C (k, m, d), observed cells
+        (m, d), the test codes); a blank test cell's feature is left out (its factor 1).
+        """
         T = self._codes(X)
         enc, idx = self.encoded_, self.index_
         C = np.where((T >= 0)[:, None, :], idx[:, enc.global_codes(T)].transpose(1, 0, 2), 0)
@@ -235,8 +245,9 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         return factors.sum(-1) + np.log(enc.label_sizes.astype(float)), C, observed, T
 
     def predict(self, X) -> np.ndarray:
-        """The label of largest support for each row, the support counted on the observed
-        training cells: ``S(l|t) = N_l/n * prod_j (c_lj + alpha) / (o_lj + alpha * delta_j)``,
+        """Predict the label of largest support for each row.
+
+        The support is counted on the observed training cells: ``S(l|t) = N_l/n * prod_j (c_lj + alpha) / (o_lj + alpha * delta_j)``,
         c_lj the observed label-l cells equal to t_j, o_lj the observed label-l cells of
         column j and delta_j its domain size.  A label with no observed value in column j
         (o_lj = 0) gets the factor 1/delta_j there: what the formula gives for any
@@ -268,8 +279,9 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         return self.classes_[_argmax(logs, C, observed, self.encoded_, self.alpha_, T)]
 
     def predict_proba(self, X) -> np.ndarray:
-        """The supports of ``predict`` normalised to sum to 1 per row (floating point).
-        A row whose supports are all 0 (alpha = 0 and a value no label holds) has no
+        """Give the supports of ``predict``, normalised to sum to 1 per row.
+
+        In floating point.  A row whose supports are all 0 (alpha = 0 and a value no label holds) has no
         evidence for any label: it gets the uniform 1/m.
 
         Parameters
@@ -355,8 +367,10 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         return np.array([self.classes_[c] if c >= 0 else None for c in codes], dtype=object)
 
     def possible_labels(self, X) -> np.ndarray:
-        """For each row, the labels that some possible world predicts as its unique winner
-        (exact; ``nbcert.certify``'s ``possible_labels``).  A row is robust iff it has one
+        """Give the labels that some possible world predicts, per row.
+
+        Each is the unique winner of some world (exact; ``nbcert.certify``'s
+        ``possible_labels``).  A row is robust iff it has one
         possible label and no world ties; an empty list means every world ties.
 
         Parameters
@@ -386,8 +400,11 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         return out
 
     def _per_group(self, X, answer) -> list:
-        """``answer(table, codes)`` per group of rows with the same blank cells, on the
-        statistics' projection onto their other features (``nbcert.blanks``), per row."""
+        """Answer per group of rows with the same blank cells.
+
+        ``answer(table, codes)`` per group of rows with the same blank cells, on the
+        statistics' projection onto their other features (``nbcert.blanks``), per row.
+        """
         T = self._codes(X)  # checks that the estimator is fitted
         return blanks.per_group(self.stats_, T, lambda sub, codes, *_: list(answer(sub, codes)))
 
