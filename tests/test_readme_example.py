@@ -80,8 +80,8 @@ def test_every_api_line_of_the_python_guide_runs(example, monkeypatch):
 
     code = _python_block("guide/python.md")
     called = set(re.findall(r"nbcert\.(\w+)\(", code))
-    assert called >= {"certify", "count_worlds", "poison", "poison_many", "clean"}
-    assert called >= {"clean_offline", "cleaning_curve", "read_csv", "from_codes"}
+    assert called >= {"certify", "count_worlds", "poison", "poison_together", "clean"}
+    assert called >= {"clean_with_truth", "cleaning_curve", "read_csv", "from_codes"}
     assert called >= {"Binner", "CertifiedNB"}
     monkeypatch.chdir(example)
     scope: dict = {}
@@ -135,13 +135,13 @@ def test_from_codes_takes_domain_sizes_and_names_text_labels():
 
 
 def test_clean_offline_takes_paths(example):
-    """clean_offline took no path for truth, and one for train only with bins."""
+    """clean_with_truth took no path for truth, and one for train only with bins."""
     import nbcert
 
     paths = [str(example / f) for f in ("train.csv", "truth.csv", "test.csv")]
     frames = [nbcert.read_csv(p) for p in paths]
-    a = nbcert.clean_offline(*paths, "diagnosis", id="id", method="greedy")
-    b = nbcert.clean_offline(*frames, "diagnosis", id="id", method="greedy")
+    a = nbcert.clean_with_truth(*paths, "diagnosis", id="id", method="greedy")
+    b = nbcert.clean_with_truth(*frames, "diagnosis", id="id", method="greedy")
     assert [p.num_cells for p in a.points] == [p.num_cells for p in b.points]
 
 

@@ -1,4 +1,4 @@
-"""The DataFrame-level API: certify, count_worlds, poison, poison_many, clean, clean_offline.
+"""The DataFrame-level API: certify, count_worlds, poison, poison_together, clean, clean_with_truth.
 
 ``train`` is a pandas DataFrame, a path to a CSV or Parquet file (or a folder of Parquet
 files), or a Dask DataFrame; the answers are the same whichever it is.  Certification
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Literal, Unpack
 import numpy as np
 import pandas as pd
 
-from . import approximate, blanks, decide
+from . import approximate, blanks, decide, deprecation
 from .count import WorldCounts, count_encoded
 from .errors import InputError, ParameterError
 from .inputs import (
@@ -315,7 +315,7 @@ def count_worlds(
     *,
     alpha=0,
     method: Literal["auto", "exact", "batch", "montecarlo", "bounds"] = "auto",
-    n_samples: int = 20_000,
+    n_worlds: int = 20_000,
     confidence: float = 0.95,
     seed=None,
     max_states: int = 2_000_000,
@@ -323,6 +323,7 @@ def count_worlds(
     time_limit: float = 2.0,
     progress=None,
     candidates=None,
+    n_samples: int | None = None,
     **options: Unpack[ReadingOptions],
 ) -> list[WorldCounts]:
     """How many possible worlds predict each label (and how many tie), per test row.
@@ -341,7 +342,7 @@ def count_worlds(
         20000)`` states (decided before building it), then proven bounds where they
         reach ``width`` within ``time_limit``, then Monte-Carlo (a DataWarning says how
         many rows it estimated).
-    n_samples : int, default 20000
+    n_worlds : int, default 20000
         Worlds sampled per test row by ``montecarlo``.
     confidence : float, default 0.95
         Confidence level of the montecarlo intervals, strictly between 0 and 1.
@@ -359,6 +360,8 @@ def count_worlds(
     candidates : DataFrame or path, optional
         Candidate repairs, as for ``certify``: each listed cell's candidates are its
         values, and the worlds counted are theirs (every method).
+    n_samples : int, optional
+        Deprecated name of ``n_worlds`` (a FutureWarning), removed in the next release.
 
     Returns
     -------
@@ -381,6 +384,9 @@ def count_worlds(
     >>> [(c.counts, c.ties, c.total) for c in counts]
     [({'a': 3, 'b': 1}, 0, 4), ({'a': 0, 'b': 4}, 0, 4)]
     """
+    if n_samples is not None:
+        deprecation.warn("count_worlds(n_samples=...)", "n_worlds=...")
+        n_worlds = n_samples
     reading = Reading.of(train, **options)
     table, T, _, _, cand = ask_with(train, test, label, reading, alpha=alpha, candidates=candidates)
     return count_encoded(
@@ -388,7 +394,7 @@ def count_worlds(
         T,
         alpha,
         method=method,
-        n_samples=n_samples,
+        n_samples=n_worlds,
         confidence=confidence,
         seed=seed,
         max_states=max_states,
@@ -505,7 +511,7 @@ def poison(
 
 
 @validated
-def poison_many(
+def poison_together(
     train,
     test: pd.DataFrame,
     label: str,
@@ -514,7 +520,7 @@ def poison_many(
     time_limit: float = 30.0,
     certificate=None,
     **options: Unpack[ReadingOptions],
-) -> poisoning.ManyPoisoning:
+) -> poisoning.TogetherPoisoning:
     """Find the fewest cells that make every test row not robust at once.
 
     The cells of the complete table ``train`` to blank so that every test row is non-robust
@@ -534,7 +540,7 @@ def poison_many(
 
     Returns
     -------
-    ManyPoisoning
+    TogetherPoisoning
         The cells, whether they are proven optimal, a proven lower bound, and whether the
         time limit cut the search short (``time_limited``: the answer then depends on the
         machine's speed).
@@ -550,7 +556,7 @@ def poison_many(
     ... })
     >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
     >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
-    >>> found = nbcert.poison_many(truth, test, "y", method="exact")
+    >>> found = nbcert.poison_together(truth, test, "y", method="exact")
     >>> found.cells, found.optimal
     (((0, 'color'), (3, 'color'), (4, 'color')), True)
     """
@@ -564,7 +570,7 @@ def poison_many(
     )
     require_complete(table, reading)
     result = poisoning.poison_many_encoded(table, T, method=method, time_limit=time_limit)
-    _limit_warnings(("poison_many", "poison --together"), result, time_limit)
+    _limit_warnings(("poison_together", "poison --together"), result, time_limit)
     if written is not None:
         from . import certificate as cert
 
@@ -705,7 +711,7 @@ def clean(
 
 
 @validated
-def clean_offline(
+def clean_with_truth(
     train: pd.DataFrame,
     truth: pd.DataFrame,
     test: pd.DataFrame,
@@ -792,7 +798,7 @@ def clean_offline(
     ... })
     >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
     >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
-    >>> report = nbcert.clean_offline(train, truth, test, "y")
+    >>> report = nbcert.clean_with_truth(train, truth, test, "y")
     >>> [p.cells for p in report.points]
     [((3, 'color'),), ()]
     >>> report.together.cells, report.together.optimal
@@ -831,7 +837,7 @@ def clean_offline(
             )
     except cleaning.TooManyBranches as e:
         raise InputError(_too_many_branches(e, tab, alpha, reading)) from None
-    _limit_warnings(("clean_offline", "clean --truth"), found.together, time_limit, node_limit)
+    _limit_warnings(("clean_with_truth", "clean --truth"), found.together, time_limit, node_limit)
     if written is not None:
         from . import certificate as cert
 
@@ -960,7 +966,7 @@ def cleaning_curve(
     Parameters
     ----------
     train, truth, test, label, alpha, prior, batch, candidates, **options
-        As for ``clean_offline`` (the truth is read for the missing cells only).
+        As for ``clean_with_truth`` (the truth is read for the missing cells only).
     labels : array-like, optional
         The test rows' true labels: the curve then gives the accuracy of the Naive Bayes
         classifier trained on the table as it stands (cleaned cells at their truth).
@@ -1121,14 +1127,20 @@ def read_csv(
     return files.read_csv(path, missing, name, **checked)
 
 
+# the names before the glossary's, for one release (FutureWarning; not in __all__)
+poison_many = deprecation.renamed(poison_together, "nbcert.poison_many", "nbcert.poison_together")
+clean_offline = deprecation.renamed(
+    clean_with_truth, "nbcert.clean_offline", "nbcert.clean_with_truth"
+)
+
 __all__ = [
     "read_csv",
     "certify",
     "count_worlds",
     "poison",
-    "poison_many",
+    "poison_together",
     "clean",
-    "clean_offline",
+    "clean_with_truth",
     "cleaning_curve",
     "NO_CANDIDATES_TO_POISON",
     "EncodedTable",

@@ -17,7 +17,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from . import blanks
+from . import blanks, deprecation
 from .blanks import BLANK
 from .count import count_encoded
 from .decide import certify_index, possible_index
@@ -138,6 +138,8 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
     feature_names_in_ : ndarray of str, shape (n_features,)
         The feature names seen in ``fit``; only when X was a DataFrame with string column
         names.
+    index_ : ndarray of int64
+        Deprecated name of ``stats_.counts`` (a FutureWarning), removed in the next release.
 
     Examples
     --------
@@ -192,7 +194,6 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
 
         Examples
         --------
-        >>> import numpy as np
         >>> import nbcert
         >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
         ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
@@ -211,12 +212,18 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
             label += "_"
         self.encoded_ = encode(Xf.assign(**{label: labels}), label, name="X")
         self.stats_ = from_table(self.encoded_)
-        self.index_ = self.stats_.counts
         self.classes_ = pd.Index(self.encoded_.labels).to_numpy()
         self.n_features_in_ = self.encoded_.d
         if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
             self.feature_names_in_ = np.array(X.columns, dtype=object)
         return self
+
+    @property
+    def index_(self) -> np.ndarray:
+        """Deprecated: ``stats_.counts`` (the statistics' counts), removed in the next release."""
+        check_is_fitted(self, "stats_")
+        deprecation.warn("CertifiedNB.index_", "CertifiedNB.stats_.counts")
+        return self.stats_.counts
 
     def _codes(self, X):
         check_is_fitted(self, "encoded_")
@@ -237,7 +244,7 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         (m, d), the test codes); a blank test cell's feature is left out (its factor 1).
         """
         T = self._codes(X)
-        enc, idx = self.encoded_, self.index_
+        enc, idx = self.encoded_, self.stats_.counts
         C = np.where((T >= 0)[:, None, :], idx[:, enc.global_codes(T)].transpose(1, 0, 2), 0)
         observed = enc.label_sizes[:, None] - idx[:, enc.missing_codes]  # (m, d)
         factors = observed_factors(C, observed, enc.delta, self.alpha_)
@@ -266,7 +273,6 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
 
         Examples
         --------
-        >>> import numpy as np
         >>> import nbcert
         >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
         ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
@@ -296,7 +302,6 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
 
         Examples
         --------
-        >>> import numpy as np
         >>> import nbcert
         >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
         ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
@@ -327,7 +332,6 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
 
         Examples
         --------
-        >>> import numpy as np
         >>> import nbcert
         >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
         ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
@@ -354,7 +358,6 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
 
         Examples
         --------
-        >>> import numpy as np
         >>> import nbcert
         >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
         ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
@@ -385,7 +388,6 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
 
         Examples
         --------
-        >>> import numpy as np
         >>> import nbcert
         >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
         ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
@@ -413,10 +415,11 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         X,
         *,
         method="auto",
-        n_samples=20_000,
+        n_worlds=20_000,
         confidence=0.95,
         seed=None,
         max_states=2_000_000,
+        n_samples=None,
     ):
         """Worlds per predicted label for each row of X; see ``nbcert.count_worlds``.
 
@@ -424,8 +427,10 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         ----------
         X : array-like or DataFrame of shape (n_rows, n_features)
             Test rows; a blank (NaN) cell leaves its feature out of the row's product.
-        method, n_samples, confidence, seed, max_states
+        method, n_worlds, confidence, seed, max_states
             As for ``nbcert.count_worlds``.
+        n_samples : int, optional
+            Deprecated name of ``n_worlds`` (a FutureWarning), removed in the next release.
 
         Returns
         -------
@@ -434,7 +439,6 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
 
         Examples
         --------
-        >>> import numpy as np
         >>> import nbcert
         >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
         ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
@@ -443,10 +447,13 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         >>> [c.counts for c in model.count_worlds([["red", "S"], ["blue", "L"]])]
         [{'a': 3, 'b': 1}, {'a': 0, 'b': 4}]
         """
+        if n_samples is not None:
+            deprecation.warn("CertifiedNB.count_worlds(n_samples=...)", "n_worlds=...")
+            n_worlds = n_samples
         validate(
             "count_worlds",
             method=method,
-            n_samples=n_samples,
+            n_worlds=n_worlds,
             confidence=confidence,
             seed=seed,
             max_states=max_states,
@@ -457,7 +464,7 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
             T,
             self.alpha_,
             method=method,
-            n_samples=n_samples,
+            n_samples=n_worlds,
             confidence=confidence,
             seed=seed,
             max_states=max_states,

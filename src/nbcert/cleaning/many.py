@@ -67,7 +67,7 @@ class TogetherCleaning(ManyPoints):
     ... })
     >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
     >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
-    >>> together = nbcert.clean_offline(train, truth, test, "y").together
+    >>> together = nbcert.clean_with_truth(train, truth, test, "y").together
     >>> together.cells, together.num_rows, together.excluded, together.certified
     (((3, 'color'),), 1, (), 2)
     """

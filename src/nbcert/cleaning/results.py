@@ -14,7 +14,7 @@ import numpy as np
 
 from ..milp import CellAnswer
 from ..reading.encoding import EncodedTable
-from ..stats import count_index
+from ..stats import tally
 from .many import TogetherCleaning, clean_many
 from .policy import policy_path, scores
 from .single import offline_minimum
@@ -40,7 +40,7 @@ class PointCleaning(CellAnswer):
     ... })
     >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
     >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
-    >>> first = nbcert.clean_offline(train, truth, test, "y").points[0]
+    >>> first = nbcert.clean_with_truth(train, truth, test, "y").points[0]
     >>> first.cells, first.num_cells, first.label
     (((3, 'color'),), 1, 'a')
     """
@@ -66,7 +66,7 @@ class CleaningReport:
     ... })
     >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
     >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
-    >>> report = nbcert.clean_offline(train, truth, test, "y")
+    >>> report = nbcert.clean_with_truth(train, truth, test, "y")
     >>> report.path, report.path_certifies
     (((3, 'color'),), True)
     """
@@ -184,7 +184,7 @@ def report_candidates(
 def dirty_state(enc: EncodedTable) -> tuple:
     """(obs, M, N) of a dirty table, as the policy takes them: observed cells per (label,
     column, local value), missing cells per (label, column) and rows per label."""
-    index = count_index(enc)
+    index = tally(enc)
     return _observed(enc, index), index[:, enc.missing_codes], enc.label_sizes
 
 
