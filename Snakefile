@@ -24,6 +24,7 @@ wildcard_constraints:
     rate=r"[0-9.]+",
     k=r"\d+",
     run=r"(streamed_)?n\d+",
+    space=r"[A-Za-z0-9_-]+/[A-Za-z0-9_-]+",
 
 
 include: "workflow/rules/fetch.smk"
@@ -36,6 +37,7 @@ include: "workflow/rules/poisoning_many.smk"
 include: "workflow/rules/counting_study.smk"
 include: "workflow/rules/scaling.smk"
 include: "workflow/rules/cleaning.smk"
+include: "workflow/rules/cpclean.smk"
 include: "workflow/rules/report.smk"
 
 

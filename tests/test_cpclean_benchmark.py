@@ -1,12 +1,10 @@
-"""CPClean's side of the benchmark (``workflow_pending/cpclean_benchmark.py``): its
+"""CPClean's side of the benchmark (``workflow/scripts/studies/cpclean/knn.py``): its
 certain-prediction check (Q1, min-max) against enumeration of its candidate worlds for
 KNN, its KNN against scikit-learn's, and its numbers on the shipped spaces where present."""
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-import sys
 import tempfile
 from pathlib import Path
 
@@ -15,22 +13,10 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from studies.cpclean import knn as cb
 
 ROOT = Path(__file__).resolve().parents[1]
 SPACES = ROOT / "../shared/datasets/cpclean"
-
-
-def _module():
-    spec = importlib.util.spec_from_file_location(
-        "cpclean_benchmark", ROOT / "workflow_pending" / "cpclean_benchmark.py"
-    )
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
-
-
-cb = _module()
 
 
 def _space(tmp_path: Path, seed: int, n: int = 6, repairs: int = 3) -> Path:

@@ -119,6 +119,7 @@ def test_beyond_the_paper_is_reported(run):
         ("poisoning_many", "### Poisoning many test points at once"),
         ("counting", "### Counting in practice"),
         ("scaling", "### Scaling"),
+        ("cpclean", "### CPClean's benchmarks"),
     ):
         assert heading in report and f"figures/{study}.png" in report
         assert (run / f"results/figures/{study}.png").stat().st_size > 1000
@@ -128,6 +129,24 @@ def test_beyond_the_paper_is_reported(run):
         index=["dataset", "k"], columns="method", values="cells"
     )
     assert (solved.exact <= solved.greedy).all()  # the exact program never returns more than greedy
+
+
+def test_cpclean_study_puts_nbcert_beside_cpclean(run):
+    summary = pd.read_csv(run / "results/runs/cpclean/BabyProduct/real/summary.csv")
+    nb = summary[summary.system == "nbcert"].set_index("worlds")
+    assert set(summary.system) == {"nbcert", "CPClean"} and set(nb.index) == {
+        "domains",
+        "candidates",
+    }
+    assert (summary.validation_rows == 100).all()
+    # every cell cleaned certifies every row some cleaning can certify, at most all dirty cells
+    assert (nb.cells_cleaned <= nb.dirty_cells).all() and (nb.lower_bound <= nb.cells_cleaned).all()
+    curve = pd.read_csv(run / "results/runs/cpclean/BabyProduct/real/curve.csv")
+    for (_, _), c in curve.groupby(["order", "candidates"]):
+        assert c.rows.is_monotonic_increasing and c.certain.iloc[0] <= c.certain.iloc[-1]
+    first = curve.groupby(["order", "candidates"]).accuracy.first()
+    assert first.nunique() == 1  # every curve starts from the default repair
+    assert first.iloc[0] == nb.loc["domains", "accuracy_default"]
 
 
 def test_decision_tables_are_consistent(run):

@@ -49,7 +49,13 @@ DATASETS = list(S.datasets)
 REPS = list(range(S.repetitions))
 RATES = [f"{r:g}" for r in S.missing_rates]
 K_MAX = max(S.k_values)
-BEYOND = ["poisoning_many", "counting", "scaling", "cleaning"]  # the studies beyond the paper
+BEYOND = [
+    "poisoning_many",
+    "counting",
+    "scaling",
+    "cleaning",
+    "cpclean",
+]  # studies beyond the paper
 
 # The files of a repetition, and the run tables made from them.
 TRAIN = "data/splits/{ds}/rep{rep}/train.csv"
@@ -63,6 +69,12 @@ SCALING_RUN = "results/runs/scaling/{run}.csv"  # run: n{n} in memory, streamed_
 SCALING_RUNS = [f"n{n}" for n in B.scaling.n_values] + [
     f"streamed_n{n}" for n in B.scaling.stream_n_values
 ]
+CPCLEAN_SPACE = "data/cpclean/{space}"  # space: <data set>/<missingness>, e.g. BabyProduct/real
+CPCLEAN_SUMMARY = "results/runs/cpclean/{space}/summary.csv"
+CPCLEAN_CURVE = "results/runs/cpclean/{space}/curve.csv"
+SPACES = list(B.cpclean.spaces)
+# the list of CPClean's files and their sha256, relative to the checkout unless absolute
+CPCLEAN_CHECKSUMS = os.path.join(workflow.basedir, B.cpclean.checksums)
 
 
 def ks_for(rate):
@@ -216,6 +228,15 @@ def fetch_options(wildcards, input):
     )
 
 
+def cpclean_fetch_options(wildcards, input):
+    """Where CPClean's files are looked for first, and what to do when a space cannot be
+    obtained (as ``fetch_options``: not a param whose change fetches a space again)."""
+    mirror = mirror_folder(S.data_mirror)
+    return canonical(
+        {"mirror": str(mirror) if mirror else None, "on_unavailable": S.on_unavailable}
+    )
+
+
 def fetch_status(ds):
     with open(f"{checkpoints.fetch.get(ds=ds).output[0]}/status.json") as f:
         return json.load(f)
@@ -289,9 +310,12 @@ def report_inputs(part):
                 counting=obtained("results/tables/counting_{ds}.csv")(wildcards),
                 scaling="results/tables/scaling.csv",
                 cleaning=obtained("results/tables/cleaning_{ds}.csv")(wildcards),
+                cpclean=expand(CPCLEAN_SUMMARY, space=SPACES),
                 beyond_figures=STUDY_FIGURES,
                 timings=timings(PAPER_JOBS + BEYOND_JOBS, PAPER_ONCE + BEYOND_ONCE)
-                + expand(rules.scaling_run.log.benchmark, run=SCALING_RUNS),
+                + expand(rules.scaling_run.log.benchmark, run=SCALING_RUNS)
+                + expand(rules.cpclean_fetch.log.benchmark, space=SPACES)
+                + expand(rules.cpclean_study.log.benchmark, space=SPACES),
             )
         return files
 
@@ -354,6 +378,7 @@ def beyond_files():
         + expand(SCALING_RUN, run=SCALING_RUNS)
         + expand("results/tables/{table}_{ds}.csv", table=["counting", "cleaning"], ds=ds)
         + ["results/tables/poisoning_many.csv", "results/tables/scaling.csv"]
+        + expand([CPCLEAN_SPACE, CPCLEAN_SUMMARY, CPCLEAN_CURVE], space=SPACES)
         + STUDY_FIGURES
         + [f.replace(".png", ".pdf") for f in STUDY_FIGURES]
     )

@@ -27,6 +27,7 @@ from common.timing import section as timing_section
 from common.timing import stage_times
 from studies.cleaning.report import cleaning as cleaning_section
 from studies.counting.report import counting as counting_section
+from studies.cpclean.report import cpclean as cpclean_section
 from studies.poisoning_many.report import poisoning_many as poisoning_many_section
 from studies.scaling.report import scaling as scaling_section
 
@@ -434,6 +435,7 @@ class ReportInputs:
     counting: pd.DataFrame | None = None
     scaling: pd.DataFrame | None = None
     cleaning: pd.DataFrame | None = None
+    cpclean: pd.DataFrame | None = None
     beyond_figures: dict | None = None  # section -> figure path
     stale: list = ()  # tables of data sets not in this run's config
 
@@ -479,6 +481,7 @@ def _beyond(r: ReportInputs) -> list:
         ("counting", counting_section(r.counting)),
         ("scaling", scaling_section(r.scaling)),
         ("cleaning", cleaning_section(r.cleaning)),
+        ("cpclean", cpclean_section(r.cpclean)),
     ):
         lines += [section.strip(), ""] + _figure(r.beyond_figures[name])
     return lines
@@ -495,6 +498,7 @@ def beyond(i) -> dict:
         counting=load_counting(i.counting),
         scaling=read_table(i.scaling, "scaling_run"),
         cleaning=read_tables(i.cleaning, "cleaning"),
+        cpclean=read_tables(i.cpclean, "cpclean"),
         beyond_figures={Path(f).stem: f for f in i.beyond_figures},
     )
 

@@ -307,7 +307,7 @@ def _test_key(res, p: int):
     return key if "id" in key else key["test_index"]
 
 
-def _together_text(res: Cleaned) -> list:
+def _cleaned_together_text(res: Cleaned) -> list:
     """The lines about all rows together: the cells and their rows, the claim, the rows set
     aside and the target."""
     tg = res.report.together
@@ -360,7 +360,7 @@ def _cleaned_text(res: Cleaned) -> str:
         [
             keyed(res, ["num_cells", "label", "cells (row:column)"], rows, right={0}),
             "",
-            *_together_text(res),
+            *_cleaned_together_text(res),
             path,
         ]
     )

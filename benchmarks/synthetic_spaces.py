@@ -17,7 +17,7 @@ imputer), as CPClean's ``data/data-reproduce/<dataset>/<mv_type>`` folders.
   and 75-grid, and four noisy model imputers: 4 to 10 candidates a cell.
 
 Labels follow a logistic model of the true features.  Run as a script:
-``python workflow_pending/synthetic_spaces.py OUT_DIR`` writes ``OUT_DIR/Catalog/synthetic``
+``python -m benchmarks.synthetic_spaces OUT_DIR`` writes ``OUT_DIR/Catalog/synthetic``
 and ``OUT_DIR/Sensors/synthetic``.
 """
 

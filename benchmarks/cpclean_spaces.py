@@ -1,6 +1,6 @@
 """Time and peak memory of nbcert's commands on spaces in CPClean's layout.
 
-``python workflow_pending/measure_spaces.py OUT.md SPACE_DIR [SPACE_DIR ...]`` runs, on each
+``python -m benchmarks.cpclean_spaces OUT.md SPACE_DIR [SPACE_DIR ...]`` runs, on each
 space (its first 1000 validation rows, ``--bins 5``), certify, count and ``clean --truth``
 (alpha 0 and 1, default and ``--method exact``), without and with CPClean's repairs as
 candidates, each three times in a process of its own whose address space is capped at

@@ -31,7 +31,7 @@ table: together the full table's rows).  Distances are computed one validation r
 time, as its ``compute_distances``; similarity is 1 / (1 + distance); ties keep the
 training order (stable sort), as its code.
 
-Run as a script: ``python workflow_pending/cpclean_benchmark.py SPACE_DIR [SPACE_DIR ...]``
+Run as a script: ``python workflow/scripts/studies/cpclean/knn.py SPACE_DIR [SPACE_DIR ...]``
 prints one JSON object per space.
 """
 
