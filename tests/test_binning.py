@@ -195,7 +195,7 @@ def test_bins_refuse_streaming_and_check_before_reading(tmp_path):
 def test_clean_offline_bins_the_truth_at_the_training_edges():
     truth = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], "y": list("ppqqqq")})
     dirty = truth.assign(x=[1.0, None, 3.0, None, 5.0, 6.0])
-    report = nbcert.clean_offline(
+    report = nbcert.clean_with_truth(
         dirty, truth, pd.DataFrame({"x": [1.5]}), "y", bins=2, binning="uniform"
     )
     assert report.points[0].num_cells is not None
@@ -313,6 +313,6 @@ def test_breast_cancer_without_bins_warns_and_with_bins_answers(breast_cancer):
         binned = nbcert.certify(train, test, "diagnosis", bins=5)
     assert binned["robust"].sum() >= 5
     counts = nbcert.count_worlds(
-        train, test.iloc[:3], "diagnosis", bins=5, method="montecarlo", n_samples=200, seed=0
+        train, test.iloc[:3], "diagnosis", bins=5, method="montecarlo", n_worlds=200, seed=0
     )
     assert all(c.tie_fraction < 0.5 for c in counts)

@@ -108,13 +108,15 @@ def test_op_poisons_on_the_observed_features(inst):
     )
 )
 def test_poisoning_rows_together_leaves_blank_features_out(inst):
-    """Every claim of poison_many (cells that work, a proven bound, optimal, impossible) is
+    """Every claim of poison_together (cells that work, a proven bound, optimal, impossible) is
     true on the rows with their blank features left out; these tables are small enough
     that the exact method proves the optimum."""
     best = brute_min_poison_together(inst.train, inst.label, rows(inst))
     event(f"together {'none' if best is None else min(best, 3)}+ cells")
     for method in ("exact", "greedy"):
-        res = nbcert.poison_many(inst.train, inst.test, inst.label, method=method, time_limit=60)
+        res = nbcert.poison_together(
+            inst.train, inst.test, inst.label, method=method, time_limit=60
+        )
         if res.lower_bound is not None and best is not None:
             assert res.lower_bound <= best, (method, res, best)
         if not res.possible:
@@ -145,7 +147,7 @@ def test_cleaning_with_the_truth_leaves_blank_features_out(inst, alpha):
     and the policy's path certifies what it claims."""
     everyone = rows(inst)
     for method in ("exact", "greedy") if alpha == 0 else ("greedy",):
-        rep = nbcert.clean_offline(
+        rep = nbcert.clean_with_truth(
             inst.dirty, inst.truth, inst.test, inst.label, alpha=alpha, method=method
         )
         for row, point in zip(everyone, rep.points):

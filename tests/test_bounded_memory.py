@@ -57,7 +57,7 @@ def test_column_end_states_are_counted_before_they_are_listed():
     (the limit is 4,096); the search refuses before listing one of them."""
     dirty, truth, test = _many_new_values(18)
     assert not nbcert.certify(dirty, test, "y", alpha=1).robust.iloc[0]
-    got, mb = _peak(lambda: nbcert.clean_offline(dirty, truth, test, "y", alpha=1))
+    got, mb = _peak(lambda: nbcert.clean_with_truth(dirty, truth, test, "y", alpha=1))
     assert isinstance(got, nbcert.InputError) and "4,096 column domain outcomes" in str(got)
     assert "'brand' (18)" in str(got) and "alpha 0" in str(got)
     assert mb < 20, f"{mb:.0f} MB traced"
@@ -68,7 +68,7 @@ def test_a_column_with_few_new_values_is_still_searched_exactly():
     from brute import brute_min_clean
 
     dirty, truth, test = _many_new_values(3)
-    (pt,) = nbcert.clean_offline(dirty, truth, test, "y", alpha=1).points
+    (pt,) = nbcert.clean_with_truth(dirty, truth, test, "y", alpha=1).points
     want = brute_min_clean(dirty, truth, "y", [{"brand": "a", "size": "s"}], 1)
     assert pt.num_cells == want
 
@@ -137,7 +137,7 @@ def test_the_exact_program_is_given_up_at_its_size_limit(monkeypatch):
     monkeypatch.setattr(program, "ONE_HOT_MAX_COLUMNS", 3)
     monkeypatch.setattr("nbcert.cleaning.many.small", lambda *a: False)  # no enumeration
     with pytest.warns(nbcert.DataWarning, match="size limit"):
-        tg = nbcert.clean_offline(dirty, truth, test, "y", method="exact").together
+        tg = nbcert.clean_with_truth(dirty, truth, test, "y", method="exact").together
     assert tg.memory_limited and tg.possible and tg.lower_bound <= tg.num_cells
 
 

@@ -259,7 +259,7 @@ def test_montecarlo_samples_the_candidate_worlds():
     test = pd.DataFrame({"f": ["a"], "g": ["x"]})
     (exact,) = nbcert.count_worlds(train, test, "y", method="exact", candidates=cands)
     (mc,) = nbcert.count_worlds(
-        train, test, "y", method="montecarlo", n_samples=200_000, seed=1, candidates=cands
+        train, test, "y", method="montecarlo", n_worlds=200_000, seed=1, candidates=cands
     )
     for lab, c in exact.counts.items():
         lo, hi = mc.intervals[lab]
@@ -287,7 +287,7 @@ def _frame(cands: dict) -> pd.DataFrame:
 @given(dirty_with_candidates(max_rows=6, max_missing=5, max_tests=3, min_labels=2))
 def test_cleaning_minimum_with_candidates_matches_enumeration(case):
     inst, cands = case
-    rep = nbcert.clean_offline(
+    rep = nbcert.clean_with_truth(
         inst.dirty, inst.truth, inst.test, inst.label, method="greedy", candidates=_frame(cands)
     )
     rows = inst.test_rows()
@@ -318,7 +318,7 @@ def test_cleaning_together_with_candidates_claims_are_true(case, method, target)
     """A proven bound never exceeds the optimum (enumerated), "optimal" is it, and the
     exact method proves the optimum of these small tables."""
     inst, cands = case
-    tg = nbcert.clean_offline(
+    tg = nbcert.clean_with_truth(
         inst.dirty,
         inst.truth,
         inst.test,
@@ -342,7 +342,7 @@ def test_cleaning_together_with_candidates_claims_are_true(case, method, target)
 def test_cleaning_with_candidates_needs_alpha_zero():
     dirty = pd.DataFrame({"f": ["a", None], "y": ["p", "q"]})
     with pytest.raises(nbcert.ParameterError, match="^candidates: cleaning with candidate"):
-        nbcert.clean_offline(
+        nbcert.clean_with_truth(
             dirty,
             dirty.fillna("b"),
             TEST[["f"]],

@@ -238,7 +238,7 @@ def test_every_tampering_is_rejected(tmp_path_factory, data, alpha):
     nbcert.poison(
         paths["truth"], paths["test"], inst.label, alpha=alpha, certificate=certs["poison"]
     )
-    nbcert.clean_offline(
+    nbcert.clean_with_truth(
         paths["train"],
         paths["truth"],
         paths["test"],
@@ -248,7 +248,9 @@ def test_every_tampering_is_rejected(tmp_path_factory, data, alpha):
     )
     if alpha == 0:
         certs["together"] = folder / "together.json"
-        nbcert.poison_many(paths["truth"], paths["test"], inst.label, certificate=certs["together"])
+        nbcert.poison_together(
+            paths["truth"], paths["test"], inst.label, certificate=certs["together"]
+        )
     for name, cert in certs.items():
         holds(cert)
         _expect_rejected(folder, cert, labels, dirty if name in ("certify", "clean") else truth)
@@ -377,8 +379,8 @@ def honest(tmp_path_factory) -> dict:
     out = {k: folder / f"{k}.json" for k in ("certify", "poison", "together", "clean")}
     nbcert.certify(t, tt, "y", certificate=out["certify"])
     nbcert.poison(tr, tt, "y", certificate=out["poison"])
-    nbcert.poison_many(tr, tt, "y", certificate=out["together"])
-    nbcert.clean_offline(t, tr, tt, "y", certificate=out["clean"])
+    nbcert.poison_together(tr, tt, "y", certificate=out["together"])
+    nbcert.clean_with_truth(t, tr, tt, "y", certificate=out["clean"])
     return {k: json.loads(p.read_text()) for k, p in out.items()} | {"folder": folder}
 
 

@@ -143,14 +143,14 @@ def test_every_certificate_holds(tmp_path_factory, data, alpha):
     certs = [folder / f"{q}.json" for q in ("certify", "poison", "clean", "together")]
     _certify(paths, inst, alpha, certs[0])
     _poison(paths, inst, alpha, certs[1])
-    report = nbcert.clean_offline(
+    report = nbcert.clean_with_truth(
         paths["train"], paths["truth"], paths["test"], inst.label, alpha=alpha, certificate=certs[2]
     )
     for pt, i in zip(report.points, range(len(inst.test))):
         want = brute_min_clean(inst.train, inst.truth, inst.label, [inst.test_rows()[i]], alpha)
         assert pt.num_cells == want
     if alpha == 0:
-        nbcert.poison_many(paths["truth"], paths["test"], inst.label, certificate=certs[3])
+        nbcert.poison_together(paths["truth"], paths["test"], inst.label, certificate=certs[3])
     else:
         certs.pop()
     for c in certs:

@@ -303,12 +303,12 @@ def test_missing_tokens_equal_nan(method):
 def test_iterate_scan_is_blocksize_free(monkeypatch, rows):
     """Iterate's per-point counts (a bounded block of rows at a time) are the index's."""
     from nbcert import decide as decision
-    from nbcert.stats import count_index
+    from nbcert.stats import tally
 
     monkeypatch.setattr(decision, "ROWS_PER_SCAN", rows)
     for seed in range(3):
         enc, T = random_encoded(seed)
-        counts = count_index(enc)
+        counts = tally(enc)
         for t, g in zip(T, enc.global_codes(T)):
             E, M = decision.scan_counts(enc, g, t >= 0)
             assert np.array_equal(E, np.where(t >= 0, counts[:, g], 0))

@@ -62,7 +62,7 @@ def test_a_rival_with_no_column_left_has_no_floor_to_index():
         {"y": list("pqrsr"), "f0": list("aaabc"), "f1": list("babbc")}, dtype=object
     )
     test = pd.DataFrame({"f0": ["b"], "f1": ["a"]}, dtype=object)
-    (pt,) = nbcert.clean_offline(dirty, truth, test, "y", alpha=1, method="greedy").points
+    (pt,) = nbcert.clean_with_truth(dirty, truth, test, "y", alpha=1, method="greedy").points
     assert pt.num_cells == brute_min_clean(dirty, truth, "y", [{"f0": "b", "f1": "a"}], 1)
     assert list(rival_floor([], [], Fraction(1), np.array([0.5, -0.5]), 1e-12)) == [0, math.inf]
 
@@ -74,7 +74,7 @@ def test_a_rival_with_no_column_left_has_no_floor_to_index():
 )
 def test_offline_minimum_matches_exhaustive_search(inst, alpha):
     _events(inst, alpha)
-    rep = nbcert.clean_offline(
+    rep = nbcert.clean_with_truth(
         inst.dirty, inst.truth, inst.test, inst.label, alpha=alpha, method="greedy"
     )
     blanks = set(missing_cells(inst.dirty, inst.label))
@@ -113,7 +113,7 @@ def test_many_points_claims_are_true(inst, alpha):
     rows = [r for r, a in zip(every, alone) if a is not None]
     best = brute_min_clean(inst.dirty, inst.truth, inst.label, rows, alpha)
     for method in ("exact", "greedy") if alpha == 0 else ("greedy",):
-        tg = nbcert.clean_offline(
+        tg = nbcert.clean_with_truth(
             inst.dirty, inst.truth, inst.test, inst.label, alpha=alpha, method=method
         ).together
         assert list(tg.excluded) == [p for p, a in enumerate(alone) if a is None]
@@ -146,7 +146,7 @@ def test_rows_no_cleaning_certifies_are_set_aside():
     truth = dirty.assign(f=["a", "a", "b", "b"])
     test = pd.DataFrame({"f": ["a", "z", "b"]})
     rows = test.to_dict("records")
-    tg = nbcert.clean_offline(dirty, truth, test, "y", method="exact").together
+    tg = nbcert.clean_with_truth(dirty, truth, test, "y", method="exact").together
     assert tg.excluded == (1,) and tg.possible and tg.target == tg.certified == 2
     want = brute_min_clean(dirty, truth, "y", [rows[0], rows[2]])
     assert tg.num_cells == want == tg.lower_bound and tg.optimal and want > 0
@@ -169,7 +169,7 @@ def test_a_target_share_and_a_budget_are_what_they_claim(inst, target, budget, a
     is below the fewest cells that certify that many; "optimal" is the enumerated minimum;
     a budget is never passed."""
     rows = inst.test_rows()
-    tg = nbcert.clean_offline(
+    tg = nbcert.clean_with_truth(
         inst.dirty, inst.truth, inst.test, inst.label, alpha=alpha, target=target, budget=budget
     ).together
     alone = [brute_min_clean(inst.dirty, inst.truth, inst.label, [r], alpha) for r in rows]
@@ -208,7 +208,7 @@ def test_exact_program_proves_an_optimum_above_every_single_point_minimum():
     )
     truth = dirty.assign(f0=["b", "a", "a", "a", "b", "a"], f1=["a", "b", "a", "a", "b", "b"])
     test = pd.DataFrame({"f0": ["a", "b"], "f1": ["a", "b"]})
-    rep = nbcert.clean_offline(dirty, truth, test, "y", method="exact")
+    rep = nbcert.clean_with_truth(dirty, truth, test, "y", method="exact")
     assert [p.num_cells for p in rep.points] == [1, 1]
     want = brute_min_clean(dirty, truth, "y", [dict(r) for _, r in test.iterrows()])
     assert rep.together.optimal and rep.together.method == "exact"
@@ -270,7 +270,7 @@ def test_partial_cleaning_certifies_where_the_full_table_ties():
     truth = dirty.assign(g=["a", "b", "a", "a"])
     test = pd.DataFrame({"f": ["x"], "g": ["a"]})
     assert not nbcert.certify(truth, test, "y").robust.iloc[0]
-    rep = nbcert.clean_offline(dirty, truth, test, "y")
+    rep = nbcert.clean_with_truth(dirty, truth, test, "y")
     assert rep.points[0].num_cells == 0 and rep.points[0].label == "p"
 
 
@@ -279,7 +279,7 @@ def test_a_cleaning_that_adds_the_test_value_to_the_domain():
     dirty = pd.DataFrame({"f": ["a", None, "b", "b"], "y": ["p", "p", "q", "q"]})
     truth = dirty.assign(f=["a", "c", "b", "b"])
     test = pd.DataFrame({"f": ["c"]})
-    rep = nbcert.clean_offline(dirty, truth, test, "y")
+    rep = nbcert.clean_with_truth(dirty, truth, test, "y")
     assert rep.points[0].cells == ((1, "f"),) and rep.points[0].label == "p"
 
 
@@ -288,7 +288,7 @@ def test_no_cleaning_helps_is_reported_as_impossible():
     dirty = pd.DataFrame({"f": ["a", None, "a", None], "y": ["p", "p", "q", "q"]})
     truth = dirty.assign(f=["a", "b", "a", "b"])
     test = pd.DataFrame({"f": ["a"]})
-    rep = nbcert.clean_offline(dirty, truth, test, "y")
+    rep = nbcert.clean_with_truth(dirty, truth, test, "y")
     assert rep.points[0].num_cells is None and not rep.points[0].possible
     assert brute_min_clean(dirty, truth, "y", [{"f": "a"}]) is None
     assert rep.together.excluded == (0,) and rep.together.num_cells == 0  # nothing left to do
@@ -337,7 +337,7 @@ def test_policy_ranking_is_the_api_answer_and_starts_the_path():
     T = enc.encode_test(test)
     advice = cleaning.advice(enc, T)
     assert [(a["row"], a["column"]) for a in advice] == list(zip(ranked.row, ranked.column))
-    rep = nbcert.clean_offline(dirty, truth, test, "y")
+    rep = nbcert.clean_with_truth(dirty, truth, test, "y")
     assert rep.path[0] == (int(ranked.row.iloc[0]), ranked.column.iloc[0])
     assert rep.path_certifies
 
@@ -374,7 +374,7 @@ def test_truth_table_errors_name_the_problem(change, words):
     )
     truth = dirty.assign(f=["a", "a", "b", "b"], g=["x", "y", "x", "x"])
     with pytest.raises(nbcert.InputError, match=words):
-        nbcert.clean_offline(dirty, change(truth), pd.DataFrame({"f": ["a"], "g": ["x"]}), "y")
+        nbcert.clean_with_truth(dirty, change(truth), pd.DataFrame({"f": ["a"], "g": ["x"]}), "y")
 
 
 def test_the_truth_is_read_for_the_missing_cells_only():
@@ -385,14 +385,14 @@ def test_the_truth_is_read_for_the_missing_cells_only():
     truth = dirty.assign(f=["a", "a", "b", "a"], g=["x", "x", "y", "x"])  # rows 1, 2 differ
     test = pd.DataFrame({"f": ["a"], "g": ["x"]})
     with pytest.warns(nbcert.DataWarning) as caught:
-        got = nbcert.clean_offline(dirty, truth, test, "y")
+        got = nbcert.clean_with_truth(dirty, truth, test, "y")
     (said,) = [str(w.message) for w in caught if "differ" in str(w.message)]
     assert said == (
         "truth table: 3 observed cells of the training table differ in it (the first: data "
         "row 1, column 'f' is 'a' where the training table has 'b'); the truth is used for "
         "the missing cells only, and the training table's values stand"
     )
-    want = nbcert.clean_offline(dirty, dirty.fillna({"f": "a"}), test, "y")
+    want = nbcert.clean_with_truth(dirty, dirty.fillna({"f": "a"}), test, "y")
     assert got.points == want.points and got.together == want.together
 
 
@@ -407,12 +407,12 @@ def test_a_truth_with_rounded_floats_is_binned_as_the_training_table():
     truth = dirty.assign(w=[round(v, 1) if v > 19 else v for v in w], b=list("xyyxxyxy"))
     test = pd.DataFrame({"w": [19.25], "b": ["x"]})
     with pytest.warns(nbcert.DataWarning, match=r"19\.2140793918919") as caught:
-        got = nbcert.clean_offline(dirty, truth, test, "y", bins=2)
+        got = nbcert.clean_with_truth(dirty, truth, test, "y", bins=2)
     said = next(str(c.message) for c in caught if "differ" in str(c.message))
     assert said.startswith("truth table: 1 observed cell of the training table differs in it")
     assert "column 'w' is 19.2 where the training table has 19.2140793918919" in said
     aligned = dirty.fillna({"b": pd.Series(["y", "x"], index=[1, 4])})
-    assert got.points == nbcert.clean_offline(dirty, aligned, test, "y", bins=2).points
+    assert got.points == nbcert.clean_with_truth(dirty, aligned, test, "y", bins=2).points
 
 
 def test_api_arguments_are_checked():
@@ -422,13 +422,13 @@ def test_api_arguments_are_checked():
     with pytest.raises(nbcert.InputError, match="prior"):
         nbcert.clean(dirty, test, "y", prior="uniform")
     with pytest.raises(nbcert.InputError, match="alpha"):
-        nbcert.clean_offline(dirty, truth, test, "y", alpha=-1)
+        nbcert.clean_with_truth(dirty, truth, test, "y", alpha=-1)
     with pytest.raises(nbcert.InputError, match="alpha = 0"):
-        nbcert.clean_offline(dirty, truth, test, "y", alpha=1, method="exact")
+        nbcert.clean_with_truth(dirty, truth, test, "y", alpha=1, method="exact")
     with pytest.raises(nbcert.InputError, match="truth table: expected a pandas DataFrame"):
-        nbcert.clean_offline(dirty, 42, test, "y")
+        nbcert.clean_with_truth(dirty, 42, test, "y")
     with pytest.raises(nbcert.InputError, match="^absent.csv: no such file"):
-        nbcert.clean_offline(dirty, "absent.csv", test, "y")  # a path is read
+        nbcert.clean_with_truth(dirty, "absent.csv", test, "y")  # a path is read
 
 
 def test_too_many_domain_outcomes_is_a_clear_error():
@@ -441,10 +441,10 @@ def test_too_many_domain_outcomes_is_a_clear_error():
     truth = dirty.fillna("b")
     test = pd.DataFrame({f"f{j}": ["a"] for j in range(d)})
     with pytest.raises(nbcert.InputError, match="column domain outcomes"):
-        nbcert.clean_offline(dirty, truth, test, "y", alpha=1)
+        nbcert.clean_with_truth(dirty, truth, test, "y", alpha=1)
     # with alpha = 0 a new value changes nothing here (t_j is observed with another value): no
     # branching; p and q tie until one of q's blanks (truly 'b') is cleaned, zeroing q's support
-    pt = nbcert.clean_offline(dirty, truth, test, "y", alpha=0).points[0]
+    pt = nbcert.clean_with_truth(dirty, truth, test, "y", alpha=0).points[0]
     assert pt.num_cells == 1 and pt.label == "p" and pt.cells[0][0] == 3
     cleaned = dirty.copy()
     cleaned.loc[3, pt.cells[0][1]] = "b"
@@ -602,7 +602,7 @@ def test_offline_minimum_when_a_rival_has_no_column_to_clean():
         {"y": list("pqrp"), "f0": list("aaab"), "f1": list("aaba"), "f2": list("aaab")}
     )
     test = pd.DataFrame({"f0": ["a", "z"], "f1": ["a", "b"], "f2": ["z", "z"]})
-    rep = nbcert.clean_offline(dirty, truth, test, "y", alpha=1, method="greedy")
+    rep = nbcert.clean_with_truth(dirty, truth, test, "y", alpha=1, method="greedy")
     for (_, row), pt in zip(test.iterrows(), rep.points):
         assert pt.num_cells == brute_min_clean(dirty, truth, "y", [row.to_dict()], 1)
 
@@ -712,7 +712,7 @@ def test_exact_proves_the_optimum_of_a_small_instance(inst):
         r for r in every if brute_min_clean(inst.dirty, inst.truth, inst.label, [r]) is not None
     ]
     best = brute_min_clean(inst.dirty, inst.truth, inst.label, rows)
-    tg = nbcert.clean_offline(
+    tg = nbcert.clean_with_truth(
         inst.dirty, inst.truth, inst.test, inst.label, method="exact", time_limit=60
     ).together
     assert tg.optimal and not tg.time_limited, (tg, best)
@@ -731,7 +731,7 @@ def test_exact_proves_an_optimum_the_program_left_open():
     dirty = pd.DataFrame({"y": ["p", "q", "p", "p", "q"], "f0": [None, None, None, None, "a"]})
     truth = dirty.assign(f0=["b", "b", "b", "b", "a"])
     test = pd.DataFrame({"f0": ["b", "a", "a"]})
-    tg = nbcert.clean_offline(dirty, truth, test, "y", method="exact").together
+    tg = nbcert.clean_with_truth(dirty, truth, test, "y", method="exact").together
     rows = test.to_dict("records")
     assert brute_min_clean(dirty, truth, "y", rows) == 3
     assert (tg.num_cells, tg.optimal, tg.lower_bound) == (3, True, 3)
@@ -751,7 +751,7 @@ def test_exact_on_the_readme_example_is_optimal():
     for r, c in [(3, "f"), (4, "g"), (5, "g"), (6, "f")]:
         dirty.loc[r, c] = None
     test = pd.DataFrame({"f": ["a", "a", "b"], "g": ["x", "y", "x"]})
-    tg = nbcert.clean_offline(dirty, truth, test, "y", method="exact").together
+    tg = nbcert.clean_with_truth(dirty, truth, test, "y", method="exact").together
     assert (tg.num_cells, tg.optimal, tg.lower_bound) == (4, True, 4)
     assert brute_min_clean(dirty, truth, "y", test.to_dict("records")) == 4
 

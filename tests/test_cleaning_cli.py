@@ -300,4 +300,4 @@ def test_the_branching_limit_names_the_way_on(tmp_path, capsys):
     assert rc == 0, err
     assert len(json.loads(out)["results"]) == 3
     with pytest.raises(nbcert.InputError, match=r"bins=N in Python"):
-        nbcert.clean_offline(paths[0], paths[1], paths[2], "y", alpha=1)
+        nbcert.clean_with_truth(paths[0], paths[1], paths[2], "y", alpha=1)

@@ -95,7 +95,7 @@ def test_a_curve_where_no_cleaning_certifies_every_row_at_once():
 
 
 def test_the_policy_curve_is_the_report_s_path():
-    """The policy's curve follows the path ``clean_offline`` reports, cell for cell."""
+    """The policy's curve follows the path ``clean_with_truth`` reports, cell for cell."""
     dirty = pd.DataFrame(
         {
             "f": ["a", "a", None, "b", None, "b", "a", None],
@@ -107,7 +107,7 @@ def test_the_policy_curve_is_the_report_s_path():
         f=["a", "a", "a", "b", "a", "b", "a", "b"], g=["x", "y", "x", "y", "y", "x", "x", "y"]
     )
     test = pd.DataFrame({"f": ["a", "b", "c"], "g": ["y", "x", "x"]})
-    rep = nbcert.clean_offline(dirty, truth, test, "y")
+    rep = nbcert.clean_with_truth(dirty, truth, test, "y")
     curve = nbcert.cleaning_curve(dirty, truth, test, "y")
     assert curve.attrs["cells"] == rep.path and len(rep.path) > 0
     assert curve.certain.iloc[-1] == len(test) - len(rep.together.excluded)

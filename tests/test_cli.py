@@ -352,7 +352,7 @@ def test_count_montecarlo_json(tmp_path, capsys):
         *files(tmp_path),
         "--method",
         "montecarlo",
-        "--samples",
+        "--worlds",
         "400",
         "--seed",
         "1",
@@ -387,7 +387,7 @@ def test_count_text_table(tmp_path, capsys):
         "montecarlo",
         "--seed",
         "0",
-        "--samples",
+        "--worlds",
         "100",
     )
     assert rc == 0 and "montecarlo" in out
@@ -560,7 +560,7 @@ def test_count_exact_too_large_is_one_line(tmp_path, capsys):
     args = files(tmp_path, train, test)
     rc, out, err = run(capsys, "count", *args, "--method", "exact")
     assert_error(rc, out, err, "too large", "montecarlo")
-    [res] = run_json(capsys, "count", *args, "--samples", "100", "--time-limit", "1e-9")
+    [res] = run_json(capsys, "count", *args, "--worlds", "100", "--time-limit", "1e-9")
     assert res["method"] == "montecarlo"  # auto: proven bounds out of time too
 
 
@@ -797,8 +797,8 @@ def test_directory_instead_of_file(tmp_path, capsys):
         ["certify"],
         ["certify", "--train", "a.csv", "--test", "b.csv"],
         ["certify", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--method", "exact"],
-        ["count", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--samples", "0"],
-        ["count", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--samples", "many"],
+        ["count", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--worlds", "0"],
+        ["count", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--worlds", "many"],
         ["certify", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--worlds", "-3"],
         ["poison", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--seed", "x"],
         ["certify", "--train", "a.csv", "--test", "b.csv", "--label", "y", "--bogus"],
@@ -827,7 +827,7 @@ def test_version(capsys):
             ["certify", "-h"],
             ["robust", "possible world", "--alpha", "--method", "--missing", "--json"],
         ),
-        (["count", "-h"], ["possible worlds", "tie", "--samples", "--seed", "montecarlo"]),
+        (["count", "-h"], ["possible worlds", "tie", "--worlds", "--seed", "montecarlo"]),
         (["poison", "-h"], ["fewest", "blank", "robust", "row:column", "--method"]),
     ],
 )
@@ -978,7 +978,7 @@ def test_id_errors(tmp_path, capsys):
     "argv",
     [
         ["certify", "--train", "x.csv"],
-        ["count", "--train", "x.csv", "--test", "y.csv", "--label", "c", "--samples", "0"],
+        ["count", "--train", "x.csv", "--test", "y.csv", "--label", "c", "--worlds", "0"],
         ["bogus"],
         [],
     ],

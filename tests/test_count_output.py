@@ -98,14 +98,14 @@ def test_total_is_an_exact_decimal_string_past_max_total_digits(tmp_path, capsys
     train, test = _huge_total_table()
     expected = "1" + "0" * 100_004
     assert len(expected) > MAX_TOTAL_DIGITS
-    [wc] = nbcert.count_worlds(train, test, "y", method="montecarlo", n_samples=50, seed=0)
+    [wc] = nbcert.count_worlds(train, test, "y", method="montecarlo", n_worlds=50, seed=0)
     assert wc.total is None and wc.total_text == expected
     args = _write(tmp_path, train, test, "y")
-    rc, out, err = _run(capsys, "count", *args, "--method", "montecarlo", "--samples", "50")
+    rc, out, err = _run(capsys, "count", *args, "--method", "montecarlo", "--worlds", "50")
     assert rc == 0, err
     assert out.splitlines()[1].split()[-2:] == ["1.00e+100004", "montecarlo"]
     rc, out, err = _run(
-        capsys, "count", *args, "--method", "montecarlo", "--samples", "50", "--json"
+        capsys, "count", *args, "--method", "montecarlo", "--worlds", "50", "--json"
     )
     assert rc == 0, err
     [res] = json.loads(out)["results"]
@@ -120,7 +120,7 @@ def test_total_text_is_the_total(method):
     train = pd.DataFrame(X, columns=list("abcd"))
     train["y"] = rng.choice(["u", "v"], size=60)
     test = train.drop(columns="y").iloc[:2].fillna("p")
-    for wc in nbcert.count_worlds(train, test, "y", method=method, n_samples=50, seed=0):
+    for wc in nbcert.count_worlds(train, test, "y", method=method, n_worlds=50, seed=0):
         assert int(wc.total_text) == wc.total > 3**10
 
 
@@ -141,12 +141,12 @@ def test_a_count_writes_the_total_only_when_it_is_read(tmp_path, capsys, monkeyp
     shows three of them), JSON writes them in full, and the text table rounds a total
     past TEXT_DIGITS from its log10, marked ~."""
     train, test = _huge_total_table()
-    [wc] = nbcert.count_worlds(train, test, "y", method="montecarlo", n_samples=50, seed=0)
+    [wc] = nbcert.count_worlds(train, test, "y", method="montecarlo", n_worlds=50, seed=0)
     assert "text" not in vars(wc.worlds), "the digits are written only when read"
     assert wc.total_text == "1" + "0" * 100_004 and "text" in vars(wc.worlds)
     args = _write(tmp_path, train, test, "y")
     monkeypatch.setattr(cli_counts, "TEXT_DIGITS", 1000)
-    rc, out, err = _run(capsys, "count", *args, "--method", "montecarlo", "--samples", "50")
+    rc, out, err = _run(capsys, "count", *args, "--method", "montecarlo", "--worlds", "50")
     assert rc == 0, err
     assert out.splitlines()[1].split()[-2:] == ["~1.00e+100004", "montecarlo"]
 
@@ -233,7 +233,7 @@ def _points(train, test, label):
 def test_cli_says_which_rows_auto_estimated(tmp_path, capsys):
     train, test = _issue_shape()
     args = _write(tmp_path, train, test.iloc[:2], "churn")
-    rc, out, err = _run(capsys, "count", *args, "--samples", "200", "--time-limit", "1e-9")
+    rc, out, err = _run(capsys, "count", *args, "--worlds", "200", "--time-limit", "1e-9")
     assert rc == 0
     assert err.splitlines() == [
         "nbcert: warning: count: all 2 test rows estimated by montecarlo: exact counting "
@@ -242,7 +242,7 @@ def test_cli_says_which_rows_auto_estimated(tmp_path, capsys):
         "proves intervals with a larger --time-limit or --width)"
     ]
     rc, out, err = _run(
-        capsys, "count", *args, "--samples", "200", "--seed", "0", "--json", "--time-limit", "1e-9"
+        capsys, "count", *args, "--worlds", "200", "--seed", "0", "--json", "--time-limit", "1e-9"
     )
     assert rc == 0 and len(err.splitlines()) == 1
     assert [r["method"] for r in json.loads(out)["results"]] == ["montecarlo"] * 2

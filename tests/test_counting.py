@@ -119,7 +119,7 @@ def test_montecarlo_intervals_cover_exact_fractions():
             "y",
             alpha=alpha,
             method="montecarlo",
-            n_samples=4000,
+            n_worlds=4000,
             confidence=0.95,
             seed=i,
         )
@@ -147,10 +147,10 @@ def test_montecarlo_intervals_cover_exact_fractions():
 def test_montecarlo_reproducible_with_seed():
     train, test, alpha = _mc_instances()[0]
     a = nbcert.count_worlds(
-        train, test, "y", alpha=alpha, method="montecarlo", n_samples=500, seed=7
+        train, test, "y", alpha=alpha, method="montecarlo", n_worlds=500, seed=7
     )
     b = nbcert.count_worlds(
-        train, test, "y", alpha=alpha, method="montecarlo", n_samples=500, seed=7
+        train, test, "y", alpha=alpha, method="montecarlo", n_worlds=500, seed=7
     )
     assert a[0].fractions == b[0].fractions and a[0].intervals == b[0].intervals
 
@@ -198,7 +198,7 @@ def test_unseen_value_alpha1(method):
 def test_single_label(method):
     train = pd.DataFrame({"f": ["a", np.nan, "b"], "y": ["p", "p", "p"]}, dtype=object)
     test = pd.DataFrame({"f": ["z"]}, dtype=object)
-    [wc] = nbcert.count_worlds(train, test, "y", alpha=0, method=method, n_samples=200, seed=0)
+    [wc] = nbcert.count_worlds(train, test, "y", alpha=0, method=method, n_worlds=200, seed=0)
     assert wc.total == 2
     if method == "montecarlo":
         assert wc.fractions == {"p": 1.0} and wc.tie_fraction == 0.0
@@ -297,7 +297,7 @@ def test_auto_is_exact_where_the_distribution_fits(inst, alpha, max_states):
     enc, pts = _points(inst)
     a = nbcert.params.as_alpha(alpha)
     res = nbcert.count_worlds(
-        inst.train, inst.test, inst.label, alpha=alpha, max_states=max_states, n_samples=50, seed=0
+        inst.train, inst.test, inst.label, alpha=alpha, max_states=max_states, n_worlds=50, seed=0
     )
     for wc, pt in zip(res, pts):
         sizes = [len(exact.label_distribution(pt, enc.delta, l, a, 10**9)) for l in range(enc.m)]
@@ -364,7 +364,7 @@ def test_auto_estimates_where_the_bounds_miss_the_time_limit():
     reach the width in time; a DataWarning says so."""
     train, test = _wide(d=40)
     with pytest.warns(DataWarning, match="all 2 test rows estimated by method 'montecarlo'"):
-        res = nbcert.count_worlds(train, test, "class", n_samples=200, seed=1, time_limit=1e-9)
+        res = nbcert.count_worlds(train, test, "class", n_worlds=200, seed=1, time_limit=1e-9)
     assert [wc.method for wc in res] == ["montecarlo"] * 2
     assert all(
         wc.samples == 200 and math.isclose(sum(wc.fractions.values()) + wc.tie_fraction, 1)

@@ -93,8 +93,8 @@ def test_input_errors_name_x_and_y():
         CertifiedNB(alpha=[1]).fit(X, Y)
     est = CertifiedNB().fit(X, Y)
     assert est.predict(pd.DataFrame({"f": [np.nan], "g": ["x"]})).tolist() == ["p"]  # f left out
-    with pytest.raises(ValueError, match="n_samples"):
-        est.count_worlds(X.iloc[[0]].fillna("a"), method="montecarlo", n_samples=0)
+    with pytest.raises(ValueError, match="n_worlds"):
+        est.count_worlds(X.iloc[[0]].fillna("a"), method="montecarlo", n_worlds=0)
 
 
 def test_parameters_are_declared_by_the_shared_rules():

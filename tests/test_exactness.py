@@ -224,7 +224,7 @@ def test_huge_world_count_montecarlo_total():
     train = pd.DataFrame({"f": f, "y": y}, dtype=object)
     test = pd.DataFrame({"f": ["a"]}, dtype=object)
     [wc] = nbcert.count_worlds(
-        train, test, "y", alpha=0, method="montecarlo", n_samples=5000, seed=1
+        train, test, "y", alpha=0, method="montecarlo", n_worlds=5000, seed=1
     )
     assert wc.total == 3**100
     # P(beta > 5) with beta ~ Binomial(100, 1/3) is 1 - 1e-9-ish

@@ -381,9 +381,9 @@ def test_count_index_in_chunks(monkeypatch):
     X[:4] = np.arange(4)[:, None]
     y = rng.integers(0, 3, 5000)
     enc = from_codes(X, y, np.full(7, 4))
-    whole = stats.count_index(enc)
+    whole = stats.tally(enc)
     monkeypatch.setattr(stats, "CHUNK_CELLS", 13)
-    assert np.array_equal(stats.count_index(enc), whole)
+    assert np.array_equal(stats.tally(enc), whole)
     naive = np.stack(
         [
             np.bincount(

@@ -114,7 +114,7 @@ def _every_command(d: Path, label: str, exact: bool = True) -> list:
     truth = [*dirty, "--truth", d / "truth.csv"]
     commands = [
         ["certify", *dirty],
-        ["count", *dirty, "--seed", "0", "--samples", "500"],
+        ["count", *dirty, "--seed", "0", "--worlds", "500"],
         ["poison", *clean],
         ["poison", *clean, "--together"],
         ["clean", *dirty],
@@ -224,7 +224,7 @@ def test_every_command_prints_json_on_the_wine_table(tmp_path):
 
 
 def test_clean_offline_keeps_solver_prints_off_stdout(tmp_path):
-    """The API as well: ``nbcert.clean_offline`` on the wine table, fd 1 checked (HiGHS's
+    """The API as well: ``nbcert.clean_with_truth`` on the wine table, fd 1 checked (HiGHS's
     line injected on every solve)."""
     _wine(tmp_path)
     script = tmp_path / "offline.py"
@@ -237,7 +237,7 @@ def test_clean_offline_keeps_solver_prints_off_stdout(tmp_path):
         "scipy.optimize.milp = milp\n"
         "import nbcert\n"
         f"d = {str(tmp_path)!r}\n"
-        "r = nbcert.clean_offline(pd.read_csv(d + '/train.csv'), pd.read_csv(d + '/truth.csv'),"
+        "r = nbcert.clean_with_truth(pd.read_csv(d + '/train.csv'), pd.read_csv(d + '/truth.csv'),"
         " pd.read_csv(d + '/test.csv'), 'cultivar', bins=4)\n"
         "print(json.dumps({'ok': True}))\n"
     )

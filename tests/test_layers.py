@@ -11,9 +11,11 @@ import nbcert
 ROOT = Path(nbcert.__file__).parent
 
 # reading -> stats (and their projections) -> kernel -> questions -> front ends; a module may import its own layer
-# or a lower one.  errors and params import nothing of nbcert but errors.
+# or a lower one.  errors and params import nothing of nbcert but errors; deprecation (the old
+# names' warnings) imports nothing of nbcert.
 LAYERS = [
     {
+        "nbcert.deprecation",
         "nbcert.errors",
         "nbcert.params",
         "nbcert.reading",
@@ -127,7 +129,7 @@ def test_no_private_name_of_another_package_is_imported():
 
 
 def test_method_names_of_the_algorithms_are_those_of_the_rules():
-    """The dispatch of count, poison and poison_many refuses the names its rule refuses."""
+    """The dispatch of count, poison and poison_together refuses the names its rule refuses."""
     from nbcert import params
     from nbcert.count import METHODS as COUNT
     from nbcert.poisoning.many import METHODS as MANY
@@ -135,7 +137,7 @@ def test_method_names_of_the_algorithms_are_those_of_the_rules():
 
     assert params.options("method", "count_worlds") == COUNT
     assert params.options("method", "poison") == POISON
-    assert params.options("method", "poison_many") == MANY
+    assert params.options("method", "poison_together") == MANY
 
 
 def test_import_nbcert_imports_no_plotting_or_pipeline():

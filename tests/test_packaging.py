@@ -84,10 +84,11 @@ def test_pipeline_extra_has_what_snakemake_report_needs():
     assert "pygments" in {_name(s) for s in pipeline}
 
 
-def test_readme_lists_every_data_set_key():
+def test_the_reproductions_guide_lists_every_data_set_key():
     schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
     keys = schema["$defs"]["dataset"]["properties"]
-    section = (ROOT / "README.md").read_text().split("**Adding a data set**")[1].split("**")[0]
+    guide = (ROOT / "docs/reproduction.md").read_text()
+    section = guide.split("**Adding a data set**")[1].split("**")[0]
     assert [k for k in keys if f"| `{k}` |" not in section] == []
 
 
@@ -174,3 +175,13 @@ def test_the_workflow_and_the_benchmarks_use_nbcerts_public_names_only():
             assert getattr(import_module(module), name) is not None
             doc = getattr(import_module(module), name).__doc__
             assert module == "nbcert" or doc, (module, name)
+
+
+def test_the_readme_is_short_and_the_site_has_the_rest():
+    """The README holds the two commands, what nbcert answers, the worked example and
+    today's figures (at most 300 lines); its other sections are pages of the docs site."""
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 300
+    assert readme.startswith("# nbcert") and "## Today's figures" in readme
+    for page in ("getting-started", "guide/command-line", "guide/python", "reproduction"):
+        assert (ROOT / "docs" / f"{page}.md").is_file(), page

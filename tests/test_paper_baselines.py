@@ -77,7 +77,7 @@ def test_a_world_fills_every_missing_cell_uniformly_and_keeps_the_observed():
     observed counts of each value, and a missing cell takes each domain value equally often."""
     from scipy import stats
 
-    from nbcert.stats import count_index
+    from nbcert.stats import tally
 
     train = pd.DataFrame(
         {
@@ -88,7 +88,7 @@ def test_a_world_fills_every_missing_cell_uniformly_and_keeps_the_observed():
         dtype=object,
     )
     enc = nbcert.encode(train, "y")
-    observed = count_index(enc)
+    observed = tally(enc)
     fillings = approximate._fillings(enc, 2)  # blocks of two rows
     rng = np.random.default_rng(0)
     worlds = np.stack([approximate._world_index(rng, enc, fillings) for _ in range(3000)])

@@ -431,7 +431,7 @@ def test_mixed_plan_beats_both_pure_strategies():
     [p] = nbcert.poison(REPRODUCER, test, "y")
     assert p.num_cells == 2
     assert brute_is_nonrobust_after(REPRODUCER, "y", {"f0": "b", "f1": "a"}, p.cells)
-    together = nbcert.poison_many(REPRODUCER, test, "y", method="exact")
+    together = nbcert.poison_together(REPRODUCER, test, "y", method="exact")
     assert (together.num_cells, together.optimal, together.lower_bound) == (2, True, 2)
     [smoothed] = nbcert.poison(REPRODUCER, test, "y", alpha=1)
     cols = [REPRODUCER["f0"].tolist(), REPRODUCER["f1"].tolist()]

@@ -1,4 +1,4 @@
-"""poison_many (greedy and exact) against exhaustive search over blanked-cell subsets."""
+"""poison_together (greedy and exact) against exhaustive search over blanked-cell subsets."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ import nbcert
 from nbcert.poisoning import all_nonrobust as mask_nonrobust
 from nbcert.poisoning.many import _mask, nonrobust_counts, small
 from nbcert.reading.encoding import encode
-from nbcert.stats import count_index
+from nbcert.stats import tally
 
 SETTINGS = settings(
     max_examples=120,
@@ -51,8 +51,10 @@ def brute_min_together(inst):
 def test_exact_is_minimum_and_greedy_is_valid(inst):
     best = brute_min_together(inst)
     for method in ("exact", "greedy"):
-        res = nbcert.poison_many(inst.train, inst.test, inst.label, method=method, time_limit=20)
-        assert isinstance(res, nbcert.ManyPoisoning)
+        res = nbcert.poison_together(
+            inst.train, inst.test, inst.label, method=method, time_limit=20
+        )
+        assert isinstance(res, nbcert.TogetherPoisoning)
         if res.lower_bound is not None and best is not None:
             assert res.lower_bound <= best, (
                 method,
@@ -89,7 +91,7 @@ def test_shared_cells_beat_the_union_of_single_point_answers():
         }
     )
     test = pd.DataFrame({"f": ["r", "r"], "g": ["x", "y"]})
-    res = nbcert.poison_many(train, test, "y", method="exact")
+    res = nbcert.poison_together(train, test, "y", method="exact")
     singles = {c for p in nbcert.poison(train, test, "y") for c in p.cells}
     assert res.optimal and res.num_cells <= len(singles)
     rows = [dict(zip(["f", "g"], r)) for r in test.itertuples(index=False)]
@@ -101,7 +103,7 @@ def test_greedy_on_a_real_sized_table_is_valid():
     train = pd.DataFrame({f"f{j}": rng.choice(list("abc"), 400) for j in range(6)})
     train["y"] = np.where((train.f0 == "a") | (train.f1 == "b"), "p", "q")
     test = train.drop(columns="y").iloc[:8]
-    res = nbcert.poison_many(train, test, "y", method="greedy")
+    res = nbcert.poison_together(train, test, "y", method="greedy")
     assert res.possible and not res.optimal
     poisoned = train.copy()
     for r, c in res.cells:
@@ -112,7 +114,7 @@ def test_greedy_on_a_real_sized_table_is_valid():
 def test_rejects_an_incomplete_table():
     train = pd.DataFrame({"f": ["a", None], "y": ["p", "q"]})
     with pytest.raises(nbcert.InputError, match="complete table"):
-        nbcert.poison_many(train, pd.DataFrame({"f": ["a"]}), "y")
+        nbcert.poison_together(train, pd.DataFrame({"f": ["a"]}), "y")
 
 
 def test_a_rival_with_count_zero_needs_one_blank_only():
@@ -121,7 +123,7 @@ def test_a_rival_with_count_zero_needs_one_blank_only():
     # (a, a).  One cell poisons both (a relaxation asking a negative gap once claimed 2).
     train = pd.DataFrame({"y": ["p", "q", "p"], "f0": ["a", "a", "b"], "f1": ["a", "a", "b"]})
     test = pd.DataFrame({"f0": ["a", "a"], "f1": ["a", "b"]})
-    res = nbcert.poison_many(train, test, "y", method="exact")
+    res = nbcert.poison_together(train, test, "y", method="exact")
     assert res.optimal and res.num_cells == 1
     assert all(
         brute_is_nonrobust_after(train, "y", row, list(res.cells))
@@ -152,8 +154,8 @@ def test_exact_on_a_real_sized_table_is_verified_and_bounded():
         (train.f0 == "a") ^ (train.f1 == "b"), "p", np.where(train.f2 == "c", "q", "r")
     )
     test = train.drop(columns="y").iloc[:3]
-    greedy_res = nbcert.poison_many(train, test, "y", method="greedy")
-    res = nbcert.poison_many(train, test, "y", method="exact", time_limit=60)
+    greedy_res = nbcert.poison_together(train, test, "y", method="greedy")
+    res = nbcert.poison_together(train, test, "y", method="exact", time_limit=60)
     singles = max(p.num_cells for p in nbcert.poison(train, test, "y"))
     assert res.possible and singles <= res.lower_bound <= res.num_cells <= greedy_res.num_cells
     assert res.optimal == (res.lower_bound == res.num_cells)
@@ -173,7 +175,7 @@ def test_exact_proves_the_optimum_of_a_small_instance(inst):
         enc, len(inst.test), 0, enc.n * enc.d
     )  # every blanking of these tables is within the bound
     best = brute_min_together(inst)
-    res = nbcert.poison_many(inst.train, inst.test, inst.label, method="exact", time_limit=60)
+    res = nbcert.poison_together(inst.train, inst.test, inst.label, method="exact", time_limit=60)
     assert res.optimal and not res.time_limited, res
     assert res.num_cells == best, (res, best)
     if best is not None:
@@ -193,7 +195,7 @@ def test_exact_proves_the_readme_example_optimal():
         }
     )
     test = pd.DataFrame({"f": ["a", "a", "b"], "g": ["x", "y", "x"]})
-    res = nbcert.poison_many(train, test, "y", method="exact")
+    res = nbcert.poison_together(train, test, "y", method="exact")
     assert (res.num_cells, res.optimal, res.lower_bound) == (4, True, 4)
     rows = test.to_dict("records")
     assert all(brute_is_nonrobust_after(train, "y", row, list(res.cells)) for row in rows)
@@ -213,7 +215,7 @@ def test_nonrobust_counts_agrees_with_the_mask_check(inst, seed):
     """The batched check over group counts decides each blanking as all_nonrobust does."""
     enc = encode(inst.train, inst.label)
     T = enc.encode_test(inst.test)
-    counts = count_index(enc)
+    counts = tally(enc)
     groups = np.nonzero(counts)
     rng = np.random.default_rng(seed)
     X = rng.integers(0, counts[groups] + 1, size=(8, len(groups[0])))
@@ -231,7 +233,7 @@ def test_exact_claims_hold_with_small_rivals(inst):
     cols = [inst.train[f].tolist() for f in inst.features]
     points = [[row[f] for f in inst.features] for row in inst.test_rows()]
     best = min_poison_together_by_groups(y, cols, points)
-    res = nbcert.poison_many(inst.train, inst.test, inst.label, method="exact", time_limit=20)
+    res = nbcert.poison_together(inst.train, inst.test, inst.label, method="exact", time_limit=20)
     if res.lower_bound is not None and best is not None:
         assert res.lower_bound <= best, (res, best)
     if not res.possible:
@@ -252,7 +254,9 @@ def test_relaxation_bounds_hold_against_brute_force(inst):
     cols = [inst.train[f].tolist() for f in inst.features]
     points = [[row[f] for f in inst.features] for row in inst.test_rows()]
     with mock.patch("nbcert.poisoning.many.small", return_value=False):
-        res = nbcert.poison_many(inst.train, inst.test, inst.label, method="exact", time_limit=20)
+        res = nbcert.poison_together(
+            inst.train, inst.test, inst.label, method="exact", time_limit=20
+        )
     best = min_poison_together_by_groups(y, cols, points)
     if res.lower_bound is not None and best is not None:
         assert res.lower_bound <= best, (res, best)

@@ -142,8 +142,12 @@ def test_a_search_stopped_by_its_time_limit_says_so(tables, capsys):
         together = doc["together"] if command == "clean" else doc["results"][0]
         assert together["time_limited"] is True
     # the API says it as a DataWarning in its own words
-    with pytest.warns(nbcert.DataWarning, match=r"poison_many: .* a larger time_limit may prove"):
-        nbcert.poison_many(tables["truth"], tables["test"], "y", method="exact", time_limit=0.001)
+    with pytest.warns(
+        nbcert.DataWarning, match=r"poison_together: .* a larger time_limit may prove"
+    ):
+        nbcert.poison_together(
+            tables["truth"], tables["test"], "y", method="exact", time_limit=0.001
+        )
 
 
 def test_highs_node_limit_is_told_from_its_time_limit():

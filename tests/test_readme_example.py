@@ -1,4 +1,5 @@
-"""The README's worked example prints what the README shows (examples/breast_cancer.py)."""
+"""The README's worked example prints what the README shows (examples/breast_cancer.py), and
+the Python guide's API lines run as written."""
 
 import os
 import re
@@ -63,28 +64,30 @@ def test_clean_advice_is_what_the_readme_shows(example):
     assert _nbcert(example, *command.split()[1:]).stdout.splitlines() == _shown(command)
 
 
-def _python_block(section: str) -> str:
-    """The first ```python block after the README heading ``section``."""
-    text = (ROOT / "README.md").read_text().split(f"\n## {section}\n", 1)[1]
+def _python_block(page: str) -> str:
+    """The first ```python block of the docs site's ``page``."""
+    text = (ROOT / "docs" / page).read_text()
     return text.split("```python\n", 1)[1].split("\n```", 1)[0]
 
 
-def test_every_api_line_of_the_readme_runs(example, monkeypatch):
-    """The README's API lines, run as written in the worked example's folder: each function
-    takes what the README says (paths for train, test and truth, from_codes' domain_sizes)."""
+def test_every_api_line_of_the_python_guide_runs(example, monkeypatch):
+    """The API lines of the guide's Python page, run as written in the worked example's
+    folder: each function takes what the page says (paths for train, test and truth,
+    from_codes' domain_sizes)."""
     import warnings
 
     import nbcert
 
-    code = _python_block("Python API and scikit-learn")
+    code = _python_block("guide/python.md")
     called = set(re.findall(r"nbcert\.(\w+)\(", code))
-    assert called >= {"certify", "count_worlds", "poison", "poison_many", "clean"}
-    assert called >= {"clean_offline", "read_csv", "from_codes", "Binner", "CertifiedNB"}
+    assert called >= {"certify", "count_worlds", "poison", "poison_together", "clean"}
+    assert called >= {"clean_with_truth", "cleaning_curve", "read_csv", "from_codes"}
+    assert called >= {"Binner", "CertifiedNB"}
     monkeypatch.chdir(example)
     scope: dict = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", nbcert.DataWarning)
-        exec(compile(code, "README.md", "exec"), scope)
+        exec(compile(code, "docs/guide/python.md", "exec"), scope)
     assert scope["est"].certify(scope["Qb"]).shape == (10,)
 
 
@@ -132,13 +135,13 @@ def test_from_codes_takes_domain_sizes_and_names_text_labels():
 
 
 def test_clean_offline_takes_paths(example):
-    """clean_offline took no path for truth, and one for train only with bins."""
+    """clean_with_truth took no path for truth, and one for train only with bins."""
     import nbcert
 
     paths = [str(example / f) for f in ("train.csv", "truth.csv", "test.csv")]
     frames = [nbcert.read_csv(p) for p in paths]
-    a = nbcert.clean_offline(*paths, "diagnosis", id="id", method="greedy")
-    b = nbcert.clean_offline(*frames, "diagnosis", id="id", method="greedy")
+    a = nbcert.clean_with_truth(*paths, "diagnosis", id="id", method="greedy")
+    b = nbcert.clean_with_truth(*frames, "diagnosis", id="id", method="greedy")
     assert [p.num_cells for p in a.points] == [p.num_cells for p in b.points]
 
 

@@ -129,7 +129,7 @@ def test_the_unseen_value_warning_counts_against_the_training_table():
     test = pd.DataFrame({"f": ["c", "z", "a"]})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DataWarning)
-        nbcert.clean_offline(dirty, truth, test, "y")
+        nbcert.clean_with_truth(dirty, truth, test, "y")
     (said,) = [str(w.message) for w in caught if "never occur" in str(w.message)]
     assert said.startswith("2 test values (in 2 of 3 rows; column 'f') never occur in training")
     assert said.endswith(

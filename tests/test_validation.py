@@ -34,8 +34,8 @@ def poison(**kw):
     return nbcert.poison(CLEAN, CLEAN_TEST, "y", method="rp", **kw)
 
 
-def poison_many(**kw):
-    return nbcert.poison_many(CLEAN, CLEAN_TEST, "y", method="exact", **kw)
+def poison_together(**kw):
+    return nbcert.poison_together(CLEAN, CLEAN_TEST, "y", method="exact", **kw)
 
 
 BAD = [  # (function, keyword, value, expected exception)
@@ -46,8 +46,8 @@ BAD = [  # (function, keyword, value, expected exception)
     (certify, "seed", "abc", TypeError),
     (certify, "seed", -1, ValueError),
     (certify, "seed", 1.0, TypeError),
-    (count, "n_samples", 0, ValueError),
-    (count, "n_samples", None, TypeError),
+    (count, "n_worlds", 0, ValueError),
+    (count, "n_worlds", None, TypeError),
     (count, "confidence", 0, ValueError),
     (count, "confidence", 1, ValueError),
     (count, "confidence", math.nan, ValueError),
@@ -57,11 +57,11 @@ BAD = [  # (function, keyword, value, expected exception)
     (count, "max_states", 1e6, TypeError),
     (poison, "seed", "abc", TypeError),
     (poison, "seed", -3, ValueError),
-    (poison_many, "time_limit", 0, ValueError),
-    (poison_many, "time_limit", -1, ValueError),
-    (poison_many, "time_limit", math.nan, ValueError),
-    (poison_many, "time_limit", math.inf, ValueError),
-    (poison_many, "time_limit", "30", TypeError),
+    (poison_together, "time_limit", 0, ValueError),
+    (poison_together, "time_limit", -1, ValueError),
+    (poison_together, "time_limit", math.nan, ValueError),
+    (poison_together, "time_limit", math.inf, ValueError),
+    (poison_together, "time_limit", "30", TypeError),
     (certify, "alpha", 1e400, ValueError),
     (certify, "alpha", "1e400", ValueError),
     (count, "alpha", math.nan, ValueError),
@@ -85,14 +85,14 @@ def test_bad_parameter_is_a_clear_error(fn, key, value, error):
 )
 def test_good_seeds_are_accepted(seed):
     assert len(certify(seed=seed, n_worlds=3)) == 1
-    assert count(seed=seed, n_samples=10)[0].samples == 10
+    assert count(seed=seed, n_worlds=10)[0].samples == 10
     assert poison(seed=seed)[0].possible in (True, False)
 
 
 def test_good_values_are_accepted():
-    assert poison_many(time_limit=5).possible
-    assert poison_many(time_limit=1).optimal in (True, False)
-    assert count(confidence=0.5, max_states=1, n_samples=np.int64(20))[0].samples == 20
+    assert poison_together(time_limit=5).possible
+    assert poison_together(time_limit=1).optimal in (True, False)
+    assert count(confidence=0.5, max_states=1, n_worlds=np.int64(20))[0].samples == 20
 
 
 @pytest.mark.parametrize(
@@ -106,7 +106,7 @@ def test_good_values_are_accepted():
         (["poison", "--seed=-2"], "--seed"),
         (["certify", "--method", "ad", "--worlds", "0"], "--worlds"),
         (["certify", "--method", "ad", "--seed", "x"], "--seed"),
-        (["count", "--samples", "0"], "--samples"),
+        (["count", "--worlds", "0"], "--worlds"),
         (["count", "--confidence", "nan"], "--confidence"),
         (["count", "--seed", "1.5"], "--seed"),
     ],
@@ -128,7 +128,7 @@ def test_cli_rejects_bad_flags(tmp_path, capsys, argv, flag):
 SAME_MISTAKE = [  # (parameter, bad value, the CLI's arguments for it)
     ("alpha", -1, ["certify", "--alpha", "-1"]),
     ("alpha", "abc", ["count", "--alpha", "abc"]),
-    ("n_samples", 0, ["count", "--samples", "0"]),
+    ("n_worlds", 0, ["count", "--worlds", "0"]),
     ("confidence", 1, ["count", "--confidence", "1"]),
     ("seed", -1, ["count", "--seed=-1"]),
     ("max_states", 0, None),
@@ -199,8 +199,8 @@ def test_cli_choices_are_the_rules_options():
         ("certify", "method"): params.options("method", "certify"),
         ("count", "method"): params.options("method", "count_worlds"),
         ("poison", "method"): params.options("method", "poison")
-        + params.options("method", "poison_many"),
-        ("clean", "method"): params.options("method", "clean_offline"),
+        + params.options("method", "poison_together"),
+        ("clean", "method"): params.options("method", "clean_with_truth"),
         ("clean", "prior"): params.options("prior"),
         **{
             (cmd, option): params.options(option)
@@ -215,9 +215,9 @@ def test_cli_choices_are_the_rules_options():
     "call",
     [
         lambda path: nbcert.clean(path, TEST, "y", prior="uniform"),
-        lambda path: nbcert.clean_offline(path, CLEAN, TEST, "y", prior="uniform"),
+        lambda path: nbcert.clean_with_truth(path, CLEAN, TEST, "y", prior="uniform"),
         lambda path: nbcert.count_worlds(path, TEST, "y", method="bogus"),
-        lambda path: nbcert.poison_many(path, TEST, "y", method="op"),
+        lambda path: nbcert.poison_together(path, TEST, "y", method="op"),
         lambda path: nbcert.certify(path, TEST, "y", batch_rows=0),
     ],
 )
@@ -261,30 +261,35 @@ def test_clean_offline_checks_the_dirty_table_without_encoding_it(monkeypatch):
     with pytest.raises(
         nbcert.InputError, match=r"^training table: data row 2 has no value in label column 'y'$"
     ):
-        nbcert.clean_offline(dirty.assign(y=["p", "q", None, "p"]), truth, TEST, "y")
+        nbcert.clean_with_truth(dirty.assign(y=["p", "q", None, "p"]), truth, TEST, "y")
     with pytest.raises(
         nbcert.InputError, match=r"^training table: feature column 'g' has no observed value$"
     ):
-        nbcert.clean_offline(dirty.assign(g=None), truth, TEST, "y")
+        nbcert.clean_with_truth(dirty.assign(g=None), truth, TEST, "y")
     with pytest.raises(nbcert.InputError, match=r"^mine: no label column 'z'"):
-        nbcert.clean_offline(dirty, truth, TEST, "z", names={"train": "mine"})
+        nbcert.clean_with_truth(dirty, truth, TEST, "z", names={"train": "mine"})
     encoded = []
     real = nbcert.inputs.encode
     monkeypatch.setattr(
         nbcert.inputs, "encode", lambda *a, **k: encoded.append(k.get("name")) or real(*a, **k)
     )
-    rep = nbcert.clean_offline(dirty, truth, pd.DataFrame({"f": ["a"], "g": ["y"]}), "y")
+    rep = nbcert.clean_with_truth(dirty, truth, pd.DataFrame({"f": ["a"], "g": ["y"]}), "y")
     assert encoded == ["truth table"] and len(rep.points) == 1
 
 
 def test_errors_module_stands_alone():
+    import ast
     import inspect
 
     from nbcert import errors
     from nbcert.reading import encoding
 
-    source = inspect.getsource(errors)
-    assert "from ." not in source and "import nbcert" not in source
+    imports = [
+        node
+        for node in ast.walk(ast.parse(inspect.getsource(errors)))
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+    ]  # (its docstrings' examples import nbcert, as a user would)
+    assert all(isinstance(node, ast.ImportFrom) and node.module == "__future__" for node in imports)
     assert (
         encoding.InputError is errors.InputError is nbcert.InputError
     )  # the old import still works
@@ -298,11 +303,11 @@ def test_errors_module_stands_alone():
         lambda **kw: nbcert.certify(TRAIN, TEST, "y", **kw),
         lambda **kw: nbcert.count_worlds(TRAIN, TEST, "y", **kw),
         lambda **kw: nbcert.poison(CLEAN, CLEAN_TEST, "y", **kw),
-        lambda **kw: nbcert.poison_many(CLEAN, CLEAN_TEST, "y", **kw),
+        lambda **kw: nbcert.poison_together(CLEAN, CLEAN_TEST, "y", **kw),
         lambda **kw: nbcert.clean(TRAIN, TEST, "y", **kw),
-        lambda **kw: nbcert.clean_offline(TRAIN, TRAIN.fillna("b"), TEST, "y", **kw),
+        lambda **kw: nbcert.clean_with_truth(TRAIN, TRAIN.fillna("b"), TEST, "y", **kw),
     ],
-    ids=["certify", "count_worlds", "poison", "poison_many", "clean", "clean_offline"],
+    ids=["certify", "count_worlds", "poison", "poison_together", "clean", "clean_with_truth"],
 )
 def test_every_api_function_takes_the_same_reading_options(call):
     """One set of reading options for the whole API: each function takes sep and id (which
@@ -323,6 +328,6 @@ def test_the_api_refuses_a_test_column_the_training_table_lacks():
     with pytest.raises(nbcert.InputError, match=r"^test table: column 'colour' is not a column"):
         nbcert.certify(CLEAN, test, "y")
     with pytest.raises(nbcert.InputError, match=r"column 'colour' is not a column"):
-        nbcert.clean_offline(TRAIN, TRAIN.fillna("b"), TEST.assign(colour=["red"]), "y")
+        nbcert.clean_with_truth(TRAIN, TRAIN.fillna("b"), TEST.assign(colour=["red"]), "y")
     ok = CLEAN_TEST.assign(y=["p"], name=["first"])
     assert nbcert.certify(CLEAN, ok, "y", id="name").name.tolist() == ["first"]

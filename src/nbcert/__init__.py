@@ -1,4 +1,4 @@
-"""nbcert: does the dirt in a training table change a Naive Bayes prediction?
+"""nbcert: whether the dirt in a training table changes a Naive Bayes prediction.
 
 Certifiable robustness, possible-world counting and minimum data poisoning for Naive
 Bayes over incomplete categorical data (Certifiable Robustness for Naive Bayes
@@ -12,9 +12,9 @@ _WHERE = {
     "certify": "api",
     "count_worlds": "api",
     "poison": "api",
-    "poison_many": "api",
+    "poison_together": "api",
     "clean": "api",
-    "clean_offline": "api",
+    "clean_with_truth": "api",
     "cleaning_curve": "api",
     "read_repairs": "reading.candidates",
     "CleaningReport": "cleaning",
@@ -30,7 +30,7 @@ _WHERE = {
     "read_csv": "api",
     "Stats": "stats",
     "Poisoning": "poisoning",
-    "ManyPoisoning": "poisoning",
+    "TogetherPoisoning": "poisoning",
     "CertifiedNB": "estimator",
     "Binner": "binner",
     "DataWarning": "reading.hints",
@@ -38,13 +38,23 @@ _WHERE = {
 
 __all__ = list(_WHERE)
 
+# names before the glossary's (docs/glossary.md), kept for one release: each warns
+# (FutureWarning) and gives what its new name gives; not in __all__
+_RENAMED = {
+    "poison_many": "poison_together",
+    "clean_offline": "clean_with_truth",
+    "ManyPoisoning": "TogetherPoisoning",
+}
+
 # modules reached as attributes: nbcert.verify.check(path), nbcert.certificate.certify_encoded
 _MODULES = ("verify", "certificate")
 
 
 def _version() -> str:
-    """The installed distribution's version (looked up on first use: importing
-    ``importlib.metadata`` costs every command that never asks for it)."""
+    """Give the installed distribution's version.
+
+    Looked up on first use: importing ``importlib.metadata`` costs every command that never asks for it.
+    """
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -61,6 +71,14 @@ def __getattr__(name):
 
     if name in _MODULES:
         return import_module(f".{name}", __name__)
+    if name in _RENAMED:  # looked up at each use, so each use warns
+        new = _RENAMED[name]
+        if name[0].isupper():  # a class: the new class itself, so isinstance still holds
+            from .deprecation import warn
+
+            warn(f"nbcert.{name}", f"nbcert.{new}")
+            return __getattr__(new)
+        return getattr(import_module(".api", __name__), name)  # warns when called
     if name not in _WHERE:
         raise AttributeError(f"module 'nbcert' has no attribute {name!r}")
 
@@ -70,4 +88,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_WHERE) | set(_MODULES))
+    return sorted(set(globals()) | set(_WHERE) | set(_MODULES) | set(_RENAMED))

@@ -34,7 +34,7 @@ import numpy as np
 
 from .decide import Decision, decide_counts
 from .reading.encoding import EncodedTable
-from .stats import CHUNK_CELLS, count_index
+from .stats import CHUNK_CELLS, tally
 
 
 def _check_worlds(n_worlds: int):
@@ -369,7 +369,7 @@ def iter_ad_counts(enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 10
     (see certify_ad_counts)."""
     _check_worlds(n_worlds)
     rng = np.random.default_rng(seed)
-    base = count_index(enc)
+    base = tally(enc)
     M = base[:, enc.missing_codes]
     base[:, enc.missing_codes] = 0  # observed cells only
     segments = _segments(M, enc.delta)

@@ -54,6 +54,20 @@ class Binner(TransformerMixin, BaseEstimator):
         Per input column, the names of its bins (intervals) or None.
     n_features_in_, feature_names_in_
         As scikit-learn's transformers set them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import nbcert
+    >>> X = [[1.0], [2.0], [np.nan], [10.0], [11.0]]
+    >>> binner = nbcert.Binner(2).fit(X)
+    >>> binner.bin_names_
+    [['(-inf, 6)', '[6, inf)']]
+    >>> y = ["a", "a", "b", "b", "b"]
+    >>> from sklearn.pipeline import make_pipeline
+    >>> model = make_pipeline(nbcert.Binner(2), nbcert.CertifiedNB()).fit(X, y)
+    >>> model.predict([[1.5], [12.0]])
+    array(['a', 'b'], dtype=object)
     """
 
     _parameter_constraints: dict = {
@@ -67,6 +81,7 @@ class Binner(TransformerMixin, BaseEstimator):
         self.categorical = categorical
 
     def __sklearn_tags__(self):
+        """scikit-learn's tags, with NaN (a missing cell), text and categories allowed."""
         tags = super().__sklearn_tags__()
         inputs = tags.input_tags
         inputs.allow_nan = inputs.string = inputs.categorical = True  # NaN is a missing cell
@@ -91,7 +106,16 @@ class Binner(TransformerMixin, BaseEstimator):
         return validate_data(self, X, reset=reset, dtype=None, ensure_all_finite="allow-nan")
 
     def fit(self, X, y=None):
-        """Fit the bins of every numeric column of X (y is ignored)."""
+        """Fit the bins of every numeric column of X (y is ignored).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import nbcert
+        >>> X = [[1.0], [2.0], [np.nan], [10.0], [11.0]]
+        >>> nbcert.Binner(2).fit(X).bin_edges_
+        [array([ 1.,  6., 11.])]
+        """
         kept = self._validate_params()
         arr = self._array(X, reset=True)
         names = getattr(self, "feature_names_in_", None)
@@ -117,8 +141,23 @@ class Binner(TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        """X with each numeric column's values replaced by their bin codes; a missing cell
-        stays NaN, in any batch (a column of the batch may have no observed value)."""
+        """Replace each numeric column's values by their bin codes.
+
+        A missing cell stays NaN, in any batch (a column of the batch may have no observed
+        value).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import nbcert
+        >>> X = [[1.0], [2.0], [np.nan], [10.0], [11.0]]
+        >>> nbcert.Binner(2).fit(X).transform(X)
+        array([[ 0.],
+               [ 0.],
+               [nan],
+               [ 1.],
+               [ 1.]])
+        """
         check_is_fitted(self, "bin_edges_")
         arr = self._array(X, reset=False)
         binned = all(kb is not None for kb in self._kbs)

@@ -17,26 +17,67 @@ from __future__ import annotations
 
 
 class InputError(ValueError):
-    """A user mistake in the input; the message is one line meant for the user."""
+    """A user mistake in the input; the message is one line meant for the user.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> try:
+    ...     nbcert.certify(train, test, "label")
+    ... except nbcert.InputError as error:
+    ...     print(error)
+    training table: no label column 'label' (columns: 'color', 'size', 'y')
+    """
 
 
 class RowError(InputError):
-    """An InputError about one data row of a part of a table; ``shifted(k)`` is the same
-    error for the part starting k rows further on (the row counted over the whole table)."""
+    """An InputError about one data row of a part of a table.
+
+    ``shifted(k)`` is the same error for the part starting k rows further on (the row
+    counted over the whole table).
+    """
 
     def __init__(self, template: str, row: int):
         super().__init__(template.format(row=row))
         self.template, self.row = template, row
 
     def shifted(self, k: int) -> RowError:
+        """The same error for the part starting ``k`` rows further on."""
         return RowError(self.template, self.row + k)
 
-    def __reduce__(self):  # pickled from a Dask worker to the client
+    def __reduce__(self):
+        """Pickle by template and row (sent from a Dask worker to the client)."""
         return RowError, (self.template, self.row)
 
 
 class ParameterError(InputError, TypeError):
-    """A parameter value of the wrong type or out of range; the message names the parameter."""
+    """A parameter value of the wrong type or out of range; the message names the parameter.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> try:
+    ...     nbcert.certify(train, test, "y", alpha=-1)
+    ... except nbcert.ParameterError as error:
+    ...     print(error)
+    alpha must be a finite number >= 0, got -1
+    >>> issubclass(nbcert.ParameterError, ValueError), issubclass(nbcert.ParameterError, TypeError)
+    (True, True)
+    """
 
 
 def listed(options) -> str:
@@ -46,9 +87,12 @@ def listed(options) -> str:
 
 
 def unknown_option(kind: str, value, options) -> ParameterError:
-    """The error for a value that is none of ``options`` (``kind``: what they are, e.g.
+    """Make the error for a value that is none of ``options``.
+
+    The error for a value that is none of ``options`` (``kind``: what they are, e.g.
     "counting method"): the one message of ``nbcert.params.Options`` and of the algorithms
-    that choose by a method's name."""
+    that choose by a method's name.
+    """
     return ParameterError(f"unknown {kind} {value!r} (use {listed(options)})")
 
 

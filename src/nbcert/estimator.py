@@ -17,7 +17,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from . import blanks
+from . import blanks, deprecation
 from .blanks import BLANK
 from .count import count_encoded
 from .decide import certify_index, possible_index
@@ -54,7 +54,7 @@ def _frame(X, name: str = "X") -> pd.DataFrame:
 
 
 def _labels(y, n: int) -> np.ndarray:
-    """y as a 1-D object array of class labels, n of them, none missing."""
+    """Give y as a 1-D object array of class labels, n of them, none missing."""
     if y is None:
         raise ValueError("CertifiedNB requires y to be passed, but the target y is None")
     arr = np.asarray(y)
@@ -77,9 +77,12 @@ def _labels(y, n: int) -> np.ndarray:
 def observed_factors(
     C: np.ndarray, observed: np.ndarray, delta: np.ndarray, alpha: Fraction
 ) -> np.ndarray:
-    """log of each feature's factor (C + alpha) / (observed + alpha * delta), (k, m, d); a
+    """Give the log of each feature's factor.
+
+    log of each feature's factor (C + alpha) / (observed + alpha * delta), (k, m, d); a
     label with no observed value in a column (observed 0, so C 0) gets the uniform factor
-    1 / delta there, which is what the formula gives for every alpha > 0 and its limit."""
+    1 / delta there, which is what the formula gives for every alpha > 0 and its limit.
+    """
     none = observed == 0
     with np.errstate(divide="ignore", invalid="ignore"):
         logs = log_factors(C, np.where(none, 1, observed), delta, alpha)
@@ -87,10 +90,13 @@ def observed_factors(
 
 
 def _argmax(logs, C, observed, enc, alpha, T) -> np.ndarray:
-    """Per row the first label of largest support; rows whose top two log supports are
+    """Give per row the first label of largest support.
+
+    Per row the first label of largest support; rows whose top two log supports are
     closer than the rounding bound (a near-tie, or any row with a huge alpha) are decided
     in exact arithmetic: N_l * prod_j (q C_lj + p) / (q observed_lj + p delta_j) over the
-    row's non-blank features."""
+    row's non-blank features.
+    """
     N = enc.label_sizes
 
     def exact_row(r):
@@ -115,6 +121,39 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
     ----------
     alpha : number, Fraction or str, default 0.0
         Laplace smoothing, read exactly (0.1 means 1/10).
+
+    Attributes
+    ----------
+    classes_ : ndarray of objects, shape (n_classes,)
+        The labels seen in ``fit``, in the order of ``predict_proba``'s columns.
+    stats_ : Stats
+        The training table's statistics (the paper's index): per label, the rows holding
+        each feature value and the missing cells of each feature.
+    encoded_ : EncodedTable
+        The training table, integer-coded.
+    alpha_ : Fraction
+        ``alpha``, read exactly.
+    n_features_in_ : int
+        The number of features seen in ``fit``.
+    feature_names_in_ : ndarray of str, shape (n_features,)
+        The feature names seen in ``fit``; only when X was a DataFrame with string column
+        names.
+    index_ : ndarray of int64
+        Deprecated name of ``stats_.counts`` (a FutureWarning), removed in the next release.
+
+    Examples
+    --------
+    >>> import nbcert
+    >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
+    ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
+    >>> y = ["a", "a", "a", "b", "b", "b", "b"]
+    >>> model = nbcert.CertifiedNB().fit(X, y)
+    >>> model.predict([["red", "S"], ["blue", "L"]])
+    array(['a', 'b'], dtype=object)
+    >>> model.certify([["red", "S"], ["blue", "L"]])
+    array([False,  True])
+    >>> model.possible_labels([["red", "S"], ["blue", "L"]])
+    array([list(['a', 'b']), list(['b'])], dtype=object)
     """
 
     _parameter_constraints: dict = {
@@ -125,6 +164,7 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         self.alpha = alpha
 
     def __sklearn_tags__(self):
+        """scikit-learn's tags, with NaN (a missing cell), text and categories allowed."""
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True  # NaN is a missing cell
         tags.input_tags.categorical = True
@@ -151,6 +191,18 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         -------
         CertifiedNB
             The fitted estimator.
+
+        Examples
+        --------
+        >>> import nbcert
+        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
+        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
+        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
+        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> model.classes_
+        array(['a', 'b'], dtype=object)
+        >>> model.stats_.label_sizes.tolist()
+        [3, 4]
         """
         self.alpha_ = self._validate_params()["alpha"]  # a Fraction, read once
         Xf = _frame(X)
@@ -160,12 +212,18 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
             label += "_"
         self.encoded_ = encode(Xf.assign(**{label: labels}), label, name="X")
         self.stats_ = from_table(self.encoded_)
-        self.index_ = self.stats_.counts
         self.classes_ = pd.Index(self.encoded_.labels).to_numpy()
         self.n_features_in_ = self.encoded_.d
         if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
             self.feature_names_in_ = np.array(X.columns, dtype=object)
         return self
+
+    @property
+    def index_(self) -> np.ndarray:
+        """Deprecated: ``stats_.counts`` (the statistics' counts), removed in the next release."""
+        check_is_fitted(self, "stats_")
+        deprecation.warn("CertifiedNB.index_", "CertifiedNB.stats_.counts")
+        return self.stats_.counts
 
     def _codes(self, X):
         check_is_fitted(self, "encoded_")
@@ -180,10 +238,13 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         return self.encoded_.encode_test(Xf, name="X")
 
     def _log_supports(self, X) -> tuple:
-        """(log supports (k, m) up to -log n, agreeing counts C (k, m, d), observed cells
-        (m, d), the test codes); a blank test cell's feature is left out (its factor 1)."""
+        """Give the log supports of the test rows and their counts.
+
+        (log supports (k, m) up to -log n, agreeing counts C (k, m, d), observed cells
+        (m, d), the test codes); a blank test cell's feature is left out (its factor 1).
+        """
         T = self._codes(X)
-        enc, idx = self.encoded_, self.index_
+        enc, idx = self.encoded_, self.stats_.counts
         C = np.where((T >= 0)[:, None, :], idx[:, enc.global_codes(T)].transpose(1, 0, 2), 0)
         observed = enc.label_sizes[:, None] - idx[:, enc.missing_codes]  # (m, d)
         factors = observed_factors(C, observed, enc.delta, self.alpha_)
@@ -191,8 +252,9 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         return factors.sum(-1) + np.log(enc.label_sizes.astype(float)), C, observed, T
 
     def predict(self, X) -> np.ndarray:
-        """The label of largest support for each row, the support counted on the observed
-        training cells: ``S(l|t) = N_l/n * prod_j (c_lj + alpha) / (o_lj + alpha * delta_j)``,
+        """Predict the label of largest support for each row.
+
+        The support is counted on the observed training cells: ``S(l|t) = N_l/n * prod_j (c_lj + alpha) / (o_lj + alpha * delta_j)``,
         c_lj the observed label-l cells equal to t_j, o_lj the observed label-l cells of
         column j and delta_j its domain size.  A label with no observed value in column j
         (o_lj = 0) gets the factor 1/delta_j there: what the formula gives for any
@@ -208,13 +270,24 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_rows,)
             The predicted labels (the first of tied labels, in ``classes_`` order).
+
+        Examples
+        --------
+        >>> import nbcert
+        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
+        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
+        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
+        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> model.predict([["red", "S"], ["blue", "L"], ["blue", None]])  # None: left out
+        array(['a', 'b', 'b'], dtype=object)
         """
         logs, C, observed, T = self._log_supports(X)
         return self.classes_[_argmax(logs, C, observed, self.encoded_, self.alpha_, T)]
 
     def predict_proba(self, X) -> np.ndarray:
-        """The supports of ``predict`` normalised to sum to 1 per row (floating point).
-        A row whose supports are all 0 (alpha = 0 and a value no label holds) has no
+        """Give the supports of ``predict``, normalised to sum to 1 per row.
+
+        In floating point.  A row whose supports are all 0 (alpha = 0 and a value no label holds) has no
         evidence for any label: it gets the uniform 1/m.
 
         Parameters
@@ -226,6 +299,17 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         -------
         ndarray of float, shape (n_rows, n_classes)
             Columns in ``classes_`` order.
+
+        Examples
+        --------
+        >>> import nbcert
+        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
+        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
+        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
+        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> model.predict_proba([["red", "S"], ["blue", "L"]]).round(3)
+        array([[0.6  , 0.4  ],
+               [0.273, 0.727]])
         """
         logs = self._log_supports(X)[0]
         top = logs.max(axis=1, keepdims=True)
@@ -245,6 +329,16 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of bool, shape (n_rows,)
+
+        Examples
+        --------
+        >>> import nbcert
+        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
+        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
+        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
+        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> model.certify([["red", "S"], ["blue", "L"]])
+        array([False,  True])
         """
         robust = self._per_group(X, lambda sub, T: certify_index(sub, T, self.alpha_).robust)
         return np.array(robust, dtype=bool)
@@ -261,13 +355,25 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         -------
         ndarray of objects, shape (n_rows,)
             A label of ``classes_``, or None.
+
+        Examples
+        --------
+        >>> import nbcert
+        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
+        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
+        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
+        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> model.certified_predict([["red", "S"], ["blue", "L"]])
+        array([None, 'b'], dtype=object)
         """
         codes = self._per_group(X, lambda sub, T: certify_index(sub, T, self.alpha_).label)
         return np.array([self.classes_[c] if c >= 0 else None for c in codes], dtype=object)
 
     def possible_labels(self, X) -> np.ndarray:
-        """For each row, the labels that some possible world predicts as its unique winner
-        (exact; ``nbcert.certify``'s ``possible_labels``).  A row is robust iff it has one
+        """Give the labels that some possible world predicts, per row.
+
+        Each is the unique winner of some world (exact; ``nbcert.certify``'s
+        ``possible_labels``).  A row is robust iff it has one
         possible label and no world ties; an empty list means every world ties.
 
         Parameters
@@ -279,6 +385,16 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         -------
         labels : ndarray of objects, shape (n_rows,)
             Row i's possible labels as a list, in ``classes_`` order.
+
+        Examples
+        --------
+        >>> import nbcert
+        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
+        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
+        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
+        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> model.possible_labels([["red", "S"], ["blue", "L"]])
+        array([list(['a', 'b']), list(['b'])], dtype=object)
         """
         rows = self._per_group(X, lambda sub, T: possible_index(sub, T, self.alpha_).labels)
         out = np.empty(len(rows), dtype=object)
@@ -286,8 +402,11 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         return out
 
     def _per_group(self, X, answer) -> list:
-        """``answer(table, codes)`` per group of rows with the same blank cells, on the
-        statistics' projection onto their other features (``nbcert.blanks``), per row."""
+        """Answer per group of rows with the same blank cells.
+
+        ``answer(table, codes)`` per group of rows with the same blank cells, on the
+        statistics' projection onto their other features (``nbcert.blanks``), per row.
+        """
         T = self._codes(X)  # checks that the estimator is fitted
         return blanks.per_group(self.stats_, T, lambda sub, codes, *_: list(answer(sub, codes)))
 
@@ -296,10 +415,11 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         X,
         *,
         method="auto",
-        n_samples=20_000,
+        n_worlds=20_000,
         confidence=0.95,
         seed=None,
         max_states=2_000_000,
+        n_samples=None,
     ):
         """Worlds per predicted label for each row of X; see ``nbcert.count_worlds``.
 
@@ -307,18 +427,33 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         ----------
         X : array-like or DataFrame of shape (n_rows, n_features)
             Test rows; a blank (NaN) cell leaves its feature out of the row's product.
-        method, n_samples, confidence, seed, max_states
+        method, n_worlds, confidence, seed, max_states
             As for ``nbcert.count_worlds``.
+        n_samples : int, optional
+            Deprecated name of ``n_worlds`` (a FutureWarning), removed in the next release.
 
         Returns
         -------
         list of WorldCounts
             One per row.
+
+        Examples
+        --------
+        >>> import nbcert
+        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
+        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
+        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
+        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> [c.counts for c in model.count_worlds([["red", "S"], ["blue", "L"]])]
+        [{'a': 3, 'b': 1}, {'a': 0, 'b': 4}]
         """
+        if n_samples is not None:
+            deprecation.warn("CertifiedNB.count_worlds(n_samples=...)", "n_worlds=...")
+            n_worlds = n_samples
         validate(
             "count_worlds",
             method=method,
-            n_samples=n_samples,
+            n_worlds=n_worlds,
             confidence=confidence,
             seed=seed,
             max_states=max_states,
@@ -329,7 +464,7 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
             T,
             self.alpha_,
             method=method,
-            n_samples=n_samples,
+            n_samples=n_worlds,
             confidence=confidence,
             seed=seed,
             max_states=max_states,

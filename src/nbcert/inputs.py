@@ -481,7 +481,7 @@ def not_a_column(test: str, column, train: str, id: str | None, flag: str) -> In
 
 
 # ---------------------------------------------------------------------------------------
-# the truth table (clean_offline)
+# the truth table (clean_with_truth)
 
 
 def _the(name: str) -> str:

@@ -4,7 +4,7 @@ In the spirit of scikit-learn's ``_parameter_constraints``: ``RULES`` maps a par
 name to its rule (``method``, whose options differ by function, to one rule per function),
 and ``validate(where, **values)`` checks values against them before any data is read,
 raising a ``ParameterError`` (a ValueError and a TypeError) that names the parameter:
-``n_samples must be a positive integer, got 0``.  The algorithms trust what they are given.
+``n_worlds must be a positive integer, got 0``.  The algorithms trust what they are given.
 
 The command line takes its choices (``options``) and its argument parsers (``Rule.parse``:
 the value from its text, or a ParameterError whose ``expected`` message the CLI shows) from
@@ -308,12 +308,12 @@ RULES: dict = {
             "auto", "exact", "batch", "montecarlo", "bounds", kind="counting method"
         ),
         "poison": Options("op", "sr", "rp", kind="poison method"),
-        "poison_many": Options(*_ROWS),
-        "clean_offline": Options(*_ROWS),
+        "poison_together": Options(*_ROWS),
+        "clean_with_truth": Options(*_ROWS),
     },
     "prior": Options("observed", "worlds", kind="prior"),
     "n_worlds": Int(1),
-    "n_samples": Int(1),
+    "n_samples": OrNone(Int(1)),  # count_worlds' old name of n_worlds (deprecated)
     "max_states": Int(1),
     "confidence": Real(0, 1, "a number between 0 and 1"),
     "width": Real(0, 1, "a share between 0 and 1 (0.001 is 0.1 percentage point)"),
@@ -369,7 +369,7 @@ def _baselines_need_zero_alpha(checked: dict) -> None:
 
 
 TOGETHER: dict = {
-    "clean_offline": (_exact_needs_zero_alpha,),
+    "clean_with_truth": (_exact_needs_zero_alpha,),
     "poison": (_baselines_need_zero_alpha,),
 }
 """The rules across parameters, per function: each takes the checked values."""

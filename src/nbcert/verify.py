@@ -97,8 +97,11 @@ class Claim(NamedTuple):
 
 
 def _file(spec, role: str, base: str) -> tuple:
-    """(path, bytes) of a certificate's file, its SHA-256 checked; a relative path is
-    looked for where the checker runs, then beside the certificate."""
+    """Read a certificate's file, its SHA-256 checked.
+
+    (path, bytes) of a certificate's file, its SHA-256 checked; a relative path is
+    looked for where the checker runs, then beside the certificate.
+    """
     given = spec.get("path") if isinstance(spec, dict) else None
     if not isinstance(given, str):
         raise Unreadable(f"the certificate names no {role} file")
@@ -174,10 +177,13 @@ def _number(value):
 
 
 class Table:
-    """A table as this checker reads it: ``features`` (the header without the label),
+    """A table as this checker reads it.
+
+    A table as this checker reads it: ``features`` (the header without the label),
     ``y`` (each row's label), ``cols[j][r]`` (a category, None where missing), which columns
     are ``numeric`` and which of them are binned (``numbers``: those whose categories are
-    numbers)."""
+    numbers).
+    """
 
     def __init__(self, features: list, y: list, cols: list, numeric: list, bins=()):
         self.features, self.y, self.cols, self.numeric = features, y, cols, numeric
@@ -201,8 +207,11 @@ def _category(value, numeric: bool, bins, where: str):
 
 
 def read_table(cert: dict, role: str, base: str, numeric: list | None = None) -> Table:
-    """A file of the certificate as a Table.  ``numeric``: which columns are numeric
-    (default: as this file's values say, which the certificate must say too)."""
+    """Read a file of the certificate as a Table.
+
+    A file of the certificate as a Table.  ``numeric``: which columns are numeric
+    (default: as this file's values say, which the certificate must say too).
+    """
     inputs = cert["inputs"]
     reading, label, mark = inputs["reading"], inputs["label"], inputs["reading"].get("decimal")
     path, data = _file(inputs["files"].get(role), role, base)
@@ -253,8 +262,11 @@ def read_test(cert: dict, base: str, train: Table) -> list:
 
 
 class State:
-    """A table state's counts: ``obs[j][l]`` {value: observed cells}, ``miss[j][l]`` missing
-    cells, ``N[l]`` rows, per feature j and label l (the label's text)."""
+    """A table state's counts.
+
+    A table state's counts: ``obs[j][l]`` {value: observed cells}, ``miss[j][l]`` missing
+    cells, ``N[l]`` rows, per feature j and label l (the label's text).
+    """
 
     def __init__(self, table: Table):
         self.labels = table.labels
@@ -276,7 +288,7 @@ class State:
         return new
 
     def move(self, j: int, l: str, value, k: int) -> None:
-        """k of label l's missing cells in column j observed as ``value`` (k < 0: blanked)."""
+        """Observe k of label l's missing cells in column j as ``value`` (k < 0: blanked)."""
         self.obs[j][l][value] = self.obs[j][l].get(value, 0) + k
         self.miss[j][l] -= k
 
@@ -288,8 +300,11 @@ class State:
 
 
 class View:
-    """A test row t on a state: its used features (test cell not blank), each with its
-    domain and whether t_j is in it."""
+    """A test row on a state.
+
+    A test row t on a state: its used features (test cell not blank), each with its
+    domain and whether t_j is in it.
+    """
 
     def __init__(self, state: State, t: list, alpha: Fraction):
         self.state, self.t, self.alpha = state, t, alpha
@@ -308,8 +323,11 @@ class View:
         return lo, hi
 
     def factors(self, l: str, counts: list) -> tuple:
-        """(numerator, denominator) of S(l) at the counts, alpha = p/q: N_l prod (q c + p)
-        over n prod (q N_l + p delta_j)."""
+        """Give S(l) at the counts as a fraction.
+
+        (numerator, denominator) of S(l) at the counts, alpha = p/q: N_l prod (q c + p)
+        over n prod (q N_l + p delta_j).
+        """
         p, q, N = self.alpha.numerator, self.alpha.denominator, self.state.N[l]
         num = N * math.prod(q * c + p for c in counts)
         den = sum(self.state.N.values())
@@ -339,8 +357,11 @@ class View:
         return None
 
     def ties(self) -> bool | None:
-        """Whether some world ties at the top, by listing the count vectors of the labels
-        that can reach it (None: more than TIE_VECTORS of one label)."""
+        """Decide whether some world ties at the top.
+
+        Whether some world ties at the top, by listing the count vectors of the labels
+        that can reach it (None: more than TIE_VECTORS of one label).
+        """
         labels = self.state.labels
         smin = {l: self.smin(l) for l in labels}
         reach = [l for l in labels if not any(smin[x] > self.smax(l) for x in labels)]
@@ -363,9 +384,12 @@ class View:
 
 
 def world(view: View, w: dict, table: Table) -> tuple:
-    """('wins', label) or ('tie', labels) of a certificate's world, checked: it fills every
+    """Check a certificate's world and say what it predicts.
+
+    ('wins', label) or ('tie', labels) of a certificate's world, checked: it fills every
     missing cell of each label and used column, in data-row order, with its entry (one
-    value, or [[value, cells], ...]), every value from the domain, and predicts as said."""
+    value, or [[value, cells], ...]), every value from the domain, and predicts as said.
+    """
     fill, counts, used = w["fill"], {}, {table.features[j] for j in view.used}
     if set(fill) - set(view.state.labels) or any(set(c) - used for c in fill.values()):
         raise Wrong("a world fills labels or columns the row's support does not have")
@@ -409,8 +433,11 @@ def _same_kind(value, numeric: bool) -> bool:
 
 
 def bound(view: View, b: dict, table: Table) -> tuple:
-    """(l, k, strict) of a bound smax(l) <= smin(k) (strict: <), checked: its counts are
-    l's largest and k's smallest (check 1), its supports exact."""
+    """Check a bound smax(l) <= smin(k).
+
+    (l, k, strict) of a bound smax(l) <= smin(k) (strict: <), checked: its counts are
+    l's largest and k's smallest (check 1), its supports exact.
+    """
     l, k, strict = b["label"], b["by"], b["strict"]
     if {l, k} - set(view.state.labels) or l == k:
         raise Wrong(f"a bound of {l} by {k} names labels the table does not have")
@@ -466,9 +493,12 @@ class Checker:
         self.claims.append(Claim(claim, ok, message))
 
     def checked(self, claim: str, check) -> bool:
-        """The claim holds if ``check()`` returns (its message); it fails with what is
+        """Check one claim.
+
+        The claim holds if ``check()`` returns (its message); it fails with what is
         wrong if it raises Wrong, or on malformed evidence; it is not checked if the
-        check returns None (a search larger than LIMIT)."""
+        check returns None (a search larger than LIMIT).
+        """
         try:
             said = check()
         except Wrong as e:
@@ -505,8 +535,11 @@ class Checker:
         return View(state, self.test[i], self.alpha)
 
     def answered(self) -> list:
-        """The test rows the certificate answers: every one, unless its inputs list some
-        (``test_rows``: a program that certified a few rows says which)."""
+        """List the test rows the certificate answers.
+
+        The test rows the certificate answers: every one, unless its inputs list some
+        (``test_rows``: a program that certified a few rows says which).
+        """
         every = list(range(len(self.test)))
         said = self.cert["inputs"].get("test_rows", every)
         if not isinstance(said, list) or not set(said) <= set(every) or len(set(said)) != len(said):
@@ -514,8 +547,11 @@ class Checker:
         return said
 
     def rows(self, keys: set):
-        """(result, name, test row index, evidence) of each result whose keys are ``keys``
-        (and id, evidence); first a claim that they answer each test row once."""
+        """List the results whose keys are ``keys``.
+
+        (result, name, test row index, evidence) of each result whose keys are ``keys``
+        (and id, evidence); first a claim that they answer each test row once.
+        """
         results, every = self.cert["results"], self.answered()
         indices = [r.get("test_index") for r in results if isinstance(r, dict)]
         of = "" if len(every) == len(self.test) else f" listed ({len(every)} of {len(self.test)})"
@@ -581,8 +617,11 @@ class Checker:
     # -- answers with cells: poison, poison --together, clean --truth
 
     def changed(self, state: State, cells: list, blank: bool) -> State:
-        """The state with ``cells`` ({"row", "column"}, distinct) blanked (observed ones;
-        every column keeps a value) or cleaned (missing ones set to the truth)."""
+        """Blank or clean ``cells`` of a state.
+
+        The state with ``cells`` ({"row", "column"}, distinct) blanked (observed ones;
+        every column keeps a value) or cleaned (missing ones set to the truth).
+        """
         out, done = state.copy(), set()
         for c in cells:
             r, f = c["row"], c["column"]
@@ -602,9 +641,12 @@ class Checker:
             raise Wrong(f"num_cells is {part['num_cells']} for {len(part['cells'])} cells")
 
     def bounded(self, part: dict, what: str, search) -> None:
-        """A lower bound on the fewest cells (and "optimal"): no larger than the answer's
+        """Check a lower bound on the fewest cells.
+
+        A lower bound on the fewest cells (and "optimal"): no larger than the answer's
         cells, equal to them when optimal, and checked by ``search(bound)`` (None: no
-        number of cells works at all)."""
+        number of cells works at all).
+        """
         n, low, optimal = part["num_cells"], part["lower_bound"], part["optimal"]
         if low is None and not optimal:
             return
@@ -687,8 +729,11 @@ class Checker:
         return f"worlds for each of the {len(r['test_indices'])} rows"
 
     def together_bound(self, state: State, r: dict, src: dict, bound):
-        """A lower bound from one row's own minimum (k None: that row cannot be made not
-        robust), or from that and every blanking between it and the bound."""
+        """Check a lower bound from one row's own minimum.
+
+        A lower bound from one row's own minimum (k None: that row cannot be made not
+        robust), or from that and every blanking between it and the bound.
+        """
         if src.get("from") == "single":
             if src["cells"] != bound:
                 raise Wrong(f"the bound is {bound}, test row {src['test_index']}'s minimum not")
@@ -763,10 +808,13 @@ class Checker:
         return not_robust(self.view(after, proof["test_index"]), proof["worlds"], self.train)
 
     def set_aside(self, which: str):
-        """The rows all rows together and the path are about: every row but those set aside
+        """List the rows that all rows together and the path are about.
+
+        The rows all rows together and the path are about: every row but those set aside
         (together's ``excluded``), which must be exactly the rows whose own result says no
         cleaning makes them robust (each checked there); None, with a failed claim, when
-        they are not."""
+        they are not.
+        """
         every = self.answered()
         said = (self.cert.get("together") or {}).get("excluded", [])
         if not isinstance(said, list):
@@ -811,7 +859,9 @@ class Checker:
 
 
 def fewest_blanks(state: State, t: list, k, alpha: Fraction):
-    """Check that no blanking of fewer than ``k`` cells (None: of any number) of the
+    """Check that no blanking of fewer than ``k`` cells makes t not robust.
+
+    Check that no blanking of fewer than ``k`` cells (None: of any number) of the
     complete table makes t not robust: a message, None when that needs more than LIMIT
     configurations, Wrong naming a cheaper blanking.
 
@@ -876,8 +926,11 @@ def fewest_blanks(state: State, t: list, k, alpha: Fraction):
 
 
 def _configuration(state: State, t: list, removed: dict, cost: int, budget, alpha) -> None:
-    """Wrong if a blanking that removes exactly the values ``removed`` (column -> values;
-    ``cost`` cells) makes t not robust with fewer than ``budget`` cells in all."""
+    """Check the blankings that remove exactly the values ``removed``.
+
+    Wrong if a blanking that removes exactly the values ``removed`` (column -> values;
+    ``cost`` cells) makes t not robust with fewer than ``budget`` cells in all.
+    """
     s = state.copy()
     for j, values in removed.items():
         for v in values:
@@ -918,8 +971,11 @@ def _outside(counts: list, regular: list, p: int, q: int) -> int:
 
 
 def _rival_cap(obs_j: dict, l: str, tj, alpha: Fraction) -> int:
-    """How many of l's cells holding other values than t_j a blanking may take in a column
-    without removing a value (alpha > 0) or every other value (alpha = 0)."""
+    """Count the cells a blanking may take from l in a column.
+
+    How many of l's cells holding other values than t_j a blanking may take in a column
+    without removing a value (alpha > 0) or every other value (alpha = 0).
+    """
     mine = {v: c for v, c in obs_j[l].items() if v != tj and c > 0}
     others = {v for x, c in obs_j.items() if x != l for v, k in c.items() if v != tj and k > 0}
     if alpha:
@@ -928,8 +984,11 @@ def _rival_cap(obs_j: dict, l: str, tj, alpha: Fraction) -> int:
 
 
 def raises(X: list, cap: list, budget: int, p: int, q: int) -> list:
-    """Water-filling: out[b], the largest prod (q (X_j + b_j) + p) with b_j <= cap_j and
-    sum b_j = b, for each b it can reach up to ``budget``."""
+    """Water-fill the largest products, per number of blanks.
+
+    Water-filling: out[b], the largest prod (q (X_j + b_j) + p) with b_j <= cap_j and
+    sum b_j = b, for each b it can reach up to ``budget``.
+    """
     cur, out = list(X), [math.prod(q * x + p for x in X)]
     for _ in range(budget):
         room = [j for j in range(len(cur)) if cur[j] < X[j] + cap[j]]
@@ -941,9 +1000,12 @@ def raises(X: list, cap: list, budget: int, p: int, q: int) -> list:
 
 
 def shapes(Y: list, cap: list, budget: int, p: int, q: int):
-    """(blanks, product) of K-side plans within ``budget`` that include a smallest
+    """Plan the K side's blanks within ``budget``.
+
+    (blanks, product) of K-side plans within ``budget`` that include a smallest
     prod (q (Y_j - a_j) + p) for every number of blanks (``fewest_blanks``): per class of
-    Y_j - cap_j a prefix by Y fully blanked, and one column partly blanked."""
+    Y_j - cap_j a prefix by Y fully blanked, and one column partly blanked.
+    """
     f = [q * y + p for y in Y]
     cols = sorted((j for j in range(len(Y)) if cap[j] > 0), key=lambda j: (Y[j], j))
     classes = {}
@@ -966,8 +1028,11 @@ def shapes(Y: list, cap: list, budget: int, p: int, q: int):
 
 
 def _split(X, capB, Y, capA, CL, CR, left, p, q):
-    """(a, b), a + b <= left, with CL prod (q (X + b) + p) >= CR prod (q (Y - a) + p), or
-    None (left inf: every cell the caps allow)."""
+    """Find a split of ``left`` cells that reverses an inequality.
+
+    (a, b), a + b <= left, with CL prod (q (X + b) + p) >= CR prod (q (Y - a) + p), or
+    None (left inf: every cell the caps allow).
+    """
     if left < 0:
         return None
     if left == math.inf:
@@ -1004,9 +1069,12 @@ def _vectors(caps: list, lo: int, hi: int):
 
 
 def few_blankings(state: State, points: list, lo: int, bound, alpha: Fraction):
-    """Check that no blanking of ``lo`` to ``bound`` - 1 cells (bound None: of lo or more)
+    """Check that no blanking of ``lo`` to ``bound`` - 1 cells makes every point not robust.
+
+    Check that no blanking of ``lo`` to ``bound`` - 1 cells (bound None: of lo or more)
     makes every point not robust, trying each as counts per (column, label, value); None
-    when more than LIMIT."""
+    when more than LIMIT.
+    """
     used = sorted({j for t in points for j, v in enumerate(t) if v is not None})
     groups = [(j, l, v) for j in used for l in state.labels for v in state.obs[j][l]]
     caps = [state.obs[j][l][v] for j, l, v in groups]
@@ -1029,9 +1097,12 @@ def few_blankings(state: State, points: list, lo: int, bound, alpha: Fraction):
 
 
 def few_cleanings(state: State, points: list, k, groups: list, alpha: Fraction):
-    """Check that no cleaning of fewer than ``k`` cells (None: of any number) makes every
+    """Check that no cleaning of fewer than ``k`` cells makes every point robust.
+
+    Check that no cleaning of fewer than ``k`` cells (None: of any number) makes every
     point robust, trying each as counts per (column, label, true value) of the missing
-    cells ``groups``; None when more than LIMIT."""
+    cells ``groups``; None when more than LIMIT.
+    """
     used = {j for t in points for j, v in enumerate(t) if v is not None}
     tally = {}
     for g in groups:

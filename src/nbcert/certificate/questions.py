@@ -150,7 +150,7 @@ def poison_together(enc, T: np.ndarray, answer, index, ids=None) -> list:
     ----------
     enc : EncodedTable
     T : ndarray of shape (k, d)
-    answer : ManyPoisoning
+    answer : TogetherPoisoning
     index, ids
         As for :func:`certify` (``ids`` all rows' ids).
 

@@ -54,7 +54,23 @@ class TogetherCleaning(ManyPoints):
     asked for) and ``certified`` how many they do; ``num_rows`` the training rows the cells
     lie in.  ``budget_limited``: the search stopped at its budget of cells before the
     target (``possible`` False; ``cells`` are those cleaned until then, certifying
-    ``certified`` points)."""
+    ``certified`` points).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
+    >>> together = nbcert.clean_with_truth(train, truth, test, "y").together
+    >>> together.cells, together.num_rows, together.excluded, together.certified
+    (((3, 'color'),), 1, (), 2)
+    """
 
     node_limited: bool = False
     memory_limited: bool = False

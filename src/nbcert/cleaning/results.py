@@ -14,7 +14,7 @@ import numpy as np
 
 from ..milp import CellAnswer
 from ..reading.encoding import EncodedTable
-from ..stats import count_index
+from ..stats import tally
 from .many import TogetherCleaning, clean_many
 from .policy import policy_path, scores
 from .single import offline_minimum
@@ -27,7 +27,23 @@ class PointCleaning(CellAnswer):
 
     ``cells`` lists (row position in the training table, column name), empty when the
     point is already robust; ``possible`` False (proven) when no cleaning makes it robust.
-    ``label`` is the prediction the cleaned table certifies."""
+    ``label`` is the prediction the cleaned table certifies.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
+    >>> first = nbcert.clean_with_truth(train, truth, test, "y").points[0]
+    >>> first.cells, first.num_cells, first.label
+    (((3, 'color'),), 1, 'a')
+    """
 
     label: object = None
 
@@ -37,7 +53,23 @@ class CleaningReport:
     """What the truth says: per point its offline minimum, the fewest cells for all points
     together (but those no cleaning certifies: ``together.excluded``), and the cells the
     truth-free policy would clean, in order, until the target of those points is robust
-    (``path_certifies``), the budget is spent or nothing is left."""
+    (``path_certifies``), the budget is spent or nothing is left.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
+    >>> report = nbcert.clean_with_truth(train, truth, test, "y")
+    >>> report.path, report.path_certifies
+    (((3, 'color'),), True)
+    """
 
     points: list
     together: TogetherCleaning
@@ -152,7 +184,7 @@ def report_candidates(
 def dirty_state(enc: EncodedTable) -> tuple:
     """(obs, M, N) of a dirty table, as the policy takes them: observed cells per (label,
     column, local value), missing cells per (label, column) and rows per label."""
-    index = count_index(enc)
+    index = tally(enc)
     return _observed(enc, index), index[:, enc.missing_codes], enc.label_sizes
 
 

@@ -81,7 +81,7 @@ class Poisoned:
 @dataclass
 class PoisonedTogether:
     index: list
-    poisoning: object  # ManyPoisoning
+    poisoning: object  # TogetherPoisoning
     ids: RowIds | None = None
 
 
@@ -145,7 +145,7 @@ def _ask(question: Callable, args, inputs: Inputs, *flags: str, **parameters):
     value stored under its API parameter's name), the other ``parameters`` and the flags'
     reading options."""
     given = {flag: getattr(args, flag) for flag in flags}
-    tables = () if inputs.truth is None else (inputs.truth,)  # clean_offline's, before test
+    tables = () if inputs.truth is None else (inputs.truth,)  # clean_with_truth's, before test
     reading = _reading(args, inputs)
     if getattr(args, "candidates", None) is not None:
         parameters = {"candidates": args.candidates, **parameters}
@@ -230,7 +230,7 @@ def certify(args, session: Session) -> Certified:
 def count(args, session: Session) -> Counted:
     alpha = _alpha(args.alpha)
     inputs = _load(args, session)
-    flags = ("method", "n_samples", "confidence", "seed", "width", "time_limit")
+    flags = ("method", "n_worlds", "confidence", "seed", "width", "time_limit")
     progress = session.hook("counting")
     counts = _ask(nbcert.count_worlds, args, inputs, *flags, alpha=alpha, progress=progress)
     return Counted(list(inputs.test.index), counts, args.confidence, inputs.ids, args.width)
@@ -238,7 +238,7 @@ def count(args, session: Session) -> Counted:
 
 def _check_poison_method(args) -> None:
     if args.together:
-        rule = params.rule("method", "poison_many")
+        rule = params.rule("method", "poison_together")
         if (args.method or "auto") not in rule.options:
             raise ParameterError(
                 f"--method {args.method} does not apply to --together (use {rule.listed()})"
@@ -268,7 +268,12 @@ def poison(args, session: Session) -> Poisoned | PoisonedTogether:
         with session.ticking("searching cells for every row at once"):
             method = args.method or "auto"
             res = _ask(
-                nbcert.poison_many, args, inputs, "time_limit", method=method, certificate=target
+                nbcert.poison_together,
+                args,
+                inputs,
+                "time_limit",
+                method=method,
+                certificate=target,
             )
         return PoisonedTogether(index, res, inputs.ids)
     method = args.method or "op"
@@ -311,7 +316,7 @@ def clean(args, session: Session) -> Advice | Cleaned:
     flags = ("prior", "method", "node_limit", "time_limit", "batch", "target", "budget")
     written = _certificate(args, inputs, **files)
     report = _ask(
-        nbcert.clean_offline,
+        nbcert.clean_with_truth,
         args,
         inputs,
         *flags,

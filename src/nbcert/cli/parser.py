@@ -3,7 +3,7 @@ declared once.
 
 Choices and value checks come from the parameters' rules (``nbcert.params``), the ones the
 API applies to its keywords, so a flag and its keyword accept the same values.  A value
-that breaks its rule is argparse's usage error ``argument --samples: expected a positive
+that breaks its rule is argparse's usage error ``argument --worlds: expected a positive
 integer, got '0'``; ``--alpha`` is read exactly, as text, and checked when the command
 starts (one line: ``--alpha: expected ...``).
 """
@@ -11,9 +11,10 @@ starts (one line: ``--alpha: expected ...``).
 from __future__ import annotations
 
 import argparse
+import sys
 import textwrap
 
-from .. import params
+from .. import deprecation, params
 
 _WORLD = (
     "A possible world fills every missing cell of the training table with one of the "
@@ -348,6 +349,27 @@ def _option(p, flag: str, rule: str, help: str, default=None, metavar: str = "N"
     )
 
 
+class _Renamed(argparse.Action):
+    """A flag's old name: stores its value under the new name's rule, with one line on
+    stderr (never stdout, which ``--json`` keeps for JSON) saying which flag to use."""
+
+    def __init__(self, option_strings, dest, new: str, **kwargs):
+        self.new = new
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stderr.write(f"nbcert: warning: {deprecation.message(option_string, self.new)}\n")
+        setattr(namespace, self.dest, values)
+
+
+def _renamed(p, old: str, new: str, rule: str) -> None:
+    """``old``, the deprecated name of the flag ``new`` (whose value is stored as ``rule``),
+    still accepted for one release and left out of the help."""
+    p.add_argument(
+        old, type=rule_type(rule), dest=rule, action=_Renamed, new=new, help=argparse.SUPPRESS
+    )
+
+
 def _method(p, function: str, help: str) -> None:
     """--method, its choices those of the rule for ``function``'s method in nbcert.params,
     the first of them its default."""
@@ -416,7 +438,8 @@ def _count(sub, parents) -> None:
     _option(
         p, "--time-limit", "time_limit", "seconds per test row that bounds refines for", 2.0, "SEC"
     )
-    _option(p, "--samples", "n_samples", "worlds sampled per test row by montecarlo", 20000)
+    _option(p, "--worlds", "n_worlds", "worlds sampled per test row by montecarlo", 20000)
+    _renamed(p, "--samples", "--worlds", "n_worlds")
     _option(
         p, "--confidence", "confidence", "confidence level of the montecarlo intervals", 0.95, "C"
     )
@@ -428,7 +451,7 @@ def _poison(sub, parents) -> None:
     p.add_argument(
         "--method",
         default=None,
-        choices=params.options("method", "poison") + params.options("method", "poison_many"),
+        choices=params.options("method", "poison") + params.options("method", "poison_together"),
         help="op (default) finds a minimum set; sr and rp are the paper's "
         "randomized baselines; with --together: auto (default), exact or greedy",
     )
@@ -473,7 +496,7 @@ def _clean(sub, parents) -> None:
     )
     _method(
         p,
-        "clean_offline",
+        "clean_with_truth",
         "with --truth, for all rows together: exact (a HiGHS program, alpha 0), "
         "greedy (with a proven lower bound) or auto (default: exact when small)",
     )

@@ -83,6 +83,20 @@ class WorldCounts:
     None when that number has more than MAX_TOTAL_DIGITS digits (a 10^6-row table can have
     10^(10^7) worlds); ``total_text``, its exact decimal string (written from ``worlds``
     when first read), and ``log10_total`` are always given by ``count_encoded``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> first = nbcert.count_worlds(train, test, "y")[0]
+    >>> first.method, first.counts, first.ties, first.total
+    ('exact', {'a': 3, 'b': 1}, 0, 4)
     """
 
     method: str

@@ -11,7 +11,7 @@ certifiably robust (alpha = 0, and any alpha for one point).
 * ``many``       -- several points at once: greedy, or exact with a proven lower bound.
 """
 
-from .many import ManyPoisoning, all_nonrobust, greedy, poison_many_encoded
+from .many import TogetherPoisoning, all_nonrobust, greedy, poison_many_encoded
 from .single import Cells, PoisonedCounts, Poisoning, poison_encoded
 from .streamed import find_cells, poison_streamed
 
@@ -20,10 +20,20 @@ __all__ = [
     "Cells",
     "PoisonedCounts",
     "poison_encoded",
-    "ManyPoisoning",
+    "TogetherPoisoning",
     "poison_many_encoded",
     "greedy",
     "all_nonrobust",
     "poison_streamed",
     "find_cells",
 ]
+
+
+def __getattr__(name):
+    """``ManyPoisoning``, the old name of ``TogetherPoisoning`` (a FutureWarning)."""
+    if name == "ManyPoisoning":
+        from .. import deprecation
+
+        deprecation.warn("nbcert.poisoning.ManyPoisoning", "nbcert.TogetherPoisoning")
+        return TogetherPoisoning
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

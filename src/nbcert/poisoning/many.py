@@ -43,15 +43,15 @@ from ..milp import (
     vectors_between,
 )
 from ..reading.encoding import BLANK, EncodedTable
-from ..stats import count_index
+from ..stats import tally
 from .relaxation import Relaxation
 from .single import PoisonedCounts, cells_of, plans, poison_encoded, status
 
-METHODS = ("auto", "exact", "greedy")  # params.RULES["method"]["poison_many"]
+METHODS = ("auto", "exact", "greedy")  # params.RULES["method"]["poison_together"]
 
 
 @dataclass(frozen=True)
-class ManyPoisoning(ManyPoints):
+class TogetherPoisoning(ManyPoints):
     """Cells to blank so that every given test point is non-robust at once, as (row
     position in the training table, column name).
 
@@ -59,6 +59,21 @@ class ManyPoisoning(ManyPoints):
     on the minimum (equal to ``num_cells`` when optimal).  ``possible`` False with
     ``optimal`` True is a proof that no blanking works; otherwise it only says that none
     was found (``status`` names the cases as ``Poisoning.status`` does).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
+    >>> found = nbcert.poison_together(truth, test, "y", method="exact")
+    >>> found.num_cells, found.optimal, found.lower_bound, found.time_limited
+    (3, True, 3, False)
     """
 
     @property
@@ -86,7 +101,7 @@ def _blank_all(states, blanked, cells):
 
 def _states(enc: EncodedTable, T: np.ndarray) -> list:
     """One PoisonedCounts per test point, from one counting pass."""
-    counts = count_index(enc)
+    counts = tally(enc)
     return [PoisonedCounts(enc, t, counts) for t in T]
 
 
@@ -103,7 +118,7 @@ def all_nonrobust(enc, T, blanked, counts=None) -> bool:
         The blanked cells, in ``enc``'s row order; a column left with no observed cell
         makes the answer False.
     counts : ndarray, optional
-        The table's ``stats.count_index``, if already built.
+        The table's ``stats.tally``, if already built.
 
     Returns
     -------
@@ -111,7 +126,7 @@ def all_nonrobust(enc, T, blanked, counts=None) -> bool:
     """
     if blanked.all(axis=0).any():
         return False
-    counts = count_index(enc) if counts is None else counts
+    counts = tally(enc) if counts is None else counts
     m, d = enc.m, enc.d
     r, j = np.nonzero(blanked)
     lab = np.searchsorted(enc.label_bounds, r, side="right") - 1
@@ -138,7 +153,7 @@ def nonrobust_counts(enc, T, counts, groups, X) -> np.ndarray:
     enc, T
         As for ``poison_many_encoded``.
     counts : ndarray, shape (m, n_codes)
-        The table's ``stats.count_index``.
+        The table's ``stats.tally``.
     groups : tuple of two int arrays (G,)
         The (label, global code) of each group of interchangeable cells.
     X : ndarray of int, shape (B, G)
@@ -178,7 +193,7 @@ def exhaustive(enc: EncodedTable, T: np.ndarray, lo: int, hi: int, deadline: flo
     Cells of one (label, column, value) are interchangeable, so a blanking is a vector of
     counts per group, each checked exactly (``nonrobust_counts``).  Every size is tried:
     blanking more cells can make a point robust again (a column left with t_j alone)."""
-    counts = count_index(enc)
+    counts = tally(enc)
     groups = np.nonzero(counts)
     rows = max(1, EXHAUSTIVE_BLOCK_ELEMENTS // (enc.m * (counts.shape[1] + len(T) * enc.d)))
     for size in range(lo, hi + 1):
@@ -208,7 +223,7 @@ def small(enc: EncodedTable, k: int, lo: int, hi: int) -> bool:
     if hi > EXHAUSTIVE_MAX_CHECKS:  # over a million cells to try: never small
         return False
     limit = EXHAUSTIVE_MAX_CHECKS / max(k, 1)
-    counts = count_index(enc)
+    counts = tally(enc)
     return vectors_between(counts[counts > 0], lo, hi, limit) <= limit
 
 
@@ -325,7 +340,7 @@ def _candidate(enc, T, mask, best):
 def _prune(enc, T, mask):
     """Drop blanked cells, per (column, label) block, while every point stays non-robust
     (binary search on how many of the block's cells to keep)."""
-    mask, counts = mask.copy(), count_index(enc)
+    mask, counts = mask.copy(), tally(enc)
     for j in range(enc.d):
         for l in range(enc.m):
             a, b = enc.label_bounds[l], enc.label_bounds[l + 1]
@@ -343,7 +358,7 @@ def _prune(enc, T, mask):
 
 def poison_many_encoded(
     enc: EncodedTable, T: np.ndarray, method: str = "auto", time_limit: float = 30.0
-) -> ManyPoisoning:
+) -> TogetherPoisoning:
     """Fewest cells making every test point non-robust at once.
 
     Parameters
@@ -365,27 +380,27 @@ def poison_many_encoded(
 
     Returns
     -------
-    ManyPoisoning
+    TogetherPoisoning
     """
     if method not in METHODS:
         raise unknown_option("method", method, METHODS)
     if enc.m == 1:  # one label is predicted in every world, whatever is blanked
-        return ManyPoisoning(False, method=method, optimal=True)
+        return TogetherPoisoning(False, method=method, optimal=True)
     start = greedy(enc, T)
     if start is not None and not start.any():
-        return ManyPoisoning(True, (), "greedy", True, 0)
+        return TogetherPoisoning(True, (), "greedy", True, 0)
     if start is not None and not all_nonrobust(enc, T, start):
         start = None  # it emptied a column
     if method == "greedy" or (
         method == "auto" and (start is None or start.sum() > AUTO_EXACT_CELLS_POISON)
     ):
         if start is None:
-            return ManyPoisoning(False, method="greedy")
-        return ManyPoisoning(True, _names(enc, start), "greedy", False, None)
+            return TogetherPoisoning(False, method="greedy")
+        return TogetherPoisoning(True, _names(enc, start), "greedy", False, None)
     # every point needs at least its own single-point minimum (OP is exact)
     singles = [poison_encoded(enc, t, "op") for t in T]
     if not all(p.possible for p in singles):
-        return ManyPoisoning(False, method="exact", optimal=True)
+        return TogetherPoisoning(False, method="exact", optimal=True)
     floor = max(p.num_cells for p in singles)
     best, lower, timed_out = start, floor, False
     # the most cells worth trying: one fewer than greedy's, or all but one per column
@@ -400,10 +415,10 @@ def poison_many_encoded(
     elif floor <= top:
         best, lower, timed_out = _exact(enc, T, start, floor, time_limit)
     if lower == math.inf:
-        return ManyPoisoning(False, method="exact", optimal=True)
+        return TogetherPoisoning(False, method="exact", optimal=True)
     if best is None:
-        return ManyPoisoning(False, method="exact", lower_bound=lower, time_limited=timed_out)
+        return TogetherPoisoning(False, method="exact", lower_bound=lower, time_limited=timed_out)
     cells = int(best.sum())
-    return ManyPoisoning(
+    return TogetherPoisoning(
         True, _names(enc, best), "exact", cells <= lower, min(lower, cells), timed_out
     )

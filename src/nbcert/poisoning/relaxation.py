@@ -27,7 +27,7 @@ import numpy as np
 
 from ..milp import Program
 from ..reading.encoding import EncodedTable
-from ..stats import count_index
+from ..stats import tally
 
 MARGIN = 1e-9  # the program asks a little less than non-robustness: a relaxation despite rounding
 GRID_START, GRID_RATIO = 5, 1.5
@@ -64,7 +64,7 @@ class Relaxation:
         self.enc = enc
         live = [(star, st) for st in states if (star := st.winner()) >= 0]
         self.points = [(star, st.tcode) for star, st in live]
-        counts = count_index(enc)
+        counts = tally(enc)
         N = enc.label_sizes
         self.cols = [int(j) for j in np.flatnonzero(enc.delta >= 2)]
         # per point, the columns its factor depends on: a blank test cell's is 1

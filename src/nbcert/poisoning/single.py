@@ -32,7 +32,7 @@ from ..decide import decide_counts, extremes
 from ..errors import ParameterError, unknown_option
 from ..milp import CellAnswer
 from ..reading.encoding import BLANK, EncodedTable
-from ..stats import Stats, count_index
+from ..stats import Stats, tally
 from .baselines import CHECKS, random_order, smarter_random
 from .incremental import cell_values
 from .minimum import DISAGREE, Search
@@ -88,6 +88,21 @@ class Poisoning(CellAnswer):
     blanking was found; ``impossible`` then says whether that is proven (OP, or a table
     with a single label) or only that a randomized search (SR, RP) found none.
     ``status`` names the four cases.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
+    >>> first = nbcert.poison(truth, test, "y")[0]
+    >>> first.status, first.num_cells, first.possible, first.impossible
+    ('poisoned', 2, True, False)
     """
 
     impossible: bool = False
@@ -113,7 +128,7 @@ class PoisonedCounts:
         counts: np.ndarray | None = None,
         alpha: Fraction = Fraction(0),
     ):
-        """``counts``: the table's count index (stats.count_index), if already built.  From
+        """``counts``: the table's count index (stats.tally), if already built.  From
         Stats alone (a streamed table) cells are blanked by ``blank_cells``, named by row.
         ``alpha``: the classifier's smoothing (poisoning beyond the paper when > 0)."""
         self.enc = enc
@@ -122,7 +137,7 @@ class PoisonedCounts:
         self.free = t == BLANK  # a blank test cell: its factor is 1 (nbcert.blanks)
         self.tcode = np.where(self.free, -1, enc.global_codes(t[None])[0])  # -1 agrees with no cell
         if counts is None:
-            counts = enc.counts if isinstance(enc, Stats) else count_index(enc)
+            counts = enc.counts if isinstance(enc, Stats) else tally(enc)
         self.counts = counts
         self.A = np.where(self.seen0, counts[:, self.tcode], 0)
         self.M = np.zeros_like(self.A)

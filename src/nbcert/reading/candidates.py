@@ -136,7 +136,32 @@ def from_repairs(folder, train: pd.DataFrame, label: str, name: str, **text) -> 
 def read_repairs(folder, train, label: str, name: str | None = None, **text) -> pd.DataFrame:
     """CPClean's ``X_train_repairs/`` folder as a candidate table (``row, column, value``)
     for ``train`` (a DataFrame or the path of the training file, its label column
-    ``label``): ``from_repairs`` after reading the training table as the command does."""
+    ``label``): ``from_repairs`` after reading the training table as the command does.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> import os
+    >>> train.to_csv("train.csv", index=False)
+    >>> os.makedirs("repairs", exist_ok=True)
+    >>> features = train.drop(columns="y")
+    >>> features.fillna({"color": "red", "size": "S"}).to_csv("repairs/mode.csv", index=False)
+    >>> features.fillna({"color": "blue", "size": "S"}).to_csv("repairs/knn.csv", index=False)
+    >>> nbcert.read_repairs("repairs", "train.csv", "y")
+       row column value
+    0    3  color  blue
+    1    3  color   red
+    2    1   size     S
+    >>> nbcert.certify("train.csv", test, "y", candidates="repairs")["robust"].tolist()
+    [True, True]
+    """
     from .files import read_csv
 
     if not isinstance(train, pd.DataFrame):

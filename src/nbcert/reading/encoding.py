@@ -95,7 +95,24 @@ class Domains:
 
 @dataclass(frozen=True)
 class EncodedTable(Domains):
-    """An integer-coded training table, rows grouped by label."""
+    """An integer-coded training table, rows grouped by label.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> enc = nbcert.encode(train, "y")
+    >>> enc.n, enc.d, enc.m, enc.features, enc.labels
+    (7, 2, 2, ('color', 'size'), ('a', 'b'))
+    >>> int(enc.is_missing().sum())
+    2
+    """
 
     X: np.ndarray  # (n, d) global codes (code_dtype), rows grouped by label
     label_bounds: np.ndarray  # (m + 1,) row offsets of each label's block in X
@@ -221,7 +238,24 @@ def encode(
     train, label: str, *, missing: Iterable | None = None, name: str = "training table"
 ) -> EncodedTable:
     """Encode a training table (pandas DataFrame or Arrow table); raise InputError naming
-    the column or row at fault."""
+    the column or row at fault.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> enc = nbcert.encode(train, "y")
+    >>> [list(values) for values in enc.categories]
+    [['red', 'blue'], ['S', 'L']]
+    >>> nbcert.certify(enc, test, "y")["robust"].tolist()  # an encoded table is a training table
+    [False, True]
+    """
     y, labels, features, columns = code_frame(
         train, label, missing=missing, name=name, numbers=True
     )
@@ -263,9 +297,15 @@ def from_codes(X, y, domain_sizes: Sequence[int]) -> EncodedTable:
 
     Examples
     --------
-    >>> enc = from_codes([[0, 1], [1, -1], [1, 0]], [0, 1, 1], [2, 2])
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> enc = nbcert.from_codes([[0, 1], [1, -1], [1, 0]], [0, 1, 1], domain_sizes=[2, 2])
     >>> enc.n, enc.d, enc.m
     (3, 2, 2)
+    >>> nbcert.certify(enc, pd.DataFrame([[0, 1], [1, 0]]), None)  # test rows as codes
+       robust  label possible_labels  tie_possible
+    0    True      0             [0]         False
+    1    True      1             [1]         False
     """
     X = np.asarray(X)
     y = np.asarray(y)

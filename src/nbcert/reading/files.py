@@ -72,6 +72,17 @@ class TableSource(CsvReading, ParquetReading):
     text (Parquet values that are not strings are turned into their text, as the CLI
     compares them with a CSV test file); ``decimal`` (``","``) reads a number written with
     that decimal mark as the number (``nbcert.reading.decimals``).
+
+    Examples
+    --------
+    >>> import nbcert
+    >>> with open("train.csv", "w") as f:
+    ...     _ = f.write("color,size,y\\nred,S,a\\n,L,b\\n")
+    >>> source = nbcert.TableSource("train.csv")
+    >>> source.columns, source.format
+    (['color', 'size', 'y'], 'csv')
+    >>> nbcert.certify(source, nbcert.read_csv("train.csv").drop(columns="y"), "y")["robust"].tolist()
+    [True, True]
     """
 
     def __init__(
@@ -89,10 +100,18 @@ class TableSource(CsvReading, ParquetReading):
         self.name = name or ("standard input" if str(path) == STDIN else str(path))
         self.missing = [str(t) for t in (missing or [])]
         self.text = text
-        self.kind, self.size, self._stream = self._open()
+        self.format, self.size, self._stream = self._open()
         self._header = None
         self.columns = self._read_header()
         self._check_header()
+
+    @property
+    def kind(self) -> str:
+        """Deprecated name of ``format`` (a FutureWarning), removed in the next release."""
+        from .. import deprecation
+
+        deprecation.warn("TableSource.kind", "TableSource.format")
+        return self.format
 
     # -- opening
 
@@ -161,7 +180,7 @@ class TableSource(CsvReading, ParquetReading):
             raise self._fail(f"cannot read the file ({e.strerror or e})") from None
 
     def _read_header(self) -> list:
-        if self.kind == "parquet":
+        if self.format == "parquet":
             return list(self._parquet_files()[1].names)
         with self._raw() as f:
             head, start, end = bytearray(), 0, 0
@@ -226,7 +245,7 @@ class TableSource(CsvReading, ParquetReading):
         """(first data row, Arrow table or record batch) of consecutive parts of the file
         (CSV: pieces of about ``piece_bytes``, default PIECE_BYTES); with ``ints``, a
         Parquet integer column is left as integers rather than made text."""
-        if self.kind == "parquet":
+        if self.format == "parquet":
             parts = self._parquet_batches(dictionary, PARQUET_BATCH_ROWS, ints)
         else:
             parts = self._csv_pieces(dictionary, piece_bytes or PIECE_BYTES)
@@ -251,7 +270,7 @@ class TableSource(CsvReading, ParquetReading):
         """The whole table in memory (an Arrow table)."""
         pa, _ = pyarrow_csv()
         parts = [t for _, t in self.tables(dictionary)]
-        if self.kind == "parquet":
+        if self.format == "parquet":
             parts = [pa.Table.from_batches([b]) for b in parts]
         return pa.concat_tables(parts)
 

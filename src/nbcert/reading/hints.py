@@ -42,7 +42,26 @@ TOKENS = ("?", "NA", "null", "-", "N/A")
 
 
 class DataWarning(UserWarning):
-    """A hint about the data; ``cli`` is its command-line wording."""
+    """A hint about the data; ``cli`` is its command-line wording.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> import warnings
+    >>> unseen = pd.DataFrame({"color": ["green"], "size": ["S"]})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     answer = nbcert.certify(train, unseen, "y")
+    >>> print(caught[0].message)
+    1 test value (in 1 of 1 rows; column 'color') never occurs in training: at alpha = 0 every label's support of such a row is 0
+    """
 
     def __init__(self, message: str, cli: str | None = None):
         super().__init__(message)

@@ -48,6 +48,23 @@ class Stats(Domains):
 
     ``first_missing`` is the (data row, feature) of the first missing feature cell, or
     None for a complete table: poisoning needs a complete table and says where it is not.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> from nbcert.stats import frame_stats
+    >>> stats = frame_stats(train, "y")
+    >>> stats.label_sizes.tolist(), stats.n, stats.missing_per_feature.tolist()
+    ([3, 4], 7, [1, 1])
+    >>> stats.first_missing
+    (1, 'size')
     """
 
     counts: np.ndarray  # (m, n_codes) int64
@@ -80,9 +97,11 @@ class Stats(Domains):
         return self.counts[:, self.missing_codes].sum(axis=0)
 
 
-def count_index(enc: EncodedTable) -> np.ndarray:
-    """Counts of every global code per label: bincounts over X's label blocks, a bounded
-    number of cells at a time.
+def tally(enc: EncodedTable) -> np.ndarray:
+    """Tally the table: per label, the rows holding each value and the missing cells.
+
+    The paper's index (the statistics, ``Stats.counts``): bincounts over X's label
+    blocks, a bounded number of cells at a time.
 
     Parameters
     ----------
@@ -93,6 +112,18 @@ def count_index(enc: EncodedTable) -> np.ndarray:
     -------
     ndarray of int64, shape (m, n_codes)
         Per label, the count of each feature value and of each feature's missing slot.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from nbcert.methods import encode, tally
+    >>> train = pd.DataFrame({"color": ["red", "blue", None], "y": ["a", "a", "b"]})
+    >>> enc = encode(train, "y")
+    >>> enc.categories[0].tolist()  # codes 0, 1; code 2 is the column's missing slot
+    ['red', 'blue']
+    >>> tally(enc)
+    array([[1, 1, 0],
+           [0, 0, 1]])
     """
     idx = np.zeros((enc.m, enc.n_codes), dtype=np.int64)
     step = max(1, CHUNK_CELLS // max(1, enc.d))
@@ -120,14 +151,14 @@ def from_table(enc: EncodedTable, counts: np.ndarray | None = None) -> Stats:
     ----------
     enc : EncodedTable
     counts : ndarray of shape (m, n_codes), optional
-        Its count index (:func:`count_index`), if already built.
+        Its count index (:func:`tally`), if already built.
 
     Returns
     -------
     Stats
         Its first missing cell is located only when first asked.
     """
-    counts = count_index(enc) if counts is None else counts
+    counts = tally(enc) if counts is None else counts
     return Stats(
         offsets=enc.offsets,
         delta=enc.delta,

@@ -76,7 +76,7 @@ def read_on_cluster(source, name: str):
     """The Dask DataFrame of a Parquet training file or folder (read by the workers)."""
     import dask.dataframe as dd
 
-    if source.kind != "parquet":
+    if source.format != "parquet":
         raise InputError(
             f"{name}: with a Dask scheduler the training table must be Parquet (a .parquet file or "
             f"a folder of them) that the workers can read"

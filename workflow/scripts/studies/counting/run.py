@@ -48,7 +48,7 @@ from common.settings import Section
 from common.tables import read_data, write_table
 
 from nbcert import InputError, encode
-from nbcert.methods import TooLarge, count_encoded, count_index, total_worlds
+from nbcert.methods import TooLarge, count_encoded, tally, total_worlds
 
 METHODS = ("batch", "exact", "montecarlo", "bounds")
 FULL_METHODS = ("montecarlo", "bounds")  # at full size exact counting is out of reach
@@ -130,7 +130,7 @@ def batch_states(enc, T: np.ndarray) -> np.ndarray:
     """log10 of the beta matrices Algorithm 2 enumerates per test point: the product over
     labels l and features j of (M_lj + 1), for features whose test value occurs in
     training and whose domain has more than one value (the others have one option)."""
-    M = count_index(enc)[:, enc.missing_codes]  # (m, d) missing cells per label and feature
+    M = tally(enc)[:, enc.missing_codes]  # (m, d) missing cells per label and feature
     per = np.log10(M + 1.0) * (enc.delta > 1)  # (m, d)
     return ((T >= 0) * per.sum(axis=0)).sum(axis=1)
 

@@ -9,7 +9,7 @@ columns in ``bins`` bins) this job asks, with nbcert's public API:
   (``nbcert.certify``), over nbcert's worlds (every missing cell any value of its column's
   domain) and over CPClean's (each missing cell one of its candidate repairs, the values
   its imputers give in ``X_train_repairs/``: ``candidates=``);
-* cleaning to all certain with the truth (``nbcert.clean_offline``, alpha 0): the fewest
+* cleaning to all certain with the truth (``nbcert.clean_with_truth``, alpha 0): the fewest
   cells for all rows together, the training rows they lie in (CPClean's unit), whether
   proven optimal or the proven lower bound, and the rows set aside (no cleaning certifies
   them, proven);
@@ -75,7 +75,7 @@ def nbcert_row(t: dict, settings: Section, seed: int, with_candidates: bool) -> 
     args = (t["train"], t["truth"], t["val"], t["label"])
     certified = nbcert.certify(t["train"], t["val"], t["label"], **common)
     found, secs = timed(
-        lambda: nbcert.clean_offline(*args, time_limit=settings.time_limit, **common)
+        lambda: nbcert.clean_with_truth(*args, time_limit=settings.time_limit, **common)
     )
     curves = {
         order: nbcert.cleaning_curve(

@@ -116,7 +116,7 @@ def _stream_blanked(rows: Rows, path: Path, cfg, model, test, truth, seed, mc_sa
             test.iloc[:1],
             "class",
             method="montecarlo",
-            n_samples=mc_samples,
+            n_worlds=mc_samples,
             seed=rng_for(seed, "scaling", n, "count"),
         )
     )
