@@ -398,13 +398,14 @@ def clean_many(
     TogetherCleaning
         With ``excluded``, ``target`` and ``certified`` set.
     """
-    if minima is None:
-        minima = [_minimum(tab, t, alpha) for t in T]
-    able = np.array([c is not None for c in minima], bool)
+    if minima is None:  # which points some cleaning certifies: proven, without a search
+        able = np.array([cleanable(tab, t, alpha) for t in T], bool)
+    else:
+        able = np.array([c is not None for c in minima], bool)
     keep = np.flatnonzero(able)
     need = _needed(target, len(keep))
-    costs = [minima[p] for p in keep]
     if need < len(keep) or budget is not None:
+        costs = [_minimum(tab, T[p], alpha) if minima is None else minima[p] for p in keep]
         found = _some(tab, T[keep], alpha, need, budget, costs)
     else:
         found = _all(tab, T[keep], alpha, method, node_limit, time_limit)
