@@ -254,29 +254,13 @@ def clean(tab, T: np.ndarray, report, alpha, index, ids=None) -> dict:
         )
     tg = report.together
     kept = [pos for pos in range(len(T)) if pos not in set(tg.excluded)]
-    aside = [_test_key(pos, index, ids) for pos in tg.excluded]
     after = []
     if tg.possible:
         counts = states.cleaned(tab, tg.cells)
         after = [
             {"test_index": int(index[pos]), **_robust(tab, counts, T[pos], alpha)} for pos in kept
         ]
-    together = {
-        "num_cells": tg.num_cells,
-        "num_rows": tg.num_rows if tg.possible else None,
-        "cells": _cells(tg.cells),
-        "excluded": aside,
-        "target_rows": tg.target,
-        "certified_rows": tg.certified,
-        "budget_limited": bool(tg.budget_limited),
-        "method": tg.method,
-        "optimal": bool(tg.optimal),
-        "lower_bound": tg.lower_bound,
-        "time_limited": bool(tg.time_limited),
-        "node_limited": bool(tg.node_limited),
-        "memory_limited": bool(tg.memory_limited),
-        "evidence": {"after": after},
-    }
+    together = {**tg.record(lambda pos: _test_key(pos, index, ids)), "evidence": {"after": after}}
     path = {
         "num_cells": len(report.path),
         "cells": _cells(report.path),

@@ -84,6 +84,25 @@ class TogetherCleaning(ManyPoints):
         """Training rows the cells lie in (CPClean's unit of cleaning: a row at a time)."""
         return len({r for r, _ in self.cells})
 
+    def record(self, test_key) -> dict:
+        """The answer as ``--json`` prints it and a certificate holds it; ``test_key(p)``
+        names the test row at position p (its test_index, or that and its id)."""
+        return {
+            "num_cells": self.num_cells,
+            "num_rows": self.num_rows if self.possible else None,
+            "cells": [{"row": int(r), "column": str(c)} for r, c in self.cells],
+            "excluded": [test_key(p) for p in self.excluded],
+            "target_rows": self.target,
+            "certified_rows": self.certified,
+            "budget_limited": bool(self.budget_limited),
+            "method": self.method,
+            "optimal": bool(self.optimal),
+            "lower_bound": self.lower_bound,
+            "time_limited": bool(self.time_limited),
+            "node_limited": bool(self.node_limited),
+            "memory_limited": bool(self.memory_limited),
+        }
+
 
 def _limits(stops: list) -> dict:
     """The limits that cut a search short, from the entries of ``stops``."""

@@ -278,21 +278,7 @@ def _cleaned_json(res: Cleaned) -> dict:
         }
         for pos, (i, pt) in enumerate(zip(res.index, rep.points))
     ]
-    together = {
-        "num_cells": tg.num_cells,
-        "num_rows": tg.num_rows if tg.possible else None,
-        "cells": cells_json(tg.cells),
-        "excluded": [_test_key(res, p) for p in tg.excluded],
-        "target_rows": tg.target,
-        "certified_rows": tg.certified,
-        "budget_limited": bool(tg.budget_limited),
-        "method": tg.method,
-        "optimal": bool(tg.optimal),
-        "lower_bound": tg.lower_bound,
-        "time_limited": bool(tg.time_limited),
-        "node_limited": bool(tg.node_limited),
-        "memory_limited": bool(tg.memory_limited),
-    }
+    together = tg.record(lambda p: _test_key(res, p))
     path = {
         "num_cells": len(rep.path),
         "cells": cells_json(rep.path),
