@@ -9,9 +9,9 @@ import pandas as pd
 
 # table prefix -> (methods, identifying columns, answer columns)
 EXACT = {
-    "decision": (
+    "certify": (
         ("Iterate", "Iterate+Index"),
-        ["rep", "perturbation", "missing_rate", "k"],
+        ["rep", "perturbation", "missing_rate", "points"],
         ["robust", "nonrobust"],
     ),
     "poisoning": (("OP",), ["rep"], ["possible", "cells"]),
@@ -21,11 +21,15 @@ EXACT = {
         ["skipped", "majority_label", "fraction", "tie_fraction", "all_ties"],
     ),
     "cleaning": (
-        ("offline",),
+        ("truth",),
         ["perturbation", "missing_rate", "rep", "final"],
         ["cells", "points", "excluded", "missing_cells", "optimal"],
     ),
-    "poisoning_many": (("union of OP", "greedy", "exact"), ["k"], ["cells", "valid", "optimal"]),
+    "poisoning_together": (
+        ("union of OP", "greedy", "exact"),
+        ["points"],
+        ["cells", "valid", "optimal"],
+    ),
     "scaling": (
         ("Iterate+Index", "Iterate", "OP", "Iterate+Index (streamed)", "OP (streamed)"),
         ["n"],

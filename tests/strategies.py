@@ -199,7 +199,7 @@ def random_encoded(seed, n=400, d=5, rate=0.3):
 
     rng = np.random.default_rng(seed)
     delta = rng.integers(1, 5, d)
-    _, X, y, T, _ = synthetic_table(n, d, 4, 3, seed=seed, k=12)
+    _, X, y, T, _ = synthetic_table(n, d, 4, 3, seed=seed, points=12)
     X = np.minimum(X, delta - 1)
     X[rng.random(X.shape) < rate] = -1
     X[:4] = np.minimum(np.arange(4)[:, None], delta - 1)  # every value observed

@@ -302,7 +302,7 @@ def test_missing_tokens_equal_nan(method):
 @pytest.mark.parametrize("rows", [1, 7, 1 << 20])
 def test_iterate_scan_is_blocksize_free(monkeypatch, rows):
     """Iterate's per-point counts (a bounded block of rows at a time) are the index's."""
-    from nbcert import decide as decision
+    from nbcert import certification as decision
     from nbcert.stats import tally
 
     monkeypatch.setattr(decision, "ROWS_PER_SCAN", rows)
@@ -369,7 +369,7 @@ def test_ad_small_chunks_keep_soundness(monkeypatch):
     monkeypatch.setattr(decision, "CELLS_PER_DRAW", 3)
     for seed in range(3):
         enc, T = random_encoded(seed, n=200)
-        exact = nbcert.decide.certify_index(enc, T)
+        exact = nbcert.certification.certify_index(enc, T)
         ad = decision.certify_ad_counts(enc, T, n_worlds=20, seed=seed)
         assert not (exact.robust & ~ad.robust).any()
         assert np.array_equal(ad.label[exact.robust], exact.label[exact.robust])

@@ -1,4 +1,4 @@
-"""Which cells to clean: the offline minimum (one point and many) against exhaustive search
+"""Which cells to clean: the minimum with the truth (one point and many) against exhaustive search
 over subsets of missing cells, the policy's ranked list, and the API's input checks."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from nbcert.cleaning.fixed import _waterfill, _waterfill_logs
 from nbcert.cleaning.many import _largest_minimum, robust_counts
 from nbcert.cleaning.results import dirty_state
 from nbcert.cleaning.rival import Rival, rival_floor, rival_greedy
-from nbcert.cleaning.single import offline_search, within
+from nbcert.cleaning.single import search_with_truth, within
 from nbcert.cleaning.table import all_robust
 from nbcert.params import as_alpha
 
@@ -72,7 +72,7 @@ def test_a_rival_with_no_column_left_has_no_floor_to_index():
     st.one_of(dirty_instances(min_labels=2), dirty_instances(min_labels=2), dirty_instances()),
     alphas,
 )
-def test_offline_minimum_matches_exhaustive_search(inst, alpha):
+def test_minimum_with_truth_matches_exhaustive_search(inst, alpha):
     _events(inst, alpha)
     rep = nbcert.clean_with_truth(
         inst.dirty, inst.truth, inst.test, inst.label, alpha=alpha, method="greedy"
@@ -239,7 +239,7 @@ def _medium(seed):
 @given(st.integers(0, 2**32 - 1))
 def test_relaxed_bound_never_exceeds_a_proven_optimum(seed):
     tab, T = _medium(seed)
-    singles = [cleaning.offline_minimum(tab, t) for t in T]
+    singles = [cleaning.minimum_with_truth(tab, t) for t in T]
     if any(s is None for s in singles):
         return
     floor = max(s.cost for s in singles)
@@ -587,7 +587,7 @@ def test_a_rival_without_columns_has_one_plan_of_no_cells():
     assert R.tolist() == [0.0] and amounts(0).tolist() == []
 
 
-def test_offline_minimum_when_a_rival_has_no_column_to_clean():
+def test_minimum_with_truth_when_a_rival_has_no_column_to_clean():
     """The case hypothesis found (alpha = 1): the single-point minima match brute force."""
     nan = np.nan
     dirty = pd.DataFrame(
@@ -631,11 +631,11 @@ def _reference_greedy(tab, T, alpha):
     while True:
         cur = cleaning.after(tab, x)
         todo = np.flatnonzero(
-            ~cleaning.state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust
+            ~cleaning.state_certification(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust
         )
         if not len(todo):
             return cleaning.prune(tab, T, x, alpha)
-        plans = [cleaning.offline_minimum(cur, T[p], alpha) for p in todo]
+        plans = [cleaning.minimum_with_truth(cur, T[p], alpha) for p in todo]
         if any(pl is None for pl in plans):
             return None
         x = x + min(plans, key=lambda pl: pl.cost).x
@@ -647,13 +647,13 @@ def test_limited_searches_find_the_unlimited_plans(seed, alpha):
     tab, T = _medium(seed)
     singles = []
     for t in T:
-        plan = cleaning.offline_minimum(tab, t, alpha)
+        plan = cleaning.minimum_with_truth(tab, t, alpha)
         singles.append(plan)
         for limit in ([] if plan is None else [plan.cost, plan.cost + 1, plan.cost + 7]) + [
             1,
             np.inf,
         ]:
-            got, possible, lower = offline_search(tab, t, as_alpha(alpha), limit)
+            got, possible, lower = search_with_truth(tab, t, as_alpha(alpha), limit)
             assert possible == (plan is not None)
             assert plan is None or lower <= plan.cost  # a proven lower bound on the minimum
             if plan is None or plan.cost >= limit:

@@ -60,7 +60,7 @@ def test_shape_and_columns(table):
 
 
 def test_curves_start_at_zero_and_never_uncount_cells(table):
-    for _, run in table[table.method != "offline"].groupby(
+    for _, run in table[table.method != "truth"].groupby(
         ["perturbation", "missing_rate", "rep", "method"]
     ):
         assert run.cells.iloc[0] == 0 and run.cells.is_monotonic_increasing
@@ -71,14 +71,14 @@ def test_curves_start_at_zero_and_never_uncount_cells(table):
 def test_the_lower_bound_is_below_every_answer(table):
     need = cs.cells_needed(table)
     for _, run in need.groupby(["perturbation", "missing_rate", "rep"]):
-        bound = run[run.method == "offline"].lower_bound.iloc[0]
+        bound = run[run.method == "truth"].lower_bound.iloc[0]
         done = run.needed.dropna()
         assert bound is not None and (done >= bound).all(), run
 
 
 def test_summary_report_and_figure(table, tmp_path):
     s = cs.summary(table)
-    assert len(s) == 2 * 2 and {"vs_random", "vs_offline", "vs_bound", "half_of_random"} <= set(
+    assert len(s) == 2 * 2 and {"vs_random", "vs_truth", "vs_bound", "half_of_random"} <= set(
         s.columns
     )
     path = tmp_path / "cleaning_toy.csv"
@@ -89,7 +89,7 @@ def test_summary_report_and_figure(table, tmp_path):
         and "nbcert / random" in text
         and "Target 1" in text
     )
-    assert "No offline search was stopped by the time limit" in text
+    assert "No search with the truth was stopped by the time limit" in text
     out = SimpleNamespace(pdf=tmp_path / "c.pdf", png=tmp_path / "c.png")
     cleaning_figure.figure(table, out)
     assert out.pdf.stat().st_size > 0 and out.png.stat().st_size > 0
@@ -197,9 +197,9 @@ def _follow_checked(seed, seen):
         l, j = ch(obs, M)
         _check_worlds(ch, obs, M)
         seen["grew"] += before is not None and bool((ch.delta > before).any())
-        todo = ~cleaning.state_decision(obs, M, tab.N, T, 0).robust
+        todo = ~cleaning.state_certification(obs, M, tab.N, T, 0).robust
         assert np.array_equal(ch.live, todo)  # the non-robust points' worlds are kept
-        k = ch.nxt[todo].reshape(int(todo.sum()), ch.samples, m * d)
+        k = ch.nxt[todo].reshape(int(todo.sum()), ch.n_worlds, m * d)
         gain = np.where(M > 0, _reference_gain(k, ch.lab[todo], m, ch.batch).reshape(m, d), -1.0)
         assert np.allclose(np.where(M > 0, ch.gains(todo), -1.0), gain, rtol=0, atol=1e-9)
         if ch.flat == flat:  # a maximiser of the criterion on these worlds

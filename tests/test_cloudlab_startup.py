@@ -173,9 +173,9 @@ def test_status_is_written_where_no_python_can(tmp_path):
 
 
 TIMED_RULES = {
-    "decide",
+    "certify",
     "poison",
-    "poison_many",
+    "poison_together",
     "counting_study",
     "cleaning_study",
     "scaling_run",
@@ -261,7 +261,7 @@ def test_one_node_runs_the_pipeline_once_to_the_report(tmp_path):
             names = tar.getnames()
         assert "results/report.md" in names and "logs/pipeline.log" in names
         assert "logs/startup-node0.log" in names and any(
-            n.startswith("logs/decide/") for n in names
+            n.startswith("logs/certify/") for n in names
         )
         assert any(n.startswith("results/tables/decision_") for n in names)
 
@@ -403,8 +403,8 @@ def test_status_file_from_a_snakemake_log(tmp_path):
     assert _status(status)["jobs"] == "0/13" and _status(status)["last_error"] == "-"
     with log.open("a") as f:
         f.write(
-            "[Wed Dec  2 16:16:32 2026]\nFinished jobid: 5 (Rule: decide)\n3 of 13 steps (23%) done\n"
-            "Error in rule decide:\n    jobid: 7\nRuleException: CalledProcessError in file x, line 3\n"
+            "[Wed Dec  2 16:16:32 2026]\nFinished jobid: 5 (Rule: certify)\n3 of 13 steps (23%) done\n"
+            "Error in rule certify:\n    jobid: 7\nRuleException: CalledProcessError in file x, line 3\n"
             "4 of 13 steps (31%) done\n"
         )
     subprocess.run([*script, "failed", str(log), "snakemake exited with 1"], check=True)

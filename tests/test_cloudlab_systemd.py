@@ -439,7 +439,7 @@ def test_one_node_boots_and_runs_the_pipeline_under_systemd(nodes):
     assert f"Computed by: commit {node.commit};" in report, report[:1500]
     # nothing ran beside a timed job
     plog = (work / "logs/pipeline.log").read_text()
-    assert sum(r == "decide" for r, _, _ in job_times(plog).values()) == 3
+    assert sum(r == "certify" for r, _, _ in job_times(plog).values()) == 3
     assert jobs_beside_timed(plog) == []
     # the archive, copied to the project's folder
     copies = list((node.root / "proj/nbproj/nbcert").glob("nbcert-results-nbexp-*.tar.gz"))

@@ -17,7 +17,7 @@ def _run(folder, **tables):
 def test_timings_and_time_limited_rows_are_left_out_and_the_rest_compared(tmp_path):
     cleaning = pd.DataFrame(
         {
-            "method": ["nbcert", "offline"],
+            "method": ["nbcert", "truth"],
             "cells": [3, 9],
             "time_limited": [None, True],
             "seconds": [0.1, 9],

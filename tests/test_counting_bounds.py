@@ -17,8 +17,8 @@ from test_blank_test_cells import with_blanks
 
 import nbcert
 from nbcert import blanks
+from nbcert.certification import possible_index
 from nbcert.count import bounds, count_encoded, point_stats, refine, total_worlds
-from nbcert.decide import possible_index
 from nbcert.reading.encoding import encode, from_codes
 
 SETTINGS = settings(

@@ -78,7 +78,9 @@ def test_n_samples_is_the_old_name_of_n_worlds():
     new = nbcert.count_worlds(TRAIN, TEST, "y", n_worlds=40, **kw)
     with _warns("count_worlds(n_samples=...)", r"n_worlds=\.\.\."):
         old = nbcert.count_worlds(TRAIN, TEST, "y", n_samples=40, **kw)
-    assert old == new and old[0].samples == 40
+    assert old == new and old[0].n_worlds == 40
+    with _warns("WorldCounts.samples", r"WorldCounts\.n_worlds"):
+        assert old[0].samples == 40
     model = nbcert.CertifiedNB().fit(TRAIN[["color", "size"]], TRAIN["y"])
     with _warns("CertifiedNB.count_worlds(n_samples=...)", r"n_worlds=\.\.\."):
         old = model.count_worlds(TEST, n_samples=40, **kw)
@@ -116,7 +118,8 @@ def test_the_samples_flag_is_the_old_worlds_flag(tmp_path, capsys):
     assert main([*args, "--samples", "30"]) == 0
     old, old_err = capsys.readouterr()
     assert json.loads(old) == json.loads(new) and old == new
-    assert json.loads(old)["results"][0]["samples"] == 30
+    first = json.loads(old)["results"][0]
+    assert first["n_worlds"] == first["samples"] == 30  # the key's old name, until 0.2
     assert new_err == ""
     assert old_err == (
         "nbcert: warning: --samples is deprecated and will be removed in nbcert 0.2; "
@@ -134,3 +137,31 @@ def test_a_bad_value_of_the_old_flag_is_one_line(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out == "" and "Traceback" not in err
     assert err.splitlines()[-1].startswith("nbcert: error: argument --samples")
+
+
+def test_the_encoded_level_old_names_warn_and_answer_as_the_new():
+    from nbcert import methods
+
+    enc = methods.encode(TRUTH, "y")
+    T = enc.encode_test(TEST)
+    with _warns("nbcert.methods.poison_many_encoded", r"nbcert\.methods\.poison_together_encoded"):
+        old = methods.poison_many_encoded(enc, T, "exact")
+    assert old == methods.poison_together_encoded(enc, T, "exact")
+    with _warns("nbcert.methods.Decision", r"nbcert\.methods\.Certification"):
+        old_class = methods.Decision
+    assert old_class is methods.Certification
+    assert isinstance(methods.certify_index(enc, T), old_class)
+    with pytest.raises(AttributeError, match="has no attribute 'Decisions'"):
+        methods.Decisions  # noqa: B018 (only the renamed names resolve)
+    with _warns("count_encoded(n_samples=...)", r"n_worlds=\.\.\."):
+        old = methods.count_encoded(enc, T, method="montecarlo", n_samples=50, seed=1)
+    assert old == methods.count_encoded(enc, T, method="montecarlo", n_worlds=50, seed=1)
+
+
+def test_synthetic_tables_take_points_and_warn_for_k():
+    from nbcert.synthetic import synthetic_table
+
+    new = synthetic_table(50, 3, 4, 2, seed=1, points=5)
+    with _warns("nbcert.synthetic.synthetic_table(k=...)", r"points=\.\.\."):
+        old = synthetic_table(50, 3, 4, 2, seed=1, k=5)
+    assert all(np.array_equal(a, b) for a, b in zip(old[1:], new[1:])) and len(new[3]) == 5

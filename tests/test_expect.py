@@ -5,13 +5,13 @@ step reads it, passes with its expectation and fails with another's."""
 import numpy as np
 import pandas as pd
 import pytest
+from certify import certify_runs
 from common import expect, job
 from common.draws import split
 from common.settings import study
 from common.tables import TableError, read_table, write_table
-from decide import decision_runs
 from poison import poisoning_runs
-from studies.poisoning_many import run as poisoning_many
+from studies.poisoning_together import run as poisoning_together
 
 
 def table(n=60, seed=0):
@@ -32,7 +32,7 @@ def test_a_decision_run_has_the_rows_its_expectation_says(tmp_path):
     train, test = split(table(), 4, seed=1, name="demo", rep=1)
     dirty = train.mask(np.random.default_rng(2).random(train.shape) < 0.3).assign(y=train.y)
     ks = [1, 2, 4]
-    df = decision_runs(
+    df = certify_runs(
         train,
         dirty,
         test,
@@ -47,17 +47,15 @@ def test_a_decision_run_has_the_rows_its_expectation_says(tmp_path):
         progress=lambda _: None,
     )
     got = round_trip(
-        df, tmp_path, "decision_run", expect.decision_run("demo", 1, "uniform", "0.3", ks)
+        df, tmp_path, "certify_run", expect.certify_run("demo", 1, "uniform", "0.3", ks)
     )
     assert len(got) == len(df)
     with pytest.raises(TableError):
         round_trip(
-            df, tmp_path, "decision_run", expect.decision_run("demo", 1, "uniform", "0.3", ks[:2])
+            df, tmp_path, "certify_run", expect.certify_run("demo", 1, "uniform", "0.3", ks[:2])
         )
     with pytest.raises(TableError):
-        round_trip(
-            df, tmp_path, "decision_run", expect.decision_run("demo", 1, "feature", "0.3", ks)
-        )
+        round_trip(df, tmp_path, "certify_run", expect.certify_run("demo", 1, "feature", "0.3", ks))
 
 
 def test_a_poisoning_run_has_the_rows_its_expectation_says(tmp_path):
@@ -72,20 +70,20 @@ def test_a_poisoning_run_has_the_rows_its_expectation_says(tmp_path):
 
 def test_a_many_point_poisoning_run_has_the_rows_its_expectation_says(tmp_path):
     train, test = split(table(), 3, seed=1, name="demo", rep=0)
-    df = poisoning_many.run(
+    df = poisoning_together.run(
         train,
         test,
         "y",
         3,
-        study("poison_many", k_values=[3], time_limit=5),
+        study("poison_together", points=[3], time_limit=5),
         name="demo",
         progress=lambda _: None,
     )
     assert len(
-        round_trip(df, tmp_path, "poisoning_many_run", expect.poisoning_many_run("demo", 3))
+        round_trip(df, tmp_path, "poisoning_together_run", expect.poisoning_together_run("demo", 3))
     ) == len(df)
     with pytest.raises(TableError):
-        round_trip(df, tmp_path, "poisoning_many_run", expect.poisoning_many_run("demo", 2))
+        round_trip(df, tmp_path, "poisoning_together_run", expect.poisoning_together_run("demo", 2))
 
 
 def test_a_scaling_run_promises_its_size_only():

@@ -59,13 +59,13 @@ job.run_job(snakemake, main)
 
 
 def test_run_writes_the_rules_benchmark_log_after_main(tmp_path):
-    bench = tmp_path / "benchmarks" / "decide" / "x.tsv"
+    bench = tmp_path / "benchmarks" / "certify" / "x.tsv"
     subprocess.run([sys.executable, "-c", RUN, str(tmp_path / "x.log"), str(bench)], check=True)
     assert (tmp_path / "x.log").read_text() == "ran\n"
     header, row = bench.read_text().splitlines()
     assert header.split("\t") == list(job.BENCHMARK_COLUMNS)
     record = read_benchmark(bench)
-    assert record["stage"] == "decide" and record["max_rss_mb"] >= 230
+    assert record["stage"] == "certify" and record["max_rss_mb"] >= 230
     assert 0 < record["cpu_seconds"] and 0 < record["seconds"] < 60
     assert Path(bench).stat().st_mode & 0o777 != 0o600  # published as any output is
 

@@ -26,7 +26,7 @@ LAYERS = [
     {"nbcert.kernel"},
     {
         "nbcert.milp",
-        "nbcert.decide",
+        "nbcert.certification",
         "nbcert.approximate",
         "nbcert.count",
         "nbcert.poisoning",

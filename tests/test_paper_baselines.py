@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from strategies import complete_instances, random_encoded, small_rival_instances
 
 import nbcert
-from nbcert import approximate, decide
+from nbcert import approximate, certification
 from nbcert.methods import authors_code, pure_strategies
 from nbcert.poisoning import baselines
 from nbcert.poisoning.single import PoisonedCounts, poison_encoded
@@ -53,7 +53,7 @@ def _robust_table(n: int) -> tuple:
     train = pd.DataFrame({"f0": X[:, 0], "f1": X[:, 1], "f2": X[:, 2], "y": y})
     enc = nbcert.encode(train, "y")
     T = enc.encode_test(pd.DataFrame([{"f0": "a", "f1": "a", "f2": "a"}]))
-    assert decide.certify_index(enc, T).robust[0]
+    assert certification.certify_index(enc, T).robust[0]
     return enc, T
 
 
@@ -149,7 +149,7 @@ def test_ad_is_sound_whatever_the_block(rows, monkeypatch):
     monkeypatch.setattr(approximate, "CHUNK_CELLS", rows * 5)
     for seed in range(3):
         enc, T = random_encoded(seed)
-        exact = decide.certify_index(enc, T)
+        exact = certification.certify_index(enc, T)
         ad = approximate.certify_ad(enc, T, n_worlds=20, seed=seed)
         assert not (exact.robust & ~ad.robust).any()
         assert np.array_equal(ad.label[exact.robust], exact.label[exact.robust])

@@ -69,15 +69,15 @@ def test_the_paper_target_makes_the_papers_part_alone(run, tmp_path):
     )
     assert paper.split("## The paper's claims")[1] in (work / "results/report.md").read_text()
     for f in (
-        "results/tables/decision_mushrooms.csv",
+        "results/tables/certify_mushrooms.csv",
         "results/tables/cleaning_mushrooms.csv",
         "results/tables/scaling.csv",
     ):
         (work / f).unlink()
     # only the paper's jobs, not the studies' (nor the whole report) ...
     assert job_counts(snakemake(work, "-n", "paper").stdout) == {
-        "gather_decision": 1,
-        "figures_decision": 1,
+        "gather_certify": 1,
+        "figures_certify": 1,
         "report_paper": 1,
         "paper": 1,
     }
@@ -102,7 +102,7 @@ def test_the_report_says_what_computed_it_and_how_long_it_took(run):
         "discretize",
         "split",
         "perturb",
-        "decide",
+        "certify",
         "poison",
         "figures",
         "cleaning_study",
@@ -116,17 +116,17 @@ def test_beyond_the_paper_is_reported(run):
     report = (run / "results/report.md").read_text()
     assert "## Beyond the paper" in report
     for study, heading in (
-        ("poisoning_many", "### Poisoning many test points at once"),
+        ("poisoning_together", "### Poisoning test points together"),
         ("counting", "### Counting in practice"),
         ("scaling", "### Scaling"),
         ("cpclean", "### CPClean's benchmarks"),
     ):
         assert heading in report and f"figures/{study}.png" in report
         assert (run / f"results/figures/{study}.png").stat().st_size > 1000
-    many = pd.read_csv(run / "results/tables/poisoning_many.csv")
+    many = pd.read_csv(run / "results/tables/poisoning_together.csv")
     assert set(many.method) == {"union of OP", "greedy", "exact"}
     solved = many[many.method != "union of OP"].pivot(
-        index=["dataset", "k"], columns="method", values="cells"
+        index=["dataset", "points"], columns="method", values="cells"
     )
     assert (solved.exact <= solved.greedy).all()  # the exact program never returns more than greedy
 
@@ -151,10 +151,10 @@ def test_cpclean_study_puts_nbcert_beside_cpclean(run):
 
 def test_decision_tables_are_consistent(run):
     for name in ("fetal_health", "bodyPerformance", "mushrooms"):
-        dec = pd.read_csv(run / f"results/tables/decision_{name}.csv")
+        dec = pd.read_csv(run / f"results/tables/certify_{name}.csv")
         runs = dec[dec.method.isin(["AD", "Iterate", "Iterate+Index"])]
-        assert len(runs) and (runs.robust + runs.nonrobust == runs.k).all()
-        key = ["rep", "perturbation", "missing_rate", "k"]
+        assert len(runs) and (runs.robust + runs.nonrobust == runs.points).all()
+        key = ["rep", "perturbation", "missing_rate", "points"]
         exact = runs[runs.method == "Iterate+Index"].set_index(key).robust
         assert exact.equals(runs[runs.method == "Iterate"].set_index(key).robust)
         ad = runs[runs.method == "AD"].set_index(key)
@@ -167,7 +167,7 @@ def test_decision_tables_are_consistent(run):
 
 
 def test_exact_answers_are_those_computed_before_the_pipeline_was_made_faster(run):
-    """Robust tallies of Iterate and Iterate+Index, OP's cells, exact counts, offline
+    """Robust tallies of Iterate and Iterate+Index, OP's cells, exact counts, cleaning with the truth
     minima and exact many-point answers, against those of commit e4f291c on this config
     (tests/data/exact_answers_test_config.csv, written by tests/exact_results.py); answers a
     solver's time limit cut short, in either run, are not compared."""
@@ -197,17 +197,17 @@ def test_op_poisons_fewest_cells(run):
 def test_deleting_a_table_or_a_run_rebuilds_exactly_what_depends_on_it(run, tmp_path):
     work = copy_run(run, tmp_path / "w")
     assert job_counts(snakemake(work, "-n").stdout) == {}
-    downstream = {"figures_decision": 1, "report_paper": 1, "report": 1, "all": 1}
-    table = work / "results/tables/decision_mushrooms.csv"
+    downstream = {"figures_certify": 1, "report_paper": 1, "report": 1, "all": 1}
+    table = work / "results/tables/certify_mushrooms.csv"
     before = _table(table)
     table.unlink()
-    assert job_counts(snakemake(work, "-n").stdout) == {"gather_decision": 1, **downstream}
+    assert job_counts(snakemake(work, "-n").stdout) == {"gather_certify": 1, **downstream}
     (
-        work / "results/runs/decision/mushrooms/rep1/uniform_0.2.csv"
+        work / "results/runs/certify/mushrooms/rep1/uniform_0.2.csv"
     ).unlink()  # one job writes every run of the data set
     assert job_counts(snakemake(work, "-n").stdout) == {
-        "decide": 1,
-        "gather_decision": 1,
+        "certify": 1,
+        "gather_certify": 1,
         "certificates": 1,  # they are held to the decision runs
         **downstream,
     }
@@ -222,7 +222,7 @@ def test_deleting_a_table_or_a_run_rebuilds_exactly_what_depends_on_it(run, tmp_
 
 def test_a_damaged_run_file_is_refused_with_one_line(run, tmp_path):
     work = copy_run(run, tmp_path / "w")
-    victim = work / "results/runs/decision/mushrooms/rep1/uniform_0.2.csv"
+    victim = work / "results/runs/certify/mushrooms/rep1/uniform_0.2.csv"
     victim.write_text("\n".join(victim.read_text().splitlines()[:3])[:-7] + "\n")
     report = (work / "results/report.md").read_text()
     proc = snakemake(work, "--cores", "1")
@@ -287,7 +287,7 @@ def test_a_users_data_set_with_blank_cells_runs_alone_from_its_own_config(run, t
     assert ["mine", "obtained"] in [row[:2] for row in table_rows(datasets[0])]
     assert "fetal_health" not in datasets[0]
     assert f"{blanks} of " in report and "complete rows" in report
-    assert "decision_mushrooms.csv" in datasets[1]  # stale tables named, not used
+    assert "certify_mushrooms.csv" in datasets[1]  # stale tables named, not used
     test = pd.read_csv(work / "data/splits/mine/rep0/test.csv")
     assert test.notna().all().all()  # test points come from complete rows
     disc = pd.read_csv(work / "data/discretized/mine.csv")
@@ -298,10 +298,10 @@ def test_a_users_data_set_with_blank_cells_runs_alone_from_its_own_config(run, t
 
 def test_only_selects_data_sets(run, tmp_path):
     work = copy_run(run, tmp_path / "w")
-    (work / "results/runs/decision/fetal_health/rep0/uniform_0.2.csv").unlink()
-    (work / "results/runs/decision/mushrooms/rep0/uniform_0.2.csv").unlink()
+    (work / "results/runs/certify/fetal_health/rep0/uniform_0.2.csv").unlink()
+    (work / "results/runs/certify/mushrooms/rep0/uniform_0.2.csv").unlink()
     counts = job_counts(snakemake(work, "-n", "--config", "only=[mushrooms]").stdout)
-    assert counts["decide"] == 1 and counts["gather_decision"] == 1
+    assert counts["certify"] == 1 and counts["gather_certify"] == 1
 
 
 # 6. params are hashed without regard to key order; fetch reruns only for its source
@@ -374,7 +374,7 @@ def _job_processes(work: Path) -> list:
 
 def test_after_kill_9_recovery_works_and_killed_jobs_write_nothing(run, tmp_path):
     work = copy_run(run, tmp_path / "w")
-    runs = work / "results/runs/decision"
+    runs = work / "results/runs/certify"
     for f in runs.glob("*/rep*/*.csv"):
         f.unlink()
     env = {**os.environ, "NBCERT_DATA_MIRROR": str(MIRROR)}
@@ -419,7 +419,7 @@ def test_after_kill_9_recovery_works_and_killed_jobs_write_nothing(run, tmp_path
 def test_outputs_have_normal_permissions(run):
     for f in [
         run / "results/report.md",
-        run / "results/tables/decision_mushrooms.csv",
+        run / "results/tables/certify_mushrooms.csv",
         run / "results/figures/fig6.png",
         run / "data/discretized/mushrooms.csv",
     ]:
@@ -438,7 +438,7 @@ def test_timed_jobs_never_overlap_and_the_report_says_so(run):
 
 
 def test_time_limited_many_point_rows_are_marked(run):
-    many = pd.read_csv(run / "results/tables/poisoning_many.csv")
+    many = pd.read_csv(run / "results/tables/poisoning_together.csv")
     exact = many[many.method == "exact"]
     report = (run / "results/report.md").read_text()
     limited = int(exact.time_limited.sum())
@@ -456,14 +456,14 @@ def test_no_data_set_obtainable_fails_at_once_in_one_line(tmp_path):
     work = workdir_with_config(tmp_path)
     empty = tmp_path / "empty-mirror"
     empty.mkdir()
-    offline = {
+    no_network = {
         "NBCERT_DATA_MIRROR": str(empty),
         "HTTPS_PROXY": "http://127.0.0.1:9",
         "HTTP_PROXY": "http://127.0.0.1:9",
         "KAGGLEHUB_CACHE": str(tmp_path / "kh"),
     }
     t0 = time.time()
-    proc = snakemake(work, "--cores", "2", env=offline)
+    proc = snakemake(work, "--cores", "2", env=no_network)
     assert proc.returncode != 0 and time.time() - t0 < 120
     line = _one_error_line(proc)
     assert "no data set could be obtained" in line and "mirror" in line
@@ -488,4 +488,4 @@ def test_no_input_checksums_are_recorded_and_a_newer_input_reruns(run, tmp_path)
     split = work / "data/splits/mushrooms/rep0/train.csv"
     os.utime(split)  # the same content, newer than what was made from it
     counts = job_counts(snakemake(work, "-n").stdout)
-    assert counts["decide"] == 1 and counts["poison"] == 1 and "split" not in counts
+    assert counts["certify"] == 1 and counts["poison"] == 1 and "split" not in counts

@@ -299,7 +299,7 @@ def test_prefix_checks_on_longer_orders(domain):
     from nbcert.synthetic import synthetic_table
 
     for seed in range(3):
-        _, X, y, T, _ = synthetic_table(60, 3, domain, 2 + seed % 2, seed=seed, k=4)
+        _, X, y, T, _ = synthetic_table(60, 3, domain, 2 + seed % 2, seed=seed, points=4)
         _check_prefix_scan(from_codes(X, y, np.full(3, domain)), T, seed)
 
 
@@ -368,7 +368,7 @@ def test_sr_chooses_either_move_with_equal_chance():
 
     ours = total = 0
     for seed in range(3):
-        _, X, y, T, _ = synthetic_table(5000, 8, 4, 2, seed=seed, k=3)
+        _, X, y, T, _ = synthetic_table(5000, 8, 4, 2, seed=seed, points=3)
         enc = from_codes(X, y, np.full(8, 4))
         for t in T:
             star = PoisonedCounts(enc, t).winner()

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from strategies import alphas, instances
 
 import nbcert
-from nbcert import decide
+from nbcert import certification
 from nbcert.estimator import CertifiedNB
 from nbcert.reading.encoding import encode
 
@@ -66,7 +66,7 @@ def test_ties_are_decided_on_small_tables(inst, alpha):
 def test_ties_by_listing_every_support(checks, inst, alpha):
     # near-equal supports beyond TIE_CHECKS: the point's exact supports are listed instead
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(decide, "TIE_CHECKS", checks)
+        mp.setattr(certification, "TIE_CHECKS", checks)
         res = nbcert.certify(inst.train, inst.test, inst.label, alpha=alpha)
     assert res["tie_possible"].notna().all()
     check(inst, res, alpha)
@@ -218,7 +218,9 @@ def test_hand_cases(case):
 def test_undecided_tie_beyond_the_listing_limit(monkeypatch):
     train = _frame("f y\na p\nb p\n. q\n. q")
     test = pd.DataFrame([{"f": "a"}], dtype=object)
-    monkeypatch.setattr(decide, "TIE_VECTORS", 2)  # q has 3 count vectors (0, 1 or 2 cells take a)
+    monkeypatch.setattr(
+        certification, "TIE_VECTORS", 2
+    )  # q has 3 count vectors (0, 1 or 2 cells take a)
     res = nbcert.certify(train, test, "y")
     assert res["tie_possible"].iloc[0] is None and list(res["possible_labels"].iloc[0]) == [
         "p",
@@ -232,10 +234,10 @@ def test_possible_counts_is_vectorised_over_points():
     T = enc.encode_test(
         pd.DataFrame({"odor": ["n", "n", "z"], "cap": ["s", "x", "s"]}, dtype=object)
     )
-    pos = decide.possible_index(enc, T, 0)
+    pos = certification.possible_index(enc, T, 0)
     assert pos.labels.shape == (3, 2) and pos.labels.dtype == bool
     assert np.array_equal(pos.labels, [[True, True], [True, False], [False, False]])  # labels e, p
-    assert list(pos.tie) == [decide.TIE_YES, decide.TIE_NO, decide.TIE_YES]
+    assert list(pos.tie) == [certification.TIE_YES, certification.TIE_NO, certification.TIE_YES]
 
 
 def test_one_label_is_always_possible():

@@ -13,12 +13,14 @@ from studies.scaling import memory as scaling_memory
 from studies.scaling import run as scaling
 from studies.scaling.report import scaling as scaling_section
 
-from nbcert import decide as decision
+from nbcert import certification as decision
 from nbcert import poisoning
 from nbcert.reading.encoding import from_codes
 from nbcert.synthetic import synthetic_codes, synthetic_table
 
-CFG = study("scaling", n_values=[3000], d=6, domain=4, labels=3, missing_rate=0.3, k=4, ad_worlds=5)
+CFG = study(
+    "scaling", n_values=[3000], d=6, domain=4, labels=3, missing_rate=0.3, points=4, ad_worlds=5
+)
 
 
 @pytest.fixture(scope="module")
@@ -32,15 +34,19 @@ def test_run_size_times_every_method(small):
     assert (timed.skipped.fillna("") == "").all()
     assert (timed.seconds > 0).all() and (timed.seconds_per_point > 0).all()
     assert (timed.peak_mb >= 0).all() and (small.process_peak_mb > 0).all()
-    assert timed.loc["Iterate+Index", "points"] == timed.loc["Iterate", "points"] == CFG.k
-    assert 1 <= timed.loc["AD", "points"] <= CFG.k
+    assert (
+        timed.loc["Iterate+Index", "points_done"]
+        == timed.loc["Iterate", "points_done"]
+        == CFG.points
+    )
+    assert 1 <= timed.loc["AD", "points_done"] <= CFG.points
     assert small.missing_rate.iloc[0] == pytest.approx(CFG.missing_rate, abs=0.01)
 
 
 def test_iterate_and_index_agree(small):
     timed = small.set_index("method")
     assert timed.loc["Iterate", "robust"] == timed.loc["Iterate+Index", "robust"]
-    _, X, y, T, _ = synthetic_table(3000, 6, 4, 3, seed=5, k=8)
+    _, X, y, T, _ = synthetic_table(3000, 6, 4, 3, seed=5, points=8)
     X[np.random.default_rng(0).random(X.shape) < 0.3] = -1
     X[:4] = np.arange(4)[:, None]  # keep every value observed
     enc = from_codes(X, y, np.full(6, 4))
@@ -60,7 +66,7 @@ def test_op_needs_fewest_cells(small):
 
 
 def _poison_case(n=10_000, d=20):
-    _, X, y, T, _ = synthetic_table(n, d, 5, 3, seed=4, k=1)
+    _, X, y, T, _ = synthetic_table(n, d, 5, 3, seed=4, points=1)
     return from_codes(X, y, np.full(d, 5)), T[0]
 
 
@@ -87,11 +93,17 @@ def test_budget_stops_per_point_methods_and_says_so(monkeypatch):
     monkeypatch.setattr(scaling, "_clock", lambda: float(next(clock)))
     t = scaling.run_size(2000, CFG, 1, budget_s=25, progress=lambda *a: None)
     by = t.set_index("method")
-    assert by.loc["Iterate", "stopped"] and by.loc["Iterate", "points"] == 3
+    assert by.loc["Iterate", "stopped"] and by.loc["Iterate", "points_done"] == 3
     # AD: the deadline is read once, then once before each world: two worlds fit in 25 s
     assert by.loc["AD", "stopped"] and by.loc["AD", "worlds_sampled"] == 2
-    assert by.loc["AD", "points"] < CFG.k and (by.loc[["Iterate", "AD"], "budget_s"] == 25).all()
-    assert by.loc["Iterate+Index", "points"] == CFG.k and not by.loc["Iterate+Index", "stopped"]
+    assert (
+        by.loc["AD", "points_done"] < CFG.points
+        and (by.loc[["Iterate", "AD"], "budget_s"] == 25).all()
+    )
+    assert (
+        by.loc["Iterate+Index", "points_done"] == CFG.points
+        and not by.loc["Iterate+Index", "stopped"]
+    )
     md = scaling_section(t)
     assert (
         "3 of 4, stopped after 25 s" in md
@@ -101,7 +113,7 @@ def test_budget_stops_per_point_methods_and_says_so(monkeypatch):
     free = scaling.run_size(2000, CFG, 1, budget_s=None, progress=lambda *a: None).set_index(
         "method"
     )
-    assert free.loc["AD", "points"] == CFG.k and not free.loc["AD", "stopped"]
+    assert free.loc["AD", "points_done"] == CFG.points and not free.loc["AD", "stopped"]
 
 
 @pytest.mark.parametrize("chunk_rows", [1, 7, 1 << 16])
@@ -133,11 +145,11 @@ def _fake(slopes, ns=(10**4, 10**5, 10**6, 10**7)):
             "d": 20,
             "domain": 5,
             "labels": 3,
-            "k": 32,
+            "points": 32,
             "missing_rate": 0.4,
             "method": m,
             "family": plan.FAMILY[m],
-            "points": 1,
+            "points_done": 1,
             "seconds": 1e-7 * n**s,
             "seconds_per_point": 1e-7 * n**s,
             "cpu_seconds": 1e-7 * n**s,
@@ -209,15 +221,15 @@ def test_missing_values_read_as_one_dash(small):
 
 
 def test_generator_is_deterministic():
-    a = synthetic_table(500, 5, 4, 3, seed=11, k=6)
-    b = synthetic_table(500, 5, 4, 3, seed=11, k=6)
+    a = synthetic_table(500, 5, 4, 3, seed=11, points=6)
+    b = synthetic_table(500, 5, 4, 3, seed=11, points=6)
     for x, y in zip(a[1:], b[1:]):
         assert np.array_equal(x, y)
-    c = synthetic_table(800, 5, 4, 3, seed=11, k=6)
+    c = synthetic_table(800, 5, 4, 3, seed=11, points=6)
     assert np.array_equal(a[3], c[3]) and np.allclose(
         a[0].cdf, c[0].cdf
     )  # same model and test points
-    assert not np.array_equal(a[1], synthetic_table(500, 5, 4, 3, seed=12, k=6)[1])
+    assert not np.array_equal(a[1], synthetic_table(500, 5, 4, 3, seed=12, points=6)[1])
     X, y = a[1], a[2]
     assert X.dtype == np.int8 and X.min() == 0 and X.max() == 3 and set(y) == {0, 1, 2}
     assert np.all(np.diff(y) >= 0)
@@ -225,7 +237,7 @@ def test_generator_is_deterministic():
 
 
 def test_planted_structure_makes_predictions_meaningful():
-    model, X, y, T, ty = synthetic_table(5000, 10, 5, 3, seed=2, k=200)
+    model, X, y, T, ty = synthetic_table(5000, 10, 5, 3, seed=2, points=200)
     assert (model.predict(T) == ty).mean() > 0.8
     assert np.allclose(model.cdf[:, :, -1], 1)
 

@@ -3,8 +3,8 @@
 import numpy as np
 import pandas as pd
 import pytest
+from certify import ad_prefixes, certify_runs
 from common.draws import blank_mask, perturbed, split
-from decide import ad_prefixes, decision_runs
 from discretize import discretize
 
 from nbcert import approximate
@@ -80,7 +80,7 @@ def test_ad_once_answers_every_prefix_as_a_call_on_it():
     assert sorted(marks) == ks
     walls = [marks[k][0] for k in ks]
     assert walls == sorted(walls) and walls[0] > 0
-    rows = decision_runs(
+    rows = certify_runs(
         train,
         dirty,
         test,
@@ -94,8 +94,8 @@ def test_ad_once_answers_every_prefix_as_a_call_on_it():
         rate=0.5,
         progress=lambda _: None,
     )
-    ad = rows[rows.method == "AD"].set_index("k")
-    exact = rows[rows.method == "Iterate+Index"].set_index("k")
+    ad = rows[rows.method == "AD"].set_index("points")
+    exact = rows[rows.method == "Iterate+Index"].set_index("points")
     assert list(ad.index) == ks and (ad.robust >= exact.robust).all()
     assert list(ad.seconds) == sorted(ad.seconds)
 
@@ -297,6 +297,46 @@ def test_a_studys_old_samples_key_is_read_as_worlds_with_one_line(study, capsys)
     )
 
 
+def test_the_old_names_of_the_test_point_keys_are_read_with_one_line_each(capsys):
+    """``k_values``, ``k_for_rates``, ``rate_for_k``, the block ``beyond.poison_many`` with
+    its ``k_values``, and ``beyond.scaling.k`` -- the names before the glossary's -- still
+    work for one release: the same settings, one line on stderr per old key."""
+    import copy
+
+    config = _config()
+    new = _load(config)
+    old = copy.deepcopy(config)
+    old["k_values"] = old.pop("points")
+    old["k_for_rates"] = old.pop("points_for_rates")
+    old["rate_for_k"] = old.pop("rate_for_points")
+    block = old["beyond"].pop("poison_together")
+    block["k_values"] = block.pop("points")
+    old["beyond"]["poison_many"] = block
+    old["beyond"]["scaling"]["k"] = old["beyond"]["scaling"].pop("points")
+    capsys.readouterr()
+    assert _load(old) == new
+    assert capsys.readouterr().err.splitlines() == [
+        "nbcert: config: k_values is deprecated, use points",
+        "nbcert: config: k_for_rates is deprecated, use points_for_rates",
+        "nbcert: config: rate_for_k is deprecated, use rate_for_points",
+        "nbcert: config: beyond.poison_many is deprecated, use beyond.poison_together",
+        "nbcert: config: beyond.poison_together.k_values is deprecated, use beyond.poison_together.points",
+        "nbcert: config: beyond.scaling.k is deprecated, use beyond.scaling.points",
+    ]
+
+
+def test_a_users_old_block_is_merged_into_config_yamls_new_one():
+    """A user's --configfile written before the renames names ``beyond.poison_many``;
+    Snakemake merges it beside config.yaml's ``poison_together``: the user's keys win, the
+    block's other keys stay config.yaml's."""
+    config = _config()
+    config["beyond"]["poison_together"]["time_limit"] = 7.0
+    mine = {"beyond": {"poison_many": {"k_values": [2, 4]}}}
+    config["beyond"]["poison_many"] = {"k_values": [2, 4]}  # Snakemake's merge
+    block = _load(config, cli=mine).beyond.poison_together
+    assert block.points == (2, 4) and block.time_limit == 7.0
+
+
 def test_an_old_key_given_on_top_of_config_yaml_wins_over_its_new_name():
     """A user's --configfile with the old key is merged onto config.yaml, which has the new
     one: the user's value is taken (and a new key given over an old one in config.yaml is
@@ -367,7 +407,7 @@ def test_command_line_datasets_replace_and_only_selects():
         ({"missing_rates": [0.2, 1.0]}, "missing_rates.1: 1.0 must be less than 1"),
         ({"only": ["nope"]}, "only: 'nope' is not a configured data set"),
         ({"subsample": 20}, "subsample: 20 rows leave fewer than 2 training rows"),
-        ({"k_for_rates": 3}, "k_for_rates: 3 is not one of k_values"),
+        ({"points_for_rates": 3}, "points_for_rates: 3 is not one of points"),
         ({"extra": 1}, "(top level): unknown key 'extra'"),
     ],
 )
@@ -388,7 +428,7 @@ def test_a_single_data_sets_figure_keeps_its_title(tmp_path):
     from common import figures
 
     fig, axes = figures.panels(
-        ["one"], "Decision - time vs missing rate (uniform perturbation, 32 test points)"
+        ["one"], "Certification - time vs missing rate (uniform perturbation, 32 test points)"
     )
     fig.tight_layout()
     fig.canvas.draw()
@@ -398,7 +438,7 @@ def test_a_single_data_sets_figure_keeps_its_title(tmp_path):
 
 
 def test_savings_sentence_claims_only_what_was_saved():
-    from studies.poisoning_many.report import _savings_sentence
+    from studies.poisoning_together.report import _savings_sentence
 
     assert "saved no cells" in _savings_sentence([0.0, 0.0])
     assert "in 1 of 3 cases" in _savings_sentence([0.0, 0.0, 0.25]) and "25%" in _savings_sentence(

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Literal, Unpack
 import numpy as np
 import pandas as pd
 
-from . import approximate, blanks, decide, deprecation
+from . import approximate, blanks, certification, deprecation
 from .count import WorldCounts, count_encoded
 from .errors import InputError, ParameterError
 from .inputs import (
@@ -290,13 +290,16 @@ def _sampled(table, T, alpha, n_worlds, seed) -> tuple:
 def _answers(table, T, alpha, method, cand=None) -> tuple:
     """(robust, label, possible labels, tie possible), one entry per test row, of one table."""
     if method == "index":
-        dec = decide.certify_index(table, T, alpha, cand)
+        dec = certification.certify_index(table, T, alpha, cand)
     else:
-        dec = decide.certify_iterate(table, T, alpha)
-    pos = decide.possible_index(table, T, alpha, cand)
+        dec = certification.certify_iterate(table, T, alpha)
+    pos = certification.possible_index(table, T, alpha, cand)
     labels = [table.labels[c] if c >= 0 else None for c in dec.label.tolist()]
     possible = [[table.labels[c] for c in row.nonzero()[0]] for row in pos.labels]
-    tie = [None if t == decide.TIE_UNKNOWN else bool(t == decide.TIE_YES) for t in pos.tie.tolist()]
+    tie = [
+        None if t == certification.TIE_UNKNOWN else bool(t == certification.TIE_YES)
+        for t in pos.tie.tolist()
+    ]
     return dec.robust.tolist(), labels, possible, tie
 
 
@@ -394,7 +397,7 @@ def count_worlds(
         T,
         alpha,
         method=method,
-        n_samples=n_worlds,
+        n_worlds=n_worlds,
         confidence=confidence,
         seed=seed,
         max_states=max_states,
@@ -569,7 +572,7 @@ def poison_together(
         train, test, label, reading, Need("poisoning many points together"), fitted=bins
     )
     require_complete(table, reading)
-    result = poisoning.poison_many_encoded(table, T, method=method, time_limit=time_limit)
+    result = poisoning.poison_together_encoded(table, T, method=method, time_limit=time_limit)
     _limit_warnings(("poison_together", "poison --together"), result, time_limit)
     if written is not None:
         from . import certificate as cert

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .decide import Decision, decide_counts
+from .certification import Certification, certify_ranges
 from .reading.encoding import EncodedTable
 from .stats import CHUNK_CELLS, tally
 
@@ -147,7 +147,7 @@ def _predict(
     """Each world's unique prediction for a point (-1: a tie) from its trained counts
     (w, m, n_codes), at the point's global codes g; an unseen value counts 0."""
     C = np.where(seen, counts[:, :, g], 0)
-    return decide_counts(C, C, enc.label_sizes, enc.delta, alpha).label
+    return certify_ranges(C, C, enc.label_sizes, enc.delta, alpha).label
 
 
 def iter_ad(enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 100, seed=None):
@@ -187,7 +187,7 @@ def iter_ad_sampled(
 
 def certify_ad(
     enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 100, seed=None
-) -> Decision:
+) -> Certification:
     """The paper's AD: per point, Naive Bayes trained on up to n_worlds sampled complete
     worlds (every cell counted); robust iff every world predicts the same label.
 
@@ -206,7 +206,7 @@ def certify_ad(
 
     Returns
     -------
-    Decision
+    Certification
         Sound one way: a point called non-robust is non-robust; one called robust may not be.
     """
     return _decision(list(iter_ad(enc, T, alpha, n_worlds, seed)))
@@ -221,9 +221,9 @@ def sample_ad(
     return list(iter_ad_sampled(enc, T, alpha, n_worlds, seed))
 
 
-def _decision(out: list) -> Decision:
+def _decision(out: list) -> Certification:
     robust = np.array([r for r, _ in out], bool)
-    return Decision(robust, np.array([l for _, l in out], np.intp).reshape(len(out)))
+    return Certification(robust, np.array([l for _, l in out], np.intp).reshape(len(out)))
 
 
 # ---------------------------------------------------------------- AD, counts only (beyond the paper)
@@ -380,7 +380,7 @@ def iter_ad_counts(enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 10
 
         def world_labels(w):
             C = _world_counts(rng, base_t, T[p], seen, segments, w)
-            return decide_counts(C, C, enc.label_sizes, enc.delta, alpha).label
+            return certify_ranges(C, C, enc.label_sizes, enc.delta, alpha).label
 
         got = _batches(n_worlds, world_labels)
         yield got.robust, got.label
@@ -388,7 +388,7 @@ def iter_ad_counts(enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 10
 
 def certify_ad_counts(
     enc: EncodedTable, T: np.ndarray, alpha=0, n_worlds: int = 100, seed=None
-) -> Decision:
+) -> Certification:
     """AD, counts only (beyond the paper): the answers of ``certify_ad`` in distribution,
     from the observed counts (counted once) and, per world, the drawn counts of each
     (feature, label)'s missing cells; a world's prediction reads the counts at the test

@@ -19,8 +19,8 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from . import blanks, deprecation
 from .blanks import BLANK
+from .certification import certify_index, possible_index
 from .count import count_encoded
-from .decide import certify_index, possible_index
 from .kernel import exact_support, first_argmax, log_factors, log_tolerance
 from .params import RULES, validate
 from .reading.encoding import encode
@@ -464,7 +464,7 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
             T,
             self.alpha_,
             method=method,
-            n_samples=n_worlds,
+            n_worlds=n_worlds,
             confidence=confidence,
             seed=seed,
             max_states=max_states,

@@ -28,7 +28,7 @@ counting (Alg. 2)           :func:`count_encoded` with ``method="batch"`` (the p
 RP, SR, OP (Section 5.1)    :func:`poison_encoded` with ``"rp"``, ``"sr"`` or ``"op"`` (OP
                             proven minimal at any alpha); :func:`pure_strategies` and
                             :func:`authors_code` are the paper's own OP answers
-many points (Section 5.2)   :func:`poison_many_encoded`, :func:`greedy`, :func:`all_nonrobust`
+many points (Section 5.2)   :func:`poison_together_encoded`, :func:`greedy`, :func:`all_nonrobust`
 binning (Section 6.1)       :func:`numeric_values`, :func:`discretize_column`
 ==========================  ==================================================================
 
@@ -51,6 +51,7 @@ from .approximate import (
     iter_ad_sampled,
 )
 from .certificate import certify_encoded
+from .certification import Certification, certify_index, certify_iterate
 from .cleaning import (
     CleaningTable,
     advice,
@@ -60,10 +61,9 @@ from .cleaning import (
     follow,
     next_group,
     report,
-    state_decision,
+    state_certification,
 )
 from .count import TooLarge, count_encoded, total_worlds
-from .decide import Decision, certify_index, certify_iterate
 from .params import as_alpha
 from .params import validate as check_parameters
 from .poisoning import (
@@ -73,7 +73,7 @@ from .poisoning import (
     all_nonrobust,
     greedy,
     poison_encoded,
-    poison_many_encoded,
+    poison_together_encoded,
 )
 from .poisoning.paper import authors_code, pure_strategies
 from .reading.binning import discretize_column, numeric_values
@@ -82,8 +82,26 @@ from .reading.encoding import EncodedTable, encode, from_codes
 from .reading.streaming import mem_available
 from .stats import Stats, tally
 
-# the name before the glossary's, for one release (a FutureWarning; not in __all__)
+# the names before the glossary's, for one release (a FutureWarning; not in __all__)
 count_index = deprecation.renamed(tally, "nbcert.methods.count_index", "nbcert.methods.tally")
+poison_many_encoded = deprecation.renamed(
+    poison_together_encoded,
+    "nbcert.methods.poison_many_encoded",
+    "nbcert.methods.poison_together_encoded",
+)
+state_decision = deprecation.renamed(
+    state_certification, "nbcert.methods.state_decision", "nbcert.methods.state_certification"
+)
+_RENAMED_CLASSES = {"Decision": "Certification"}
+
+
+def __getattr__(name):
+    if name in _RENAMED_CLASSES:  # the new class itself, so isinstance still holds
+        new = _RENAMED_CLASSES[name]
+        deprecation.warn(f"nbcert.methods.{name}", f"nbcert.methods.{new}")
+        return globals()[new]
+    raise AttributeError(f"module 'nbcert.methods' has no attribute {name!r}")
+
 
 __all__ = [
     # tables of integer codes
@@ -96,7 +114,7 @@ __all__ = [
     # the index and the decision methods
     "Stats",
     "tally",
-    "Decision",
+    "Certification",
     "certify_index",
     "certify_iterate",
     "iter_ad",
@@ -116,12 +134,12 @@ __all__ = [
     "poison_encoded",
     "pure_strategies",
     "authors_code",
-    "poison_many_encoded",
+    "poison_together_encoded",
     "greedy",
     "all_nonrobust",
     # cleaning
     "CleaningTable",
-    "state_decision",
+    "state_certification",
     "cleanable",
     "clean_many",
     "next_group",

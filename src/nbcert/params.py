@@ -106,15 +106,15 @@ class Real(Rule):
 
 
 class Options(Rule):
-    """One of the given strings; ``kind`` names what they are in the message."""
+    """One of the given strings; ``noun`` names what they are in the message."""
 
-    def __init__(self, *options: str, kind: str = "method"):
-        self.options, self.kind = tuple(options), kind
+    def __init__(self, *options: str, noun: str = "method"):
+        self.options, self.noun = tuple(options), noun
         self.what = "one of " + ", ".join(options)
 
     def check(self, value, name):
         if not isinstance(value, str) or value not in self.options:
-            raise unknown_option(self.kind, value, self.options)
+            raise unknown_option(self.noun, value, self.options)
         return value
 
     def listed(self) -> str:
@@ -303,15 +303,15 @@ BINS = Int(
 RULES: dict = {
     "alpha": Alpha(),
     "method": {
-        "certify": Options("index", "iterate", "ad", kind="certify method"),
+        "certify": Options("index", "iterate", "ad", noun="certify method"),
         "count_worlds": Options(
-            "auto", "exact", "batch", "montecarlo", "bounds", kind="counting method"
+            "auto", "exact", "batch", "montecarlo", "bounds", noun="counting method"
         ),
-        "poison": Options("op", "sr", "rp", kind="poison method"),
+        "poison": Options("op", "sr", "rp", noun="poison method"),
         "poison_together": Options(*_ROWS),
         "clean_with_truth": Options(*_ROWS),
     },
-    "prior": Options("observed", "worlds", kind="prior"),
+    "prior": Options("observed", "worlds", noun="prior"),
     "n_worlds": Int(1),
     "n_samples": OrNone(Int(1)),  # count_worlds' old name of n_worlds (deprecated)
     "max_states": Int(1),
@@ -321,20 +321,20 @@ RULES: dict = {
     "time_limit": Real(0, math.inf, "a positive number of seconds"),
     "node_limit": Int(1),
     "target": Real(0, 1, "a share above 0 and at most 1 (0.9: 90 % of the rows)", closed=True),
-    "order": Options("policy", "random", kind="cleaning order"),
-    "unit": Options("cells", "rows", kind="cleaning unit"),
+    "order": Options("policy", "random", noun="cleaning order"),
+    "unit": Options("cells", "rows", noun="cleaning unit"),
     "points": Int(1),
     "budget": OrNone(Int(0)),
     "top": Int(1),
     "batch": Int(1),
     "batch_rows": OrNone(Int(1)),
     "bins": OrNone(BINS),
-    "binning": Options("uniform", "quantile", "kmeans", kind="binning"),
+    "binning": Options("uniform", "quantile", "kmeans", noun="binning"),
     "categorical": Columns(),
     "sep": Sep(),
     "encoding": Encoding(),
     "decimal": Decimal(),
-    "test_missing": Options("leave_out", "error", kind="test_missing"),
+    "test_missing": Options("leave_out", "error", noun="test_missing"),
 }
 
 
@@ -368,7 +368,7 @@ def _baselines_need_zero_alpha(checked: dict) -> None:
         )
 
 
-TOGETHER: dict = {
+ACROSS: dict = {
     "clean_with_truth": (_exact_needs_zero_alpha,),
     "poison": (_baselines_need_zero_alpha,),
 }
@@ -377,11 +377,11 @@ TOGETHER: dict = {
 
 def validate(where: str | None = None, /, **values) -> dict:
     """Check each ``name=value`` against its rule (``where``: the function, for rules that
-    differ by function), then the function's rules across parameters (``TOGETHER``), and
+    differ by function), then the function's rules across parameters (``ACROSS``), and
     return the checked values, in order; a ParameterError names the first parameter that
     breaks its rule."""
     checked = {name: rule(name, where).check(value, name) for name, value in values.items()}
-    for together in TOGETHER.get(where, ()):
+    for together in ACROSS.get(where, ()):
         together(checked)
     return checked
 

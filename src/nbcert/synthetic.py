@@ -153,34 +153,63 @@ def planted_model(
 
 
 def synthetic_table(
-    n: int, d: int, domain: int = 5, labels: int = 3, seed=0, k: int = 0, concentration: float = 0.5
+    n: int,
+    d: int,
+    domain: int = 5,
+    labels: int = 3,
+    seed=0,
+    points: int = 0,
+    concentration: float = 0.5,
+    *,
+    k: int | None = None,
 ):
-    """A training table and k test points from one planted model.
+    """A training table and ``points`` test points from one planted model.
 
-    Returns (model, X (n, d), y (n,), T (k, d), t_labels (k,)).  The model and the test
-    points depend only on the seed (not on n), so tables of different sizes share both.
+    Returns (model, X (n, d), y (n,), T (points, d), t_labels (points,)).  The model and the
+    test points depend only on the seed (not on n), so tables of different sizes share both.
+    ``k`` is the deprecated name of ``points`` (removed in 0.2).
     """
-    model, T, t_labels, train_seed = model_and_tests(d, domain, labels, seed, k, concentration)
+    points = _points(points, k, "synthetic_table")
+    model, T, t_labels, train_seed = model_and_tests(d, domain, labels, seed, points, concentration)
     X, y = model.sample(n, np.random.SeedSequence([*train_seed.generate_state(4), n]))
     return model, X, y, T, t_labels
 
 
 def model_and_tests(
-    d: int, domain: int = 5, labels: int = 3, seed=0, k: int = 0, concentration: float = 0.5
+    d: int,
+    domain: int = 5,
+    labels: int = 3,
+    seed=0,
+    points: int = 0,
+    concentration: float = 0.5,
+    *,
+    k: int | None = None,
 ):
-    """The model and k test points of ``synthetic_table`` (they depend on the seed only),
-    and the seed of its training rows: (model, T, t_labels, train_seed)."""
+    """The model and ``points`` test points of ``synthetic_table`` (they depend on the seed
+    only), and the seed of its training rows: (model, T, t_labels, train_seed).  ``k`` is the
+    deprecated name of ``points`` (removed in 0.2)."""
+    points = _points(points, k, "model_and_tests")
     model_seed, test_seed, train_seed = np.random.SeedSequence(_entropy(seed)).spawn(3)
     model = planted_model(d, domain, labels, model_seed, concentration)
     T, t_labels = (
-        model.sample(k, test_seed, cover=False)
-        if k
+        model.sample(points, test_seed, cover=False)
+        if points
         else (np.empty((0, d), np.intp), np.empty(0, np.intp))
     )
-    if k:  # sample() sorts by label; shuffle the test points back into drawing order
-        order = np.random.default_rng(test_seed.spawn(1)[0]).permutation(k)
+    if points:  # sample() sorts by label; shuffle the test points back into drawing order
+        order = np.random.default_rng(test_seed.spawn(1)[0]).permutation(points)
         T, t_labels = T[order], t_labels[order]
     return model, T, t_labels, train_seed
+
+
+def _points(points: int, k: int | None, where: str) -> int:
+    """``points``, or the deprecated ``k`` given instead (a FutureWarning)."""
+    if k is None:
+        return points
+    from . import deprecation
+
+    deprecation.warn(f"nbcert.synthetic.{where}(k=...)", "points=...", stacklevel=4)
+    return k
 
 
 def _entropy(seed):

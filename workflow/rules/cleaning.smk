@@ -1,5 +1,5 @@
 # Beyond the paper: which cells to clean until every test point is certified - random order,
-# a CPClean-style policy, nbcert's policy and the offline minimum with the truth
+# a CPClean-style policy, nbcert's policy and the minimum with the truth with the truth
 # (studies.cleaning), one job per data set.
 rule cleaning_study:
     input:

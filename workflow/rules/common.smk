@@ -48,9 +48,9 @@ B = S.beyond
 DATASETS = list(S.datasets)
 REPS = list(range(S.repetitions))
 RATES = [f"{r:g}" for r in S.missing_rates]
-K_MAX = max(S.k_values)
+POINTS_MAX = max(S.points)
 BEYOND = [
-    "poisoning_many",
+    "poisoning_together",
     "counting",
     "scaling",
     "cleaning",
@@ -61,10 +61,10 @@ BEYOND = [
 TRAIN = "data/splits/{ds}/rep{rep}/train.csv"
 TEST = "data/splits/{ds}/rep{rep}/test.csv"
 PERTURBED = "data/perturbed/{ds}/rep{rep}/{perturbation}_{rate}.csv"
-DECISION_RUN = "results/runs/decision/{ds}/rep{rep}/{perturbation}_{rate}.csv"
+CERTIFY_RUN = "results/runs/certify/{ds}/rep{rep}/{perturbation}_{rate}.csv"
 POISONING_RUN = "results/runs/poisoning/{ds}/rep{rep}.csv"
 CERTIFICATE = "results/certificates/{ds}/rep{rep}/{perturbation}_{rate}.json"
-POISONING_MANY_RUN = "results/runs/poisoning_many/{ds}/k{k}.csv"
+POISONING_TOGETHER_RUN = "results/runs/poisoning_together/{ds}/points{points}.csv"
 SCALING_RUN = "results/runs/scaling/{run}.csv"  # run: n{n} in memory, streamed_n{n} from disk
 SCALING_RUNS = [f"n{n}" for n in B.scaling.n_values] + [
     f"streamed_n{n}" for n in B.scaling.stream_n_values
@@ -77,9 +77,9 @@ SPACES = list(B.cpclean.spaces)
 CPCLEAN_CHECKSUMS = os.path.join(workflow.basedir, B.cpclean.checksums)
 
 
-def ks_for(rate):
-    """All k at the rate of Figures 8/9, only the k of Figures 6/7 elsewhere."""
-    return sorted(S.k_values) if float(rate) == float(S.rate_for_k) else [S.k_for_rates]
+def points_for(rate):
+    """Every number of test points at the rate of Figures 8/9, only that of Figures 6/7 elsewhere."""
+    return sorted(S.points) if float(rate) == float(S.rate_for_points) else [S.points_for_rates]
 
 
 # ---------------------------------------------------------------- per-rule helpers
@@ -139,7 +139,7 @@ EACH_VARIANT = [  # a repetition's perturbed tables
     for perturbation in S.perturbations
     for rate in RATES
 ]
-EACH_K = [{"k": k} for k in B.poison_many.k_values]
+EACH_POINTS = [{"points": points} for points in B.poison_together.points]
 
 
 def each(over, pattern):
@@ -166,11 +166,11 @@ def records(over, **paths):
 
 # What each run table must hold before it is gathered (common/expect.py): its rows and the
 # values its file name promises.
-def decision_expected(wildcards):
-    run = lambda v: expect.decision_run(
-        wildcards.ds, v["rep"], v["perturbation"], v["rate"], ks_for(v["rate"])
+def certify_expected(wildcards):
+    run = lambda v: expect.certify_run(
+        wildcards.ds, v["rep"], v["perturbation"], v["rate"], points_for(v["rate"])
     )
-    return canonical({DECISION_RUN.format(ds=wildcards.ds, **v): run(v) for v in EACH_VARIANT})
+    return canonical({CERTIFY_RUN.format(ds=wildcards.ds, **v): run(v) for v in EACH_VARIANT})
 
 
 def poisoning_expected(wildcards):
@@ -178,13 +178,15 @@ def poisoning_expected(wildcards):
     return canonical({POISONING_RUN.format(ds=wildcards.ds, rep=rep): run(rep) for rep in REPS})
 
 
-def poisoning_many_expected(wildcards):
+def poisoning_together_expected(wildcards):
     files = {
-        (ds, k): POISONING_MANY_RUN.format(ds=ds, k=k)
+        (ds, points): POISONING_TOGETHER_RUN.format(ds=ds, points=points)
         for ds in available()
-        for k in B.poison_many.k_values
+        for points in B.poison_together.points
     }
-    return canonical({f: expect.poisoning_many_run(ds, k) for (ds, k), f in files.items()})
+    return canonical(
+        {f: expect.poisoning_together_run(ds, points) for (ds, points), f in files.items()}
+    )
 
 
 SCALING_EXPECTED = canonical(
@@ -272,11 +274,13 @@ def obtained(pattern, **values):
 FIGURES = expand("results/figures/fig{num}.png", num=[6, 7, 8, 9, 10])
 STUDY_FIGURES = expand("results/figures/{study}.png", study=BEYOND)
 PAPER_JOBS = (
-    "discretize split perturb decide certificates poison gather_decision gather_poisoning".split()
+    "discretize split perturb decide certificates poison gather_certify gather_poisoning".split()
 )
-PAPER_ONCE = "data_status figures_decision figure_poisoning".split()
-BEYOND_JOBS = "poison_many counting_study cleaning_study".split()
-BEYOND_ONCE = ["gather_poisoning_many", "gather_scaling"] + [f"figure_{study}" for study in BEYOND]
+PAPER_ONCE = "data_status figures_certify figure_poisoning".split()
+BEYOND_JOBS = "poison_together counting_study cleaning_study".split()
+BEYOND_ONCE = ["gather_poisoning_together", "gather_scaling"] + [
+    f"figure_{study}" for study in BEYOND
+]
 
 
 def timings(jobs, once):
@@ -299,14 +303,14 @@ def report_inputs(part):
             "status": "results/data_status.json",
             "figures": FIGURES,
             "info": obtained("data/discretized/{ds}.json")(wildcards),
-            "decision": obtained("results/tables/decision_{ds}.csv")(wildcards),
+            "decision": obtained("results/tables/certify_{ds}.csv")(wildcards),
             "poisoning": obtained("results/tables/poisoning_{ds}.csv")(wildcards),
             "certified": obtained("results/tables/certified_{ds}.csv")(wildcards),
             "timings": timings(PAPER_JOBS, PAPER_ONCE),
         }
         if part == "all":
             files.update(
-                poisoning_many="results/tables/poisoning_many.csv",
+                poisoning_together="results/tables/poisoning_together.csv",
                 counting=obtained("results/tables/counting_{ds}.csv")(wildcards),
                 scaling="results/tables/scaling.csv",
                 cleaning=obtained("results/tables/cleaning_{ds}.csv")(wildcards),
@@ -322,9 +326,7 @@ def report_inputs(part):
     return inputs
 
 
-REPORTED = (
-    "seed repetitions missing_rates k_values k_for_rates rate_for_k feature_share subsample".split()
-)
+REPORTED = "seed repetitions missing_rates points points_for_rates rate_for_points feature_share subsample".split()
 
 
 def report_params():
@@ -355,7 +357,7 @@ def paper_files():
         + expand("data/discretized/{ds}.{ext}", ds=ds, ext=["csv", "json"])
         + expand([TRAIN, TEST, POISONING_RUN], ds=ds, rep=REPS)
         + expand(
-            [PERTURBED, DECISION_RUN, CERTIFICATE],
+            [PERTURBED, CERTIFY_RUN, CERTIFICATE],
             ds=ds,
             rep=REPS,
             perturbation=S.perturbations,
@@ -374,10 +376,10 @@ def beyond_files():
     """Every file of the studies beyond the paper, intermediates included."""
     ds = available()
     return (
-        expand(POISONING_MANY_RUN, ds=ds, k=B.poison_many.k_values)
+        expand(POISONING_TOGETHER_RUN, ds=ds, points=B.poison_together.points)
         + expand(SCALING_RUN, run=SCALING_RUNS)
         + expand("results/tables/{table}_{ds}.csv", table=["counting", "cleaning"], ds=ds)
-        + ["results/tables/poisoning_many.csv", "results/tables/scaling.csv"]
+        + ["results/tables/poisoning_together.csv", "results/tables/scaling.csv"]
         + expand([CPCLEAN_SPACE, CPCLEAN_SUMMARY, CPCLEAN_CURVE], space=SPACES)
         + STUDY_FIGURES
         + [f.replace(".png", ".pdf") for f in STUDY_FIGURES]

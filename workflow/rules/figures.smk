@@ -6,18 +6,18 @@ FIGURE_CAPTION = "../report/figure.rst"
 DECISION_FIGURES = [
     {"num": 6, "against": "missing_rate", "perturbation": "uniform"},
     {"num": 7, "against": "missing_rate", "perturbation": "feature"},
-    {"num": 8, "against": "k", "perturbation": "uniform"},
-    {"num": 9, "against": "k", "perturbation": "feature"},
+    {"num": 8, "against": "points", "perturbation": "uniform"},
+    {"num": 9, "against": "points", "perturbation": "feature"},
 ]
 DECISION_PDF, DECISION_PNG = "results/figures/fig{num}.pdf", "results/figures/fig{num}.png"
 
 
-rule figures_decision:
+rule figures_certify:
     # Figures 6/7 (time vs missing rate, uniform and feature perturbation) and 8/9 (time vs
     # k) from the same tables, in one job: each job pays about 2 s to start Python and
     # import pandas and matplotlib, more than drawing a figure once they are loaded.
     input:
-        obtained("results/tables/decision_{ds}.csv"),
+        obtained("results/tables/certify_{ds}.csv"),
     output:
         pdf=each(DECISION_FIGURES, DECISION_PDF),
         png=report(each(DECISION_FIGURES, DECISION_PNG), caption=FIGURE_CAPTION, category="Figures"),
@@ -28,10 +28,10 @@ rule figures_decision:
         "../envs/pipeline.yaml"
     params:
         records=records(DECISION_FIGURES, pdf=DECISION_PDF, png=DECISION_PNG),
-        k=S.k_for_rates,
-        rate=S.rate_for_k,
+        points=S.points_for_rates,
+        rate=S.rate_for_points,
     script:
-        "../scripts/figures_decision.py"
+        "../scripts/figures_certify.py"
 
 
 rule figure_poisoning:

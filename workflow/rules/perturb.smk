@@ -17,7 +17,7 @@ rule split:
         runtime=per_attempt(5, 1),
     params:
         label=label,
-        k=K_MAX,
+        k=POINTS_MAX,
         seed=S.seed,
         records=records(EACH_REP, train=TRAIN, test=TEST),
     script:

@@ -27,8 +27,8 @@ def certified(r: dict, label: str) -> dict:
     wrong = [c for c in claims if c.ok is False]
     if wrong:
         raise TableError(f"{r['certificate']}: {wrong[0].claim} does not hold: {wrong[0].message}")
-    runs = read_table(r["run"], "decision_run")
-    index = runs[(runs.method == "Iterate+Index") & (runs.k == len(T))]
+    runs = read_table(r["run"], "certify_run")
+    index = runs[(runs.method == "Iterate+Index") & (runs.points == len(T))]
     robust = sum(bool(res["robust"]) for res in doc["results"])
     if len(index) and int(index.robust.iloc[0]) != robust:
         raise TableError(

@@ -72,7 +72,7 @@ def certify_encoded(
         The certificate written: ``results`` as ``nbcert certify --json`` prints them, each
         with its ``evidence``.
     """
-    from .. import decide
+    from .. import certification
     from ..params import as_alpha
 
     alpha = as_alpha(alpha)
@@ -81,20 +81,23 @@ def certify_encoded(
     inputs = document.inputs(target, table, label, alpha, reading)
     if index is not None:  # the rows answered, when they may be a few of the file's
         inputs["test_rows"] = index = [int(i) for i in index]
-    answer = _certified(table, T, alpha, decide)
+    answer = _certified(table, T, alpha, certification)
     results = questions.certify(table, T, answer, alpha, index or list(range(len(T))))
     return document.write(target, "certify", inputs, results)
 
 
-def _certified(table, T, alpha, decide) -> dict:
+def _certified(table, T, alpha, certification) -> dict:
     """Iterate+Index's answers per row, each row on the table as a whole (a blank test cell
     leaves its column out of the row's product)."""
     from .. import blanks
 
     def answer(sub, codes, rows, keep):
-        dec = decide.certify_index(sub, codes, alpha)
-        pos = decide.possible_index(sub, codes, alpha)
-        tie = [None if t == decide.TIE_UNKNOWN else bool(t == decide.TIE_YES) for t in pos.tie]
+        dec = certification.certify_index(sub, codes, alpha)
+        pos = certification.possible_index(sub, codes, alpha)
+        tie = [
+            None if t == certification.TIE_UNKNOWN else bool(t == certification.TIE_YES)
+            for t in pos.tie
+        ]
         return [
             (
                 bool(r),

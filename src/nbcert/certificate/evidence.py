@@ -21,7 +21,7 @@ and largest supports are at lo and hi.  The evidence is built from that:
   every l' != l, so this world is a witness whenever l can win at all;
 * ``bound``: smax(l) <= smin(k) (strictly, for a robust k): in every world S(l) <= smax(l)
   <= smin(k) <= S(k), so l never wins (never even ties k, when strict);
-* ``tie_world``: a world whose top supports tie, found as ``nbcert.decide`` decides that one
+* ``tie_world``: a world whose top supports tie, found as ``nbcert.certification`` decides that one
   exists: a label that reaches the top without being able to win (it at hi, the rest at
   lo); with at most one label able to win, the first world on a path from where it wins to
   where it does not (a tie, since no other label wins anywhere); else by listing the count

@@ -6,12 +6,12 @@ of one (label, column, true value) are interchangeable, so the searches count cl
 per group.  The package, from the bottom up:
 
 * ``table``   -- the dirty table with its truth in group form, and the exact robustness
-  check on counts (``CleaningTable``, ``state_decision``);
+  check on counts (``CleaningTable``, ``state_certification``);
 * ``rival``, ``fixed`` -- the fixed-domain problem for one would-be winner: water-filling
   for the winner, a Pareto search over each rival's columns, confirmed in exact integer
   arithmetic;
-* ``single``  -- the offline minimum for one point (exact): branches over the columns'
-  final domains (``offline_minimum``, ``cleanable``);
+* ``single``  -- the minimum with the truth for one point (exact): branches over the columns'
+  final domains (``minimum_with_truth``, ``cleanable``);
 * ``program`` -- the many-point programs for HiGHS (alpha = 0): the exact one and a relaxed
   lower bound (through ``nbcert.milp``);
 * ``many``    -- several points at once: pruned greedy with a proven bound, or exact where
@@ -41,18 +41,18 @@ from .single import (
     TooManyBranches,
     branching_columns,
     cleanable,
-    offline_minimum,
+    minimum_with_truth,
 )
-from .table import CleaningTable, after, all_robust, state_decision
+from .table import CleaningTable, after, all_robust, state_certification
 
 __all__ = [
     "ADVICE_COLUMNS",
     "CleaningTable",
-    "state_decision",
+    "state_certification",
     "after",
     "all_robust",
     "CleaningPlan",
-    "offline_minimum",
+    "minimum_with_truth",
     "cleanable",
     "MAX_BRANCHES",
     "TooManyBranches",

@@ -36,7 +36,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import blanks
-from ..decide import decide_counts
+from ..certification import certify_ranges
 from ..milp import EXHAUSTIVE_BLOCK_ELEMENTS, EXHAUSTIVE_MAX_CHECKS, count_vectors, vectors_between
 from ..reading.encoding import BLANK
 from ..stats.candidates import Candidates
@@ -145,7 +145,7 @@ def decide_state(obs, A, F, N, T: np.ndarray, alpha) -> tuple:
     for rows, keep in blanks.groups(T):
         if not len(keep):  # every feature blank: the prior decides
             lo = np.broadcast_to(N[:, None], (len(rows), len(N), 1))
-            dec = decide_counts(lo, lo, N, np.ones(1, np.int64), alpha)
+            dec = certify_ranges(lo, lo, N, np.ones(1, np.int64), alpha)
         else:
             t = T[np.ix_(rows, keep)]
             seen = t >= 0
@@ -154,7 +154,7 @@ def decide_state(obs, A, F, N, T: np.ndarray, alpha) -> tuple:
             base = np.where(seen[:, None, :], obs[:, keep[None, :], tc].transpose(1, 0, 2), 0)
             must = np.where(seen[:, None, :], F[pick].transpose(1, 0, 2), 0)
             may = np.where(seen[:, None, :], A[pick].transpose(1, 0, 2), 0)
-            dec = decide_counts(base + must, base + may, N, delta[keep], alpha)
+            dec = certify_ranges(base + must, base + may, N, delta[keep], alpha)
         robust[rows], label[rows] = dec.robust, dec.label
     return robust, label
 

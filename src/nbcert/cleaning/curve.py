@@ -8,7 +8,7 @@ that have one (CPClean's RandomClean cleans a row at a time).  With unit "rows" 
 cells becomes an order of rows: each row, at its first cell, is cleaned whole.
 
 At each state of the order the curve gives the cells and the rows cleaned so far, the
-points certifiably robust (exact: ``state_decision``, or the candidate state) and, given
+points certifiably robust (exact: ``state_certification``, or the candidate state) and, given
 the points' true labels, the accuracy of the Naive Bayes classifier trained on the table
 as it stands: cleaned cells at their truth, the other missing cells either left out of the
 counts (``CertifiedNB.predict``'s classifier: each label's denominator counts its observed
@@ -26,7 +26,7 @@ import numpy as np
 
 from ..kernel import exact_support, first_argmax, log_factors, log_tolerance
 from ..reading.encoding import BLANK
-from .table import CleaningTable, state_decision
+from .table import CleaningTable, state_certification
 
 
 @dataclass(frozen=True)
@@ -186,7 +186,7 @@ def follow_curve(
             seen.add(r)
         done = stop
         if kinds is None:
-            robust = state_decision(obs, hid.sum(axis=2), tab.N, T, alpha).robust
+            robust = state_certification(obs, hid.sum(axis=2), tab.N, T, alpha).robust
         else:
             robust = kinds.decide(x, T, alpha)[0]
         cells.append(stop)

@@ -3,7 +3,7 @@
 It chooses the (label, column) group whose cleaning most reduces the expected entropy of
 the predicted-label distribution over the possible worlds, summed over the non-robust
 points; see :class:`EntropyChooser`.  The reproduction's cleaning study compares it with
-random cleaning, nbcert's own policy (``policy``) and the offline answer (``single``).
+random cleaning, nbcert's own policy (``policy``) and the answer with the truth (``single``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..kernel import log_factors, log_tolerance
-from .table import state_decision
+from .table import state_certification
 
 __all__ = ["EntropyChooser", "entropy_chooser"]
 
@@ -61,9 +61,9 @@ class EntropyChooser:
     the largest expected entropy reduction (mutual information between the predicted label
     and the number of revealed cells holding t_j), summed over the non-robust points.
 
-    Each point has ``samples`` uniform worlds, kept across decisions: per group (l, j) the
+    Each point has ``n_worlds`` uniform worlds, kept across decisions: per group (l, j) the
     number of t_j among its next ``batch`` cells (``nxt``, what cleaning the group would
-    reveal) and among its other cells (``rest``), shape (k, samples, m, d), with their log
+    reveal) and among its other cells (``rest``), shape (k, n_worlds, m, d), with their log
     factors ``F``, log supports ``ls`` and predicted labels ``lab``.  When a group is
     cleaned, only it changes (:func:`_reveal`), and only its label's supports are summed
     again; a column whose domain grew is drawn afresh.  Only the non-robust
@@ -77,18 +77,18 @@ class EntropyChooser:
     disagreeing worlds are too rare to sample), the criterion is flat; the largest group is
     taken and ``flat`` counts such decisions."""
 
-    def __init__(self, N: np.ndarray, T: np.ndarray, alpha, samples: int, batch: int, rng):
+    def __init__(self, N: np.ndarray, T: np.ndarray, alpha, n_worlds: int, batch: int, rng):
         self.N, self.T, self.alpha = np.asarray(N), np.asarray(T), Fraction(alpha)
-        self.samples, self.batch, self.rng = int(samples), int(batch), rng
+        self.n_worlds, self.batch, self.rng = int(n_worlds), int(batch), rng
         with np.errstate(divide="ignore", invalid="ignore"):
-            x = np.arange(self.samples + 1, dtype=float)
+            x = np.arange(self.n_worlds + 1, dtype=float)
             self.xlogx = np.where(x > 0, x * np.log(x), 0.0)
         self.flat = 0  # decisions where every sampled world agreed for every point
         self.obs = None
 
     def __call__(self, obs: np.ndarray, M: np.ndarray):
         obs, M = np.asarray(obs), np.asarray(M)
-        todo = ~state_decision(obs, M, self.N, self.T, self.alpha).robust
+        todo = ~state_certification(obs, M, self.N, self.T, self.alpha).robust
         self.update(obs, M, todo)
         score = np.where(M > 0, self.gains(todo), -1.0)
         if score.max() <= 1e-12:  # no information expected anywhere: the largest group
@@ -134,9 +134,12 @@ class EntropyChooser:
         self.dom, self.delta = np.zeros((d, obs.shape[2]), bool), np.zeros(d, np.int64)
         self.seen, self.pi = np.zeros((k, d), bool), np.zeros((k, d))
         self.B, self.E = np.zeros((m, d), np.int64), np.zeros((k, m, d), np.int64)
-        self.nxt, self.rest = np.zeros((2, k, self.samples, m, d), np.int64)
-        self.F, self.lab = np.zeros((k, self.samples, m, d)), np.zeros((k, self.samples), np.int64)
-        self.ls = np.zeros((k, self.samples, m))
+        self.nxt, self.rest = np.zeros((2, k, self.n_worlds, m, d), np.int64)
+        self.F, self.lab = (
+            np.zeros((k, self.n_worlds, m, d)),
+            np.zeros((k, self.n_worlds), np.int64),
+        )
+        self.ls = np.zeros((k, self.n_worlds, m))
         self.live = np.zeros(k, bool)  # points whose worlds are current
         for j in range(d):
             self._domain(j)
@@ -148,7 +151,7 @@ class EntropyChooser:
             nxt, rest = _reveal(self.rest[live, :, l, j], M[l, j], B, self.rng)
         else:
             nxt, rest = _fresh(
-                self.pi[live, j, None], M[l, j], B, self.rng, (len(live), self.samples)
+                self.pi[live, j, None], M[l, j], B, self.rng, (len(live), self.n_worlds)
             )
         self.nxt[live, :, l, j], self.rest[live, :, l, j], self.B[l, j] = nxt, rest, B
         self.E[:, l, j] = np.where(self.seen[:, j], obs[l, j, np.maximum(self.T[:, j], 0)], 0)
@@ -171,7 +174,7 @@ class EntropyChooser:
         if not len(points):
             return
         pi, M, B = self.pi[points][:, None, None, cols], self.M[:, cols], self.B[:, cols]
-        nxt, rest = _fresh(pi, M, B, self.rng, (len(points), self.samples) + M.shape)
+        nxt, rest = _fresh(pi, M, B, self.rng, (len(points), self.n_worlds) + M.shape)
         self.nxt[points, ..., cols], self.rest[points, ..., cols] = nxt, rest
         C = self.E[points][:, None, :, cols] + nxt + rest
         delta = self.delta[cols]
@@ -201,7 +204,7 @@ class EntropyChooser:
         varied = (lab != lab[:, :1]).any(axis=1)  # a point whose worlds all agree gains nothing
         if not varied.any():
             return np.zeros((m, d))
-        lab, S = lab[varied], self.samples
+        lab, S = lab[varied], self.n_worlds
         k = (
             self.nxt[np.flatnonzero(todo)[varied]].reshape(len(lab), S, m * d).transpose(0, 2, 1)
         )  # (Q, G, S)
@@ -211,7 +214,7 @@ class EntropyChooser:
 
 
 def entropy_chooser(
-    N: np.ndarray, T: np.ndarray, alpha, samples: int, batch: int, rng
+    N: np.ndarray, T: np.ndarray, alpha, n_worlds: int, batch: int, rng
 ) -> EntropyChooser:
     """The CPClean-style policy's choose(obs, M) (see :class:`EntropyChooser`)."""
-    return EntropyChooser(N, T, alpha, samples, batch, rng)
+    return EntropyChooser(N, T, alpha, n_worlds, batch, rng)

@@ -24,7 +24,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..decide import decide_counts, extremes
+from ..certification import certify_ranges, extremes
 from ..milp import (
     AUTO_EXACT_CELLS_CLEAN,
     EXHAUSTIVE_BLOCK_ELEMENTS,
@@ -35,8 +35,8 @@ from ..milp import (
 )
 from ..reading.encoding import BLANK
 from .program import exact_many, relaxed_bound
-from .single import cleanable, offline_search, within
-from .table import CleaningTable, after, all_robust, by_blanks, state_decision
+from .single import cleanable, search_with_truth, within
+from .table import CleaningTable, after, all_robust, by_blanks, state_certification
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ def _largest_minimum(tab: CleaningTable, T: np.ndarray, alpha: Fraction, floor: 
     for p, t in enumerate(T):
         if within(tab, t, alpha, floor):
             continue
-        known[p] = offline_search(tab, t, alpha)[0]
+        known[p] = search_with_truth(tab, t, alpha)[0]
         floor = max(floor, known[p].cost)
     return floor, known
 
@@ -134,7 +134,7 @@ def greedy_many(
     Repeatedly cleans the cheapest single-point minimum completion (on the table as
     cleaned so far; the first point in T's order among equals) among the non-robust
     points, then prunes: each group's count is cut to the smallest that keeps every point
-    robust (binary search, each answer checked).  ``known``: offline_minimum plans on
+    robust (binary search, each answer checked).  ``known``: minimum_with_truth plans on
     ``tab`` of some points (by position in T), not searched again.
 
     A point's minimum drops by at most the c cells a round cleans (those c cells and the
@@ -150,7 +150,7 @@ def greedy_many(
     tab, T, alpha
         As for ``clean_many``.
     known : dict, optional
-        {position in T: its ``offline_minimum`` plan on ``tab``}.
+        {position in T: its ``minimum_with_truth`` plan on ``tab``}.
 
     Returns
     -------
@@ -179,7 +179,7 @@ def greedy_some(
     skip = need < len(T)
     for step in range(int(tab.hid.sum()) + 1):
         cur = after(tab, x)
-        robust = state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust
+        robust = state_certification(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust
         if robust.sum() >= need:
             return prune(tab, T, x, alpha, need), None
         todo = np.flatnonzero(~robust)
@@ -221,7 +221,7 @@ def _cheapest_completion(
         elif lower.get(p, -math.inf) >= limit:
             plan, possible = None, cleanable_known or cleanable(tab, T[p], alpha)
         else:
-            plan, possible, lower[p] = offline_search(tab, T[p], alpha, limit)
+            plan, possible, lower[p] = search_with_truth(tab, T[p], alpha, limit)
         if skip and not possible:
             continue
         if not possible or (plan is None and limit == math.inf):
@@ -268,7 +268,9 @@ def _enough(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha, need) -> bo
     if need is None or need >= len(T):
         return all_robust(tab, T, x, alpha)
     cur = after(tab, x)
-    return int(state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust.sum()) >= need
+    return (
+        int(state_certification(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust.sum()) >= need
+    )
 
 
 def robust_counts(tab: CleaningTable, T: np.ndarray, groups, X: np.ndarray, alpha) -> np.ndarray:
@@ -320,7 +322,7 @@ def _robust_counts(obs0, hid, N, T, groups, X, alpha) -> np.ndarray:
         kinds = [(np.flatnonzero(which.ravel() == i), sz) for i, sz in enumerate(sizes)]
     for rows, sz in kinds:
         shape = (len(rows) * k, m, d)
-        dec = decide_counts(lo[rows].reshape(shape), hi[rows].reshape(shape), N, sz, alpha)
+        dec = certify_ranges(lo[rows].reshape(shape), hi[rows].reshape(shape), N, sz, alpha)
         robust[rows] = dec.robust.reshape(len(rows), k)
     return robust.all(axis=1)
 
@@ -384,9 +386,9 @@ def clean_many(
     Parameters
     ----------
     tab, alpha
-        As for ``offline_minimum``.
+        As for ``minimum_with_truth``.
     T : ndarray, shape (k, d)
-        The test points, each as ``offline_minimum``'s t.
+        The test points, each as ``minimum_with_truth``'s t.
     method : {"auto", "exact", "greedy"}, default "auto"
         ``greedy`` returns the pruned greedy answer with a proven lower bound: the largest
         single-point minimum and, for alpha = 0, the relaxed bound.  ``exact`` (alpha = 0
@@ -441,7 +443,7 @@ def clean_many(
 
 def _minimum(tab: CleaningTable, t: np.ndarray, alpha) -> int | None:
     """One point's fewest cells, or None when no cleaning certifies it."""
-    plan = offline_search(tab, t, alpha)[0]
+    plan = search_with_truth(tab, t, alpha)[0]
     return None if plan is None else plan.cost
 
 
@@ -456,7 +458,7 @@ def _certified(tab: CleaningTable, T: np.ndarray, cells, alpha) -> int:
     """How many points of T the named cells certify, counted on the cleaned table."""
     x = tab.counts_of(cells)
     cur = after(tab, x)
-    return int(state_decision(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust.sum())
+    return int(state_certification(cur.obs, cur.hid.sum(axis=2), cur.N, T, alpha).robust.sum())
 
 
 def _some(tab, T, alpha, need: int, budget, costs: list) -> TogetherCleaning:

@@ -18,9 +18,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..decide import decide_counts, extremes
+from ..certification import certify_ranges, extremes
 from ..reading.encoding import BLANK
-from .table import CleaningTable, agreeing, by_blanks, state_decision
+from .table import CleaningTable, agreeing, by_blanks, state_certification
 
 
 def truth_odds(obs: np.ndarray, T: np.ndarray, prior: str) -> np.ndarray:
@@ -99,7 +99,7 @@ def _deficits(view: View, N, T, alpha, pi):
     expected table predicts), and D (k, m) = log Smax_l - log Smin_w (0 where beaten or robust)."""
     a = float(alpha)
     E, lo, hi, M, delta, seen = view
-    robust = decide_counts(lo, hi, N, delta, alpha).robust
+    robust = certify_ranges(lo, hi, N, delta, alpha).robust
     lo, hi = lo.astype(float) + a, hi.astype(float) + a
     zero = lo == 0
     lo = np.where(zero, 0.5, lo)  # a count of 0 weighs like half a count
@@ -148,7 +148,7 @@ def group_scores(
     Parameters
     ----------
     obs, M, N, T
-        As for ``state_decision``: observed cells (m, d, K), missing cells (m, d), rows per
+        As for ``state_certification``: observed cells (m, d, K), missing cells (m, d), rows per
         label and the test points.
     alpha : number, default 0
         The smoothing parameter.
@@ -293,7 +293,7 @@ def follow(
     taken, history, cleaned = [], [], 0
     need = len(T) if need is None else need
     while True:
-        count = int(state_decision(obs, M, tab.N, T, alpha).robust.sum())
+        count = int(state_certification(obs, M, tab.N, T, alpha).robust.sum())
         history.append((cleaned, count))
         spent = budget is not None and cleaned >= budget
         if count >= need or not M.any() or spent:

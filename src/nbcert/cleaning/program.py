@@ -25,7 +25,7 @@ import numpy as np
 from ..milp import ONE_HOT_MAX_COLUMNS, Program
 from ..reading.encoding import BLANK
 from .single import winner_possible
-from .table import CleaningTable, all_robust, state_decision
+from .table import CleaningTable, all_robust, state_certification
 
 
 class CountTable(NamedTuple):
@@ -330,7 +330,7 @@ def relaxed_bound(
     prog = Program()
     x = {g: prog.int_var(0, int(hid[g]), 1.0) for g in zip(*np.nonzero(hid))}
     D0 = obs.sum(axis=0) > 0
-    robust = state_decision(obs, hid.sum(axis=2), N, T, 0).robust
+    robust = state_certification(obs, hid.sum(axis=2), N, T, 0).robust
     used = 0
     for t, done in zip(T, robust):
         single = (D0.sum(axis=1) == 1) & D0[np.arange(d), np.maximum(t, 0)] & (t >= 0)

@@ -1,6 +1,6 @@
 """What the truth says about a dirty table, and the policy's advice without it.
 
-``report`` gathers, with the truth known, each point's offline minimum, the fewest cells for
+``report`` gathers, with the truth known, each point's minimum with the truth, the fewest cells for
 all points together, and the cells the truth-free policy would clean, in order.  ``advice``
 ranks a dirty table's groups by the policy's score.
 """
@@ -17,7 +17,7 @@ from ..reading.encoding import EncodedTable
 from ..stats import tally
 from .many import TogetherCleaning, clean_many
 from .policy import policy_path, scores
-from .single import offline_minimum
+from .single import minimum_with_truth
 from .table import CleaningTable
 
 
@@ -50,7 +50,7 @@ class PointCleaning(CellAnswer):
 
 @dataclass(frozen=True)
 class CleaningReport:
-    """What the truth says: per point its offline minimum, the fewest cells for all points
+    """What the truth says: per point its minimum with the truth, the fewest cells for all points
     together (but those no cleaning certifies: ``together.excluded``), and the cells the
     truth-free policy would clean, in order, until the target of those points is robust
     (``path_certifies``), the budget is spent or nothing is left.
@@ -116,7 +116,7 @@ def report(
     points, minima = [], []
     for p, t in enumerate(T):
         tell(p, len(T), "fewest cells per row")
-        plan = offline_minimum(tab, t, alpha)
+        plan = minimum_with_truth(tab, t, alpha)
         minima.append(None if plan is None else plan.cost)
         points.append(
             PointCleaning(False)

@@ -1,4 +1,4 @@
-"""The offline minimum for one point (exact): the fewest cleanings that certify it.
+"""The minimum with the truth for one point (exact): the fewest cleanings that certify it.
 
 With the truth known, the fewest cells whose cleaning makes the point certifiably robust.
 Per would-be winner w and final domain of every column the problem is the fixed-domain
@@ -46,10 +46,10 @@ from .table import CleaningTable, winner_after
 
 @dataclass(frozen=True)
 class _Option:
-    """How one column ends up: its kind, usable true values, and the cleanings that
+    """How one column ends up: its role, usable true values, and the cleanings that
     introduce its new values (w's t_j cell, a rival's cell, or a cell that helps nothing)."""
 
-    kind: str  # "active", "forced" or "unseen"
+    role: str  # "active", "forced" or "unseen"
     usable: tuple  # true values whose cells may be cleaned (active columns)
     delta: int  # the column's final domain size (matters for alpha > 0)
     by_w: int = 0  # w cleans one of its t_j cells to introduce t_j
@@ -101,7 +101,7 @@ def _column_options(
         for intro in itertools.combinations(new, size):
             dom = tuple(sorted(D0 + intro))
             seen = t >= 0 and t in dom
-            kind = "unseen" if not seen else ("forced" if len(dom) == 1 else "active")
+            role = "unseen" if not seen else ("forced" if len(dom) == 1 else "active")
             choices = []
             for v in intro:
                 if v == t:
@@ -117,7 +117,7 @@ def _column_options(
                 by_w = sum(1 for how, _ in pick if how == "w")
                 by_rival = tuple((l, v) for (how, l), v in zip(pick, intro) if how == "rival")
                 pure = tuple((l, v) for (how, l), v in zip(pick, intro) if how == "pure")
-                out.append(_Option(kind, dom, len(dom), by_w, by_rival, pure))
+                out.append(_Option(role, dom, len(dom), by_w, by_rival, pure))
     return out
 
 
@@ -140,7 +140,7 @@ MAX_BRANCHES = 4096  # column domain outcomes one winner may branch over (their 
 
 
 class TooManyBranches(ValueError):
-    """The exact offline minimum would branch over too many column domain outcomes."""
+    """The exact minimum with the truth would branch over too many column domain outcomes."""
 
 
 def branching_columns(tab: CleaningTable) -> list:
@@ -226,14 +226,14 @@ def _branch(tab: CleaningTable, t: np.ndarray, w: int, opts: tuple, alpha: Fract
     m = obs.shape[0]
     p = factor_numerator(0, alpha)  # an unseen column's numerator
     rivals = [l for l in range(m) if l != w]
-    active = [j for j, o in enumerate(opts) if o.kind == "active"]
-    sizes = Counter(o.delta for o in opts if o.kind != "forced")  # the denominators' domain sizes
+    active = [j for j, o in enumerate(opts) if o.role == "active"]
+    sizes = Counter(o.delta for o in opts if o.role != "forced")  # the denominators' domain sizes
     den = [
         math.prod(factor_denominator(N[l], size, alpha) ** times for size, times in sizes.items())
         for l in range(m)
     ]
     num = [
-        p ** sum(o.kind == "unseen" for o in opts)
+        p ** sum(o.role == "unseen" for o in opts)
     ] * m  # product of the fixed numerators, per label
     x0 = _prepaid(hid, t, w, opts)
     A = np.array(active, np.int64)
@@ -288,7 +288,7 @@ def _on_observed_features(question):
     return asked
 
 
-def offline_minimum(
+def minimum_with_truth(
     tab: CleaningTable, t: np.ndarray, alpha=0, limit=math.inf
 ) -> CleaningPlan | None:
     """The fewest cleanings (group counts) that make test point t certifiably robust.
@@ -310,10 +310,10 @@ def offline_minimum(
         None when no set of cleanings makes t robust (proven), or none costs less than
         ``limit``.
     """
-    return offline_search(tab, t, alpha, limit)[0]
+    return search_with_truth(tab, t, alpha, limit)[0]
 
 
-def offline_search(tab: CleaningTable, t: np.ndarray, alpha: Fraction, limit=math.inf):
+def search_with_truth(tab: CleaningTable, t: np.ndarray, alpha: Fraction, limit=math.inf):
     """(the cheapest plan costing less than ``limit`` or None, whether any plan exists, a
     lower bound on the minimum: its cost when a plan is found).
 
@@ -324,7 +324,7 @@ def offline_search(tab: CleaningTable, t: np.ndarray, alpha: Fraction, limit=mat
     (``nbcert.blanks``): a left-out column's cells never change its prediction."""
     if (t == BLANK).any():
         sub, codes, keep = tab.onto(t)
-        plan, possible, lower = offline_search(sub, codes, alpha, limit)
+        plan, possible, lower = search_with_truth(sub, codes, alpha, limit)
         if plan is not None:
             plan = CleaningPlan(tab.lift(plan.x, keep), plan.cost, plan.winner)
         return plan, possible, lower
@@ -369,7 +369,7 @@ def cleanable(tab: CleaningTable, t: np.ndarray, alpha=0) -> bool:
     Parameters
     ----------
     tab, t, alpha
-        As for ``offline_minimum``.
+        As for ``minimum_with_truth``.
 
     Returns
     -------

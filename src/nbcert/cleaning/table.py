@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import blanks
-from ..decide import Decision, decide_counts, extremes
+from ..certification import Certification, certify_ranges, extremes
 from ..reading.encoding import BLANK, UNSEEN, EncodedTable
 
 
@@ -158,7 +158,9 @@ def by_blanks(T: np.ndarray, N: np.ndarray, obs: np.ndarray, *rest):
         yield rows, keep, blanks.test_codes(T, rows, keep), kept_columns(keep, N, obs, *rest)
 
 
-def state_decision(obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, alpha) -> Decision:
+def state_certification(
+    obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, alpha
+) -> Certification:
     """Robustness of test points for the given observed and missing counts.
 
     Parameters
@@ -178,7 +180,7 @@ def state_decision(obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray,
 
     Returns
     -------
-    Decision
+    Certification
         Per point whether it is certifiably robust and the label every world predicts.
     """
     if not (T == BLANK).any():
@@ -187,14 +189,14 @@ def state_decision(obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray,
     for rows, _, codes, (o, miss) in by_blanks(T, N, obs, M):
         dec = _decision(o, miss, N, codes, alpha)
         robust[rows], label[rows] = dec.robust, dec.label
-    return Decision(robust, label)
+    return Certification(robust, label)
 
 
-def _decision(obs, M, N, T, alpha) -> Decision:
-    """``state_decision`` for test points without blank cells."""
+def _decision(obs, M, N, T, alpha) -> Certification:
+    """``state_certification`` for test points without blank cells."""
     E, seen, delta = agreeing(obs, T)
     lo, hi = extremes(E, M, delta, seen)
-    return decide_counts(lo, hi, N, delta, alpha)
+    return certify_ranges(lo, hi, N, delta, alpha)
 
 
 def agreeing(obs: np.ndarray, T: np.ndarray):
@@ -244,11 +246,11 @@ def all_robust(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> bool:
     bool
     """
     return bool(
-        state_decision(tab.obs + x, (tab.hid - x).sum(axis=2), tab.N, T, alpha).robust.all()
+        state_certification(tab.obs + x, (tab.hid - x).sum(axis=2), tab.N, T, alpha).robust.all()
     )
 
 
 def winner_after(tab: CleaningTable, t: np.ndarray, x: np.ndarray, alpha) -> int:
     """The label every world predicts for t after cleaning x, -1 if t is not robust."""
-    dec = state_decision(tab.obs + x, (tab.hid - x).sum(axis=2), tab.N, t[None], alpha)
+    dec = state_certification(tab.obs + x, (tab.hid - x).sum(axis=2), tab.N, t[None], alpha)
     return int(dec.label[0])

@@ -82,7 +82,8 @@ def _count_record(wc, labels) -> dict:
         "fractions": fractions,
         "tie_fraction": tie,
         "intervals": intervals,
-        "samples": None if wc.samples is None else int(wc.samples),
+        "n_worlds": None if wc.n_worlds is None else int(wc.n_worlds),
+        "samples": None if wc.n_worlds is None else int(wc.n_worlds),  # its old name, until 0.2
     }
 
 

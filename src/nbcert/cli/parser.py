@@ -479,7 +479,7 @@ def _clean(sub, parents) -> None:
         p,
         "--truth",
         "CLEAN.csv",
-        "the complete table: compute the offline minimum and the policy's path",
+        "the complete table: compute the minimum with the truth and the policy's path",
     )
     _alpha(p)
     _choice(

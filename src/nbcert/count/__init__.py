@@ -48,8 +48,8 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .. import blanks
-from ..decide import possible_index
+from .. import blanks, deprecation
+from ..certification import possible_index
 from ..errors import InputError, unknown_option
 from ..reading.encoding import EncodedTable
 from ..stats import Stats, as_stats
@@ -108,13 +108,21 @@ class WorldCounts:
     tie_fraction: float | None = None
     intervals: dict | None = None
     tie_interval: tuple | None = None
-    samples: int | None = None
+    n_worlds: int | None = None
     worlds: Worlds | None = None
     proven: dict | None = None
     proven_ties: tuple | None = None
     proven_shares: dict | None = None
     proven_tie_shares: tuple | None = None
     eps: float | None = None
+
+    @property
+    def samples(self) -> int | None:
+        """Deprecated name of ``n_worlds`` (removed in 0.2)."""
+        from .. import deprecation
+
+        deprecation.warn("WorldCounts.samples", "WorldCounts.n_worlds", stacklevel=3)
+        return self.n_worlds
 
     @property
     def total_text(self) -> str | None:
@@ -219,10 +227,10 @@ def _estimated_note(rows: int, of: int, budget: int, settings) -> None:
 
 def _montecarlo_counts(pt: Point, enc: Stats, settings, total, log10_total) -> WorldCounts:
     """WorldCounts of one point by sampling, with simultaneous Wilson intervals."""
-    n_samples = settings.n_samples
-    wins = count_montecarlo(pt, enc.label_sizes, enc.delta, settings.alpha, n_samples, settings.rng)
+    n_worlds = settings.n_worlds
+    wins = count_montecarlo(pt, enc.label_sizes, enc.delta, settings.alpha, n_worlds, settings.rng)
     z = NormalDist().inv_cdf(1 - (1 - settings.confidence) / (2 * (enc.m + 1)))
-    fr = wins / n_samples
+    fr = wins / n_worlds
     labels = enc.labels
     return WorldCounts(
         "montecarlo",
@@ -230,9 +238,9 @@ def _montecarlo_counts(pt: Point, enc: Stats, settings, total, log10_total) -> W
         log10_total,
         fractions=dict(zip(labels, fr[1:].tolist())),
         tie_fraction=float(fr[0]),
-        intervals={lab: wilson(int(w), n_samples, z) for lab, w in zip(labels, wins[1:])},
-        tie_interval=wilson(int(wins[0]), n_samples, z),
-        samples=n_samples,
+        intervals={lab: wilson(int(w), n_worlds, z) for lab, w in zip(labels, wins[1:])},
+        tie_interval=wilson(int(wins[0]), n_worlds, z),
+        n_worlds=n_worlds,
     )
 
 
@@ -262,7 +270,7 @@ class _Settings:
 
     alpha: object  # a Fraction (or an int)
     method: str
-    n_samples: int
+    n_worlds: int
     confidence: float
     rng: np.random.Generator
     budget: int
@@ -276,7 +284,7 @@ def count_encoded(
     alpha=0,
     *,
     method="auto",
-    n_samples=20_000,
+    n_worlds=20_000,
     confidence=0.95,
     seed=None,
     max_states=2_000_000,
@@ -284,6 +292,7 @@ def count_encoded(
     time_limit=TIME_LIMIT,
     progress=None,
     cand=None,
+    n_samples=None,
 ) -> list[WorldCounts]:
     """World counts per test point from the table's statistics (see the module docstring
     for the methods); ``cand``: the table's candidate repairs, whose worlds are counted
@@ -299,7 +308,7 @@ def count_encoded(
     alpha : number, Fraction or str, default 0
         The smoothing parameter, read exactly.
     method : {"auto", "exact", "batch", "montecarlo", "bounds"}, default "auto"
-    n_samples : int, default 20000
+    n_worlds : int, default 20000
         Worlds sampled per point by Monte-Carlo.
     confidence : float, default 0.95
         Confidence of the simultaneous Monte-Carlo intervals.
@@ -316,6 +325,8 @@ def count_encoded(
     progress : callable, optional
         Called as ``progress(done, total, method)`` before each point (with the method
         it is counted by) and once when all are done.
+    n_samples : int, optional
+        Deprecated name of ``n_worlds`` (removed in 0.2).
 
     Returns
     -------
@@ -331,12 +342,15 @@ def count_encoded(
     """
     if method not in METHODS:
         raise unknown_option("counting method", method, METHODS)
+    if n_samples is not None:
+        deprecation.warn("count_encoded(n_samples=...)", "n_worlds=...")
+        n_worlds = n_samples
     enc = as_stats(source)
     budget = min(max_states, AUTO_STATES) if method == "auto" else max_states
     settings = _Settings(
         alpha,
         method,
-        n_samples,
+        n_worlds,
         confidence,
         np.random.default_rng(seed),
         budget,

@@ -22,7 +22,7 @@ from .points import Point, winner
 
 
 def count_montecarlo(
-    pt: Point, N, delta, alpha, n_samples: int, rng, cells: int = 1 << 22
+    pt: Point, N, delta, alpha, n_worlds: int, rng, cells: int = 1 << 22
 ) -> np.ndarray:
     """Sample beta counts; per-label win counts and the tie count.
 
@@ -36,7 +36,7 @@ def count_montecarlo(
     ----------
     pt, N, delta, alpha
         As for :func:`nbcert.count.exact.count_batch`.
-    n_samples : int
+    n_worlds : int
         Worlds to sample.
     rng : numpy Generator
     cells : int, default 2**22
@@ -52,8 +52,8 @@ def count_montecarlo(
     tol = log_tolerance(d, int(N.sum()), alpha)
     step = max(1, cells // (m * d))
     wins = np.zeros(m + 1, np.int64)
-    for first in range(0, n_samples, step):
-        size = min(step, n_samples - first)
+    for first in range(0, n_worlds, step):
+        size = min(step, n_worlds - first)
         pos = tab.invert(rng.random((size, len(tab.cells))))
         wins += _sample_winners(
             tab.log_supports(pos), lambda rows: tab.counts(pos[rows]), N, delta, alpha, tol
@@ -196,12 +196,12 @@ def _sample_winners(ls, counts, N, delta, alpha, tol):
     """Per-label win counts and the tie count (first) of sampled log supports ls (S, m);
     ``counts(rows)`` gives those samples' counts (len(rows), m * d).  Near-ties are decided
     exactly, once per distinct count matrix."""
-    n_samples, m = ls.shape
+    n_worlds, m = ls.shape
     if m == 1:
-        return np.array([0, n_samples])
+        return np.array([0, n_worlds])
     order = np.argsort(-ls, axis=1)
     top, second = order[:, 0], order[:, 1]
-    rows = np.arange(n_samples)
+    rows = np.arange(n_worlds)
     with np.errstate(invalid="ignore"):  # -inf - -inf: both supports zero, a tie
         gap = ls[rows, top] - ls[rows, second]
         win = np.where(gap > tol, top, -1)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..decide import point_counts
+from ..certification import point_counts
 from ..reading.encoding import EncodedTable
 from ..stats import Stats, as_stats
 

@@ -12,7 +12,7 @@ magnitude (down to about 1e-300, the smallest share a float holds), within half 
 time limit.
 
 The exact decision of which labels some world predicts, and whether some world ties
-(``nbcert.decide.possible_index``), sharpens the counts: a label no world predicts wins 0
+(``nbcert.certification.possible_index``), sharpens the counts: a label no world predicts wins 0
 worlds, one that some world predicts at least 1; likewise the ties.
 """
 
@@ -26,7 +26,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..decide import TIE_NO, TIE_YES
+from ..certification import TIE_NO, TIE_YES
 from .bounds import OutOfReach, keyed_basis, shares_at
 from .points import Point
 

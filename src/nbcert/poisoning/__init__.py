@@ -11,7 +11,7 @@ certifiably robust (alpha = 0, and any alpha for one point).
 * ``many``       -- several points at once: greedy, or exact with a proven lower bound.
 """
 
-from .many import TogetherPoisoning, all_nonrobust, greedy, poison_many_encoded
+from .many import TogetherPoisoning, all_nonrobust, greedy, poison_together_encoded
 from .single import Cells, PoisonedCounts, Poisoning, poison_encoded
 from .streamed import find_cells, poison_streamed
 
@@ -21,7 +21,7 @@ __all__ = [
     "PoisonedCounts",
     "poison_encoded",
     "TogetherPoisoning",
-    "poison_many_encoded",
+    "poison_together_encoded",
     "greedy",
     "all_nonrobust",
     "poison_streamed",

@@ -35,7 +35,7 @@ import math
 
 import numpy as np
 
-from ..decide import decide_counts, scan_counts
+from ..certification import certify_ranges, scan_counts
 from .incremental import Groups, blank_until_nonrobust
 
 CHECKS = ("iterate", "incremental")
@@ -50,7 +50,7 @@ def iterate_robust(work, g: np.ndarray, seen: np.ndarray) -> bool:
     present = E.sum(axis=0) > 0
     only = present & (E.sum(axis=0) + M.sum(axis=0) == work.n)
     lo, hi = E + np.where(only, M, 0), E + np.where(present, M, 0)
-    return bool(decide_counts(lo[None], hi[None], work.label_sizes, work.delta, 0).robust[0])
+    return bool(certify_ranges(lo[None], hi[None], work.label_sizes, work.delta, 0).robust[0])
 
 
 class _Iterating:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..blanks import leave_out
-from ..decide import decide_counts, extremes
+from ..certification import certify_ranges, extremes
 from ..errors import unknown_option
 from ..milp import (
     AUTO_EXACT_CELLS_POISON,
@@ -113,7 +113,7 @@ def all_nonrobust(enc, T, blanked, counts=None) -> bool:
     Parameters
     ----------
     enc, T
-        As for ``poison_many_encoded``.
+        As for ``poison_together_encoded``.
     blanked : ndarray of bool, shape (n, d)
         The blanked cells, in ``enc``'s row order; a column left with no observed cell
         makes the answer False.
@@ -142,7 +142,7 @@ def all_nonrobust(enc, T, blanked, counts=None) -> bool:
     lo, hi = leave_out(
         *extremes(A, M[None], ndist[None, None, :], seen), T == BLANK, enc.label_sizes
     )
-    return not decide_counts(lo, hi, enc.label_sizes, enc.delta, 0).robust.any()
+    return not certify_ranges(lo, hi, enc.label_sizes, enc.delta, 0).robust.any()
 
 
 def nonrobust_counts(enc, T, counts, groups, X) -> np.ndarray:
@@ -151,7 +151,7 @@ def nonrobust_counts(enc, T, counts, groups, X) -> np.ndarray:
     Parameters
     ----------
     enc, T
-        As for ``poison_many_encoded``.
+        As for ``poison_together_encoded``.
     counts : ndarray, shape (m, n_codes)
         The table's ``stats.tally``.
     groups : tuple of two int arrays (G,)
@@ -179,7 +179,7 @@ def nonrobust_counts(enc, T, counts, groups, X) -> np.ndarray:
     lo, hi = extremes(A, M[:, None], ndist[:, None, None, :], seen)
     lo, hi = leave_out(lo, hi, T == BLANK, enc.label_sizes)
     k = len(T)
-    robust = decide_counts(
+    robust = certify_ranges(
         lo.reshape(B * k, m, d), hi.reshape(B * k, m, d), enc.label_sizes, enc.delta, 0
     ).robust.reshape(B, k)
     return (ndist > 0).all(axis=1) & ~robust.any(axis=1)
@@ -237,7 +237,7 @@ def greedy(enc: EncodedTable, T: np.ndarray, start: np.ndarray | None = None) ->
     Parameters
     ----------
     enc, T
-        As for ``poison_many_encoded``.
+        As for ``poison_together_encoded``.
     start : ndarray of bool, shape (n, d), optional
         Cells blanked before the first round (the answer then contains them).
 
@@ -356,7 +356,7 @@ def _prune(enc, T, mask):
     return mask
 
 
-def poison_many_encoded(
+def poison_together_encoded(
     enc: EncodedTable, T: np.ndarray, method: str = "auto", time_limit: float = 30.0
 ) -> TogetherPoisoning:
     """Fewest cells making every test point non-robust at once.

@@ -51,7 +51,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..blanks import leave_out
-from ..decide import decide_counts, extremes
+from ..certification import certify_ranges, extremes
 from ..errors import InputError
 
 DISAGREE = -1  # a step's selector: any value of the column other than the test value
@@ -300,7 +300,7 @@ class Search:
         """The label that wins in every world of the configuration, -1 if none."""
         delta = cfg.ndist if self.alpha else self.enc.delta
         return int(
-            decide_counts(
+            certify_ranges(
                 cfg.lo[None], cfg.hi[None], self.enc.label_sizes, delta, self.alpha
             ).label[0]
         )

@@ -28,7 +28,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..blanks import leave_out
-from ..decide import decide_counts, extremes
+from ..certification import certify_ranges, extremes
 from ..errors import ParameterError, unknown_option
 from ..milp import CellAnswer
 from ..reading.encoding import BLANK, EncodedTable
@@ -218,7 +218,7 @@ class PoisonedCounts:
         return int(self.decide(seen, self.ndist).label[0])
 
     def decide(self, seen: np.ndarray, ndist: np.ndarray):
-        """The Decision for this point with the given test values seen and domain sizes (d,)."""
+        """The Certification for this point with the given test values seen and domain sizes (d,)."""
         return _decide(
             self.A[None],
             self.M[None],
@@ -251,7 +251,7 @@ def _decide(A, M, seen, ndist, enc, free, alpha=0):
     > 0 one state (its domain sizes are the denominators')."""
     seen = seen & (ndist > 0)
     lo, hi = leave_out(*extremes(A, M, ndist[:, None, :], seen), free, enc.label_sizes)
-    return decide_counts(lo, hi, enc.label_sizes, ndist[0] if alpha else enc.delta, alpha)
+    return certify_ranges(lo, hi, enc.label_sizes, ndist[0] if alpha else enc.delta, alpha)
 
 
 def _rows_where(enc, l, j, sel: int, tcode: int, count, blanked=None):

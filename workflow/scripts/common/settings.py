@@ -38,6 +38,10 @@ SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "config.schema.yaml"
 # Keys renamed, by block: old name -> new name.  The old names are read (with a line on
 # stderr) until the next release, then refused as unknown keys.
 RENAMED = {
+    "": {"k_values": "points", "k_for_rates": "points_for_rates", "rate_for_k": "rate_for_points"},
+    "beyond": {"poison_many": "poison_together"},  # before its own keys: they follow the block
+    "beyond.poison_together": {"k_values": "points"},
+    "beyond.scaling": {"k": "points"},
     "beyond.counting": {"samples": "worlds"},
     "beyond.cleaning": {"samples": "worlds"},
 }
@@ -147,31 +151,44 @@ def _block(config, where: str):
     return config if isinstance(config, dict) else None
 
 
+def _dotted(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
 def renamed(config: dict, cli: dict | None = None, *, where: str = "") -> dict:
     """A copy of ``config`` with every old key of ``RENAMED`` moved to its new name, and one
     line on stderr for each old key met.  ``config`` is the merged config, ``cli``
     its part from ``--configfile``/``--config``: those are merged onto the workflow's
-    config.yaml, so an old key there overrides config.yaml's new one, and a new key there
-    overrides an old one in config.yaml; both names in the same layer is a ConfigError.
-    ``where`` is the dotted path of ``config`` itself, for a study's block alone."""
-    config = copy.deepcopy(config)
+    config.yaml, so an old key there overrides config.yaml's new one (a block's keys are
+    merged into the new block's), and a new key there overrides an old one in config.yaml;
+    both names in the same layer is a ConfigError.  ``where`` is the dotted path of
+    ``config`` itself, for a study's block alone."""
+    config, cli = copy.deepcopy(config), copy.deepcopy(cli or {})
     for path, names in RENAMED.items():
         if where and path != where:
             continue
         inner = "" if where else path
-        block, mine = _block(config, inner), _block(cli or {}, inner) or {}
+        block, mine = _block(config, inner), _block(cli, inner) or {}
         for old, new in names.items():
             if not isinstance(block, dict) or old not in block:
                 continue
+            was, now = _dotted(path, old), _dotted(path, new)
             if (old in mine) == (new in mine) and new in block:
-                raise ConfigError(
-                    f"{path}.{old}: given with {path}.{new}, its new name; keep only {new}"
-                )
-            print(f"nbcert: config: {path}.{old} is deprecated, use {path}.{new}", file=sys.stderr)
-            value = block.pop(old)
-            if old in mine or new not in block:
-                block[new] = value
+                raise ConfigError(f"{was}: given with {now}, its new name; keep only {new}")
+            print(f"nbcert: config: {was} is deprecated, use {now}", file=sys.stderr)
+            block[new] = _moved(block.pop(old), block.get(new), mine_old=old in mine)
+            if old in mine:  # the user's layer, renamed too, for the keys inside the block
+                mine[new] = _moved(mine.pop(old), mine.get(new), mine_old=True)
     return config
+
+
+def _moved(old, new, *, mine_old: bool):
+    """The value under the new name: the user's layer wins; blocks are merged key by key."""
+    if new is None:
+        return old
+    if isinstance(old, dict) and isinstance(new, dict):
+        return {**new, **old} if mine_old else {**old, **new}
+    return old if mine_old else new
 
 
 def validated(config: dict, schema=SCHEMA) -> dict:
@@ -221,17 +238,19 @@ def _check_combinations(s: Section) -> None:
         if ds.label in ds.drop:
             raise ConfigError(f"datasets.{ds.name}.drop: lists the label column {ds.label!r}")
         reading(ds)
-    k_max, beyond = max(s.k_values), s.beyond
-    if s.k_for_rates not in s.k_values:
-        raise ConfigError(f"k_for_rates: {s.k_for_rates} is not one of k_values {list(s.k_values)}")
-    if s.rate_for_k not in s.missing_rates:
+    most, beyond = max(s.points), s.beyond
+    if s.points_for_rates not in s.points:
         raise ConfigError(
-            f"rate_for_k: {s.rate_for_k} is not one of missing_rates {list(s.missing_rates)}"
+            f"points_for_rates: {s.points_for_rates} is not one of points {list(s.points)}"
         )
-    if max(beyond.poison_many.k_values) > k_max:
+    if s.rate_for_points not in s.missing_rates:
         raise ConfigError(
-            f"beyond.poison_many.k_values: {max(beyond.poison_many.k_values)} exceeds the {k_max} "
-            f"test points drawn per repetition (the largest of k_values)"
+            f"rate_for_points: {s.rate_for_points} is not one of missing_rates {list(s.missing_rates)}"
+        )
+    if max(beyond.poison_together.points) > most:
+        raise ConfigError(
+            f"beyond.poison_together.points: {max(beyond.poison_together.points)} exceeds the {most} "
+            f"test points drawn per repetition (the largest of points)"
         )
     counting = beyond.counting
     if counting.full_points > counting.points:
@@ -241,8 +260,8 @@ def _check_combinations(s: Section) -> None:
         )
     need = [
         (
-            k_max + 2,
-            f"leave fewer than 2 training rows after drawing {k_max} test points (the largest of k_values)",
+            most + 2,
+            f"leave fewer than 2 training rows after drawing {most} test points (the largest of points)",
         ),
         (
             beyond.cleaning.points + 2,

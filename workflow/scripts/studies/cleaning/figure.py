@@ -15,7 +15,7 @@ STYLE = {"random": "tab:red", "CPClean-style": "tab:orange", "nbcert": "tab:gree
 def figure(table: pd.DataFrame, outputs):
     """Share of test points certified against the share of missing cells cleaned, one panel
     per data set, for one perturbation and missing rate (uniform, else the first, and the
-    middle rate); the median over repetitions, the offline answer and its lower bound marked."""
+    middle rate); the median over repetitions, the answer with the truth and its lower bound marked."""
     names = list(dict.fromkeys(table.dataset))
     perturbation = (
         "uniform" if (table.perturbation == "uniform").any() else table.perturbation.iloc[0]
@@ -38,22 +38,24 @@ def figure(table: pd.DataFrame, outputs):
 
 
 def _panel(ax, sub: pd.DataFrame):
-    """One data set's panel: each policy's median curve; the offline answer (a star at its
+    """One data set's panel: each policy's median curve; the answer with the truth (a star at its
     median share) and its lower bound (a dotted line)."""
     grid = np.linspace(0, 1, 201)
     for method, color in STYLE.items():
         curves = [_curve(grid, run) for _, run in sub[sub.method == method].groupby("rep")]
         if curves:
             ax.plot(grid, np.median(curves, axis=0), color=color, label=method)
-    offline = sub[sub.method == "offline"]
-    done = offline[offline.cells.notna()]
+    truth = sub[sub.method == "truth"]
+    done = truth[truth.cells.notna()]
     if len(done):
         share = (done.cells / done.missing_cells).median()
-        ax.plot([share], [1.0], "k*", markersize=10, label="offline (with truth)")
-    bounds = offline.lower_bound.dropna()
+        ax.plot([share], [1.0], "k*", markersize=10, label="with the truth")
+    bounds = truth.lower_bound.dropna()
     if len(bounds):
         share = (bounds / sub.missing_cells.iloc[0]).median()
-        ax.axvline(share, color="black", linestyle=":", linewidth=1, label="offline lower bound")
+        ax.axvline(
+            share, color="black", linestyle=":", linewidth=1, label="lower bound with the truth"
+        )
 
 
 def _curve(grid, run: pd.DataFrame):

@@ -6,12 +6,12 @@ from common.formatting import count, flags, number, of, spread, table
 
 from studies.cleaning.run import cells_needed, summary
 
-SHARES = ["random", "cpclean", "nbcert", "offline", "lower_bound"]  # of the missing cells
-RATIOS = ["vs_random", "vs_offline", "vs_bound"]
+SHARES = ["random", "cpclean", "nbcert", "truth", "lower_bound"]  # of the missing cells
+RATIOS = ["vs_random", "vs_truth", "vs_bound"]
 COLUMNS = ["dataset", "perturbation", "missing_rate", "reps", "missing_cells", *SHARES, *RATIOS]
 HEADER = (
     "| data set | perturbation | missing rate | reps | missing cells | random | CPClean-style | nbcert "
-    "| offline | bound | nbcert / random | nbcert / offline | nbcert / bound |"
+    "| truth | bound | nbcert / random | nbcert / truth | nbcert / bound |"
 )
 
 
@@ -36,7 +36,7 @@ def cleaning(runs: pd.DataFrame) -> str:
             "share of the missing cells; policies clean "
             "their chosen (label, column) group a batch at a time "
             f"({runs.batch.min()}–{runs.batch.max()} cells per decision). "
-            "*offline* is the many-point answer with the truth (greedy, pruned, or the exact program where "
+            "*truth* is the answer for all points together found with the truth (greedy, pruned, or the exact program where "
             "small) and *bound* its proven lower bound: the fewest cells any order could need lies between.",
             "",
             *table(rows, HEADER, formats),
@@ -48,7 +48,7 @@ def cleaning(runs: pd.DataFrame) -> str:
 
 
 def _paragraph(s: pd.DataFrame, need: pd.DataFrame) -> str:
-    """What the numbers show: the two targets, the policies compared, the offline search."""
+    """What the numbers show: the two targets, the policies compared, the search with the truth."""
     live = s[s.reps > 0]
     idle = int((s.reps == 0).sum())
     parts = [
@@ -58,7 +58,7 @@ def _paragraph(s: pd.DataFrame, need: pd.DataFrame) -> str:
     ]
     if len(live):
         parts += _target_1(live) + _target_2(live) + _policies(live)
-    parts += _flat_criterion(need) + _offline(need) + _per_decision(need)
+    parts += _flat_criterion(need) + _with_truth(need) + _per_decision(need)
     return " ".join(p for p in parts if p)
 
 
@@ -74,7 +74,7 @@ def _target_1(live: pd.DataFrame) -> list:
         rest = miss[~blocked]
         listed = ", ".join(
             f"{r.dataset} {r.perturbation} {r.missing_rate:g}: nbcert "
-            f"{r.vs_random:.2f}, offline {number(r.offline_vs_random, '.2f')}, bound "
+            f"{r.vs_random:.2f}, truth {number(r.truth_vs_random, '.2f')}, bound "
             f"{number(r.bound_vs_random, '.2f')} of random"
             for r in rest.itertuples()
         )
@@ -89,12 +89,12 @@ def _target_1(live: pd.DataFrame) -> list:
 
 
 def _target_2(live: pd.DataFrame) -> list:
-    """Target 2 (within 2x of the offline floor), against the bound and the best answer found."""
+    """Target 2 (within 2x of the floor with the truth), against the bound and the best answer found."""
     return [
-        f"**Target 2** (within 2x of the offline floor): nbcert is within 2x of the proven lower bound "
+        f"**Target 2** (within 2x of the floor with the truth): nbcert is within 2x of the proven lower bound "
         f"-- so provably within 2x of the true minimum -- in {of(live.within_2x_bound)} settings, "
-        f"and within 2x of the best offline answer found in {of(live.within_2x_offline)}; its "
-        f"median ratio to the offline answer is {spread(live.vs_offline, '.2f')}, "
+        f"and within 2x of the best answer with the truth found in {of(live.within_2x_truth)}; its "
+        f"median ratio to the answer with the truth is {spread(live.vs_truth, '.2f')}, "
         f"to the bound {spread(live.vs_bound, '.2f')}."
     ]
 
@@ -130,19 +130,19 @@ def _flat_criterion(need: pd.DataFrame) -> list:
     ]
 
 
-def _offline(need: pd.DataFrame) -> list:
-    """How often the offline answer was proven optimal, and whether a time limit cut it short."""
-    off = need[need.method == "offline"]
+def _with_truth(need: pd.DataFrame) -> list:
+    """How often the answer with the truth was proven optimal, and whether a time limit cut it short."""
+    off = need[need.method == "truth"]
     if off.empty:
         return []
     cut = int(flags(off, "time_limited").sum())
     return [
-        f"The offline answer was proven optimal in {int(off.optimal.astype(bool).sum())} of {len(off)} runs.",
-        f"The solver's time limit stopped the search in {cut} of them: their offline answers and bounds "
+        f"The answer with the truth was proven optimal in {int(off.optimal.astype(bool).sum())} of {len(off)} runs.",
+        f"The solver's time limit stopped the search in {cut} of them: their answers with the truth and bounds "
         "depend on the machine's speed and may differ between runs; the rest stopped at their node "
         "limit or finished, and are the same on every machine."
         if cut
-        else "No offline search was stopped by the time limit (node limits only), so these answers are the "
+        else "No search with the truth was stopped by the time limit (node limits only), so these answers are the "
         "same on every machine.",
     ]
 

@@ -19,7 +19,7 @@ the complete table -- until all k test points are certifiably robust.  Four answ
   missing); a column whose domain grew is drawn afresh.  A decision costs O(points x worlds x groups) for the criterion (one sort per
   point and group) plus O(points x worlds x labels) for the cleaned group's update;
 * ``nbcert`` -- :func:`nbcert.cleaning.next_group` (truth-free, the product's policy);
-* ``offline`` -- with the truth: the many-point offline answer (greedy, pruned; exact
+* ``truth`` -- with the truth: the answer for all points together (greedy, pruned; exact
   program where small) and its proven lower bound (the largest single-point minimum, or
   the program's bound).  The true minimum lies between them.
 
@@ -48,11 +48,11 @@ from nbcert.methods import (
     entropy_chooser,
     follow,
     next_group,
-    state_decision,
+    state_certification,
 )
 
-METHODS = ("random", "CPClean-style", "nbcert", "offline")
-# what a run ended with: the offline answer's bound and whether it is optimal or cut short
+METHODS = ("random", "CPClean-style", "nbcert", "truth")
+# what a run ended with: the answer with the truth's bound and whether it is optimal or cut short
 # by its time limit, then each method's seconds, decisions and flat decisions
 OUTCOME = ["lower_bound", "optimal", "time_limited", "seconds", "decisions", "flat"]
 COLUMNS = [
@@ -89,7 +89,7 @@ def _random_history(tab, T, alpha, rng, batch):
         add = np.bincount(key[last:stop], minlength=obs.size)
         obs, hid, last = obs + add, hid - add, stop
         count = int(
-            state_decision(
+            state_certification(
                 obs.reshape(shape), hid.reshape(shape).sum(axis=2), tab.N, T, alpha
             ).robust.sum()
         )
@@ -146,8 +146,8 @@ def run_one(
     rows = _rows(base, "random", hist, time.perf_counter() - t0, len(hist) - 1)
     for method in ("CPClean-style", "nbcert"):
         rows += _policy_rows(tab, T, base, cfg, method, batch, order, seed_parts)
-    offline, many = _offline_rows(tab, T, base, cfg)
-    rows += offline
+    truth, many = _truth_rows(tab, T, base, cfg)
+    rows += truth
     done = {r["method"]: r["cells"] for r in rows if r["final"]}
     progress(
         f"{base['dataset']} rep {base['rep']} {base['perturbation']} {base['missing_rate']:g}: {missing} missing, "
@@ -180,8 +180,8 @@ def _policy_rows(tab, T, base, cfg, method, batch, order, seed_parts) -> list:
     )
 
 
-def _offline_rows(tab, T, base, cfg) -> tuple:
-    """The offline answer with the truth and its lower bound: (rows, the answer); one final
+def _truth_rows(tab, T, base, cfg) -> tuple:
+    """The answer with the truth with the truth and its lower bound: (rows, the answer); one final
     row without cells where no cleaning certifies every point."""
     t0 = time.perf_counter()
     many = clean_many(tab, T, cfg.alpha, "auto", cfg.node_limit, cfg.time_limit)
@@ -191,12 +191,12 @@ def _offline_rows(tab, T, base, cfg) -> tuple:
         "optimal": bool(many.optimal),
         "time_limited": many.time_limited,
     }
-    rows = _rows(base, "offline", hist, time.perf_counter() - t0, 0, **outcome)
+    rows = _rows(base, "truth", hist, time.perf_counter() - t0, 0, **outcome)
     if not many.possible:
         rows.append(
             {
                 **base,
-                "method": "offline",
+                "method": "truth",
                 "cells": None,
                 "certified": None,
                 "final": True,
@@ -251,7 +251,7 @@ def run(
 
 def cells_needed(table: pd.DataFrame) -> pd.DataFrame:
     """Per run and method: cells cleaned when every point was certified (NaN if never) and
-    the share of the missing cells that is; the offline rows keep their lower bound."""
+    the share of the missing cells that is; the rows with the truth keep their lower bound."""
     keys = ["dataset", "perturbation", "missing_rate", "rep", "method"]
     fin = table[table.final.astype(bool)].copy()
     fin["done"] = fin.certified == fin.points
@@ -272,7 +272,7 @@ def cells_needed(table: pd.DataFrame) -> pd.DataFrame:
 def summary(table: pd.DataFrame) -> pd.DataFrame:
     """Per data set, perturbation and missing rate, medians over the repetitions that needed
     cleaning (``reps``; ``idle_reps`` had every point robust already): cells each method
-    needs, nbcert's ratios to random and to the offline answer and bound, and whether the
+    needs, nbcert's ratios to random and to the answer with the truth and bound, and whether the
     targets (<= half of random, <= 2x the floor) hold."""
     need = cells_needed(table)
     wide = need.pivot_table(
@@ -283,7 +283,7 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
         dropna=False,
     )
     lb = (
-        need[need.method == "offline"]
+        need[need.method == "truth"]
         .set_index(["dataset", "perturbation", "missing_rate", "rep"])
         .lower_bound
     )
@@ -293,9 +293,9 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
     )
     with np.errstate(divide="ignore", invalid="ignore"):
         wide["vs_random"] = wide["nbcert"] / wide["random"]
-        wide["vs_offline"] = wide["nbcert"] / wide["offline"]
+        wide["vs_truth"] = wide["nbcert"] / wide["truth"]
         wide["vs_bound"] = wide["nbcert"] / wide["lower_bound"]
-        wide["offline_vs_random"] = wide["offline"] / wide["random"]
+        wide["truth_vs_random"] = wide["truth"] / wide["random"]
         wide["bound_vs_random"] = wide["lower_bound"] / wide["random"]
         wide["cpclean_vs_random"] = wide["CPClean-style"] / wide["random"]
     keys = ["dataset", "perturbation", "missing_rate"]
@@ -305,7 +305,7 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
     med = by.median().reindex(idle.index)
     med["reps"] = by.size().reindex(idle.index).fillna(0).astype(int)
     med["idle_reps"] = idle.astype(int)
-    med.loc[med.reps == 0, ["random", "CPClean-style", "nbcert", "offline", "lower_bound"]] = 0.0
+    med.loc[med.reps == 0, ["random", "CPClean-style", "nbcert", "truth", "lower_bound"]] = 0.0
     med["incomplete"] = (
         by[["random", "CPClean-style", "nbcert"]]
         .apply(lambda w: int(w.isna().to_numpy().sum()))
@@ -315,14 +315,14 @@ def summary(table: pd.DataFrame) -> pd.DataFrame:
     )
     zero = med["reps"] == 0
     med["half_of_random"] = (med["vs_random"] <= 0.5) | zero
-    med["within_2x_offline"] = (med["vs_offline"] <= 2) | zero
+    med["within_2x_truth"] = (med["vs_truth"] <= 2) | zero
     med["within_2x_bound"] = (med["vs_bound"] <= 2) | zero
     # Every policy's final cleaning certifies all points, so it has at least the minimum
     # number of cells, hence at least the proven bound, in every repetition: where the
     # bound's median share of random's cells exceeds 1/2, no policy can meet target 1.
     med["half_out_of_reach"] = ~zero & (med["bound_vs_random"] > 0.5)
-    med["half_reached_offline"] = zero | (
-        med["offline_vs_random"] <= 0.5
+    med["half_reached_truth"] = zero | (
+        med["truth_vs_random"] <= 0.5
     )  # by the answer with the truth
     return med.reset_index()
 

@@ -64,7 +64,7 @@ def _intro(t: pd.DataFrame) -> list:
         "blanked uniformly at each missing rate: Algorithm 2 (joint enumeration), the per-label exact method, "
         f"proven bounds (every label's count and the ties in a proven interval, refined to "
         f"{100 * first.width_target:g} percentage point within {first.time_limit:g} s a point) "
-        f"and a Monte-Carlo estimate ({int(first.samples)} sampled worlds, simultaneous "
+        f"and a Monte-Carlo estimate ({int(first.worlds)} sampled worlds, simultaneous "
         f"{first.confidence:.0%} intervals). A method whose problem exceeds "
         f"{_limit(t)} states is "
         "skipped. Times are medians per test point in seconds; the majority label is the one most worlds "
@@ -276,8 +276,8 @@ def _full_table(full: pd.DataFrame) -> list:
         f"At full size (every row of the data set but the test points; "
         f"{full.point.nunique()} test points per data set and rate), the widest proven interval "
         f"per point (as a share of the worlds, in percentage points) and the time per point; "
-        f"the last columns say whether the Monte-Carlo intervals ({int(full.samples.iloc[0])} "
-        "samples) contain the proven ones, for every label and the ties (a proven interval "
+        f"the last columns say whether the Monte-Carlo intervals ({int(full.worlds.iloc[0])} "
+        "sampled worlds) contain the proven ones, for every label and the ties (a proven interval "
         "wider than Monte-Carlo's, as the ties' often is, is not contained), and whether one "
         "of them misses the proven one (is disjoint from it: proven wrong):",
         "",

@@ -42,7 +42,7 @@ def base_columns(n: int, cfg: Section, table_mb: float, **more) -> dict:
         "d": cfg.d,
         "domain": cfg.domain,
         "labels": cfg.labels,
-        "k": cfg.k,
+        "points": cfg.points,
         "table_mb": table_mb,
         **more,
     }
@@ -74,7 +74,7 @@ class Rows:
                 **self.base,
                 "method": method,
                 "family": FAMILY[method],
-                "points": points,
+                "points_done": points,
                 "seconds": seconds,
                 "call_peak_mb": call_peak,
                 "seconds_per_point": seconds / points if measured and points else None,

@@ -18,11 +18,11 @@ def _first(table: pd.DataFrame, column: str):
 
 def _points(r) -> str:
     """Points a method decided at one size, and whether its time budget stopped it."""
-    if pd.isna(r.points):
+    if pd.isna(r.points_done):
         return DASH
     if "stopped" in r and pd.notna(r.stopped) and bool(r.stopped):
-        return f"{int(r.points)} of {int(r.k)}, stopped after {float(r.budget_s):g} s"
-    return f"{int(r.points)}"
+        return f"{int(r.points_done)} of {int(r.points)}, stopped after {float(r.budget_s):g} s"
+    return f"{int(r.points_done)}"
 
 
 def scaling(table: pd.DataFrame) -> str:
@@ -47,16 +47,16 @@ def _setup(table: pd.DataFrame, ran: list) -> str:
     """What was run: the tables, the test points, what the times and memory are."""
     first = table.iloc[0]
     rate = table[table.n.isin(ran)].missing_rate.mean() if ran else first.missing_rate
-    samples = count(_first(table, "samples"))
+    samples = count(_first(table, "mc_worlds"))
     return (
         "Synthetic tables with planted Naive Bayes structure "
         f"(nbcert.synthetic): d = {first.d} features "
         f"with {first.domain} values, {first.labels} labels, n = "
         f"{', '.join(rows(n) for n in sorted(table.n.unique()))} rows. Deciding and "
         f"counting run on the table with {rate:.0%} of its feature cells blanked, poisoning on the complete table. "
-        f"The k = {first.k} test points come from the same model, not from the table. Times are per test point: "
+        f"The k = {first.points} test points come from the same model, not from the table. Times are per test point: "
         f"Iterate+Index certifies all k, Iterate and AD as many as the table below says, Monte-Carlo counting "
-        f"({samples} samples) and OP, SR (incremental) and RP (incremental) one point. Memory is the {first.memory_method}."
+        f"({samples} sampled worlds) and OP, SR (incremental) and RP (incremental) one point. Memory is the {first.memory_method}."
     )
 
 
@@ -79,9 +79,9 @@ def _points_lines(table: pd.DataFrame) -> list:
     """How many points Iterate (where a budget stopped it) and AD decided at each size."""
     lines = []
     for method in ("Iterate", "AD"):
-        sub = table[(table.method == method) & table.points.notna()].sort_values("n")
+        sub = table[(table.method == method) & table.points_done.notna()].sort_values("n")
         if len(sub) and (method == "AD" or flags(sub, "stopped").any()):
-            worlds = _first(sub, "worlds") if method == "AD" else None
+            worlds = _first(sub, "ad_worlds") if method == "AD" else None
             worlds = f" (each sampling up to {int(worlds)} worlds)" if worlds is not None else ""
             sizes = ", ".join(f"{_points(r)} at n = {rows(r.n)}" for _, r in sub.iterrows())
             lines.append(f"{method} points decided per size: {sizes}{worlds}.")
@@ -113,8 +113,8 @@ def _streamed_lines(streamed: pd.DataFrame) -> list:
             )
             continue
         parts = [
-            f"{r.method.replace(' (streamed)', '')} {seconds(r.seconds)} for {int(r.points)} point"
-            f"{'s' * (int(r.points) != 1)}, peak {megabytes(r.call_peak_mb)} resident"
+            f"{r.method.replace(' (streamed)', '')} {seconds(r.seconds)} for {int(r.points_done)} point"
+            f"{'s' * (int(r.points_done) != 1)}, peak {megabytes(r.call_peak_mb)} resident"
             + (f", {int(r.cells)} cells" if pd.notna(r.get("cells", np.nan)) else "")
             for _, r in ran.iterrows()
         ]
@@ -261,14 +261,14 @@ def _ad_wrong(at: pd.DataFrame, nmax) -> list:
     if ad is None or not pd.notna(ad.get("ad_false_robust")) or not ad.ad_false_robust > 0:
         return []
     return [
-        f"AD called {int(ad.ad_false_robust)} of its {int(ad.points)} points at n = {rows(nmax)} robust "
-        f"that are not: {int(ad.worlds)} sampled worlds per point missed every world that changes "
+        f"AD called {int(ad.ad_false_robust)} of its {int(ad.points_done)} points at n = {rows(nmax)} robust "
+        f"that are not: {int(ad.ad_worlds)} sampled worlds per point missed every world that changes "
         f"the prediction."
     ]
 
 
 def _budget(table: pd.DataFrame) -> list:
-    stopped = table[flags(table, "stopped") & table.points.notna()]
+    stopped = table[flags(table, "stopped") & table.points_done.notna()]
     if stopped.empty:
         return []
     budget = float(stopped.budget_s.iloc[0])
@@ -282,7 +282,7 @@ def _budget(table: pd.DataFrame) -> list:
         )
 
     which = ", ".join(
-        f"{r.method} at n = {rows(r.n)} ({int(r.points)} of {int(r.k)} points in {r.seconds:.3g} s{worlds(r)})"
+        f"{r.method} at n = {rows(r.n)} ({int(r.points_done)} of {int(r.points)} points in {r.seconds:.3g} s{worlds(r)})"
         for _, r in stopped.sort_values(["method", "n"]).iterrows()
     )
     return [

@@ -40,7 +40,7 @@ from common.tables import write_table
 
 from nbcert import from_codes
 from nbcert.methods import (
-    Decision,
+    Certification,
     certify_index,
     certify_iterate,
     code_dtype,
@@ -66,7 +66,7 @@ class _Size:
     memory: MemoryPlan
     rows: Rows
     budget_s: float | None
-    mc_samples: int
+    mc_worlds: int
     progress: object
 
     @property
@@ -89,7 +89,7 @@ def run_size(
     *,
     mem_budget: int | None = None,
     budget_s=...,
-    mc_samples: int = 20_000,
+    mc_worlds: int = 20_000,
     progress=print,
     methods: tuple = METHODS,
 ) -> pd.DataFrame:
@@ -108,7 +108,7 @@ def run_size(
         seed,
         mem_budget,
         cfg.method_budget_s if budget_s is ... else budget_s,
-        mc_samples,
+        mc_worlds,
         progress,
         methods,
     )
@@ -123,7 +123,7 @@ def run_size(
     return size.rows.frame(rate)
 
 
-def _start(n, cfg, seed, mem_budget, budget_s, mc_samples, progress, methods) -> _Size:
+def _start(n, cfg, seed, mem_budget, budget_s, mc_worlds, progress, methods) -> _Size:
     """The meter, the memory available and the columns every row of the size shares."""
     meter = Meter()
     avail = mem_budget if mem_budget is not None else mem_available()
@@ -142,7 +142,7 @@ def _start(n, cfg, seed, mem_budget, budget_s, mc_samples, progress, methods) ->
         MemoryPlan(n, cfg.d, avail, methods),
         Rows(base, meter, n, cfg.d),
         budget_s,
-        mc_samples,
+        mc_worlds,
         progress,
     )
 
@@ -166,12 +166,12 @@ def _build(size: _Size):
     need = estimate_bytes(n, cfg.d)
     table_seed = rng_for(size.seed, "scaling").bit_generator.seed_seq
     (model, X, y, T, t_labels), s, peak = size.meter(
-        lambda: synthetic_table(n, cfg.d, cfg.domain, cfg.labels, table_seed, cfg.k)
+        lambda: synthetic_table(n, cfg.d, cfg.domain, cfg.labels, table_seed, cfg.points)
     )
     size.rows.add("generate", s, peak, est=need)
     enc, s, peak = size.meter(lambda: from_codes(X, y, np.full(cfg.d, cfg.domain, np.intp)))
     size.rows.add("encode complete", s, peak, est=need)
-    size.progress(f"n={n}: table and {cfg.k} test points ready")
+    size.progress(f"n={n}: table and {cfg.points} test points ready")
     return enc, T, t_labels
 
 
@@ -228,21 +228,21 @@ def _poison(size: _Size, enc, t):
 _clock = time.perf_counter  # the budget's clock
 
 
-def _decision(answers: list) -> Decision:
+def _certified(answers: list) -> Certification:
     robust, label = zip(*answers) if answers else ((), ())
-    return Decision(np.array(robust, bool), np.array(label, np.intp).reshape(len(label)))
+    return Certification(np.array(robust, bool), np.array(label, np.intp).reshape(len(label)))
 
 
 def _per_point(decide_one, T: np.ndarray, budget_s: float | None):
     """decide_one(T) point by point until all are decided or ``budget_s`` seconds have passed
     (a point once started is finished: Iterate's point is one scan of the table):
-    (Decision of the points decided, stopped early?, {})."""
+    (Certification of the points decided, stopped early?, {})."""
     t0, answers = _clock(), []
     for answer in decide_one(T):
         answers.append(answer)
         if budget_s is not None and len(answers) < len(T) and _clock() - t0 >= budget_s:
             break
-    return _decision(answers), len(answers) < len(T), {}
+    return _certified(answers), len(answers) < len(T), {}
 
 
 def _iterate_points(enc):
@@ -257,7 +257,7 @@ def _iterate_points(enc):
 
 
 def _index(size: _Size, enc, T):
-    """Iterate+Index on all the test points at once: (Decision, stopped early?, {})."""
+    """Iterate+Index on all the test points at once: (Certification, stopped early?, {})."""
     return certify_index(enc, T), False, {}
 
 
@@ -269,14 +269,14 @@ def _iterate(size: _Size, enc, T):
 def _ad(size: _Size, enc, T):
     """AD point by point (``ad_worlds`` worlds each) within the time budget, which is
     checked between worlds: at 10^7 rows one world is a pass over the table (about a
-    second), a point up to 100 of them.  (Decision of the points decided, stopped early?,
+    second), a point up to 100 of them.  (Certification of the points decided, stopped early?,
     the worlds it sampled in all.)"""
     seed = rng_for(size.seed, "scaling", size.n, "ad")
     deadline = _clock() + (size.budget_s if size.budget_s is not None else float("inf"))
     stop = lambda: _clock() >= deadline  # noqa: E731
     seen = list(iter_ad_sampled(enc, T, n_worlds=size.cfg.ad_worlds, seed=seed, stop=stop))
     done = [(s.robust, s.label) for s in seen if not s.stopped]
-    return _decision(done), len(done) < len(T), {"worlds_sampled": sum(s.worlds for s in seen)}
+    return _certified(done), len(done) < len(T), {"worlds_sampled": sum(s.worlds for s in seen)}
 
 
 DECIDERS = {
@@ -327,7 +327,7 @@ def _decision_columns(method, dec, exact, truth, stopped, cfg) -> dict:
         "stopped": stopped,
     }
     if method == "AD":
-        out["worlds"] = cfg.ad_worlds
+        out["ad_worlds"] = cfg.ad_worlds
         if exact is not None:
             out["ad_false_robust"] = int((dec.robust & ~exact.robust[:p]).sum())
     return out
@@ -356,7 +356,7 @@ def _monte_carlo(size: _Size, enc, T):
             enc,
             T[:1],
             method="montecarlo",
-            n_samples=size.mc_samples,
+            n_worlds=size.mc_worlds,
             seed=rng_for(size.seed, "scaling", size.n, "count"),
         )
     )
@@ -366,7 +366,7 @@ def _monte_carlo(size: _Size, enc, T):
         peak,
         1,
         est,
-        samples=size.mc_samples,
+        mc_worlds=size.mc_worlds,
         top_fraction=max(res[0].fractions.values()),
     )
     size.progress(f"n={size.n}: Monte-Carlo in {s:.3f}s, +{peak / MB:.0f} MB")

@@ -35,7 +35,7 @@ def run_streamed(
     seed: int,
     *,
     scratch=None,
-    mc_samples: int = 20_000,
+    mc_worlds: int = 20_000,
     progress=print,
 ) -> pd.DataFrame:
     """Iterate+Index, Monte-Carlo counting and OP on an n-row table that stays on disk
@@ -59,11 +59,15 @@ def run_streamed(
             progress(f"n={n}: {why}")
             return rows.frame(cfg.missing_rate)
         model, T, truth, _ = model_and_tests(
-            cfg.d, cfg.domain, cfg.labels, rng_for(seed, "scaling").bit_generator.seed_seq, cfg.k
+            cfg.d,
+            cfg.domain,
+            cfg.labels,
+            rng_for(seed, "scaling").bit_generator.seed_seq,
+            cfg.points,
         )
-        test = test_frame(model, cfg.k, T=T)
+        test = test_frame(model, cfg.points, T=T)
         _stream_blanked(
-            rows, folder / "dirty.csv", cfg, model, test, truth, seed, mc_samples, progress
+            rows, folder / "dirty.csv", cfg, model, test, truth, seed, mc_worlds, progress
         )
         _stream_complete(rows, folder / "clean.csv", cfg, model, test, progress)
     finally:
@@ -95,10 +99,10 @@ def _not_streamed(rows: Rows, why: str):
             rows.add(STREAMED[method], skipped=why)
 
 
-def _stream_blanked(rows: Rows, path: Path, cfg, model, test, truth, seed, mc_samples, progress):
+def _stream_blanked(rows: Rows, path: Path, cfg, model, test, truth, seed, mc_worlds, progress):
     """Iterate+Index on every test point and Monte-Carlo on the first, from a blanked file
     (deleted after)."""
-    n, k = rows.n, cfg.k
+    n, k = rows.n, cfg.points
     _, s, peak = rows.meter(
         lambda: write_table(path, n, cfg.d, cfg.domain, cfg.labels, cfg.missing_rate, model=model)
     )
@@ -116,7 +120,7 @@ def _stream_blanked(rows: Rows, path: Path, cfg, model, test, truth, seed, mc_sa
             test.iloc[:1],
             "class",
             method="montecarlo",
-            n_worlds=mc_samples,
+            n_worlds=mc_worlds,
             seed=rng_for(seed, "scaling", n, "count"),
         )
     )
@@ -125,7 +129,7 @@ def _stream_blanked(rows: Rows, path: Path, cfg, model, test, truth, seed, mc_sa
         s,
         peak,
         1,
-        samples=mc_samples,
+        mc_worlds=mc_worlds,
         top_fraction=max(wc[0].fractions.values()),
     )
     path.unlink()

@@ -1,4 +1,4 @@
-"""The report's "Poisoning many test points at once" section, computed from the study's table.
+"""The report's "Poisoning test points together" section, computed from the study's table.
 
 Every sentence follows the numbers: an exact answer is called optimal, and coordinating the
 attack is said to pay, only where this run's table shows it; answers a time limit cut short
@@ -9,14 +9,14 @@ import numpy as np
 import pandas as pd
 from common.formatting import count, listing, of, table
 
-HEADER = "| data set | k | union of single-point OP | greedy | exact | optimal? | lower bound | exact seconds |"
-COLUMNS = ["dataset", "k", "union", "greedy", "cells", "optimal", "lower_bound", "seconds"]
+HEADER = "| data set | test points | union of single-point OP | greedy | exact | optimal? | lower bound | exact seconds |"
+COLUMNS = ["dataset", "points", "union", "greedy", "cells", "optimal", "lower_bound", "seconds"]
 
 
-def poisoning_many(runs: pd.DataFrame) -> str:
-    """The "Poisoning many test points at once" section."""
+def poisoning_together(runs: pd.DataFrame) -> str:
+    """The "Poisoning test points together" section."""
     union, greedy, exact = (
-        runs[runs.method == m].set_index(["dataset", "k"])
+        runs[runs.method == m].set_index(["dataset", "points"])
         for m in ("union of OP", "greedy", "exact")
     )
     optimal = np.where(exact.optimal, "yes", np.where(exact.time_limited, "no (time limit)", "no"))
@@ -36,7 +36,7 @@ def poisoning_many(runs: pd.DataFrame) -> str:
         _savings_sentence(list(savings)),
     ]
     return "\n".join(
-        ["### Poisoning many test points at once", "", *table(rows[COLUMNS], HEADER, formats), ""]
+        ["### Poisoning test points together", "", *table(rows[COLUMNS], HEADER, formats), ""]
         + [" ".join(t for t in text if t), ""]
     )
 

@@ -1,4 +1,4 @@
-"""The many-point poisoning study's figure: cells needed against the number of test points
+"""The study of poisoning test points together's figure: cells needed against the number of test points
 poisoned together (:mod:`.run` makes the table)."""
 
 import matplotlib
@@ -15,19 +15,19 @@ def figure(table: pd.DataFrame, outputs):
     """Cells needed vs number of test points, one panel per data set; the exact program
     where it proved its answer optimal, its proven lower bound where it did not."""
     names = list(dict.fromkeys(table.dataset))
-    fig, axes = panels(names, "Poisoning k test points at once - cells needed")
+    fig, axes = panels(names, "Poisoning test points together - cells needed")
     for name, ax in zip(names, axes[0]):
-        sub = table[table.dataset == name].sort_values("k")
+        sub = table[table.dataset == name].sort_values("points")
         for method, (color, marker) in STYLE.items():
             m = sub[(sub.method == method) & sub.cells.notna()]
-            ax.plot(m.k, m.cells, color=color, marker=marker, label=method)
+            ax.plot(m.points, m.cells, color=color, marker=marker, label=method)
         exact = sub[sub.method == "exact"]
         optimal = exact.optimal.astype(bool)
         proven = exact[optimal & exact.cells.notna()]
-        ax.plot(proven.k, proven.cells, color="tab:green", marker="^", label="exact (optimal)")
+        ax.plot(proven.points, proven.cells, color="tab:green", marker="^", label="exact (optimal)")
         bound = exact[~optimal & exact.lower_bound.notna()]
         ax.scatter(
-            bound.k,
+            bound.points,
             bound.lower_bound,
             color="tab:green",
             marker="_",
@@ -43,7 +43,7 @@ def figure(table: pd.DataFrame, outputs):
 
 
 def main(snakemake):
-    figure(read_table(snakemake.input[0], "poisoning_many_run"), snakemake.output)
+    figure(read_table(snakemake.input[0], "poisoning_together_run"), snakemake.output)
 
 
 if __name__ == "__main__":

@@ -16,21 +16,23 @@ from common.tables import read_tables
 
 matplotlib.use("Agg")
 STYLE = {"AD": ("tab:red", "s"), "Iterate": ("tab:blue", "o"), "Iterate+Index": ("tab:green", "^")}
-XLABEL = {"missing_rate": "missing rate", "k": "number of test points"}
+XLABEL = {"missing_rate": "missing rate", "points": "number of test points"}
 
 
 def time_vs_rate(df: pd.DataFrame, perturbation: str, k: int, outputs):
     """Figures 6 (uniform) and 7 (feature): time of the k-point decision vs missing rate."""
     sub = df[df.perturbation == perturbation]
-    title = f"Decision - time vs missing rate ({perturbation} perturbation, {k} test points)"
-    save_figure(_figure(df, sub, sub[sub.k == k], "missing_rate", title), outputs)
+    title = f"Certification - time vs missing rate ({perturbation} perturbation, {k} test points)"
+    save_figure(_figure(df, sub, sub[sub.points == k], "missing_rate", title), outputs)
 
 
-def time_vs_k(df: pd.DataFrame, perturbation: str, rate: float, outputs):
+def time_vs_points(df: pd.DataFrame, perturbation: str, rate: float, outputs):
     """Figures 8 (uniform) and 9 (feature): time vs number of test points."""
     sub = df[(df.perturbation == perturbation) & np.isclose(df.missing_rate, rate)]
-    title = f"Decision - time vs test points ({perturbation} perturbation, missing rate {rate:g})"
-    fig = _figure(df, sub, sub[sub.k > 0], "k", title)
+    title = (
+        f"Certification - time vs test points ({perturbation} perturbation, missing rate {rate:g})"
+    )
+    fig = _figure(df, sub, sub[sub.points > 0], "points", title)
     for ax in fig.axes:
         ax.set_xscale("log", base=2)
     save_figure(fig, outputs)
@@ -57,13 +59,13 @@ def _figure(df: pd.DataFrame, sub: pd.DataFrame, timed: pd.DataFrame, x: str, ti
 
 def main(snakemake):
     p = snakemake.params
-    table = read_tables(snakemake.input, "decision_run")
+    table = read_tables(snakemake.input, "certify_run")
     for r in p.records:
         figure = SimpleNamespace(pdf=r["pdf"], png=r["png"])
         if r["against"] == "missing_rate":
-            time_vs_rate(table, r["perturbation"], p.k, figure)
+            time_vs_rate(table, r["perturbation"], p.points, figure)
         else:
-            time_vs_k(table, r["perturbation"], p.rate, figure)
+            time_vs_points(table, r["perturbation"], p.rate, figure)
 
 
 if __name__ == "__main__":

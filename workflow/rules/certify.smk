@@ -4,16 +4,16 @@
 # profiles cap the resource at 1).
 
 
-rule decide:
+rule certify:
     input:
         clean=each(EACH_REP, TRAIN),
         test=each(EACH_REP, TEST),
         dirty=each(EACH_VARIANT, PERTURBED),
     output:
-        each(EACH_VARIANT, DECISION_RUN),
+        each(EACH_VARIANT, CERTIFY_RUN),
     log:
-        "logs/decide/{ds}.log",
-        benchmark="logs/benchmarks/decide/{ds}.tsv",
+        "logs/certify/{ds}.log",
+        benchmark="logs/benchmarks/certify/{ds}.tsv",
     conda:
         "../envs/pipeline.yaml"
     threads: 1  # timings are single-threaded, as in the paper
@@ -24,27 +24,27 @@ rule decide:
         runtime=per_attempt(10 * len(REPS), 10),
     params:
         label=label,
-        records=records(EACH_VARIANT, train=TRAIN, test=TEST, dirty=PERTURBED, output=DECISION_RUN),
-        ks={rate: ks_for(rate) for rate in RATES},
+        records=records(EACH_VARIANT, train=TRAIN, test=TEST, dirty=PERTURBED, output=CERTIFY_RUN),
+        points={rate: points_for(rate) for rate in RATES},
         ad_worlds=S.ad_worlds,
         seed=S.seed,
     script:
-        "../scripts/decide.py"
+        "../scripts/certify.py"
 
 
-rule gather_decision:
+rule gather_certify:
     input:
-        each(EACH_VARIANT, DECISION_RUN),
+        each(EACH_VARIANT, CERTIFY_RUN),
     output:
-        "results/tables/decision_{ds}.csv",
+        "results/tables/certify_{ds}.csv",
     log:
-        "logs/gather/decision_{ds}.log",
-        benchmark="logs/benchmarks/gather/decision_{ds}.tsv",
+        "logs/gather/certify_{ds}.log",
+        benchmark="logs/benchmarks/gather/certify_{ds}.tsv",
     conda:
         "../envs/pipeline.yaml"
     params:
-        schema="decision_run",
-        expect=decision_expected,
+        schema="certify_run",
+        expect=certify_expected,
     script:
         "../scripts/gather.py"
 
@@ -54,7 +54,7 @@ rule certificates:
     input:
         test=each(EACH_REP, TEST),
         dirty=each(EACH_VARIANT, PERTURBED),
-        runs=each(EACH_VARIANT, DECISION_RUN),
+        runs=each(EACH_VARIANT, CERTIFY_RUN),
     output:
         certificates=each(EACH_VARIANT, CERTIFICATE),
         table="results/tables/certified_{ds}.csv",
@@ -69,7 +69,7 @@ rule certificates:
     params:
         label=label,
         records=records(
-            EACH_VARIANT, test=TEST, dirty=PERTURBED, run=DECISION_RUN, certificate=CERTIFICATE
+            EACH_VARIANT, test=TEST, dirty=PERTURBED, run=CERTIFY_RUN, certificate=CERTIFICATE
         ),
     script:
         "../scripts/certificates.py"

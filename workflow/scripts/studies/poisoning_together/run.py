@@ -17,7 +17,7 @@ from common.settings import Section
 from common.tables import read_data, write_table
 
 from nbcert import encode
-from nbcert.methods import all_nonrobust, greedy, poison_encoded, poison_many_encoded
+from nbcert.methods import all_nonrobust, greedy, poison_encoded, poison_together_encoded
 
 
 def run(
@@ -35,7 +35,7 @@ def run(
     T = enc.encode_test(test.iloc[:k])
     base = {
         "dataset": name,
-        "k": k,
+        "points": k,
         "cells_total": enc.n * enc.d,
         "time_limit": settings.time_limit,
         "time_limited": False,
@@ -87,7 +87,7 @@ def _greedy_row(enc, T) -> dict:
 def _exact_row(enc, T, time_limit: float) -> dict:
     """The exact program within ``time_limit``, timed: optimal, or the best found and a
     proven lower bound."""
-    ex, *t = timed(lambda: poison_many_encoded(enc, T, "exact", time_limit=time_limit))
+    ex, *t = timed(lambda: poison_together_encoded(enc, T, "exact", time_limit=time_limit))
     return {
         "method": "exact",
         **times(t),
@@ -121,8 +121,8 @@ def main(snakemake):
     test = read_data(i.test, p.label, columns=train.columns, complete=True)
     for r in p.records:
         started = time.time()
-        table = run(train, test, p.label, int(r["k"]), settings, name=r["ds"])
-        write_table(stamp(table, started), r["output"], "poisoning_many_run")
+        table = run(train, test, p.label, int(r["points"]), settings, name=r["ds"])
+        write_table(stamp(table, started), r["output"], "poisoning_together_run")
 
 
 if __name__ == "__main__":

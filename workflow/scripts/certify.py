@@ -37,7 +37,7 @@ def plain_times(train: pd.DataFrame, test: pd.DataFrame, label: str) -> tuple:
     return timed(lambda: CategoricalNB(min_categories=cats).fit(Xtr, y).predict(Xte))[1:]
 
 
-def decision_runs(
+def certify_runs(
     clean: pd.DataFrame,
     dirty: pd.DataFrame,
     test: pd.DataFrame,
@@ -67,8 +67,8 @@ def decision_runs(
     base = {"dataset": name, "rep": rep, "perturbation": perturbation, "missing_rate": rate}
     empty = {"robust": None, "nonrobust": None, "ad_false_robust": None}
     rows = [
-        {**base, "method": "encode", "k": 0, **times(t_enc), **empty},
-        {**base, "method": "Plain", "k": 1, **times(plain_times(clean, test, label)), **empty},
+        {**base, "method": "encode", "points": 0, **times(t_enc), **empty},
+        {**base, "method": "Plain", "points": 1, **times(plain_times(clean, test, label)), **empty},
     ]
     ad_seed = rng_for(seed, name, rep, perturbation, rate, "ad").bit_generator.seed_seq
     ads = {
@@ -76,10 +76,10 @@ def decision_runs(
         for m, fn in AD_METHODS.items()
     }
     for k in ks:
-        exact, runs = _decide_first(
+        exact, runs = _certify_first(
             enc, T, k, ads, name, f"rep {rep}, {perturbation} {rate}, k={k}"
         )
-        rows += [_decision_row(base, m, k, robust, t, exact) for m, robust, t in runs]
+        rows += [_certify_row(base, m, k, robust, t, exact) for m, robust, t in runs]
         (_, _, t_index), (_, _, t_iter) = runs[:2]  # Iterate+Index's and Iterate's
         progress(
             f"{name} rep {rep} {perturbation} {rate}: k={k} index {t_index[0]:.4f}s iterate {t_iter[0]:.4f}s "
@@ -88,9 +88,9 @@ def decision_runs(
     return pd.DataFrame(rows)
 
 
-def _decide_first(enc, T, k: int, ads: dict, name: str, where: str) -> tuple:
+def _certify_first(enc, T, k: int, ads: dict, name: str, where: str) -> tuple:
     """Iterate+Index and Iterate on the first k points of T, and the AD methods' answers
-    ``ads`` for them, each checked against Iterate+Index: (its Decision, [(method, robust,
+    ``ads`` for them, each checked against Iterate+Index: (its Certification, [(method, robust,
     (wall, CPU) seconds)])."""
     exact, *t_index = timed(lambda: certify_index(enc, T[:k]))
     it, *t_iter = timed(lambda: certify_iterate(enc, T[:k]))
@@ -104,13 +104,13 @@ def _decide_first(enc, T, k: int, ads: dict, name: str, where: str) -> tuple:
     return exact, runs
 
 
-def _decision_row(base: dict, method: str, k: int, robust, t, exact) -> dict:
+def _certify_row(base: dict, method: str, k: int, robust, t, exact) -> dict:
     """One method's row at k points: its times, how many it called robust and, for AD,
     how many of those Iterate+Index calls non-robust."""
     return {
         **base,
         "method": method,
-        "k": k,
+        "points": k,
         **times(t),
         "robust": int(robust.sum()),
         "nonrobust": int(k - robust.sum()),
@@ -142,12 +142,12 @@ def main(snakemake):
         _, clean, test = loaded
         started = time.time()
         dirty = read_data(r["dirty"], p.label, columns=clean.columns, rows=len(clean))
-        table = decision_runs(
+        table = certify_runs(
             clean,
             dirty,
             test,
             p.label,
-            p.ks[r["rate"]],
+            p.points[r["rate"]],
             ad_worlds=p.ad_worlds,
             seed=p.seed,
             name=r["ds"],
@@ -155,7 +155,7 @@ def main(snakemake):
             perturbation=r["perturbation"],
             rate=float(r["rate"]),
         )
-        write_table(stamp(table, started), r["output"], "decision_run")
+        write_table(stamp(table, started), r["output"], "certify_run")
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@ from .stats import Stats, as_stats
 
 
 @dataclass(frozen=True)
-class Decision:
+class Certification:
     """Per test point: robust or not, and the label every world predicts (-1 if not)."""
 
     robust: np.ndarray  # (k,) bool
@@ -68,13 +68,13 @@ def extremes(E: np.ndarray, M: np.ndarray, delta: np.ndarray, seen: np.ndarray):
     return lo, hi
 
 
-def decide_counts(
+def certify_ranges(
     lo: np.ndarray, hi: np.ndarray, N: np.ndarray, delta: np.ndarray, alpha
-) -> Decision:
+) -> Certification:
     """Robustness from per-point extreme counts lo, hi of shape (k, m, d)."""
     k, m, d = lo.shape
     if m == 1:
-        return Decision(np.ones(k, bool), np.zeros(k, np.intp))
+        return Certification(np.ones(k, bool), np.zeros(k, np.intp))
     smin = log_support(lo, N, delta, alpha)  # (k, m)
     smax = log_support(hi, N, delta, alpha)
     tol = log_tolerance(d, int(N.sum()), alpha)
@@ -83,7 +83,7 @@ def decide_counts(
         axis=2
     )  # at most one label per point
     robust = winner.any(axis=1)
-    return Decision(robust, np.where(robust, winner.argmax(axis=1), -1))
+    return Certification(robust, np.where(robust, winner.argmax(axis=1), -1))
 
 
 TIE_NO, TIE_YES, TIE_UNKNOWN = 0, 1, -1
@@ -302,12 +302,12 @@ def index_extremes(stats: Stats, T: np.ndarray, cand=None) -> tuple:
     return E + F, E + A
 
 
-def certify_index(source: Stats | EncodedTable, T: np.ndarray, alpha=0, cand=None) -> Decision:
+def certify_index(source: Stats | EncodedTable, T: np.ndarray, alpha=0, cand=None) -> Certification:
     """Iterate+Index: the index (the table's Stats; built by one counting pass from an
     EncodedTable) answers each point in O(md); ``cand``: the tables' candidate repairs."""
     stats = as_stats(source)
     lo, hi = index_extremes(stats, T, cand)
-    return decide_counts(lo, hi, stats.label_sizes, stats.delta, alpha)
+    return certify_ranges(lo, hi, stats.label_sizes, stats.delta, alpha)
 
 
 def possible_index(source: Stats | EncodedTable, T: np.ndarray, alpha=0, cand=None) -> Possible:
@@ -340,7 +340,7 @@ def scan_counts(enc: EncodedTable, g: np.ndarray, seen: np.ndarray):
     return E, M
 
 
-def certify_iterate(enc: EncodedTable, T: np.ndarray, alpha=0) -> Decision:
+def certify_iterate(enc: EncodedTable, T: np.ndarray, alpha=0) -> Certification:
     """Iterate (Algorithm 1 per point): every point rescans the whole table for its
     agreeing and missing counts, O(nd) each."""
     robust = np.empty(len(T), bool)
@@ -350,6 +350,6 @@ def certify_iterate(enc: EncodedTable, T: np.ndarray, alpha=0) -> Decision:
         seen = _seen(T[p])
         E, M = scan_counts(enc, G[p], seen)
         lo, hi = extremes(E[None], M, enc.delta, seen[None])
-        dec = decide_counts(lo, hi, enc.label_sizes, enc.delta, alpha)
+        dec = certify_ranges(lo, hi, enc.label_sizes, enc.delta, alpha)
         robust[p], label[p] = dec.robust[0], dec.label[0]
-    return Decision(robust, label)
+    return Certification(robust, label)

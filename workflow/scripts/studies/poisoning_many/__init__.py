@@ -1,1 +1,0 @@
-"""Beyond the paper: poisoning k test points at once."""

@@ -1,0 +1,1 @@
+"""Beyond the paper: poisoning test points together."""
