@@ -152,7 +152,7 @@ def test_out_of_memory_is_one_line(monkeypatch, capsys, tmp_path):
     def full(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(nbcert.api.decide, "certify_index", full)
+    monkeypatch.setattr(nbcert.api.certification, "certify_index", full)
     argv = ["certify", "--train", str(tmp_path / "t.csv"), "--test", str(tmp_path / "q.csv")]
     assert main([*argv, "--label", "y"]) == 2
     out, err = capsys.readouterr()

@@ -502,7 +502,7 @@ def test_count_text_of_a_total_too_large_to_compute(tmp_path, capsys, monkeypatc
         fractions={"p": 0.25, "e": 0.5},
         tie_fraction=0.25,
         intervals={"p": (0.2, 0.3), "e": (0.45, 0.55)},
-        samples=100,
+        n_worlds=100,
     )
     monkeypatch.setattr(nbcert, "count_worlds", lambda *a, **k: [wc, wc])
     rc, out, _ = run(capsys, "count", *files(tmp_path))

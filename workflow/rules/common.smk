@@ -274,7 +274,7 @@ def obtained(pattern, **values):
 FIGURES = expand("results/figures/fig{num}.png", num=[6, 7, 8, 9, 10])
 STUDY_FIGURES = expand("results/figures/{study}.png", study=BEYOND)
 PAPER_JOBS = (
-    "discretize split perturb decide certificates poison gather_certify gather_poisoning".split()
+    "discretize split perturb certify certificates poison gather_certify gather_poisoning".split()
 )
 PAPER_ONCE = "data_status figures_certify figure_poisoning".split()
 BEYOND_JOBS = "poison_together counting_study cleaning_study".split()
