@@ -39,7 +39,7 @@ RENAMED = {
     "scaling": (
         "scaling",
         {"k": "points", "points": "points_done", "samples": "mc_worlds", "worlds": "ad_worlds"},
-        {},
+        {"family": {"decision": "certification"}},
     ),
     "counting_": ("counting_", {"samples": "worlds"}, {}),
     "cleaning_": ("cleaning_", {}, {"method": {"offline": "truth"}}),

@@ -162,7 +162,7 @@ def test_the_pipelines_entry_points(files):
     enc = encode(train, "y")
     T = enc.encode_test(test.drop(columns="name"))
     doc = certify_encoded("run.json", enc, T[1:3], train="train.csv", test="test.csv",
-                          label="y", alpha="1/2", index=[1, 2])  # fmt: skip
+                          label="y", alpha="1/2", test_rows=[1, 2])  # fmt: skip
     assert [r["test_index"] for r in doc["results"]] == [1, 2]
     assert doc["inputs"]["alpha"] == "1/2"
     assert doc["inputs"]["test_rows"] == [1, 2]

@@ -42,7 +42,14 @@ def test_a_run_made_before_the_renames_compares_under_todays_names(tmp_path):
         "decision_mushrooms": pd.DataFrame({"method": ["Iterate"], "k": [4], "robust": [3]}),
         "poisoning_many": pd.DataFrame({"method": ["greedy"], "k": [2], "cells": [5]}),
         "scaling": pd.DataFrame(
-            {"method": ["AD"], "k": [8], "points": [6], "samples": [100], "worlds": [10]}
+            {
+                "method": ["AD"],
+                "family": ["decision"],
+                "k": [8],
+                "points": [6],
+                "samples": [100],
+                "worlds": [10],
+            }
         ),
         "counting_mushrooms": pd.DataFrame({"method": ["exact"], "samples": [2000]}),
         "cleaning_mushrooms": pd.DataFrame({"method": ["nbcert", "offline"], "cells": [3, 2]}),
@@ -53,6 +60,7 @@ def test_a_run_made_before_the_renames_compares_under_todays_names(tmp_path):
         "scaling": pd.DataFrame(
             {
                 "method": ["AD"],
+                "family": ["certification"],
                 "points": [8],
                 "points_done": [6],
                 "mc_worlds": [100],

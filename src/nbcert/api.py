@@ -219,7 +219,7 @@ def certify(
             alpha=alpha,
             reading=reading,
             bins=bins,
-            index=list(test.index),
+            test_rows=list(test.index),
             ids=ids,
         )
     return out
@@ -507,7 +507,7 @@ def poison(
             alpha=alpha,
             reading=reading,
             bins=bins,
-            index=list(test.index),
+            test_rows=list(test.index),
             ids=ids,
         )
     return found
@@ -585,7 +585,7 @@ def poison_together(
             label=label,
             reading=reading,
             bins=bins,
-            index=list(test.index),
+            test_rows=list(test.index),
             ids=ids,
         )
     return result
@@ -853,7 +853,7 @@ def clean_with_truth(
             alpha=alpha,
             reading=reading,
             bins=bins,
-            index=index,
+            test_rows=index,
             ids=ids,
         )
     return found

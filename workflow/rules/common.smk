@@ -303,7 +303,7 @@ def report_inputs(part):
             "status": "results/data_status.json",
             "figures": FIGURES,
             "info": obtained("data/discretized/{ds}.json")(wildcards),
-            "decision": obtained("results/tables/certify_{ds}.csv")(wildcards),
+            "certify": obtained("results/tables/certify_{ds}.csv")(wildcards),
             "poisoning": obtained("results/tables/poisoning_{ds}.csv")(wildcards),
             "certified": obtained("results/tables/certified_{ds}.csv")(wildcards),
             "timings": timings(PAPER_JOBS, PAPER_ONCE),
@@ -342,9 +342,9 @@ def report_params():
 def stale_tables(wildcards=None):
     """Tables in results/tables of data sets that are not in this run's config (ignored)."""
     found = glob_wildcards(
-        "results/tables/{table,decision|poisoning|counting|cleaning}_{ds,[^/]+}.csv"
+        "results/tables/{table,certify|poisoning|counting|cleaning}_{ds,[^/]+}.csv"
     )
-    return sorted(f"{t}_{ds}.csv" for t, ds in zip(*found) if ds not in DATASETS + ["many"])
+    return sorted(f"{t}_{ds}.csv" for t, ds in zip(*found) if ds not in DATASETS + ["together"])
 
 
 def paper_files():
@@ -364,7 +364,7 @@ def paper_files():
             rate=RATES,
         )
         + expand(
-            "results/tables/{table}_{ds}.csv", table=["decision", "poisoning", "certified"], ds=ds
+            "results/tables/{table}_{ds}.csv", table=["certify", "poisoning", "certified"], ds=ds
         )
         + FIGURES
         + [f.replace(".png", ".pdf") for f in FIGURES]

@@ -431,7 +431,7 @@ class ReportInputs:
     sources: list  # config files and --config values used
     statuses: list  # fetch status of every selected data set
     infos: list  # discretize's record per obtained data set (sha256 verified, cells missing)
-    decision: pd.DataFrame
+    certify: pd.DataFrame
     poisoning: pd.DataFrame
     certified: pd.DataFrame  # the decision runs' certificates, as verify.py checked them
     figures: list
@@ -459,19 +459,19 @@ def _figure(path, caption: str = "") -> list:
 
 def render(r: ReportInputs) -> str:
     """results/report.md (or, without the studies' tables, results/paper.md)."""
-    timed = [r.decision, r.poisoning] + (
+    timed = [r.certify, r.poisoning] + (
         [r.poisoning_together, r.counting, r.scaling, r.cleaning] if r.whole else []
     )
     lines = header(r.sources, r.settings, r.provenance, r.whole)
     lines += datasets(r.statuses, r.infos, r.stale)
-    cpu = {"decision": decision_calls(r.decision), "poisoning": r.poisoning}
+    cpu = {"certify": decision_calls(r.certify), "poisoning": r.poisoning}
     if r.whole:
         cpu["poisoning together"] = r.poisoning_together
     lines += machine(cpu, [t for t in timed if len(t)]) + timing_section(r.timings, this_machine())
-    lines += claims(r.decision, r.poisoning, r.settings["points_for_rates"])
+    lines += claims(r.certify, r.poisoning, r.settings["points_for_rates"])
     lines += certificates(r.certified)
     lines += corrections(r.poisoning)
-    lines += extras(r.decision, r.poisoning)
+    lines += extras(r.certify, r.poisoning)
     lines += ["## Figures", ""] + [
         line for f in r.figures for line in _figure(f, figure_caption(Path(f).stem, r.settings))
     ]
@@ -516,7 +516,7 @@ def main(snakemake):
         sources=list(p.sources),
         statuses=json.loads(Path(i.status).read_text()),
         infos=[json.loads(Path(f).read_text()) for f in i.info],
-        decision=read_tables(i.decision, "certify_run"),
+        certify=read_tables(i.certify, "certify_run"),
         poisoning=read_tables(i.poisoning, "poisoning_run"),
         certified=read_tables(i.certified, "certified"),
         figures=list(i.figures),

@@ -33,7 +33,7 @@ def certify_encoded(
     test,
     label: str,
     alpha=0,
-    index=None,
+    test_rows=None,
     reading=None,
 ) -> dict:
     """Certify coded test rows on a coded table and write the certificate.
@@ -50,8 +50,8 @@ def certify_encoded(
     table : EncodedTable or Stats
         The training table, coded from the file ``train``.
     T : ndarray of shape (k, d)
-        Test rows as ``table``'s local codes (-1: unseen, -2: blank), the rows ``index`` of
-        the file ``test``.
+        Test rows as ``table``'s local codes (-1: unseen, -2: blank), the rows ``test_rows``
+        of the file ``test``.
     train, test : str or path
         The files the table and the test rows were read from (read with nbcert's defaults,
         or as ``reading`` says).
@@ -59,7 +59,7 @@ def certify_encoded(
         The label column of ``train``.
     alpha : Fraction, int or str, default 0
         The smoothing the answers are for (exact: ``"1/2"``, ``Fraction(1, 2)``).
-    index : sequence of int, optional
+    test_rows : sequence of int, optional
         Each row of T's data row in ``test`` (default 0, 1, ..., k - 1: T is the whole
         file).  Given, the certificate lists them (``inputs.test_rows``) and answers for
         those rows alone.
@@ -79,10 +79,10 @@ def certify_encoded(
     target = Target.of(certificate, train=train, test=test)
     T = np.asarray(T)
     inputs = document.inputs(target, table, label, alpha, reading)
-    if index is not None:  # the rows answered, when they may be a few of the file's
-        inputs["test_rows"] = index = [int(i) for i in index]
+    if test_rows is not None:  # the rows answered, when they may be a few of the file's
+        inputs["test_rows"] = test_rows = [int(i) for i in test_rows]
     answer = _certified(table, T, alpha, certification)
-    results = questions.certify(table, T, answer, alpha, index or list(range(len(T))))
+    results = questions.certify(table, T, answer, alpha, test_rows or list(range(len(T))))
     return document.write(target, "certify", inputs, results)
 
 
@@ -113,33 +113,33 @@ def _certified(table, T, alpha, certification) -> dict:
     return {name: [r[i] for r in rows] for i, name in enumerate(names)}
 
 
-def write_certify(target: Target, table, T, answer, *, label, alpha, reading, bins, index, ids):
+def write_certify(target: Target, table, T, answer, *, label, alpha, reading, bins, test_rows, ids):
     """certify's certificate (``nbcert.certify(..., certificate=)``): its answer
     ``answer`` (the DataFrame it returns) with the evidence."""
-    results = questions.certify(table, T, answer, alpha, index, ids or target.ids)
+    results = questions.certify(table, T, answer, alpha, test_rows, ids or target.ids)
     inputs = document.inputs(target, table, label, alpha, reading, bins)
     return document.write(target, "certify", inputs, results)
 
 
 def write_poison(
-    target: Target, enc, T, answers, *, method, label, alpha, reading, bins, index, ids
+    target: Target, enc, T, answers, *, method, label, alpha, reading, bins, test_rows, ids
 ):
     """poison's certificate (one row at a time)."""
-    results = questions.poison(enc, T, answers, method, alpha, index, ids or target.ids)
+    results = questions.poison(enc, T, answers, method, alpha, test_rows, ids or target.ids)
     inputs = document.inputs(target, enc, label, alpha, reading, bins)
     return document.write(target, "poison", inputs, results)
 
 
-def write_poison_together(target: Target, enc, T, answer, *, label, reading, bins, index, ids):
+def write_poison_together(target: Target, enc, T, answer, *, label, reading, bins, test_rows, ids):
     """poison --together's certificate (alpha = 0)."""
-    results = questions.poison_together(enc, T, answer, index, ids or target.ids)
+    results = questions.poison_together(enc, T, answer, test_rows, ids or target.ids)
     inputs = document.inputs(target, enc, label, 0, reading, bins)
     return document.write(target, "poison --together", inputs, results)
 
 
-def write_clean(target: Target, tab, T, report, *, label, alpha, reading, bins, index, ids):
+def write_clean(target: Target, tab, T, report, *, label, alpha, reading, bins, test_rows, ids):
     """clean --truth's certificate."""
-    found = questions.clean(tab, T, report, alpha, index, ids or target.ids)
+    found = questions.clean(tab, T, report, alpha, test_rows, ids or target.ids)
     inputs = document.inputs(target, tab.enc, label, alpha, reading, bins)
     results = found.pop("results")
     return document.write(target, "clean --truth", inputs, results, **found)

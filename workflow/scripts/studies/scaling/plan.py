@@ -1,5 +1,5 @@
 """What a scaling run measures and may use (studies.scaling.run and .streamed):
-the methods and the family of each (decision, counting, poisoning, setup), the columns
+the methods and the family of each (certification, counting, poisoning, setup), the columns
 every row of a size shares, the rows themselves (``Rows``: one per method or setup step,
 timed by a ``Meter``) and the memory a size may use (``MemoryPlan``: estimated by
 studies.scaling.memory, against the memory available).
@@ -16,17 +16,17 @@ from studies.scaling.blanking import MAX_BLANK_CELLS
 from studies.scaling.memory import MB, added_bytes, estimate_bytes
 from studies.scaling.meter import Meter
 
-DECISION = ("Iterate+Index", "Iterate", "AD")
+CERTIFICATION = ("Iterate+Index", "Iterate", "AD")
 COUNTING = ("Monte-Carlo",)
 # SR and RP with the incremental check (the paper's, with Iterate after every cell, costs
 # O(n d) per cell: hours at 10^7 rows); named so, as they are not the paper's procedure.
 POISON = ("OP", "SR (incremental)", "RP (incremental)")
-METHODS = DECISION + COUNTING + POISON
+METHODS = CERTIFICATION + COUNTING + POISON
 SETUP = ("generate", "encode complete", "blank")
 STREAM_METHODS = ("Iterate+Index", "Monte-Carlo", "OP")
 STREAMED = {m: f"{m} (streamed)" for m in STREAM_METHODS}  # their times include reading the file
 FAMILY = {
-    **{m: "decision" for m in DECISION},
+    **{m: "certification" for m in CERTIFICATION},
     **{m: "counting" for m in COUNTING},
     **{m: "poisoning" for m in POISON},
     **{m: "setup" for m in SETUP},

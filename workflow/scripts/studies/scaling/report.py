@@ -174,7 +174,7 @@ def _growth(slopes: pd.DataFrame) -> list:
 
 
 def _index_speed(at: pd.DataFrame, nmax) -> list:
-    dec = at[at.family == "decision"].seconds_per_point.dropna()
+    dec = at[at.family == "certification"].seconds_per_point.dropna()
     if "Iterate+Index" not in dec or len(dec) <= 1:
         return []
     others = ", ".join(

@@ -283,7 +283,7 @@ DECIDERS = {
     "Iterate+Index": _index,
     "Iterate": _iterate,
     "AD": _ad,
-}  # in DECISION's order: Iterate+Index first
+}  # in CERTIFICATION's order: Iterate+Index first
 
 
 def _decide(size: _Size, enc, T, truth):
@@ -302,7 +302,7 @@ def _decide(size: _Size, enc, T, truth):
             peak,
             len(dec.robust),
             est,
-            **_decision_columns(method, dec, exact, truth, stopped, size.cfg),
+            **_certification_columns(method, dec, exact, truth, stopped, size.cfg),
             **more,
         )
         worlds = more.get("worlds_sampled")
@@ -317,7 +317,7 @@ def _decide(size: _Size, enc, T, truth):
         )
 
 
-def _decision_columns(method, dec, exact, truth, stopped, cfg) -> dict:
+def _certification_columns(method, dec, exact, truth, stopped, cfg) -> dict:
     """A deciding method's own columns: robust and correct points, whether the budget
     stopped it; for AD its worlds and the points it wrongly called robust."""
     p = len(dec.robust)
