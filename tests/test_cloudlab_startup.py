@@ -263,7 +263,7 @@ def test_one_node_runs_the_pipeline_once_to_the_report(tmp_path):
         assert "logs/startup-node0.log" in names and any(
             n.startswith("logs/certify/") for n in names
         )
-        assert any(n.startswith("results/tables/decision_") for n in names)
+        assert any(n.startswith("results/tables/certify_") for n in names)
 
         # a second start-up (a reboot) finds everything done and starts nothing
         before = (work / "logs" / "pipeline.log").stat().st_mtime, (work / "STATUS").read_text()

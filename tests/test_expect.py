@@ -28,7 +28,7 @@ def round_trip(df, tmp_path, schema, expectation):
     return read_table(path, schema, **expectation)
 
 
-def test_a_decision_run_has_the_rows_its_expectation_says(tmp_path):
+def test_a_certify_run_has_the_rows_its_expectation_says(tmp_path):
     train, test = split(table(), 4, seed=1, name="demo", rep=1)
     dirty = train.mask(np.random.default_rng(2).random(train.shape) < 0.3).assign(y=train.y)
     ks = [1, 2, 4]

@@ -149,7 +149,7 @@ def test_cpclean_study_puts_nbcert_beside_cpclean(run):
     assert first.iloc[0] == nb.loc["domains", "accuracy_default"]
 
 
-def test_decision_tables_are_consistent(run):
+def test_certify_tables_are_consistent(run):
     for name in ("fetal_health", "bodyPerformance", "mushrooms"):
         dec = pd.read_csv(run / f"results/tables/certify_{name}.csv")
         runs = dec[dec.method.isin(["AD", "Iterate", "Iterate+Index"])]
@@ -293,7 +293,7 @@ def test_a_users_data_set_with_blank_cells_runs_alone_from_its_own_config(run, t
     disc = pd.read_csv(work / "data/discretized/mine.csv")
     assert disc.gender.isna().sum() > 0 and disc.height_cm.isna().sum() > 0  # blanks stay missing
     assert set(disc.height_cm.dropna()) <= {f"bin{i}" for i in range(4)}
-    assert set(pd.read_csv(work / "results/tables/decision_mine.csv").dataset) == {"mine"}
+    assert set(pd.read_csv(work / "results/tables/certify_mine.csv").dataset) == {"mine"}
 
 
 def test_only_selects_data_sets(run, tmp_path):
