@@ -5,8 +5,8 @@ cell by cell, leaving out what depends on the machine: timings, memory, hosts an
 the rows a solver's time limit cut short in either run (``time_limited``), and the counting
 study's test points whose proven bounds the time limit stopped before their width.  A
 column only AFTER has is named and left out.  A run made before the glossary's renames
-(``decision_*`` tables, ``poisoning_many``, columns ``k`` and ``samples``, the cleaning
-method ``offline``) is read under today's names (``RENAMED``), so runs on either side of
+(``decision_*`` tables, ``poisoning_many``, columns ``k``, ``samples`` and ``kind``, the
+cleaning method ``offline``) is read under today's names (``RENAMED``), so runs on either side of
 them compare.  Prints a line per table; exits 1 if any differs or is missing.
 """
 
@@ -32,27 +32,32 @@ MACHINE = (
 
 
 # the names before the glossary's: table prefix -> (its name today, {old column: new},
-# {column: {old value: new}})
+# {column: {old value: new}}, the columns only today's tables have)
 RENAMED = {
-    "decision_": ("certify_", {"k": "points"}, {}),
-    "poisoning_many": ("poisoning_together", {"k": "points"}, {}),
+    "decision_": ("certify_", {"k": "points"}, {}, ()),
+    "poisoning_many": ("poisoning_together", {"k": "points"}, {}, ()),
     "scaling": (
         "scaling",
-        {"k": "points", "points": "points_done", "samples": "mc_worlds", "worlds": "ad_worlds"},
+        {
+            "k": "points",
+            "points": "points_done",
+            "samples": "mc_worlds",
+            "worlds": "ad_worlds",
+            "kind": "family",
+        },
         {"family": {"decision": "certification"}},
+        ("points_done", "mc_worlds", "ad_worlds"),
     ),
-    "counting_": ("counting_", {"samples": "worlds"}, {}),
-    "cleaning_": ("cleaning_", {}, {"method": {"offline": "truth"}}),
+    "counting_": ("counting_", {"samples": "worlds"}, {}, ("worlds",)),
+    "cleaning_": ("cleaning_", {}, {"method": {"offline": "truth"}}, ()),
 }
 
 
 def as_today(name: str, table: pd.DataFrame) -> tuple:
-    """A table of a run made before the renames, under today's file name and columns: a
-    table with a renamed column's new name already is today's, and left as it is."""
-    for prefix, (new, columns, values) in RENAMED.items():
-        if name.startswith(prefix) and not any(
-            c in table for c in columns.values() if c not in columns
-        ):
+    """A table of a run made before the renames, under today's file name and columns (a
+    table that has a column only today's tables have is left as it is)."""
+    for prefix, (new, columns, values, marks) in RENAMED.items():
+        if name.startswith(prefix) and not any(c in table for c in marks):
             table = table.rename(columns=columns)
             table = table.replace(values) if values else table
             return new + name[len(prefix) :], table
