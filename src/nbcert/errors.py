@@ -86,14 +86,14 @@ def listed(options) -> str:
     return f"{', '.join(first)} or {last}" if first else last
 
 
-def unknown_option(kind: str, value, options) -> ParameterError:
+def unknown_option(noun: str, value, options) -> ParameterError:
     """Make the error for a value that is none of ``options``.
 
-    The error for a value that is none of ``options`` (``kind``: what they are, e.g.
+    The error for a value that is none of ``options`` (``noun``: what they are, e.g.
     "counting method"): the one message of ``nbcert.params.Options`` and of the algorithms
     that choose by a method's name.
     """
-    return ParameterError(f"unknown {kind} {value!r} (use {listed(options)})")
+    return ParameterError(f"unknown {noun} {value!r} (use {listed(options)})")
 
 
 __all__ = ["InputError", "RowError", "ParameterError", "listed", "unknown_option"]

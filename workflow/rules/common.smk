@@ -115,8 +115,8 @@ def whole_node(wildcards):
 def scaling_mem_mb(wildcards):
     """The memory (MB) of a scaling job: the study's own model (studies/scaling/memory.py),
     the one it checks a size against before running it."""
-    kind, n = wildcards.run.rsplit("n", 1)
-    return job_mem_mb(int(n), B.scaling.d, streamed=kind == "streamed_")
+    where, n = wildcards.run.rsplit("n", 1)
+    return job_mem_mb(int(n), B.scaling.d, streamed=where == "streamed_")
 
 
 def scaling_minutes(wildcards):
@@ -124,8 +124,8 @@ def scaling_minutes(wildcards):
     (about 0.4 us a cell measured, the time budgets of Iterate and AD included, doubled) or
     per 30 million streamed (writing and reading the file about four times, about 1 us a
     cell, doubled)."""
-    kind, n = wildcards.run.rsplit("n", 1)
-    return 5 + int(n) * B.scaling.d // (30 if kind == "streamed_" else 75) // 10**6
+    where, n = wildcards.run.rsplit("n", 1)
+    return 5 + int(n) * B.scaling.d // (30 if where == "streamed_" else 75) // 10**6
 
 
 # ---------------------------------------------------------------- batched jobs

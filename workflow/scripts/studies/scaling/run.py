@@ -377,8 +377,8 @@ def main(snakemake):
     streamed from a file on disk (``streamed_n{n}``: :func:`studies.scaling.streamed.run_streamed`)."""
     from studies.scaling.streamed import run_streamed
 
-    kind, n = snakemake.wildcards.run.rsplit("n", 1)
-    run = run_streamed if kind == "streamed_" else run_size
+    where, n = snakemake.wildcards.run.rsplit("n", 1)
+    run = run_streamed if where == "streamed_" else run_size
     cfg = Section.from_json(snakemake.params.settings)
     write_table(stamp(run(int(n), cfg, snakemake.params.seed)), snakemake.output[0], "scaling_run")
 
