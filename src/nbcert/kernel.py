@@ -1,6 +1,6 @@
 """The Naive Bayes kernel: support values (paper section 2), in floating point and exactly.
 
-Every question (decide, approximate, count, poisoning, cleaning) and the estimator take
+Every question (certification, approximate, count, poisoning, cleaning) and the estimator take
 their supports from here: the log support and its rounding bound, the exact factor
 ``q c + p`` over ``q N + p delta`` (alpha = p/q), and the comparison in log space that
 falls back to exact integers when two supports are too close to order by their floats.

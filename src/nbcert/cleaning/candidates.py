@@ -117,10 +117,10 @@ class Kinds:
             F.reshape(m * d, K)[pairs] = np.add.reduceat(rest * self._singles, self._starts)
         return obs, A, F
 
-    def decide(self, x: np.ndarray, T: np.ndarray, alpha=Fraction(0)) -> tuple:
+    def certify(self, x: np.ndarray, T: np.ndarray, alpha=Fraction(0)) -> tuple:
         """(robust, label) per test point after cleaning x (exact)."""
         obs, A, F = self.state(x)
-        return decide_state(obs, A, F, self.tab.N, T, alpha)
+        return certify_state(obs, A, F, self.tab.N, T, alpha)
 
     def cells(self, x: np.ndarray) -> list:
         """(row in the table, column) of x's cells: each kind's first rows."""
@@ -135,7 +135,7 @@ class Kinds:
         return x
 
 
-def decide_state(obs, A, F, N, T: np.ndarray, alpha) -> tuple:
+def certify_state(obs, A, F, N, T: np.ndarray, alpha) -> tuple:
     """(robust, label) per test point from the counts of a state: label l's count of t_j
     ranges over obs + F .. obs + A; the domain is the observed values and those a remaining
     cell may take; a blank test cell's feature is left out (``nbcert.blanks``)."""
@@ -227,7 +227,7 @@ def search(kinds: Kinds, x: np.ndarray, t: np.ndarray, limit=math.inf) -> tuple:
     keep = np.flatnonzero(t != BLANK)
     zero = np.zeros(kinds.G, np.int64)
     state = kinds.state(x)
-    robust, label = decide_state(*state, kinds.tab.N, t[None], Fraction(0))
+    robust, label = certify_state(*state, kinds.tab.N, t[None], Fraction(0))
     if robust[0]:
         return (Plan(zero, 0, int(label[0])) if limit > 0 else None), True, 0
     best, possible, lower = None, False, math.inf
@@ -248,7 +248,7 @@ def search(kinds: Kinds, x: np.ndarray, t: np.ndarray, limit=math.inf) -> tuple:
             _spend(kinds, x, raise_, w, j, int(a[i]), add)
             for k, l in enumerate(rivals):
                 _spend(kinds, x, lower_, l, j, int(bs[k][i]), add)
-        robust, label = kinds.decide(x + add, t[None])
+        robust, label = kinds.certify(x + add, t[None])
         if not robust[0] or label[0] != w or int(add.sum()) != cost:
             raise AssertionError(f"internal: a cleaning plan failed its exact check (winner {w})")
         best = Plan(add, cost, w)
@@ -259,7 +259,7 @@ def cleanable(kinds: Kinds, x: np.ndarray, t: np.ndarray) -> bool:
     """Does some cleaning (after x) certify t?  Proven either way: some winner is feasible
     with every helpful cell cleaned."""
     state = kinds.state(x)
-    if decide_state(*state, kinds.tab.N, t[None], Fraction(0))[0][0]:
+    if certify_state(*state, kinds.tab.N, t[None], Fraction(0))[0][0]:
         return True
     keep = np.flatnonzero(t != BLANK)
     for w in range(len(kinds.tab.N)):
@@ -281,7 +281,7 @@ def greedy(kinds: Kinds, T: np.ndarray, need: int, budget=None, known=None) -> t
     x = np.zeros(kinds.G, np.int64)
     lower = dict(known or {})
     for _ in range(int(kinds.cap.sum()) + 1):
-        robust, _ = kinds.decide(x, T)
+        robust, _ = kinds.certify(x, T)
         if robust.sum() >= need:
             return _prune(kinds, T, x, need), None
         best = None
@@ -312,7 +312,7 @@ def _prune(kinds: Kinds, T, x: np.ndarray, need: int) -> np.ndarray:
         while hi - lo > 1:
             mid = (lo + hi) // 2
             x[g] = mid
-            ok = kinds.decide(x, T)[0].sum() >= need
+            ok = kinds.certify(x, T)[0].sum() >= need
             lo, hi = (lo, mid) if ok else (mid, hi)
         x[g] = hi
     return x
@@ -320,7 +320,7 @@ def _prune(kinds: Kinds, T, x: np.ndarray, need: int) -> np.ndarray:
 
 def robust_many(kinds: Kinds, T: np.ndarray, X: np.ndarray) -> np.ndarray:
     """Per cleaning (rows of X, (B, G)), whether every point of T is robust after it."""
-    return np.array([kinds.decide(x, T)[0].all() for x in X], bool)
+    return np.array([kinds.certify(x, T)[0].all() for x in X], bool)
 
 
 def exhaustive(kinds: Kinds, T: np.ndarray, lo: int, hi: int, deadline: float) -> tuple:
@@ -380,7 +380,7 @@ def together(
         time_limited="time" in stops,
     )
     cells = kinds.tab.named(kinds.cells(x))
-    certified = int(kinds.decide(x, Tk)[0].sum())
+    certified = int(kinds.certify(x, Tk)[0].sum())
     kind = "greedy" if method == "greedy" else "exact"
     if stop is None:
         cost = int(x.sum())
@@ -485,7 +485,7 @@ def follow(
     need = len(T) if need is None else need
     cells, history = [], []
     while True:
-        count = int(kinds.decide(x, T, alpha)[0].sum())
+        count = int(kinds.certify(x, T, alpha)[0].sum())
         history.append((len(cells), count))
         left = {g: q for g, q in queue.items() if q}
         if count >= need or not left or (budget is not None and len(cells) >= budget):
@@ -514,7 +514,7 @@ __all__ = [
     "Kinds",
     "Plan",
     "NEEDS_ZERO_ALPHA",
-    "decide_state",
+    "certify_state",
     "search",
     "cleanable",
     "greedy",

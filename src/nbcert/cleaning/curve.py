@@ -188,7 +188,7 @@ def follow_curve(
         if kinds is None:
             robust = state_certification(obs, hid.sum(axis=2), tab.N, T, alpha).robust
         else:
-            robust = kinds.decide(x, T, alpha)[0]
+            robust = kinds.certify(x, T, alpha)[0]
         cells.append(stop)
         rows.append(len(seen))
         certain.append(int(robust.sum()))

@@ -215,9 +215,9 @@ class PoisonedCounts:
     def winner(self) -> int:
         """The label every world predicts, -1 when not robust."""
         seen = (self.cnt[self.tcode] > 0) & self.seen0
-        return int(self.decide(seen, self.ndist).label[0])
+        return int(self.certify(seen, self.ndist).label[0])
 
-    def decide(self, seen: np.ndarray, ndist: np.ndarray):
+    def certify(self, seen: np.ndarray, ndist: np.ndarray):
         """The Certification for this point with the given test values seen and domain sizes (d,)."""
         return _decide(
             self.A[None],
@@ -357,7 +357,7 @@ def poison_encoded(
             f"poison method {method!r} is the paper's alpha = 0 baseline; use op for alpha > 0"
         )
     state = PoisonedCounts(enc, t, alpha=alpha)
-    first = state.decide(state.seen0, enc.delta)
+    first = state.certify(state.seen0, enc.delta)
     if not first.robust[0]:
         return Poisoning(True)
     star = int(first.label[0])
