@@ -53,4 +53,35 @@ def renamed(function, old: str, new: str):
     return alias
 
 
-__all__ = ["REMOVED_IN", "message", "warn", "renamed"]
+def renamed_classes(namespace: dict, renamed: dict, module: str, new_module: str | None = None):
+    """Give a module's old class names as its new classes, each after a FutureWarning.
+
+    Parameters
+    ----------
+    namespace : dict
+        The module's ``globals()``, holding the new classes.
+    renamed : dict
+        Old class name -> new class name.
+    module : str
+        The module the old names are read from (``"nbcert.methods"``).
+    new_module : str, optional
+        Where the warning says the new names live (default: ``module``).
+
+    Returns
+    -------
+    callable
+        The module's ``__getattr__``: an old name is the new class itself, so ``isinstance``
+        still holds; any other name an AttributeError.
+    """
+
+    def __getattr__(name):
+        if name in renamed:
+            new = renamed[name]
+            warn(f"{module}.{name}", f"{new_module or module}.{new}")
+            return namespace[new]
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    return __getattr__
+
+
+__all__ = ["REMOVED_IN", "message", "warn", "renamed", "renamed_classes"]

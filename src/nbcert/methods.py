@@ -92,15 +92,9 @@ poison_many_encoded = deprecation.renamed(
 state_decision = deprecation.renamed(
     state_certification, "nbcert.methods.state_decision", "nbcert.methods.state_certification"
 )
-_RENAMED_CLASSES = {"Decision": "Certification"}
-
-
-def __getattr__(name):
-    if name in _RENAMED_CLASSES:  # the new class itself, so isinstance still holds
-        new = _RENAMED_CLASSES[name]
-        deprecation.warn(f"nbcert.methods.{name}", f"nbcert.methods.{new}")
-        return globals()[new]
-    raise AttributeError(f"module 'nbcert.methods' has no attribute {name!r}")
+__getattr__ = deprecation.renamed_classes(
+    globals(), {"Decision": "Certification"}, "nbcert.methods"
+)
 
 
 __all__ = [

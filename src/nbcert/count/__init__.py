@@ -119,8 +119,6 @@ class WorldCounts:
     @property
     def samples(self) -> int | None:
         """Deprecated name of ``n_worlds`` (removed in 0.2)."""
-        from .. import deprecation
-
         deprecation.warn("WorldCounts.samples", "WorldCounts.n_worlds", stacklevel=3)
         return self.n_worlds
 

@@ -11,6 +11,7 @@ certifiably robust (alpha = 0, and any alpha for one point).
 * ``many``       -- several points at once: greedy, or exact with a proven lower bound.
 """
 
+from .. import deprecation
 from .many import TogetherPoisoning, all_nonrobust, greedy, poison_together_encoded
 from .single import Cells, PoisonedCounts, Poisoning, poison_encoded
 from .streamed import find_cells, poison_streamed
@@ -29,11 +30,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name):
-    """``ManyPoisoning``, the old name of ``TogetherPoisoning`` (a FutureWarning)."""
-    if name == "ManyPoisoning":
-        from .. import deprecation
-
-        deprecation.warn("nbcert.poisoning.ManyPoisoning", "nbcert.TogetherPoisoning")
-        return TogetherPoisoning
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# ``ManyPoisoning``, the old name of ``TogetherPoisoning`` (a FutureWarning)
+__getattr__ = deprecation.renamed_classes(
+    globals(), {"ManyPoisoning": "TogetherPoisoning"}, "nbcert.poisoning", "nbcert"
+)
