@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from brute import TIE, iter_world_predictions
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from strategies import alphas, instances
+from strategies import Instance, alphas, instances
 
 import nbcert
 from nbcert import certification
@@ -27,6 +27,14 @@ SETTINGS = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+
+
+def _frame(rows: str) -> pd.DataFrame:
+    """A table from lines "f g y" ("." is a missing cell)."""
+    cells = [line.split() for line in rows.strip().splitlines()]
+    return pd.DataFrame(
+        [[None if c == "." else c for c in r] for r in cells[1:]], columns=cells[0], dtype=object
+    )
 
 
 def brute_possible(inst, row, alpha) -> tuple:
@@ -111,12 +119,23 @@ def test_an_ad_row_says_what_its_sampled_worlds_saw(inst, alpha, seed, worlds):
             assert label is None and (len(seen) >= 2 or tie)
 
 
+# the budget cuts AD's batch of four worlds after the first of them, which disagrees: the
+# batch AD samples without a budget also holds a tie, so the cut point is not AD's answer
+AD_CUT_AT_A_DISAGREEMENT = Instance(
+    train=_frame("y f0 f1 f2\np a a a\nq . a .\np . . .\np . . .\np b a a\nq a a a\nq a b a"),
+    test=_frame("f0 f1 f2\na a a\na a a"),
+    label="y",
+)
+
+
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(inst=instances(), seed=st.integers(0, 2**16), budget=st.integers(0, 40))
+@example(inst=AD_CUT_AT_A_DISAGREEMENT, seed=0, budget=4)
 def test_ad_stops_between_worlds_and_says_where(inst, seed, budget):
     """AD with a stop asked before every world samples exactly ``budget`` worlds in all (or
-    finishes first), yields the point it reached as stopped and ends there; the points before
-    it are those AD decides without a stop (the same worlds from the same seed)."""
+    finishes first), yields the point it reached as stopped and ends there, whatever its cut
+    batch showed; every point yielded not stopped is what AD decides without a stop (the
+    same worlds from the same seed)."""
     from nbcert.methods import encode as enc_of
     from nbcert.methods import iter_ad_sampled
 
@@ -126,9 +145,10 @@ def test_ad_stops_between_worlds_and_says_where(inst, seed, budget):
     seen = list(iter_ad_sampled(enc, T, n_worlds=8, seed=seed, stop=lambda: next(asked) >= budget))
     free = list(iter_ad_sampled(enc, T, n_worlds=8, seed=seed))
     assert not any(s.stopped for s in free) and sum(s.worlds for s in free) <= 8 * len(T)
+    assert not any(s.stopped for s in seen[:-1])
     if seen[-1].stopped:
         assert sum(s.worlds for s in seen) == budget and not seen[-1].robust
-        assert seen[:-1] == free[: len(seen) - 1]
+        assert seen[-1].label == -1 and seen[:-1] == free[: len(seen) - 1]
     else:
         assert seen == free and sum(s.worlds for s in free) <= budget
 
@@ -140,14 +160,6 @@ def test_estimator_possible_labels(inst, alpha):
     got = est.possible_labels(inst.test[inst.features])
     expected = nbcert.certify(inst.train, inst.test, inst.label, alpha=alpha)["possible_labels"]
     assert [list(g) for g in got] == [list(e) for e in expected]
-
-
-def _frame(rows: str) -> pd.DataFrame:
-    """A table from lines "f g y" ("." is a missing cell)."""
-    cells = [line.split() for line in rows.strip().splitlines()]
-    return pd.DataFrame(
-        [[None if c == "." else c for c in r] for r in cells[1:]], columns=cells[0], dtype=object
-    )
 
 
 CASES = {

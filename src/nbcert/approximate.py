@@ -69,7 +69,9 @@ class Sampled:
 def _batches(n_worlds: int, world_labels) -> Sampled:
     """Ask ``world_labels(w)`` for batches of 1, 2, 4, ... worlds until n_worlds are seen or
     one disagrees: what AD saw of the point.  ``world_labels`` gives fewer than ``w`` labels
-    once a deadline has passed: the point is then ``stopped`` unless a disagreement decided it."""
+    once a deadline has passed: the point is then ``stopped``, whatever the worlds it did
+    sample showed, since AD checks a whole batch and the cut batch is not the one AD samples
+    (a disagreement seen in it is real, but the ties and the world count are not AD's)."""
     first, done, batch, seen, short = None, 0, 1, [np.zeros(0, np.intp)], False
     while done < n_worlds and not short:
         w = min(batch, n_worlds - done)
@@ -82,7 +84,7 @@ def _batches(n_worlds: int, world_labels) -> Sampled:
     every = np.concatenate(seen)
     robust = first is not None and bool(_agree(np.r_[first, every]) >= 0)
     won = tuple(int(l) for l in np.unique(every[every >= 0]))
-    stopped = short and (robust or first is None)  # a disagreement decides, whenever it came
+    stopped = short
     label = int(first) if robust and not stopped else -1
     return Sampled(robust and not stopped, label, won, bool((every < 0).any()), done, stopped)
 
@@ -163,7 +165,8 @@ def iter_ad_sampled(
     """The paper's AD point by point: yields what it saw (``Sampled``) for each test point
     in order.  ``stop``, a function of no arguments, is asked before every world: once it
     says True no world is sampled any more, the point it reached is yielded ``stopped``
-    (undecided, unless a disagreement came first) and the iteration ends there."""
+    (undecided, even where its cut batch showed a disagreement) and the iteration ends there:
+    every point yielded not stopped is exactly what AD without a stop yields."""
     _check_worlds(n_worlds)
     rng = np.random.default_rng(seed)
     fillings = _fillings(enc, max(1, CHUNK_CELLS // max(1, enc.d)))
