@@ -192,7 +192,7 @@ def test_bins_refuse_streaming_and_check_before_reading(tmp_path):
             nbcert.certify(str(tmp_path / "absent.csv"), pd.DataFrame({"x": [1]}), "y", **bad)
 
 
-def test_clean_offline_bins_the_truth_at_the_training_edges():
+def test_clean_with_truth_bins_the_truth_at_the_training_edges():
     truth = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], "y": list("ppqqqq")})
     dirty = truth.assign(x=[1.0, None, 3.0, None, 5.0, 6.0])
     report = nbcert.clean_with_truth(

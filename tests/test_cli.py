@@ -362,7 +362,7 @@ def test_count_montecarlo_json(tmp_path, capsys):
         assert r["method"] == "montecarlo"
         assert r["total"] == "4" and r["log10_total"] == pytest.approx(math.log10(4))
         assert r.get("counts") is None and r.get("ties") is None
-        assert r["samples"] == 400
+        assert r["n_worlds"] == 400
         assert set(r["fractions"]) == {"p", "e"}
         assert sum(r["fractions"].values()) + r["tie_fraction"] == pytest.approx(1)
         for lab, (lo, hi) in r["intervals"].items():

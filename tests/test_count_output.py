@@ -222,12 +222,11 @@ def test_auto_on_the_issue_shape_does_bounded_work_then_proves(monkeypatch):
 
 def _points(train, test, label):
     """The table's statistics and the test rows' Points."""
-    from nbcert.api import ask
-    from nbcert.inputs import Reading
+    from nbcert.inputs import Reading, ask
 
-    table, T = ask(train, test, label, Reading.of(train))[:2]
-    stats = as_stats(table)
-    return stats, point_stats(stats, T)
+    asked = ask(train, test, label, Reading.of(train))
+    stats = as_stats(asked.table)
+    return stats, point_stats(stats, asked.T)
 
 
 def test_cli_says_which_rows_auto_estimated(tmp_path, capsys):

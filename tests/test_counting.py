@@ -126,7 +126,7 @@ def test_montecarlo_intervals_cover_exact_fractions():
         assert wc.method == "montecarlo"
         assert wc.total == total
         assert wc.counts is None and wc.ties is None
-        assert wc.samples is not None and 0 < wc.samples <= 4000
+        assert wc.n_worlds is not None and 0 < wc.n_worlds <= 4000
         assert set(wc.fractions) == set(exp_counts) and set(wc.intervals) == set(exp_counts)
         assert math.isclose(sum(wc.fractions.values()) + wc.tie_fraction, 1.0, abs_tol=1e-9)
         for l, c in exp_counts.items():
@@ -134,10 +134,10 @@ def test_montecarlo_intervals_cover_exact_fractions():
             lo, hi = wc.intervals[l]
             assert 0.0 <= lo <= wc.fractions[l] <= hi <= 1.0
             # the point estimate is never far off (> 6 standard errors at 4000 samples)
-            assert abs(wc.fractions[l] - exact) <= 6 * 0.5 / math.sqrt(wc.samples) + 1e-12
+            assert abs(wc.fractions[l] - exact) <= 6 * 0.5 / math.sqrt(wc.n_worlds) + 1e-12
             checked += 1
             covered += lo - 1e-12 <= exact <= hi + 1e-12
-        assert abs(wc.tie_fraction - exp_ties / total) <= 6 * 0.5 / math.sqrt(wc.samples) + 1e-12
+        assert abs(wc.tie_fraction - exp_ties / total) <= 6 * 0.5 / math.sqrt(wc.n_worlds) + 1e-12
     assert informative >= 3, "fixture instances should have genuinely split worlds"
     assert covered >= 0.85 * checked, (
         f"only {covered}/{checked} intervals contain the exact fraction"
@@ -367,7 +367,7 @@ def test_auto_estimates_where_the_bounds_miss_the_time_limit():
         res = nbcert.count_worlds(train, test, "class", n_worlds=200, seed=1, time_limit=1e-9)
     assert [wc.method for wc in res] == ["montecarlo"] * 2
     assert all(
-        wc.samples == 200 and math.isclose(sum(wc.fractions.values()) + wc.tie_fraction, 1)
+        wc.n_worlds == 200 and math.isclose(sum(wc.fractions.values()) + wc.tie_fraction, 1)
         for wc in res
     )
 

@@ -375,7 +375,7 @@ def test_compact_codes():
     assert encode(wide, "y").X.dtype == np.uint16
 
 
-def test_count_index_in_chunks(monkeypatch):
+def test_tally_in_chunks(monkeypatch):
     rng = np.random.default_rng(0)
     X = rng.integers(-1, 4, (5000, 7))
     X[:4] = np.arange(4)[:, None]

@@ -223,7 +223,7 @@ def test_every_command_prints_json_on_the_wine_table(tmp_path):
     assert res["solves"] > 0
 
 
-def test_clean_offline_keeps_solver_prints_off_stdout(tmp_path):
+def test_clean_with_truth_keeps_solver_prints_off_stdout(tmp_path):
     """The API as well: ``nbcert.clean_with_truth`` on the wine table, fd 1 checked (HiGHS's
     line injected on every solve)."""
     _wine(tmp_path)

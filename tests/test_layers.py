@@ -11,11 +11,9 @@ import nbcert
 ROOT = Path(nbcert.__file__).parent
 
 # reading -> stats (and their projections) -> kernel -> questions -> front ends; a module may import its own layer
-# or a lower one.  errors and params import nothing of nbcert but errors; deprecation (the old
-# names' warnings) imports nothing of nbcert.
+# or a lower one.  errors and params import nothing of nbcert but errors.
 LAYERS = [
     {
-        "nbcert.deprecation",
         "nbcert.errors",
         "nbcert.params",
         "nbcert.reading",

@@ -134,7 +134,7 @@ def test_from_codes_takes_domain_sizes_and_names_text_labels():
     assert got["possible_labels"].tolist() == want["possible_labels"].tolist()
 
 
-def test_clean_offline_takes_paths(example):
+def test_clean_with_truth_takes_paths(example):
     """clean_with_truth took no path for truth, and one for train only with bins."""
     import nbcert
 

@@ -85,14 +85,14 @@ def test_bad_parameter_is_a_clear_error(fn, key, value, error):
 )
 def test_good_seeds_are_accepted(seed):
     assert len(certify(seed=seed, n_worlds=3)) == 1
-    assert count(seed=seed, n_worlds=10)[0].samples == 10
+    assert count(seed=seed, n_worlds=10)[0].n_worlds == 10
     assert poison(seed=seed)[0].possible in (True, False)
 
 
 def test_good_values_are_accepted():
     assert poison_together(time_limit=5).possible
     assert poison_together(time_limit=1).optimal in (True, False)
-    assert count(confidence=0.5, max_states=1, n_worlds=np.int64(20))[0].samples == 20
+    assert count(confidence=0.5, max_states=1, n_worlds=np.int64(20))[0].n_worlds == 20
 
 
 @pytest.mark.parametrize(
@@ -251,7 +251,7 @@ def test_cli_refuses_a_mistyped_option_before_reading(tmp_path, capsys, extra, w
     )
 
 
-def test_clean_offline_checks_the_dirty_table_without_encoding_it(monkeypatch):
+def test_clean_with_truth_checks_the_dirty_table_without_encoding_it(monkeypatch):
     import nbcert.inputs
 
     dirty = pd.DataFrame(

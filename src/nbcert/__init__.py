@@ -17,6 +17,7 @@ _WHERE = {
     "clean_with_truth": "api",
     "cleaning_curve": "api",
     "read_repairs": "reading.candidates",
+    "ReadingOptions": "inputs",
     "CleaningReport": "cleaning",
     "PointCleaning": "cleaning",
     "TogetherCleaning": "cleaning",
@@ -37,14 +38,6 @@ _WHERE = {
 }
 
 __all__ = list(_WHERE)
-
-# names before the glossary's (docs/glossary.md), kept for one release: each warns
-# (FutureWarning) and gives what its new name gives; not in __all__
-_RENAMED = {
-    "poison_many": "poison_together",
-    "clean_offline": "clean_with_truth",
-    "ManyPoisoning": "TogetherPoisoning",
-}
 
 # modules reached as attributes: nbcert.verify.check(path), nbcert.certificate.certify_encoded
 _MODULES = ("verify", "certificate")
@@ -71,14 +64,6 @@ def __getattr__(name):
 
     if name in _MODULES:
         return import_module(f".{name}", __name__)
-    if name in _RENAMED:  # looked up at each use, so each use warns
-        new = _RENAMED[name]
-        if name[0].isupper():  # a class: the new class itself, so isinstance still holds
-            from .deprecation import warn
-
-            warn(f"nbcert.{name}", f"nbcert.{new}")
-            return __getattr__(new)
-        return getattr(import_module(".api", __name__), name)  # warns when called
     if name not in _WHERE:
         raise AttributeError(f"module 'nbcert' has no attribute {name!r}")
 
@@ -88,4 +73,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_WHERE) | set(_MODULES) | set(_RENAMED))
+    return sorted(set(globals()) | set(_WHERE) | set(_MODULES))

@@ -24,40 +24,17 @@ names given in ``names``), the column and the data row.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Literal, Unpack
 
 import numpy as np
 import pandas as pd
 
-from . import approximate, blanks, certification, deprecation
+from . import approximate, blanks, certification
 from .count import WorldCounts, count_encoded
 from .errors import InputError, ParameterError
-from .inputs import (
-    Need,
-    Reading,
-    ReadingOptions,
-    ask,  # noqa: F401 (the API's callers' ask, as before)
-    ask_with,
-    binned_with,
-    candidate_table,
-    check_columns_of_test,
-    check_id,
-    coded_candidates,
-    coded_test,
-    is_path,
-    prepare_truth,
-    read_paths,
-    require_complete,
-    split_id,
-    train_frame,
-    truth_for_missing,
-    warn,
-    with_id,
-)
+from .inputs import Asked, Need, Reading, ReadingOptions, ask, require_complete
 from .params import validate, validated
 from .reading import hints
-from .reading.candidates import wide as wide_candidates
 from .reading.encoding import EncodedTable
 
 if TYPE_CHECKING:  # imported where used: the certify command needs neither
@@ -78,108 +55,60 @@ def certify(
     candidates=None,
     **options: Unpack[ReadingOptions],
 ) -> pd.DataFrame:
-    r"""Decide whether each test row is certifiably robust.
+    """Decide whether each test point is certifiably robust.
 
-    A robust row gets the same unique Naive Bayes prediction in every possible cleaning of
-    ``train``.
+    A robust point gets the same unique Naive Bayes prediction in every possible cleaning
+    of ``train``.
 
     Parameters
     ----------
     train : DataFrame, path, TableSource or Dask DataFrame
         The training table; a missing cell is NaN/None (or one of ``missing``).  A path is
         read in record batches; ``iterate`` and ``ad`` hold its table in memory.
-    test : DataFrame
-        The test rows: ``train``'s feature columns (other columns are ignored); a blank
-        cell leaves its feature out of the row's product, as Naive Bayes does
-        (``nbcert.blanks``), unless ``test_missing="error"``.
+    test : DataFrame or path
+        The test points: ``train``'s feature columns; a blank cell leaves its feature out
+        of the point's product, as Naive Bayes does (``nbcert.blanks``).
     label : str
         The name of the label column of ``train``.
     alpha : number, Fraction or str, default 0
         Laplace smoothing, read exactly (0.1 means 1/10; "1/3" is accepted).
     method : {"index", "iterate", "ad"}, default "index"
         ``index`` and ``iterate`` are exact; ``ad`` (the paper's approximate decision)
-        samples ``n_worlds`` worlds per row and may wrongly report robust: its result says
-        only what those worlds saw (see Returns).
+        samples ``n_worlds`` worlds per point: its result says only what they saw.
     n_worlds : int, default 100
-        Worlds sampled per test row by ``ad``.
+        Worlds sampled per test point by ``ad``.
     seed : None, int or numpy Generator, optional
         Random seed of ``ad``.
     certificate : str or path, optional
-        Also write a certificate there (``nbcert.certificate``): the answer with the
-        evidence that ``nbcert.verify`` checks; ``train`` and ``test`` must then be files
-        (paths), and the method exact.
+        Also write a certificate there: the answer with the evidence that
+        ``nbcert.verify`` checks (an exact method only).
     candidates : DataFrame or path, optional
-        Candidate repairs: the possible values of missing cells, a long table with the
-        columns ``row`` (the data row of ``train``), ``column`` and ``value`` (one line per
-        value; values never observed are allowed), as a DataFrame or a CSV path, or the
-        path of CPClean's ``X_train_repairs/`` folder (``nbcert.reading.candidates``).  A
-        listed cell takes one of its values, a cell not listed any value of its column's
-        domain, which is then its observed values and its candidate values (alpha's
-        ``|domain|`` counts them all).  Binned with ``train``'s edges; ``method`` must be
-        "index", and no certificate is written.
+        Candidate repairs: a table ``row, column, value`` (one line per possible value of a
+        missing cell of ``train``), or CPClean's ``X_train_repairs/`` folder.  A listed
+        cell takes one of its values, any other missing cell any value of its column's
+        domain, observed or candidate (``method`` "index" only; no certificate).
     **options
-        The reading options, the same for every function of the API (``ReadingOptions``):
-        ``missing``, ``stream``, ``batch_rows``, ``names``, ``bins``, ``binning``,
-        ``categorical``, ``sep``, ``encoding``, ``test_missing`` and ``id``, as follows.
-    missing : iterable of values, optional
-        Values that also mean missing, in both tables.
-    stream : bool, optional
-        True refuses to hold a path's table in memory (``iterate`` and ``ad`` then fail);
-        the default streams a file larger than the memory available allows.
-    batch_rows : int, optional
-        Rows per record batch when reading a path (default: about 64 MB of file each).
-    names : mapping, optional
-        Names of the tables in error messages, keys ``"train"`` and ``"test"`` (default
-        "training table", "test table"; a path is named by itself).
-    bins : int, optional
-        Cut each numeric feature column (every observed value a number, or text of one)
-        into this many bins fitted on ``train``'s observed values; test values take the bin
-        of the training edges they fall in (beyond them: an end bin), named by its interval,
-        e.g. ``[10.9, 14.5)``.  Default: no binning (each value is a category).  A path is
-        then read into memory (``stream=True`` is refused).
-    binning : {"quantile", "uniform", "kmeans"}, default "quantile"
-        KBinsDiscretizer's strategy: quantile bins hold about equal numbers of training
-        values, so no bin is empty and skewed columns are cut where the values are.
-    categorical : column name or list of them, optional
-        Numeric columns that are categories (integer codes): never binned, never warned of.
-    sep : str, optional
-        The field separator of a CSV path (default ","; "tab" or "\t" for a tab).
-    encoding : str, optional
-        The text encoding of a CSV path (default UTF-8), e.g. ``"latin-1"``; a path ending
-        in ``.gz``, ``.bz2``, ``.zst``, ``.lz4`` or ``.br`` is decompressed, ``"-"`` is
-        standard input.
-    test_missing : {"leave_out", "error"}, default "leave_out"
-        A blank test cell: left out of the row's product (its factor is 1, in every
-        question and front end), or an InputError naming its row and column.
-    id : str, optional
-        A column of ``test`` that names its rows (not a feature); ``certify`` carries it
-        to its result as the first column.
+        The reading options, the same for every function of the API: ``missing``,
+        ``sep``, ``encoding``, ``decimal``, ``bins``, ``binning``, ``categorical``,
+        ``stream``, ``batch_rows``, ``names``, ``test_missing`` and ``id``
+        (:class:`ReadingOptions`).
 
     Returns
     -------
     DataFrame
-        One row per test row (same index): ``robust`` (bool); ``label``, the prediction
-        every world makes (None when not robust); ``possible_labels``, the list of labels
-        that some world predicts as its unique winner (exact, whatever the method; empty
-        when every world ties); ``tie_possible``, whether some world ties at the top: True
-        or False where proven, None where undecided (two or more possible labels whose
-        supports could still tie inside their ranges; ``count_worlds`` counts the ties).
-        With ``method="ad"`` the exact columns are left out: ``robust`` (no sampled world
-        disagreed or tied: not a proof), ``label`` (their common prediction, None when not
-        robust), ``sampled_labels`` (the labels the sampled worlds predicted as their unique
-        winner; each is a real world's), ``sampled_tie`` (whether one of them tied) and
-        ``worlds_sampled`` (fewer than ``n_worlds`` when AD stopped at a disagreement).
+        One row per test point (same index): ``robust``; ``label``, the prediction every
+        world makes (None when not robust); ``possible_labels``, the labels some world
+        predicts as its unique winner; ``tie_possible``, whether some world ties at the
+        top (None where undecided; ``count_worlds`` counts the ties).  With ``ad``:
+        ``robust`` (no sampled world disagreed or tied: not a proof), ``label``,
+        ``sampled_labels``, ``sampled_tie`` and ``worlds_sampled`` instead.
 
     Examples
     --------
     >>> import pandas as pd
     >>> import nbcert
-    >>> train = pd.DataFrame({
-    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
-    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
-    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
-    ... })
-    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> from nbcert.synthetic import example
+    >>> train, test, _ = example()  # 7 rows (color, size, y), 2 missing cells; 2 test points
     >>> nbcert.certify(train, test, "y")
        robust label possible_labels  tie_possible
     0   False  None          [a, b]         False
@@ -195,34 +124,25 @@ def certify(
     1    True     b             [b]         False
     """
     reading = Reading.of(train, **options)
+    need = _certify_need(method, candidates)
+    written = _target(certificate, method != "ad", candidates, train=train, test=test)
+    asked = ask(train, test, label, reading, need, alpha, candidates=candidates)
+    out = asked.present(_certified(asked, method, n_worlds, seed))
+    _write(written, "certify", asked, out)
+    return out
+
+
+def _certify_need(method: str, candidates) -> Need:
+    """What a certify method needs of the training table.
+
+    Its rows, but for Iterate+Index, the only method over candidate repairs.
+    """
     if candidates is not None and method != "index":
         raise ParameterError(
             f"certify method {method!r} is the paper's, over every value of the domain; "
             "with candidates use method 'index'"
         )
-    written = _target(certificate, method != "ad", candidates, train=train, test=test)
-    need = Need(None if method == "index" else f"certify method {method!r}")
-    bins = []
-    table, T, test, ids, cand = ask_with(
-        train, test, label, reading, need, alpha, candidates, fitted=bins
-    )
-    out = with_id(_certified(table, T, alpha, method, n_worlds, seed, test.index, cand), ids)
-    if written is not None:
-        from . import certificate as cert
-
-        cert.write_certify(
-            written,
-            table,
-            T,
-            out,
-            label=label,
-            alpha=alpha,
-            reading=reading,
-            bins=bins,
-            test_rows=list(test.index),
-            ids=ids,
-        )
-    return out
+    return Need(None if method == "index" else f"certify method {method!r}")
 
 
 def _target(certificate, exact: bool = True, candidates=None, **tables):
@@ -241,17 +161,43 @@ def _target(certificate, exact: bool = True, candidates=None, **tables):
     return Target.of(certificate, **tables)
 
 
+def _write(written, question: str, asked: Asked, answer, **extra) -> None:
+    """Write the certificate of ``question``'s answer from what was asked.
+
+    The one place the API writes certificates; nothing without a target.
+    """
+    if written is None:
+        return
+    from . import certificate
+
+    if question != "poison_together":  # poisoning together is at alpha 0
+        extra["alpha"] = asked.alpha
+    getattr(certificate, f"write_{question}")(
+        written,
+        asked.table,
+        asked.T,
+        answer,
+        label=asked.label,
+        reading=asked.reading,
+        bins=list(asked.bins),
+        test_rows=asked.test_indices,
+        ids=asked.ids,
+        **extra,
+    )
+
+
 EXACT_COLUMNS = ("label", "possible_labels", "tie_possible")
 AD_COLUMNS = ("label", "sampled_labels", "sampled_tie", "worlds_sampled")
 
 
-def _certified(table, T, alpha, method, n_worlds, seed, index, cand=None) -> pd.DataFrame:
-    """Answer certify for every test row, as certify's table.
+def _certified(asked: Asked, method, n_worlds, seed) -> pd.DataFrame:
+    """Answer certify for every test point, as certify's table.
 
     certify's table: robust, label, possible_labels, tie_possible per test row (AD:
     robust, label and what its worlds saw); each group of rows with the same blank cells is
     answered on its projection (``nbcert.blanks``).
     """
+    alpha, cand, index = asked.alpha, asked.cand, asked.test.index
 
     def answer(sub, codes, rows, keep):
         if method == "ad":
@@ -260,7 +206,7 @@ def _certified(table, T, alpha, method, n_worlds, seed, index, cand=None) -> pd.
         return zip(*_answers(sub, codes, alpha, method, own), strict=True)
 
     names = AD_COLUMNS if method == "ad" else EXACT_COLUMNS
-    found = list(zip(*blanks.per_group(table, T, answer), strict=True))
+    found = list(zip(*blanks.per_group(asked.table, asked.T, answer), strict=True))
     robust, *rest = found or [()] * (1 + len(names))
     out = pd.DataFrame({"robust": np.array(robust, bool)}, index=index)
     for name, column in zip(names, rest):
@@ -326,16 +272,15 @@ def count_worlds(
     time_limit: float = 2.0,
     progress=None,
     candidates=None,
-    n_samples: int | None = None,
     **options: Unpack[ReadingOptions],
 ) -> list[WorldCounts]:
-    """How many possible worlds predict each label (and how many tie), per test row.
+    """How many possible worlds predict each label (and how many tie), per test point.
 
     Parameters
     ----------
     train, test, label, alpha, **options
-        As for ``certify`` (counting needs only the statistics: a path is always read in
-        record batches).
+        As for ``certify`` (a path is read in record batches: counting needs only the
+        statistics).
     method : {"auto", "exact", "batch", "montecarlo", "bounds"}, default "auto"
         ``exact`` builds each label's support distribution separately and combines them;
         ``batch`` is the paper's Algorithm 2 (all labels jointly; a reference);
@@ -363,8 +308,6 @@ def count_worlds(
     candidates : DataFrame or path, optional
         Candidate repairs, as for ``certify``: each listed cell's candidates are its
         values, and the worlds counted are theirs (every method).
-    n_samples : int, optional
-        Deprecated name of ``n_worlds`` (a FutureWarning), removed in the next release.
 
     Returns
     -------
@@ -375,26 +318,19 @@ def count_worlds(
 
     Examples
     --------
-    >>> import pandas as pd
     >>> import nbcert
-    >>> train = pd.DataFrame({
-    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
-    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
-    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
-    ... })
-    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> from nbcert.synthetic import example
+    >>> train, test, _ = example()  # certify's table
     >>> counts = nbcert.count_worlds(train, test, "y")
     >>> [(c.counts, c.ties, c.total) for c in counts]
     [({'a': 3, 'b': 1}, 0, 4), ({'a': 0, 'b': 4}, 0, 4)]
     """
-    if n_samples is not None:
-        deprecation.warn("count_worlds(n_samples=...)", "n_worlds=...")
-        n_worlds = n_samples
-    reading = Reading.of(train, **options)
-    table, T, _, _, cand = ask_with(train, test, label, reading, alpha=alpha, candidates=candidates)
+    asked = ask(
+        train, test, label, Reading.of(train, **options), alpha=alpha, candidates=candidates
+    )
     return count_encoded(
-        table,
-        T,
+        asked.table,
+        asked.T,
         alpha,
         method=method,
         n_worlds=n_worlds,
@@ -404,7 +340,7 @@ def count_worlds(
         width=width,
         time_limit=time_limit,
         progress=progress,
-        cand=cand,
+        cand=asked.cand,
     )
 
 
@@ -462,15 +398,9 @@ def poison(
 
     Examples
     --------
-    >>> import pandas as pd
     >>> import nbcert
-    >>> train = pd.DataFrame({
-    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
-    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
-    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
-    ... })
-    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
-    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
+    >>> from nbcert.synthetic import example
+    >>> train, test, truth = example()  # certify's table, and the true values of its blanks
     >>> found = nbcert.poison(truth, test, "y")
     >>> [(p.status, list(p.cells)) for p in found]
     [('poisoned', [(3, 'color'), (4, 'color')]), ('poisoned', [(5, 'size'), (6, 'size')])]
@@ -482,9 +412,8 @@ def poison(
     reading = Reading.of(train, **options)
     written = _target(certificate, train=train, test=test)
     need = Need(f"poison method {method!r}", second_pass=method == "op" and written is None)
-    bins = []
-    table, T, test, ids = ask(train, test, label, reading, need, alpha, fitted=bins)
-    require_complete(table, reading)
+    asked = ask(train, test, label, reading, need, alpha)
+    require_complete(asked.table, reading)
 
     def answer(sub, codes, rows, keep):
         if not isinstance(sub, EncodedTable):  # streamed: OP plans, a second pass names cells
@@ -493,23 +422,8 @@ def poison(
             poisoning.poison_encoded(sub, t, method=method, seed=seed, alpha=alpha) for t in codes
         ]
 
-    found = blanks.per_group(table, T, answer)
-    if written is not None:
-        from . import certificate as cert
-
-        cert.write_poison(
-            written,
-            table,
-            T,
-            found,
-            method=method,
-            label=label,
-            alpha=alpha,
-            reading=reading,
-            bins=bins,
-            test_rows=list(test.index),
-            ids=ids,
-        )
+    found = blanks.per_group(asked.table, asked.T, answer)
+    _write(written, "poison", asked, found, method=method)
     return found
 
 
@@ -550,15 +464,9 @@ def poison_together(
 
     Examples
     --------
-    >>> import pandas as pd
     >>> import nbcert
-    >>> train = pd.DataFrame({
-    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
-    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
-    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
-    ... })
-    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
-    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
+    >>> from nbcert.synthetic import example
+    >>> train, test, truth = example()  # certify's table, and the true values of its blanks
     >>> found = nbcert.poison_together(truth, test, "y", method="exact")
     >>> found.cells, found.optimal
     (((0, 'color'), (3, 'color'), (4, 'color')), True)
@@ -567,27 +475,13 @@ def poison_together(
 
     reading = Reading.of(train, **options)
     written = _target(certificate, train=train, test=test)
-    bins = []
-    table, T, test, ids = ask(
-        train, test, label, reading, Need("poisoning many points together"), fitted=bins
+    asked = ask(train, test, label, reading, Need("poisoning test points together"))
+    require_complete(asked.table, reading)
+    result = poisoning.poison_together_encoded(
+        asked.table, asked.T, method=method, time_limit=time_limit
     )
-    require_complete(table, reading)
-    result = poisoning.poison_together_encoded(table, T, method=method, time_limit=time_limit)
     _limit_warnings(("poison_together", "poison --together"), result, time_limit)
-    if written is not None:
-        from . import certificate as cert
-
-        cert.write_poison_together(
-            written,
-            table,
-            T,
-            result,
-            label=label,
-            reading=reading,
-            bins=bins,
-            test_rows=list(test.index),
-            ids=ids,
-        )
+    _write(written, "poison_together", asked, result)
     return result
 
 
@@ -690,14 +584,9 @@ def clean(
 
     Examples
     --------
-    >>> import pandas as pd
     >>> import nbcert
-    >>> train = pd.DataFrame({
-    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
-    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
-    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
-    ... })
-    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> from nbcert.synthetic import example
+    >>> train, test, _ = example()  # certify's table
     >>> nbcert.clean(train, test, "y")[["row", "column", "label", "score"]].round(3)
        row column label  score
     0    3  color     b  0.405
@@ -706,10 +595,9 @@ def clean(
     from . import cleaning
 
     reading = Reading.of(train, **options)
-    need = Need("cleaning advice")
-    enc, T, test, _, cand = ask_with(train, test, label, reading, need, alpha, candidates)
-    values = test[list(enc.features)]  # T's rows: none missing
-    groups = cleaning.advice(enc, T, alpha, prior, top, values, cand)
+    asked = ask(train, test, label, reading, Need("cleaning advice"), alpha, candidates=candidates)
+    values = asked.test[list(asked.table.features)]
+    groups = cleaning.advice(asked.table, asked.T, alpha, prior, top, values, asked.cand)
     return pd.DataFrame(groups, columns=cleaning.ADVICE_COLUMNS)
 
 
@@ -733,213 +621,97 @@ def clean_with_truth(
     candidates=None,
     **options: Unpack[ReadingOptions],
 ) -> cleaning.CleaningReport:
-    """Find the fewest cells to clean, with the true values known.
+    """Find the fewest cells to clean, per test point and for all together, given the truth.
 
-    With the true values of ``train``'s missing cells known: the fewest cells to clean, per
-    test row and for all rows together, and the path the ``clean`` policy would take.
+    Also the path the ``clean`` policy would take, the truth revealed as it cleans.
 
     Parameters
     ----------
     train, test, label, alpha, prior, **options
-        As for ``clean``; the truth is binned at ``train``'s edges, and ``names`` may name
-        it (key ``"truth"``).
-    truth : DataFrame
-        ``train`` with every cell filled: the same header and rows.  Only its values of
-        ``train``'s missing cells are used; where its other cells differ from ``train``'s
-        (e.g. floats rounded), a DataWarning names how many and the first, and ``train``'s
-        values stand.
+        As for ``clean``.
+    truth : DataFrame or path
+        ``train`` with every cell filled (the same header and rows), binned at ``train``'s
+        edges.  Only its values of the missing cells are used: where its other cells differ
+        (floats rounded), a DataWarning names the first, and ``train``'s values stand.
     method : {"auto", "exact", "greedy"}, default "auto"
-        For all rows together: ``exact`` solves a HiGHS program (alpha = 0 only) and says
-        whether it is proven optimal, ``greedy`` gives a proven lower bound, ``auto`` picks
-        by size.
-    node_limit : int, default 20000
-        Branch-and-bound nodes of the exact program.
-    time_limit : float, default 60.0
-        Seconds the exact program may run (a safety net).
+        For all test points together: ``exact`` solves a HiGHS program (alpha = 0 only),
+        ``greedy`` gives a proven lower bound, ``auto`` picks by size.
+    node_limit, time_limit : int and float, default 20000 and 60.0
+        The exact program's branch-and-bound nodes and seconds.
     batch : int, default 1
         Cells of its chosen group the policy cleans per step along its path.
     target : float, default 1.0
-        The share of the test rows that some cleaning certifies that the cells for all
-        rows together (and the policy's path) must certify; the rows no cleaning certifies
-        (proven) are set aside and named (``together.excluded``).  Below 1 the answer is
-        greedy's, with a proven lower bound (the smallest single-row minima).
+        The share of the test points some cleaning certifies that the cells together (and
+        the policy's path) must certify; those no cleaning certifies (proven) are set aside
+        (``together.excluded``).  Below 1 the answer is greedy's, with a proven lower bound.
     budget : int, optional
-        Early termination: the most cells to clean for all rows together (greedy, which
-        stops before a round that would pass it) and along the policy's path.
+        The most cells to clean together (greedy stops before passing it) and on the path.
     progress : callable, optional
-        Called as ``progress(done, total, stage)``: per test row while the fewest cells per
-        row are found (``total`` the rows), then with ``total`` None as the search for all
-        rows together and the policy's path begin, and ``progress(1, 1, stage)`` at the end.
+        Called as ``progress(done, total, stage)``: per test point (``total`` the points),
+        then with ``total`` None as the search together and the path begin, and
+        ``progress(1, 1, stage)`` at the end.
     certificate : str or path, optional
-        Also write a certificate there, as for ``certify`` (``truth`` a file too).
+        Also write a certificate there, as for ``certify``.
     candidates : DataFrame or path, optional
-        Candidate repairs of ``train``'s missing cells, as for ``certify`` (alpha 0 only,
-        ``nbcert.cleaning.candidates``): a cell's possible values are its candidates (a cell
-        not listed: the dirty table's domain, observed and candidate values) until it is
-        cleaned to its true value, which need not be one of them (no certificate is written with them).
+        Candidate repairs, as for ``certify`` (alpha 0 only): a cell takes one of its
+        candidates until it is cleaned to its true value, which need not be one of them.
 
     Returns
     -------
     CleaningReport
-        ``points``: per test row the fewest cells whose cleaning certifies it (exact;
-        ``num_cells`` None when none does, proven); ``together``: the fewest for all rows
-        together that some cleaning certifies (``excluded``: the others; ``target`` and
-        ``certified``: the rows to certify and those certified; ``num_rows``: the training
-        rows cleaned); ``path``: the cells the policy cleans, in order, and
-        ``path_certifies``.
-        A search for all rows together that a limit stopped (``time_limited``,
-        ``node_limited``) also gives a ``DataWarning`` naming the limit.
+        ``points``: per test point the fewest cells whose cleaning certifies it;
+        ``together``: the fewest for all points some cleaning certifies; ``path``: the
+        cells the policy cleans, in order.  A limit that stopped the search together
+        (``time_limited``, ``node_limited``) also gives a ``DataWarning`` naming it.
 
     Examples
     --------
-    >>> import pandas as pd
     >>> import nbcert
-    >>> train = pd.DataFrame({
-    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
-    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
-    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
-    ... })
-    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
-    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
+    >>> from nbcert.synthetic import example
+    >>> train, test, truth = example()  # certify's table, and the true values of its blanks
     >>> report = nbcert.clean_with_truth(train, truth, test, "y")
     >>> [p.cells for p in report.points]
     [((3, 'color'),), ()]
     >>> report.together.cells, report.together.optimal
     (((3, 'color'),), True)
     """
-    from . import cleaning
-
     reading = Reading.of(train, **options)
     if certificate is not None and (target != 1 or budget is not None):
         raise ParameterError(
             "certificate: written for every row some cleaning certifies (target 1, no budget)"
         )
+    _candidates_at_zero(candidates, alpha)
     written = _target(certificate, True, candidates, train=train, test=test, truth=truth)
-    bins = []
-    tab, T, cand, _, ids, index = _with_truth(
-        train, truth, test, label, reading, candidates, alpha, fitted=bins
-    )
-    try:
-        if cand is not None:
-            found = cleaning.report_candidates(
-                tab, cand, T, prior, method, time_limit, batch, progress, target, budget
-            )
-        else:
-            found = cleaning.report(
-                tab,
-                T,
-                alpha,
-                prior,
-                method,
-                node_limit,
-                time_limit,
-                batch,
-                progress,
-                target,
-                budget,
-            )
-    except cleaning.TooManyBranches as e:
-        raise InputError(_too_many_branches(e, tab, alpha, reading)) from None
+    asked = ask(train, test, label, reading, alpha=alpha, candidates=candidates, truth=truth)
+    limits = (time_limit, batch, progress, target, budget)
+    found = _with_truth(asked, prior, method, node_limit, limits)
     _limit_warnings(("clean_with_truth", "clean --truth"), found.together, time_limit, node_limit)
-    if written is not None:
-        from . import certificate as cert
-
-        cert.write_clean(
-            written,
-            tab,
-            T,
-            found,
-            label=label,
-            alpha=alpha,
-            reading=reading,
-            bins=bins,
-            test_rows=index,
-            ids=ids,
-        )
+    _write(written, "clean", asked, found)
     return found
 
 
-def _with_truth(
-    train, truth, test, label, reading: Reading, candidates, alpha, fill=None, fitted=None
-):
-    """Read and check a dirty table with its truth, coded.
+def _with_truth(asked: Asked, prior, method, node_limit, limits: tuple):
+    """Answer ``clean_with_truth`` over the domains or the candidate repairs.
 
-    (CleaningTable, test codes, Candidates or None, fill codes or None, RowIds or None,
-    test row labels) of a dirty table with its truth, after every check and warning;
-    ``fill``: a repaired copy of the table (its feature columns), coded in the truth's
-    domains (-1 outside them); ``fitted``: see ``inputs.binned``.
+    ``limits``: its time limit, batch, progress, target and budget.
     """
     from . import cleaning
 
+    tab, T, cand, alpha = asked.table, asked.T, asked.cand, asked.alpha
+    try:
+        if cand is not None:
+            return cleaning.report_candidates(tab, cand, T, prior, method, *limits)
+        return cleaning.report(tab, T, alpha, prior, method, node_limit, *limits)
+    except cleaning.TooManyBranches as e:
+        raise InputError(_too_many_branches(e, tab, alpha, asked.reading)) from None
+
+
+def _candidates_at_zero(candidates, alpha) -> None:
+    """Cleaning with candidate repairs is for alpha 0 (a ParameterError otherwise)."""
     if candidates is not None and alpha != 0:
         from .cleaning.candidates import NEEDS_ZERO_ALPHA
 
         raise ParameterError(f"candidates: {NEEDS_ZERO_ALPHA}")
-    test, truth, reading = read_paths(test, truth, reading)
-    _, ids = split_id(test, reading.id, reading.names)
-    train = train_frame(train, reading)  # compared with the truth as read, before binning
-    listed, extra = None, []
-    if candidates is not None:
-        train, listed, reading = candidate_table(train, candidates, label, reading)
-        extra = [wide_candidates(listed, [c for c in train.columns if c != label])]
-    if fill is not None:
-        fill, _, _ = read_paths(
-            fill, None, replace(reading, names={**reading.names, "test": "fill table"})
-        )
-    truth = truth_for_missing(train, truth, label, reading)
-    train, (test, truth, fill, *extra) = binned_with(
-        train,
-        [test, truth, fill, *extra],
-        label,
-        reading,
-        ("test", "truth", "fill", "candidates"),
-        fitted,
-    )
-    train = train_frame(train, reading)
-    enc, miss = prepare_truth(train, truth, label, reading.missing, reading.names)
-    cand = None
-    if listed is not None:
-        enc, cand = coded_candidates(enc, listed, extra[0], reading, miss)
-    check_id(ids, enc.features, reading.names)
-    check_columns_of_test(test, enc.features, label, reading)
-    T = coded_test(enc, test, reading)
-    tab = cleaning.CleaningTable.build(enc, miss)
-    if cand is not None:
-        cand = cand.with_unlisted(tab.dirty_domain(cand))
-    warn(reading, enc, tab.dirty_codes(T, cand), alpha, truth=T)
-    codes = None if fill is None else _fill_codes(enc, fill)
-    return tab, T, cand, codes, ids, list(test.index)
-
-
-def _read_fill(fill, reading: Reading) -> pd.DataFrame:
-    """The repaired copy of the table, read as the test table is (a path: as written)."""
-    if isinstance(fill, pd.DataFrame):
-        return fill
-    if not is_path(fill):
-        raise InputError(f"fill: expected a DataFrame or a path, got {type(fill).__name__}")
-    from .reading.files import read_csv
-
-    return read_csv(
-        fill, reading.missing, str(fill), reading.sep, reading.encoding, reading.decimal
-    )
-
-
-def _fill_codes(enc: EncodedTable, fill: pd.DataFrame) -> np.ndarray:
-    """Code a repaired copy of the table.
-
-    (n, d) codes of a repaired copy of the table, rows in ``enc``'s order (-1: a value
-    outside the domain, or blank).
-    """
-    absent = [f for f in enc.features if f not in fill.columns]
-    if absent or len(fill) != enc.n:
-        raise InputError(
-            f"fill table: it must have the training table's feature columns and its {enc.n} "
-            f"rows ({'no column ' + repr(absent[0]) if absent else f'it has {len(fill)} rows'})"
-        )
-    from .reading.columns import positions
-
-    codes = np.column_stack([positions(c, fill[f]) for f, c in zip(enc.features, enc.categories)])
-    return codes[enc.rows]
 
 
 @validated
@@ -999,15 +771,9 @@ def cleaning_curve(
 
     Examples
     --------
-    >>> import pandas as pd
     >>> import nbcert
-    >>> train = pd.DataFrame({
-    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
-    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
-    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
-    ... })
-    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
-    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
+    >>> from nbcert.synthetic import example
+    >>> train, test, truth = example()  # certify's table, and the true values of its blanks
     >>> nbcert.cleaning_curve(train, truth, test, "y", labels=["a", "b"])
         order  cells  rows  certain  share  accuracy
     0  policy      0     0        1    0.5       1.0
@@ -1016,10 +782,12 @@ def cleaning_curve(
     from .cleaning import candidates as with_candidates
     from .cleaning import curve
 
+    _candidates_at_zero(candidates, alpha)
     reading = Reading.of(train, **options)
-    tab, T, cand, codes, _, _ = _with_truth(
-        train, truth, test, label, reading, candidates, alpha, fill
+    asked = ask(
+        train, test, label, reading, alpha=alpha, candidates=candidates, truth=truth, fill=fill
     )
+    tab, T, cand, codes = asked.table, asked.T, asked.cand, asked.fill
     kinds = None if cand is None else with_candidates.Kinds(tab, cand)
     if order == "random":
         cells = curve.random_order(tab, unit, seed)
@@ -1129,12 +897,6 @@ def read_csv(
     checked = validate(sep=sep, encoding=encoding, decimal=decimal)
     return files.read_csv(path, missing, name, **checked)
 
-
-# the names before the glossary's, for one release (FutureWarning; not in __all__)
-poison_many = deprecation.renamed(poison_together, "nbcert.poison_many", "nbcert.poison_together")
-clean_offline = deprecation.renamed(
-    clean_with_truth, "nbcert.clean_offline", "nbcert.clean_with_truth"
-)
 
 __all__ = [
     "read_csv",

@@ -17,7 +17,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from . import blanks, deprecation
+from . import blanks
 from .blanks import BLANK
 from .certification import certify_index, possible_index
 from .count import count_encoded
@@ -138,8 +138,6 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
     feature_names_in_ : ndarray of str, shape (n_features,)
         The feature names seen in ``fit``; only when X was a DataFrame with string column
         names.
-    index_ : ndarray of int64
-        Deprecated name of ``stats_.counts`` (a FutureWarning), removed in the next release.
 
     Examples
     --------
@@ -217,13 +215,6 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
             self.feature_names_in_ = np.array(X.columns, dtype=object)
         return self
-
-    @property
-    def index_(self) -> np.ndarray:
-        """Deprecated: ``stats_.counts`` (the statistics' counts), removed in the next release."""
-        check_is_fitted(self, "stats_")
-        deprecation.warn("CertifiedNB.index_", "CertifiedNB.stats_.counts")
-        return self.stats_.counts
 
     def _codes(self, X):
         check_is_fitted(self, "encoded_")
@@ -419,7 +410,6 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         confidence=0.95,
         seed=None,
         max_states=2_000_000,
-        n_samples=None,
     ):
         """Worlds per predicted label for each row of X; see ``nbcert.count_worlds``.
 
@@ -429,8 +419,6 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
             Test rows; a blank (NaN) cell leaves its feature out of the row's product.
         method, n_worlds, confidence, seed, max_states
             As for ``nbcert.count_worlds``.
-        n_samples : int, optional
-            Deprecated name of ``n_worlds`` (a FutureWarning), removed in the next release.
 
         Returns
         -------
@@ -447,9 +435,6 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         >>> [c.counts for c in model.count_worlds([["red", "S"], ["blue", "L"]])]
         [{'a': 3, 'b': 1}, {'a': 0, 'b': 4}]
         """
-        if n_samples is not None:
-            deprecation.warn("CertifiedNB.count_worlds(n_samples=...)", "n_worlds=...")
-            n_worlds = n_samples
         validate(
             "count_worlds",
             method=method,

@@ -1,13 +1,22 @@
-"""The front ends' inputs: how the tables are read (one record, built once at the edge) and
-the tables made ready for a question.
+"""The one way in: what a question was asked, read once, in one direction.
 
-``Reading`` holds the reading options every API function takes (missing tokens, sep, bins,
-binning, categorical, stream, batch rows, the tables' names, the test id column), checked
-by their rules (``nbcert.params``) when it is built, before any data is read.  ``prepare``
-turns the tables into what a question needs: the training table's statistics (``Stats``)
-or, for a method that needs its rows, an ``EncodedTable``, and the test rows as codes,
-with the DataWarnings they call for.  The test id column (``id=``, ``--id``) is split off
-and checked here, for the API and the command line alike (``split_id``, ``check_id``).
+``Reading`` holds the reading options every API function takes (missing tokens, sep,
+encoding, decimal, bins, binning, categorical, stream, batch rows, the tables' names, the
+test id column), checked by their rules (``nbcert.params``) when it is built, before any
+data is read.  ``ask`` then takes a question's tables through four steps, each once:
+
+1. **read**: a path becomes a ``TableSource`` (the training table, read in record batches
+   where the question needs only its statistics) or a DataFrame (the other tables); the
+   test id column is split off, the truth compared with the training table as read;
+2. **normalise**: numbers written with a decimal mark other than a point are rewritten,
+   numeric columns binned at the training table's edges (every table alike);
+3. **code**: the training table becomes the statistics (``Stats``), an ``EncodedTable``
+   (a method that needs its rows) or, with the truth, a ``CleaningTable``; candidate
+   repairs are coded in its domains, the test points in its codes;
+4. **check**: the id and test columns, then the DataWarnings the data calls for.
+
+The result, ``Asked``, is the typed record of what was asked: the questions answer from
+it, the front ends present its answers with its ids, and the certificate is written from it.
 """
 
 from __future__ import annotations
@@ -38,8 +47,62 @@ TRAIN, TEST, TRUTH = "training table", "test table", "truth table"
 
 
 class ReadingOptions(TypedDict, total=False):
-    """The reading options every API function takes as keywords (documented at
-    ``nbcert.certify``)."""
+    r"""The reading options every function of the API takes as keywords.
+
+    The same for every question (``certify``, ``count_worlds``, ``poison``, ...): how the
+    tables are read, binned and named.  Each is checked by its rule before any data is read.
+
+    Parameters
+    ----------
+    missing : iterable of values, optional
+        Values that also mean missing, in both tables.
+    stream : bool, optional
+        True refuses to hold a path's table in memory (``iterate`` and ``ad`` then fail);
+        the default streams a file larger than the memory available allows.
+    batch_rows : int, optional
+        Rows per record batch when reading a path (default: about 64 MB of file each).
+    names : mapping, optional
+        Names of the tables in error messages, keys ``"train"``, ``"test"``, ``"truth"``
+        and ``"candidates"`` (default "training table", "test table", ...; a path is named
+        by itself).
+    bins : int, optional
+        Cut each numeric feature column (every observed value a number, or text of one)
+        into this many bins fitted on ``train``'s observed values; test values take the bin
+        of the training edges they fall in (beyond them: an end bin), named by its interval,
+        e.g. ``[10.9, 14.5)``.  Default: no binning (each value is a category).  A path is
+        then read into memory (``stream=True`` is refused).
+    binning : {"quantile", "uniform", "kmeans"}, default "quantile"
+        KBinsDiscretizer's strategy: quantile bins hold about equal numbers of training
+        values, so no bin is empty and skewed columns are cut where the values are.
+    categorical : column name or list of them, optional
+        Numeric columns that are categories (integer codes): never binned, never warned of.
+    sep : str, optional
+        The field separator of a CSV path (default ","; "tab" or "\t" for a tab).
+    encoding : str, optional
+        The text encoding of a CSV path (default UTF-8), e.g. ``"latin-1"``; a path ending
+        in ``.gz``, ``.bz2``, ``.zst``, ``.lz4`` or ``.br`` is decompressed, ``"-"`` is
+        standard input.
+    test_missing : {"leave_out", "error"}, default "leave_out"
+        A blank test cell: left out of the row's product (its factor is 1, in every
+        question and front end), or an InputError naming its row and column.
+    id : str, optional
+        A column of ``test`` that names its test points (not a feature); ``certify``
+        carries it to its result as the first column.
+    decimal : str, optional
+        The decimal mark of numbers written as text (default a point): ``","`` reads
+        ``0,93`` as ``0.93``, in a CSV path and in a DataFrame's text alike.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({"size": ["1,5", "1,6", "8,0", "9,0", "?"],
+    ...                       "y": ["a", "a", "b", "b", "b"]})
+    >>> test = pd.DataFrame({"size": ["1,7"], "case": ["p1"]})
+    >>> nbcert.certify(train, test, "y", decimal=",", missing=["?"], bins=2, id="case")
+      case  robust label possible_labels  tie_possible
+    0   p1    True     a             [a]         False
+    """
 
     missing: Iterable | None
     sep: str | None
@@ -61,10 +124,11 @@ class Reading:
 
     ``missing``: the tokens that also mean missing; ``sep``, ``encoding``: a CSV path's
     separator (None: a comma) and text encoding (None: UTF-8); ``decimal``: the decimal
-    mark of numbers written as text (None: a point); ``bins``, ``binning``, ``categorical``: the binning of numeric
-    columns; ``stream``, ``batch_rows``: how a path is read; ``names``: the tables' names
-    in messages (keys train, test, truth); ``test_missing``: a blank test cell left out
-    (``leave_out``) or refused (``error``); ``id``: the test table's id column.
+    mark of numbers written as text (None: a point); ``bins``, ``binning``,
+    ``categorical``: the binning of numeric columns; ``stream``, ``batch_rows``: how a
+    path is read; ``names``: the tables' names in messages (keys train, test, truth,
+    candidates); ``test_missing``: a blank test cell left out (``leave_out``) or refused
+    (``error``); ``id``: the test table's id column.
     """
 
     missing: Iterable | None = None
@@ -115,6 +179,33 @@ class Reading:
         """Whether numeric columns are binned."""
         return self.bins is not None
 
+    def text(self) -> dict:
+        """How a CSV path's text is read: its separator, encoding and decimal mark."""
+        return {"sep": self.sep, "encoding": self.encoding, "decimal": self.decimal}
+
+    def source(self, path, role: str = "train", text: bool = False):
+        """The file ``path`` of the table ``role`` as a TableSource read with these options
+        (``text``: every value as its text), named as ``names`` names it; a TableSource
+        stays as it is.  The one place where a path becomes a table."""
+        from .reading.files import TableSource
+
+        if isinstance(path, TableSource):
+            return path
+        name = self.names.get(role, f"{role} table")
+        return TableSource(path, self.missing, name, text=text, **self.text())
+
+    def frame(self, table, role: str):
+        """The table ``role`` as a DataFrame: a path read whole (every value its text),
+        a DataFrame as it is, anything else an InputError naming it."""
+        if is_path(table):
+            return self.source(table, role, text=role != "train").to_pandas()
+        if not isinstance(table, pd.DataFrame):
+            raise InputError(
+                f"{self.names.get(role, role)}: expected a pandas DataFrame, got "
+                f"{type(table).__name__}"
+            )
+        return table
+
 
 def is_dask(obj) -> bool:
     """Whether ``obj`` is a Dask DataFrame."""
@@ -133,7 +224,7 @@ def table_names(train, names: Mapping[str, str] | None) -> dict:
     from .reading.files import TableSource
 
     given = dict(names or {})
-    unknown = sorted(set(given) - {"train", "test", "truth", "candidates"})
+    unknown = sorted(set(given) - {"train", "test", "truth", "candidates", "fill"})
     if unknown:
         raise ParameterError(
             f"names: unknown table {unknown[0]!r} (use train, test, truth or candidates)"
@@ -142,7 +233,17 @@ def table_names(train, names: Mapping[str, str] | None) -> dict:
         given["train"] = train.name
     elif isinstance(train, (str, os.PathLike)):
         given.setdefault("train", str(train))
-    return {"train": TRAIN, "test": TEST, "truth": TRUTH, **given}
+    return {"train": TRAIN, "test": TEST, "truth": TRUTH, "fill": "fill table", **given}
+
+
+def _named_by_paths(reading: Reading, **tables) -> Reading:
+    """``reading`` with each table given as a path named by it, unless ``names`` names it."""
+    names = dict(reading.names)
+    for role, table in tables.items():
+        default = table_names(None, None).get(role)
+        if is_path(table) and names.get(role) == default:
+            names[role] = getattr(table, "name", None) or str(table)
+    return replace(reading, names=names)
 
 
 # ---------------------------------------------------------------------------------------
@@ -151,14 +252,14 @@ def table_names(train, names: Mapping[str, str] | None) -> dict:
 
 @dataclass(frozen=True)
 class RowIds:
-    """The test table's id column: its name and its value for each test row."""
+    """The test table's id column: its name and its value for each test point."""
 
     name: str
     values: list
 
 
 def split_id(test, id: str | None, names: Mapping[str, str]) -> tuple:
-    """(the test rows without the id column, its RowIds), or (test, None) without ``id``."""
+    """(the test points without the id column, its RowIds), or (test, None) without ``id``."""
     if id is None or not isinstance(test, pd.DataFrame):
         return test, None
     if id not in test.columns:
@@ -182,7 +283,7 @@ def with_id(out: pd.DataFrame, ids: RowIds | None) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------------------
-# the tables made ready
+# what was asked
 
 
 @dataclass(frozen=True)
@@ -195,55 +296,146 @@ class Need:
     second_pass: bool = False
 
 
-def _train_table(train, label, reading: Reading, need: Need) -> Stats | EncodedTable:
-    """The training table as Stats or, when ``need`` asks for rows, as an EncodedTable."""
-    missing, name = reading.missing, reading.names["train"]
-    if isinstance(train, EncodedTable):  # from_codes: already coded (``label`` is not used)
-        return train
-    if isinstance(train, pd.DataFrame):
-        if need.rows_for:
-            return encode(train, label, missing=missing, name=name)
-        return frame_stats(train, label, missing=missing, name=name)
-    if is_path(train):
-        from .reading.files import TableSource
-        from .stats import streamed
+@dataclass(frozen=True)
+class Asked:
+    """What a question was asked, read and checked once (``ask``).
 
-        source = train if isinstance(train, TableSource) else TableSource(train, missing, name)
-        return streamed.train_from_path(
-            source,
-            label,
-            missing,
-            rows_for=need.rows_for,
-            second_pass=need.second_pass,
-            stream=reading.stream,
-            batch_rows=reading.batch_rows,
-        )
-    if is_dask(train):
-        from .stats import cluster
+    ``table``: the training table as the question needs it (``Stats``, ``EncodedTable``,
+    or with the truth a ``CleaningTable``); ``T``: the test points' codes (k, d) in its
+    domains; ``test``: the test table as binned, without its id column; ``ids``: that
+    column; ``cand``: the candidate repairs coded, or None; ``bins``: the ColumnBins
+    fitted; ``fill``: a repaired copy's codes (``cleaning_curve``), or None.
+    """
 
-        if need.rows_for:
-            raise InputError(
-                f"{name}: {need.rows_for} needs the table in memory; a Dask DataFrame "
-                f"gives its statistics only (certify with method='index', "
-                f"count_worlds), "
-                f"or call .compute()"
-            )
-        return cluster.dask_stats(train, label, missing=missing, name=name)
-    raise InputError(
-        f"{name}: expected a pandas DataFrame, a CSV or Parquet path, a Dask DataFrame or "
-        f"a table from nbcert.from_codes, got {type(train).__name__}"
+    label: str
+    alpha: object
+    reading: Reading
+    table: object
+    T: np.ndarray
+    test: pd.DataFrame
+    ids: RowIds | None = None
+    cand: object = None
+    bins: tuple = ()
+    fill: np.ndarray | None = None
+
+    @property
+    def test_indices(self) -> list:
+        """The test points' row labels in the test table."""
+        return list(self.test.index)
+
+    def present(self, out: pd.DataFrame) -> pd.DataFrame:
+        """An answer table with the id column as its first column (when there is one)."""
+        return with_id(out, self.ids)
+
+
+@dataclass
+class _Tables:
+    """The tables of a question on their way through ``ask`` (None: not asked)."""
+
+    train: object
+    test: pd.DataFrame
+    reading: Reading
+    ids: RowIds | None = None
+    truth: pd.DataFrame | None = None
+    fill: pd.DataFrame | None = None
+    listed: pd.DataFrame | None = None  # candidate repairs, one line per value
+    wide: pd.DataFrame | None = None  # their values as a table of the training columns
+    bins: list = field(default_factory=list)
+
+
+def ask(
+    train,
+    test,
+    label: str,
+    reading: Reading,
+    need: Need = Need(),
+    alpha=0,
+    *,
+    candidates=None,
+    truth=None,
+    fill=None,
+) -> Asked:
+    """Read, normalise, code and check a question's tables, once each (the module's steps).
+
+    Parameters
+    ----------
+    train, test, label
+        As for ``nbcert.certify``.
+    reading : Reading
+        The reading options.
+    need : Need
+        What the question needs of the training table (ignored with ``truth``).
+    alpha : Fraction
+        The smoothing (the DataWarnings depend on it).
+    candidates : DataFrame or path, optional
+        Candidate repairs (``nbcert.reading.candidates``).
+    truth : DataFrame or path, optional
+        The training table with every cell filled: the training table is then coded in the
+        truth's domains as a ``CleaningTable``.
+    fill : DataFrame or path, optional
+        A repaired copy of the training table (with ``truth``), coded in its domains.
+
+    Returns
+    -------
+    Asked
+    """
+    tables = _read(train, test, label, reading, candidates, truth, fill)
+    _normalise(tables, label)
+    table, cand, enc = _code(tables, label, need)
+    reading = tables.reading
+    check_id(tables.ids, enc.features, reading.names)
+    check_columns_of_test(tables.test, enc.features, label, reading)
+    T = coded_test(enc, tables.test, reading)
+    if truth is None:
+        warn(reading, table, T, alpha)
+    else:
+        warn(reading, enc, table.dirty_codes(T, cand), alpha, truth=T)
+    codes = None if tables.fill is None else _fill_codes(enc, tables.fill)
+    return Asked(
+        label, alpha, reading, table, T, tables.test, tables.ids, cand, tuple(tables.bins), codes
     )
 
 
-def coded_test(table: Stats | EncodedTable, test, reading: Reading):
-    """The test rows as codes of the training table's domains."""
-    name = reading.names["test"]
-    if not isinstance(test, pd.DataFrame):
-        raise InputError(f"{name}: expected a pandas DataFrame, got {type(test).__name__}")
-    return table.encode_test(as_missing(test, reading.missing), name, reading.test_missing)
+def _read(train, test, label, reading: Reading, candidates, truth, fill) -> _Tables:
+    """Step 1: every path read once (the training table kept as a source where it may be
+    streamed), the id column split off the test table, the candidate repairs read against
+    the training table and the truth compared with it, both as read."""
+    reading = _named_by_paths(reading, test=test, truth=truth, fill=fill)
+    test, ids = split_id(reading.frame(test, "test"), reading.id, reading.names)
+    in_memory = candidates is not None or truth is not None or reading.binned()
+    train = _training(train, reading, candidates is not None, in_memory)
+    tables = _Tables(train, test, reading, ids)
+    if candidates is not None:
+        _read_candidates(tables, candidates, label)
+    if truth is not None:
+        tables.truth = truth_for_missing(
+            tables.train, reading.frame(truth, "truth"), label, reading
+        )
+    if fill is not None:
+        tables.fill = tables.reading.frame(fill, "fill")
+    return tables
 
 
-def _bin_refusal(train, reading: Reading) -> None:
+def _training(train, reading: Reading, candidates: bool, in_memory: bool):
+    """The training table as read: a path as a TableSource (a DataFrame when it must be
+    held in memory: binned, with candidates or the truth); anything else as it is."""
+    _refuse_streaming(train, reading, candidates)
+    if not is_path(train):
+        return train
+    source = reading.source(train, "train")
+    return source.to_pandas() if in_memory else source
+
+
+def _refuse_streaming(train, reading: Reading, candidates: bool) -> None:
+    """Candidate repairs and bins need the training table in memory: an error naming the
+    option that asks for another way (a coded table cannot be binned again)."""
+    if candidates and (reading.stream or is_dask(train)):
+        raise ParameterError(
+            "candidate repairs need the training table's rows in memory: drop stream=True "
+            "(--stream) and the Dask scheduler"
+        )
+    if not reading.binned():
+        return
     if isinstance(train, EncodedTable):
         raise ParameterError("bins: the training table is already coded (from_codes): drop bins")
     if reading.stream:
@@ -258,118 +450,119 @@ def _bin_refusal(train, reading: Reading) -> None:
         )
 
 
-def _text(reading: Reading) -> dict:
-    """How a CSV path's text is read: its separator, encoding and decimal mark."""
-    return {"sep": reading.sep, "encoding": reading.encoding, "decimal": reading.decimal}
-
-
-def read_paths(test, truth, reading: Reading) -> tuple:
-    """(test, truth, reading): a test or truth table given as a path read into a DataFrame
-    as the command line reads it (every value the text written, ``sep``, ``encoding``,
-    ``decimal``), and named by its path in messages unless ``names`` names it."""
-    from .reading.files import TableSource
-
-    names, out = dict(reading.names), []
-    for table, key, default in ((test, "test", TEST), (truth, "truth", TRUTH)):
-        if is_path(table):
-            if not isinstance(table, TableSource):
-                name = str(table) if names[key] == default else names[key]
-                table = TableSource(table, reading.missing, name, text=True, **_text(reading))
-            names[key] = table.name
-            table = table.to_pandas()
-        out.append(table)
-    return (*out, replace(reading, names=names))
-
-
-def train_frame(train, reading: Reading):
-    """The training table as a DataFrame where a method needs its rows as one: a path (or
-    TableSource) read whole; anything else as it is."""
-    from .reading.files import TableSource
-
-    if is_path(train):
-        if not isinstance(train, TableSource):
-            train = TableSource(train, reading.missing, reading.names["train"], **_text(reading))
-        return train.to_pandas()
-    return train
-
-
-def binned(train, test, label, reading: Reading, truth=None, fitted: list | None = None) -> tuple:
-    """(train, test, truth) after ``sep``, ``decimal`` and ``bins``: a path becomes a
-    TableSource read with ``sep``, ``encoding`` and ``decimal``, a DataFrame's numbers
-    written with ``decimal`` are rewritten with a point; with ``bins`` the tables become
-    DataFrames with the training table's numeric columns binned (their ColumnBins appended
-    to ``fitted``, when given)."""
-    train, (test, truth) = binned_with(train, [test, truth], label, reading, fitted=fitted)
-    return train, test, truth
-
-
-def binned_with(
-    train, tables: list, label, reading: Reading, keys=("test", "truth"), fitted=None
-) -> tuple:
-    """(train, [tables]) after ``sep``, ``decimal`` and ``bins`` (``binned``), for any
-    number of other tables (None: no table); each named in messages by its key in
-    ``keys`` (one per table), as ``reading.names`` names it; ``fitted``: see ``binned``."""
-    from .reading import decimals
-    from .reading.files import TableSource
-
-    missing, names = reading.missing, reading.names
-    text = _text(reading)
-    if is_path(train) and not isinstance(train, TableSource) and any(text.values()):
-        train = TableSource(train, missing, names["train"], **text)
-    if reading.decimal is not None:
-        if is_dask(train):
-            raise InputError(
-                f"{names['train']}: decimal applies to CSV paths and pandas DataFrames; "
-                "rewrite a Dask DataFrame's numbers first, or call .compute()"
-            )
-        train = decimals.frame(train, reading.decimal)
-        tables = [decimals.frame(t, reading.decimal) for t in tables]
-    if not reading.binned():
-        return train, tables
-    _bin_refusal(train, reading)
-    train = train_frame(train, reading)
-    if not isinstance(train, pd.DataFrame):
-        return train, tables  # _train_table names the type it does not take
-    from .reading.binning import bin_tables
-
-    frames = [(i, t) for i, t in enumerate(tables) if isinstance(t, pd.DataFrame)]
-    train, *done = bin_tables(
-        as_missing(train, missing),
-        [(as_missing(t, missing), names.get(keys[i], f"{keys[i]} table")) for i, t in frames],
-        label,
-        reading.bins,
-        reading.binning,
-        reading.categorical,
-        names["train"],
-        fitted,
-    )
-    out = list(tables)
-    for (i, _), t in zip(frames, done):
-        out[i] = t
-    return train, out
-
-
-def candidate_table(train, candidates, label, reading: Reading) -> tuple:
-    """(the training table in memory, its candidate table (DataFrame ``row, column, value``),
-    ``reading`` naming it): candidates need the training table's rows."""
+def _read_candidates(tables: _Tables, candidates, label: str) -> None:
+    """The candidate table, read against the training table as read, and named."""
     from .reading import candidates as read
 
-    name = reading.names.get("candidates")
-    if reading.stream or is_dask(train):
-        raise ParameterError(
-            "candidate repairs need the training table's rows in memory: drop stream=True "
-            "(--stream) and the Dask scheduler"
-        )
-    train = train_frame(train, reading)
-    if not isinstance(train, pd.DataFrame):
+    reading = tables.reading
+    if not isinstance(tables.train, pd.DataFrame):
         raise InputError(
             f"{reading.names['train']}: candidate repairs need the training table in memory "
             "(a pandas DataFrame or a path)"
         )
-    table, name = read.read(
-        candidates, as_missing(train, reading.missing), label, name, **_text(reading)
+    name = reading.names.get("candidates")
+    train = as_missing(tables.train, reading.missing)
+    listed, name = read.read(candidates, train, label, name, **reading.text())
+    features = [c for c in tables.train.columns if c != label]
+    tables.listed, tables.wide = listed, read.wide(listed, features)
+    tables.reading = replace(reading, names={**reading.names, "candidates": name})
+
+
+def _normalise(tables: _Tables, label: str) -> None:
+    """Step 2: numbers written with ``decimal`` rewritten with a point (a path's reader
+    does it as it reads), then with ``bins`` every table's numeric columns binned at the
+    training table's edges (their ColumnBins kept in ``tables.bins``)."""
+    from .reading import decimals
+
+    reading = tables.reading
+    others = ("test", "truth", "fill", "wide")
+    if reading.decimal is not None:
+        if is_dask(tables.train):
+            raise InputError(
+                f"{reading.names['train']}: decimal applies to CSV paths and pandas "
+                "DataFrames; rewrite a Dask DataFrame's numbers first, or call .compute()"
+            )
+        for key in ("train", *others):
+            setattr(tables, key, decimals.frame(getattr(tables, key), reading.decimal))
+    if not reading.binned() or not isinstance(tables.train, pd.DataFrame):
+        return  # a table of another type is named by _train_table
+    from .reading.binning import bin_tables
+
+    names = {**reading.names, "wide": reading.names.get("candidates", "candidate table")}
+    given = [k for k in others if getattr(tables, k) is not None]
+    binned = bin_tables(
+        as_missing(tables.train, reading.missing),
+        [(as_missing(getattr(tables, k), reading.missing), names[k]) for k in given],
+        label,
+        reading.bins,
+        reading.binning,
+        reading.categorical,
+        reading.names["train"],
+        tables.bins,
     )
-    return train, table, replace(reading, names={**reading.names, "candidates": name})
+    tables.train = binned[0]
+    for key, table in zip(given, binned[1:]):
+        setattr(tables, key, table)
+
+
+def _code(tables: _Tables, label: str, need: Need) -> tuple:
+    """Step 3: (the training table as the question needs it, its Candidates or None, the
+    EncodedTable or Stats whose domains code the test points)."""
+    reading = tables.reading
+    if tables.truth is not None:
+        from .cleaning import CleaningTable
+
+        enc, miss = prepare_truth(tables.train, tables.truth, label, reading.missing, reading.names)
+        cand = None
+        if tables.listed is not None:
+            enc, cand = coded_candidates(enc, tables.listed, tables.wide, reading, miss)
+        tab = CleaningTable.build(enc, miss)
+        if cand is not None:
+            cand = cand.with_unlisted(tab.dirty_domain(cand))
+        return tab, cand, enc
+    if tables.listed is not None:
+        need = need if need.rows_for else Need("candidate repairs")
+    table = _train_table(tables.train, label, reading, need)
+    cand = None
+    if tables.listed is not None:
+        table, cand = coded_candidates(table, tables.listed, tables.wide, reading)
+    return table, cand, table
+
+
+def _train_table(train, label, reading: Reading, need: Need) -> Stats | EncodedTable:
+    """The training table as Stats or, when ``need`` asks for rows, as an EncodedTable."""
+    missing, name = reading.missing, reading.names["train"]
+    if isinstance(train, EncodedTable):  # from_codes: already coded (``label`` is not used)
+        return train
+    if isinstance(train, pd.DataFrame):
+        if need.rows_for:
+            return encode(train, label, missing=missing, name=name)
+        return frame_stats(train, label, missing=missing, name=name)
+    if is_path(train):
+        from .stats import streamed
+
+        return streamed.train_from_path(
+            train,
+            label,
+            rows_for=need.rows_for,
+            second_pass=need.second_pass,
+            stream=reading.stream,
+            batch_rows=reading.batch_rows,
+        )
+    if is_dask(train):
+        from .stats import cluster
+
+        if need.rows_for:
+            raise InputError(
+                f"{name}: {need.rows_for} needs the table in memory; a Dask DataFrame gives "
+                "its statistics only (certify with method='index', count_worlds), or call "
+                ".compute()"
+            )
+        return cluster.dask_stats(train, label, missing=missing, name=name)
+    raise InputError(
+        f"{name}: expected a pandas DataFrame, a CSV or Parquet path, a Dask DataFrame or "
+        f"a table from nbcert.from_codes, got {type(train).__name__}"
+    )
 
 
 def coded_candidates(table, listed, binned, reading: Reading, missing=None) -> tuple:
@@ -389,30 +582,26 @@ def coded_candidates(table, listed, binned, reading: Reading, missing=None) -> t
     return candidates.code(table, entries, reading.names["train"], missing)
 
 
-def prepare(
-    train, test, label, reading: Reading, need: Need = Need(), alpha=0, listed=None, fitted=None
-) -> tuple:
-    """(training table as Stats or EncodedTable, test codes, test table as binned, its
-    Candidates or None), after ``binned``, with the DataWarnings they call for (at the
-    smoothing ``alpha``); ``listed``: a candidate table (``candidate_table``); ``fitted``:
-    see ``binned``."""
-    from .reading import candidates as read
-
-    extra = []
-    if listed is not None:
-        features = [c for c in train.columns if c != label]
-        extra = [read.wide(listed, features)]
-        need = need if need.rows_for else Need("candidate repairs")
-    train, (test, *extra) = binned_with(
-        train, [test, *extra], label, reading, ("test", "candidates"), fitted
+def coded_test(table: Stats | EncodedTable, test, reading: Reading):
+    """The test points as codes of the training table's domains."""
+    return table.encode_test(
+        as_missing(test, reading.missing), reading.names["test"], reading.test_missing
     )
-    table = _train_table(train, label, reading, need)
-    cand = None
-    if listed is not None:
-        table, cand = coded_candidates(table, listed, extra[0], reading)
-    T = coded_test(table, test, reading)
-    warn(reading, table, T, alpha)
-    return table, T, test, cand
+
+
+def _fill_codes(enc: EncodedTable, fill: pd.DataFrame) -> np.ndarray:
+    """(n, d) codes of a repaired copy of the table, rows in ``enc``'s order (-1: a value
+    outside the domain, or blank)."""
+    absent = [f for f in enc.features if f not in fill.columns]
+    if absent or len(fill) != enc.n:
+        raise InputError(
+            f"fill table: it must have the training table's feature columns and its {enc.n} "
+            f"rows ({'no column ' + repr(absent[0]) if absent else f'it has {len(fill)} rows'})"
+        )
+    from .reading.columns import positions
+
+    codes = np.column_stack([positions(c, fill[f]) for f, c in zip(enc.features, enc.categories)])
+    return codes[enc.rows]
 
 
 def warn(reading: Reading, dom, T, alpha=0, truth=None) -> None:
@@ -430,37 +619,6 @@ def warn(reading: Reading, dom, T, alpha=0, truth=None) -> None:
     )
 
 
-def ask(train, test, label, reading: Reading, need: Need = Need(), alpha=0, fitted=None) -> tuple:
-    """``prepare`` with the test id column read and checked (not a training column): (training
-    table, test codes, test table as binned, RowIds or None).  A test path is read first;
-    ``fitted``: see ``binned``."""
-    return ask_with(train, test, label, reading, need, alpha, fitted=fitted)[:4]
-
-
-def ask_with(
-    train,
-    test,
-    label,
-    reading: Reading,
-    need: Need = Need(),
-    alpha=0,
-    candidates=None,
-    fitted=None,
-) -> tuple:
-    """``ask`` with candidate repairs: (training table, test codes, test table as binned,
-    RowIds or None, Candidates or None); ``candidates``: a candidate table, a path of one,
-    or CPClean's repairs folder (``nbcert.reading.candidates``)."""
-    test, _, reading = read_paths(test, None, reading)
-    _, ids = split_id(test, reading.id, reading.names)  # test keeps it: encode_test leaves it out
-    listed = None
-    if candidates is not None:
-        train, listed, reading = candidate_table(train, candidates, label, reading)
-    table, T, test, cand = prepare(train, test, label, reading, need, alpha, listed, fitted)
-    check_id(ids, table.features, reading.names)
-    check_columns_of_test(test, table.features, label, reading)
-    return table, T, test, ids, cand
-
-
 def check_columns_of_test(test, features, label, reading: Reading) -> None:
     """A test column that is not a training column (a feature, the label or the id column)
     is an InputError, as the command line says it: a misspelt column would otherwise be
@@ -476,7 +634,7 @@ def check_columns_of_test(test, features, label, reading: Reading) -> None:
 def not_a_column(test: str, column, train: str, id: str | None, flag: str) -> InputError:
     """The error for a test column that the training table does not have; without an id
     column it says how to name one (``flag``: ``--id COL`` or ``id='COL'``)."""
-    hint = "" if id is not None else f" (if it names the test rows, pass {flag})"
+    hint = "" if id is not None else f" (if it names the test points, pass {flag})"
     return InputError(f"{test}: column {column!r} is not a column of {train}{hint}")
 
 
@@ -531,11 +689,10 @@ def truth_for_missing(train, truth, label, reading: Reading) -> pd.DataFrame:
     tables are compared as read, before binning; the header, the rows and a value in every
     missing cell are required (InputError)."""
     names = reading.names
-    for table, role in ((train, "train"), (truth, "truth")):
-        if not isinstance(table, pd.DataFrame):
-            raise InputError(
-                f"{names[role]}: expected a pandas DataFrame, got {type(table).__name__}"
-            )
+    if not isinstance(train, pd.DataFrame):
+        raise InputError(
+            f"{names['train']}: expected a pandas DataFrame, got {type(train).__name__}"
+        )
     dirty, truth = as_missing(train, reading.missing), as_missing(truth, reading.missing)
     known = dirty.notna().to_numpy()
     _check_truth(dirty, truth, known, names)
@@ -576,7 +733,10 @@ def require_complete(table: Stats | EncodedTable, reading: Reading) -> None:
 
 __all__ = [
     "Reading",
+    "ReadingOptions",
     "Need",
+    "Asked",
+    "ask",
     "RowIds",
     "TRAIN",
     "TEST",
@@ -585,23 +745,13 @@ __all__ = [
     "split_id",
     "check_id",
     "with_id",
-    "binned",
-    "binned_with",
-    "candidate_table",
-    "coded_candidates",
-    "prepare",
     "warn",
-    "ask",
-    "ask_with",
-    "ReadingOptions",
     "coded_test",
     "require_complete",
     "check_columns_of_test",
+    "not_a_column",
     "prepare_truth",
     "truth_for_missing",
     "is_dask",
     "is_path",
-    "read_paths",
-    "train_frame",
-    "not_a_column",
 ]

@@ -41,7 +41,6 @@ parameter (``sep=";"``, ...); and :func:`mem_available` for a study that plans i
 
 from __future__ import annotations
 
-from . import deprecation
 from .approximate import (
     Sampled,
     certify_ad,
@@ -81,21 +80,6 @@ from .reading.columns import code_dtype
 from .reading.encoding import EncodedTable, encode, from_codes
 from .reading.streaming import mem_available
 from .stats import Stats, tally
-
-# the names before the glossary's, for one release (a FutureWarning; not in __all__)
-count_index = deprecation.renamed(tally, "nbcert.methods.count_index", "nbcert.methods.tally")
-poison_many_encoded = deprecation.renamed(
-    poison_together_encoded,
-    "nbcert.methods.poison_many_encoded",
-    "nbcert.methods.poison_together_encoded",
-)
-state_decision = deprecation.renamed(
-    state_certification, "nbcert.methods.state_decision", "nbcert.methods.state_certification"
-)
-__getattr__ = deprecation.renamed_classes(
-    globals(), {"Decision": "Certification"}, "nbcert.methods"
-)
-
 
 __all__ = [
     # tables of integer codes

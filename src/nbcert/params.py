@@ -313,7 +313,6 @@ RULES: dict = {
     },
     "prior": Options("observed", "worlds", noun="prior"),
     "n_worlds": Int(1),
-    "n_samples": OrNone(Int(1)),  # count_worlds' old name of n_worlds (deprecated)
     "max_states": Int(1),
     "confidence": Real(0, 1, "a number between 0 and 1"),
     "width": Real(0, 1, "a share between 0 and 1 (0.001 is 0.1 percentage point)"),

@@ -160,16 +160,12 @@ def synthetic_table(
     seed=0,
     points: int = 0,
     concentration: float = 0.5,
-    *,
-    k: int | None = None,
 ):
     """A training table and ``points`` test points from one planted model.
 
     Returns (model, X (n, d), y (n,), T (points, d), t_labels (points,)).  The model and the
     test points depend only on the seed (not on n), so tables of different sizes share both.
-    ``k`` is the deprecated name of ``points`` (removed in 0.2).
     """
-    points = _points(points, k, "synthetic_table")
     model, T, t_labels, train_seed = model_and_tests(d, domain, labels, seed, points, concentration)
     X, y = model.sample(n, np.random.SeedSequence([*train_seed.generate_state(4), n]))
     return model, X, y, T, t_labels
@@ -182,13 +178,9 @@ def model_and_tests(
     seed=0,
     points: int = 0,
     concentration: float = 0.5,
-    *,
-    k: int | None = None,
 ):
     """The model and ``points`` test points of ``synthetic_table`` (they depend on the seed
-    only), and the seed of its training rows: (model, T, t_labels, train_seed).  ``k`` is the
-    deprecated name of ``points`` (removed in 0.2)."""
-    points = _points(points, k, "model_and_tests")
+    only), and the seed of its training rows: (model, T, t_labels, train_seed)."""
     model_seed, test_seed, train_seed = np.random.SeedSequence(_entropy(seed)).spawn(3)
     model = planted_model(d, domain, labels, model_seed, concentration)
     T, t_labels = (
@@ -200,16 +192,6 @@ def model_and_tests(
         order = np.random.default_rng(test_seed.spawn(1)[0]).permutation(points)
         T, t_labels = T[order], t_labels[order]
     return model, T, t_labels, train_seed
-
-
-def _points(points: int, k: int | None, where: str) -> int:
-    """``points``, or the deprecated ``k`` given instead (a FutureWarning)."""
-    if k is None:
-        return points
-    from . import deprecation
-
-    deprecation.warn(f"nbcert.synthetic.{where}(k=...)", "points=...", stacklevel=4)
-    return k
 
 
 def _entropy(seed):
@@ -379,3 +361,41 @@ def test_frame(model: PlantedNB, k: int, seed=0, T: np.ndarray | None = None):
     return pd.DataFrame(
         {f"f{j}": [VALUE_TEXT.format(v) for v in T[:, j]] for j in range(T.shape[1])}
     )
+
+
+def example() -> tuple:
+    """The small table of the API's examples: (train, test, truth) as DataFrames.
+
+    Seven training rows of two features, ``color`` and ``size``, labelled ``a`` or ``b``,
+    with two missing cells (row 1's size, row 3's color); two test points; and the truth,
+    the training table with its missing cells filled (blue, S).
+
+    Examples
+    --------
+    >>> from nbcert.synthetic import example
+    >>> train, test, truth = example()
+    >>> train
+      color  size  y
+    0   red     S  a
+    1   red  None  a
+    2  blue     L  a
+    3  None     S  b
+    4  blue     S  b
+    5   red     L  b
+    6  blue     L  b
+    >>> test
+      color size
+    0   red    S
+    1  blue    L
+    """
+    import pandas as pd
+
+    train = pd.DataFrame(
+        {
+            "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+            "size": ["S", None, "L", "S", "S", "L", "L"],
+            "y": ["a", "a", "a", "b", "b", "b", "b"],
+        }
+    )
+    test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    return train, test, train.fillna({"color": "blue", "size": "S"})

@@ -18,7 +18,7 @@ import nbcert
 
 from .. import params
 from ..errors import ParameterError
-from ..inputs import RowIds, check_id, not_a_column, split_id
+from ..inputs import Reading, RowIds, check_id, not_a_column, split_id
 
 
 @dataclass
@@ -178,14 +178,11 @@ def _hinting(command):
     return run
 
 
-def _text(args) -> dict:
-    """How the CSV files' text is read: --sep, --encoding and --decimal."""
-    return {"sep": args.sep, "encoding": args.encoding, "decimal": args.decimal}
-
-
-def _read_csv(args, path: str):
-    """A CSV file the command reads whole (the test rows, the truth), named by its path."""
-    return nbcert.read_csv(path, missing=args.missing, name=path, **_text(args))
+def _files(args, names: dict) -> Reading:
+    """How the command's files are read (--missing, --sep, --encoding, --decimal), each
+    named by its path."""
+    text = {"sep": args.sep, "encoding": args.encoding, "decimal": args.decimal}
+    return Reading.of(args.train, missing=args.missing, names=names, **text)
 
 
 def _load(args, session: Session) -> Inputs:
@@ -196,10 +193,10 @@ def _load(args, session: Session) -> Inputs:
     _check_binning(args)
     if [args.train, args.test, getattr(args, "truth", None)].count("-") > 1:
         raise ParameterError("only one of --train, --test and --truth can be - (standard input)")
-    source = nbcert.TableSource(args.train, args.missing, args.train, text=True, **_text(args))
-    test = _read_csv(args, args.test)
     names = {"train": args.train, "test": args.test}
-    test, ids = split_id(test, args.id, names)
+    files = _files(args, names)
+    source = files.source(args.train, "train", text=True)
+    test, ids = split_id(files.frame(args.test, "test"), args.id, names)
     check_id(ids, source.columns, names)
     extra = [c for c in test.columns if c not in source.columns]
     if extra:
@@ -311,8 +308,8 @@ def clean(args, session: Session) -> Advice | Cleaned:
     inputs.train = inputs.train.to_pandas()  # the cleaning methods work on the rows
     if args.truth is None:
         return Advice(_ask(nbcert.clean, args, inputs, "prior", "top", alpha=alpha), args.cells)
-    inputs.truth = _read_csv(args, args.truth)
     inputs.names["truth"] = args.truth
+    inputs.truth = _files(args, inputs.names).frame(args.truth, "truth")
     flags = ("prior", "method", "node_limit", "time_limit", "batch", "target", "budget")
     written = _certificate(args, inputs, **files)
     report = _ask(

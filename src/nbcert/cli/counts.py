@@ -83,7 +83,6 @@ def _count_record(wc, labels) -> dict:
         "tie_fraction": tie,
         "intervals": intervals,
         "n_worlds": None if wc.n_worlds is None else int(wc.n_worlds),
-        "samples": None if wc.n_worlds is None else int(wc.n_worlds),  # its old name, until 0.2
     }
 
 

@@ -11,10 +11,9 @@ starts (one line: ``--alpha: expected ...``).
 from __future__ import annotations
 
 import argparse
-import sys
 import textwrap
 
-from .. import deprecation, params
+from .. import params
 
 _WORLD = (
     "A possible world fills every missing cell of the training table with one of the "
@@ -349,27 +348,6 @@ def _option(p, flag: str, rule: str, help: str, default=None, metavar: str = "N"
     )
 
 
-class _Renamed(argparse.Action):
-    """A flag's old name: stores its value under the new name's rule, with one line on
-    stderr (never stdout, which ``--json`` keeps for JSON) saying which flag to use."""
-
-    def __init__(self, option_strings, dest, new: str, **kwargs):
-        self.new = new
-        super().__init__(option_strings, dest, **kwargs)
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        sys.stderr.write(f"nbcert: warning: {deprecation.message(option_string, self.new)}\n")
-        setattr(namespace, self.dest, values)
-
-
-def _renamed(p, old: str, new: str, rule: str) -> None:
-    """``old``, the deprecated name of the flag ``new`` (whose value is stored as ``rule``),
-    still accepted for one release and left out of the help."""
-    p.add_argument(
-        old, type=rule_type(rule), dest=rule, action=_Renamed, new=new, help=argparse.SUPPRESS
-    )
-
-
 def _method(p, function: str, help: str) -> None:
     """--method, its choices those of the rule for ``function``'s method in nbcert.params,
     the first of them its default."""
@@ -439,7 +417,6 @@ def _count(sub, parents) -> None:
         p, "--time-limit", "time_limit", "seconds per test row that bounds refines for", 2.0, "SEC"
     )
     _option(p, "--worlds", "n_worlds", "worlds sampled per test row by montecarlo", 20000)
-    _renamed(p, "--samples", "--worlds", "n_worlds")
     _option(
         p, "--confidence", "confidence", "confidence level of the montecarlo intervals", 0.95, "C"
     )

@@ -48,7 +48,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .. import blanks, deprecation
+from .. import blanks
 from ..certification import possible_index
 from ..errors import InputError, unknown_option
 from ..reading.encoding import EncodedTable
@@ -115,12 +115,6 @@ class WorldCounts:
     proven_shares: dict | None = None
     proven_tie_shares: tuple | None = None
     eps: float | None = None
-
-    @property
-    def samples(self) -> int | None:
-        """Deprecated name of ``n_worlds`` (removed in 0.2)."""
-        deprecation.warn("WorldCounts.samples", "WorldCounts.n_worlds", stacklevel=3)
-        return self.n_worlds
 
     @property
     def total_text(self) -> str | None:
@@ -290,7 +284,6 @@ def count_encoded(
     time_limit=TIME_LIMIT,
     progress=None,
     cand=None,
-    n_samples=None,
 ) -> list[WorldCounts]:
     """World counts per test point from the table's statistics (see the module docstring
     for the methods); ``cand``: the table's candidate repairs, whose worlds are counted
@@ -323,8 +316,6 @@ def count_encoded(
     progress : callable, optional
         Called as ``progress(done, total, method)`` before each point (with the method
         it is counted by) and once when all are done.
-    n_samples : int, optional
-        Deprecated name of ``n_worlds`` (removed in 0.2).
 
     Returns
     -------
@@ -340,9 +331,6 @@ def count_encoded(
     """
     if method not in METHODS:
         raise unknown_option("counting method", method, METHODS)
-    if n_samples is not None:
-        deprecation.warn("count_encoded(n_samples=...)", "n_worlds=...")
-        n_worlds = n_samples
     enc = as_stats(source)
     budget = min(max_states, AUTO_STATES) if method == "auto" else max_states
     settings = _Settings(

@@ -11,7 +11,6 @@ certifiably robust (alpha = 0, and any alpha for one point).
 * ``many``       -- several points at once: greedy, or exact with a proven lower bound.
 """
 
-from .. import deprecation
 from .many import TogetherPoisoning, all_nonrobust, greedy, poison_together_encoded
 from .single import Cells, PoisonedCounts, Poisoning, poison_encoded
 from .streamed import find_cells, poison_streamed
@@ -28,9 +27,3 @@ __all__ = [
     "poison_streamed",
     "find_cells",
 ]
-
-
-# ``ManyPoisoning``, the old name of ``TogetherPoisoning`` (a FutureWarning)
-__getattr__ = deprecation.renamed_classes(
-    globals(), {"ManyPoisoning": "TogetherPoisoning"}, "nbcert.poisoning", "nbcert"
-)

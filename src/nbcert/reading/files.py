@@ -105,14 +105,6 @@ class TableSource(CsvReading, ParquetReading):
         self.columns = self._read_header()
         self._check_header()
 
-    @property
-    def kind(self) -> str:
-        """Deprecated name of ``format`` (a FutureWarning), removed in the next release."""
-        from .. import deprecation
-
-        deprecation.warn("TableSource.kind", "TableSource.format")
-        return self.format
-
     # -- opening
 
     def _fail(self, what: str) -> InputError:

@@ -58,9 +58,8 @@ def source_stats(source: TableSource, label: str, batch_rows: int | None = None)
 
 
 def train_from_path(
-    train,
+    source: TableSource,
     label: str,
-    missing,
     *,
     rows_for: str | None,
     stream: bool | None,
@@ -71,7 +70,6 @@ def train_from_path(
     ``rows_for`` names (the method that needs rows, as messages name it); a table to be
     streamed gives a method that can name its cells in a ``second_pass`` over the file (OP)
     its StreamedStats and the others an error."""
-    source = train if isinstance(train, TableSource) else TableSource(train, missing)
     if rows_for is None:
         return source_stats(source, label, batch_rows)
     streamed = stream if stream is not None else too_big(source)
