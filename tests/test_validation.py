@@ -268,11 +268,14 @@ def test_clean_with_truth_checks_the_dirty_table_without_encoding_it(monkeypatch
         nbcert.clean_with_truth(dirty.assign(g=None), truth, TEST, "y")
     with pytest.raises(nbcert.InputError, match=r"^mine: no label column 'z'"):
         nbcert.clean_with_truth(dirty, truth, TEST, "z", names={"train": "mine"})
+    import nbcert.reading.truth
+
     encoded = []
     real = nbcert.inputs.encode
-    monkeypatch.setattr(
-        nbcert.inputs, "encode", lambda *a, **k: encoded.append(k.get("name")) or real(*a, **k)
-    )
+    for module in (nbcert.inputs, nbcert.reading.truth):
+        monkeypatch.setattr(
+            module, "encode", lambda *a, **k: encoded.append(k.get("name")) or real(*a, **k)
+        )
     rep = nbcert.clean_with_truth(dirty, truth, pd.DataFrame({"f": ["a"], "g": ["y"]}), "y")
     assert encoded == ["truth table"] and len(rep.points) == 1
 

@@ -17,7 +17,7 @@ _WHERE = {
     "clean_with_truth": "api",
     "cleaning_curve": "api",
     "read_repairs": "reading.candidates",
-    "ReadingOptions": "inputs",
+    "ReadingOptions": "reading.options",
     "CleaningReport": "cleaning",
     "PointCleaning": "cleaning",
     "TogetherCleaning": "cleaning",

@@ -10,7 +10,7 @@ statistics and names its cells in a second pass.  Codes are mapped back to the v
 they appear in the input.
 
 Numeric columns are binned with ``bins=N`` (``nbcert.reading.binning``: KBinsDiscretizer
-fitted on the training table's observed values, test rows cut at its edges, a bin named
+fitted on the training table's observed values, test points cut at its edges, a bin named
 by its interval such as ``[10.9, 14.5)``); binning holds the training table in memory.
 Where an answer would say little (a numeric-looking column not binned, test values never
 seen in training, a common missing token read as a category) a ``DataWarning`` says so.
@@ -32,7 +32,7 @@ import pandas as pd
 from . import approximate, blanks, certification
 from .count import WorldCounts, count_encoded
 from .errors import InputError, ParameterError
-from .inputs import Asked, Need, Reading, ReadingOptions, ask, require_complete
+from .inputs import Asked, Need, Reading, ReadingOptions, ask, reading_options, require_complete
 from .params import validate, validated
 from .reading import hints
 from .reading.encoding import EncodedTable
@@ -123,7 +123,7 @@ def certify(
     0    True     a             [a]         False
     1    True     b             [b]         False
     """
-    reading = Reading.of(train, **options)
+    reading = reading_options(train, **options)
     need = _certify_need(method, candidates)
     written = _target(certificate, method != "ad", candidates, train=train, test=test)
     asked = ask(train, test, label, reading, need, alpha, candidates=candidates)
@@ -193,7 +193,7 @@ AD_COLUMNS = ("label", "sampled_labels", "sampled_tie", "worlds_sampled")
 def _certified(asked: Asked, method, n_worlds, seed) -> pd.DataFrame:
     """Answer certify for every test point, as certify's table.
 
-    certify's table: robust, label, possible_labels, tie_possible per test row (AD:
+    certify's table: robust, label, possible_labels, tie_possible per test point (AD:
     robust, label and what its worlds saw); each group of rows with the same blank cells is
     answered on its projection (``nbcert.blanks``).
     """
@@ -218,9 +218,9 @@ def _certified(asked: Asked, method, n_worlds, seed) -> pd.DataFrame:
 
 
 def _sampled(table, T, alpha, n_worlds, seed) -> tuple:
-    """Say what AD's sampled worlds saw, per test row.
+    """Say what AD's sampled worlds saw, per test point.
 
-    (robust, label, sampled labels, sampled tie, worlds), one entry per test row: what
+    (robust, label, sampled labels, sampled tie, worlds), one entry per test point: what
     AD saw, never the exact possible labels (its robust may be wrong; what it saw is not).
     """
     seen = approximate.sample_ad(table, T, alpha, n_worlds=n_worlds, seed=seed)
@@ -234,7 +234,7 @@ def _sampled(table, T, alpha, n_worlds, seed) -> tuple:
 
 
 def _answers(table, T, alpha, method, cand=None) -> tuple:
-    """(robust, label, possible labels, tie possible), one entry per test row, of one table."""
+    """(robust, label, possible labels, tie possible), one entry per test point, of one table."""
     if method == "index":
         dec = certification.certify_index(table, T, alpha, cand)
     else:
@@ -291,7 +291,7 @@ def count_worlds(
         reach ``width`` within ``time_limit``, then Monte-Carlo (a DataWarning says how
         many rows it estimated).
     n_worlds : int, default 20000
-        Worlds sampled per test row by ``montecarlo``.
+        Worlds sampled per test point by ``montecarlo``.
     confidence : float, default 0.95
         Confidence level of the montecarlo intervals, strictly between 0 and 1.
     seed : None, int or numpy Generator, optional
@@ -302,9 +302,9 @@ def count_worlds(
         The widest proven interval ``bounds`` refines to, as a share of the worlds
         (0.001: 0.1 percentage point).
     time_limit : float, default 2.0
-        Seconds per test row that ``bounds`` refines for (it then gives what it proved).
+        Seconds per test point that ``bounds`` refines for (it then gives what it proved).
     progress : callable, optional
-        Called as ``progress(done, total, method)`` before each test row and at the end.
+        Called as ``progress(done, total, method)`` before each test point and at the end.
     candidates : DataFrame or path, optional
         Candidate repairs, as for ``certify``: each listed cell's candidates are its
         values, and the worlds counted are theirs (every method).
@@ -312,7 +312,7 @@ def count_worlds(
     Returns
     -------
     list of WorldCounts
-        One per test row, saying which method produced it: exact counts (``counts``,
+        One per test point, saying which method produced it: exact counts (``counts``,
         ``ties``, ``total``), proven intervals (``proven``, ``proven_ties``,
         ``proven_shares``) or estimated ``fractions`` with ``intervals``.
 
@@ -326,7 +326,7 @@ def count_worlds(
     [({'a': 3, 'b': 1}, 0, 4), ({'a': 0, 'b': 4}, 0, 4)]
     """
     asked = ask(
-        train, test, label, Reading.of(train, **options), alpha=alpha, candidates=candidates
+        train, test, label, reading_options(train, **options), alpha=alpha, candidates=candidates
     )
     return count_encoded(
         asked.table,
@@ -364,9 +364,9 @@ def poison(
     candidates=None,
     **options: Unpack[ReadingOptions],
 ) -> list[poisoning.Poisoning]:
-    """Find the fewest cells that make each test row, on its own, not robust.
+    """Find the fewest cells that make each test point, on its own, not robust.
 
-    The cells of the complete table ``train`` to blank so each test row, on its own, stops
+    The cells of the complete table ``train`` to blank so each test point, on its own, stops
     being certifiably robust (alpha = 0, the paper's classifier, unless ``alpha``).
 
     Parameters
@@ -392,7 +392,7 @@ def poison(
     Returns
     -------
     list of Poisoning
-        One per test row: ``cells`` as (row position in ``train``, column name); when none
+        One per test point: ``cells`` as (row position in ``train``, column name); when none
         was found ``num_cells`` is None and ``status`` says "impossible" (proven: op, or a
         single label) or "none_found" (sr and rp prove nothing).
 
@@ -409,7 +409,7 @@ def poison(
 
     if candidates is not None:
         raise ParameterError(NO_CANDIDATES_TO_POISON)
-    reading = Reading.of(train, **options)
+    reading = reading_options(train, **options)
     written = _target(certificate, train=train, test=test)
     need = Need(f"poison method {method!r}", second_pass=method == "op" and written is None)
     asked = ask(train, test, label, reading, need, alpha)
@@ -438,9 +438,9 @@ def poison_together(
     certificate=None,
     **options: Unpack[ReadingOptions],
 ) -> poisoning.TogetherPoisoning:
-    """Find the fewest cells that make every test row not robust at once.
+    """Find the fewest cells that make every test point not robust at once.
 
-    The cells of the complete table ``train`` to blank so that every test row is non-robust
+    The cells of the complete table ``train`` to blank so that every test point is non-robust
     at once (alpha = 0).
 
     Parameters
@@ -473,7 +473,7 @@ def poison_together(
     """
     from . import poisoning
 
-    reading = Reading.of(train, **options)
+    reading = reading_options(train, **options)
     written = _target(certificate, train=train, test=test)
     asked = ask(train, test, label, reading, Need("poisoning test points together"))
     require_complete(asked.table, reading)
@@ -496,7 +496,7 @@ def _memory_note(names: tuple) -> tuple:
     said = (
         f"a search's exact program passed its size limit ({ONE_HOT_MAX_COLUMNS:,} columns, "
         "a bound on its memory) and was not solved; the answer is the greedy one with its "
-        "proven lower bound; fewer test rows, fewer cells to clean ("
+        "proven lower bound; fewer test points, fewer cells to clean ("
     )
     return (
         f"{names[0]}: {said}bins=N, candidates=) or method='greedy' keep it small",
@@ -553,7 +553,7 @@ def clean(
 ) -> pd.DataFrame:
     """Rank the missing cells of ``train`` to clean next.
 
-    The cells whose cleaning may make the test rows certifiably robust, by a heuristic
+    The cells whose cleaning may make the test points certifiably robust, by a heuristic
     policy (the truth is unknown).
 
     Parameters
@@ -575,12 +575,12 @@ def clean(
     DataFrame
         One row per group of interchangeable cells (one label and column), best first:
         ``row`` and ``column`` of its first missing cell, the row's ``label``, the group's
-        size ``group_cells``, the policy's ``score`` and how many non-robust test rows it may
+        size ``group_cells``, the policy's ``score`` and how many non-robust test points it may
         help as their likely winner's cell (``as_winner``: its truth may equal the test
         value) or as a rival's (``as_rival``: its truth may differ), and ``test_value``: the
-        value all those test rows have in the column (with ``bins``, the bin's interval),
+        value all those test points have in the column (with ``bins``, the bin's interval),
         missing when they differ; ``group_rows``, the data rows of every cell of the group
-        (its column is ``column``).  Empty when every test row is robust or nothing may help.
+        (its column is ``column``).  Empty when every test point is robust or nothing may help.
 
     Examples
     --------
@@ -594,7 +594,7 @@ def clean(
     """
     from . import cleaning
 
-    reading = Reading.of(train, **options)
+    reading = reading_options(train, **options)
     asked = ask(train, test, label, reading, Need("cleaning advice"), alpha, candidates=candidates)
     values = asked.test[list(asked.table.features)]
     groups = cleaning.advice(asked.table, asked.T, alpha, prior, top, values, asked.cand)
@@ -675,7 +675,7 @@ def clean_with_truth(
     >>> report.together.cells, report.together.optimal
     (((3, 'color'),), True)
     """
-    reading = Reading.of(train, **options)
+    reading = reading_options(train, **options)
     if certificate is not None and (target != 1 or budget is not None):
         raise ParameterError(
             "certificate: written for every row some cleaning certifies (target 1, no budget)"
@@ -733,9 +733,9 @@ def cleaning_curve(
     candidates=None,
     **options: Unpack[ReadingOptions],
 ) -> pd.DataFrame:
-    """Follow the certain test rows and the accuracy along a cleaning order.
+    """Follow the certain test points and the accuracy along a cleaning order.
 
-    The cleaning curve: certain test rows, and Naive Bayes' accuracy, as the missing cells
+    The cleaning curve: certain test points, and Naive Bayes' accuracy, as the missing cells
     of ``train`` are cleaned in an order, up to every row some cleaning certifies.
 
     Parameters
@@ -743,7 +743,7 @@ def cleaning_curve(
     train, truth, test, label, alpha, prior, batch, candidates, **options
         As for ``clean_with_truth`` (the truth is read for the missing cells only).
     labels : array-like, optional
-        The test rows' true labels: the curve then gives the accuracy of the Naive Bayes
+        The test points' true labels: the curve then gives the accuracy of the Naive Bayes
         classifier trained on the table as it stands (cleaned cells at their truth).
     order : {"policy", "random"}, default "policy"
         ``policy``: the truth-free policy's path (``clean``'s ranking, the truth revealed as
@@ -765,8 +765,8 @@ def cleaning_curve(
     -------
     DataFrame
         One row per state evaluated: ``order``, ``cells`` and ``rows`` cleaned, ``certain``
-        test rows (certifiably robust, exact; with candidates over their worlds),
-        ``share`` of the test rows certain, and ``accuracy`` on ``labels`` (NaN without).
+        test points (certifiably robust, exact; with candidates over their worlds),
+        ``share`` of the test points certain, and ``accuracy`` on ``labels`` (NaN without).
         ``attrs["cells"]``: the order's cells as (data row, column), in order.
 
     Examples
@@ -783,7 +783,7 @@ def cleaning_curve(
     from .cleaning import curve
 
     _candidates_at_zero(candidates, alpha)
-    reading = Reading.of(train, **options)
+    reading = reading_options(train, **options)
     asked = ask(
         train, test, label, reading, alpha=alpha, candidates=candidates, truth=truth, fill=fill
     )
@@ -823,14 +823,14 @@ def _policy_cells(tab, T, alpha, prior, batch, kinds) -> list:
 
 
 def _label_codes(enc: EncodedTable, labels, k: int) -> np.ndarray:
-    """Code the test rows' true labels.
+    """Code the test points' true labels.
 
-    The test rows' true labels as label codes (-1: a label the table does not have),
+    The test points' true labels as label codes (-1: a label the table does not have),
     compared as text.
     """
     values = list(labels)
     if len(values) != k:
-        raise InputError(f"labels: {len(values)} labels for {k} test rows")
+        raise InputError(f"labels: {len(values)} labels for {k} test points")
     code = {str(l): c for c, l in enumerate(enc.labels)}
     return np.array([code.get(str(v), -1) for v in values], np.intp)
 

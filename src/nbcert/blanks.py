@@ -1,6 +1,6 @@
 """Blank test cells: Naive Bayes leaves a missing test feature out of the product.
 
-A test row whose feature j is missing is classified by ``N_l/n * prod_{j' != j} factor``:
+A test point whose feature j is missing is classified by ``N_l/n * prod_{j' != j} factor``:
 feature j's factor is 1 (``CategoricalNB`` and every textbook Naive Bayes do the same).  That
 is the classifier of the training table without column j, on the same rows and labels, so
 each question about such a row is the same question about the table's *projection* onto

@@ -229,7 +229,7 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         return self.encoded_.encode_test(Xf, name="X")
 
     def _log_supports(self, X) -> tuple:
-        """Give the log supports of the test rows and their counts.
+        """Give the log supports of the test points and their counts.
 
         (log supports (k, m) up to -log n, agreeing counts C (k, m, d), observed cells
         (m, d), the test codes); a blank test cell's feature is left out (its factor 1).
@@ -255,7 +255,7 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_rows, n_features)
-            Test rows; a blank (NaN) cell leaves its feature out of the row's product.
+            Test points; a blank (NaN) cell leaves its feature out of the row's product.
 
         Returns
         -------
@@ -370,7 +370,7 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame
-            Test rows, as for ``predict``.
+            Test points, as for ``predict``.
 
         Returns
         -------
@@ -416,7 +416,7 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_rows, n_features)
-            Test rows; a blank (NaN) cell leaves its feature out of the row's product.
+            Test points; a blank (NaN) cell leaves its feature out of the row's product.
         method, n_worlds, confidence, seed, max_states
             As for ``nbcert.count_worlds``.
 

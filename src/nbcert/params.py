@@ -289,8 +289,7 @@ MAX_BINS = 10_000
 """The most bins per numeric column.  Naive Bayes learns one count per bin and label, so a
 bin needs many training values; past 10,000 nearly every value has a bin of its own (no
 binning at all), and KBinsDiscretizer's memory and time grow with the bins asked for, not
-the values there are (``--bins 2147483648`` took 24 GB), so a larger N is refused before
-any work."""
+with the values there are, so a larger N is refused before any work."""
 
 BINS = Int(
     2,

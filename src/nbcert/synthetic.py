@@ -375,14 +375,14 @@ def example() -> tuple:
     >>> from nbcert.synthetic import example
     >>> train, test, truth = example()
     >>> train
-      color  size  y
-    0   red     S  a
-    1   red  None  a
-    2  blue     L  a
-    3  None     S  b
-    4  blue     S  b
-    5   red     L  b
-    6  blue     L  b
+      color size  y
+    0   red    S  a
+    1   red  NaN  a
+    2  blue    L  a
+    3   NaN    S  b
+    4  blue    S  b
+    5   red    L  b
+    6  blue    L  b
     >>> test
       color size
     0   red    S

@@ -63,7 +63,7 @@ def certify_encoded(
         Each row of T's data row in ``test`` (default 0, 1, ..., k - 1: T is the whole
         file).  Given, the certificate lists them (``inputs.test_rows``) and answers for
         those rows alone.
-    reading : nbcert.inputs.Reading, optional
+    reading : nbcert.reading.options.Reading, optional
         How the files were read, when not with the defaults.
 
     Returns

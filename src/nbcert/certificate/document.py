@@ -153,7 +153,7 @@ def inputs(target: Target, table: Domains, label, alpha, reading=None, bins=()) 
         The training table as coded (its numeric columns are those compared by value).
     label : str
     alpha : Fraction
-    reading : nbcert.inputs.Reading, optional
+    reading : nbcert.reading.options.Reading, optional
         The reading options (default: nbcert's defaults).
     bins : sequence of nbcert.reading.binning.ColumnBins
         The fitted bins of the binned columns.

@@ -18,7 +18,8 @@ import nbcert
 
 from .. import params
 from ..errors import ParameterError
-from ..inputs import Reading, RowIds, check_id, not_a_column, split_id
+from ..inputs import Reading, RowIds, check_id, not_a_column, reading_options
+from ..reading.options import split_id
 
 
 @dataclass
@@ -182,7 +183,7 @@ def _files(args, names: dict) -> Reading:
     """How the command's files are read (--missing, --sep, --encoding, --decimal), each
     named by its path."""
     text = {"sep": args.sep, "encoding": args.encoding, "decimal": args.decimal}
-    return Reading.of(args.train, missing=args.missing, names=names, **text)
+    return reading_options(args.train, missing=args.missing, names=names, **text)
 
 
 def _load(args, session: Session) -> Inputs:

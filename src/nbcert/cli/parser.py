@@ -139,8 +139,8 @@ def _version() -> str:
 
 
 class _Version(argparse.Action):
-    """``--version``: the installed version, looked up only when asked for
-    (importing ``importlib.metadata`` took 70-80 ms of every command)."""
+    """``--version``: the installed version, looked up only when asked for (importing
+    ``importlib.metadata`` would cost every command that never asks)."""
 
     def __init__(
         self,

@@ -2,8 +2,8 @@
 
 A table of 10^7 rows with 40 % of 20 five-valued cells blank has 5^(8·10^7) worlds, a
 number of 56 million decimal digits.  Its logarithm is one dot product; its digits are
-not: writing them took 30 s, so every count on such a table paid 30 s for a number the
-text output rounds to three digits.  :class:`Worlds` keeps the powers and writes the
+not: writing them costs tens of seconds, for a number the text output rounds to three
+digits.  :class:`Worlds` keeps the powers and writes the
 digits once, when first asked (JSON's ``total``, ``WorldCounts.total_text``), and every
 row of one count shares it.
 

@@ -1,6 +1,10 @@
 """Reading: a training table, wherever it is, into integer codes (the statistics are
 ``nbcert.stats``, which builds on this package; nothing here imports it).
 
+* ``options`` -- the reading options, checked once (``Reading``, ``ReadingOptions``), and
+  the test table's id column (``RowIds``).
+* ``tables`` -- a question's tables read and normalised once each (``read_tables``):
+  paths read, decimal marks, bins; ``truth`` -- the truth table of the cleaning questions.
 * ``files`` -- CSV and Parquet through pyarrow (``TableSource``, ``read_csv``): one reader;
   its CSV half is ``csvfile`` (pieces cut at record ends, parsed on every core), its
   Parquet half ``parquetfile``.

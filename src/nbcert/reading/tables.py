@@ -1,0 +1,189 @@
+"""A question's tables read and normalised, once each, in one direction (``read_tables``).
+
+1. **read**: a path becomes a ``TableSource`` (the training table, left to be read in
+   record batches where it may be streamed) or a DataFrame (the other tables); the test
+   id column is split off; the candidate repairs are read against the training table and
+   the truth compared with it, both as read (``nbcert.reading.truth``);
+2. **normalise**: numbers written with a decimal mark other than a point are rewritten,
+   and with ``bins`` every table's numeric columns binned at the training table's edges.
+With the truth, the training table is then coded in the truth's domains (``Tables.truth``
+an ``EncodedTable``, ``Tables.missing`` the training table's missing cells).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError, ParameterError
+from .encoding import EncodedTable, as_missing
+from .options import Reading, RowIds, is_dask, is_path, named_by_paths, split_id
+from .truth import prepare_truth, truth_for_missing
+
+
+@dataclass
+class Tables:
+    """A question's tables, read and normalised (``read_tables``; None: not asked).
+
+    ``train``: a DataFrame, a TableSource (to be read in record batches), a Dask DataFrame
+    or an EncodedTable; ``test``: the test points without their id column (``ids``);
+    ``truth``, ``fill``: DataFrames; ``listed``: the candidate repairs, one line per value,
+    and ``wide``, their values as a table of the training columns (binned with them);
+    ``bins``: the ColumnBins fitted; with the truth, ``enc`` codes the training table in its
+    domains and ``missing`` is the training table's missing cells in ``enc``'s row order.
+    """
+
+    train: object
+    test: pd.DataFrame
+    reading: Reading
+    ids: RowIds | None = None
+    truth: pd.DataFrame | None = None
+    fill: pd.DataFrame | None = None
+    listed: pd.DataFrame | None = None
+    wide: pd.DataFrame | None = None
+    bins: list = field(default_factory=list)
+    enc: EncodedTable | None = None
+    missing: np.ndarray | None = None
+
+
+def read_tables(
+    train, test, label: str, reading: Reading, *, candidates=None, truth=None, fill=None
+) -> Tables:
+    """Read and normalise a question's tables, once each (the module's steps).
+
+    Parameters
+    ----------
+    train, test, label
+        As for ``nbcert.certify``.
+    reading : Reading
+        The reading options.
+    candidates, truth, fill : DataFrame or path, optional
+        Candidate repairs, the truth (the training table with every cell filled) and a
+        repaired copy of the training table.
+
+    Returns
+    -------
+    Tables
+    """
+    tables = _read(train, test, label, reading, candidates, truth, fill)
+    _normalise(tables, label)
+    if truth is not None:
+        r = tables.reading
+        tables.enc, tables.missing = prepare_truth(
+            tables.train, tables.truth, label, r.missing, r.names
+        )
+    return tables
+
+
+def _read(train, test, label, reading: Reading, candidates, truth, fill) -> Tables:
+    """Step 1: every path read once (the training table kept as a source where it may be
+    streamed), the id column split off the test table, the candidate repairs read against
+    the training table and the truth compared with it, both as read."""
+    reading = named_by_paths(reading, test=test, truth=truth, fill=fill)
+    test, ids = split_id(reading.frame(test, "test"), reading.id, reading.names)
+    in_memory = candidates is not None or truth is not None or reading.binned()
+    train = _training(train, reading, candidates is not None, in_memory)
+    tables = Tables(train, test, reading, ids)
+    if candidates is not None:
+        _read_candidates(tables, candidates, label)
+    if truth is not None:
+        tables.truth = truth_for_missing(
+            tables.train, reading.frame(truth, "truth"), label, reading
+        )
+    if fill is not None:
+        tables.fill = tables.reading.frame(fill, "fill")
+    return tables
+
+
+def _training(train, reading: Reading, candidates: bool, in_memory: bool):
+    """The training table as read: a path as a TableSource (a DataFrame when it must be
+    held in memory: binned, with candidates or the truth); anything else as it is."""
+    _refuse_streaming(train, reading, candidates)
+    if not is_path(train):
+        return train
+    source = reading.source(train, "train")
+    return source.to_pandas() if in_memory else source
+
+
+def _refuse_streaming(train, reading: Reading, candidates: bool) -> None:
+    """Candidate repairs and bins need the training table in memory: an error naming the
+    option that asks for another way (a coded table cannot be binned again)."""
+    if candidates and (reading.stream or is_dask(train)):
+        raise ParameterError(
+            "candidate repairs need the training table's rows in memory: drop stream=True "
+            "(--stream) and the Dask scheduler"
+        )
+    if not reading.binned():
+        return
+    if isinstance(train, EncodedTable):
+        raise ParameterError("bins: the training table is already coded (from_codes): drop bins")
+    if reading.stream:
+        raise ParameterError(
+            "bins needs the training table in memory (the bins are fitted on all "
+            "of a column's values): drop stream=True (--stream)"
+        )
+    if is_dask(train):
+        raise InputError(
+            f"{reading.names['train']}: bins needs the table in memory; bin a Dask "
+            "DataFrame first (nbcert.Binner) or call .compute()"
+        )
+
+
+def _read_candidates(tables: Tables, candidates, label: str) -> None:
+    """The candidate table, read against the training table as read, and named."""
+    from . import candidates as read
+
+    reading = tables.reading
+    if not isinstance(tables.train, pd.DataFrame):
+        raise InputError(
+            f"{reading.names['train']}: candidate repairs need the training table in memory "
+            "(a pandas DataFrame or a path)"
+        )
+    name = reading.names.get("candidates")
+    train = as_missing(tables.train, reading.missing)
+    listed, name = read.read(candidates, train, label, name, **reading.text())
+    features = [c for c in tables.train.columns if c != label]
+    tables.listed, tables.wide = listed, read.wide(listed, features)
+    tables.reading = replace(reading, names={**reading.names, "candidates": name})
+
+
+def _normalise(tables: Tables, label: str) -> None:
+    """Step 2: numbers written with ``decimal`` rewritten with a point (a path's reader
+    does it as it reads), then with ``bins`` every table's numeric columns binned at the
+    training table's edges (their ColumnBins kept in ``tables.bins``)."""
+    from . import decimals
+
+    reading = tables.reading
+    others = ("test", "truth", "fill", "wide")
+    if reading.decimal is not None:
+        if is_dask(tables.train):
+            raise InputError(
+                f"{reading.names['train']}: decimal applies to CSV paths and pandas "
+                "DataFrames; rewrite a Dask DataFrame's numbers first, or call .compute()"
+            )
+        for key in ("train", *others):
+            setattr(tables, key, decimals.frame(getattr(tables, key), reading.decimal))
+    if not reading.binned() or not isinstance(tables.train, pd.DataFrame):
+        return  # a table of another type is named by _train_table
+    from .binning import bin_tables
+
+    names = {**reading.names, "wide": reading.names.get("candidates", "candidate table")}
+    given = [k for k in others if getattr(tables, k) is not None]
+    binned = bin_tables(
+        as_missing(tables.train, reading.missing),
+        [(as_missing(getattr(tables, k), reading.missing), names[k]) for k in given],
+        label,
+        reading.bins,
+        reading.binning,
+        reading.categorical,
+        reading.names["train"],
+        tables.bins,
+    )
+    tables.train = binned[0]
+    for key, table in zip(given, binned[1:]):
+        setattr(tables, key, table)
+
+
+__all__ = ["Tables", "read_tables"]
