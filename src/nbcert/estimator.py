@@ -142,10 +142,9 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
     Examples
     --------
     >>> import nbcert
-    >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
-    ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
-    >>> y = ["a", "a", "a", "b", "b", "b", "b"]
-    >>> model = nbcert.CertifiedNB().fit(X, y)
+    >>> from nbcert.synthetic import example
+    >>> train, _, _ = example()  # 7 rows (color, size, y), 2 missing cells
+    >>> model = nbcert.CertifiedNB().fit(train[["color", "size"]], train["y"])
     >>> model.predict([["red", "S"], ["blue", "L"]])
     array(['a', 'b'], dtype=object)
     >>> model.certify([["red", "S"], ["blue", "L"]])
@@ -193,10 +192,9 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         Examples
         --------
         >>> import nbcert
-        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
-        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
-        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
-        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> from nbcert.synthetic import example
+        >>> train, _, _ = example()  # 7 rows (color, size, y), 2 missing cells
+        >>> model = nbcert.CertifiedNB().fit(train[["color", "size"]], train["y"])
         >>> model.classes_
         array(['a', 'b'], dtype=object)
         >>> model.stats_.label_sizes.tolist()
@@ -265,10 +263,9 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         Examples
         --------
         >>> import nbcert
-        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
-        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
-        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
-        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> from nbcert.synthetic import example
+        >>> train, _, _ = example()  # 7 rows (color, size, y), 2 missing cells
+        >>> model = nbcert.CertifiedNB().fit(train[["color", "size"]], train["y"])
         >>> model.predict([["red", "S"], ["blue", "L"], ["blue", None]])  # None: left out
         array(['a', 'b', 'b'], dtype=object)
         """
@@ -294,10 +291,9 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         Examples
         --------
         >>> import nbcert
-        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
-        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
-        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
-        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> from nbcert.synthetic import example
+        >>> train, _, _ = example()  # 7 rows (color, size, y), 2 missing cells
+        >>> model = nbcert.CertifiedNB().fit(train[["color", "size"]], train["y"])
         >>> model.predict_proba([["red", "S"], ["blue", "L"]]).round(3)
         array([[0.6  , 0.4  ],
                [0.273, 0.727]])
@@ -324,10 +320,9 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         Examples
         --------
         >>> import nbcert
-        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
-        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
-        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
-        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> from nbcert.synthetic import example
+        >>> train, _, _ = example()  # 7 rows (color, size, y), 2 missing cells
+        >>> model = nbcert.CertifiedNB().fit(train[["color", "size"]], train["y"])
         >>> model.certify([["red", "S"], ["blue", "L"]])
         array([False,  True])
         """
@@ -350,10 +345,9 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         Examples
         --------
         >>> import nbcert
-        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
-        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
-        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
-        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> from nbcert.synthetic import example
+        >>> train, _, _ = example()  # 7 rows (color, size, y), 2 missing cells
+        >>> model = nbcert.CertifiedNB().fit(train[["color", "size"]], train["y"])
         >>> model.certified_predict([["red", "S"], ["blue", "L"]])
         array([None, 'b'], dtype=object)
         """
@@ -380,10 +374,9 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         Examples
         --------
         >>> import nbcert
-        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
-        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
-        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
-        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> from nbcert.synthetic import example
+        >>> train, _, _ = example()  # 7 rows (color, size, y), 2 missing cells
+        >>> model = nbcert.CertifiedNB().fit(train[["color", "size"]], train["y"])
         >>> model.possible_labels([["red", "S"], ["blue", "L"]])
         array([list(['a', 'b']), list(['b'])], dtype=object)
         """
@@ -428,10 +421,9 @@ class CertifiedNB(ClassifierMixin, BaseEstimator):
         Examples
         --------
         >>> import nbcert
-        >>> X = [["red", "S"], ["red", None], ["blue", "L"], [None, "S"],
-        ...      ["blue", "S"], ["red", "L"], ["blue", "L"]]
-        >>> y = ["a", "a", "a", "b", "b", "b", "b"]
-        >>> model = nbcert.CertifiedNB().fit(X, y)
+        >>> from nbcert.synthetic import example
+        >>> train, _, _ = example()  # 7 rows (color, size, y), 2 missing cells
+        >>> model = nbcert.CertifiedNB().fit(train[["color", "size"]], train["y"])
         >>> [c.counts for c in model.count_worlds([["red", "S"], ["blue", "L"]])]
         [{'a': 3, 'b': 1}, {'a': 0, 'b': 4}]
         """

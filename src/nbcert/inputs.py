@@ -142,21 +142,13 @@ def ask(
 
     Parameters
     ----------
-    train, test, label
-        As for ``nbcert.certify``.
-    reading : Reading
-        The reading options.
+    train, test, label, reading, candidates, truth, fill
+        As for ``nbcert.reading.tables.read_tables``; with ``truth`` the training table
+        is coded in the truth's domains as a ``CleaningTable``.
     need : Need
         What the question needs of the training table (ignored with ``truth``).
     alpha : Fraction
         The smoothing (the DataWarnings depend on it).
-    candidates : DataFrame or path, optional
-        Candidate repairs (``nbcert.reading.candidates``).
-    truth : DataFrame or path, optional
-        The training table with every cell filled: the training table is then coded in the
-        truth's domains as a ``CleaningTable``.
-    fill : DataFrame or path, optional
-        A repaired copy of the training table (with ``truth``), coded in its domains.
 
     Returns
     -------
