@@ -160,7 +160,10 @@ def test_numeric_warning_present_without_bins_absent_with_them_or_categorical(tm
         len(lines) == 2 and "never occur in training" in lines[1]
     )  # 1.5 and -1.5 are not in the table
     _, err = certify_json(capsys, train, test, "--bins", "4")
-    assert err == ""
+    assert err == (  # the integer codes: each its own bin, and said so
+        "nbcert: warning: --bins 4: column 'code' (3 values) has no more distinct numbers "
+        "than bins: each number is its own bin, none merged\n"
+    )
     _, err = certify_json(capsys, train, test, "--categorical", "x")
     assert "looks numeric" not in err
     few = table.assign(x=table["x"].round(0))  # few distinct values: codes, no warning
