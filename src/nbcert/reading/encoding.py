@@ -10,7 +10,7 @@ input live in one place:
 * test values never seen in training are allowed (they get the local code -1);
 * a feature column whose observed values all read as numbers is compared by value (``4``
   and ``4.0`` are one category, in training and test alike); any other, as written
-  (``columns``).
+  (``columns``); so are labels (``1`` and ``1.0`` are one label, with a DataWarning).
 
 Cells are stored as *global* codes: feature j's values occupy codes
 ``offsets[j] .. offsets[j] + delta[j] - 1`` and its missing cells the code
@@ -184,7 +184,7 @@ def code_frame(
         raise InputError(f"{name}: expected a pandas DataFrame, got {type(frame).__name__}")
     features = check_frame(frame, label, name)
     tokens = list(missing or [])
-    y, labels = code_labels(_column(frame, label), name, label, start, tokens)
+    y, labels = code_labels(_column(frame, label), name, label, start, tokens, numbers)
     columns = map_columns(
         lambda f: code_column(_column(frame, f), tokens, exact, compact, numbers),
         features,
