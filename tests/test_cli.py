@@ -974,6 +974,22 @@ def test_id_errors(tmp_path, capsys):
     assert_error(rc, out, err, "train.csv", "'odor'", "feature")
 
 
+def test_the_label_column_may_name_the_test_rows(tmp_path, capsys):
+    """--id naming the label column said "is a feature column of it"; the label is no
+    feature, and the API takes it (the test file's label column is left out anyway)."""
+    args = files(tmp_path, TRAIN, "odor,cap,y\nn,s,first\nn,x,second\n")
+    res = run_json(capsys, "certify", *args, "--id", "y")
+    assert [r["id"] for r in res] == ["first", "second"]
+    assert [r["robust"] for r in res] == [r["robust"] for r in run_json(capsys, "certify", *args)]
+
+
+def test_the_id_hint_is_quoted_for_the_shell(tmp_path, capsys):
+    """A test column that is no training column is named with the flag that names the test
+    rows, as a shell takes it: --id 'car id', not --id car id."""
+    rc, out, err = run(capsys, "certify", *files(tmp_path, TRAIN, "car id,odor,cap\nA,n,s\n"))
+    assert_error(rc, out, err, "(if it names the test rows, pass --id 'car id')")
+
+
 @pytest.mark.parametrize(
     "argv",
     [

@@ -45,6 +45,7 @@ from .inputs import (
     check_id,
     coded_candidates,
     coded_test,
+    drop_columns,
     is_path,
     prepare_truth,
     read_paths,
@@ -120,7 +121,8 @@ def certify(
     **options
         The reading options, the same for every function of the API (``ReadingOptions``):
         ``missing``, ``stream``, ``batch_rows``, ``names``, ``bins``, ``binning``,
-        ``categorical``, ``sep``, ``encoding``, ``test_missing`` and ``id``, as follows.
+        ``categorical``, ``sep``, ``encoding``, ``test_missing``, ``id`` and ``drop``, as
+        follows.
     missing : iterable of values, optional
         Values that also mean missing, in both tables.
     stream : bool, optional
@@ -154,6 +156,10 @@ def certify(
     id : str, optional
         A column of ``test`` that names its rows (not a feature); ``certify`` carries it
         to its result as the first column.
+    drop : column name or list of them, optional
+        Columns left out of every table, as if they were not there (a path's are never
+        read): an identifier or a date, whose distinct values say nothing of the label (a
+        DataWarning names such columns).  No certificate is written with them.
 
     Returns
     -------
@@ -200,7 +206,7 @@ def certify(
             f"certify method {method!r} is the paper's, over every value of the domain; "
             "with candidates use method 'index'"
         )
-    written = _target(certificate, method != "ad", candidates, train=train, test=test)
+    written = _target(certificate, method != "ad", candidates, reading.drop, train=train, test=test)
     need = Need(None if method == "index" else f"certify method {method!r}")
     bins = []
     table, T, test, ids, cand = ask_with(
@@ -225,10 +231,15 @@ def certify(
     return out
 
 
-def _target(certificate, exact: bool = True, candidates=None, **tables):
+def _target(certificate, exact: bool = True, candidates=None, drop=(), **tables):
     """The certificate's Target (checked before any data is read), or None without one."""
     if certificate is None:
         return None
+    if drop:
+        raise ParameterError(
+            "certificate: not written with drop (the checker reads every column of the "
+            "files); leave the columns out of the files themselves, or drop the certificate"
+        )
     if not exact:
         raise ParameterError("certificate: needs an exact method (index or iterate), not ad")
     if candidates is not None:
@@ -480,7 +491,7 @@ def poison(
     if candidates is not None:
         raise ParameterError(NO_CANDIDATES_TO_POISON)
     reading = Reading.of(train, **options)
-    written = _target(certificate, train=train, test=test)
+    written = _target(certificate, drop=reading.drop, train=train, test=test)
     need = Need(f"poison method {method!r}", second_pass=method == "op" and written is None)
     bins = []
     table, T, test, ids = ask(train, test, label, reading, need, alpha, fitted=bins)
@@ -493,7 +504,10 @@ def poison(
             poisoning.poison_encoded(sub, t, method=method, seed=seed, alpha=alpha) for t in codes
         ]
 
-    found = blanks.per_group(table, T, answer)
+    try:
+        found = blanks.per_group(table, T, answer)
+    except poisoning.minimum.SearchTooLarge:
+        raise InputError(_search_too_large(alpha, table, reading)) from None
     if written is not None:
         from . import certificate as cert
 
@@ -566,7 +580,7 @@ def poison_together(
     from . import poisoning
 
     reading = Reading.of(train, **options)
-    written = _target(certificate, train=train, test=test)
+    written = _target(certificate, drop=reading.drop, train=train, test=test)
     bins = []
     table, T, test, ids = ask(
         train, test, label, reading, Need("poisoning many points together"), fitted=bins
@@ -814,7 +828,9 @@ def clean_with_truth(
         raise ParameterError(
             "certificate: written for every row some cleaning certifies (target 1, no budget)"
         )
-    written = _target(certificate, True, candidates, train=train, test=test, truth=truth)
+    written = _target(
+        certificate, True, candidates, reading.drop, train=train, test=test, truth=truth
+    )
     bins = []
     tab, T, cand, _, ids, index = _with_truth(
         train, truth, test, label, reading, candidates, alpha, fitted=bins
@@ -877,6 +893,7 @@ def _with_truth(
         raise ParameterError(f"candidates: {NEEDS_ZERO_ALPHA}")
     test, truth, reading = read_paths(test, truth, reading)
     _, ids = split_id(test, reading.id, reading.names)
+    train, (test, truth) = drop_columns(train, [test, truth], label, reading)
     train = train_frame(train, reading)  # compared with the truth as read, before binning
     listed, extra = None, []
     if candidates is not None:
@@ -1065,6 +1082,17 @@ def _label_codes(enc: EncodedTable, labels, k: int) -> np.ndarray:
         raise InputError(f"labels: {len(values)} labels for {k} test rows")
     code = {str(l): c for c, l in enumerate(enc.labels)}
     return np.array([code.get(str(v), -1) for v in values], np.intp)
+
+
+def _search_too_large(alpha, table, reading: Reading) -> str:
+    """OP's refusal at alpha > 0, naming what made its search over whole values large."""
+    from .poisoning.minimum import SEARCH_LIMIT
+
+    return (
+        f"poison: at alpha = {alpha} blanking every cell of a value moves its column's domain "
+        f"size, and the exact search over such blankings would try more than "
+        f"{SEARCH_LIMIT:,} sets of values; {hints.many_values(table, reading.binned())}"
+    )
 
 
 def _too_many_branches(e, tab, alpha, reading: Reading) -> str:

@@ -53,6 +53,7 @@ class ReadingOptions(TypedDict, total=False):
     batch_rows: int | None
     names: Mapping[str, str] | None
     id: str | None
+    drop: str | Iterable[str] | None
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,8 @@ class Reading:
     mark of numbers written as text (None: a point); ``bins``, ``binning``, ``categorical``: the binning of numeric
     columns; ``stream``, ``batch_rows``: how a path is read; ``names``: the tables' names
     in messages (keys train, test, truth); ``test_missing``: a blank test cell left out
-    (``leave_out``) or refused (``error``); ``id``: the test table's id column.
+    (``leave_out``) or refused (``error``); ``id``: the test table's id column; ``drop``: the
+    columns left out of every table (``drop_columns``).
     """
 
     missing: Iterable | None = None
@@ -79,6 +81,7 @@ class Reading:
     batch_rows: int | None = None
     names: Mapping[str, str] = field(default_factory=dict)
     id: str | None = None
+    drop: tuple = ()
 
     @classmethod
     def of(cls, train, **options: Unpack[ReadingOptions]) -> Reading:
@@ -155,6 +158,36 @@ class RowIds:
 
     name: str
     values: list
+
+
+def drop_columns(train, tables: list, label, reading: Reading) -> tuple:
+    """(train, tables) without the columns ``reading.drop`` names (an identifier, a date):
+    a path's are never read (``TableSource.without``), a DataFrame's (pandas or Dask) are
+    dropped; the other tables lose those they have.  A name that is not a column of
+    ``train``, or is its label, is an InputError."""
+    drop, name = list(reading.drop), reading.names["train"]
+    if not drop:
+        return train, tables
+    if label in drop:
+        raise InputError(f"{name}: drop names the label column {label!r}")
+    if isinstance(train, EncodedTable):
+        raise ParameterError("drop: the training table is already coded (from_codes)")
+    if is_path(train):
+        from .reading.files import TableSource
+
+        if not isinstance(train, TableSource):
+            train = TableSource(train, reading.missing, name, **_text(reading))
+        train = train.without(drop)
+    elif hasattr(train, "drop") and hasattr(train, "columns"):  # pandas or Dask
+        absent = [c for c in drop if c not in train.columns]
+        if absent:
+            raise InputError(f"{name}: drop names {absent[0]!r}, which is not one of its columns")
+        train = train.drop(columns=drop)
+    out = [
+        t.drop(columns=[c for c in drop if c in t.columns]) if isinstance(t, pd.DataFrame) else t
+        for t in tables
+    ]
+    return train, out
 
 
 def split_id(test, id: str | None, names: Mapping[str, str]) -> tuple:
@@ -452,6 +485,7 @@ def ask_with(
     or CPClean's repairs folder (``nbcert.reading.candidates``)."""
     test, _, reading = read_paths(test, None, reading)
     _, ids = split_id(test, reading.id, reading.names)  # test keeps it: encode_test leaves it out
+    train, (test,) = drop_columns(train, [test], label, reading)
     listed = None
     if candidates is not None:
         train, listed, reading = candidate_table(train, candidates, label, reading)
@@ -585,6 +619,7 @@ __all__ = [
     "split_id",
     "check_id",
     "with_id",
+    "drop_columns",
     "binned",
     "binned_with",
     "candidate_table",

@@ -234,6 +234,15 @@ def _reading(g) -> None:
         "the decimal mark of numbers in the files (default .), e.g. --decimal , reads 0,93 as "
         "the number 0.93 (text such as 'Smith, J' stays as written)",
     )
+    g.add_argument(
+        "--drop",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="COL",
+        help="leave these columns out of every table, as if the files did not hold them "
+        "(an identifier, a date: a distinct value in most rows says nothing of the label)",
+    )
     _choice(
         g,
         "--test-missing",

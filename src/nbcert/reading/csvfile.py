@@ -288,12 +288,14 @@ def _handler(log: list | None):
 
 class CsvReading:
     """The CSV half of ``TableSource``: its pieces parsed, a faulty record located (the
-    source gives ``columns``, ``sep``, ``missing``, ``_header``, ``_raw`` and ``_fail``)."""
+    source gives ``header``, ``columns`` (those read), ``sep``, ``missing``, ``_header``,
+    ``_raw`` and ``_fail``)."""
 
     def _convert(self, dictionary: bool):
         pa, pacsv = pyarrow_csv()
         typ = pa.dictionary(pa.int32(), pa.string()) if dictionary else pa.string()
         return pacsv.ConvertOptions(
+            include_columns=self.columns,  # the header's, but for those left out
             column_types={c: typ for c in self.columns},
             null_values=[""] + self.missing,
             strings_can_be_null=True,
@@ -312,7 +314,7 @@ class CsvReading:
                 return pacsv.read_csv(
                     piece,
                     read_options=pacsv.ReadOptions(
-                        column_names=self.columns, use_threads=threads, block_size=block
+                        column_names=self.header, use_threads=threads, block_size=block
                     ),
                     parse_options=pacsv.ParseOptions(
                         delimiter=self.sep or ",",
