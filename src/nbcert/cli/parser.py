@@ -419,8 +419,9 @@ def _certify(sub, parents) -> None:
     _method(
         p,
         "certify",
-        "index (default) and iterate are exact; ad samples --worlds worlds per "
-        "row and may wrongly report robust",
+        "index (default) and iterate are exact; ad samples --worlds worlds per row: "
+        "a world that disagrees proves the row not robust, and otherwise it says only that "
+        "no other label appeared in those worlds (never robust)",
     )
     _option(p, "--worlds", "n_worlds", "worlds sampled per test row with --method ad", 100)
     _option(p, "--seed", "seed", "random seed for --method ad", None, "S")
