@@ -101,9 +101,7 @@ def _ad_json(res: Certified) -> dict:
                 "not_robust": not agreed,
                 **dict(zip(keys, (lab, seen, tie, worlds))),
             }
-            for p, (i, (agreed, lab, seen, tie, worlds)) in enumerate(
-                zip(res.index, _sampled(res))
-            )
+            for p, (i, (agreed, lab, seen, tie, worlds)) in enumerate(zip(res.index, _sampled(res)))
         ]
     }
 
