@@ -156,6 +156,7 @@ def check_columns(columns: list, label: str, name: str) -> tuple:
     if label not in columns:
         raise InputError(
             f"{name}: no label column {label!r} (columns: {', '.join(map(repr, columns))})"
+            + _separated(columns, label)
         )
     dup = pd.Index(columns).duplicated()
     if dup.any():
@@ -164,6 +165,19 @@ def check_columns(columns: list, label: str, name: str) -> tuple:
     if not features:
         raise InputError(f"{name}: no feature columns besides the label {label!r}")
     return features
+
+
+def _separated(columns: list, label) -> str:
+    """Where the label is a part of a column's name split at a separator (``'b;y'``: the
+    file read with another one), the hint to read it with that separator."""
+    for sep in ",;|\t":
+        if any(label in str(c).split(sep) for c in columns if sep in str(c)):
+            shown = "tab" if sep == "\t" else sep
+            return (
+                f": the fields look separated by {shown!r} (use --sep {shown!r}; sep={shown!r} "
+                "in Python)"
+            )
+    return ""
 
 
 def code_frame(
