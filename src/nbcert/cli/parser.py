@@ -409,7 +409,8 @@ def _certificate(p, what: str) -> None:
         "--certificate",
         "FILE",
         f"also write a certificate to FILE: the answers as --json prints them, {what}, and "
-        "the files' SHA-256; check it with nbcert verify FILE (or python3 verify.py FILE)",
+        "the files' SHA-256; check it with nbcert verify FILE (or, with the standard library "
+        "alone, python3 src/nbcert/verify.py FILE in a checkout)",
     )
 
 
@@ -550,8 +551,8 @@ def _verify(sub) -> None:
         description=_text(
             "Check a certificate: read its files again (refusing any whose SHA-256 differs) "
             "and check every claim in exact arithmetic, one line per claim. The same code "
-            "as verify.py, which runs alone with Python's standard library "
-            "(python3 verify.py CERT)."
+            "as src/nbcert/verify.py, which runs alone with Python's standard library "
+            "(python3 verify.py CERT, wherever it is copied)."
         ),
         epilog=textwrap.fill(
             "exit status: 0 when every checked claim holds, 1 when one does not, 2 when the "
