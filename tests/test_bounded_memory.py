@@ -163,44 +163,14 @@ def test_out_of_memory_is_one_line(monkeypatch, capsys, tmp_path):
 # ---------------------------------------------------------------------------------------
 # exact counting, sized from the counts
 
-# A child that runs the command line under an address-space limit (``resource``'s
-# RLIMIT_AS, MB) and reports its peak resident memory (VmHWM) on its last line of stderr.
-_CAPPED = """
-import resource, sys
-limit = int(sys.argv[1]) << 20
-resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-from nbcert.cli import main
-try:
-    code = main(sys.argv[2:])
-finally:
-    hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")][0].split()[1]
-    sys.stderr.write(f"peak {int(hwm) >> 10} MB\\n")
-sys.exit(code)
-"""
-
 
 def _capped(cap_mb: int, *argv, cwd) -> tuple:
-    """(exit status, stdout, the lines on stderr, peak MB) of the command line under a cap."""
-    import os
-    import subprocess
-    import sys
+    """(exit status, stdout, the lines on stderr, peak MB) of the command line run in a
+    process capped at ``cap_mb`` of address space (resource's RLIMIT_AS)."""
+    from test_not_a_table import _limited
 
-    from conftest import ROOT
-
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]),
-    }
-    run = subprocess.run(
-        [sys.executable, "-c", _CAPPED, str(cap_mb), *map(str, argv)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=cwd,
-        env=env,
-    )
-    *lines, peak = run.stderr.splitlines()
-    return run.returncode, run.stdout, lines, int(peak.split()[1])
+    rc, lines, peak, out = _limited(*argv, cwd=cwd, limit_mb=cap_mb, timeout=600)
+    return rc, out, lines, peak
 
 
 def _numeric_table(folder, rows: int, features: int, blanks: float, seed: int, ints: int = 0):
