@@ -154,3 +154,25 @@ def test_the_refusal_names_the_identifier_not_binning(monkeypatch):
     assert "'car name' (60 values, an identifier?)" in said
     assert "--drop 'car name'; drop=['car name'] in Python" in said and "--bins" not in said
     assert "more than 40 sets of values" in said
+
+
+def test_clean_s_refusal_advises_binning_only_for_numbers():
+    """The per-row search past its limit advised "bin the numeric columns" whatever the
+    columns that made it large: for a text column the ways on are alpha 0 and leaving it
+    out; for numbers, binning too."""
+    from test_bounded_memory import _many_new_values
+
+    dirty, truth, test = _many_new_values(18)
+    with pytest.raises(nbcert.InputError) as caught:
+        nbcert.clean_with_truth(dirty, truth, test, "y", alpha=1)
+    said = str(caught.value)
+    assert "'brand' (18)" in said and "--bins" not in said
+    assert said.endswith(
+        "use alpha 0, where only one-value columns and unseen test values "
+        "branch; or leave them out (--drop brand; drop=['brand'] in Python)"
+    )
+    numbers = {"brand": {f"b{i}": str(100 + i) for i in range(18)} | {"a": "1", "c": "3"}}
+    with pytest.raises(nbcert.InputError, match=r"bin them \(--bins N; bins=N in Python\)"):
+        nbcert.clean_with_truth(
+            dirty.replace(numbers), truth.replace(numbers), test.replace(numbers), "y", alpha=1
+        )

@@ -1096,16 +1096,26 @@ def _search_too_large(alpha, table, reading: Reading) -> str:
 
 
 def _too_many_branches(e, tab, alpha, reading: Reading) -> str:
-    """What stops the exact per-row minimum, and the way on: binning, or alpha 0."""
+    """What stops the exact per-row minimum, and the ways on.
+
+    Binning (where a column that branches holds numbers), alpha 0, or leaving those
+    columns out.
+    """
     from . import cleaning
 
     columns = cleaning.branching_columns(tab)
     named = [f"{c!r} ({n})" if n else f"{c!r} (one observed value)" for c, n, _ in columns[:3]]
     more = f" and {len(columns) - 3} more" if len(columns) > 3 else ""
-    ways = [] if reading.binned() else ["bin the numeric columns (--bins N; bins=N in Python)"]
+    enc = tab.enc
+    numbers = [
+        not hints.numeric_split(enc.categories[enc.features.index(c)])[1] for c, _, _ in columns
+    ]
+    ways = [] if reading.binned() or not any(numbers) else ["bin them (--bins N; bins=N in Python)"]
     if alpha != 0:
         ways.append("use alpha 0, where only one-value columns and unseen test values branch")
-    way = " or ".join(ways) or "leave out the columns named (they branch at any alpha)"
+    api, cli = hints.drop_advice([c for c, _, _ in columns])
+    ways.append(f"leave them out ({cli}; {api} in Python)")
+    way = "; or ".join(ways)
     return (
         f"{e}: values seen only among a column's missing cells multiply them ({', '.join(named)}"
         f"{more}); {way}"
