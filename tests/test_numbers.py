@@ -407,3 +407,24 @@ def test_labels_written_one_way_stay_as_written():
     got, said = _hinted(nbcert.certify, table, pd.DataFrame({"a": ["u"]}), "y")
     assert got["label"].tolist() == ["1.0"] and said == []
     assert encode(table, "y").labels == ("1.0", "2.0")
+
+
+def test_no_certificate_where_labels_merge(tmp_path, capsys):
+    """The checker reads labels as written: a certificate over labels 1 and 1.0 (one label
+    here) failed its check; none is written, in one line saying why."""
+    _, mixed = _labelled()
+    write(tmp_path, "mixed.csv", mixed.to_csv(index=False))
+    write(tmp_path, "q.csv", "a,b\nu,x\n")
+    cert = tmp_path / "cert.json"
+    argv = ["certify", "--train", str(tmp_path / "mixed.csv"), "--test", str(tmp_path / "q.csv")]
+    rc, out, err = run(capsys, *argv, "--label", "y", "--certificate", cert)
+    assert rc == 2 and out == "" and not cert.exists()
+    assert err.endswith(
+        "writes a number in more than one way (1 and 1.0), one label here but "
+        "two to the checker, which reads labels as written; write each label "
+        "one way\n"
+    )
+    plain, _ = _labelled()
+    write(tmp_path, "plain.csv", plain.to_csv(index=False))
+    argv[2] = str(tmp_path / "plain.csv")
+    assert run(capsys, *argv, "--label", "y", "--certificate", cert)[0] == 0 and cert.exists()

@@ -206,7 +206,9 @@ def certify(
             f"certify method {method!r} is the paper's, over every value of the domain; "
             "with candidates use method 'index'"
         )
-    written = _target(certificate, method != "ad", candidates, reading.drop, train=train, test=test)
+    written = _target(
+        certificate, method != "ad", candidates, reading, label, train=train, test=test
+    )
     need = Need(None if method == "index" else f"certify method {method!r}")
     bins = []
     table, T, test, ids, cand = ask_with(
@@ -231,11 +233,15 @@ def certify(
     return out
 
 
-def _target(certificate, exact: bool = True, candidates=None, drop=(), **tables):
-    """The certificate's Target (checked before any data is read), or None without one."""
+def _target(certificate, exact: bool = True, candidates=None, reading=None, label=None, **tables):
+    """The certificate's Target, or None without one.
+
+    Checked before the tables are read, but for the training file's label column
+    (``_labels_one_way``).
+    """
     if certificate is None:
         return None
-    if drop:
+    if reading is not None and reading.drop:
         raise ParameterError(
             "certificate: not written with drop (the checker reads every column of the "
             "files); leave the columns out of the files themselves, or drop the certificate"
@@ -249,7 +255,35 @@ def _target(certificate, exact: bool = True, candidates=None, drop=(), **tables)
         )
     from .certificate import Target
 
-    return Target.of(certificate, **tables)
+    target = Target.of(certificate, **tables)
+    if reading is not None:
+        _labels_one_way(tables.get("train"), label, reading)
+    return target
+
+
+def _labels_one_way(train, label, reading) -> None:
+    """Refuse a certificate whose labels the checker would read otherwise.
+
+    The checker reads labels as written, so a training file whose label column writes one
+    number two ways (``1`` and ``1.0``: one label here) gets no certificate.
+    """
+    from .reading.columns import merge_numbers
+    from .reading.files import TableSource
+
+    if not is_path(train):
+        return  # Target.of refuses it
+    if not isinstance(train, TableSource):
+        text = {"sep": reading.sep, "encoding": reading.encoding, "decimal": reading.decimal}
+        train = TableSource(train, reading.missing, str(train), text=True, **text)
+    if label not in train.columns:
+        return  # the question says so
+    column = train.without([c for c in train.columns if c != label]).to_pandas()[label]
+    if merge_numbers(pd.Index(column.dropna().unique()))[0] is not None:
+        raise ParameterError(
+            f"certificate: {train.name}'s label column {label!r} writes a number in more than "
+            "one way (1 and 1.0), one label here but two to the checker, which reads labels "
+            "as written; write each label one way"
+        )
 
 
 EXACT_COLUMNS = ("label", "possible_labels", "tie_possible")
@@ -491,7 +525,7 @@ def poison(
     if candidates is not None:
         raise ParameterError(NO_CANDIDATES_TO_POISON)
     reading = Reading.of(train, **options)
-    written = _target(certificate, drop=reading.drop, train=train, test=test)
+    written = _target(certificate, reading=reading, label=label, train=train, test=test)
     need = Need(f"poison method {method!r}", second_pass=method == "op" and written is None)
     bins = []
     table, T, test, ids = ask(train, test, label, reading, need, alpha, fitted=bins)
@@ -580,7 +614,7 @@ def poison_together(
     from . import poisoning
 
     reading = Reading.of(train, **options)
-    written = _target(certificate, drop=reading.drop, train=train, test=test)
+    written = _target(certificate, reading=reading, label=label, train=train, test=test)
     bins = []
     table, T, test, ids = ask(
         train, test, label, reading, Need("poisoning many points together"), fitted=bins
@@ -829,7 +863,7 @@ def clean_with_truth(
             "certificate: written for every row some cleaning certifies (target 1, no budget)"
         )
     written = _target(
-        certificate, True, candidates, reading.drop, train=train, test=test, truth=truth
+        certificate, True, candidates, reading, label, train=train, test=test, truth=truth
     )
     bins = []
     tab, T, cand, _, ids, index = _with_truth(
