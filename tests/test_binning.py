@@ -385,6 +385,9 @@ def test_binned_flag_column_certifies_as_unbinned(tmp_path, capsys):
     rc, plain, err = run(capsys, "certify", *files, "--label", "y")
     assert rc == 0 and err == "" and binned == plain
     assert [line.split()[1:3] for line in plain.splitlines()[1:]] == [["yes", "a"], ["yes", "b"]]
+    cert = tmp_path / "cert.json"  # the value-by-value bins' edges, as the checker reads them
+    rc, _, _ = run(capsys, "certify", *files, "--label", "y", "--bins", "5", "--certificate", cert)
+    assert rc == 0 and all(claim.ok for claim in nbcert.verify.check(cert))
 
 
 def test_merged_and_empty_bins_are_named_in_one_line():
