@@ -1,6 +1,8 @@
 """Bins for numeric columns: one implementation (nbcert.reading.binning) held against
 scikit-learn's KBinsDiscretizer, the pipeline's former discretize code, the Binner
-transformer's estimator checks, and the breast-cancer table a new user would try."""
+transformer's estimator checks, and the breast-cancer table a new user would try; distinct
+values never merged silently (a column of at most N values keeps each its own bin, merged
+and empty bins are named)."""
 
 from __future__ import annotations
 
@@ -44,9 +46,14 @@ def test_codes_equal_kbinsdiscretizer_on_complete_data(strategy, values, n_bins)
         n_bins = len(x)
     got = binning.discretize_column(x, n_bins, strategy)
     assert np.array_equal(got, kbins(x, n_bins, strategy))
-    assert np.array_equal(
-        nbcert.Binner(n_bins, strategy).fit_transform(x.reshape(-1, 1))[:, 0], got
-    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)
+        binned = nbcert.Binner(n_bins, strategy).fit_transform(x.reshape(-1, 1))[:, 0]
+    distinct, rank = np.unique(x, return_inverse=True)
+    if len(distinct) > n_bins:  # the user's bins are the strategy's
+        assert np.array_equal(binned, got)
+    else:  # each value its own bin: its rank among the distinct values
+        assert np.array_equal(binned, rank)
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
@@ -316,3 +323,98 @@ def test_breast_cancer_without_bins_warns_and_with_bins_answers(breast_cancer):
         train, test.iloc[:3], "diagnosis", bins=5, method="montecarlo", n_worlds=200, seed=0
     )
     assert all(c.tie_fraction < 0.5 for c in counts)
+
+
+# ---------------------------------------------------------------------------------------
+# distinct values kept apart
+
+
+def _messages(call, *args, **kw) -> tuple:
+    """(what ``call`` returned, the messages of its DataWarnings)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = call(*args, **kw)
+    return got, [str(w.message) for w in caught if issubclass(w.category, DataWarning)]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@settings(max_examples=30, deadline=None)
+@given(
+    values=st.lists(st.sampled_from([-3.5, 0.0, 1.0, 2.0, 7.25, 1e6]), min_size=1, max_size=30),
+    n_bins=st.integers(2, 8),
+)
+def test_a_column_of_at_most_n_values_keeps_each_value_its_own_bin(strategy, values, n_bins):
+    x = np.array(values)
+    distinct, rank = np.unique(x, return_inverse=True)
+    if len(distinct) > n_bins:
+        return
+    binner, said = _messages(nbcert.Binner(n_bins, strategy).fit, x.reshape(-1, 1))
+    assert np.array_equal(binner.transform(x.reshape(-1, 1))[:, 0], rank)
+    assert len(binner.bin_names_[0]) == len(distinct)
+    assert said == [
+        f"Binner(n_bins={n_bins}): column 0 ({len(distinct)} value{'s' * (len(distinct) != 1)}) "
+        "has no more distinct numbers than bins: each number is its own bin, none merged"
+    ]
+    # a test value between two training values falls in the bin of the nearer one
+    if len(distinct) > 1:
+        between = (distinct[:-1] + 0.49 * np.diff(distinct)).reshape(-1, 1)
+        assert np.array_equal(binner.transform(between)[:, 0], np.arange(len(distinct) - 1))
+
+
+def test_a_flag_column_is_two_bins_in_the_binner():
+    """Binner(2) on a 0/1 column whose median is 0 made one bin (-inf, inf)."""
+    X = np.array([0, 0, 0, 0, 1, 1, 0, 1], float).reshape(-1, 1)
+    binner, said = _messages(nbcert.Binner(2).fit, X)
+    assert binner.bin_names_ == [["(-inf, 0.5)", "[0.5, inf)"]]
+    assert binner.transform(X)[:, 0].tolist() == X[:, 0].tolist() and len(said) == 1
+
+
+def test_binned_flag_column_certifies_as_unbinned(tmp_path, capsys):
+    """The reproduction: a 0/1 column with --bins 5 was one bin, so both rows said
+    "(all tie)" where without --bins both are robust."""
+    from test_cli import run
+
+    (tmp_path / "b.csv").write_text("f,y\n0,a\n0,a\n0,a\n0,b\n1,b\n1,b\n0,a\n1,b\n")
+    (tmp_path / "bt.csv").write_text("f\n0\n1\n")
+    files = ["--train", str(tmp_path / "b.csv"), "--test", str(tmp_path / "bt.csv")]
+    rc, binned, err = run(capsys, "certify", *files, "--label", "y", "--bins", "5")
+    assert rc == 0 and err == (
+        "nbcert: warning: --bins 5: column 'f' (2 values) has no more distinct numbers than "
+        "bins: each number is its own bin, none merged\n"
+    )
+    rc, plain, err = run(capsys, "certify", *files, "--label", "y")
+    assert rc == 0 and err == "" and binned == plain
+    assert [line.split()[1:3] for line in plain.splitlines()[1:]] == [["yes", "a"], ["yes", "b"]]
+    cert = tmp_path / "cert.json"  # the value-by-value bins' edges, as the checker reads them
+    rc, _, _ = run(capsys, "certify", *files, "--label", "y", "--bins", "5", "--certificate", cert)
+    assert rc == 0 and all(claim.ok for claim in nbcert.verify.check(cert))
+
+
+def test_merged_and_empty_bins_are_named_in_one_line():
+    """Quantiles of a column that is mostly 0 coincide (one bin where 5 were asked); uniform
+    bins of a column with an outlier hold no training value."""
+    train = pd.DataFrame(
+        {
+            "zeros": np.r_[np.zeros(50), np.arange(10.0)],
+            "outlier": np.r_[np.arange(59.0), 1000.0],
+            "y": ["p", "q"] * 30,
+        }
+    )
+    test = train.drop(columns="y").iloc[:2]
+    _, said = _messages(nbcert.certify, train, test, "y", bins=5)
+    assert said == [
+        "bins=5: quantile bins merged or empty in column 'zeros' (1 bin, not 5: equal edges "
+        "merged); binning='kmeans' cuts them otherwise"
+    ]
+    _, said = _messages(nbcert.certify, train, test, "y", bins=5, binning="uniform")
+    assert said == [
+        "bins=5: uniform bins merged or empty in column 'outlier' (3 bins without a training "
+        "value: a test value there is never seen in training); binning='kmeans' cuts them "
+        "otherwise"
+    ]
+
+
+def test_a_column_of_many_values_quietly_gets_the_bins_asked_for(breast_cancer):
+    train, test = breast_cancer
+    binned, said = _messages(binning.fit_columns, train, "diagnosis", 5, "quantile")
+    assert said == [] and all(len(cb.names) == 5 and cb.cut.empty == 0 for cb in binned)

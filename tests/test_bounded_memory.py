@@ -158,3 +158,86 @@ def test_out_of_memory_is_one_line(monkeypatch, capsys, tmp_path):
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and err.startswith("nbcert: error: out of memory")
     assert "--bins N" in err and "--candidates FILE" in err
+
+
+# ---------------------------------------------------------------------------------------
+# exact counting, sized from the counts
+
+
+def _capped(cap_mb: int, *argv, cwd) -> tuple:
+    """(exit status, stdout, the lines on stderr, peak MB) of the command line run in a
+    process capped at ``cap_mb`` of address space (resource's RLIMIT_AS)."""
+    from test_not_a_table import _limited
+
+    rc, lines, peak, out = _limited(*argv, cwd=cwd, limit_mb=cap_mb, timeout=600)
+    return rc, out, lines, peak
+
+
+def _numeric_table(folder, rows: int, features: int, blanks: float, seed: int, ints: int = 0):
+    """train.csv (a binary label, ``features`` numeric columns: normal floats, or integers
+    below ``ints``, a share ``blanks`` of them blank) and test.csv (two rows)."""
+    rng = np.random.default_rng(seed)
+    draw = (
+        (lambda: rng.integers(0, ints, rows)) if ints else (lambda: rng.normal(size=rows).round(3))
+    )
+    X = pd.DataFrame({f"x{j}": draw() for j in range(features)})
+    middle = (ints - 1) / 2 if ints else 0.0
+    y = np.where(X["x0"] + rng.normal(size=rows) > middle, "claim", "none")
+    X.mask(rng.random(X.shape) < blanks).assign(y=y).to_csv(folder / "train.csv", index=False)
+    X.iloc[:2].to_csv(folder / "test.csv", index=False)
+    return ["--train", "train.csv", "--test", "test.csv", "--label", "y"]
+
+
+CAP_MB = 2048  # every command stays under 2 GB
+PEAK_MB = 768  # what refusing an exact count may cost (the old code: 1.2-2.5 GB)
+
+
+def test_exact_counting_on_an_insurance_sized_table_refuses_within_its_memory(tmp_path):
+    """20,140 rows, 7 numeric features with 5 % blanks, --bins 5: the supports' residues
+    were listed whole before the count said "too large" (2.5 GB on the insurance table);
+    now the residues are merged a bounded number at a time and the refusal comes early."""
+    files = _numeric_table(tmp_path, 20_140, 7, 0.05, seed=52)
+    rc, out, lines, peak = _capped(
+        CAP_MB, "count", *files, "--bins", "5", "--method", "exact", cwd=tmp_path
+    )
+    assert rc == 2 and out == "", lines
+    assert lines[-1] == (
+        "nbcert: error: exact counting is too large here (more than 2000000 distinct supports "
+        "for one label); use the bounds or montecarlo method"
+    )
+    assert peak < PEAK_MB, f"{peak} MB"
+
+
+def test_exact_counting_whose_ways_would_not_fit_is_refused_before_it_is_built(tmp_path):
+    """40,000 rows, 2 features of 16 values, 5 % blanks: 415,000 distinct supports per label,
+    few enough, but each with a number of ways of 7,900 bits: about 3.4 GB, which the old
+    code started to build (out of memory under the cap); now refused from the counts."""
+    files = _numeric_table(tmp_path, 40_000, 2, 0.05, seed=7, ints=16)
+    rc, out, lines, peak = _capped(CAP_MB, "count", *files, "--method", "exact", cwd=tmp_path)
+    assert rc == 2 and out == "", lines
+    (line,) = lines
+    assert line.startswith("nbcert: error: exact counting is too large here (about ")
+    assert "distinct supports of one label" in line and "GB exact counting may hold" in line
+    assert line.endswith("use the bounds or montecarlo method") and peak < PEAK_MB, peak
+    rc, out, lines, peak = _capped(CAP_MB, "count", *files, "--json", cwd=tmp_path)
+    assert rc == 0 and peak < CAP_MB  # auto: the proven bounds answer
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    res=st.lists(st.integers(0, 2**31 - 2), min_size=1, max_size=60),
+    f=st.lists(st.integers(0, 2**31 - 2), min_size=1, max_size=9),
+    cells=st.integers(1, 40),
+)
+def test_residues_merged_a_part_at_a_time_are_the_residues(res, f, cells):
+    """The products formed ``RESIDUE_CELLS`` at a time and merged give the distinct residues
+    of all products at once."""
+    from nbcert.count import states
+
+    want = np.unique((np.array(res, np.int64)[:, None] * np.array(f, np.int64)) % states._PRIME)
+    old, states.RESIDUE_CELLS = states.RESIDUE_CELLS, cells
+    try:
+        got = states._times(np.unique(res).astype(np.int64), np.array(f, np.int64), 10**9)
+    finally:
+        states.RESIDUE_CELLS = old
+    assert np.array_equal(got, want)

@@ -208,38 +208,49 @@ def test_certify_ad(tmp_path, capsys):
     res = run_json(
         capsys, "certify", *files(tmp_path), "--method", "ad", "--worlds", "200", "--seed", "0"
     )
-    assert [r["robust"] for r in res] == [False, True]
+    assert [r["not_robust"] for r in res] == [True, False]
     assert res[1]["label"] == "e"
 
 
 def test_certify_ad_rows_say_what_the_sampled_worlds_saw(tmp_path, capsys):
-    """An AD row never pairs its robust "yes" with exact possible labels it did not compute:
-    text and JSON show the labels its worlds predicted, labelled as sampled."""
+    """An AD row never says "robust": no sampled world disagreeing is no proof (AD printed
+    "robust yes" for rows the exact method finds not robust).  Text and JSON say what its
+    worlds saw ("no other label in N sampled worlds"), the labels they predicted, labelled
+    as sampled, and "not robust" only where a sampled world proves it."""
     argv = ["certify", *files(tmp_path), "--method", "ad", "--worlds", "50", "--seed", "1"]
     res = run_json(capsys, *argv)
     for r in res:
         assert r["method"] == "ad" and "possible_labels" not in r and "tie_possible" not in r
-        assert r["robust"] == (r["sampled_labels"] == [r["label"]] and not r["sampled_tie"])
+        assert "robust" not in r
+        assert r["not_robust"] == (r["sampled_labels"] != [r["label"]] or r["sampled_tie"])
     assert res[1] == {
         "test_index": 1,
         "method": "ad",
-        "robust": True,
+        "answer": "no other label in 50 sampled worlds",
+        "not_robust": False,
         "label": "e",
         "sampled_labels": ["e"],
         "sampled_tie": False,
         "worlds_sampled": 50,
     }
+    assert res[0]["answer"].startswith("not robust: ")
     rc, out, err = run(capsys, *argv)
     lines = out.splitlines()
-    assert rc == 0 and lines[0].split() == [
+    assert rc == 0 and re.split(r"\s{2,}", lines[0].strip()) == [
         "test_index",
-        "robust",
+        "answer (--method ad)",
         "label",
         "sampled_labels",
         "sampled_tie",
-        "worlds",
     ]
-    assert lines[2].split() == ["1", "yes", "e", "e", "no", "50"]
+    assert re.split(r"\s{2,}", lines[2].strip()) == [
+        "1",
+        "no other label in 50 sampled worlds",
+        "e",
+        "e",
+        "no",
+    ]
+    assert "yes" not in [re.split(r"\s{2,}", line.strip())[1] for line in lines[1:3]]
     assert "not a proof" in lines[-1] and "possible_labels" not in out
 
 
@@ -972,6 +983,22 @@ def test_id_errors(tmp_path, capsys):
     assert_error(rc, out, err, "test.csv", "'nom'")
     rc, out, err = run(capsys, "certify", *files(tmp_path), "--id", "odor")
     assert_error(rc, out, err, "train.csv", "'odor'", "feature")
+
+
+def test_the_label_column_may_name_the_test_rows(tmp_path, capsys):
+    """--id naming the label column said "is a feature column of it"; the label is no
+    feature, and the API takes it (the test file's label column is left out anyway)."""
+    args = files(tmp_path, TRAIN, "odor,cap,y\nn,s,first\nn,x,second\n")
+    res = run_json(capsys, "certify", *args, "--id", "y")
+    assert [r["id"] for r in res] == ["first", "second"]
+    assert [r["robust"] for r in res] == [r["robust"] for r in run_json(capsys, "certify", *args)]
+
+
+def test_the_id_hint_is_quoted_for_the_shell(tmp_path, capsys):
+    """A test column that is no training column is named with the flag that names the test
+    rows, as a shell takes it: --id 'car id', not --id car id."""
+    rc, out, err = run(capsys, "certify", *files(tmp_path, TRAIN, "car id,odor,cap\nA,n,s\n"))
+    assert_error(rc, out, err, "(if it names the test points, pass --id 'car id')")
 
 
 @pytest.mark.parametrize(

@@ -35,18 +35,19 @@ LIMIT_MB = 1024  # the address space the child may take (pyarrow's and numpy's o
 PEAK_MB = 256  # the resident memory a refused input may cost
 
 
-def _limited(*argv, stdin=None, cwd=None) -> tuple:
-    """(exit status, the error lines, peak MB) of the command line run under LIMIT_MB."""
+def _limited(*argv, stdin=None, cwd=None, limit_mb: int = LIMIT_MB, timeout: int = 120) -> tuple:
+    """(exit status, the error lines, peak MB, stdout) of the command line run under
+    ``limit_mb`` of address space."""
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]),
     }
     run = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(LIMIT_MB), *map(str, argv)],
+        [sys.executable, "-c", _CHILD, str(limit_mb), *map(str, argv)],
         stdin=stdin,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         cwd=cwd,
         env=env,
     )

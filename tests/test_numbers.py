@@ -331,3 +331,100 @@ def test_first_appearance_order_on_every_path(data):
             )
             == want
         ), name
+
+
+# ---------------------------------------------------------------------------------------
+# labels by the same rule
+
+
+def _labelled(n: int = 40) -> tuple:
+    """(a table whose labels are written ``0`` and ``1``, the same with every other row's
+    label written ``0.0`` and ``1.0``)."""
+    rng = np.random.default_rng(3)
+    table = pd.DataFrame(
+        {
+            "a": rng.choice(list("uvw"), n),
+            "b": rng.choice(list("xy"), n),
+            "y": ["0", "1"] * (n // 2),
+        }
+    )
+    table[["a", "b"]] = table[["a", "b"]].mask(rng.random((n, 2)) < 0.15)
+    mixed = table.copy()
+    mixed.loc[mixed.index % 4 >= 2, "y"] += ".0"
+    return table, mixed
+
+
+LABEL_HINT = (
+    "label column 'y' writes numbers in more than one way ('0' and '0.0'; '1' and '1.0'): "
+    "labels are compared by value, as features are, so each number is one label, shown as "
+    "the first spelling listed"
+)
+
+
+def _hinted(call, *args, **kw) -> tuple:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = call(*args, **kw)
+    return got, [str(w.message) for w in caught if issubclass(w.category, nbcert.DataWarning)]
+
+
+def test_labels_one_number_written_two_ways_are_one_label(tmp_path):
+    """A label column holding 1 and 1.0 (0 and 0.0) was four labels, without a word, on
+    every path; now two, named as written first, with one line naming the spellings."""
+    table, mixed = _labelled()
+    test = table[["a", "b"]].iloc[:6].fillna({"a": "u", "b": "x"})
+    want = certified(nbcert.certify(table, test, "y"))
+    want_counts = counts(nbcert.count_worlds(table, test, "y", method="exact"))
+    got, said = _hinted(nbcert.certify, mixed, test, "y")
+    assert certified(got) == want and said == [f"training table: {LABEL_HINT}"]
+    assert counts(nbcert.count_worlds(mixed, test, "y", method="exact")) == want_counts
+    assert frame(nbcert.certify(mixed, test, "y", method="iterate")) == frame(got)
+    assert encode(mixed, "y").labels == frame_stats(mixed, "y").labels == ("0", "1")
+    path = tmp_path / "mixed.csv"
+    mixed.to_csv(path, index=False)
+    for batch in (1, 7, None):  # the spellings in different batches: merged all the same
+        got, said = _hinted(nbcert.certify, str(path), test, "y", stream=True, batch_rows=batch)
+        assert certified(got) == want and said == [f"{path}: {LABEL_HINT}"], batch
+
+
+def test_labels_merged_on_the_command_line_say_so_in_one_line(tmp_path, capsys):
+    table, mixed = _labelled()
+    write(tmp_path, "mixed.csv", mixed.to_csv(index=False))
+    write(tmp_path, "plain.csv", table.to_csv(index=False))
+    write(tmp_path, "q.csv", "a,b\nu,x\nw,y\n")
+    args = ["--test", str(tmp_path / "q.csv"), "--label", "y", "--json"]
+    rc, out, err = run(capsys, "certify", "--train", str(tmp_path / "mixed.csv"), *args)
+    assert rc == 0 and err == f"nbcert: warning: {tmp_path / 'mixed.csv'}: {LABEL_HINT}\n"
+    assert out == run(capsys, "certify", "--train", str(tmp_path / "plain.csv"), *args)[1]
+
+
+def test_labels_written_one_way_stay_as_written():
+    """Only a merge changes a label: ``1.0`` and ``2.0`` alone stay ``1.0`` and ``2.0``, as
+    the file writes them (and as a certificate's checker reads them), without a word."""
+    table = pd.DataFrame({"a": ["u", "v", "u", None], "y": ["1.0", "2.0", "1.0", "2.0"]})
+    got, said = _hinted(nbcert.certify, table, pd.DataFrame({"a": ["u"]}), "y")
+    assert got["label"].tolist() == ["1.0"] and said == []
+    assert encode(table, "y").labels == ("1.0", "2.0")
+
+
+def test_no_certificate_where_labels_merge(tmp_path, capsys):
+    """The checker reads labels as written: a certificate over labels 1 and 1.0 (one label
+    here) failed its check; none is written, in one line saying why."""
+    _, mixed = _labelled()
+    write(tmp_path, "mixed.csv", mixed.to_csv(index=False))
+    write(tmp_path, "q.csv", "a,b\nu,x\n")
+    cert = tmp_path / "cert.json"
+    argv = ["certify", "--train", str(tmp_path / "mixed.csv"), "--test", str(tmp_path / "q.csv")]
+    rc, out, err = run(capsys, *argv, "--label", "y", "--certificate", cert)
+    assert rc == 2 and out == "" and not cert.exists()
+    assert err.endswith(
+        "writes a number in more than one way (1 and 1.0), one label here but "
+        "two to the checker, which reads labels as written; write each label "
+        "one way\n"
+    )
+    plain, _ = _labelled()
+    write(tmp_path, "plain.csv", plain.to_csv(index=False))
+    argv[2] = str(tmp_path / "plain.csv")
+    assert run(capsys, *argv, "--label", "y", "--certificate", cert)[0] == 0 and cert.exists()

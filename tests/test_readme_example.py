@@ -146,8 +146,10 @@ def test_clean_with_truth_takes_paths(example):
 
 
 def test_the_certificate_flow_is_what_the_readme_shows(example):
-    """The two commands: an answer with its certificate, checked by verify.py copied beside
-    it and run by a Python without site packages (the standard library only)."""
+    """The two commands: an answer with its certificate, checked by the checker where the
+    README names it (it named ``verify.py``, which is ``src/nbcert/verify.py`` in the
+    checkout where the example runs), by a Python without site packages (the standard
+    library only)."""
     import shutil
 
     command = (
@@ -155,14 +157,58 @@ def test_the_certificate_flow_is_what_the_readme_shows(example):
         "--certificate cert.json"
     )
     _nbcert(example, *command.split()[1:])
-    shutil.copy(ROOT / "src/nbcert/verify.py", example / "verify.py")
+    text = (ROOT / "README.md").read_text()
+    (check,) = re.findall(r"^\$ (python3 \S*verify\.py cert\.json)$", text, re.M)
+    script = check.split()[1]
+    assert (ROOT / script).is_file(), script  # the README's path, from the checkout's root
+    (example / script).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / script, example / script)  # the example's folder stands for the root
     run = subprocess.run(
-        [sys.executable, "-I", "-S", "verify.py", "cert.json"],
+        [sys.executable, "-I", "-S", script, "cert.json"],
         cwd=example,
         capture_output=True,
         text=True,
     )
     assert run.returncode == 0, run.stdout + run.stderr
-    shown, got = _shown("python3 verify.py cert.json"), run.stdout.splitlines()
+    shown, got = _shown(check), run.stdout.splitlines()
     head = shown[: shown.index("…")]
     assert got[: len(head)] == head and got[-1] == shown[-1]
+
+
+def test_the_poison_excerpt_is_what_poison_prints(example):
+    """The README's poison lines (an excerpt: the header and two rows) are lines of its
+    output, in order (p491's three cells had changed)."""
+    command = "nbcert poison --train truth.csv --test test.csv --label diagnosis --id id --bins 5"
+    got = _nbcert(example, *command.split()[1:]).stdout.splitlines()
+    shown = [line for line in _shown(command) if line != "…"]
+    assert len(shown) == 3 and [line for line in got if line in shown] == shown
+
+
+def test_the_worked_example_s_python_line_runs_on_its_files(example):
+    """The worked example's ``python -c`` line, as written, in its folder: the one-liner
+    under "Your own data" failed there (its test.csv has an id column)."""
+    section = (ROOT / "README.md").read_text().split("**A worked example**", 1)[1]
+    line = next(row for row in section.splitlines() if row.startswith('$ python -c "'))
+    code = line.split('python -c "', 1)[1].rsplit('"', 1)[0]
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=example, capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr
+    command = "nbcert certify --train train.csv --test test.csv --label diagnosis --id id --bins 5"
+    robust = [row.split()[2] == "yes" for row in _shown(command)[1:11]]
+    rows = run.stdout.splitlines()
+    assert rows[0].split()[:2] == ["id", "robust"]
+    assert [row.split()[2] == "True" for row in rows[1:11]] == robust
+
+
+def test_docs_link_pages_not_a_forge_s_home():
+    """getting-started linked "README" to https://github.com/, a forge's home page: every
+    link of the docs and the README goes to a page (a path beyond the host)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    bare = [
+        (page.name, url)
+        for page in pages
+        for url in re.findall(r"\]\((https?://[^)\s]+)\)", page.read_text())
+        if re.fullmatch(r"https?://[^/]+/?", url)
+    ]
+    assert bare == []

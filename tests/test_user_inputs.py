@@ -67,6 +67,44 @@ def test_one_column_header_with_a_separator_is_an_error_naming_it(tmp_path, caps
         nbcert.certify(train, pd.DataFrame({"odor": ["n"], "cap": ["s"]}), "y")
 
 
+@pytest.mark.parametrize("sep, shown", [(";", "';'"), ("|", "'|'"), ("\t", "'tab'")])
+def test_a_header_name_holding_a_comma_keeps_the_separator_hint(tmp_path, capsys, sep, shown):
+    """A ``;`` file whose column name holds a comma ("cap, size") is two columns read with
+    commas, so the header check passed and the first record said only "has 1 field,
+    expected 2"; the record and the header split alike by ``;`` name it."""
+
+    def spelt(text: str) -> str:
+        return (
+            text.replace("cap", "cap, size")
+            .replace(",", sep)
+            .replace(f"cap{sep} size", "cap, size")
+        )
+
+    train, test = write(tmp_path, "t.csv", spelt(TRAIN)), write(tmp_path, "q.csv", spelt(TEST))
+    argv = ["--train", train, "--test", test, "--label", "y"]
+    rc, out, err = run(capsys, "certify", *argv)
+    hint = f"the fields look separated by {shown}, not ','"
+    hint += f" (use --sep {shown}; sep={shown} in Python)"
+    said = f"data row 0 (line 2) has 1 field, expected 2: {hint}"
+    assert rc == 2 and out == "" and err == f"nbcert: error: {test}: {said}\n"
+    with pytest.raises(nbcert.InputError) as caught:  # the API reads the header first
+        nbcert.certify(train, pd.DataFrame({"odor": ["n"], "cap, size": ["s"]}), "y")
+    assert str(caught.value).startswith(f"{train}: no label column 'y' (columns: ")
+    assert str(caught.value).endswith(
+        f"): the fields look separated by {shown} (use --sep {shown}; sep={shown} in Python)"
+    )
+    rc, out, err = run(capsys, "certify", *argv, "--sep", shown.strip("'"))
+    assert rc == 0 and "robust" in out  # read with the separator, the file is a table
+
+
+def test_a_short_record_says_no_separator_where_none_fits(tmp_path, capsys):
+    train = write(tmp_path, "t.csv", "odor,cap,y\nn,s,p\nn,s\n")
+    rc, out, err = run(capsys, "certify", "--train", train, "--test", train, "--label", "y")
+    assert (
+        rc == 2 and err == f"nbcert: error: {train}: data row 1 (line 3) has 2 fields, expected 3\n"
+    )
+
+
 def test_api_sep_reads_a_path(tmp_path):
     train = write(tmp_path, "t.csv", TRAIN.replace(",", ";"))
     test = pd.DataFrame({"odor": ["n", "n"], "cap": ["s", "x"]})
@@ -160,7 +198,10 @@ def test_numeric_warning_present_without_bins_absent_with_them_or_categorical(tm
         len(lines) == 2 and "never occur in training" in lines[1]
     )  # 1.5 and -1.5 are not in the table
     _, err = certify_json(capsys, train, test, "--bins", "4")
-    assert err == ""
+    assert err == (  # the integer codes: each its own bin, and said so
+        "nbcert: warning: --bins 4: column 'code' (3 values) has no more distinct numbers "
+        "than bins: each number is its own bin, none merged\n"
+    )
     _, err = certify_json(capsys, train, test, "--categorical", "x")
     assert "looks numeric" not in err
     few = table.assign(x=table["x"].round(0))  # few distinct values: codes, no warning

@@ -32,7 +32,16 @@ import pandas as pd
 from . import approximate, blanks, certification
 from .count import WorldCounts, count_encoded
 from .errors import InputError, ParameterError
-from .inputs import Asked, Need, Reading, ReadingOptions, ask, reading_options, require_complete
+from .inputs import (
+    Asked,
+    Need,
+    Reading,
+    ReadingOptions,
+    ask,
+    is_path,
+    reading_options,
+    require_complete,
+)
 from .params import validate, validated
 from .reading import hints
 from .reading.encoding import EncodedTable
@@ -90,7 +99,7 @@ def certify(
     **options
         The reading options, the same for every function of the API: ``missing``,
         ``sep``, ``encoding``, ``decimal``, ``bins``, ``binning``, ``categorical``,
-        ``stream``, ``batch_rows``, ``names``, ``test_missing`` and ``id``
+        ``stream``, ``batch_rows``, ``names``, ``test_missing``, ``id`` and ``drop``
         (:class:`ReadingOptions`).
 
     Returns
@@ -125,7 +134,9 @@ def certify(
     """
     reading = reading_options(train, **options)
     need = _certify_need(method, candidates)
-    written = _target(certificate, method != "ad", candidates, train=train, test=test)
+    written = _target(
+        certificate, reading, label, method != "ad", candidates, train=train, test=test
+    )
     asked = ask(train, test, label, reading, need, alpha, candidates=candidates)
     out = asked.present(_certified(asked, method, n_worlds, seed))
     _write(written, "certify", asked, out)
@@ -145,10 +156,19 @@ def _certify_need(method: str, candidates) -> Need:
     return Need(None if method == "index" else f"certify method {method!r}")
 
 
-def _target(certificate, exact: bool = True, candidates=None, **tables):
-    """The certificate's Target (checked before any data is read), or None without one."""
+def _target(certificate, reading: Reading, label, exact=True, candidates=None, **tables):
+    """The certificate's Target, or None without one.
+
+    Checked before the tables are read, but for the training file's label column
+    (``_labels_one_way``).
+    """
     if certificate is None:
         return None
+    if reading.drop:
+        raise ParameterError(
+            "certificate: not written with drop (the checker reads every column of the "
+            "files); leave the columns out of the files themselves, or drop the certificate"
+        )
     if not exact:
         raise ParameterError("certificate: needs an exact method (index or iterate), not ad")
     if candidates is not None:
@@ -158,7 +178,31 @@ def _target(certificate, exact: bool = True, candidates=None, **tables):
         )
     from .certificate import Target
 
-    return Target.of(certificate, **tables)
+    target = Target.of(certificate, **tables)
+    _labels_one_way(tables.get("train"), label, reading)
+    return target
+
+
+def _labels_one_way(train, label, reading: Reading) -> None:
+    """Refuse a certificate whose labels the checker would read otherwise.
+
+    The checker reads labels as written, so a training file whose label column writes one
+    number two ways (``1`` and ``1.0``: one label here) gets no certificate.
+    """
+    from .reading.columns import merge_numbers
+
+    if not is_path(train):
+        return  # Target.of refuses it
+    source = reading.source(train, "train", text=True)
+    if label not in source.columns:
+        return  # the question says so
+    column = source.without([c for c in source.columns if c != label]).to_pandas()[label]
+    if merge_numbers(pd.Index(column.dropna().unique()))[0] is not None:
+        raise ParameterError(
+            f"certificate: {source.name}'s label column {label!r} writes a number in more than "
+            "one way (1 and 1.0), one label here but two to the checker, which reads labels "
+            "as written; write each label one way"
+        )
 
 
 def _write(written, question: str, asked: Asked, answer, **extra) -> None:
@@ -410,7 +454,7 @@ def poison(
     if candidates is not None:
         raise ParameterError(NO_CANDIDATES_TO_POISON)
     reading = reading_options(train, **options)
-    written = _target(certificate, train=train, test=test)
+    written = _target(certificate, reading, label, train=train, test=test)
     need = Need(f"poison method {method!r}", second_pass=method == "op" and written is None)
     asked = ask(train, test, label, reading, need, alpha)
     require_complete(asked.table, reading)
@@ -422,7 +466,10 @@ def poison(
             poisoning.poison_encoded(sub, t, method=method, seed=seed, alpha=alpha) for t in codes
         ]
 
-    found = blanks.per_group(asked.table, asked.T, answer)
+    try:
+        found = blanks.per_group(asked.table, asked.T, answer)
+    except poisoning.minimum.SearchTooLarge:
+        raise InputError(_search_too_large(alpha, asked.table, reading)) from None
     _write(written, "poison", asked, found, method=method)
     return found
 
@@ -474,7 +521,7 @@ def poison_together(
     from . import poisoning
 
     reading = reading_options(train, **options)
-    written = _target(certificate, train=train, test=test)
+    written = _target(certificate, reading, label, train=train, test=test)
     asked = ask(train, test, label, reading, Need("poisoning test points together"))
     require_complete(asked.table, reading)
     result = poisoning.poison_together_encoded(
@@ -681,7 +728,9 @@ def clean_with_truth(
             "certificate: written for every row some cleaning certifies (target 1, no budget)"
         )
     _candidates_at_zero(candidates, alpha)
-    written = _target(certificate, True, candidates, train=train, test=test, truth=truth)
+    written = _target(
+        certificate, reading, label, True, candidates, train=train, test=test, truth=truth
+    )
     asked = ask(train, test, label, reading, alpha=alpha, candidates=candidates, truth=truth)
     limits = (time_limit, batch, progress, target, budget)
     found = _with_truth(asked, prior, method, node_limit, limits)
@@ -835,17 +884,38 @@ def _label_codes(enc: EncodedTable, labels, k: int) -> np.ndarray:
     return np.array([code.get(str(v), -1) for v in values], np.intp)
 
 
+def _search_too_large(alpha, table, reading: Reading) -> str:
+    """OP's refusal at alpha > 0, naming what made its search over whole values large."""
+    from .poisoning.minimum import SEARCH_LIMIT
+
+    return (
+        f"poison: at alpha = {alpha} blanking every cell of a value moves its column's domain "
+        f"size, and the exact search over such blankings would try more than "
+        f"{SEARCH_LIMIT:,} sets of values; {hints.many_values(table, reading.binned())}"
+    )
+
+
 def _too_many_branches(e, tab, alpha, reading: Reading) -> str:
-    """What stops the exact per-row minimum, and the way on: binning, or alpha 0."""
+    """What stops the exact per-row minimum, and the ways on.
+
+    Binning (where a column that branches holds numbers), alpha 0, or leaving those
+    columns out.
+    """
     from . import cleaning
 
     columns = cleaning.branching_columns(tab)
     named = [f"{c!r} ({n})" if n else f"{c!r} (one observed value)" for c, n, _ in columns[:3]]
     more = f" and {len(columns) - 3} more" if len(columns) > 3 else ""
-    ways = [] if reading.binned() else ["bin the numeric columns (--bins N; bins=N in Python)"]
+    enc = tab.enc
+    numbers = [
+        not hints.numeric_split(enc.categories[enc.features.index(c)])[1] for c, _, _ in columns
+    ]
+    ways = [] if reading.binned() or not any(numbers) else ["bin them (--bins N; bins=N in Python)"]
     if alpha != 0:
         ways.append("use alpha 0, where only one-value columns and unseen test values branch")
-    way = " or ".join(ways) or "leave out the columns named (they branch at any alpha)"
+    api, cli = hints.drop_advice([c for c, _, _ in columns])
+    ways.append(f"leave them out ({cli}; {api} in Python)")
+    way = "; or ".join(ways)
     return (
         f"{e}: values seen only among a column's missing cells multiply them ({', '.join(named)}"
         f"{more}); {way}"

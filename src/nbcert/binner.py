@@ -3,7 +3,8 @@
 scikit-learn's ``KBinsDiscretizer`` rejects NaN, so it cannot stand before
 ``CertifiedNB`` on a table with missing cells.  ``Binner`` fits one ``KBinsDiscretizer``
 per numeric column on that column's observed values (nbcert's one binning,
-``nbcert.reading.binning``) and codes each value by its bin (0 .. n-1, as floats), NaN
+``nbcert.reading.binning``: a column of at most ``n_bins`` distinct values gets a bin per
+value) and codes each value by its bin (0 .. n-1, as floats), NaN
 where the cell is missing; other columns (text, booleans, the ``categorical`` ones) pass
 through unchanged::
 
@@ -36,8 +37,11 @@ class Binner(TransformerMixin, BaseEstimator):
     ----------
     n_bins : int, default 5
         Bins per numeric column, 2 to 10,000 (``nbcert.params.MAX_BINS``, the bound of
-        ``bins``); KBinsDiscretizer may merge bins narrower than rounding, so a column can get
-        fewer.
+        ``bins``).  A column with at most ``n_bins`` distinct values gets one bin per value
+        (a 0/1 column two bins, whatever the strategy); where the strategy merges bins
+        (KBinsDiscretizer drops bins narrower than 1e-8) or leaves one without a training
+        value, a ``DataWarning`` names the column, as it names the columns binned value by
+        value.
     strategy : {"quantile", "uniform", "kmeans"}, default "quantile"
         KBinsDiscretizer's strategy (quantiles by ``averaged_inverted_cdf``).
     categorical : list of column names or positions, optional
@@ -121,6 +125,7 @@ class Binner(TransformerMixin, BaseEstimator):
         names = getattr(self, "feature_names_in_", None)
         self.bin_edges_, self.bin_names_, self._kbs = [], [], []
         stray = {}  # column -> its text tokens, where they alone keep it from being binned
+        cuts = {}  # column as named in a warning -> its Cut
         for j in range(arr.shape[1]):
             keep = j in kept or names is not None and names[j] in kept
             col = pd.Series(arr[:, j])
@@ -128,16 +133,22 @@ class Binner(TransformerMixin, BaseEstimator):
             tokens = [] if keep or values is not None else hints.stray_tokens(col.dropna().unique())
             if tokens:
                 stray[j if names is None else names[j]] = tokens
-            kb = (
+            cut = (
                 None
                 if values is None
-                else binning.fit(values[~np.isnan(values)], self.n_bins, self.strategy)
+                else binning.fit_column(values[~np.isnan(values)], self.n_bins, self.strategy)
             )
+            if cut is not None:
+                cuts[repr(names[j]) if names is not None else str(j)] = cut
+            kb = None if cut is None else cut.kb
             self._kbs.append(kb)
             self.bin_edges_.append(None if kb is None else kb.bin_edges_[0])
             self.bin_names_.append(None if kb is None else binning.interval_names(kb.bin_edges_[0]))
         if stray:
             warnings.warn(hints.stray_warning(stray, binner=True), stacklevel=2)
+        flag = ((f"Binner(n_bins={self.n_bins})", "strategy={!r}"),)
+        for w in binning.bin_warnings(cuts, self.n_bins, self.strategy, flag):
+            warnings.warn(w, stacklevel=2)
         return self
 
     def transform(self, X):

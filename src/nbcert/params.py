@@ -329,6 +329,7 @@ RULES: dict = {
     "bins": OrNone(BINS),
     "binning": Options("uniform", "quantile", "kmeans", noun="binning"),
     "categorical": Columns(),
+    "drop": Columns(),
     "sep": Sep(),
     "encoding": Encoding(),
     "decimal": Decimal(),

@@ -8,6 +8,7 @@ library's messages (``names``), never rewritten afterwards.
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -119,6 +120,11 @@ def _certificate(args, inputs: Inputs | None = None, **files):
     it names the command line's files as given, and its --id column once read."""
     if getattr(args, "certificate", None) is None:
         return None
+    if args.drop:
+        raise ParameterError(
+            "--certificate: not written with --drop (the checker reads every column of the "
+            "files); leave the columns out of the files themselves, or drop --certificate"
+        )
     from ..certificate import Target
 
     given = {role: path for role, path in files.items() if path is not None}
@@ -138,6 +144,7 @@ def _reading(args, inputs: Inputs) -> dict:
         "binning": args.binning or "quantile",
         "categorical": args.categorical,
         "decimal": args.decimal,  # the files are read with it: the hints know it too
+        "drop": args.drop,
     }
 
 
@@ -198,10 +205,11 @@ def _load(args, session: Session) -> Inputs:
     files = _files(args, names)
     source = files.source(args.train, "train", text=True)
     test, ids = split_id(files.frame(args.test, "test"), args.id, names)
-    check_id(ids, source.columns, names)
-    extra = [c for c in test.columns if c not in source.columns]
+    check_id(ids, [c for c in source.columns if c not in (args.label, *args.drop)], names)
+    extra = [c for c in test.columns if c not in (*source.columns, *args.drop)]
     if extra:
-        raise not_a_column(args.test, extra[0], args.train, args.id, f"--id {extra[0]}")
+        flag = f"--id {shlex.quote(str(extra[0]))}"
+        raise not_a_column(args.test, extra[0], args.train, args.id, flag)
     from ..stats.cluster import connect, read_on_cluster, scheduler_address
 
     train, address = source, scheduler_address(args.scheduler)

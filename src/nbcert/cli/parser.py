@@ -233,6 +233,15 @@ def _reading(g) -> None:
         "the decimal mark of numbers in the files (default .), e.g. --decimal , reads 0,93 as "
         "the number 0.93 (text such as 'Smith, J' stays as written)",
     )
+    g.add_argument(
+        "--drop",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="COL",
+        help="leave these columns out of every table, as if the files did not hold them "
+        "(an identifier, a date: a distinct value in most rows says nothing of the label)",
+    )
     _choice(
         g,
         "--test-missing",
@@ -378,7 +387,8 @@ def _certificate(p, what: str) -> None:
         "--certificate",
         "FILE",
         f"also write a certificate to FILE: the answers as --json prints them, {what}, and "
-        "the files' SHA-256; check it with nbcert verify FILE (or python3 verify.py FILE)",
+        "the files' SHA-256; check it with nbcert verify FILE (or, with the standard library "
+        "alone, python3 src/nbcert/verify.py FILE in a checkout)",
     )
 
 
@@ -388,8 +398,9 @@ def _certify(sub, parents) -> None:
     _method(
         p,
         "certify",
-        "index (default) and iterate are exact; ad samples --worlds worlds per "
-        "row and may wrongly report robust",
+        "index (default) and iterate are exact; ad samples --worlds worlds per row: "
+        "a world that disagrees proves the row not robust, and otherwise it says only that "
+        "no other label appeared in those worlds (never robust)",
     )
     _option(p, "--worlds", "n_worlds", "worlds sampled per test row with --method ad", 100)
     _option(p, "--seed", "seed", "random seed for --method ad", None, "S")
@@ -517,8 +528,8 @@ def _verify(sub) -> None:
         description=_text(
             "Check a certificate: read its files again (refusing any whose SHA-256 differs) "
             "and check every claim in exact arithmetic, one line per claim. The same code "
-            "as verify.py, which runs alone with Python's standard library "
-            "(python3 verify.py CERT)."
+            "as src/nbcert/verify.py, which runs alone with Python's standard library "
+            "(python3 verify.py CERT, wherever it is copied)."
         ),
         epilog=textwrap.fill(
             "exit status: 0 when every checked claim holds, 1 when one does not, 2 when the "

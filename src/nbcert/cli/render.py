@@ -61,15 +61,16 @@ def _certified(res: Certified):
 
 
 def _sampled(res: Certified):
-    """(robust, label or None, sampled labels, sampled tie, worlds) per test row (AD)."""
+    """(whether no sampled world disagreed, label or None, sampled labels, sampled tie,
+    worlds) per test row (AD)."""
     t = res.table
-    for robust, lab, seen, tie, worlds in zip(
+    for agreed, lab, seen, tie, worlds in zip(
         t["robust"], t["label"], t["sampled_labels"], t["sampled_tie"], t["worlds_sampled"]
     ):
-        robust = bool(robust)
+        agreed = bool(agreed)
         yield (
-            robust,
-            None if not robust else str(lab),
+            agreed,
+            None if not agreed else str(lab),
             [str(x) for x in seen],
             bool(tie),
             int(worlds),
@@ -80,26 +81,41 @@ def _is_ad(res: Certified) -> bool:
     return "sampled_labels" in res.table.columns
 
 
+def ad_answer(agreed: bool, seen: list, tie: bool, worlds: int) -> str:
+    """What AD's sampled worlds showed, in words: never "robust", which only a proof says;
+    a world that disagrees (another label, or a tie) proves the row not robust."""
+    sampled = f"{worlds} sampled world{'s' * (worlds != 1)}"
+    if agreed:
+        return f"no other label in {sampled}"
+    return f"not robust: {'a tie' if tie and len(seen) < 2 else f'{len(seen)} labels'} in {sampled}"
+
+
 def _ad_json(res: Certified) -> dict:
-    keys = ("robust", "label", "sampled_labels", "sampled_tie", "worlds_sampled")
+    keys = ("label", "sampled_labels", "sampled_tie", "worlds_sampled")
     return {
         "results": [
-            {**keys_json(res, p, i), "method": "ad", **dict(zip(keys, row))}
-            for p, (i, row) in enumerate(zip(res.index, _sampled(res)))
+            {
+                **keys_json(res, p, i),
+                "method": "ad",
+                "answer": ad_answer(agreed, seen, tie, worlds),
+                "not_robust": not agreed,
+                **dict(zip(keys, (lab, seen, tie, worlds))),
+            }
+            for p, (i, (agreed, lab, seen, tie, worlds)) in enumerate(zip(res.index, _sampled(res)))
         ]
     }
 
 
 def _ad_text(res: Certified) -> str:
     rows = [
-        ["yes" if robust else "no", dash(lab), ", ".join(seen) or ALL_TIE, _TIE[tie], str(worlds)]
-        for robust, lab, seen, tie, worlds in _sampled(res)
+        [ad_answer(agreed, seen, tie, worlds), dash(lab), ", ".join(seen) or ALL_TIE, _TIE[tie]]
+        for agreed, lab, seen, tie, worlds in _sampled(res)
     ]
-    header = ["robust", "label", "sampled_labels", "sampled_tie", "worlds"]
-    return keyed(res, header, rows, right={4}) + (
-        "\n(--method ad: robust and label as the sampled worlds saw them, not a proof; "
-        "sampled_labels: the labels those worlds predicted. Without --method ad the possible "
-        "labels are exact)"
+    header = ["answer (--method ad)", "label", "sampled_labels", "sampled_tie"]
+    return keyed(res, header, rows) + (
+        "\n(--method ad samples worlds: a world that disagrees proves a row not robust; "
+        '"no other label" is only what the sampled worlds showed, not a proof. '
+        "sampled_labels: the labels they predicted. Without --method ad the answers are exact)"
     )
 
 

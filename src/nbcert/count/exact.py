@@ -28,9 +28,10 @@ from bisect import bisect_left
 import numpy as np
 
 from ..kernel import factor_denominator, factor_numerator
+from . import memory
 from .keys import Basis, ranks
 from .points import Point, TooLarge, fillings, option_counts, point_options, winner
-from .states import too_large
+from .states import support_counts
 
 
 def _denominators(N, delta, alpha):
@@ -68,17 +69,23 @@ def _merge(keys: np.ndarray, ways: np.ndarray):
 
 def _combine(basis, keys, ways, opt, distinct: bool, chunk: int = 1 << 20):
     """Every (support, option) product of one more feature: keys add, ways multiply;
-    merged by key when ``distinct`` (a bounded number of products at a time)."""
+    merged by key when ``distinct``, about ``chunk`` products at a time, each part merged
+    into the supports found so far (so at most those and one part are held)."""
     okeys = np.array([basis.key(v) for v, _ in opt], dtype=np.int64)
     oways = np.array([w for _, w in opt], dtype=object)
     step = max(1, chunk // len(opt))
-    parts = []
+    parts, held = [], None
     for a in range(0, len(keys), step):
         k = basis.add(keys[a : a + step, None], okeys[None, :]).ravel()
         w = np.multiply.outer(ways[a : a + step], oways).ravel()
-        parts.append(_merge(k, w) if distinct else (k, w))
-    k, w = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-    return _merge(k, w) if distinct and len(parts) > 1 else (k, w)
+        if not distinct:
+            parts.append((k, w))
+            continue
+        k, w = _merge(k, w)
+        held = (k, w) if held is None else _merge(*map(np.concatenate, zip(held, (k, w))))
+    if distinct:
+        return held
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
 def _label_arrays(
@@ -88,6 +95,7 @@ def _label_arrays(
     time, fewest options first: the distinct supports (TooLarge past max_states), or
     every beta combination in mixed-radix order of the features (``distinct`` False)."""
     keys, ways = np.zeros(1, np.int64), np.array([1], dtype=object)
+    chunk = memory.chunk_rows(memory.label_bits(pt, delta)[l])
     order = (
         np.argsort(option_counts(pt, delta)[l], kind="stable").tolist()
         if distinct
@@ -95,7 +103,7 @@ def _label_arrays(
     )
     for j in order:
         opt = [(factor_numerator(c, alpha), w) for c, w in point_options(pt, delta, l, j)]
-        keys, ways = _combine(basis, keys, ways, opt, distinct)
+        keys, ways = _combine(basis, keys, ways, opt, distinct, chunk)
         if distinct and len(keys) > max_states:
             raise TooLarge(f"more than {max_states} distinct supports for one label")
     return keys, ways
@@ -184,6 +192,8 @@ def count_batch(pt: Point, N, delta, alpha, max_states: int):
     size = math.prod(option_counts(pt, delta).ravel().tolist())
     if size > max_states:
         raise TooLarge(f"{size} batches")
+    bits = memory.label_bits(pt, delta)
+    memory.check(memory.batch_bytes(size, len(N), bits), f"{size:,} beta matrices")
     basis = Basis.build(pt, N, delta, alpha)
     if basis is None:
         return _count_batch_python(pt, N, delta, alpha)
@@ -244,8 +254,7 @@ def count_exact(pt: Point, N, delta, alpha, max_states: int) -> list:
     list of int
         Worlds each label wins (the rest of the worlds are ties).
     """
-    if too_large(pt, delta, alpha, max_states):
-        raise TooLarge(f"more than {max_states} distinct supports for one label")
+    _sized(pt, delta, alpha, max_states)
     basis = Basis.build(pt, N, delta, alpha)
     if basis is None:
         return _count_exact_python(pt, N, delta, alpha, max_states)
@@ -265,6 +274,26 @@ def count_exact(pt: Point, N, delta, alpha, max_states: int) -> list:
                 total = total * cum[np.searchsorted(sr, rank[l], side="left")]
         counts.append(int(total.sum()))
     return counts
+
+
+def _sized(pt: Point, delta, alpha, max_states: int) -> None:
+    """Refuse (TooLarge) a point whose labels have more than ``max_states`` distinct
+    supports (proven), or whose supports and their ways would pass
+    ``memory.MEMORY_BYTES`` (estimated from the counts), before anything is built."""
+    states = support_counts(pt, delta, alpha, max_states)
+    if max(states) > max_states:
+        raise TooLarge(f"more than {max_states} distinct supports for one label")
+    bits = memory.label_bits(pt, delta)
+    if memory.exact_bytes(states, bits) > memory.MEMORY_BYTES:  # the upper bounds: tighten
+        states = support_counts(pt, delta, alpha, max_states, tight=True)
+        if max(states) > max_states:
+            raise TooLarge(f"more than {max_states} distinct supports for one label")
+    most = int(np.argmax(states))
+    memory.check(
+        memory.exact_bytes(states, bits),
+        f"{states[most]:,} distinct supports of one label, each with a number of ways of "
+        f"up to {int(bits[most]):,} bits",
+    )
 
 
 def _count_exact_python(pt: Point, N, delta, alpha, max_states: int) -> list:

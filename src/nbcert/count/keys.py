@@ -181,8 +181,13 @@ class Basis:
         ndarray of float, shape (k,)
             -inf for ZERO.
         """
-        with np.errstate(divide="ignore"):
-            return np.where(keys == ZERO, -np.inf, self.exponents(np.maximum(keys, 0)) @ self.logp)
+        out = np.empty(len(keys))
+        step = max(1, (1 << 20) // max(1, len(self.primes)))  # exponents a bounded block at a time
+        for a in range(0, len(keys), step):
+            part = keys[a : a + step]
+            logs = self.exponents(np.maximum(part, 0)) @ self.logp
+            out[a : a + step] = np.where(part == ZERO, -np.inf, logs)
+        return out
 
     def value(self, key: int) -> int:
         """The exact integer a key stands for.

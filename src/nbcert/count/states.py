@@ -21,6 +21,9 @@ from .points import Point, fixed_counts, option_counts
 _PRIME = 2_147_483_647  # 2^31 - 1: a product of two residues fits in an int64
 
 
+RESIDUE_CELLS = 1 << 22  # residue products formed at a time (32 MB of int64)
+
+
 def distinct_lower_bound(pt: Point, delta: np.ndarray, l: int, alpha, limit: int) -> int:
     """A lower bound on the distinct support values of label l.
 
@@ -29,7 +32,11 @@ def distinct_lower_bound(pt: Point, delta: np.ndarray, l: int, alpha, limit: int
     numpy without building the distribution; it stops once past ``limit``.  Residues of
     distinct supports rarely collide, so the bound is close to the true number.  A
     one-option feature multiplies every support by the same number: a bijection unless
-    that number is 0, when every support is 0.
+    that number is 0, when every support is 0.  The products of one more feature are
+    formed ``RESIDUE_CELLS`` at a time and merged into the residues found so far, which
+    only grow (a feature's options include a non-zero factor: multiplying by it maps
+    distinct residues to distinct residues), so memory stays within about ``limit`` plus
+    ``RESIDUE_CELLS`` residues, and the merge stops as soon as it passes ``limit``.
 
     Parameters
     ----------
@@ -54,11 +61,56 @@ def distinct_lower_bound(pt: Point, delta: np.ndarray, l: int, alpha, limit: int
     ].tolist():  # few options first
         E, M = int(pt.E[l, j]), int(pt.M[l, j])
         f = np.array([factor_numerator(c, alpha) % _PRIME for c in range(E, E + M + 1)], np.int64)
-        res = np.sort(((res[:, None] * f) % _PRIME).ravel())  # sort-based: np.unique is slower
-        res = res[np.concatenate(([True], res[1:] != res[:-1]))]
+        res = _times(res, f, limit)
         if len(res) > limit:
             break
     return len(res)
+
+
+def _distinct(sorted_: np.ndarray) -> np.ndarray:
+    return sorted_[np.concatenate(([True], sorted_[1:] != sorted_[:-1]))]
+
+
+def _times(res: np.ndarray, f: np.ndarray, limit: int) -> np.ndarray:
+    """The distinct residues of every product of ``res`` and ``f``, formed a bounded
+    number at a time (sorted; it stops past ``limit``)."""
+    step = max(1, RESIDUE_CELLS // len(f))
+    out = np.empty(0, np.int64)
+    for a in range(0, len(res), step):
+        part = np.sort(((res[a : a + step, None] * f) % _PRIME).ravel())
+        out = np.concatenate([out, _distinct(part)])
+        out.sort(kind="stable")  # two sorted runs: merged in linear time
+        out = _distinct(out)
+        if len(out) > limit:
+            break
+    return out
+
+
+def support_counts(pt: Point, delta: np.ndarray, alpha, max_states: int, tight=False) -> list:
+    """Per label, about how many distinct supports exact counting builds: the cheap upper
+    bound where it is at most ``max_states`` (unless ``tight``), else the residues' lower
+    bound (close to the true number; more than ``max_states`` when it stopped there, a
+    proof that the label has more).
+
+    Parameters
+    ----------
+    pt, delta, alpha, max_states
+        As for :func:`too_large`.
+    tight : bool, default False
+        Count the residues of every label whose upper bound is above 1,000.
+
+    Returns
+    -------
+    list of int
+    """
+    out = []
+    for l in range(pt.E.shape[0]):
+        bound = log_support_bound(pt, delta, l)
+        if bound <= (math.log(1000) if tight else math.log(max_states)):
+            out.append(min(int(math.exp(bound)) + 1, max_states))
+        else:
+            out.append(distinct_lower_bound(pt, delta, l, alpha, max_states))
+    return out
 
 
 def log_support_bound(pt: Point, delta: np.ndarray, l: int) -> float:

@@ -19,10 +19,18 @@ declaring the tokens missing (``missing=[...]``, ``--missing``) bins it.
 alone: a missing cell stays missing and takes no part in the edges.  Other tables (test
 rows, the truth) are cut at the training edges by the fitted discretizer, whose codes are
 ``searchsorted(inner edges, x, side="right")``: a value below the lowest edge falls in the
-first bin, above the highest in the last.  KBinsDiscretizer may merge bins narrower than
-rounding (many equal values), so a column can get fewer bins than asked; ``kmeans`` makes
-at most as many bins as the column has observed values (k-means needs as many values as
-clusters).
+first bin, above the highest in the last.
+
+*Distinct values kept apart.*  A column with at most N distinct observed values (a 0/1
+flag, a count of cylinders) is not cut by the strategy, which would merge values (the
+quantiles of a 0/1 column whose median is 0 make one bin): each value is its own bin,
+the edges halfway between neighbouring values (the quantile edges of the distinct values,
+``fit_column``), and one ``DataWarning`` names every such column.  Where the strategy cuts
+a column of more values, it may still merge bins (KBinsDiscretizer drops a bin narrower
+than 1e-8: equal quantiles of a skewed column) or leave a bin without a training value
+(``uniform``: a test value there is unseen); one ``DataWarning`` names every such column
+and how many bins were merged or left empty (``bin_warnings``).  The pipeline's
+``discretize_column`` is the paper's binning, KBinsDiscretizer as it is.
 
 *Names.*  Bin k of a column is named by its interval at the training edges, the end bins
 open to infinity because they take every value beyond them: ``(-inf, 10.9)``,
@@ -42,6 +50,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from .hints import DataWarning, caller_level
 
 STRATEGIES = ("uniform", "quantile", "kmeans")
 
@@ -81,6 +90,49 @@ def fit(observed: np.ndarray, n_bins: int, strategy: str):
     return kb
 
 
+@dataclass(frozen=True)
+class Cut:
+    """One column's fitted discretizer and what the fit did to its values: ``own``, each
+    distinct value is its own bin; ``merged``, bins asked for (or distinct values) that
+    share a bin; ``empty``, bins that hold no training value."""
+
+    kb: object
+    own: bool = False
+    merged: int = 0
+    empty: int = 0
+
+    @property
+    def bins(self) -> int:
+        """How many bins the column has."""
+        return len(self.kb.bin_edges_[0]) - 1
+
+
+def fit_column(observed: np.ndarray, n_bins: int, strategy: str) -> Cut:
+    """The user's bins of one column's observed (finite) values: each distinct value its
+    own bin where there are at most ``n_bins`` of them, else the strategy's (see the
+    module)."""
+    observed = np.asarray(observed, float)
+    distinct = np.unique(observed)
+    if len(distinct) <= n_bins:
+        return Cut(_own_bins(distinct), own=True)
+    kb = fit(observed, n_bins, strategy)
+    made = len(kb.bin_edges_[0]) - 1
+    held = np.bincount(codes(kb, distinct).astype(np.intp), minlength=made)
+    return Cut(kb, False, n_bins - made, int(np.count_nonzero(held == 0)))
+
+
+def _own_bins(distinct: np.ndarray):
+    """A KBinsDiscretizer whose bins are the sorted ``distinct`` values, one each: its
+    inner edges halfway between neighbours (one value: one bin)."""
+    kb = fit(distinct, 2, "uniform")  # fitted (a constant column: its one bin)
+    if len(distinct) > 1:
+        middle = distinct[:-1] + np.diff(distinct) / 2
+        kb.bin_edges_ = np.empty(1, dtype=object)  # as KBinsDiscretizer keeps them
+        kb.bin_edges_[0] = np.r_[distinct[0], middle, distinct[-1]]
+        kb.n_bins_ = np.array([len(distinct)])
+    return kb
+
+
 def codes(kb, values: np.ndarray) -> np.ndarray:
     """Bin codes (float64) of ``values`` at ``kb``'s edges; NaN stays NaN."""
     values = np.asarray(values, float)
@@ -117,13 +169,61 @@ def is_interval_name(text: str) -> bool:
     return bool(_INTERVAL.match(text))
 
 
+def _column_said(column, cut: Cut, n_bins: int) -> str:
+    """One column in the warning of merged or empty bins: its name and what happened."""
+    parts = []
+    if cut.merged:
+        made = n_bins - cut.merged
+        parts.append(f"{made} bin{'s' * (made != 1)}, not {n_bins}: equal edges merged")
+    if cut.empty:
+        parts.append(
+            f"{cut.empty} bin{'s' * (cut.empty != 1)} without a training value: a test "
+            "value there is never seen in training"
+        )
+    return f"{column} ({'; '.join(parts)})"
+
+
+def _some(items: list, most: int = 5) -> str:
+    """The first ``most`` items, "a, b and c", and how many more."""
+    shown = items[:most] + ([f"{len(items) - most} more"] if len(items) > most else [])
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def bin_warnings(cuts: dict, n_bins: int, strategy: str, flags: tuple) -> list:
+    """The DataWarnings of a binning: the columns (name as shown -> Cut) whose distinct
+    values are each their own bin, and those whose strategy merged bins or left one
+    empty; ``flags``, per wording (the API's, the command line's), what asked for the
+    bins and how another strategy is asked for (``("bins=5", "binning={!r}")``)."""
+    out = []
+    own = [f"{c} ({cut.bins} value{'s' * (cut.bins != 1)})" for c, cut in cuts.items() if cut.own]
+    if own:
+        one = len(own) == 1
+        said = (
+            f"column{'s' * (not one)} {_some(own)} ha{'s' if one else 've'} no more distinct "
+            "numbers than bins: each number is its own bin, none merged"
+        )
+        out.append(DataWarning(*(f"{asked}: {said}" for asked, _ in flags)))
+    odd = [_column_said(c, cut, n_bins) for c, cut in cuts.items() if cut.merged or cut.empty]
+    if odd:
+        said = f"{strategy} bins merged or empty in column{'s' * (len(odd) != 1)} {_some(odd)}"
+        other = "kmeans" if strategy != "kmeans" else "uniform"
+        out.append(
+            DataWarning(
+                *(f"{a}: {said}; {option.format(other)} cuts them otherwise" for a, option in flags)
+            )
+        )
+    return out
+
+
 @dataclass(frozen=True)
 class ColumnBins:
-    """One numeric column's fitted discretizer and the names of its bins."""
+    """One numeric column's fitted discretizer, the names of its bins and what the fit did
+    (``cut``: see ``Cut``)."""
 
     column: str
     kb: object
     names: tuple
+    cut: Cut | None = None
 
     def apply(self, col: pd.Series, table: str) -> pd.Series:
         """The column's bin names (missing stays missing); a value that is not a number is
@@ -165,9 +265,14 @@ def _fit(
     for c in train.columns:
         values = None if c == label or c in keep else numeric_values(train[c])
         if values is not None:
-            kb = fit(values[~np.isnan(values)], n_bins, strategy)
-            fitted.append(ColumnBins(c, kb, tuple(interval_names(kb.bin_edges_[0]))))
+            cut = fit_column(values[~np.isnan(values)], n_bins, strategy)
+            names = tuple(interval_names(cut.kb.bin_edges_[0]))
+            fitted.append(ColumnBins(c, cut.kb, names, cut))
             out[c] = fitted[-1].named(values, train.index)
+    cuts = {repr(cb.column): cb.cut for cb in fitted}
+    flags = ((f"bins={n_bins}", "binning={!r}"), (f"--bins {n_bins}", "--binning {}"))
+    for w in bin_warnings(cuts, n_bins, strategy, flags):
+        warnings.warn(w, stacklevel=caller_level())
     return fitted, out
 
 
@@ -214,6 +319,9 @@ __all__ = [
     "STRATEGIES",
     "numeric_values",
     "fit",
+    "Cut",
+    "fit_column",
+    "bin_warnings",
     "codes",
     "interval_names",
     "is_interval_name",

@@ -19,6 +19,12 @@ column is coded (``code_column(..., numbers=True)``) or when the parts' counts a
 per cell, except the relabelling of cells when two spellings of one number both occur.
 Test values and values read again are looked up by ``positions``, by number in a numeric
 domain.
+
+*Labels by the same rule*.  A label column whose labels all read as finite numbers is
+compared by value too, once the whole column is known (``code_labels(..., numbers=True)``,
+``nbcert.stats.Merger``): ``1`` and ``1.0`` are one label, written as its smallest spelling
+(``'1'``), and one DataWarning names the spellings.  Labels that need no merging stay as
+written, so a result names a label as the file writes it.
 """
 
 from __future__ import annotations
@@ -282,10 +288,13 @@ def code_column(
     return CodedColumn(_missing_as(codes, len(values), compact), values)
 
 
-def code_labels(col, name: str, label: str, start: int = 0, tokens: Sequence = ()):
+def code_labels(
+    col, name: str, label: str, start: int = 0, tokens: Sequence = (), numbers: bool = False
+):
     """Label codes (intp) and the labels, sorted where they can be (else in order of
     appearance); a missing label (or one of the ``tokens``) is an InputError naming its
-    data row (``start`` is the row number of the column's first cell)."""
+    data row (``start`` is the row number of the column's first cell).  With ``numbers``
+    (the whole column) labels are compared by value as features are (``sort_labels``)."""
     codes, values = _without_tokens(*_raw_codes(col), tokens)
     codes = _numpy_codes(codes)
     missing = codes < 0
@@ -298,16 +307,58 @@ def code_labels(col, name: str, label: str, start: int = 0, tokens: Sequence = (
             f"{esc(name)}: data row {{row}} has no value in label column {esc(repr(label))}",
             start + int(np.flatnonzero(missing)[0]),
         )
-    ranks, labels = sort_labels(values)
+    ranks, labels = sort_labels(values, numbers, name, label)
     return ranks[codes], labels
 
 
-def sort_labels(values) -> tuple:
+def sort_labels(values, numbers: bool = False, name: str = "", label=None) -> tuple:
     """(rank of each value, labels in label-code order): sorted where the values can be
-    compared (as ``pandas.factorize(sort=True)`` does), else in their given order."""
+    compared (as ``pandas.factorize(sort=True)`` does), else in their given order.
+
+    With ``numbers`` the labels are compared by value, by the features' rule
+    (``merge_numbers``): where every label reads as a finite number, the spellings of one
+    number (``1`` and ``1.0``) are one label, written as its smallest spelling (the same
+    whatever order the rows come in), and one DataWarning names the table (``name``), the
+    label column and the spellings; else every label is its own as written."""
     values = pd.Index(values)
+    where = None
+    if numbers:
+        where, values = _merged_labels(values, name, label)
     try:
         ranks, labels = pd.factorize(values, sort=True)
     except TypeError:  # labels of mixed types: keep their order of appearance
         ranks, labels = pd.factorize(values)
-    return ranks.astype(np.intp), tuple(labels)
+    ranks = ranks.astype(np.intp)
+    return (ranks if where is None else ranks[where]), tuple(labels)
+
+
+def _merged_labels(values: pd.Index, name: str, label) -> tuple:
+    """(where each value goes, or None; the labels): the spellings of one number made one
+    label, its smallest spelling as text, with a DataWarning naming them."""
+    where, _ = merge_numbers(values)
+    if where is None:
+        return None, values
+    text = pd.Series([str(v) for v in values])
+    first = text.groupby(where).idxmin()  # per number, the value of its smallest spelling
+    merged = pd.Index(values[first.to_numpy()], dtype=values.dtype)
+    groups = [list(text[where == g]) for g in range(len(merged)) if (where == g).sum() > 1]
+    _warn_labels(name, label, groups)
+    return where, merged
+
+
+def _warn_labels(name: str, label, groups: list) -> None:
+    """One DataWarning: the label column writes numbers several ways (``groups``: the
+    spellings of each such number), and each number is one label."""
+    import warnings
+
+    from .hints import DataWarning, caller_level
+
+    groups = sorted(sorted(g) for g in groups)  # whatever order the rows came in
+    shown = "; ".join(" and ".join(map(repr, g)) for g in groups[:3])
+    shown += f"; and {len(groups) - 3} more numbers" if len(groups) > 3 else ""
+    msg = (
+        f"{name}: label column {label!r} writes {'a number' if len(groups) == 1 else 'numbers'} "
+        f"in more than one way ({shown}): labels are compared by value, as features are, so "
+        f"each number is one label, shown as the first spelling listed"
+    )
+    warnings.warn(DataWarning(msg), stacklevel=caller_level())

@@ -280,7 +280,7 @@ def _handler(log: list | None):
                 log.append(None)
             return "skip"
         if log is not None:
-            log.append((row.number, row.actual_columns, row.expected_columns))
+            log.append((row.number, row.actual_columns, row.expected_columns, row.text))
         return "error"
 
     return handle
@@ -288,12 +288,14 @@ def _handler(log: list | None):
 
 class CsvReading:
     """The CSV half of ``TableSource``: its pieces parsed, a faulty record located (the
-    source gives ``columns``, ``sep``, ``missing``, ``_header``, ``_raw`` and ``_fail``)."""
+    source gives ``header``, ``columns`` (those read), ``sep``, ``missing``, ``_header``,
+    ``_raw`` and ``_fail``)."""
 
     def _convert(self, dictionary: bool):
         pa, pacsv = pyarrow_csv()
         typ = pa.dictionary(pa.int32(), pa.string()) if dictionary else pa.string()
         return pacsv.ConvertOptions(
+            include_columns=self.columns,  # the header's, but for those left out
             column_types={c: typ for c in self.columns},
             null_values=[""] + self.missing,
             strings_can_be_null=True,
@@ -312,7 +314,7 @@ class CsvReading:
                 return pacsv.read_csv(
                     piece,
                     read_options=pacsv.ReadOptions(
-                        column_names=self.columns, use_threads=threads, block_size=block
+                        column_names=self.header, use_threads=threads, block_size=block
                     ),
                     parse_options=pacsv.ParseOptions(
                         delimiter=self.sep or ",",
@@ -338,13 +340,36 @@ class CsvReading:
         bad = [x for x in log if x is not None]
         if not bad:
             return self._fail("cannot parse CSV")
-        number, got, expected = bad[0]
+        number, got, expected, text = bad[0]
         spaces = log.index(bad[0])  # lines of spaces skipped before it
         row = rows_before + number - 1 - spaces
         line = lines_before + _line_of_record(piece, number)
         return self._fail(
             f"data row {row} (line {line}) has {got} field{'s' * (got != 1)}, expected {expected}"
+            + self._separator_hint(text)
         )
+
+    def _separator_hint(self, record: str) -> str:
+        """Where the header and a record of the wrong width both split into the same number
+        of fields (more than one) by another separator, the hint to use it: a ``;`` file
+        whose header holds a comma (``a;b, c;y``) read with a comma."""
+        import csv
+
+        given = self.sep or ","
+        header = given.join(self.header)  # as written, but for quotes
+
+        def fields(text: str, sep: str) -> int:
+            return len(next(csv.reader([text], delimiter=sep), []))
+
+        for sep in ",;|\t":
+            n = fields(header, sep) if sep != given else 0
+            if n > 1 and fields(record, sep) == n:
+                shown, said = ("tab" if c == "\t" else c for c in (sep, given))
+                return (
+                    f": the fields look separated by {shown!r}, not {said!r} "
+                    f"(use --sep {shown!r}; sep={shown!r} in Python)"
+                )
+        return ""
 
     def _csv_pieces(self, dictionary: bool, piece_bytes: int) -> Iterator[tuple]:
         """(first data row, Arrow table) per piece of the CSV file."""

@@ -10,7 +10,7 @@ input live in one place:
 * test values never seen in training are allowed (they get the local code -1);
 * a feature column whose observed values all read as numbers is compared by value (``4``
   and ``4.0`` are one category, in training and test alike); any other, as written
-  (``columns``).
+  (``columns``); so are labels (``1`` and ``1.0`` are one label, with a DataWarning).
 
 Cells are stored as *global* codes: feature j's values occupy codes
 ``offsets[j] .. offsets[j] + delta[j] - 1`` and its missing cells the code
@@ -156,6 +156,7 @@ def check_columns(columns: list, label: str, name: str) -> tuple:
     if label not in columns:
         raise InputError(
             f"{name}: no label column {label!r} (columns: {', '.join(map(repr, columns))})"
+            + _separated(columns, label)
         )
     dup = pd.Index(columns).duplicated()
     if dup.any():
@@ -164,6 +165,19 @@ def check_columns(columns: list, label: str, name: str) -> tuple:
     if not features:
         raise InputError(f"{name}: no feature columns besides the label {label!r}")
     return features
+
+
+def _separated(columns: list, label) -> str:
+    """Where the label is a part of a column's name split at a separator (``'b;y'``: the
+    file read with another one), the hint to read it with that separator."""
+    for sep in ",;|\t":
+        if any(label in str(c).split(sep) for c in columns if sep in str(c)):
+            shown = "tab" if sep == "\t" else sep
+            return (
+                f": the fields look separated by {shown!r} (use --sep {shown!r}; sep={shown!r} "
+                "in Python)"
+            )
+    return ""
 
 
 def code_frame(
@@ -184,7 +198,7 @@ def code_frame(
         raise InputError(f"{name}: expected a pandas DataFrame, got {type(frame).__name__}")
     features = check_frame(frame, label, name)
     tokens = list(missing or [])
-    y, labels = code_labels(_column(frame, label), name, label, start, tokens)
+    y, labels = code_labels(_column(frame, label), name, label, start, tokens, numbers)
     columns = map_columns(
         lambda f: code_column(_column(frame, f), tokens, exact, compact, numbers),
         features,

@@ -19,6 +19,7 @@ half is ``parquetfile``.
 
 from __future__ import annotations
 
+import copy
 import functools
 import os
 import re
@@ -102,7 +103,8 @@ class TableSource(CsvReading, ParquetReading):
         self.text = text
         self.format, self.size, self._stream = self._open()
         self._header = None
-        self.columns = self._read_header()
+        self.header = self._read_header()  # every column of the file
+        self.columns = list(self.header)  # those read: all but the ones left out (``without``)
         self._check_header()
 
     # -- opening
@@ -230,6 +232,27 @@ class TableSource(CsvReading, ParquetReading):
             )
 
     # -- public
+
+    def without(self, columns) -> TableSource:
+        """This table with ``columns`` left out: never read (a CSV's fields are skipped, a
+        Parquet file's columns not loaded); a name that is not a column is an InputError.
+
+        Examples
+        --------
+        >>> import nbcert
+        >>> with open("train.csv", "w") as f:
+        ...     _ = f.write("name,color,y\\nAx,red,a\\nBo,,b\\n")
+        >>> nbcert.TableSource("train.csv").without(["name"]).to_pandas().columns.tolist()
+        ['color', 'y']
+        """
+        absent = [c for c in columns if c not in self.columns]
+        if absent:
+            raise self._fail(
+                f"no column {absent[0]!r} to drop (columns: {', '.join(map(repr, self.columns))})"
+            )
+        out = copy.copy(self)
+        out.columns = [c for c in self.columns if c not in set(columns)]
+        return out
 
     def tables(
         self, dictionary: bool = True, piece_bytes: int | None = None, ints: bool = False

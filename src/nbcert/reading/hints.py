@@ -20,6 +20,11 @@
 * Features whose values read as numbers once their commas are points (``0,92815``: a
   decimal comma), read without ``decimal=","``: text, so never binned.  One warning names
   every such column with one of its values, and the option.
+* Identifier-like features: text with a distinct value in most rows (more than half the
+  rows, and more than ``MANY`` values: a car's name, a date).  A test value is then
+  almost never seen in training, so at alpha = 0 every row ties; one warning names every
+  such column and the way out, ``drop=[...]`` (``--drop COL``), which leaves a column out
+  without editing the file (``identifiers``).
 
 Each is a ``DataWarning`` (a UserWarning) whose message uses the API's keywords; ``cli``
 holds the command line's wording, which the command prints as one line on stderr.
@@ -253,6 +258,61 @@ def _tokens(dom, missing, skip: Iterable[str] = ()) -> DataWarning | None:
     return DataWarning(what + them + api, what + them + cli)
 
 
+def identifiers(dom, skip: Iterable[str] = ()) -> dict:
+    """Column -> its number of distinct values, for the identifier-like features of the
+    domains ``dom`` (see the module): text (not every value a number) with a distinct
+    value in more than half of the table's rows, and more than ``MANY`` values."""
+    found = {}
+    for f, values in zip(dom.features, dom.categories):
+        k = len(values)
+        if f in skip or k <= max(MANY, dom.n / 2):
+            continue
+        if _text(values) or len(numeric_split(values)[1]) > 0:
+            found[f] = k
+    return found
+
+
+def drop_advice(columns: list) -> tuple:
+    """(the API's, the command line's) way to leave ``columns`` out."""
+    import shlex
+
+    return f"drop={list(columns)!r}", "--drop " + " ".join(shlex.quote(str(c)) for c in columns)
+
+
+def _identifiers(dom, skip: Iterable[str]) -> DataWarning | None:
+    found = identifiers(dom, skip)
+    if not found:
+        return None
+    one = len(found) == 1
+    named = _all([f"{c!r} ({k:,} values)" for c, k in list(found.items())[:5]])
+    named += f" and {len(found) - 5} more" if len(found) > 5 else ""
+    what = (
+        f"column{'s' * (not one)} {named} look{'s' * one} like "
+        f"{'an identifier' if one else 'identifiers'} (a distinct value in most of the "
+        f"{dom.n:,} rows): a test value there is almost never seen in training, so "
+        f"{'it says' if one else 'they say'} nothing of the label; leave "
+        f"{'it' if one else 'them'} out with "
+    )
+    api, cli = drop_advice(list(found))
+    return DataWarning(what + api, what + cli)
+
+
+def many_values(dom, binned: bool) -> str:
+    """What makes a search over a column's values large, and the ways on: the columns
+    with the most values (the identifier-like ones named as such, with the way to leave
+    them out), alpha 0, and binning where the numeric columns are not binned yet."""
+    ids = identifiers(dom)
+    most = sorted(zip(dom.features, map(len, dom.categories)), key=lambda fk: -fk[1])[:3]
+    named = _all([f"{f!r} ({k:,} values{', an identifier?' if f in ids else ''})" for f, k in most])
+    ways = ["use alpha 0 (the paper's classifier: blanking never moves a domain size there)"]
+    if ids:
+        api, cli = drop_advice(list(ids))
+        ways.append(f"leave the identifiers out ({cli}; {api} in Python)")
+    if not binned and _numeric_like(dom, ()):
+        ways.append("bin the numeric columns (--bins N; bins=N in Python)")
+    return f"the columns with the most values are {named}; {' or '.join(ways)}"
+
+
 def _decimal_commas(dom, skip: Iterable[str]) -> DataWarning | None:
     """The columns whose values read as numbers once their commas are points."""
     found = {}
@@ -308,7 +368,8 @@ def data_warnings(
     if stray:
         found.append(stray_warning(stray, missing))
     tokens = _tokens(dom, missing, skip=set(stray))  # the stray warning names those
-    found += [w for w in (_unseen(dom, T, alpha, truth), tokens) if w is not None]
+    ids = _identifiers(dom, skip | set(numeric))  # the numeric warning names those
+    found += [w for w in (ids, _unseen(dom, T, alpha, truth), tokens) if w is not None]
     return found
 
 
@@ -335,6 +396,9 @@ __all__ = [
     "stray_tokens",
     "stray_warning",
     "warn_differing",
+    "identifiers",
+    "drop_advice",
+    "many_values",
     "MANY",
     "STRAY",
     "TOKENS",

@@ -62,6 +62,10 @@ class ReadingOptions(TypedDict, total=False):
     id : str, optional
         A column of ``test`` that names its test points (not a feature); ``certify``
         carries it to its result as the first column.
+    drop : column name or list of them, optional
+        Columns left out of every table, as if they were not there (a path's are never
+        read): an identifier or a date, whose distinct values say nothing of the label (a
+        DataWarning names such columns).  No certificate is written with them.
     decimal : str, optional
         The decimal mark of numbers written as text (default a point): ``","`` reads
         ``0,93`` as ``0.93``, in a CSV path and in a DataFrame's text alike.
@@ -90,6 +94,7 @@ class ReadingOptions(TypedDict, total=False):
     batch_rows: int | None
     names: Mapping[str, str] | None
     id: str | None
+    drop: str | Iterable[str] | None
 
 
 @dataclass(frozen=True)
@@ -102,7 +107,8 @@ class Reading:
     ``categorical``: the binning of numeric columns; ``stream``, ``batch_rows``: how a
     path is read; ``names``: the tables' names in messages (keys train, test, truth,
     candidates); ``test_missing``: a blank test cell left out (``leave_out``) or refused
-    (``error``); ``id``: the test table's id column.
+    (``error``); ``id``: the test table's id column; ``drop``: the columns left out of
+    every table.
     """
 
     missing: Iterable | None = None
@@ -117,6 +123,7 @@ class Reading:
     batch_rows: int | None = None
     names: Mapping[str, str] = field(default_factory=dict)
     id: str | None = None
+    drop: tuple = ()
 
     def binned(self) -> bool:
         """Whether numeric columns are binned."""

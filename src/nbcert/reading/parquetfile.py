@@ -17,8 +17,8 @@ PARQUET_SUFFIXES = (".parquet", ".parq", ".pq")
 
 
 class ParquetReading:
-    """The Parquet half of ``TableSource`` (the source gives ``path``, ``text`` and
-    ``_fail``)."""
+    """The Parquet half of ``TableSource`` (the source gives ``path``, ``columns`` (those
+    read), ``text`` and ``_fail``)."""
 
     def _parquet_files(self):
         import pyarrow.parquet as pq
@@ -52,7 +52,8 @@ class ParquetReading:
                     raise self._fail(
                         f"{path} has columns {pf.schema_arrow.names}, not {schema.names}"
                     )
-                for batch in pf.iter_batches(batch_size=_group_batch_rows(pf.metadata, batch_rows)):
+                size = _group_batch_rows(pf.metadata, batch_rows)
+                for batch in pf.iter_batches(batch_size=size, columns=self.columns):
                     batch = self._as_text(batch, dictionary, ints)
                     yield rows, batch
                     rows += batch.num_rows

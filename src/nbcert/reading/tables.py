@@ -84,27 +84,54 @@ def _read(train, test, label, reading: Reading, candidates, truth, fill) -> Tabl
     reading = named_by_paths(reading, test=test, truth=truth, fill=fill)
     test, ids = split_id(reading.frame(test, "test"), reading.id, reading.names)
     in_memory = candidates is not None or truth is not None or reading.binned()
-    train = _training(train, reading, candidates is not None, in_memory)
-    tables = Tables(train, test, reading, ids)
+    train = _training(train, label, reading, candidates is not None, in_memory)
+    tables = Tables(train, _without(test, reading), reading, ids)
     if candidates is not None:
         _read_candidates(tables, candidates, label)
     if truth is not None:
-        tables.truth = truth_for_missing(
-            tables.train, reading.frame(truth, "truth"), label, reading
-        )
+        truth = _without(reading.frame(truth, "truth"), reading)
+        tables.truth = truth_for_missing(tables.train, truth, label, reading)
     if fill is not None:
-        tables.fill = tables.reading.frame(fill, "fill")
+        tables.fill = _without(tables.reading.frame(fill, "fill"), reading)
     return tables
 
 
-def _training(train, reading: Reading, candidates: bool, in_memory: bool):
-    """The training table as read: a path as a TableSource (a DataFrame when it must be
-    held in memory: binned, with candidates or the truth); anything else as it is."""
+def _training(train, label: str, reading: Reading, candidates: bool, in_memory: bool):
+    """The training table as read, without the columns ``drop`` names: a path as a
+    TableSource (a DataFrame when it must be held in memory: binned, with candidates or
+    the truth); anything else as it is."""
     _refuse_streaming(train, reading, candidates)
-    if not is_path(train):
+    if is_path(train):
+        train = reading.source(train, "train")
+    train = _dropped(train, label, reading)
+    return train.to_pandas() if in_memory and is_path(train) else train
+
+
+def _dropped(train, label: str, reading: Reading):
+    """The training table without the columns ``reading.drop`` names (an identifier, a
+    date): a path's are never read (``TableSource.without``), a DataFrame's (pandas or
+    Dask) are dropped.  A name that is not one of its columns, or is its label, is an
+    error."""
+    drop, name = list(reading.drop), reading.names["train"]
+    if not drop:
         return train
-    source = reading.source(train, "train")
-    return source.to_pandas() if in_memory else source
+    if label in drop:
+        raise InputError(f"{name}: drop names the label column {label!r}")
+    if isinstance(train, EncodedTable):
+        raise ParameterError("drop: the training table is already coded (from_codes)")
+    if is_path(train):
+        return train.without(drop)
+    absent = [c for c in drop if c not in getattr(train, "columns", drop)]
+    if absent:
+        raise InputError(f"{name}: drop names {absent[0]!r}, which is not one of its columns")
+    return train.drop(columns=drop) if hasattr(train, "drop") else train
+
+
+def _without(table, reading: Reading):
+    """A test, truth or repaired table without those of ``reading.drop``'s columns it has."""
+    if not reading.drop or not isinstance(table, pd.DataFrame):
+        return table
+    return table.drop(columns=[c for c in reading.drop if c in table.columns])
 
 
 def _refuse_streaming(train, reading: Reading, candidates: bool) -> None:

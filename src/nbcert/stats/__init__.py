@@ -407,6 +407,7 @@ class Merger:
 
     features: tuple
     name: str = "training table"
+    label: object = None  # the label column's name, for messages
     labels: pd.Index = field(default_factory=lambda: pd.Index([], dtype=object))
     values: list = field(default_factory=list)
     counts: list = field(default_factory=list)
@@ -454,7 +455,8 @@ class Merger:
         self.rows += part.rows
 
     def finish(self) -> Stats:
-        """The merged statistics: labels sorted where they can be, unheld values dropped.
+        """The merged statistics: labels compared by value and sorted where they can be
+        (``sort_labels``), unheld values dropped.
 
         Returns
         -------
@@ -467,14 +469,14 @@ class Merger:
         """
         if self.rows == 0:
             raise InputError(f"{self.name}: the table has no data rows")
-        ranks, labels = sort_labels(self.labels)
+        ranks, labels = sort_labels(self.labels, True, self.name, self.label)
         cats, blocks = [], []
         for f, vals, cnt in zip(self.features, self.values, self.counts):
             held = cnt[:, :-1].sum(axis=0) > 0
             if not held.any():
                 raise no_observed_value(self.name, f)
-            sorted_cnt = np.empty_like(cnt)
-            sorted_cnt[ranks] = cnt
+            sorted_cnt = np.zeros((len(labels), cnt.shape[1]), cnt.dtype)
+            np.add.at(sorted_cnt, ranks, cnt)  # the spellings of one number: one label
             where, domain = merge_numbers(vals[held])
             block = sorted_cnt[:, :-1][:, held]
             if where is not None:  # two spellings of one number: their counts added
@@ -515,6 +517,7 @@ def frame_stats(frame, label: str, *, missing=None, name: str = "training table"
     Stats
     """
     part = partial_counts(frame, label, missing=missing, name=name)
-    merger = Merger(features=tuple(c for c in column_names(frame) if c != label), name=name)
+    features = tuple(c for c in column_names(frame) if c != label)
+    merger = Merger(features=features, name=name, label=label)
     merger.add(part)
     return merger.finish()

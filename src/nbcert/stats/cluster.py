@@ -46,7 +46,7 @@ def dask_stats(ddf, label: str, *, missing=None, name: str = "training table") -
         dask.delayed(_partial, pure=True)(part, label, tokens, name, features)
         for part in ddf.to_delayed()
     ]
-    merger = Merger(features=features, name=name)
+    merger = Merger(features=features, name=name, label=label)
     for part, _rows, error in dask.compute(*tasks):
         if error is not None:
             raise error.shifted(merger.rows) if hasattr(error, "shifted") else error

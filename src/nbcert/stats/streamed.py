@@ -37,7 +37,7 @@ def _features(source: TableSource, label: str) -> tuple:
 def source_stats(source: TableSource, label: str, batch_rows: int | None = None) -> StreamedStats:
     """The statistics of a file, read batch by batch (memory bounded by the batch)."""
     features = _features(source, label)
-    merger = Merger(features=features, name=source.name)
+    merger = Merger(features=features, name=source.name, label=label)
     parts = source.batches(batch_rows, ints=True)  # each batch a part: its own dictionaries
     for start, batch in parts:
         if batch.num_rows:
