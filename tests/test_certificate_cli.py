@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import nbcert
@@ -52,11 +51,17 @@ def _run(argv, capsys) -> tuple:
     return rc, out.out, out.err
 
 
-def _without_evidence(value):
+# how an answer was found, which ``--json`` says and a certificate does not (no claims)
+HOW = {"method", "time_limited", "node_limited", "memory_limited", "budget_limited"}
+# what a certificate claims only as far as its checker proves it (never more than --json)
+PROVEN = {"optimal", "lower_bound", "status"}
+
+
+def _claims(value, drop=("evidence",)):
     if isinstance(value, dict):
-        return {k: _without_evidence(v) for k, v in value.items() if k != "evidence"}
+        return {k: _claims(v, drop) for k, v in value.items() if k not in drop}
     if isinstance(value, list):
-        return [_without_evidence(v) for v in value]
+        return [_claims(v, drop) for v in value]
     return value
 
 
@@ -70,9 +75,20 @@ def test_the_certificate_holds_the_json_answers(files, capsys, command):
     doc = json.loads((files / "c.json").read_text())
     answer = json.loads(printed)
     assert doc["format"] == "nbcert certificate" and doc["version"] == verify.VERSION
-    assert _without_evidence(doc["results"]) == answer["results"]
+    assert _claims(doc["results"], {"evidence", *PROVEN}) == _claims(
+        answer["results"], {*HOW, *PROVEN}
+    )
     for key in ("together", "path"):
-        assert _without_evidence(doc.get(key)) == answer.get(key)
+        assert _claims(doc.get(key), {"evidence", *PROVEN}) == _claims(
+            answer.get(key), {*HOW, *PROVEN}
+        )
+    for mine, said in zip(
+        [*doc["results"], doc.get("together")], [*answer["results"], answer.get("together")]
+    ):
+        if mine and "status" in mine:
+            assert mine["status"] in (said["status"], "none_found")
+        if mine and mine.get("optimal"):
+            assert said["optimal"] and mine["lower_bound"] == said["lower_bound"]
     assert all("evidence" in r for r in doc["results"])
     inputs = doc["inputs"]
     assert inputs["label"] == "y" and inputs["reading"]["id"] == "name"
@@ -145,8 +161,8 @@ def test_the_api_writes_a_certificate_and_reads_a_test_path(files):
     doc = json.loads((files / "c.json").read_text())
     assert [r["id"] for r in doc["results"]] == ["t0", "t1", "t2", "t3"]
     assert all(c.ok for c in verify.check("c.json"))
-    with pytest.raises(nbcert.ParameterError, match="must be a file"):
-        nbcert.certify("train.csv", pd.read_csv("test.csv"), "y", certificate="d.json")
+    with pytest.raises(nbcert.ParameterError, match="must be a file or a DataFrame"):
+        nbcert.certify("train.csv", np.zeros((2, 2)), "y", certificate="d.json")
     assert not (files / "d.json").exists()
 
 
@@ -162,18 +178,18 @@ def test_the_pipelines_entry_points(files):
     enc = encode(train, "y")
     T = enc.encode_test(test.drop(columns="name"))
     doc = certify_encoded("run.json", enc, T[1:3], train="train.csv", test="test.csv",
-                          label="y", alpha="1/2", test_rows=[1, 2])  # fmt: skip
+                          label="y", alpha="1/2", test_indices=[1, 2])  # fmt: skip
     assert [r["test_index"] for r in doc["results"]] == [1, 2]
     assert doc["inputs"]["alpha"] == "1/2"
-    assert doc["inputs"]["test_rows"] == [1, 2]
+    assert doc["inputs"]["test_indices"] == [1, 2]
     claims = verify.check("run.json")
     assert claims[0] == (
-        "the results answer each of the 2 test rows listed (2 of 4) once",
+        "the results answer each of the 2 test points listed (2 of 4) once",
         True,
         "",
     )
     assert all(c.ok for c in claims) and len(claims) >= 3
-    doc["inputs"]["test_rows"] = [0, 1, 2]  # a row said to be answered and not answered
+    doc["inputs"]["test_indices"] = [0, 1, 2]  # a point said to be answered and not answered
     Path("bad.json").write_text(json.dumps(doc))
     assert not verify.check("bad.json")[0].ok
 
@@ -199,4 +215,7 @@ def test_python_m_nbcert_verify(files):
         [sys.executable, "-m", "nbcert.verify", "c.json"], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
-    assert np.all([line.startswith("ok") for line in done.stdout.splitlines()[:-1]])
+    lines = done.stdout.splitlines()
+    assert lines[0] == "question: certify, written by nbcert " + nbcert.__version__
+    claims = [line for line in lines if not line.startswith(("question: ", "  "))]
+    assert np.all([line.startswith("ok") for line in claims[:-1]]) and len(claims) > 2

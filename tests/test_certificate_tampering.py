@@ -15,9 +15,11 @@ import json
 import shutil
 import subprocess
 import sys
+import warnings
 from fractions import Fraction
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -49,13 +51,19 @@ def _other_label(labels, *not_these):
 
 
 def _cells_tampered(r, key, all_cells):
-    """Drop the last cell, add one the answer does not have, or miscount them."""
+    """Drop the last cell, add one the answer does not have (and claim them the fewest: one
+    more cell alone may still be a true answer), or miscount them."""
     yield "one more in num_cells", {**r, key: r[key] + 1}
     if r["cells"]:
         yield "a cell dropped", {**r, key: r[key] - 1, "cells": r["cells"][:-1]}
     extra = next((c for c in all_cells if c not in r["cells"]), None)
     if extra is not None:
-        yield "a cell added", {**r, key: r[key] + 1, "cells": [*r["cells"], extra]}
+        more = {**r, key: r[key] + 1, "cells": [*r["cells"], extra]}
+        if "optimal" in r:  # all points together
+            more.update(optimal=True, lower_bound=r[key] + 1)
+        else:
+            more["evidence"] = {**r["evidence"], "lower_bound": r[key] + 1}
+        yield "a cell added, the cells said the fewest", more
 
 
 def _certify_row(r, labels):
@@ -73,11 +81,11 @@ def _certify_row(r, labels):
     tie = {True: False, False: True, None: True}[r["tie_possible"]]
     yield "tie_possible flipped", {**r, "tie_possible": tie}
     ev = r["evidence"]
-    if ev.get("bounds"):
+    if ev.get("bounds") and ev["bounds"][0]["largest"]["counts"]:
         changed = copy.deepcopy(r)
-        side = changed["evidence"]["bounds"][0]["largest"]
-        side["support"] = str(Fraction(side["support"]) + 1)
-        yield "a bound's support changed", changed
+        counts = changed["evidence"]["bounds"][0]["largest"]["counts"]
+        counts[next(iter(counts))] += 1
+        yield "a bound's counts changed", changed
     if ev.get("bounds"):
         yield "a bound dropped", {**r, "evidence": {**ev, "bounds": ev["bounds"][1:]}}
     if ev.get("worlds"):
@@ -269,7 +277,7 @@ def test_edited_or_missing_files_are_refused(tmp_path):
         "edited": (train, train.read_text().replace("x,2,p", "x,2,q")),
         "gone": (test, None),
         "not JSON": (cert, "{"),
-        "newer": (cert, json.dumps({**doc, "version": 2})),
+        "newer": (cert, json.dumps({**doc, "version": verify.VERSION + 1})),
         "no inputs": (cert, json.dumps({"format": "nbcert certificate", "version": 1})),
         "no label": (cert, json.dumps({**doc, "inputs": {**doc["inputs"], "label": "zz"}})),
     }
@@ -401,3 +409,24 @@ def test_a_malformed_certificate_never_raises(honest, data, junk):
         verify.check(bad)
     except verify.Unreadable:
         pass
+
+
+def test_an_answer_together_that_found_no_cells_holds(tmp_path):
+    """No cleaning found for both points together (each alone needs its own, and they pull
+    apart): the answer states no certified points, and its certificate holds (the checker
+    read ``certified_rows: null`` as malformed)."""
+    train = pd.DataFrame(
+        {"y": ["p", "q", "r", "p"], "f0": [None, None, None, "a"], "f1": ["b", "b", None, "b"]}
+    )
+    truth = train.fillna({"f0": "a"}).assign(f0=["a", "b", "c", "a"], f1=["b", "b", "c", "b"])
+    test = pd.DataFrame({"f0": ["a", "c"], "f1": ["c", "b"]})
+    for name, table in (("train", train), ("truth", truth), ("test", test)):
+        table.to_csv(tmp_path / f"{name}.csv", index=False)
+    cert = tmp_path / "clean.json"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", nbcert.DataWarning)
+        report = nbcert.clean_with_truth(
+            *(str(tmp_path / f"{n}.csv") for n in ("train", "truth", "test")), "y", certificate=cert
+        )
+    assert report.together.num_cells is None
+    holds(cert)

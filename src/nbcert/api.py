@@ -224,7 +224,7 @@ def _write(written, question: str, asked: Asked, answer, **extra) -> None:
         label=asked.label,
         reading=asked.reading,
         bins=list(asked.bins),
-        test_rows=asked.test_indices,
+        test_indices=asked.test_indices,
         ids=asked.ids,
         **extra,
     )

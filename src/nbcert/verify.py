@@ -1,15 +1,31 @@
 #!/usr/bin/env python3
-"""Check an nbcert certificate: ``python3 verify.py CERT`` (``nbcert verify CERT`` runs this).
+"""Check an nbcert certificate: ``python3 verify.py CERT [--json]`` (``nbcert verify`` runs this).
 
 This file is the whole checker and imports only Python's standard library: copy it alone.
 It reads the certificate's files again (refusing any whose SHA-256 differs), derives the
 domains and counts with its own code, and checks every claim in exact rational arithmetic.
-It prints one line per claim (``ok``; ``FAIL`` and what is wrong; ``--`` and why a claim is
-not checked) and exits 0 only if every checked claim holds (1 if one fails, 2 if the
-certificate or its files cannot be read).
+It first says the question (the files, the label, alpha, how the files are read), then
+prints one line per claim (``ok``, or ``FAIL`` and what is wrong), and exits
+
+* 0 when every claim holds, 1 when one does not;
+* 2 when the certificate or one of its files cannot be read as the certificate says (one
+  line on stderr: a changed file, a malformed or unknown field, a size past the limits);
+* 3 when the checker itself fails (a bug: one line on stderr, never 0 or 1).
+
+``--json`` prints one JSON object instead: the question, the claims and the status.
+
+What is read, and the limits (each checked before the bytes it bounds are read).  Only
+regular files (not a device, a FIFO or a folder).  The certificate: UTF-8 JSON of at most
+MAX_CERTIFICATE_BYTES, every object's keys distinct, every field one this format has (an
+unknown one is refused, none is ignored), integers of at most MAX_DIGITS digits, alpha a
+fraction ``p/q`` in lowest terms.  A data file: at most MAX_FILE_BYTES as stored, its text
+(``.gz`` and ``.bz2`` decompressed as read) at most MAX_RATIO times that (a larger ratio is a
+compression bomb), no line longer than MAX_LINE characters (nbcert's own limit on a line,
+so any field nbcert reads is read here), no NUL character, at most MAX_BLANK_LINES blank
+lines, and exactly the number of data rows the certificate gives it.
 
 The model.  A feature's *domain* is its observed training values; a *world* fills every
-missing cell from its column's domain.  For a test row t, label l's support is
+missing cell from its column's domain.  For a test point t, label l's support is
 
     S(l) = N_l/n * prod_j (c_lj + alpha) / (N_l + alpha * delta_j)
 
@@ -17,28 +33,14 @@ over the features j whose test cell is not blank (a blank one is left out); c_lj
 l's rows holding t_j, delta_j is the domain's size.  A world predicts l when S(l) is the
 unique largest; t is *robust* when every world predicts the same label.
 
-Why each check suffices.
-
-1. *Extremes.*  S(l) depends only on l's cells, and only on how many hold t_j; c_lj takes
-   every integer from lo to hi (t_j not in the domain: 0; domain {t_j}: observed +
-   missing; else from the observed cells holding t_j to those plus the missing ones),
-   independently per label and column, and each factor grows with c_lj.  So l's smallest
-   and largest supports are at lo and hi (``View.extremes``).
-2. *certify.*  A possible label has a *witness world*, filled in and evaluated here.  A
-   label said not to be possible has a *bound* smax(l) <= smin(k): S(l) <= S(k) in every
-   world.  Robust with label k: smax(l) < smin(k) for every other l.  Not robust: two
-   worlds with different winners, or one with a tie.  "No world ties": the count vectors
-   of the labels that can reach the top are listed, and no two supports meet there.
-3. *poison.*  The cells are blanked (observed ones, no column emptied, domains recomputed)
-   and worlds of the blanked table show the row not robust.  "The fewest" (OP) is checked
-   by ``fewest_blanks``, whose docstring gives the argument.
-4. *poison --together.*  Worlds for every row of the one blanked table; the lower bound is
-   a row's own minimum (3.), or a search of every blanking from there up to it.
-5. *clean --truth.*  The cells are missing ones, set to the truth's values; on that table
-   bounds show the row robust (2.).  "The fewest" and "no cleaning does" are checked by
-   trying every smaller cleaning where there are at most LIMIT, else not checked.  All rows
-   together and the policy's path are about the rows some cleaning makes robust: the rows
-   set aside (``excluded``) must be exactly those whose own result says none does.
+Why each check suffices is said in the docstring of the function that makes it.  No check
+is a search that may give up: "the fewest", "optimal" and "none" are lower bounds from a
+relaxation of one pair of labels that is solved exactly (``needed``, ``never``).  The basic
+fact every check shares (``View.extremes``): S(l) depends only on l's cells, and only on how many
+hold t_j; c_lj takes every integer from lo to hi (t_j not in the domain: 0; domain {t_j}:
+observed + missing; else from the observed cells holding t_j to those plus the missing
+ones), independently per label and column, and each factor grows with c_lj.  So l's
+smallest and largest supports are at lo and hi.
 
 Reading (the subset of nbcert's rules kept here).  CSV files (``.gz`` and ``.bz2`` too;
 Parquet only where pyarrow is installed) with the certificate's separator, encoding,
@@ -56,24 +58,36 @@ from __future__ import annotations
 
 import bisect
 import bz2
+import codecs
 import csv
 import gzip
 import hashlib
+import heapq
 import io
 import itertools
 import json
 import math
 import os
 import re
+import stat
 import sys
+import zlib
 from fractions import Fraction
 from typing import NamedTuple
 
-FORMAT, VERSION = "nbcert certificate", 1
-LIMIT = 20_000  # the most configurations, blankings or cleanings one search tries
+FORMAT, VERSION = "nbcert certificate", 2
+COMMANDS = ("certify", "poison", "poison --together", "clean --truth")
+MAX_CERTIFICATE_BYTES = 256 << 20
+MAX_FILE_BYTES = 4 << 30  # a data file as stored
+MAX_RATIO = 100  # a data file's text per stored byte, decompressed (typical CSV: 5-25)
+MAX_LINE = 64 << 20  # characters of a line: nbcert's MAX_LINE_BYTES (a byte is at most one)
+MAX_BLANK_LINES = 1_000_000
+MAX_DIGITS = 30  # of an integer in the certificate (counts and indices)
+MAX_ALPHA_DIGITS = 1000  # of alpha's numerator and denominator
 TIE_VECTORS = 4096  # the most count vectors of one label listed to rule out a tie
 NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*", re.ASCII)
 INTEGER = re.compile(r"\s*[+-]?\d+\s*", re.ASCII)
+SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 class Unreadable(Exception):
@@ -81,82 +95,204 @@ class Unreadable(Exception):
 
 
 class Wrong(Exception):
-    """A claim does not hold, or its evidence is missing or malformed."""
+    """A claim does not hold, or its evidence does not show it."""
 
 
 class Claim(NamedTuple):
-    """One line of the check: what is claimed, whether it holds (None: not checked), why."""
+    """One line of the check: what is claimed, whether it holds, and why (or what is wrong)."""
 
     claim: str
-    ok: bool | None
+    ok: bool
     message: str = ""
 
 
 # ---------------------------------------------------------------------------------------
-# reading the files
+# reading files: regular ones only, every size bounded before it is read
 
 
-def _file(spec, role: str, base: str) -> tuple:
-    """Read a certificate's file, its SHA-256 checked.
+class _Capped(io.RawIOBase):
+    """A binary stream read through: Unreadable ``said`` past ``limit`` bytes; hashed.
 
-    (path, bytes) of a certificate's file, its SHA-256 checked; a relative path is
-    looked for where the checker runs, then beside the certificate.
+    Closing it closes the stream only if it ``owns`` it.
     """
-    given = spec.get("path") if isinstance(spec, dict) else None
-    if not isinstance(given, str):
-        raise Unreadable(f"the certificate names no {role} file")
-    path = given if os.path.isabs(given) or os.path.exists(given) else os.path.join(base, given)
+
+    def __init__(self, stream, limit: int, said: str, owns: bool = True):
+        self.stream, self.limit, self.said, self.size = stream, limit, said, 0
+        self.sha256, self.owns = hashlib.sha256(), owns
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = self.stream.readinto(buffer)
+        self.size += n
+        if self.size > self.limit:
+            raise Unreadable(self.said)
+        self.sha256.update(memoryview(buffer)[:n])
+        return n
+
+    def close(self) -> None:
+        if self.owns:
+            self.stream.close()
+        super().close()
+
+
+def _open(path: str, what: str, limit: int) -> _Capped:
+    """A regular file of at most ``limit`` bytes, opened to be read (and hashed).
+
+    Opened without blocking (a FIFO would wait for a writer), then refused unless regular:
+    a device such as /dev/zero never ends, a FIFO may never start.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise Unreadable(f"{given}: cannot read the {role} file ({e.strerror or e})") from None
-    if hashlib.sha256(data).hexdigest() != spec.get("sha256"):
-        raise Unreadable(f"{given}: the {role} file has changed (its SHA-256 differs)")
-    return path, data
+        fd = os.open(path, flags)
+    except (OSError, ValueError) as e:
+        raise Unreadable(f"{path}: cannot read the {what} ({getattr(e, 'strerror', e)})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise Unreadable(f"{path}: the {what} is not a regular file")
+        if info.st_size > limit:
+            raise Unreadable(f"{path}: the {what} has {info.st_size:,} bytes, over {limit:,}")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return _Capped(io.FileIO(fd, "rb"), limit, f"{path}: the {what} grew while read")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
-def _records(path: str, data: bytes, reading: dict) -> tuple:
-    """(header, rows) of a file: each field as text, None where missing."""
+def _drain(f) -> None:
+    while f.read(1 << 20):
+        pass
+
+
+def _hashed(spec: dict, role: str, base: str) -> str:
+    """The path of a certificate's file, its SHA-256 checked.
+
+    The path is relative to the certificate's folder ``base`` (where the writer put it);
+    where no file there has the bytes hashed, the file of that name beside the certificate
+    (a referee may keep the data there).
+    """
+    given = spec["path"]
+    places = [os.path.join(base, given), os.path.join(base, os.path.basename(given))]
+    found = [p for p in dict.fromkeys(places) if os.path.lexists(p)]
+    if not found:
+        raise Unreadable(f"{given}: no {role} file there, nor beside the certificate")
+    for path in found:
+        with _open(path, f"{role} file", MAX_FILE_BYTES) as f:
+            _drain(f)
+            if f.sha256.hexdigest() == spec["sha256"]:
+                return path
+    raise Unreadable(f"{given}: the {role} file has changed (its SHA-256 differs)")
+
+
+def _lines(text, path: str):
+    """The text's lines, each at most MAX_LINE characters and without NUL."""
+    while line := text.readline(MAX_LINE + 2):
+        if len(line.rstrip("\r\n")) > MAX_LINE:
+            raise Unreadable(f"{path}: a line longer than {MAX_LINE:,} characters")
+        if "\0" in line:
+            raise Unreadable(f"{path}: a NUL character (not text)")
+        yield line
+
+
+def _text(path: str, raw: _Capped, encoding: str):
+    """The file's text, decompressed as read (.gz, .bz2), at most MAX_RATIO times its size."""
+    lower, limit, said = path.lower(), MAX_FILE_BYTES, f"{path}: grew while read"
+    if lower.endswith((".gz", ".bz2")):
+        inner = gzip.GzipFile(fileobj=raw) if lower.endswith(".gz") else bz2.BZ2File(raw)
+        limit = MAX_RATIO * max(os.fstat(raw.stream.fileno()).st_size, 1 << 16)
+        said = f"{path}: its text is more than {MAX_RATIO} times the file (a compression bomb)"
+        raw = _Capped(inner, limit, said)
+    else:
+        raw = _Capped(raw, limit, said, owns=False)  # the file stays open to be hashed to its end
+    codec = "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
+    return io.TextIOWrapper(io.BufferedReader(raw, 1 << 16), encoding=codec, newline="")
+
+
+def _csv(path: str, spec: dict, reading: dict) -> tuple:
+    """(header, records) of a CSV file: each field as text, None where missing."""
+    rows, missing = spec["rows"], {""} | set(reading["missing"])
+    old = csv.field_size_limit(MAX_LINE)
+    try:
+        with _open(path, "file", MAX_FILE_BYTES) as raw:
+            reader = csv.reader(_lines(_text(path, raw, reading["encoding"]), path),
+                                delimiter=reading["sep"])  # fmt: skip
+            header = next((r for r in reader if r), None)
+            if header is None:
+                raise Unreadable(f"{path}: the file is empty")
+            body, blank = [], 0
+            for r in reader:
+                if not r or (len(header) > 1 and len(r) == 1 and not r[0].strip()):
+                    blank += 1  # a line of spaces is no record (in one column, a value)
+                    if blank > MAX_BLANK_LINES:
+                        raise Unreadable(f"{path}: more than {MAX_BLANK_LINES:,} blank lines")
+                    continue
+                if len(r) != len(header):
+                    raise Unreadable(f"{path}: data row {len(body)} has {len(r)} fields, "
+                                     f"not {len(header)}")  # fmt: skip
+                if len(body) == rows:
+                    raise Unreadable(f"{path}: more than the {rows} data rows the "
+                                     "certificate says")  # fmt: skip
+                body.append([None if v in missing else v for v in r])
+            _unchanged(raw, spec, path)
+    except UnicodeDecodeError as e:
+        raise Unreadable(
+            f"{path}: cannot decode it as {reading['encoding']} ({e.reason})"
+        ) from None
+    except csv.Error as e:
+        raise Unreadable(f"{path}: not CSV as the certificate reads it ({e})") from None
+    except EOFError:
+        raise Unreadable(f"{path}: the compressed file ends too early (truncated)") from None
+    except (OSError, zlib.error) as e:
+        raise Unreadable(f"{path}: cannot read it ({getattr(e, 'strerror', None) or e})") from None
+    finally:
+        csv.field_size_limit(old)
+    if len(body) != rows:
+        raise Unreadable(f"{path}: {len(body)} data rows, not the {rows} the certificate says")
+    return header, body
+
+
+def _unchanged(raw: _Capped, spec: dict, path: str) -> None:
+    """The rest of the file read, and its bytes those hashed (they may change between reads)."""
+    _drain(raw)
+    if raw.sha256.hexdigest() != spec["sha256"]:
+        raise Unreadable(f"{path}: the file changed while it was read")
+
+
+def _records(path: str, spec: dict, reading: dict) -> tuple:
+    """(header, rows) of a file: each field as text (or as Parquet holds it), None where missing."""
     lower = path.lower()
     if lower.endswith((".parquet", ".parq", ".pq")):
-        return _parquet(path)
-    if lower.endswith((".zst", ".lz4", ".br")):
+        return _parquet(path, spec)
+    if lower.endswith((".zst", ".lz4", ".br", ".xz", ".zip")):
         raise Unreadable(f"{path}: this checker reads .csv, .csv.gz and .csv.bz2 files only")
-    data = gzip.decompress(data) if lower.endswith(".gz") else data
-    data = bz2.decompress(data) if lower.endswith(".bz2") else data
-    encoding = reading.get("encoding") or "utf-8"
-    try:
-        text = data.decode("utf-8-sig" if encoding.lower() in ("utf-8", "utf8") else encoding)
-    except (UnicodeDecodeError, LookupError) as e:
-        raise Unreadable(f"{path}: cannot decode it as {encoding} ({e})") from None
-    sep = reading.get("sep") or ","
-    rows = [r for r in csv.reader(io.StringIO(text, newline=""), delimiter=sep) if r]
-    if not rows:
-        raise Unreadable(f"{path}: the file is empty")
-    header, body = rows[0], rows[1:]
-    if len(header) > 1:  # a line of spaces is no record (in a one-column table it is a value)
-        body = [r for r in body if not (len(r) == 1 and not r[0].strip())]
-    for i, r in enumerate(body):
-        if len(r) != len(header):
-            raise Unreadable(f"{path}: data row {i} has {len(r)} fields, not {len(header)}")
-    missing = {""} | set(reading.get("missing") or [])
-    return header, [[None if v in missing else v for v in r] for r in body]
+    return _csv(path, spec, reading)
 
 
-def _parquet(path: str) -> tuple:
+def _parquet(path: str, spec: dict) -> tuple:
     try:
         import pyarrow.parquet as pq
     except ImportError:
         raise Unreadable(f"{path}: reading Parquet needs pyarrow, which is not installed") from None
-    table = pq.read_table(path)
+    with _open(path, "file", MAX_FILE_BYTES) as f:  # a regular file, its size bounded
+        data = f.read()
+        _unchanged(f, spec, path)
+    try:
+        table = pq.read_table(io.BytesIO(data))
+    except Exception as e:  # pyarrow's errors name no common base
+        raise Unreadable(f"{path}: not Parquet ({' '.join(str(e).split())})") from None
+    rows = spec["rows"]
+    if table.num_rows != rows:
+        raise Unreadable(f"{path}: {table.num_rows} rows, not the {rows} the certificate says")
     columns = [table.column(c).to_pylist() for c in table.column_names]
     return list(table.column_names), [list(r) for r in zip(*columns)]
 
 
 def _decimal(value, mark):
     """A number written with the decimal mark ``mark`` (``0,93``), written with a point."""
-    if mark in (None, ".") or not isinstance(value, str):
+    if mark == "." or not isinstance(value, str):
         return value
     d = re.escape(mark)
     written = re.fullmatch(rf"\s*[+-]?(\d+{d}\d*|{d}\d+)([eE][+-]?\d+)?\s*", value, re.ASCII)
@@ -170,19 +306,23 @@ def _number(value):
     if isinstance(value, str):
         if not NUMBER.fullmatch(value):
             return None
-        value = int(value) if INTEGER.fullmatch(value) else float(value)
-    if isinstance(value, (int, float)) and math.isfinite(value):
+        if not INTEGER.fullmatch(value):
+            value = float(value)
+        elif len(value.strip().lstrip("+-")) <= 309:  # more digits: past the largest float
+            value = int(value)
+        else:
+            return None
+    if isinstance(value, int) and abs(value) <= sys.float_info.max:
         return value
-    return None
+    return value if isinstance(value, float) and math.isfinite(value) else None
 
 
 class Table:
     """A table as this checker reads it.
 
-    A table as this checker reads it: ``features`` (the header without the label),
-    ``y`` (each row's label), ``cols[j][r]`` (a category, None where missing), which columns
-    are ``numeric`` and which of them are binned (``numbers``: those whose categories are
-    numbers).
+    ``features`` (the header without the label), ``y`` (each row's label), ``cols[j][r]``
+    (a category, None where missing), which columns are ``numeric`` and which of them are
+    not binned (``numbers``: those whose categories are numbers).
     """
 
     def __init__(self, features: list, y: list, cols: list, numeric: list, bins=()):
@@ -198,7 +338,7 @@ def _category(value, numeric: bool, bins, where: str):
     if bins is not None:
         x = _number(value)
         if x is None:
-            raise Unreadable(f"{where} holds {value!r}, not a number (the column is binned)")
+            raise Unreadable(f"{where} holds {value!r:.40}, not a number (the column is binned)")
         return bins["names"][bisect.bisect_right(bins["edges"][1:-1], float(x))]
     if numeric:  # a test value that is no number is in no numeric domain
         x = _number(value)
@@ -206,25 +346,36 @@ def _category(value, numeric: bool, bins, where: str):
     return value if isinstance(value, str) else str(value)
 
 
+def _read(cert: dict, role: str, base: str) -> tuple:
+    """(path, header, rows) of a certificate's file, its bytes those hashed."""
+    spec = cert["inputs"]["files"][role]
+    path = _hashed(spec, role, base)
+    header, rows = _records(path, spec, cert["inputs"]["reading"])
+    twice = next((h for i, h in enumerate(header) if h in header[:i]), None)
+    if twice is not None:
+        raise Unreadable(f"{path}: two columns named {twice!r}")
+    return path, [str(h) for h in header], rows
+
+
 def read_table(cert: dict, role: str, base: str, numeric: list | None = None) -> Table:
     """Read a file of the certificate as a Table.
 
-    A file of the certificate as a Table.  ``numeric``: which columns are numeric
-    (default: as this file's values say, which the certificate must say too).
+    ``numeric``: which columns are numeric (default: as this file's values say, which the
+    certificate must say too).
     """
-    inputs = cert["inputs"]
-    reading, label, mark = inputs["reading"], inputs["label"], inputs["reading"].get("decimal")
-    path, data = _file(inputs["files"].get(role), role, base)
-    header, rows = _records(path, data, reading)
+    reading, label = cert["inputs"]["reading"], cert["inputs"]["label"]
+    mark = reading["decimal"]
+    path, header, rows = _read(cert, role, base)
     if label not in header:
         raise Unreadable(f"{path}: no label column {label!r}")
-    if any(r[header.index(label)] is None for r in rows):
+    at = header.index(label)
+    if any(r[at] is None for r in rows):
         raise Unreadable(f"{path}: a row has no label")
-    y = [str(_decimal(r[header.index(label)], mark)) for r in rows]
+    y = [str(_decimal(r[at], mark)) for r in rows]
     features = [h for h in header if h != label]
     raw = [[_decimal(r[header.index(f)], mark) for r in rows] for f in features]
-    bins = reading.get("bins") or {}
-    said = set(reading.get("numeric") or []) | set(bins)
+    bins = reading["bins"]
+    said = set(reading["numeric"]) | set(bins)
     if numeric is None:
         numeric = [
             any(v is not None for v in c) and all(v is None or _number(v) is not None for v in c)
@@ -234,6 +385,9 @@ def read_table(cert: dict, role: str, base: str, numeric: list | None = None) ->
         if mine != (f in said):
             how = "numbers here, text" if mine else "text here, numbers"
             raise Unreadable(f"{path}: column {f!r} reads as {how} in the certificate")
+    absent = sorted(said - set(features))
+    if absent:
+        raise Unreadable(f"{path}: no column {absent[0]!r}, which the certificate reads as numbers")
     cols = [
         [_category(v, num, bins.get(f), f"{path}: column {f!r}") for v in c]
         for f, num, c in zip(features, numeric, raw)
@@ -241,20 +395,381 @@ def read_table(cert: dict, role: str, base: str, numeric: list | None = None) ->
     return Table(features, y, cols, numeric, bins)
 
 
-def read_test(cert: dict, base: str, train: Table) -> list:
-    """The test file's rows as categories of the training table's columns (None: blank)."""
+def read_test(cert: dict, base: str, train: Table) -> tuple:
+    """Read the test file: (rows, ids).
+
+    Its rows as categories of the training table's columns (None: blank), and the id
+    column's values (None: no id column).
+    """
     reading = cert["inputs"]["reading"]
-    path, data = _file(cert["inputs"]["files"].get("test"), "test", base)
-    header, rows = _records(path, data, reading)
+    path, header, rows = _read(cert, "test", base)
     absent = [f for f in train.features if f not in header]
     if absent:
         raise Unreadable(f"{path}: no feature column {absent[0]!r}")
-    bins, mark = reading.get("bins") or {}, reading.get("decimal")
+    ids = None
+    if reading["id"] is not None:
+        if reading["id"] not in header or reading["id"] in train.features:
+            raise Unreadable(f"{path}: no id column {reading['id']!r} beside the features")
+        ids = [r[header.index(reading["id"])] for r in rows]
+    bins, mark = reading["bins"], reading["decimal"]
     kinds = list(zip(train.features, train.numeric, [header.index(f) for f in train.features]))
-    return [
+    points = [
         [_category(_decimal(r[a], mark), num, bins.get(f), f"{path}: {f!r}") for f, num, a in kinds]
         for r in rows
     ]
+    return points, ids
+
+
+# ---------------------------------------------------------------------------------------
+# the certificate: strict JSON, every field known and of its type
+
+
+def _object(pairs: list) -> dict:
+    """A JSON object whose keys are distinct (json keeps the last of two silently)."""
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise Unreadable(f"the key {k!r:.60} twice in one object")
+        out[k] = v
+    return out
+
+
+def _integer(written: str) -> int:
+    if len(written.lstrip("-")) > MAX_DIGITS:
+        raise Unreadable(f"an integer of {len(written):,} digits (at most {MAX_DIGITS})")
+    return int(written)
+
+
+def _real(written: str) -> float:
+    x = float(written) if len(written) <= 40 else math.inf
+    if not math.isfinite(x):
+        raise Unreadable(
+            f"the number {written:.40} is not a finite number of at most 40 characters"
+        )
+    return x
+
+
+def _constant(name: str):
+    raise Unreadable(f"{name} is not a JSON number")
+
+
+def natural(v, where: str) -> None:
+    if type(v) is not int or v < 0:
+        raise Unreadable(f"{where} is not a whole number")
+
+
+def boolean(v, where: str) -> None:
+    if type(v) is not bool:
+        raise Unreadable(f"{where} is not true or false")
+
+
+def text(v, where: str) -> None:
+    if type(v) is not str:
+        raise Unreadable(f"{where} is not a string")
+
+
+def value(v, where: str) -> None:
+    """A domain value as JSON holds it: a string, or a number for a numeric column."""
+    if type(v) not in (str, int, float):
+        raise Unreadable(f"{where} is not a value (a string or a number)")
+
+
+def char(v, where: str) -> None:
+    if type(v) is not str or len(v) != 1 or v in '\r\n"':
+        raise Unreadable(f"{where} is not one character")
+
+
+def codec(v, where: str) -> None:
+    text(v, where)
+    try:
+        codecs.lookup(v)
+    except LookupError:
+        raise Unreadable(f"{where}: no encoding {v!r:.40}") from None
+
+
+def sha256(v, where: str) -> None:
+    if type(v) is not str or not SHA256.fullmatch(v):
+        raise Unreadable(f"{where} is not a SHA-256 in hex")
+
+
+def alpha(v, where: str) -> None:
+    """Check alpha as the writer writes it.
+
+    ``p`` or ``p/q`` in lowest terms, digits only, of a bounded size (``1e100000`` would be
+    a number of 100,000 digits).
+    """
+    fine = type(v) is str and len(v) <= 2 * MAX_ALPHA_DIGITS + 1
+    if not (fine and re.fullmatch(r"(0|[1-9]\d*)(/[1-9]\d*)?", v) and str(Fraction(v)) == v):
+        raise Unreadable(f"{where} is not a fraction p/q in lowest terms")
+
+
+def either(*choices):
+    def check(v, where: str) -> None:
+        if not any(type(v) is type(c) and v == c for c in choices):
+            raise Unreadable(f"{where} is not one of {', '.join(map(json.dumps, choices))}")
+
+    return check
+
+
+def maybe(kind):
+    def check(v, where: str) -> None:
+        if v is not None:
+            kind(v, where)
+
+    return check
+
+
+def listed(kind, distinct: bool = False):
+    def check(v, where: str) -> None:
+        if type(v) is not list:
+            raise Unreadable(f"{where} is not a list")
+        for i, x in enumerate(v):
+            kind(x, f"{where}[{i}]")
+        if distinct and len({json.dumps(x) for x in v}) != len(v):
+            raise Unreadable(f"{where} lists a value twice")
+
+    return check
+
+
+def keyed(kind):
+    def check(v, where: str) -> None:
+        if type(v) is not dict:
+            raise Unreadable(f"{where} is not an object")
+        for k, x in v.items():
+            kind(x, f"{where}[{json.dumps(k)[:60]}]")
+
+    return check
+
+
+def fields(need: dict, may: dict | None = None):
+    """An object with every key of ``need``, any of ``may``, no other, each of its kind."""
+    every = {**need, **(may or {})}
+
+    def check(v, where: str) -> None:
+        if type(v) is not dict:
+            raise Unreadable(f"{where} is not an object")
+        absent = [k for k in need if k not in v]
+        if absent:
+            raise Unreadable(f"{where} has no {absent[0]!r}")
+        unknown = [k for k in v if k not in every]
+        if unknown:
+            raise Unreadable(f"{where} has a field this format does not: {unknown[0]!r:.60}")
+        for k, x in v.items():
+            every[k](x, f"{where}.{k}")
+
+    return check
+
+
+def both(*kinds):
+    def check(v, where: str) -> None:
+        for kind in kinds:
+            kind(v, where)
+
+    return check
+
+
+def _bins(v, where: str) -> None:
+    edges, names = v["edges"], v["names"]
+    if len(edges) < 2 or len(names) != len(edges) - 1 or edges != sorted(edges):
+        raise Unreadable(f"{where}: {len(edges)} edges in order for {len(names)} bins")
+
+
+def _world(v, where: str) -> None:
+    """Check the shape of a world.
+
+    The label it is won by (``wins``) or those that tie at its top (``tie``), and its
+    filling: per label and column, one value, or [[value, cells], ...].
+    """
+    claim = {"wins": text} if type(v) is dict and "wins" in v else {"tie": listed(text, True)}
+    fields({**claim, "fill": keyed(keyed(_entry))})(v, where)
+
+
+def _entry(e, where: str) -> None:
+    """The values of a label's missing cells in a column: one, or [[value, cells], ...]."""
+    if type(e) is not list:
+        return value(e, where)
+    for i, p in enumerate(e):
+        if type(p) is not list or len(p) != 2 or type(p[1]) is not int or p[1] <= 0:
+            raise Unreadable(f"{where}[{i}] is not [value, cells]")
+        value(p[0], f"{where}[{i}][0]")
+
+
+def _test_key(v, where: str) -> None:
+    """A test point as a result names it: its test_index, or that and its id."""
+    (natural if type(v) is not dict else fields({"test_index": natural, "id": maybe(text)}))(
+        v, where
+    )
+
+
+FILE = fields({"path": text, "sha256": sha256, "rows": natural})
+BINS = both(fields({"edges": listed(value), "names": listed(text, True)}), _bins)
+READING = fields(
+    {
+        "sep": char,
+        "encoding": codec,
+        "missing": listed(text, True),
+        "decimal": char,
+        "id": maybe(text),
+        "numeric": listed(text, True),
+        "bins": keyed(BINS),
+    }
+)
+CELL = fields({"row": natural, "column": text})
+CELLS = listed(CELL)
+COUNTS = fields({"counts": keyed(natural)})
+BOUND = fields(
+    {"label": text, "by": text, "strict": boolean, "largest": COUNTS, "smallest": COUNTS}
+)
+WORLDS = listed(_world)
+ROBUST = {"label": text, "bounds": listed(BOUND)}
+ID = {"id": maybe(text)}
+SOURCE = fields({"test_index": natural})  # the point whose own bound bounds them all
+STATUS = either("poisoned", "already_nonrobust", "impossible", "none_found")
+
+RESULTS = {
+    "certify": fields(
+        {
+            "test_index": natural,
+            "robust": boolean,
+            "label": maybe(text),
+            "possible_labels": listed(text, True),
+            "tie_possible": maybe(boolean),
+            "evidence": fields(
+                {"bounds": listed(BOUND)}, {"worlds": WORLDS, "no_tie": either("listed")}
+            ),
+        },
+        ID,
+    ),
+    "poison": fields(
+        {
+            "test_index": natural,
+            "num_cells": maybe(natural),
+            "cells": CELLS,
+            "status": STATUS,
+            "evidence": fields({}, {"after": WORLDS, "lower_bound": maybe(natural)}),
+        },
+        ID,
+    ),
+    "poison --together": fields(
+        {
+            "test_indices": listed(natural),
+            "num_cells": maybe(natural),
+            "cells": CELLS,
+            "status": STATUS,
+            "optimal": boolean,
+            "lower_bound": maybe(natural),
+            "evidence": fields(
+                {},
+                {
+                    "after": listed(fields({"test_index": natural, "worlds": WORLDS})),
+                    "lower_bound": SOURCE,
+                },
+            ),
+        },
+        {"ids": listed(maybe(text))},
+    ),
+    "clean --truth": fields(
+        {
+            "test_index": natural,
+            "num_cells": maybe(natural),
+            "cells": CELLS,
+            "label": maybe(text),
+            "evidence": fields({}, {"after": fields(ROBUST), "lower_bound": maybe(natural)}),
+        },
+        ID,
+    ),
+}
+ROW_PROOF = fields({"test_index": natural, **ROBUST})
+LEFT = fields({"test_index": natural, "worlds": WORLDS})
+TOGETHER = fields(
+    {
+        "num_cells": maybe(natural),
+        "num_rows": maybe(natural),
+        "cells": CELLS,
+        "excluded": listed(_test_key),
+        "target_rows": natural,
+        "certified_rows": maybe(natural),
+        "optimal": boolean,
+        "lower_bound": maybe(natural),
+        "evidence": fields({"after": listed(ROW_PROOF)}, {"lower_bound": SOURCE}),
+    }
+)
+
+
+def _path_proof(v, where: str) -> None:
+    """A row certified on the path's table, or one left not robust (its worlds)."""
+    (LEFT if type(v) is dict and "worlds" in v else ROW_PROOF)(v, where)
+
+
+PATH = fields(
+    {
+        "num_cells": natural,
+        "cells": CELLS,
+        "certifies_all": boolean,
+        "evidence": fields({"after": listed(_path_proof)}),
+    }
+)
+
+
+def _document(command: str):
+    """The kind of a whole certificate of ``command``."""
+    roles = ("train", "test", "truth") if command == "clean --truth" else ("train", "test")
+    inputs = fields(
+        {
+            "files": fields({role: FILE for role in roles}),
+            "label": text,
+            "alpha": alpha,
+            "reading": READING,
+            "nbcert": text,
+        },
+        {"test_indices": listed(natural, True)},
+    )
+    top = {
+        "format": text,
+        "version": natural,
+        "command": text,
+        "inputs": inputs,
+        "results": listed(RESULTS[command]),
+    }
+    if command == "clean --truth":
+        top.update(together=TOGETHER, path=PATH)
+    return fields(top)
+
+
+def load(path: str) -> dict:
+    """The certificate's document: strict JSON, its format, version and every field checked."""
+    with _open(path, "certificate", MAX_CERTIFICATE_BYTES) as f:
+        data = f.read()
+    try:
+        doc = json.loads(
+            data.decode("utf-8"),
+            object_pairs_hook=_object,
+            parse_int=_integer,
+            parse_float=_real,
+            parse_constant=_constant,
+        )
+    except UnicodeDecodeError:
+        raise Unreadable(f"{path}: not UTF-8 text, so not a certificate") from None
+    except RecursionError:
+        raise Unreadable(f"{path}: nested too deeply to be a certificate") from None
+    except json.JSONDecodeError as e:
+        raise Unreadable(f"{path}: not JSON ({e.msg}, line {e.lineno} column {e.colno})") from None
+    except Unreadable as e:
+        raise Unreadable(f"{path}: {e}") from None
+    if type(doc) is not dict or doc.get("format") != FORMAT:
+        raise Unreadable(f"{path}: not an nbcert certificate")
+    version = doc.get("version")
+    if type(version) is not int or version != VERSION:
+        newer = type(version) is int and version > VERSION
+        said = "newer than this checker's" if newer else "not this checker's"
+        raise Unreadable(f"{path}: certificate format {str(version):.20} is {said} ({VERSION})")
+    if doc.get("command") not in COMMANDS:
+        raise Unreadable(f"{path}: unknown command {str(doc.get('command')):.40}")
+    try:
+        _document(doc["command"])(doc, "the certificate")
+    except Unreadable as e:
+        raise Unreadable(f"{path}: {e}") from None
+    return doc
 
 
 # ---------------------------------------------------------------------------------------
@@ -280,6 +795,13 @@ class State:
                 else:
                     self.obs[j][l][v] = self.obs[j][l].get(v, 0) + 1
 
+    @classmethod
+    def counted(cls, N: dict, obs: list, miss: list) -> State:
+        """A state given by its counts (as the class says), not read from a table."""
+        new = object.__new__(cls)
+        new.labels, new.N, new.obs, new.miss = sorted(N), N, obs, miss
+        return new
+
     def copy(self) -> State:
         new = object.__new__(State)
         new.labels, new.N = self.labels, self.N
@@ -300,9 +822,9 @@ class State:
 
 
 class View:
-    """A test row on a state.
+    """A test point on a state.
 
-    A test row t on a state: its used features (test cell not blank), each with its
+    A test point t on a state: its used features (test cell not blank), each with its
     domain and whether t_j is in it.
     """
 
@@ -389,10 +911,12 @@ def world(view: View, w: dict, table: Table) -> tuple:
     ('wins', label) or ('tie', labels) of a certificate's world, checked: it fills every
     missing cell of each label and used column, in data-row order, with its entry (one
     value, or [[value, cells], ...]), every value from the domain, and predicts as said.
+    Only the counts of the test values matter (``View.extremes``), so the world's counts
+    are those of its entries; its supports are computed exactly.
     """
     fill, counts, used = w["fill"], {}, {table.features[j] for j in view.used}
     if set(fill) - set(view.state.labels) or any(set(c) - used for c in fill.values()):
-        raise Wrong("a world fills labels or columns the row's support does not have")
+        raise Wrong("a world fills labels or columns the point's support does not have")
     for l in view.state.labels:
         row = []
         for j in view.used:
@@ -401,11 +925,11 @@ def world(view: View, w: dict, table: Table) -> tuple:
             if (entry is None) != (m == 0):
                 raise Wrong(f"a world fills {col!r} of label {l} wrongly ({m} cells missing)")
             parts = entry if isinstance(entry, list) else [[entry, m]]
-            if m and sum(_part(p, m) for p in parts) != m:
+            if m and sum(k for _, k in parts) != m:
                 raise Wrong(f"a world fills {m} cells of label {l} in {col!r} wrongly")
-            for value, _ in parts if m else []:
-                if not _same_kind(value, table.numbers[j]) or value not in view.domains[j]:
-                    raise Wrong(f"a world puts {value!r} in {col!r}, not in its domain")
+            for v, _ in parts if m else []:
+                if not _same_kind(v, table.numbers[j]) or v not in view.domains[j]:
+                    raise Wrong(f"a world puts {v!r:.40} in {col!r}, not in its domain")
             holds = sum(k for v, k in parts if m and view.seen[j] and v == view.t[j])
             row.append((view.state.obs[j][l].get(view.t[j], 0) if view.seen[j] else 0) + holds)
         counts[l] = row
@@ -419,12 +943,6 @@ def world(view: View, w: dict, table: Table) -> tuple:
     return "tie", tuple(top)
 
 
-def _part(part, m: int) -> int:
-    if not (isinstance(part, list) and len(part) == 2 and type(part[1]) is int and part[1] > 0):
-        raise Wrong(f"a world's entry {part!r} is not [value, cells]")
-    return part[1]
-
-
 def _same_kind(value, numeric: bool) -> bool:
     """A numeric column's value is a JSON number, any other's a string."""
     if numeric:
@@ -433,29 +951,34 @@ def _same_kind(value, numeric: bool) -> bool:
 
 
 def bound(view: View, b: dict, table: Table) -> tuple:
-    """Check a bound smax(l) <= smin(k).
+    """Check a bound smax(l) <= smin(k): l never beats k (strict: never reaches it).
 
-    (l, k, strict) of a bound smax(l) <= smin(k) (strict: <), checked: its counts are
-    l's largest and k's smallest (check 1), its supports exact.
+    (l, k, strict), checked: the counts it names are l's largest and k's smallest (the
+    extremes of ``View.extremes``), and at them S(l) <= S(k) exactly; then in every world
+    S(l) <= smax(l) <= smin(k) <= S(k).
     """
     l, k, strict = b["label"], b["by"], b["strict"]
     if {l, k} - set(view.state.labels) or l == k:
         raise Wrong(f"a bound of {l} by {k} names labels the table does not have")
     names = [table.features[j] for j in view.used]
     for side, label, at in (("largest", l, 1), ("smallest", k, 0)):
-        counts = view.extremes(label)[at]
-        if b[side]["counts"] != dict(zip(names, counts)):
-            raise Wrong(f"{label}'s {side} counts are {dict(zip(names, counts))}")
-        if Fraction(b[side]["support"]) != view.support(label, counts):
-            raise Wrong(f"{label}'s {side} support is {view.support(label, counts)}")
+        counts = dict(zip(names, view.extremes(label)[at]))
+        if b[side]["counts"] != counts:
+            raise Wrong(f"{label}'s {side} counts are {counts}, not {b[side]['counts']}")
     hi, lo = view.smax(l), view.smin(k)
     if hi > lo or (strict and hi == lo):
-        raise Wrong(f"{l}'s largest support {hi} is not below {k}'s smallest {lo}")
+        raise Wrong(f"{l}'s largest support {_short(hi)} is not below {k}'s smallest {_short(lo)}")
     return l, k, strict
 
 
+def _short(x: Fraction) -> str:
+    """A fraction as text, its digits elided past 40 (an exact support can be long)."""
+    s = str(x) if max(x.numerator.bit_length(), x.denominator.bit_length()) < 4000 else "a fraction"
+    return s if len(s) <= 40 else f"{float(x):.12g} ({len(s)} characters exactly)"
+
+
 def robust(view: View, label, bounds: list, table: Table) -> str:
-    """Check that every other label stays strictly below ``label``: the row is robust."""
+    """Check that every other label stays strictly below ``label``: the point is robust."""
     below = {l for l, k, strict in (bound(view, b, table) for b in bounds) if k == label and strict}
     left = [l for l in view.state.labels if l != label and l not in below]
     if left:
@@ -464,7 +987,7 @@ def robust(view: View, label, bounds: list, table: Table) -> str:
 
 
 def not_robust(view: View, worlds: list, table: Table) -> str:
-    """Check worlds that show the row not robust: two winners differ, or a tie."""
+    """Check worlds that show the point not robust: two winners differ, or a tie."""
     seen = [world(view, w, table) for w in worlds]
     wins = sorted({x for kind, x in seen if kind == "wins"})
     ties = [x for kind, x in seen if kind == "tie"]
@@ -485,30 +1008,28 @@ class Checker:
     def __init__(self, cert: dict, base: str):
         self.cert, self.base = cert, base
         self.alpha = Fraction(cert["inputs"]["alpha"])
-        if self.alpha < 0:
-            raise Unreadable("alpha is negative")
         self.claims: list = []
 
-    def add(self, claim: str, ok: bool | None, message: str = "") -> None:
+    def add(self, claim: str, ok: bool, message: str = "") -> None:
         self.claims.append(Claim(claim, ok, message))
 
     def checked(self, claim: str, check) -> bool:
         """Check one claim.
 
-        The claim holds if ``check()`` returns (its message); it fails with what is
-        wrong if it raises Wrong, or on malformed evidence; it is not checked if the
-        check returns None (a search larger than LIMIT).
+        The claim holds if ``check()`` returns (its message); it fails with what is wrong if
+        it raises Wrong, or if its evidence does not fit the table (a label, column or row
+        it does not have).  Every check ends: none is a search that may give up.
         """
         try:
             said = check()
         except Wrong as e:
             self.add(claim, False, str(e))
             return False
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as e:
-            self.add(claim, False, f"malformed ({type(e).__name__}: {e})")
+        except (KeyError, ValueError, IndexError) as e:
+            self.add(claim, False, f"evidence that does not fit the table ({type(e).__name__})")
             return False
-        self.add(claim, None if said is None else True, said or f"more than {LIMIT} to search")
-        return said is not None
+        self.add(claim, True, said)
+        return True
 
     def run(self) -> list:
         runs = {
@@ -517,15 +1038,12 @@ class Checker:
             "poison --together": self.together,
             "clean --truth": self.clean,
         }
-        command = self.cert.get("command")
-        if command not in runs:
-            raise Unreadable(f"unknown command {command!r}")
-        runs[command]()
+        runs[self.cert["command"]]()
         return self.claims
 
     def start(self, complete: bool = False) -> State:
         self.train = read_table(self.cert, "train", self.base)
-        self.test = read_test(self.cert, self.base, self.train)
+        self.test, self.ids = read_test(self.cert, self.base, self.train)
         state = State(self.train)
         if complete and any(n for col in state.miss for n in col.values()):
             raise Unreadable("poisoning is about a complete table; this one has blanks")
@@ -535,48 +1053,57 @@ class Checker:
         return View(state, self.test[i], self.alpha)
 
     def answered(self) -> list:
-        """List the test rows the certificate answers.
+        """List the test points the certificate answers (their test_index, in order).
 
-        The test rows the certificate answers: every one, unless its inputs list some
-        (``test_rows``: a program that certified a few rows says which).
+        Every one, unless its inputs list some (``test_indices``: a program that answered a
+        few).
         """
         every = list(range(len(self.test)))
-        said = self.cert["inputs"].get("test_rows", every)
-        if not isinstance(said, list) or not set(said) <= set(every) or len(set(said)) != len(said):
-            raise Unreadable("its test_rows are not distinct rows of the test file")
+        said = self.cert["inputs"].get("test_indices", every)
+        if not set(said) <= set(every):
+            raise Unreadable(f"its test_indices name a point past the test file's {len(every)}")
         return said
 
-    def rows(self, keys: set):
-        """List the results whose keys are ``keys``.
+    def named(self, i: int, said) -> str:
+        """A test point's name in a claim; Wrong unless ``said`` is its id (or there is none)."""
+        if self.ids is None:
+            return f"test point {i}"
+        if said != self.ids[i]:
+            raise Wrong(f"test point {i}'s id is {self.ids[i]!r}, not {said!r}")
+        return f"test point {i} ({said})"
 
-        (result, name, test row index, evidence) of each result whose keys are ``keys``
-        (and id, evidence); first a claim that they answer each test row once.
+    def rows(self):
+        """List (result, name, test_index, evidence) of each result.
+
+        First a claim that they answer each test point once, in order, each with its id
+        where the file has ids.
         """
         results, every = self.cert["results"], self.answered()
-        indices = [r.get("test_index") for r in results if isinstance(r, dict)]
+        indices = [r["test_index"] for r in results]
         of = "" if len(every) == len(self.test) else f" listed ({len(every)} of {len(self.test)})"
-        self.add(
-            f"the results answer each of the {len(every)} test rows{of} once", indices == every
-        )
+        claim = f"the results answer each of the {len(every)} test points{of} once"
+        ids = {("id" in r) for r in results} <= {self.ids is not None}
+        self.add(claim, indices == every and ids, "" if ids else "ids where the file has none")
         for r in results:
-            if not isinstance(r, dict) or set(r) - {"id", "evidence"} != keys:
-                self.add("a result", False, f"its keys are not {', '.join(sorted(keys))}")
-            elif r["test_index"] in every:
-                name = f"test row {r['test_index']}" + (f" ({r['id']})" if r.get("id") else "")
-                yield r, name, r["test_index"], r.get("evidence") or {}
+            if r["test_index"] in every:
+                try:
+                    name = self.named(r["test_index"], r.get("id"))
+                except Wrong as e:
+                    self.add(f"test point {r['test_index']}: its id", False, str(e))
+                    continue
+                yield r, name, r["test_index"], r["evidence"]
 
     # -- certify
 
     def certify(self) -> None:
         state = self.start()
-        for r, name, i, ev in self.rows({"test_index", "robust", "label", "possible_labels",
-                                         "tie_possible"}):  # fmt: skip
+        for r, name, i, ev in self.rows():
             view = self.view(state, i)
-            if r["robust"] is True:
+            if r["robust"]:
                 claim = f"{name}: robust, every world predicts {r['label']}"
                 self.checked(claim, lambda: self.robust_row(view, r, ev))
                 continue
-            shown = ", ".join(map(str, r["possible_labels"])) or "none (every world ties)"
+            shown = ", ".join(r["possible_labels"]) or "none (every world ties)"
             claim = f"{name}: not robust; possible labels {shown}"
             self.checked(claim, lambda: self.possible(view, r, ev))
             if r["tie_possible"] is not None:
@@ -585,14 +1112,21 @@ class Checker:
 
     def robust_row(self, view: View, r: dict, ev: dict) -> str:
         if r["possible_labels"] != [r["label"]] or r["tie_possible"] is not False:
-            raise Wrong("a robust row's only possible label is its label, and no world ties")
+            raise Wrong("a robust point's only possible label is its label, and no world ties")
+        if "worlds" in ev or "no_tie" in ev:
+            raise Wrong("a robust point's evidence is its bounds alone")
         return robust(view, r["label"], ev["bounds"], self.train)
 
     def possible(self, view: View, r: dict, ev: dict) -> str:
+        """Check the possible labels of a point that is not robust.
+
+        Each possible label wins a world given; every other label has a bound (it never
+        wins); and two winners, or a tie, show the point not robust.
+        """
         labels = r["possible_labels"]
-        if r["robust"] is not False or r["label"] is not None or len(set(labels)) != len(labels):
-            raise Wrong("not robust means no label, and the possible labels listed once")
-        seen = [world(view, w, self.train) for w in ev["worlds"]]
+        if r["label"] is not None:
+            raise Wrong("a point that is not robust has no label")
+        seen = [world(view, w, self.train) for w in ev.get("worlds", [])]
         wins = {x for kind, x in seen if kind == "wins"}
         if wins != set(labels):
             raise Wrong(f"the witness worlds are won by {sorted(wins)}")
@@ -605,8 +1139,14 @@ class Checker:
         return f"{len(wins)} witness worlds, {len(blocked)} bounds"
 
     def tie(self, view: View, r: dict, ev: dict) -> str:
-        if r["tie_possible"] is True:
-            ties = [world(view, w, self.train) for w in ev["worlds"] if "tie" in w]
+        """Check whether a world ties.
+
+        A tie: a tied world (checked by ``world``).  No tie: every count vector of the
+        labels that can reach the top listed, and no two supports meet there (at most
+        TIE_VECTORS per label; the writer claims no tie only where that listing is short).
+        """
+        if r["tie_possible"]:
+            ties = [world(view, w, self.train) for w in ev.get("worlds", []) if "tie" in w]
             if not ties:
                 raise Wrong("no tied world given")
             return f"{', '.join(ties[0][1])} tie in a world"
@@ -617,15 +1157,15 @@ class Checker:
     # -- answers with cells: poison, poison --together, clean --truth
 
     def changed(self, state: State, cells: list, blank: bool) -> State:
-        """Blank or clean ``cells`` of a state.
+        """Blank or clean cells.
 
-        The state with ``cells`` ({"row", "column"}, distinct) blanked (observed ones;
-        every column keeps a value) or cleaned (missing ones set to the truth).
+        The state with ``cells`` (distinct) blanked (observed ones; every column keeps a
+        value) or cleaned (missing ones set to the truth).
         """
         out, done = state.copy(), set()
         for c in cells:
             r, f = c["row"], c["column"]
-            if (r, f) in done or f not in self.train.features or r not in range(len(self.train.y)):
+            if (r, f) in done or f not in self.train.features or r >= len(self.train.y):
                 raise Wrong(f"cell {r}:{f} is repeated or not a cell of the table")
             j = self.train.features.index(f)
             if (self.dirty.cols[j][r] is None) == blank:
@@ -640,513 +1180,656 @@ class Checker:
         if part["num_cells"] != len(part["cells"]):
             raise Wrong(f"num_cells is {part['num_cells']} for {len(part['cells'])} cells")
 
-    def bounded(self, part: dict, what: str, search) -> None:
-        """Check a lower bound on the fewest cells.
+    def bound_line(self, name: str, n, low, what: str) -> str:
+        """The words of a bound claim: the fewest, or a bound and what was found."""
+        if low is None:
+            return f"{name}no {what}"
+        if n is not None and low == n:
+            return f"{name}{n} cells are the fewest"
+        found = "none found" if n is None else f"{n} found"
+        return f"{name}at least {low} cells are needed ({found})"
 
-        A lower bound on the fewest cells (and "optimal"): no larger than the answer's
-        cells, equal to them when optimal, and checked by ``search(bound)`` (None: no
-        number of cells works at all).
+    def within(self, low) -> None:
+        """A bound no larger than the table's cells (past them, a bound says "none")."""
+        cells = len(self.train.y) * len(self.train.features)
+        if low is not None and low > cells:
+            raise Wrong(f"a bound of {low} cells, past the table's {cells}")
+
+    def blank_bound(self, state: State, i: int, cells) -> str:
+        """Check that no blanking of fewer than ``cells`` cells makes point i not robust.
+
+        ``cells`` None: no blanking at all.  The point is robust on the table as read, its label K winning every world.  Not
+        robust after a blanking means K no longer wins every world: some rival l reaches
+        it (smax(l) >= smin(K)).  So a blanking that does it answers at least one rival's
+        relaxed question (``blanking``): if every rival needs ``cells`` cells at least
+        (``fewer``), or never reaches K (``never``), so does the point.
         """
-        n, low, optimal = part["num_cells"], part["lower_bound"], part["optimal"]
-        if low is None and not optimal:
-            return
-        if n is not None and (low is None or low > n or (optimal and low != n)):
-            self.add(f"lower bound {low}", False, f"it does not fit an answer of {n} cells")
-            return
-        bound = None if n is None and optimal else low
-        noun, verb = what
-        said = f"no {noun}" if bound is None else f"no {noun} of fewer than {bound} cells"
-        self.checked(f"{said} {verb}", lambda: search(bound))
+        self.within(cells)
+        view = self.view(state, i)
+        K = view.robust_label()
+        if K is None:
+            raise Wrong("it is not robust on the table as read")
+        for l in (x for x in state.labels if x != K):
+            C, columns = blanking(view, K, l)
+            said = (
+                never(columns, C, False) if cells is None else fewer([(C, columns, False)], cells)
+            )
+        return f"for every rival of {K}: {said}" if len(state.labels) > 1 else "one label"
+
+    def clean_bound(self, state: State, i: int, cells) -> str:
+        """Check that no cleaning of fewer than ``cells`` cells makes point i robust.
+
+        ``cells`` None: no cleaning at all.  Robust after a cleaning means some label K beats every rival l in every world
+        (smin(K) > smax(l)).  K's cells raise its side for every rival at once; each
+        rival's cells are its own.  So a cleaning that makes K win answers all of K's
+        relaxed questions (``cleaning``) together: if, for every K, they need ``cells``
+        cells at least (``fewer``, the x sides shared), or one of them is never answered
+        (``never``), no cleaning of fewer cells makes the point robust.
+        """
+        self.within(cells)
+        view = self.view(state, i)
+        for K in state.labels:
+            pairs = [cleaning(view, self.truth, K, l) + (True,) for l in state.labels if l != K]
+            if cells is not None and pairs:
+                fewer(pairs, cells)
+            elif cells is None and not any(
+                holds(never, columns, C, True) for C, columns, _ in pairs
+            ):
+                raise Wrong(f"nothing shows that no cleaning makes {K} win")
+        return f"for each of the {len(state.labels)} labels"
 
     def poison(self) -> None:
         state = self.start(complete=True)
         self.dirty = self.train
-        for r, name, i, ev in self.rows({"test_index", "num_cells", "cells", "status"}):
-            n, status = r["num_cells"], r["status"]
+        for r, name, i, ev in self.rows():
+            n, status, low = r["num_cells"], r["status"], ev.get("lower_bound", 0)
             if status in ("poisoned", "already_nonrobust"):
                 said = f"blanking {n} cells makes it" if status == "poisoned" else "already"
-                ok = self.checked(
-                    f"{name}: {said} not robust", lambda: self.blanked(state, r, i, ev)
-                )
-                if ok and status == "poisoned":
-                    self.fewest(state, i, n, ev.get("minimal"), name)
-            elif status == "impossible" and n is None and not r["cells"]:
-                self.fewest(state, i, None, ev.get("minimal"), name)
-            elif status == "none_found" and n is None and not r["cells"]:
-                self.add(f"{name}: no blanking claimed", None, "none found by a randomized search")
+                claim = f"{name}: {said} not robust"
+                if (
+                    self.checked(claim, lambda: self.blanked(state, r, i, ev))
+                    and "lower_bound" in ev
+                ):
+                    line = self.bound_line(f"{name}: ", n, low, "")
+                    self.checked(line, lambda: self.poison_bound(state, i, n, low))
+            elif n is None and not r["cells"] and "after" not in ev and status != "poisoned":
+                if status == "impossible" or "lower_bound" in ev:
+                    what = "blanking makes it not robust"
+                    line = self.bound_line(f"{name}: ", None, low, what)
+                    if status == "impossible" and low is not None:
+                        self.add(line, False, "impossible, but the bound is a number of cells")
+                    else:
+                        self.checked(line, lambda: self.blank_bound(state, i, low))
             else:
                 self.add(f"{name}: status {status}", False, f"it does not fit {n} cells")
+
+    def poison_bound(self, state: State, i: int, n: int, low) -> str:
+        if low is None or low > n:
+            raise Wrong(f"a bound of {low} cells for {n} found")
+        return self.blank_bound(state, i, low)
 
     def blanked(self, state: State, r: dict, i: int, ev: dict) -> str:
         self.counted(r)
         if (r["status"] == "poisoned") != (r["num_cells"] > 0):
             raise Wrong(f"status {r['status']} with {r['num_cells']} cells")
+        if r["status"] == "already_nonrobust" and "lower_bound" in ev:
+            raise Wrong("a bound for a point that is not robust already")
         after = self.changed(state, r["cells"], blank=True)
-        return not_robust(self.view(after, i), ev["after"], self.train)
-
-    def fewest(self, state: State, i: int, k, minimal, name: str) -> None:
-        said = "no blanking makes it not robust" if k is None else f"{k} cells are the fewest"
-        if not (isinstance(minimal, dict) and minimal.get("proven") is True):
-            if k is None:
-                self.add(f"{name}: {said}", False, "impossible, but not proven")
-            else:
-                self.add(f"{name}: minimality not claimed", None, str(minimal.get("by", "")))
-            return
-        self.checked(f"{name}: {said}", lambda: fewest_blanks(state, self.test[i], k, self.alpha))
+        return not_robust(self.view(after, i), ev.get("after", []), self.train)
 
     def together(self) -> None:
         state = self.start(complete=True)
         self.dirty = self.train
-        keys = {"test_indices", "num_cells", "cells", "status", "method", "optimal",
-                "lower_bound", "time_limited"}  # fmt: skip
-        results = self.cert["results"]
-        if len(results) != 1 or set(results[0]) - {"ids", "evidence"} != keys:
-            self.add("the result", False, f"one result, whose keys are {', '.join(sorted(keys))}")
+        results, every = self.cert["results"], self.answered()
+        if len(results) != 1:
+            self.add("the result", False, f"{len(results)} results, not one")
             return
-        r, every = results[0], self.answered()
-        ev, n, status = r.get("evidence") or {}, r["num_cells"], r["status"]
-        self.add(f"the result is about all {len(every)} test rows", r["test_indices"] == every)
+        r = results[0]
+        ev, n, status = r["evidence"], r["num_cells"], r["status"]
+        ids = r.get("ids")
+        right = r["test_indices"] == every and (ids is None) == (self.ids is None)
+        if right and ids is not None:
+            right = ids == [self.ids[i] for i in every]
+        self.add(f"the result is about all {len(every)} test points", right)
         if status in ("poisoned", "already_nonrobust"):
-            claim = f"blanking {n} cells makes all {len(every)} test rows not robust"
+            claim = f"blanking {n} cells makes all {len(every)} test points not robust"
             if not self.checked(claim, lambda: self.all_blanked(state, r, ev)):
                 return
-        elif status == "none_found" and n is None and not r["cells"]:
-            self.add("no blanking claimed", None, f"none found by {r['method']}, not a proof")
-        elif status != "impossible" or n is not None or r["cells"]:
+        elif status not in ("impossible", "none_found") or n is not None or r["cells"]:
             self.add(f"status {status}", False, f"it does not fit {n} cells")
             return
-        src = ev.get("lower_bound") or {}
-        what = ("blanking", "makes every row not robust")
-        self.bounded(r, what, lambda bound: self.together_bound(state, r, src, bound))
+        if status == "impossible" or r["lower_bound"] is not None:
+            what = f"blanking makes all {len(every)} test points not robust"
+            line = self.bound_line("", n, r["lower_bound"], what)
+            self.checked(line, lambda: self.together_bound(state, r, ev.get("lower_bound")))
+        elif r["optimal"] or "lower_bound" in ev:
+            self.add("optimal, or a source of a bound", False, "with no bound")
+
+    def together_bound(self, state: State, r: dict, src) -> str:
+        """Check all points' bound: one point's own (``blank_bound``), a point of the set.
+
+        A blanking that makes every point not robust makes that one not robust: it needs
+        at least that point's cells.  "Optimal": the bound meets the answer; "impossible":
+        the point needs a number of cells no blanking has.
+        """
+        n, low, impossible = r["num_cells"], r["lower_bound"], r["status"] == "impossible"
+        if src is None or src["test_index"] not in r["test_indices"]:
+            where = "none" if src is None else f"test point {src['test_index']}"
+            raise Wrong(f"the bound's source, {where}, is not one of the points")
+        if impossible != (low is None) or (n is not None and low > n):
+            raise Wrong(f"a bound of {low} cells does not fit {n} cells, {r['status']}")
+        if r["optimal"] != (impossible or low == n):
+            raise Wrong(f"optimal is {r['optimal']} for a bound of {low} and {n} cells")
+        return self.blank_bound(state, src["test_index"], low)
 
     def all_blanked(self, state: State, r: dict, ev: dict) -> str:
         self.counted(r)
         after = self.changed(state, r["cells"], blank=True)
-        if sorted(w["test_index"] for w in ev["after"]) != sorted(r["test_indices"]):
-            raise Wrong("worlds are not given for each row once")
-        for w in ev["after"]:
+        worlds = ev.get("after", [])
+        if sorted(w["test_index"] for w in worlds) != sorted(r["test_indices"]):
+            raise Wrong("worlds are not given for each point once")
+        for w in worlds:
             not_robust(self.view(after, w["test_index"]), w["worlds"], self.train)
-        return f"worlds for each of the {len(r['test_indices'])} rows"
-
-    def together_bound(self, state: State, r: dict, src: dict, bound):
-        """Check a lower bound from one row's own minimum.
-
-        A lower bound from one row's own minimum (k None: that row cannot be made not
-        robust), or from that and every blanking between it and the bound.
-        """
-        if src.get("from") == "single":
-            if src["cells"] != bound:
-                raise Wrong(f"the bound is {bound}, test row {src['test_index']}'s minimum not")
-            return fewest_blanks(state, self.test[src["test_index"]], bound, self.alpha)
-        floor = src["floor"]
-        if fewest_blanks(state, self.test[floor["test_index"]], floor["cells"], self.alpha):
-            points = [self.test[i] for i in r["test_indices"]]
-            return few_blankings(state, points, floor["cells"], bound, self.alpha)
-        return None
+        return f"worlds for each of the {len(r['test_indices'])} points"
 
     def clean(self) -> None:
         truth = read_table(self.cert, "truth", self.base)  # nbcert codes the truth's values
         self.dirty = read_table(self.cert, "train", self.base, truth.numeric)
         if self.dirty.features != truth.features or self.dirty.y != truth.y:
             raise Unreadable("the truth's header, rows or labels are not the training table's")
-        self.train, self.test, state = truth, read_test(self.cert, self.base, truth), State(truth)
+        self.train, state = truth, State(truth)
+        self.test, self.ids = read_test(self.cert, self.base, truth)
+        self.truth = [{l: {} for l in truth.labels} for _ in truth.features]
         for j, (dirty, true) in enumerate(zip(self.dirty.cols, truth.cols)):
             for r, (a, b) in enumerate(zip(dirty, true)):
                 if a is None:
                     state.move(j, truth.y[r], b, -1)
+                    held = self.truth[j][truth.y[r]]
+                    held[b] = held.get(b, 0) + 1
                 elif a != b:
                     where = f"{r}:{truth.features[j]}"
                     raise Unreadable(f"the truth disagrees with the training table at {where}")
-        self.groups = [
-            (j, truth.y[r], truth.cols[j][r])
-            for j, col in enumerate(self.dirty.cols)
-            for r, v in enumerate(col)
-            if v is None
-        ]
-        for r, name, i, ev in self.rows({"test_index", "num_cells", "cells", "label"}):
+        for r, name, i, ev in self.rows():
             self.clean_row(state, r, name, i, ev)
         for which in ("together", "path"):
-            part = self.cert.get(which)
-            if not isinstance(part, dict):
-                self.add(which, False, "missing")
-            else:
-                self.clean_all(state, part, which, part.get("evidence") or {})
-
-    def cleanings(self, state: State, rows: list, k):
-        return few_cleanings(state, [self.test[i] for i in rows], k, self.groups, self.alpha)
+            part = self.cert[which]
+            self.clean_all(state, part, which, part["evidence"])
 
     def clean_row(self, state: State, r: dict, name: str, i: int, ev: dict) -> None:
-        n = r["num_cells"]
+        n, low = r["num_cells"], ev.get("lower_bound", 0)
         if n is None:
-            if r["cells"] or r["label"] is not None:
-                self.add(f"{name}: no cleaning makes it robust", False, "cells or a label given")
+            line = self.bound_line(f"{name}: ", None, low, "cleaning makes it robust")
+            if r["cells"] or r["label"] is not None or "after" in ev or "lower_bound" not in ev:
+                self.add(line, False, "cells or a label given, or no bound")
             else:
-                claim = f"{name}: no cleaning makes it robust"
-                self.checked(claim, lambda: self.cleanings(state, [i], None))
+                self.checked(line, lambda: self.clean_bound(state, i, low))
             return
         claim = f"{name}: cleaning {n} cells makes it robust, label {r['label']}"
         if self.checked(claim, lambda: self.cleaned(state, r, [(i, r["label"], ev["after"])])):
-            if n:
-                self.checked(
-                    f"{name}: {n} cells are the fewest", lambda: self.cleanings(state, [i], n)
-                )
+            if n == 0 and "lower_bound" in ev:
+                self.add(f"{name}: a bound", False, "for a point robust already")
+            elif n and "lower_bound" in ev:
+                line = self.bound_line(f"{name}: ", n, low, "")
+                self.checked(line, lambda: self.clean_point_bound(state, i, n, low))
+
+    def clean_point_bound(self, state: State, i: int, n: int, low) -> str:
+        if low is None or low > n:
+            raise Wrong(f"a bound of {low} cells for {n} found")
+        return self.clean_bound(state, i, low)
 
     def cleaned(self, state: State, part: dict, proofs: list) -> str:
-        """The cells cleaned, each (row, label, its proof) robust on that table."""
+        """The cells cleaned, each (point, label, its proof) robust on that table."""
         self.counted(part)
         after = self.changed(state, part["cells"], blank=False)
         for i, label, proof in proofs:
             if proof["label"] != label:
                 raise Wrong(f"the evidence certifies {proof['label']}, not {label}")
             robust(self.view(after, i), label, proof["bounds"], self.train)
-        return f"bounds for each of the {len(proofs)} rows"
+        return f"bounds for each of the {len(proofs)} points"
 
     def left(self, state: State, part: dict, proof: dict) -> str:
-        """A row not robust after the cells are cleaned: its worlds."""
+        """A point not robust after the cells are cleaned: its worlds."""
         self.counted(part)
         after = self.changed(state, part["cells"], blank=False)
         return not_robust(self.view(after, proof["test_index"]), proof["worlds"], self.train)
 
     def set_aside(self, which: str):
-        """List the rows that all rows together and the path are about.
+        """The points all points together and the path are about.
 
-        The rows all rows together and the path are about: every row but those set aside
-        (together's ``excluded``), which must be exactly the rows whose own result says no
-        cleaning makes them robust (each checked there); None, with a failed claim, when
-        they are not.
+        Every point but those set aside (together's ``excluded``), which must be exactly
+        the points whose own result says no cleaning makes them robust (each checked
+        there); None, with a failed claim, when they are not.
         """
         every = self.answered()
-        said = (self.cert.get("together") or {}).get("excluded", [])
-        if not isinstance(said, list):
-            said = [None]
-        aside = [a.get("test_index") if isinstance(a, dict) else a for a in said]
-        never = sorted(r["test_index"] for r in self.cert["results"] if r.get("num_cells") is None)
-        if not isinstance(aside, list) or sorted(aside) != never:
-            self.add(f"{which}: rows set aside", False, "not the rows no cleaning makes robust")
+        aside = []
+        for a in self.cert["together"]["excluded"]:
+            i = a["test_index"] if isinstance(a, dict) else a
+            if isinstance(a, dict) != (self.ids is not None) or (
+                i in every and self.ids is not None and a["id"] != self.ids[i]
+            ):
+                self.add(f"{which}: points set aside", False, f"test point {i}'s id")
+                return None
+            aside.append(i)
+        never = sorted(r["test_index"] for r in self.cert["results"] if r["num_cells"] is None)
+        if sorted(aside) != never:
+            self.add(f"{which}: points set aside", False, "not the points no cleaning makes robust")
             return None
         return [i for i in every if i not in set(aside)]
 
     def clean_all(self, state: State, part: dict, which: str, ev: dict) -> None:
-        n, every = part.get("num_cells"), self.set_aside(which)
+        n, every = part["num_cells"], self.set_aside(which)
         if every is None:
             return
-        if which == "path" and part.get("certifies_all") is False:
-            claim = f"the policy's path of {n} cells leaves a row not robust"
-            proof = ev["after"][0]
-            if proof.get("test_index") not in every:
-                self.add(claim, False, "the row shown is set aside")
+        if which == "path" and not part["certifies_all"]:
+            claim = f"the policy's path of {n} cells leaves a point not robust"
+            proof = ev["after"][0] if len(ev["after"]) == 1 else {}
+            if proof.get("test_index") not in every or "worlds" not in proof:
+                self.add(claim, False, "one point not set aside, and its worlds, are not given")
             else:
                 self.checked(claim, lambda: self.left(state, part, proof))
             return
+        if which == "together":
+            self.tallied(part, every)
         if n is not None:
             proofs = ev["after"]
-            if sorted(a["test_index"] for a in proofs) != every:
-                self.add(f"{which}: evidence", False, "not for each test row once")
+            if (
+                any("worlds" in a for a in proofs)
+                or sorted(a["test_index"] for a in proofs) != every
+            ):
+                self.add(f"{which}: evidence", False, "not bounds for each test point once")
                 return
             proofs = [(a["test_index"], a["label"], a) for a in proofs]
             aside = len(self.answered()) - len(every)
             but = f" (but the {aside} set aside)" if aside else ""
-            claim = f"{which}: cleaning {n} cells makes all {len(every)} rows robust{but}"
+            claim = f"{which}: cleaning {n} cells makes all {len(every)} points robust{but}"
             if not self.checked(claim, lambda: self.cleaned(state, part, proofs)):
                 return
-        if which == "together":
-            what = ("cleaning", "makes every row robust")
-            self.bounded(part, what, lambda bound: self.cleanings(state, every, bound))
+        if which == "together" and (part["lower_bound"] is not None or part["optimal"]):
+            line = self.bound_line("together: ", n, part["lower_bound"], "")
+            self.checked(line, lambda: self.together_clean_bound(state, part, every, ev))
+
+    def together_clean_bound(self, state: State, part: dict, every: list, ev: dict) -> str:
+        """Check all points' bound: one point's own (``clean_bound``), a point of the set.
+
+        A cleaning that makes every point robust makes that one robust: it needs at least
+        that point's cells.  "Optimal": the bound meets the answer.
+        """
+        n, low, src = part["num_cells"], part["lower_bound"], ev.get("lower_bound")
+        if src is None or src["test_index"] not in every:
+            where = "none" if src is None else f"test point {src['test_index']}"
+            raise Wrong(f"the bound's source, {where}, is not one of the points")
+        if low is None or (n is not None and low > n) or part["optimal"] != (low == n):
+            raise Wrong(f"a bound of {low} cells, optimal {part['optimal']}, for {n} cells")
+        return self.clean_bound(state, src["test_index"], low)
+
+    def tallied(self, part: dict, every: list) -> None:
+        """Check the counts that all points together states.
+
+        The training rows its cells lie in, the points it is asked to certify (all but
+        those set aside) and those it does.
+        """
+        rows = None if part["num_cells"] is None else len({c["row"] for c in part["cells"]})
+        certified = None if part["num_cells"] is None else len(every)
+        said = (part["num_rows"], part["target_rows"], part["certified_rows"])
+        ok = said == (rows, len(every), certified)
+        message = "" if ok else f"they are {rows}, {len(every)} and {certified}"
+        self.add("together: its cells' rows, the points asked for and certified", ok, message)
 
 
 # ---------------------------------------------------------------------------------------
-# searches: the fewest blanks (OP), and every small blanking or cleaning
+# lower bounds on the fewest cells: one pair of labels, relaxed, and weak duality
 
 
-def fewest_blanks(state: State, t: list, k, alpha: Fraction):
-    """Check that no blanking of fewer than ``k`` cells makes t not robust.
+class Column(NamedTuple):
+    """What cells can do to one used column's factor of a pair's ratio (a relaxation).
 
-    Check that no blanking of fewer than ``k`` cells (None: of any number) of the
-    complete table makes t not robust: a message, None when that needs more than LIMIT
-    configurations, Wrong naming a cheaper blanking.
-
-    The argument (nbcert's docs/design.md, "One-point poisoning"), in the form checked:
-
-    * A blanking B removes some values (blanks all their cells): its *configuration*.  At
-      alpha > 0 that is the set of removed values (a domain's size is in every
-      denominator); at alpha = 0 only which columns lose t_j or every other value matters.
-      B costs its configuration's cells and its other blanks.
-    * With the configuration's removals alone either no label wins every world (then they
-      make t not robust), or one label K does.  Blanks that keep the configuration only
-      lower smallest counts and raise largest ones, so no other label can come to win
-      every world: t is not robust iff some rival l reaches K, smax(l) >= smin(K).
-    * smax(l) grows only with b_j, l's blanked cells holding other values than t_j in a
-      regular column (t_j and another value observed); smin(K) falls only with a_j, K's
-      blanked t_j cells there.  Caps keep the configuration: K keeps a t_j cell where only
-      K holds t_j; l keeps a cell of each value only l holds (alpha = 0: a cell of another
-      value where only l holds any).
-    * l's side is best by water-filling (``raises``: a separable concave log-product).
-      K's side: a separable concave minimum lies at a vertex, so one column at most is
-      partly blanked; a fully blanked column can swap with a partial or untouched one of
-      the same count left and a smaller count at equal cost and product, so the fully
-      blanked ones are a prefix by count in each such class; and r blanks of a partial
-      column are best where t_j's count is smallest among those with r to spare
-      (``shapes``).  Every split of the budget is tried.
+    The factor is ``g * (x + u) / (y - v)`` for (g, w) in ``bases``, u <= cap cells of
+    ``up`` = (x, cap) and v <= cap cells of ``down`` = (y, cap), at a cost of at least
+    w + u + v cells (y - cap > 0); or ``r`` for (r, w) in ``options``, at a cost of at
+    least w.  ``zero``: the fewest cells that make the pair's denominator factor 0 (the
+    callers say what that answers), None when no cells do.
     """
-    if k == 0:
-        return "no blanking of fewer than 0 cells: nothing to search"
-    used = [j for j, v in enumerate(t) if v is not None]
-    moves = []  # (cost, column, values removed)
-    for j in used:
-        values = sorted(state.domain(j), key=repr)
-        if alpha:
-            moves += [(state.cells(j, v), j, (v,)) for v in values]
-        elif t[j] in values and len(values) >= 2:  # t_j's removal, or every other value's
-            others = tuple(v for v in values if v != t[j])
-            moves.append((state.cells(j, t[j]), j, (t[j],)))
-            moves.append((sum(state.cells(j, v) for v in others), j, others))
-    moves.sort(key=lambda m: m[0])
-    budget, count = math.inf if k is None else k, [0]
 
-    def search(start: int, removed: dict, cost: int) -> bool:
-        count[0] += 1
-        if count[0] > LIMIT:
-            return False
-        _configuration(state, t, removed, cost, budget, alpha)
-        for i in range(start, len(moves)):
-            c, j, values = moves[i]
-            gone = removed.get(j, ()) + values
-            if cost + c >= budget:
+    bases: tuple
+    up: tuple = (Fraction(0), 0)
+    down: tuple = (Fraction(1), 0)
+    options: tuple = ()
+    zero: int | None = None
+
+
+def never(columns: list, C: Fraction, strict: bool) -> str:
+    """Check that no plan of any number of cells makes a pair's ratio reach 1.
+
+    The ratio is C * prod_j factor_j, which must pass 1 when ``strict``.  Each column's
+    factor is at most its largest over every plan (all the cells it may take), so if the
+    product of those largest factors stays below 1 (at most 1 when strict) no plan
+    reaches it, unless it zeroes a denominator (``zero``).
+    """
+    if any(c.zero is not None for c in columns):
+        raise Wrong("cells can zero a denominator, so some plan may answer")
+    value = C * math.prod(_largest(c) for c in columns)
+    if value > 1 or (value == 1 and not strict):
+        raise Wrong("with every cell it may take, the relaxed ratio reaches 1")
+    return "not with every cell each column may take"
+
+
+def holds(check, *args) -> bool:
+    """Whether ``check(*args)`` passes (raises no Wrong)."""
+    try:
+        check(*args)
+    except Wrong:
+        return False
+    return True
+
+
+def _largest(col: Column) -> Fraction:
+    (x, cap), (y, top) = col.up, col.down
+    best = max((g * (x + cap) / (y - top) for g, _ in col.bases), default=Fraction(0))
+    return max([best] + [r for r, _ in col.options])
+
+
+def fewer(pairs: list, cells: int) -> str:
+    """Check that no plan of fewer than ``cells`` cells answers every pair of ``pairs``.
+
+    Each pair (C, columns, strict) asks whether its ratio C * prod_j factor_j reaches 1
+    (passes 1 when strict), its columns as ``Column`` says; all pairs share their columns'
+    x sides (the same label's cells raise them), and their other cells are their own.
+    ``needed`` gives a number of cells that no plan answering them all can do with less:
+    first with its quick relaxation, then its tight one, each in floats rounded up (which
+    can only lower it), and last in exact fractions.
+    """
+    if cells == 0:
+        return "nothing to show"
+    for tight, exact in ((False, False), (True, False), (True, True)):
+        if needed(pairs, cells - 1, tight, exact) >= cells:
+            return "water-filling and a knapsack over the columns"
+    raise Wrong(f"the relaxation is answered with {cells - 1} cells")
+
+
+def needed(pairs: list, B: int, tight: bool = True, exact: bool = False) -> int:
+    """A lower bound on the cells a plan needs to answer every pair (B + 1: more than B).
+
+    A column's factor is at most (x'_j + u_j) * h_j, where h_j = g / (y - v) (regular) or
+    r / x'_j (an option, as r <= (r / x')(x' + u)), and x' = x; where x is 0 (alpha 0) the
+    regular factor is 0 until one cell raises it, so x' = 1, that first cell is charged to
+    the first pair's regular choices (once: the other pairs share it) and u counts the
+    cells after it.  A plan puts U cells on the
+    shared x sides and V_i on pair i's own, so pair i answered means C_i W(U) D_i(V_i) >= 1
+    (> 1 when strict), where
+
+    * W(U) = max prod (x'_j + u_j), sum u_j <= U: water-filling, exact for a product of
+      concave logs (raise the smallest first; the design notes' Lemma 2);
+    * D_i(V) = max prod h_j over the columns' choices costing V: each 1 / (y - v) is
+      log-convex, so a best plan has at most one column with 0 < v < cap (two such
+      columns with denominators s <= t: a cell moved from t's to s's gives (s - 1)(t + 1)
+      < st, until one is at 0 or cap): ``_knapsack`` over v in {0, cap} and the other
+      choices, with one partial column (``tight``), or times the best y / (y - v) of any
+      column (quicker, and an upper bound: that column may be used twice);
+    * or pair i is answered by zeroing a denominator, for at least its ``zero`` cells.
+
+    So a plan costs at least min over U of U + sum_i V_i(U), V_i(U) the least V (or zero)
+    that answers pair i with W(U): that is the bound.  Exact with ``exact``; otherwise in
+    floats rounded up (math.nextafter after every operation: an upper bound on every value
+    whatever the rounding), so that every V_i, and the bound, can only come out lower.
+    """
+    ar = _Exact if exact else _Upward
+    first = pairs[0][1]
+    lift = [(x, 0) if x > 0 else (Fraction(1), 1) for x, _ in (c.up for c in first)]
+    W = _water([(x, c.up[1] - s) for (x, s), c in zip(lift, first)], B, ar)
+    tables = []
+    for i, (C, columns, strict) in enumerate(pairs):
+        D = _knapsack(columns, [(x, s * (i == 0)) for x, s in lift], B, ar, tight)
+        zero = min((c.zero for c in columns if c.zero is not None), default=B + 1)
+        tables.append((ar.num(C), D, strict, zero))
+    best = B + 1
+    for U in range(B + 1):
+        total = U
+        for C, D, strict, zero in tables:
+            total += min(zero, _least(lambda V: ar.mul(C, ar.mul(W[U], D[V])), strict, B - U))
+            if total >= best:
                 break
-            if len(gone) < len(state.domain(j)) and not search(
-                i + 1, {**removed, j: gone}, cost + c
-            ):
-                return False
-        return True
-
-    if not search(0, {}, 0):
-        return None
-    said = "no blanking at all" if k is None else f"no blanking of fewer than {k} cells"
-    return f"{said}: {count[0]} configuration(s), every rival and split searched"
+        best = min(best, total)
+    return best
 
 
-def _configuration(state: State, t: list, removed: dict, cost: int, budget, alpha) -> None:
-    """Check the blankings that remove exactly the values ``removed``.
+class _Exact:
+    """Exact fractions."""
 
-    Wrong if a blanking that removes exactly the values ``removed`` (column -> values;
-    ``cost`` cells) makes t not robust with fewer than ``budget`` cells in all.
+    num = staticmethod(lambda x: x)
+    mul = staticmethod(lambda a, b: a * b)
+    scale = staticmethod(lambda values, h: [a * h for a in values])
+
+
+class _Upward:
+    """Floats no smaller than the exact values.
+
+    Each result is correctly rounded (IEEE 754), then taken one step up (even past an
+    overflow, to inf, or an underflow, above 0).
     """
-    s = state.copy()
-    for j, values in removed.items():
-        for v in values:
-            for l in s.labels:
-                s.move(j, l, v, -s.obs[j][l].get(v, 0))
-    view, p, q = View(s, t, alpha), alpha.numerator, alpha.denominator
-    what = ", ".join(f"{v!r} of column {j}" for j, vs in removed.items() for v in vs)
-    K = view.robust_label()
-    if K is None:
-        raise Wrong(f"blanking every cell of {what} ({cost} cells) already makes it not robust")
-    regular = [i for i, j in enumerate(view.used) if view.seen[j] and len(view.domains[j]) >= 2]
-    for l in s.labels:
-        if l == K:
+
+    @staticmethod
+    def num(x) -> float:
+        try:
+            return math.nextafter(float(x), math.inf)
+        except OverflowError:
+            return math.inf
+
+    mul = staticmethod(lambda a, b: math.nextafter(a * b, math.inf))
+    scale = staticmethod(lambda values, h: [math.nextafter(a * h, math.inf) for a in values])
+
+
+def _least(value, strict: bool, top: int) -> int:
+    """Find the least V <= top with value(V) >= 1 (> 1 when strict), or top + 1.
+
+    ``value`` is non-decreasing in V: a binary search.
+    """
+    lo, hi = 0, top + 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        v = value(mid)
+        if v > 1 or (v == 1 and not strict):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _water(sides: list, B: int, ar) -> list:
+    """W(U), U = 0..B: the largest prod (x_j + u_j), u_j <= cap_j, sum u_j <= U."""
+    heap = [(x, j) for j, (x, cap) in enumerate(sides) if cap > 0]
+    heapq.heapify(heap)
+    used, out = [0] * len(sides), [ar.num(math.prod(x for x, _ in sides))]
+    while len(out) <= B:
+        if not heap:
+            out.append(out[-1])
             continue
-        X, Y = view.extremes(l)[1], view.extremes(K)[0]
-        # S(l) >= S(K) iff CL prod_reg f(X + b) >= CR prod_reg f(Y - a), f(c) = q c + p: the
-        # priors, the other columns' factors and the denominators (crossed) in CL and CR
-        CL = s.N[l] * _outside(X, regular, p, q) * view.factors(K, Y)[1]
-        CR = s.N[K] * _outside(Y, regular, p, q) * view.factors(l, X)[1]
-        reg = [view.used[i] for i in regular]
-        capA = [
-            s.obs[j][K].get(t[j], 0) - (s.obs[j][K].get(t[j], 0) == s.cells(j, t[j])) for j in reg
-        ]
-        capB = [_rival_cap(s.obs[j], l, t[j], alpha) for j in reg]
-        X, Y = [X[i] for i in regular], [Y[i] for i in regular]
-        plan = _split(X, capB, Y, capA, CL, CR, budget - 1 - cost, p, q)
-        if plan is not None:
-            where = f" once every cell of {what} is blank" if removed else ""
-            raise Wrong(
-                f"{plan[0]} cells of {K} holding the test value and {plan[1]} of {l} holding "
-                f"others{where} ({cost + sum(plan)} in all) let {l} reach {K}"
-            )
-
-
-def _outside(counts: list, regular: list, p: int, q: int) -> int:
-    """The product of the factors' numerators q c + p of the columns not in ``regular``."""
-    return math.prod(q * c + p for i, c in enumerate(counts) if i not in regular)
-
-
-def _rival_cap(obs_j: dict, l: str, tj, alpha: Fraction) -> int:
-    """Count the cells a blanking may take from l in a column.
-
-    How many of l's cells holding other values than t_j a blanking may take in a column
-    without removing a value (alpha > 0) or every other value (alpha = 0).
-    """
-    mine = {v: c for v, c in obs_j[l].items() if v != tj and c > 0}
-    others = {v for x, c in obs_j.items() if x != l for v, k in c.items() if v != tj and k > 0}
-    if alpha:
-        return sum(c - (v not in others) for v, c in mine.items())
-    return sum(mine.values()) - (bool(mine) and not others)
-
-
-def raises(X: list, cap: list, budget: int, p: int, q: int) -> list:
-    """Water-fill the largest products, per number of blanks.
-
-    Water-filling: out[b], the largest prod (q (X_j + b_j) + p) with b_j <= cap_j and
-    sum b_j = b, for each b it can reach up to ``budget``.
-    """
-    cur, out = list(X), [math.prod(q * x + p for x in X)]
-    for _ in range(budget):
-        room = [j for j in range(len(cur)) if cur[j] < X[j] + cap[j]]
-        if not room:
-            break
-        cur[min(room, key=lambda j: cur[j])] += 1
-        out.append(math.prod(q * x + p for x in cur))
+        x, j = heapq.heappop(heap)
+        out.append(ar.mul(out[-1], ar.num((x + 1) / x)))
+        used[j] += 1
+        if used[j] < sides[j][1]:
+            heapq.heappush(heap, (x + 1, j))
     return out
 
 
-def shapes(Y: list, cap: list, budget: int, p: int, q: int):
-    """Plan the K side's blanks within ``budget``.
+def _knapsack(columns: list, lift: list, B: int, ar, tight: bool) -> list:
+    """D(V), V = 0..B: the largest product of one choice h_j per column costing V at most.
 
-    (blanks, product) of K-side plans within ``budget`` that include a smallest
-    prod (q (Y_j - a_j) + p) for every number of blanks (``fewest_blanks``): per class of
-    Y_j - cap_j a prefix by Y fully blanked, and one column partly blanked.
+    ``lift``: per column (x', the cells charged first to its regular choices).
+
+    F0 without a partial column, F1 with one (``tight``); else times ``_partial``'s bound.
     """
-    f = [q * y + p for y in Y]
-    cols = sorted((j for j in range(len(Y)) if cap[j] > 0), key=lambda j: (Y[j], j))
-    classes = {}
-    for j in cols:
-        classes.setdefault(Y[j] - cap[j], []).append(j)
-    for lengths in itertools.product(*[range(len(g) + 1) for g in classes.values()]):
-        full = [j for g, n in zip(classes.values(), lengths) for j in g[:n]]
-        cost = sum(cap[j] for j in full)
-        if cost > budget:
+    F0, F1 = [ar.num(1)] * (B + 1), [0] * (B + 1)
+    for (x, first), c in zip(lift, columns):
+        y, top = c.down
+        bases = [(g, w + first) for g, w in c.bases] if c.up[0] > 0 or c.up[1] > 0 else []
+        choices = [(g / y, w) for g, w in bases]
+        choices += [(g / (y - top), w + top) for g, w in bases if top]
+        choices += [(r / x, w) for r, w in c.options]
+        new0, new1 = [0] * (B + 1), [0] * (B + 1)
+        for h, w in ((ar.num(h), w) for h, w in choices if w <= B):
+            new0[w:] = map(max, new0[w:], ar.scale(F0[: B + 1 - w], h))
+            if tight:
+                new1[w:] = map(max, new1[w:], ar.scale(F1[: B + 1 - w], h))
+        for g, w in bases if tight else ():
+            for p in range(1, min(top, B + 1 - w)):
+                h = ar.num(g / (y - p))
+                new1[w + p :] = map(max, new1[w + p :], ar.scale(F0[: B + 1 - w - p], h))
+        F0, F1 = list(itertools.accumulate(new0, max)), list(itertools.accumulate(new1, max))
+    return list(map(max, F0, F1)) if tight else _partial(F0, columns, B, ar)
+
+
+def _partial(F: list, columns: list, B: int, ar) -> list:
+    """D(V) <= max(F(V), F(V - v) * P(v)), P(v) the largest y / (y - v) of any column."""
+    P = [0] * (B + 1)
+    for c in columns:
+        y, top = c.down
+        for v in range(1, min(top, B + 1)) if c.bases else ():
+            P[v] = max(P[v], ar.num(y / (y - v)))
+    reach = max((v for v in range(B + 1) if P[v]), default=0)
+    return [
+        max([F[V]] + [ar.mul(F[V - v], P[v]) for v in range(1, min(V, reach) + 1)])
+        for V in range(B + 1)
+    ]
+
+
+def blanking(view: View, K: str, l: str) -> tuple:
+    """(C, columns) of the question "does a blanking let l reach K", S(l) >= S(K), relaxed.
+
+    For a complete table; factor_j = (hi_l + alpha)(N_K + alpha d)/((lo_K + alpha)(N_l +
+    alpha d)), C = N_l/N_K, d the column's domain size after the blanking.  A blanking
+    does one of three things to a used column (t_j in its domain, d >= 2): it keeps t_j
+    and another value (regular: hi_l = l's t_j cells plus the b of l's other cells blanked,
+    lo_K = K's t_j cells less the a blanked; removing r other values costs at least the r
+    smallest counts of cells not l's), it removes every other value (forced: every factor
+    is 1), or it removes t_j (every count 0: at alpha 0 every support is 0 and l reaches
+    K).  Each is an option here at a cost no larger than the blanking's and a factor no
+    smaller, so every blanking's ratio and cost are bounded as ``needed`` requires.  At
+    alpha 0, blanking K's a = all t_j cells zeroes K's support (l reaches it): ``zero``.
+    """
+    s, a = view.state, view.alpha
+    C, columns = Fraction(s.N[l], s.N[K]), []
+    g = lambda d: (s.N[K] + a * d) / (s.N[l] + a * d)  # noqa: E731
+    for j in view.used:
+        t, n = view.t[j], {v: s.cells(j, v) for v in view.domains[j]}
+        d, rest = len(n), sorted(c for v, c in n.items() if v != t)
+        if not view.seen[j]:  # every count is 0 (at alpha 0 the point is not robust)
+            removed = tuple((g(d - r), sum(rest[:r])) for r in range(d))
+            columns.append(Column((), options=removed))
             continue
-        base = math.prod(q * (Y[j] - cap[j]) + p if j in full else f[j] for j in range(len(Y)))
-        yield cost, base
-        best, reach = {}, 0  # r -> the column of smallest Y with r cells to spare
-        for j in (j for j in cols if j not in full):
-            for r in range(reach + 1, min(cap[j], budget - cost) + 1):
-                best[r] = j
-            reach = max(reach, cap[j])
-        for r, j in best.items():
-            yield cost + r, base // f[j] * (f[j] - q * r)
+        if d == 1:  # forced: no blanking changes a factor (removing t_j empties the column)
+            columns.append(Column(((Fraction(1), 0),), (Fraction(1), 0)))
+            continue
+        kt, lt = s.obs[j][K].get(t, 0), s.obs[j][l].get(t, 0)
+        waste = sorted(c - s.obs[j][l].get(v, 0) for v, c in n.items() if v != t)
+        bases = tuple((g(d - r), sum(waste[:r])) for r in range(d - 1))
+        others = sum(c for v, c in s.obs[j][l].items() if v != t)
+        options = [(Fraction(1), sum(rest))]  # forced
+        if a:
+            options += [(g(d - 1 - r), n[t] + sum(rest[:r])) for r in range(d - 1)]
+            down = (kt + a, kt - (n[t] == kt))
+        else:
+            down = (Fraction(kt), max(kt - 1, 0))
+        column = Column(bases, (lt + a, others), down, tuple(options), None if a else kt)
+        columns.append(column)
+    return C, columns
 
 
-def _split(X, capB, Y, capA, CL, CR, left, p, q):
-    """Find a split of ``left`` cells that reverses an inequality.
+def cleaning(view: View, truth: list, K: str, l: str) -> tuple:
+    """(C, columns) of the question "does a cleaning make K beat l", S(K) > S(l), relaxed.
 
-    (a, b), a + b <= left, with CL prod (q (X + b) + p) >= CR prod (q (Y - a) + p), or
-    None (left inf: every cell the caps allow).
+    ``truth[j][x][v]``: label x's missing cells in column j whose true value is v.
+    factor_j = (lo_K + alpha)(N_l + alpha d)/((hi_l + alpha)(N_K + alpha d)), C = N_K/N_l.
+    A cleaning sets missing cells to their true values: lo_K = K's t_j cells plus the a of
+    K's cleaned cells whose truth is t_j, hi_l = l's t_j cells and missing cells less the b
+    of l's cleaned cells whose truth is another value; values it brings in can only grow
+    the domain, to at most every value observed or true (d's two ends bound the factor, as
+    it is monotone in d), make t_j seen, or end a domain {t_j} (forced: every factor 1);
+    t_j never true nor observed: every count 0 (at alpha 0 every support 0: K never beats
+    l).  Each case is a plan here costing no more and with no smaller a factor (the
+    cells that bring values in are not charged).  At alpha 0, cleaning every one of l's
+    missing cells when none holds t_j zeroes l's support: ``zero`` (K may then beat l).
     """
-    if left < 0:
-        return None
-    if left == math.inf:
-        top = math.prod(q * (x + c) + p for x, c in zip(X, capB))
-        low = math.prod(q * (y - c) + p for y, c in zip(Y, capA))
-        return (sum(capA), sum(capB)) if CL * top >= CR * low else None
-    up = raises(X, capB, left, p, q)
-    for a, product in shapes(Y, capA, left, p, q):
-        b = min(left - a, len(up) - 1)
-        if CL * up[b] >= CR * product:
-            return a, b
-    return None
-
-
-def _vectors(caps: list, lo: int, hi: int):
-    """Every vector 0 <= x <= caps with lo <= sum(x) <= hi, or None when more than LIMIT."""
-    hi = min(hi, sum(caps))
-    ways = [1] + [0] * max(hi, 0)  # ways[s]: vectors of the groups so far summing to s
-    for c in caps:
-        run = list(itertools.accumulate(ways, initial=0))
-        ways = [min(run[s + 1] - run[max(0, s - c)], LIMIT + 1) for s in range(len(ways))]
-    if sum(ways[max(lo, 0) :]) > LIMIT:
-        return None
-    reach = list(itertools.accumulate(reversed(caps), initial=0))[::-1]
-
-    def grow(i, prefix, total):
-        if i == len(caps):
-            yield prefix
-            return
-        for x in range(max(0, lo - total - reach[i + 1]), min(caps[i], hi - total) + 1):
-            yield from grow(i + 1, prefix + [x], total + x)
-
-    return grow(0, [], 0) if lo <= hi else iter(())
-
-
-def few_blankings(state: State, points: list, lo: int, bound, alpha: Fraction):
-    """Check that no blanking of ``lo`` to ``bound`` - 1 cells makes every point not robust.
-
-    Check that no blanking of ``lo`` to ``bound`` - 1 cells (bound None: of lo or more)
-    makes every point not robust, trying each as counts per (column, label, value); None
-    when more than LIMIT.
-    """
-    used = sorted({j for t in points for j, v in enumerate(t) if v is not None})
-    groups = [(j, l, v) for j in used for l in state.labels for v in state.obs[j][l]]
-    caps = [state.obs[j][l][v] for j, l, v in groups]
-    found = _vectors(caps, lo, sum(caps) if bound is None else bound - 1)
-    if found is None:
-        return None
-    for x in found:
-        s = state.copy()
-        for (j, l, v), k in zip(groups, x):
-            s.move(j, l, v, -k)
-        if all(s.domain(j) for j in range(len(s.obs))) and not any(
-            View(s, t, alpha).robust_label() for t in points
-        ):
-            raise Wrong(f"a blanking of {sum(x)} cells makes every row not robust")
-    return (
-        f"every blanking of {lo} cells or more tried"
-        if bound is None
-        else (f"every blanking of {lo} to {bound - 1} cells tried")
-    )
-
-
-def few_cleanings(state: State, points: list, k, groups: list, alpha: Fraction):
-    """Check that no cleaning of fewer than ``k`` cells makes every point robust.
-
-    Check that no cleaning of fewer than ``k`` cells (None: of any number) makes every
-    point robust, trying each as counts per (column, label, true value) of the missing
-    cells ``groups``; None when more than LIMIT.
-    """
-    used = {j for t in points for j, v in enumerate(t) if v is not None}
-    tally = {}
-    for g in groups:
-        if g[0] in used:
-            tally[g] = tally.get(g, 0) + 1
-    keys = sorted(tally, key=repr)
-    hi = sum(tally.values()) if k is None else k - 1
-    found = _vectors([tally[g] for g in keys], 0, hi)
-    if found is None:
-        return None
-    for x in found:
-        s = state.copy()
-        for (j, l, v), n in zip(keys, x):
-            s.move(j, l, v, n)
-        if all(View(s, t, alpha).robust_label() is not None for t in points):
-            raise Wrong(f"a cleaning of {sum(x)} cells does")
-    return f"every cleaning of up to {hi} cells tried"
+    s, a = view.state, view.alpha
+    C, columns = Fraction(s.N[K], s.N[l]), []
+    g = lambda d: (s.N[l] + a * d) / (s.N[K] + a * d)  # noqa: E731
+    for j in view.used:
+        t, true = view.t[j], truth[j]
+        seen = set(view.domains[j])
+        every = seen | {v for x in true.values() for v, c in x.items() if c}
+        G = max(g(len(seen)), g(len(every)))
+        if t not in every:  # t_j never in the domain: every count is 0
+            columns.append(Column((), options=((G, 0),) if a else ()))
+            continue
+        kt, lt = s.obs[j][K].get(t, 0), s.obs[j][l].get(t, 0)
+        cut = sum(c for v, c in true.get(l, {}).items() if v != t)
+        y = lt + s.miss[j][l]
+        options = ((Fraction(1), 0),) if seen <= {t} else ()
+        options += ((G, 0),) if a and t not in seen else ()
+        up = (kt + a, true.get(K, {}).get(t, 0))
+        if a or y - cut > 0:
+            column = Column(((G, 0),), up, (y + a, cut), options)
+        elif y == 0:  # l counts 0 already: nothing shows a bound through this rival
+            column = Column(((G, 0),), up, (Fraction(1), 0), options, 0)
+        else:
+            column = Column(((G, 0),), up, (Fraction(y), cut - 1), options, cut)
+        columns.append(column)
+    return C, columns
 
 
 # ---------------------------------------------------------------------------------------
-# the certificate
+# the certificate checked, and what is printed
 
 
-def load(path: str) -> dict:
-    """The certificate's document, its format and version checked."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            cert = json.load(f)
-    except OSError as e:
-        raise Unreadable(f"{path}: cannot read it ({e.strerror or e})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise Unreadable(f"{path}: not a JSON certificate ({e})") from None
-    if not isinstance(cert, dict) or cert.get("format") != FORMAT:
-        raise Unreadable(f"{path}: not an nbcert certificate")
-    version = cert.get("version")
-    if type(version) is not int or version > VERSION:
-        raise Unreadable(f"{path}: certificate format {version} is newer than this checker's")
-    inputs = cert.get("inputs")
-    if not isinstance(inputs, dict) or not isinstance(cert.get("results"), list):
-        raise Unreadable(f"{path}: no inputs or results")
-    absent = [k for k in ("files", "label", "alpha", "reading") if k not in inputs]
-    if absent:
-        raise Unreadable(f"{path}: its inputs have no {absent[0]!r}")
-    return cert
+def question(cert: dict) -> dict:
+    """Say what the certificate answers.
+
+    The command, each file (path, SHA-256, data rows), the label, alpha, the reading
+    options and the test points.
+    """
+    inputs, reading = cert["inputs"], cert["inputs"]["reading"]
+    return {
+        "command": cert["command"],
+        "files": {role: dict(spec) for role, spec in inputs["files"].items()},
+        "label": inputs["label"],
+        "alpha": inputs["alpha"],
+        "reading": dict(reading),
+        "test_indices": inputs.get("test_indices", "all"),
+        "written_by": f"nbcert {inputs['nbcert']}",
+    }
+
+
+def _said(q: dict) -> list:
+    """The question as the first lines of the text output."""
+    r = q["reading"]
+    files = ", ".join(
+        f"{role} {spec['path']} ({spec['rows']} rows, sha256 {spec['sha256'][:12]}…)"
+        for role, spec in q["files"].items()
+    )
+    sizes = sorted({len(b["names"]) for b in r["bins"].values()})
+    binned = f"{_few(list(r['bins']))} ({'/'.join(map(str, sizes))} bins)" if sizes else "none"
+    points = q["test_indices"]
+    return [
+        f"question: {q['command']}, written by {q['written_by']}",
+        f"  files: {files}",
+        f"  label {q['label']!r}, alpha {q['alpha']}, test points: "
+        + (points if points == "all" else _few(list(map(str, points)))),
+        f"  read with separator {r['sep']!r}, encoding {r['encoding']}, decimal mark "
+        f"{r['decimal']!r}, missing: {', '.join(map(repr, r['missing'])) or 'empty fields'}, "
+        f"id column: {r['id'] if r['id'] is not None else 'none'}",
+        f"  numbers: {_few(r['numeric']) if r['numeric'] else 'none'}; binned: {binned}",
+    ]
+
+
+def _few(names: list) -> str:
+    """Names listed, the first three and how many more."""
+    shown = ", ".join(names[:3])
+    return shown + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def _checked(path: str) -> tuple:
+    cert = load(path)
+    claims = Checker(cert, os.path.dirname(os.path.abspath(path))).run()
+    return question(cert), claims
 
 
 def check(path) -> list:
@@ -1161,52 +1844,70 @@ def check(path) -> list:
     -------
     list of Claim
         One per claim: ``(claim, ok, message)``; ``ok`` True when it holds, False when it
-        does not (``message`` says what is wrong), None when it is not checked (why).
+        does not (``message`` says what is wrong).
 
     Raises
     ------
     Unreadable
         The certificate or one of its files cannot be read as needed (a changed or missing
-        file, a newer format, a malformed document); its message is one line.
+        file, another format, a malformed or unknown field); its message is one line.
     """
-    path = os.fspath(path)
-    cert = load(path)
-    try:
-        return Checker(cert, os.path.dirname(os.path.abspath(path))).run()
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError) as e:
-        raise Unreadable(f"{path}: malformed certificate ({type(e).__name__}: {e})") from None
+    return _checked(os.fspath(path))[1]
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())[:2000] or "an empty message"
 
 
 def main(argv=None, prog: str = "verify.py") -> int:
-    """Check the certificate named by ``argv``: one line per claim, and the exit status."""
+    """Check the certificate named by ``argv``: the question, one line per claim, the status.
+
+    0: every claim holds; 1: one does not; 2: the certificate or a file cannot be read;
+    3: the checker failed (a bug).  ``--json``: one JSON object on stdout instead.
+    """
     args = sys.argv[1:] if argv is None else list(argv)
-    if len(args) != 1 or args[0].startswith("-"):
-        sys.stderr.write(f"usage: {prog} CERTIFICATE\n")
+    as_json = "--json" in args
+    rest = [a for a in args if a != "--json"]
+    if len(rest) != 1 or rest[0].startswith("-"):
+        sys.stderr.write(f"usage: {prog} CERTIFICATE [--json]\n")
         return 2
-    if hasattr(sys, "set_int_max_str_digits"):  # exact supports can be long
-        sys.set_int_max_str_digits(0)
     try:
-        claims = check(args[0])
+        q, claims = _checked(rest[0])
+        status, error = (1 if not all(c.ok for c in claims) else 0), None
     except Unreadable as e:
-        sys.stderr.write(f"{prog}: error: {' '.join(str(e).split())}\n")
-        return 2
-    mark = {True: "ok  ", False: "FAIL", None: "--  "}
-    for c in claims:
-        sys.stdout.write(
-            f"{mark[c.ok]}  {c.claim}" + (f": {c.message}" if c.message else "") + "\n"
-        )
-    failed = sum(c.ok is False for c in claims)
-    unchecked = sum(c.ok is None for c in claims)
-    summary = f"{len(claims) - failed - unchecked} claims hold" + (
-        f", {failed} fail" if failed else ""
-    )
-    sys.stdout.write(
-        f"{prog}: {summary}" + (f", {unchecked} not checked" if unchecked else "") + "\n"
-    )
-    return 1 if failed else 0
+        status, error = 2, _one_line(e)
+    except (MemoryError, RecursionError) as e:
+        status, error = 2, f"{rest[0]}: too large to check here ({type(e).__name__})"
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{prog}: interrupted\n")
+        return 130
+    except Exception as e:  # a bug: said, and never the status of a check that ran
+        status, error = 3, f"the checker failed ({type(e).__name__}: {_one_line(e)}); a bug"
+    if error is not None:
+        sys.stderr.write(f"{prog}: error: {error}\n")
+        if as_json:
+            sys.stdout.write(json.dumps({"status": status, "error": error}) + "\n")
+        return status
+    if as_json:
+        out = {
+            "status": status,
+            "question": q,
+            "claims": [{"claim": c.claim, "holds": c.ok, "why": c.message} for c in claims],
+        }
+        sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+        return status
+    lines = _said(q) + [
+        f"{'ok  ' if c.ok else 'FAIL'}  {c.claim}" + (f": {c.message}" if c.message else "")
+        for c in claims
+    ]
+    failed = sum(not c.ok for c in claims)
+    summary = f"{len(claims) - failed} claims hold" + (f", {failed} fail" if failed else "")
+    lines.append(f"{prog}: {summary}")
+    sys.stdout.write("\n".join(lines) + "\n")
+    return status
 
 
-__all__ = ["check", "main", "Claim", "Unreadable", "Wrong", "FORMAT", "VERSION"]
+__all__ = ["check", "main", "question", "Claim", "Unreadable", "Wrong", "FORMAT", "VERSION"]
 
 if __name__ == "__main__":
     sys.exit(main())

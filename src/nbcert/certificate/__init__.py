@@ -1,14 +1,17 @@
 """Certificates: answers with the evidence that lets anyone check them.
 
 A certificate is a JSON file written beside an answer (``--certificate FILE``, or
-``certificate=`` in the API): the ``--json`` results, each with an ``evidence`` object, and
-the ``inputs`` that pin what was answered (each file's path and SHA-256, the label, alpha
-as a fraction, how the files were read, nbcert's version).  ``nbcert.verify`` (one file,
-Python's standard library only) re-reads the files and checks every claim in exact
-arithmetic: ``python3 verify.py CERT`` or ``nbcert verify CERT``.
+``certificate=`` in the API): the claims of the ``--json`` results, each with an
+``evidence`` object, and the ``inputs`` that pin what was answered (each file's path
+relative to the certificate, SHA-256 and data rows, the label, alpha as a fraction, how the
+files were read, nbcert's version).  ``nbcert.verify`` (one file, Python's standard library
+only) re-reads the files and checks every claim: ``python3 verify.py CERT`` or ``nbcert
+verify CERT``.  A certificate claims no more than the checker proves: "the fewest" where
+its lower bound meets the answer, else the answer and the bound.
 
 * ``evidence``  -- witness worlds and extreme supports of one test point;
 * ``states``    -- the table as read, blanked (poisoning) or cleaned (cleaning);
+* ``bounds``    -- the lower bounds the checker proves, run on the table's counts;
 * ``questions`` -- each question's results with their evidence;
 * ``document``  -- the file: where it goes, what it pins, written whole or not at all.
 
@@ -33,10 +36,10 @@ def certify_encoded(
     test,
     label: str,
     alpha=0,
-    test_rows=None,
+    test_indices=None,
     reading=None,
 ) -> dict:
-    """Certify coded test rows on a coded table and write the certificate.
+    """Certify coded test points on a coded table and write the certificate.
 
     For a program that reads its files with ``nbcert.read_csv`` (every value the text
     written, an empty field missing) and codes them itself (``nbcert.encode``,
@@ -50,19 +53,19 @@ def certify_encoded(
     table : EncodedTable or Stats
         The training table, coded from the file ``train``.
     T : ndarray of shape (k, d)
-        Test rows as ``table``'s local codes (-1: unseen, -2: blank), the rows ``test_rows``
-        of the file ``test``.
+        Test points as ``table``'s local codes (-1: unseen, -2: blank), the data rows
+        ``test_indices`` of the file ``test``.
     train, test : str or path
-        The files the table and the test rows were read from (read with nbcert's defaults,
-        or as ``reading`` says).
+        The files the table and the test points were read from (read with nbcert's
+        defaults, or as ``reading`` says).
     label : str
         The label column of ``train``.
     alpha : Fraction, int or str, default 0
         The smoothing the answers are for (exact: ``"1/2"``, ``Fraction(1, 2)``).
-    test_rows : sequence of int, optional
-        Each row of T's data row in ``test`` (default 0, 1, ..., k - 1: T is the whole
-        file).  Given, the certificate lists them (``inputs.test_rows``) and answers for
-        those rows alone.
+    test_indices : sequence of int, optional
+        Each point of T's data row in ``test`` (default 0, 1, ..., k - 1: T is the whole
+        file).  Given, the certificate lists them (``inputs.test_indices``) and answers for
+        those points alone.
     reading : nbcert.reading.options.Reading, optional
         How the files were read, when not with the defaults.
 
@@ -78,12 +81,24 @@ def certify_encoded(
     alpha = as_alpha(alpha)
     target = Target.of(certificate, train=train, test=test)
     T = np.asarray(T)
-    inputs = document.inputs(target, table, label, alpha, reading)
-    if test_rows is not None:  # the rows answered, when they may be a few of the file's
-        inputs["test_rows"] = test_rows = [int(i) for i in test_rows]
+    if test_indices is not None:  # the points answered, when they may be a few of the file's
+        test_indices = [int(i) for i in test_indices]
+        rows = {"train": table.n, "test": _data_rows(target.files["test"], reading)}
+    else:
+        rows = {"train": table.n, "test": len(T)}
+    inputs = document.inputs(target, table, label, alpha, reading, rows=rows,
+                             test_indices=test_indices)  # fmt: skip
     answer = _certified(table, T, alpha, certification)
-    results = questions.certify(table, T, answer, alpha, test_rows or list(range(len(T))))
+    results = questions.certify(table, T, answer, alpha, test_indices or list(range(len(T))))
     return document.write(target, "certify", inputs, results)
+
+
+def _data_rows(path: str, reading) -> int:
+    """The data rows of a file as nbcert reads it (with ``reading``'s options)."""
+    from ..reading.files import read_csv
+
+    options = {k: getattr(reading, k, None) for k in ("missing", "sep", "encoding", "decimal")}
+    return len(read_csv(path, **options))
 
 
 def _certified(table, T, alpha, certification) -> dict:
@@ -113,34 +128,48 @@ def _certified(table, T, alpha, certification) -> dict:
     return {name: [r[i] for r in rows] for i, name in enumerate(names)}
 
 
-def write_certify(target: Target, table, T, answer, *, label, alpha, reading, bins, test_rows, ids):
+def _rows(table, T, *roles) -> dict:
+    """Each file's data rows: the training table's (and its truth's) and the test points'
+    (every point of the test file is answered)."""
+    return {role: (len(T) if role == "test" else table.n) for role in roles}
+
+
+def write_certify(
+    target: Target, table, T, answer, *, label, alpha, reading, bins, test_indices, ids
+):
     """certify's certificate (``nbcert.certify(..., certificate=)``): its answer
     ``answer`` (the DataFrame it returns) with the evidence."""
-    results = questions.certify(table, T, answer, alpha, test_rows, ids or target.ids)
-    inputs = document.inputs(target, table, label, alpha, reading, bins)
+    results = questions.certify(table, T, answer, alpha, test_indices, ids or target.ids)
+    rows = _rows(table, T, "train", "test")
+    inputs = document.inputs(target, table, label, alpha, reading, bins, rows=rows)
     return document.write(target, "certify", inputs, results)
 
 
 def write_poison(
-    target: Target, enc, T, answers, *, method, label, alpha, reading, bins, test_rows, ids
+    target: Target, enc, T, answers, *, method, label, alpha, reading, bins, test_indices, ids
 ):
-    """poison's certificate (one row at a time)."""
-    results = questions.poison(enc, T, answers, method, alpha, test_rows, ids or target.ids)
-    inputs = document.inputs(target, enc, label, alpha, reading, bins)
+    """poison's certificate (one point at a time)."""
+    results = questions.poison(enc, T, answers, method, alpha, test_indices, ids or target.ids)
+    rows = _rows(enc, T, "train", "test")
+    inputs = document.inputs(target, enc, label, alpha, reading, bins, rows=rows)
     return document.write(target, "poison", inputs, results)
 
 
-def write_poison_together(target: Target, enc, T, answer, *, label, reading, bins, test_rows, ids):
+def write_poison_together(
+    target: Target, enc, T, answer, *, label, reading, bins, test_indices, ids
+):
     """poison --together's certificate (alpha = 0)."""
-    results = questions.poison_together(enc, T, answer, test_rows, ids or target.ids)
-    inputs = document.inputs(target, enc, label, 0, reading, bins)
+    results = questions.poison_together(enc, T, answer, test_indices, ids or target.ids)
+    rows = _rows(enc, T, "train", "test")
+    inputs = document.inputs(target, enc, label, 0, reading, bins, rows=rows)
     return document.write(target, "poison --together", inputs, results)
 
 
-def write_clean(target: Target, tab, T, report, *, label, alpha, reading, bins, test_rows, ids):
+def write_clean(target: Target, tab, T, report, *, label, alpha, reading, bins, test_indices, ids):
     """clean --truth's certificate."""
-    found = questions.clean(tab, T, report, alpha, test_rows, ids or target.ids)
-    inputs = document.inputs(target, tab.enc, label, alpha, reading, bins)
+    found = questions.clean(tab, T, report, alpha, test_indices, ids or target.ids)
+    rows = _rows(tab.enc, T, "train", "truth", "test")
+    inputs = document.inputs(target, tab.enc, label, alpha, reading, bins, rows=rows)
     results = found.pop("results")
     return document.write(target, "clean --truth", inputs, results, **found)
 

@@ -3,18 +3,21 @@ writing it whole or not at all (``write``).
 
 The document is JSON::
 
-    {"format": "nbcert certificate", "version": 1, "command": "certify",
-     "inputs": {"files": {"train": {"path": ..., "sha256": ...}, "test": ...},
+    {"format": "nbcert certificate", "version": 2, "command": "certify",
+     "inputs": {"files": {"train": {"path": ..., "sha256": ..., "rows": ...}, "test": ...},
                 "label": ..., "alpha": "1/2",
                 "reading": {"sep": ",", "encoding": "utf-8", "missing": [...],
                             "decimal": ".", "id": null, "numeric": [...],
                             "bins": {column: {"edges": [...], "names": [...]}}},
+                "test_indices": [...],  (only when a few of the test file's points)
                 "nbcert": "0.1.0"},
      "results": [...]}
 
-``results`` are the objects ``--json`` prints, each with an ``evidence`` object
-(``nbcert.certificate.questions``); ``verify.py`` reads it.  A path is written as given
-(relative paths are read from the folder the checker runs in, or beside the certificate).
+Each file is named by its path relative to the certificate's folder, its SHA-256 and its
+number of data rows (the checker reads no more).  ``results`` are the claims of the answer
+``--json`` prints (not how it was found: no method or limit), each with an ``evidence``
+object (``nbcert.certificate.questions``); ``verify.py`` reads it and refuses any field it
+does not know.
 """
 
 from __future__ import annotations
@@ -29,24 +32,26 @@ from pathlib import Path
 
 from ..errors import InputError, ParameterError
 from ..reading.encoding import Domains
+from ..verify import FORMAT, VERSION
 
-FORMAT = "nbcert certificate"
-VERSION = 1
 STDIN = "-"
 
 
 @dataclass(frozen=True)
 class Target:
     """Where a certificate is written (``path``) and the files it pins: ``files`` maps a
-    table's role (``train``, ``test``, ``truth``) to its path as given; ``ids`` is the
-    command line's test id column (``nbcert.inputs.RowIds``), if any, and ``text`` how the
-    command line read the files' text (``missing``, ``sep``, ``encoding``), which the API
-    was not given."""
+    table's role (``train``, ``test``, ``truth``) to its path as given; ``frames`` the
+    roles given as DataFrames to the tables themselves, each written beside the certificate
+    as the file ``files`` names when the certificate is written; ``ids`` is the command
+    line's test id column (``nbcert.inputs.RowIds``), if any, and ``text`` how the command
+    line read the files' text (``missing``, ``sep``, ``encoding``), which the API was not
+    given."""
 
     path: str
     files: dict = field(default_factory=dict)
     ids: object = None
     text: dict = field(default_factory=dict)
+    frames: dict = field(default_factory=dict, compare=False)
 
     @classmethod
     def of(cls, certificate, **tables) -> Target:
@@ -58,7 +63,9 @@ class Target:
             Where to write it; a Target may name the files (the command line's paths).
         **tables
             The question's tables by role (``train``, ``test``, ``truth``): a table given
-            as a path is the file the certificate pins, unless the Target names one.
+            as a path is the file the certificate pins, unless the Target names one; a
+            DataFrame is written beside the certificate as ``<certificate>.<role>.csv``
+            (when the certificate is, and hashed as any file).
 
         Returns
         -------
@@ -67,20 +74,86 @@ class Target:
         Raises
         ------
         ParameterError
-            A table that is not a file the checker can read again (a DataFrame, standard
-            input, a folder).
+            A table that is not a file or a DataFrame the checker can read again (standard
+            input, a folder, a coded table, a DataFrame holding an empty string).
         InputError
             A certificate path in a folder that does not exist, or naming an input file.
         """
+        import pandas as pd
+
         target = certificate if isinstance(certificate, Target) else cls(os.fspath(certificate))
-        files = dict(target.files)
+        files, frames = dict(target.files), dict(target.frames)
         for role, table in tables.items():
-            if table is not None and role not in files:
+            if table is None or role in files:
+                continue
+            if isinstance(table, pd.DataFrame):
+                _check_frame(table, role)
+                frames[role], files[role] = table, beside(target.path, role)
+            else:
                 files[role] = _path_of(table, role)
         for role, path in files.items():
-            _check_file(role, path)
+            if role not in frames:
+                _check_file(role, path)
         _check_destination(target.path, files)
-        return cls(target.path, files, target.ids, target.text)
+        for role in frames:
+            for other, given in files.items():
+                if other not in frames and _same(given, files[role]):
+                    raise InputError(
+                        f"{files[role]}: is the {other} table; the {role} table written "
+                        "beside the certificate would overwrite it"
+                    )
+        return cls(target.path, files, target.ids, target.text, frames)
+
+
+def beside(certificate: str, role: str) -> str:
+    """Where a table given as a DataFrame is written: ``<certificate's stem>.<role>.csv``."""
+    path = Path(certificate)
+    return str(path.with_name(f"{path.stem}.{role}.csv"))
+
+
+def _check_frame(frame, role: str) -> None:
+    """A DataFrame that a CSV file holds as nbcert read it.
+
+    In a file an empty field is a missing cell, so an empty string (a value in a DataFrame)
+    cannot be written; and a test point is named by its data row in the file, so the test
+    table's index must be its rows' positions (results name a point by its index label).
+    """
+    import pandas as pd
+
+    if role == "test" and not frame.index.equals(pd.RangeIndex(len(frame))):
+        raise ParameterError(
+            "certificate: the test table's index is not 0, 1, ..., and a certificate names "
+            "a test point by its row in the file written; pass test.reset_index(drop=True)"
+        )
+    text = frame.select_dtypes(include=["object", "string"])
+    empty = [c for c in text.columns if (text[c] == "").any()]
+    if empty:
+        raise ParameterError(
+            f"certificate: column {str(empty[0])!r} of the {role} table holds an empty string, "
+            "a value that a file would read as a missing cell; replace it (or make it None) "
+            "to write a certificate"
+        )
+
+
+def _write_frames(target: Target, reading) -> None:
+    """Each table given as a DataFrame, written whole beside the certificate as the CSV the
+    certificate names (with the reading's separator and encoding; an empty field for a
+    missing cell)."""
+    sep = target.text.get("sep") or getattr(reading, "sep", None) or ","
+    encoding = target.text.get("encoding") or getattr(reading, "encoding", None) or "utf-8"
+    for role, frame in target.frames.items():
+        path = target.files[role]
+        fd, tmp = tempfile.mkstemp(prefix=".table-", suffix=".csv", dir=os.path.dirname(
+            os.path.abspath(path)))  # fmt: skip
+        try:
+            with os.fdopen(fd, "w", encoding=encoding, newline="") as f:
+                frame.to_csv(f, index=False, sep=sep, na_rep="")
+            os.chmod(tmp, 0o666 & ~_umask())
+            os.replace(tmp, path)
+        except (OSError, UnicodeEncodeError) as e:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise InputError(f"{path}: cannot write the {role} table ({e})") from None
 
 
 def _path_of(table, role: str) -> str:
@@ -91,8 +164,8 @@ def _path_of(table, role: str) -> str:
     if isinstance(table, (str, os.PathLike)):
         return os.fspath(table)
     raise ParameterError(
-        f"certificate: the {role} table must be a file the checker can read again "
-        f"(pass its path, not a {type(table).__name__})"
+        f"certificate: the {role} table must be a file or a DataFrame the checker can read "
+        f"again (not a {type(table).__name__})"
     )
 
 
@@ -108,6 +181,12 @@ def _check_file(role: str, path: str) -> None:
         )
 
 
+def _same(a: str, b: str) -> bool:
+    return os.path.abspath(a) == os.path.abspath(b) or (
+        os.path.exists(a) and os.path.exists(b) and os.path.samefile(a, b)
+    )
+
+
 def _check_destination(path: str, files: dict) -> None:
     folder = Path(path).parent
     if not folder.is_dir():
@@ -115,9 +194,7 @@ def _check_destination(path: str, files: dict) -> None:
     if Path(path).is_dir():
         raise InputError(f"{path}: is a folder, not a file to write the certificate to")
     for role, given in files.items():
-        if os.path.abspath(given) == os.path.abspath(path) or (
-            os.path.exists(path) and os.path.exists(given) and os.path.samefile(given, path)
-        ):
+        if _same(given, path):
             raise InputError(f"{path}: is the {role} table; the certificate would overwrite it")
 
 
@@ -142,9 +219,22 @@ def _version() -> str:
         return "unknown"
 
 
-def inputs(target: Target, table: Domains, label, alpha, reading=None, bins=()) -> dict:
-    """What the certificate's answers were given: each file's path and SHA-256, the label
-    column, alpha as an exact fraction, how the files were read and nbcert's version.
+def relative(path: str, certificate: str) -> str:
+    """A file's path as the certificate names it: relative to the certificate's folder (so
+    the two may move together), absolute where no relative path leads there."""
+    folder = os.path.dirname(os.path.abspath(certificate))
+    try:
+        return os.path.relpath(os.path.abspath(path), folder)
+    except ValueError:  # another drive
+        return os.path.abspath(path)
+
+
+def inputs(
+    target: Target, table: Domains, label, alpha, reading=None, bins=(), *, rows, test_indices=None
+) -> dict:
+    """What the certificate's answers were given: each file's path, SHA-256 and data rows,
+    the label column, alpha as an exact fraction, how the files were read, the test points
+    answered where they are a few of the file's, and nbcert's version.
 
     Parameters
     ----------
@@ -157,6 +247,10 @@ def inputs(target: Target, table: Domains, label, alpha, reading=None, bins=()) 
         The reading options (default: nbcert's defaults).
     bins : sequence of nbcert.reading.binning.ColumnBins
         The fitted bins of the binned columns.
+    rows : dict
+        Each file's number of data rows, by role.
+    test_indices : list of int, optional
+        The test points answered, when not every one of the test file.
 
     Returns
     -------
@@ -164,6 +258,7 @@ def inputs(target: Target, table: Domains, label, alpha, reading=None, bins=()) 
     """
     import pandas as pd
 
+    _write_frames(target, reading)
     binned = {
         str(cb.column): {
             "edges": [float(e) for e in cb.kb.bin_edges_[0]],
@@ -179,8 +274,12 @@ def inputs(target: Target, table: Domains, label, alpha, reading=None, bins=()) 
     ids = getattr(target.ids, "name", None) or getattr(reading, "id", None)
     text = {k: getattr(reading, k, None) for k in ("missing", "sep", "encoding")}
     text.update({k: v for k, v in target.text.items() if v})
-    return {
-        "files": {role: {"path": p, "sha256": sha256(p)} for role, p in target.files.items()},
+    files = {
+        role: {"path": relative(p, target.path), "sha256": sha256(p), "rows": int(rows[role])}
+        for role, p in target.files.items()
+    }
+    out = {
+        "files": files,
         "label": str(label),
         "alpha": str(Fraction(alpha)),
         "reading": {
@@ -192,8 +291,11 @@ def inputs(target: Target, table: Domains, label, alpha, reading=None, bins=()) 
             "numeric": numeric,
             "bins": binned,
         },
-        "nbcert": _version(),
     }
+    if test_indices is not None:
+        out["test_indices"] = [int(i) for i in test_indices]
+    out["nbcert"] = _version()
+    return out
 
 
 def _umask() -> int:
@@ -256,4 +358,4 @@ def write(target: Target, command: str, inputs: dict, results: list, **more) -> 
     return doc
 
 
-__all__ = ["FORMAT", "VERSION", "Target", "inputs", "write", "sha256"]
+__all__ = ["FORMAT", "VERSION", "Target", "inputs", "relative", "write", "sha256"]

@@ -28,8 +28,9 @@ and largest supports are at lo and hi.  The evidence is built from that:
   vectors of the labels that reach the top.
 
 A world is written compactly: per label and column with missing cells, the value all of
-them take, or ``[[value, count], ...]`` filling them in data-row order.  Supports are exact
-integers (a numerator and a denominator) and written as fractions "p/q".
+them take, or ``[[value, count], ...]`` filling them in data-row order.  Supports are
+compared as exact integers (a numerator and a denominator); a bound names the counts it
+compares at, and the checker computes their supports itself.
 """
 
 from __future__ import annotations
@@ -143,11 +144,6 @@ def _equal(a: tuple, b: tuple) -> bool:
     return a[0] * b[1] == b[0] * a[1]
 
 
-def fraction(s: tuple) -> str:
-    """A support (numerator, denominator) as the fraction "p/q" in lowest terms."""
-    return str(Fraction(s[0], s[1]))
-
-
 def top(P: Point, counts: list) -> list:
     """The labels whose support is largest at the given counts (per label)."""
     s = P.supports(counts)
@@ -203,8 +199,9 @@ def possible(P: Point) -> list:
 
 
 def bound(P: Point, l: int, k: int, strict: bool) -> dict:
-    """Evidence that l never beats (``strict``: never reaches) k: l's largest support and
-    k's smallest, the counts they are taken at, exactly.  AssertionError if it fails."""
+    """Evidence that l never beats (``strict``: never reaches) k: the counts of l's largest
+    support and of k's smallest (the checker computes both supports exactly).
+    AssertionError if it fails."""
     c_l, c_k = P.hi(l), P.lo(k)
     s_l, s_k = P.support(l, c_l), P.support(k, c_k)
     holds = _greater(s_k, s_l) or (not strict and _equal(s_k, s_l))
@@ -214,8 +211,8 @@ def bound(P: Point, l: int, k: int, strict: bool) -> dict:
         "label": P.labels[l],
         "by": P.labels[k],
         "strict": strict,
-        "largest": {"counts": dict(zip(P.columns, c_l)), "support": fraction(s_l)},
-        "smallest": {"counts": dict(zip(P.columns, c_k)), "support": fraction(s_k)},
+        "largest": {"counts": dict(zip(P.columns, c_l))},
+        "smallest": {"counts": dict(zip(P.columns, c_k))},
     }
 
 
@@ -370,7 +367,6 @@ __all__ = [
     "Point",
     "point",
     "as_json",
-    "fraction",
     "winner",
     "possible",
     "bound",

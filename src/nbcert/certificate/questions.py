@@ -1,25 +1,31 @@
-"""Each question's answers as a certificate's ``results``: the objects ``--json`` prints,
-each with its ``evidence``.
+"""Each question's answers as a certificate's ``results``: the objects ``--json`` prints
+(their claims: not how they were found), each with its ``evidence``.
 
-* certify: per test row, the witness worlds of its possible labels (and of a tie), and a
-  bound for every label that cannot win (``evidence.certify_evidence``);
-* poison: the blanked cells, worlds that show the row is not robust once they are blank,
-  and whether their number is proven minimal (OP: ``docs/design.md``, "One-point
-  poisoning"; the checker re-derives the bound by its own search);
-* poison together: the same for every row on the one blanked table, and where the lower
-  bound comes from (a row's single-point minimum, or a search over every blanking);
-* clean with the truth: per row the cells cleaned and the bounds that certify it on the
-  table with those cells set to their true values; the same for all rows together and for
-  the policy's path, but the rows set aside (``excluded``: those no cleaning certifies,
-  each shown so in its own result).
+* certify: per test point, the witness worlds of its possible labels (and of a tie), and
+  a bound for every label that cannot win (``evidence.certify_evidence``);
+* poison: the blanked cells, worlds that show the point is not robust once they are
+  blank, and the lower bound the checker proves on the fewest (``bounds``): the answer is
+  claimed the fewest where it meets them;
+* poison together: the same for every point on the one blanked table, and the point whose
+  own bound is the largest (every blanking for all points needs at least its cells);
+* clean with the truth: per point the cells cleaned, the bounds that certify it on the
+  table with those cells set to their true values, and the checker's lower bound; the
+  same for all points together (its bound the largest of the kept points') and for the
+  policy's path, but the points set aside (``excluded``: those no cleaning certifies,
+  each said so in its own result).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from . import bounds, states
 from . import evidence as ev
-from . import states
+
+# What all points together claims (``TogetherCleaning.record`` also says how it was found:
+# its method and the limits that stopped a search, which are no claims about the data).
+TOGETHER_CLAIMS = ("num_cells", "num_rows", "cells", "excluded", "target_rows",
+                   "certified_rows", "optimal", "lower_bound")  # fmt: skip
 
 
 def _keys(pos: int, index, ids) -> dict:
@@ -94,7 +100,7 @@ def certify(table, T: np.ndarray, answer, alpha, index, ids=None) -> list:
 
 
 def poison(enc, T: np.ndarray, answers: list, method: str, alpha, index, ids=None) -> list:
-    """poison's results (one row at a time) with their evidence.
+    """poison's results (one point at a time) with their evidence.
 
     Parameters
     ----------
@@ -104,7 +110,8 @@ def poison(enc, T: np.ndarray, answers: list, method: str, alpha, index, ids=Non
     answers : list of Poisoning
         ``nbcert.poison``'s answers, in T's order.
     method : str
-        The method that found them (only OP's minimum is proven).
+        The method that found them (the bound claimed is the checker's, whatever found
+        them).
     alpha : Fraction
     index, ids
         As for :func:`certify`.
@@ -112,39 +119,39 @@ def poison(enc, T: np.ndarray, answers: list, method: str, alpha, index, ids=Non
     Returns
     -------
     list of dict
+        Each as ``--json`` prints it, but for "impossible" where the checker cannot show
+        it (then "none_found", with the bound it shows).
     """
-    counts = states.as_read(enc)
+    counts, state = states.as_read(enc), bounds.blanking_state(enc)
     out = []
     for pos, p in enumerate(answers):
         evidence: dict = {}
-        if p.status in ("poisoned", "already_nonrobust"):
+        status = p.status
+        if status in ("poisoned", "already_nonrobust"):
             after = states.blanked(enc, counts, p.cells)
             evidence["after"] = ev.nonrobust_evidence(_point(enc, after, T[pos], alpha))
-        if p.status in ("poisoned", "impossible"):
-            evidence["minimal"] = _minimal(method, enc)
+        if status != "already_nonrobust":
+            t = bounds.point(state, T[pos])
+            low = bounds.blanking_bound(state, t, alpha, p.num_cells)
+            status = "none_found" if status == "impossible" and low is not None else status
+            evidence["lower_bound"] = low
         out.append(
             {
                 **_keys(pos, index, ids),
                 "num_cells": p.num_cells,
                 "cells": _cells(p.cells),
-                "status": p.status,
+                "status": status,
                 "evidence": evidence,
             }
         )
     return out
 
 
-def _minimal(method: str, enc) -> dict:
-    if enc.m == 1:
-        return {"proven": True, "by": "one label: every world predicts it"}
-    if method == "op":
-        return {"proven": True, "by": "search over the blankings' configurations"}
-    return {"proven": False, "by": f"{method}: a randomized search, not a proof"}
-
-
 def poison_together(enc, T: np.ndarray, answer, index, ids=None) -> list:
     """poison --together's result (one object, as ``--json`` prints it) with its evidence:
-    worlds per test row on the blanked table, and the source of the lower bound.
+    worlds per test point on the blanked table, and the point whose own bound (the
+    checker's, ``bounds.blanking_bound``) is the largest: the bound claimed, "optimal"
+    where it meets the cells, "impossible" where that point's shows no blanking works.
 
     Parameters
     ----------
@@ -152,15 +159,13 @@ def poison_together(enc, T: np.ndarray, answer, index, ids=None) -> list:
     T : ndarray of shape (k, d)
     answer : TogetherPoisoning
     index, ids
-        As for :func:`certify` (``ids`` all rows' ids).
+        As for :func:`certify` (``ids`` all points' ids).
 
     Returns
     -------
     list of one dict
     """
-    from ..poisoning import poison_encoded
-
-    counts = states.as_read(enc)
+    counts, state = states.as_read(enc), bounds.blanking_state(enc)
     evidence: dict = {}
     if answer.possible:
         after = states.blanked(enc, counts, answer.cells)
@@ -171,9 +176,9 @@ def poison_together(enc, T: np.ndarray, answer, index, ids=None) -> list:
             }
             for pos, t in enumerate(T)
         ]
-    if answer.lower_bound is not None or answer.optimal:
-        singles = [poison_encoded(enc, t, "op") for t in T]
-        evidence["lower_bound"] = _bound(answer, singles, index)
+    status, low, source = _together_bound(enc, T, answer, state)
+    if source is not None:
+        evidence["lower_bound"] = {"test_index": int(index[source])}
     out = {"test_indices": [int(i) for i in index]}
     if ids is not None:
         out["ids"] = [None if v is None or v != v else str(v) for v in ids.values]
@@ -181,30 +186,39 @@ def poison_together(enc, T: np.ndarray, answer, index, ids=None) -> list:
         {
             "num_cells": answer.num_cells,
             "cells": _cells(answer.cells if answer.possible else ()),
-            "status": answer.status,
-            "method": answer.method,
-            "optimal": bool(answer.optimal),
-            "lower_bound": answer.lower_bound,
-            "time_limited": bool(answer.time_limited),
+            "status": status,
+            "optimal": status == "impossible" or (low is not None and low == answer.num_cells),
+            "lower_bound": low,
             "evidence": evidence,
         }
     )
     return [out]
 
 
-def _bound(answer, singles: list, index) -> dict:
-    """Where the lower bound comes from: a row whose own minimum (or impossibility) gives it,
-    else a search over every blanking of the cells between that and the bound."""
-    impossible = [pos for pos, p in enumerate(singles) if not p.possible]
-    if not answer.possible and impossible:
-        return {"from": "single", "test_index": int(index[impossible[0]]), "cells": None}
-    sizes = [p.num_cells if p.possible else 0 for p in singles]
-    best = int(np.argmax(sizes))
-    floor = {"test_index": int(index[best]), "cells": int(sizes[best])}
-    bound = answer.lower_bound if answer.possible else None
-    if bound is not None and bound <= sizes[best]:
-        return {"from": "single", **floor}
-    return {"from": "search", "floor": floor}
+def _together_bound(enc, T, answer, state) -> tuple:
+    """(status, bound, the position of its point) for all points together: each point's own
+    bound, up to its own fewest blanks (OP's), the largest of them; a point the checker
+    shows no blanking makes not robust proves "impossible"."""
+    from ..poisoning import poison_encoded
+
+    status = answer.status
+    if status == "already_nonrobust":
+        return status, None, None
+    best, source = -1, None
+    for pos, t in enumerate(T):
+        single = poison_encoded(enc, t, "op")
+        if single.status == "already_nonrobust":
+            continue  # it bounds nothing
+        low = bounds.blanking_bound(state, bounds.point(state, t), 0, single.num_cells)
+        if low is None:
+            return "impossible", None, pos
+        if low > best:
+            best, source = low, pos
+    if source is None:
+        return ("none_found" if status == "impossible" else status), None, None
+    if answer.num_cells is not None:
+        best = min(best, answer.num_cells)
+    return ("none_found" if status == "impossible" else status), best, source
 
 
 # ---------------------------------------------------------------------------------------
@@ -222,6 +236,10 @@ def _robust(tab, counts, t, alpha) -> dict:
 def clean(tab, T: np.ndarray, report, alpha, index, ids=None) -> dict:
     """clean --truth's results, ``together`` and ``path``, with their evidence.
 
+    Each point's bound is the checker's (``bounds.cleaning_bound``); all points together
+    claim the largest of the kept points' (each needs its own), "optimal" where it meets
+    their cells.
+
     Parameters
     ----------
     tab : nbcert.cleaning.CleaningTable
@@ -238,11 +256,15 @@ def clean(tab, T: np.ndarray, report, alpha, index, ids=None) -> dict:
     dict
         ``results``, ``together`` and ``path``, as ``--json`` prints them.
     """
-    results = []
+    results, state, truth, lows = [], *bounds.cleaning_state(tab), {}
     for pos, pt in enumerate(report.points):
-        evidence: dict = {"minimal": {"proven": True, "by": "exact search (nbcert.cleaning)"}}
+        evidence: dict = {}
         if pt.possible:
             evidence["after"] = _robust(tab, states.cleaned(tab, pt.cells), T[pos], alpha)
+        if pt.num_cells != 0:
+            t = bounds.point(state, T[pos])
+            lows[pos] = bounds.cleaning_bound(state, truth, t, alpha, pt.num_cells)
+            evidence["lower_bound"] = lows[pos]
         results.append(
             {
                 **_keys(pos, index, ids),
@@ -260,7 +282,14 @@ def clean(tab, T: np.ndarray, report, alpha, index, ids=None) -> dict:
         after = [
             {"test_index": int(index[pos]), **_robust(tab, counts, T[pos], alpha)} for pos in kept
         ]
-    together = {**tg.record(lambda pos: _test_key(pos, index, ids)), "evidence": {"after": after}}
+    record = tg.record(lambda pos: _test_key(pos, index, ids))
+    together = {k: record[k] for k in TOGETHER_CLAIMS} | {"evidence": {"after": after}}
+    source = max(kept, key=lambda pos: lows.get(pos, 0), default=None)
+    low = None if source is None else lows.get(source, 0)
+    if low:  # the largest of the points' own bounds, which every point together needs
+        low = low if tg.num_cells is None else min(low, tg.num_cells)
+        together["evidence"]["lower_bound"] = {"test_index": int(index[source])}
+    together.update(lower_bound=low or None, optimal=bool(low) and low == tg.num_cells)
     path = {
         "num_cells": len(report.path),
         "cells": _cells(report.path),

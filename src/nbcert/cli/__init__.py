@@ -65,7 +65,7 @@ def main(argv=None) -> int:
     if args.command == "verify":  # the checker has its own lines and exit statuses
         from .. import verify
 
-        return verify.main([args.certificate], prog="nbcert verify")
+        return verify.main([args.certificate] + ["--json"] * args.json, prog="nbcert verify")
     set_digits = getattr(sys, "set_int_max_str_digits", None)  # world counts can be huge
     old_digits = sys.get_int_max_str_digits() if set_digits else None
     if set_digits:

@@ -526,18 +526,25 @@ def _verify(sub) -> None:
         formatter_class=_Formatter,
         help="check a certificate written by --certificate",
         description=_text(
-            "Check a certificate: read its files again (refusing any whose SHA-256 differs) "
+            "Check a certificate: say the question it answers (its files, label, alpha and "
+            "reading options), read the files again (refusing any whose SHA-256 differs) "
             "and check every claim in exact arithmetic, one line per claim. The same code "
             "as src/nbcert/verify.py, which runs alone with Python's standard library "
             "(python3 verify.py CERT, wherever it is copied)."
         ),
         epilog=textwrap.fill(
-            "exit status: 0 when every checked claim holds, 1 when one does not, 2 when the "
-            "certificate or its files cannot be read (one line on stderr).",
+            "exit status: 0 when every claim holds, 1 when one does not, 2 when the "
+            "certificate or its files cannot be read (one line on stderr), 3 when the "
+            "checker itself fails.",
             79,
         ),
     )
     p.add_argument("certificate", metavar="CERT", help="the certificate file (JSON)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (the question, each claim, the status) and nothing else",
+    )
 
 
 COMMANDS = {"certify": _certify, "count": _count, "poison": _poison, "clean": _clean}
