@@ -23,11 +23,11 @@ from strategies import alphas, dirty_instances
 import nbcert
 from nbcert import cleaning
 from nbcert.cleaning.fixed import _waterfill, _waterfill_logs
-from nbcert.cleaning.many import _largest_minimum, robust_counts
-from nbcert.cleaning.results import dirty_state
+from nbcert.cleaning.many import _largest_minimum
+from nbcert.cleaning.results import dirty_model
 from nbcert.cleaning.rival import Rival, rival_floor, rival_greedy
-from nbcert.cleaning.single import search_with_truth, within
-from nbcert.cleaning.table import all_robust
+from nbcert.cleaning.single import search, within
+from nbcert.cleaning.table import all_robust, robust_counts
 from nbcert.params import as_alpha
 
 SETTINGS = dict(
@@ -243,7 +243,7 @@ def test_relaxed_bound_never_exceeds_a_proven_optimum(seed):
     if any(s is None for s in singles):
         return
     floor = max(s.cost for s in singles)
-    start = cleaning.greedy_many(tab, T)
+    start = cleaning.greedy(tab, T, 0)[0]
     x, lower = cleaning.exact_many(tab, T, int(start.sum()), floor, node_limit=5_000, time_limit=30)
     bound = cleaning.relaxed_bound(tab, T)
     event(
@@ -626,7 +626,7 @@ def test_waterfill_logs_are_the_row_sums(cols, pq):
 
 
 def _reference_greedy(tab, T, alpha):
-    """greedy_many the plain way: every non-robust point searched in full every round."""
+    """greedy the plain way: every non-robust point searched in full every round."""
     x = np.zeros_like(tab.hid)
     while True:
         cur = cleaning.after(tab, x)
@@ -653,7 +653,7 @@ def test_limited_searches_find_the_unlimited_plans(seed, alpha):
             1,
             np.inf,
         ]:
-            got, possible, lower = search_with_truth(tab, t, as_alpha(alpha), limit)
+            got, possible, lower = search(tab, np.zeros_like(tab.hid), t, as_alpha(alpha), limit)
             assert possible == (plan is not None)
             assert plan is None or lower <= plan.cost  # a proven lower bound on the minimum
             if plan is None or plan.cost >= limit:
@@ -676,11 +676,11 @@ def test_limited_searches_find_the_unlimited_plans(seed, alpha):
         for t, single in zip(T, singles):  # "within the floor" only with a witness
             assert not within(tab, t, as_alpha(alpha), floor) or single.cost <= floor
     want = _reference_greedy(tab, T, as_alpha(alpha))
-    for got in (
-        cleaning.greedy_many(tab, T, alpha),
-        cleaning.greedy_many(tab, T, alpha, dict(enumerate(singles))),
+    for got, stop in (
+        cleaning.greedy(tab, T, as_alpha(alpha)),
+        cleaning.greedy(tab, T, as_alpha(alpha), known=dict(enumerate(singles))),
     ):
-        assert (got is None) == (want is None) and (got is None or np.array_equal(got, want))
+        assert (stop is None) == (want is not None) and (stop or np.array_equal(got, want))
 
 
 @settings(max_examples=300, **SETTINGS)
@@ -690,7 +690,10 @@ def test_advice_names_the_test_value_its_rows_share(inst, alpha):
     policy's per-point mask), missing where they differ."""
     ranked = nbcert.clean(inst.dirty, inst.test, inst.label, alpha=alpha)
     enc = nbcert.encode(inst.dirty, inst.label)
-    helped = cleaning.group_scores(*dirty_state(enc), enc.encode_test(inst.test), alpha).helped
+    model, T = dirty_model(enc), enc.encode_test(inst.test)
+    view = model.view(np.zeros_like(model.hid), T)[0]
+    pi = cleaning.truth_odds(model.obs, T, "observed")
+    helped = cleaning.group_scores(view, model.N, as_alpha(alpha), pi).helped
     for r in ranked.itertuples():
         j, l = enc.features.index(r.column), enc.labels.index(r.label)
         values = set(inst.test[r.column][helped[:, l, j]])

@@ -819,25 +819,11 @@ def clean_with_truth(
     tab, T, cand, _, ids, index = _with_truth(
         train, truth, test, label, reading, candidates, alpha, fitted=bins
     )
+    model = cleaning.cell_model(tab, cand)
     try:
-        if cand is not None:
-            found = cleaning.report_candidates(
-                tab, cand, T, prior, method, time_limit, batch, progress, target, budget
-            )
-        else:
-            found = cleaning.report(
-                tab,
-                T,
-                alpha,
-                prior,
-                method,
-                node_limit,
-                time_limit,
-                batch,
-                progress,
-                target,
-                budget,
-            )
+        found = cleaning.report(
+            model, T, alpha, prior, method, node_limit, time_limit, batch, progress, target, budget
+        )
     except cleaning.TooManyBranches as e:
         raise InputError(_too_many_branches(e, tab, alpha, reading)) from None
     _limit_warnings(("clean_with_truth", "clean --truth"), found.together, time_limit, node_limit)
@@ -1013,21 +999,21 @@ def cleaning_curve(
     0  policy      0     0        1    0.5       1.0
     1  policy      1     1        2    1.0       1.0
     """
-    from .cleaning import candidates as with_candidates
+    from . import cleaning
     from .cleaning import curve
 
     reading = Reading.of(train, **options)
     tab, T, cand, codes, _, _ = _with_truth(
         train, truth, test, label, reading, candidates, alpha, fill
     )
-    kinds = None if cand is None else with_candidates.Kinds(tab, cand)
+    model = cleaning.cell_model(tab, cand)
     if order == "random":
         cells = curve.random_order(tab, unit, seed)
     else:
-        cells = _policy_cells(tab, T, alpha, prior, batch, kinds)
+        cells = cleaning.path_cells(model, T, alpha, prior, batch)
         cells = curve.by_rows(cells, tab) if unit == "rows" else cells
     truth_labels = None if labels is None else _label_codes(tab.enc, labels, len(T))
-    found = curve.follow_curve(tab, T, cells, alpha, truth_labels, codes, points, kinds, order)
+    found = curve.follow_curve(model, T, cells, alpha, truth_labels, codes, points, order)
     out = pd.DataFrame(
         {"order": found.order, "cells": found.cells, "rows": found.rows, "certain": found.certain}
     )
@@ -1035,23 +1021,6 @@ def cleaning_curve(
     out["accuracy"] = np.nan if found.correct is None else found.correct / max(found.points, 1)
     out.attrs["cells"] = tab.named_in_order(cells)
     return out
-
-
-def _policy_cells(tab, T, alpha, prior, batch, kinds) -> list:
-    """List the cells along the policy's path.
-
-    The policy's path, as (row in the table, column), until every row some cleaning
-    certifies is certain.
-    """
-    from . import cleaning
-    from .cleaning import candidates
-
-    if kinds is None:
-        keep = np.array([cleaning.cleanable(tab, t, alpha) for t in T], bool)
-        return cleaning.policy_path(tab, T[keep], alpha, prior, batch)[0]
-    zero = np.zeros(kinds.G, np.int64)
-    keep = np.array([candidates.cleanable(kinds, zero, t) for t in T], bool)
-    return candidates.follow(kinds, T[keep], alpha, prior, batch)[0]
 
 
 def _label_codes(enc: EncodedTable, labels, k: int) -> np.ndarray:

@@ -1,22 +1,55 @@
-"""A dirty table whose missing cells' true values are known, in group form.
+"""A dirty table whose missing cells' true values are known: the cell model of domains.
 
 Cleaning a missing cell replaces it by its true value; domains are recomputed from the
-cleaned table (closed world), so a cleaning can add a value to its column's domain.
+cleaned table (closed world), so a cleaning can add a value to its column's domain, and a
+missing cell may take any value of its column's domain.
 
-Cells of one (label, column, true value) are interchangeable for every test point, so a
-set of cleanings is a count ``x[l, j, v]`` per *group*; the searches work on those counts
-and turn them into cells (first rows first) only at the end (``CleaningTable.cells``).
+Cells of one (label, column, true value) are interchangeable for every test point: a
+*group*, and a set of cleanings is a count ``x[l, j, v]`` per group, at most ``hid``.  The
+searches work on those counts and turn them into cells (first rows first) only at the end
+(``CleaningTable.cells``).
+
+``CleaningTable`` is one of the two cell models the cleaning engine is written against
+(``nbcert.cleaning.candidates.CandidateTable`` is the other).  A cell model says
+
+* which values a cell may take and how a cleaned cell moves the counts: ``certify(x, T,
+  alpha)``, the exact certification after cleaning x (``robust_all`` for many x at once);
+* which cells help a row: ``branches(x, t, alpha)``, the fixed-domain problems
+  (``nbcert.cleaning.fixed``) whose solutions are the plans that certify t for a winner;
+* what a truth-free policy sees: ``view`` (the counts each point sees), ``observed`` (what
+  a chooser is given) and ``chooser`` (the policy's own);
+* where cells are: ``cap`` (cells per group: a cleaning x is an array of its shape),
+  ``group_of`` (the groups of cells) and ``cells`` (the cells of a cleaning);
+
+``check_weight`` is the cost of one exact check relative to this model's, and
+``programs`` whether the HiGHS programs of ``nbcert.cleaning.program`` model it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import blanks
 from ..certification import Certification, certify_ranges, extremes
 from ..reading.encoding import BLANK, UNSEEN, EncodedTable
+from . import domains
+
+
+class View(NamedTuple):
+    """What the policy sees of each test point (k, m, d): the observed cells that agree
+    (E), the extreme counts (lo, hi), the missing cells that may hold t_j (free; without
+    candidates every missing cell), the domain sizes (d,) and whether t_j is in the
+    domain (k, d)."""
+
+    E: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    free: np.ndarray
+    delta: np.ndarray
+    seen: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -32,6 +65,9 @@ class CleaningTable:
     missing: np.ndarray
     obs: np.ndarray
     hid: np.ndarray
+
+    check_weight = 1  # a cell model's checks, relative to these
+    programs = True  # nbcert.cleaning.program models these cells (alpha = 0)
 
     @classmethod
     def build(cls, enc: EncodedTable, missing: np.ndarray) -> CleaningTable:
@@ -62,6 +98,16 @@ class CleaningTable:
         """Rows per label (every row has one cell, observed or missing, in column 0)."""
         return (self.obs[:, 0] + self.hid[:, 0]).sum(axis=1)
 
+    @property
+    def table(self) -> CleaningTable:
+        """The table (a cell model with candidates holds one)."""
+        return self
+
+    @property
+    def cap(self) -> np.ndarray:
+        """Cells per group (m, d, K): a cleaning is an array of this shape."""
+        return self.hid
+
     def dirty_domain(self, cand=None) -> np.ndarray:
         """(d, K) the values of the dirty table's domains: its observed values, and with
         candidate repairs (``cand``) every listed candidate value."""
@@ -83,16 +129,22 @@ class CleaningTable:
         """(n, d) local value codes of the true table, rows in ``enc`` order."""
         return self.enc.X.astype(np.int64) - self.enc.offsets[:-1]
 
-    def cells(self, x: np.ndarray, done: np.ndarray | None = None) -> list:
-        """Concrete cells (row in enc, column) for group counts x: first rows first,
-        skipping cells already in ``done`` (n, d)."""
+    def labels_of(self, rows: np.ndarray) -> np.ndarray:
+        """The label of each row (in ``enc``'s order)."""
+        return np.searchsorted(self.enc.label_bounds, rows, side="right") - 1
+
+    def group_of(self, rows: np.ndarray, j: int) -> np.ndarray:
+        """The groups (flat indices of ``cap``) of the cells (rows, column j)."""
+        K = self.hid.shape[2]
+        return (self.labels_of(rows) * self.enc.d + j) * K + self.values()[rows, j]
+
+    def cells(self, x: np.ndarray) -> list:
+        """Concrete cells (row in enc, column) for group counts x: first rows first."""
         Z = self.values()
         out = []
         for l, j, v in zip(*np.nonzero(x)):
             a, b = self.enc.label_bounds[l], self.enc.label_bounds[l + 1]
             hit = self.missing[a:b, j] & (Z[a:b, j] == v)
-            if done is not None:
-                hit &= ~done[a:b, j]
             rows = a + np.flatnonzero(hit)[: x[l, j, v]]
             out.extend((int(r), int(j)) for r in rows)
         return out
@@ -106,8 +158,7 @@ class CleaningTable:
         where[self.enc.rows] = np.arange(self.enc.n)  # original row -> row in enc
         r = where[np.array([row for row, _ in named], np.intp)]
         j = np.array([self.enc.features.index(c) for _, c in named], np.intp)
-        y = np.searchsorted(self.enc.label_bounds, r, side="right") - 1
-        np.add.at(x, (y, j, self.values()[r, j]), 1)
+        np.add.at(x, (self.labels_of(r), j, self.values()[r, j]), 1)
         return x
 
     def named_in_order(self, cells) -> tuple:
@@ -119,25 +170,52 @@ class CleaningTable:
         out = [(int(self.enc.rows[r]), j) for r, j in cells]
         return tuple((r, self.enc.features[j]) for r, j in sorted(out))
 
-    def project(self, keep: np.ndarray) -> CleaningTable:
-        """The table restricted to the columns ``keep`` (``nbcert.blanks.project``; with none
-        kept, one constant column: every row observed at value 0)."""
-        obs, hid = kept_columns(keep, self.N, self.obs, self.hid)
-        missing = self.missing[:, keep] if len(keep) else np.zeros((self.enc.n, 1), bool)
-        return CleaningTable(blanks.project(self.enc, keep), missing, obs, hid)
+    # -- the cell model
 
-    def onto(self, t: np.ndarray) -> tuple:
-        """(the table projected onto test point t's observed features, t's codes there,
-        their columns): the questions about one point with blank cells (``nbcert.blanks``)."""
-        keep = np.flatnonzero(t != BLANK)
-        return self.project(keep), blanks.test_codes(t[None], np.arange(1), keep)[0], keep
+    def certify(self, x: np.ndarray, T: np.ndarray, alpha) -> Certification:
+        """The test points' certification after cleaning x (exact)."""
+        return state_certification(self.obs + x, (self.hid - x).sum(axis=2), self.N, T, alpha)
 
-    def lift(self, x: np.ndarray, keep: np.ndarray) -> np.ndarray:
-        """Group counts x of a projection onto the columns ``keep``, as this table's."""
-        out = np.zeros_like(self.hid)
-        if len(keep):
-            out[:, keep] = x
-        return out
+    def robust_all(self, X: np.ndarray, T: np.ndarray, alpha) -> np.ndarray:
+        """Per cleaning (rows of X, one count per group with cells, in C order), whether
+        every point of T is robust after it (``robust_counts``)."""
+        return robust_counts(self, T, np.nonzero(self.hid), X, alpha)
+
+    def check_size(self, k: int) -> int:
+        """Elements of the largest array ``robust_all`` builds per cleaning, for k points."""
+        m, d, K = self.hid.shape
+        return m * d * (K + k)
+
+    def branches(self, x: np.ndarray, t: np.ndarray, alpha, winners=None, limit=None):
+        """The branches that certify t for each winner (``nbcert.cleaning.domains``) on the
+        table cleaned by x; their cleanings are counted from x."""
+        limit = domains.MAX_BRANCHES if limit is None else limit
+        return domains.branches(after(self, x), t, alpha, winners, limit)
+
+    def view(self, x: np.ndarray, T: np.ndarray) -> tuple:
+        """``plain_view`` of the points T after cleaning x."""
+        return plain_view(*self.observed(x), T)
+
+    def observed(self, x: np.ndarray) -> tuple:
+        """What a chooser is given after cleaning x: the observed cells (m, d, K) and the
+        missing cells per (label, column)."""
+        return self.obs + x, (self.hid - x).sum(axis=2)
+
+    def chooser(self, T: np.ndarray, alpha, prior: str):
+        """The policy's choose(obs, M) (``nbcert.cleaning.policy.next_group``)."""
+        from .policy import next_group
+
+        return lambda obs, M: next_group(obs, M, self.N, T, alpha, prior)
+
+
+def plain_view(obs: np.ndarray, M: np.ndarray, T: np.ndarray) -> tuple:
+    """(the policy's View of the points T on observed cells obs (m, d, K) and missing cells
+    M (m, d), the odds that a missing cell holds t_j as the worlds weigh them: uniform over
+    the domain)."""
+    E, seen, delta = agreeing(obs, T)
+    lo, hi = extremes(E, M, delta, seen)
+    view = View(E, lo, hi, np.broadcast_to(M, lo.shape), delta, seen)
+    return view, truth_odds(obs, T, "worlds")
 
 
 def kept_columns(keep: np.ndarray, N: np.ndarray, obs: np.ndarray, *rest) -> list:
@@ -184,15 +262,15 @@ def state_certification(
         Per point whether it is certifiably robust and the label every world predicts.
     """
     if not (T == BLANK).any():
-        return _decision(obs, M, N, T, alpha)
+        return _certification(obs, M, N, T, alpha)
     robust, label = np.zeros(len(T), bool), np.full(len(T), -1, np.intp)
     for rows, _, codes, (o, miss) in by_blanks(T, N, obs, M):
-        dec = _decision(o, miss, N, codes, alpha)
+        dec = _certification(o, miss, N, codes, alpha)
         robust[rows], label[rows] = dec.robust, dec.label
     return Certification(robust, label)
 
 
-def _decision(obs, M, N, T, alpha) -> Certification:
+def _certification(obs, M, N, T, alpha) -> Certification:
     """``state_certification`` for test points without blank cells."""
     E, seen, delta = agreeing(obs, T)
     lo, hi = extremes(E, M, delta, seen)
@@ -210,6 +288,44 @@ def agreeing(obs: np.ndarray, T: np.ndarray):
     seen = (T >= 0) & dom[cols, Tc]  # (k, d)
     E = np.where(seen[:, None, :], obs[:, cols, Tc].transpose(1, 0, 2), 0)  # (k, m, d)
     return E, seen, delta
+
+
+def truth_odds(obs: np.ndarray, T: np.ndarray, prior: str) -> np.ndarray:
+    """The odds that a missing cell of (label l, column j) holds t_j, per test point.
+
+    ``worlds``: uniform over the column's domain, as the possible worlds weight it;
+    ``observed``: label l's observed frequency of t_j in column j (the column's frequency
+    when l has no observed cell there) -- the estimate when cells are missing at random.
+    Not smoothed: real tables have values a label never takes, and smoothing them (one
+    added count per value) made the policy chase such labels' zero counts.  0 where t_j
+    is not in the domain.
+
+    Parameters
+    ----------
+    obs : ndarray, shape (m, d, K)
+        Observed cells per (label, column, value).
+    T : ndarray, shape (k, d)
+        Test points as local value codes (-1: unseen).
+    prior : {"observed", "worlds"}
+
+    Returns
+    -------
+    ndarray, shape (k, m, d)
+    """
+    m, d, K = obs.shape
+    dom = obs.sum(axis=0) > 0
+    delta = dom.sum(axis=1)
+    Tc = np.maximum(T, 0)
+    cols = np.arange(d)
+    seen = (T >= 0) & dom[cols, Tc]  # (k, d)
+    if prior == "worlds":
+        odds = np.broadcast_to(1.0 / np.maximum(delta, 1), (len(T), m, d))
+    else:
+        per_label = obs.sum(axis=2)  # (m, d)
+        own = obs[:, cols, Tc].transpose(1, 0, 2) / np.maximum(per_label, 1)  # (k, m, d)
+        column = obs.sum(axis=0)[cols, Tc] / np.maximum(obs.sum(axis=(0, 2)), 1)  # (k, d)
+        odds = np.where(per_label > 0, own, column[:, None, :])
+    return np.where(seen[:, None, :], odds, 0.0)
 
 
 def after(tab: CleaningTable, x: np.ndarray) -> CleaningTable:
@@ -245,12 +361,58 @@ def all_robust(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> bool:
     -------
     bool
     """
-    return bool(
-        state_certification(tab.obs + x, (tab.hid - x).sum(axis=2), tab.N, T, alpha).robust.all()
-    )
+    return bool(tab.certify(x, T, alpha).robust.all())
 
 
-def winner_after(tab: CleaningTable, t: np.ndarray, x: np.ndarray, alpha) -> int:
-    """The label every world predicts for t after cleaning x, -1 if t is not robust."""
-    dec = state_certification(tab.obs + x, (tab.hid - x).sum(axis=2), tab.N, t[None], alpha)
-    return int(dec.label[0])
+def robust_counts(tab: CleaningTable, T: np.ndarray, groups, X: np.ndarray, alpha) -> np.ndarray:
+    """``all_robust`` for many cleanings at once, each given as group counts.
+
+    Parameters
+    ----------
+    tab, T, alpha
+        As for ``all_robust``.
+    groups : tuple of three int arrays (G,)
+        The (label, column, true value) of each group of missing cells.
+    X : ndarray of int, shape (B, G)
+        Cells cleaned per group, one cleaning per row.
+
+    Returns
+    -------
+    ndarray of bool, shape (B,)
+        Whether every point is certifiably robust after that cleaning, decided exactly as
+        ``all_robust`` decides it (domains recomputed per cleaning).
+    """
+    if not (T == BLANK).any():
+        return _robust_counts(tab.obs, tab.hid, tab.N, T, groups, X, alpha)
+    out = np.ones(len(X), bool)
+    for _, keep, codes, (obs, hid) in by_blanks(T, tab.N, tab.obs, tab.hid):
+        kept = np.isin(groups[1], keep)  # the groups of the kept columns, renumbered
+        sub = (groups[0][kept], np.searchsorted(keep, groups[1][kept]), groups[2][kept])
+        out &= _robust_counts(obs, hid, tab.N, codes, sub, X[:, kept], alpha)
+    return out
+
+
+def _robust_counts(obs0, hid, N, T, groups, X, alpha) -> np.ndarray:
+    """``robust_counts`` for test points without blank cells, on the arrays of a table."""
+    (B, k), (m, d, _) = (len(X), len(T)), obs0.shape
+    add = np.zeros((B, *obs0.shape), np.int64)
+    add[:, groups[0], groups[1], groups[2]] = X
+    obs = obs0[None] + add
+    M = (hid[None] - add).sum(axis=3)  # (B, m, d)
+    dom = obs.sum(axis=1) > 0  # (B, d, K)
+    delta = dom.sum(axis=2)  # (B, d)
+    cols, Tc = np.arange(d)[None, :], np.maximum(T, 0)
+    seen = (T >= 0)[None] & dom[:, cols, Tc]  # (B, k, d)
+    E = np.where(seen[:, :, None, :], obs[:, :, cols, Tc].transpose(0, 2, 1, 3), 0)
+    lo, hi = extremes(E, M[:, None], delta[:, None, None, :], seen)
+    robust = np.zeros((B, k), bool)
+    # alpha = 0: the domain sizes are in no support; else one decision per distinct domain
+    parts = [(np.arange(B), delta[0])] if alpha == 0 or B == 0 else []
+    if not parts:
+        sizes, which = np.unique(delta, axis=0, return_inverse=True)
+        parts = [(np.flatnonzero(which.ravel() == i), sz) for i, sz in enumerate(sizes)]
+    for rows, sz in parts:
+        shape = (len(rows) * k, m, d)
+        dec = certify_ranges(lo[rows].reshape(shape), hi[rows].reshape(shape), N, sz, alpha)
+        robust[rows] = dec.robust.reshape(len(rows), k)
+    return robust.all(axis=1)
