@@ -27,7 +27,6 @@ from nbcert.cleaning.many import _largest_minimum
 from nbcert.cleaning.results import dirty_model
 from nbcert.cleaning.rival import Rival, rival_floor, rival_greedy
 from nbcert.cleaning.single import search, within
-from nbcert.cleaning.table import all_robust, robust_counts
 from nbcert.params import as_alpha
 
 SETTINGS = dict(
@@ -761,9 +760,9 @@ def test_exact_on_the_readme_example_is_optimal():
 
 @settings(max_examples=150, **SETTINGS)
 @given(dirty_instances(max_rows=6, max_features=3, max_missing=6, max_tests=3), alphas, st.data())
-def test_robust_counts_agrees_with_all_robust(inst, alpha, data):
-    """The batched check over group counts decides each cleaning as all_robust does (domains
-    recomputed per cleaning, any alpha)."""
+def test_robust_counts_agrees_with_the_exact_check(inst, alpha, data):
+    """The batched check over group counts decides each cleaning as the table's exact check
+    does (domains recomputed per cleaning, any alpha)."""
     enc = nbcert.encode(inst.truth, inst.label)
     tab = cleaning.CleaningTable.build(enc, inst.dirty[inst.features].isna().to_numpy()[enc.rows])
     T = enc.encode_test(inst.test)
@@ -773,10 +772,10 @@ def test_robust_counts_agrees_with_all_robust(inst, alpha, data):
         [[data.draw(st.integers(0, int(c))) for c in caps] for _ in range(4)], np.int64
     ).reshape(4, len(caps))
     alpha = as_alpha(alpha)
-    got = robust_counts(tab, T, groups, X, alpha)
+    got = tab.robust_all(X, T, alpha)
     want = []
     for row in X:
         x = np.zeros_like(tab.hid)
         x[groups] = row
-        want.append(all_robust(tab, T, x, alpha))
+        want.append(bool(tab.certify(x, T, alpha).robust.all()))
     assert got.tolist() == want

@@ -44,7 +44,7 @@ from .results import (
     report,
 )
 from .single import CleaningPlan, TooManyBranches, cleanable, minimum_with_truth
-from .table import CleaningTable, after, all_robust, state_certification, truth_odds
+from .table import CleaningTable, after, state_certification, truth_odds
 
 __all__ = [
     "ADVICE_COLUMNS",
@@ -53,7 +53,6 @@ __all__ = [
     "cell_model",
     "state_certification",
     "after",
-    "all_robust",
     "CleaningPlan",
     "minimum_with_truth",
     "cleanable",

@@ -27,13 +27,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import blanks
-from ..certification import Certification, certify_ranges
 from ..reading.encoding import BLANK
 from ..stats.candidates import Candidates
 from .fixed import FixedDomain
 from .single import Branch
-from .table import CleaningTable, View
+from .table import CellModel, CleaningTable, View
 
 NEEDS_ZERO_ALPHA = (
     "cleaning with candidate repairs is for alpha 0: at alpha > 0 the domain (observed and "
@@ -42,7 +40,7 @@ NEEDS_ZERO_ALPHA = (
 )
 
 
-class CandidateTable:
+class CandidateTable(CellModel):
     """The missing cells of a table with candidates, by group (label, column, truth, set).
 
     ``l, j, v, s, cap`` (G,): each group's label, column, true value, set and cells;
@@ -50,7 +48,6 @@ class CandidateTable:
     values of its set; ``single`` (G,): the set has one value.
     """
 
-    check_weight = 64  # each exact check is a whole certification, one cleaning at a time
     programs = False  # nbcert.cleaning.program models domains only
 
     def __init__(self, tab: CleaningTable, cand: Candidates):
@@ -83,34 +80,28 @@ class CandidateTable:
     def G(self) -> int:
         return len(self.cap)
 
-    def state(self, x: np.ndarray) -> tuple:
-        """(obs, A, F), each (m, d, K): observed cells after cleaning x, and per value the
-        remaining cells that may take it and that must (sums over each (label, column)'s
-        run of groups)."""
-        obs = self.table.obs.copy()
-        m, d, K = obs.shape
-        obs.reshape(-1)[:] += np.bincount(self._flat, weights=x, minlength=m * d * K).astype(
-            np.int64
-        )
+    def state(self, X: np.ndarray) -> tuple:
+        """(obs, A, F), each (B, m, d, K), after each of B cleanings X (B, G): the observed
+        cells, and per value the remaining cells that may take it and that must (sums over
+        each (label, column)'s run of groups)."""
+        B, (m, d, K) = len(X), self.table.obs.shape
+        obs = np.repeat(self.table.obs[None], B, axis=0)
+        np.add.at(obs.reshape(B, -1), (slice(None), self._flat), X)
         A, F = np.zeros_like(obs), np.zeros_like(obs)
         if self.G:
-            rest = (self.cap - x)[:, None]
-            pairs = self._pair[self._starts]
-            A.reshape(m * d, K)[pairs] = np.add.reduceat(rest * self.member, self._starts)
-            F.reshape(m * d, K)[pairs] = np.add.reduceat(rest * self._singles, self._starts)
+            rest, pairs = (self.cap - X)[:, :, None], self._pair[self._starts]
+            A.reshape(B, m * d, K)[:, pairs] = np.add.reduceat(rest * self.member, self._starts, 1)
+            F.reshape(B, m * d, K)[:, pairs] = np.add.reduceat(
+                rest * self._singles, self._starts, 1
+            )
         return obs, A, F
 
-    def certify(self, x: np.ndarray, T: np.ndarray, alpha=Fraction(0)) -> Certification:
-        """The test points' certification after cleaning x (exact)."""
-        return certify_state(*self.state(x), self.table.N, T, alpha)
-
-    def robust_all(self, X: np.ndarray, T: np.ndarray, alpha) -> np.ndarray:
-        """Per cleaning (rows of X, (B, G)), whether every point of T is robust after it."""
-        return np.array([self.certify(x, T, alpha).robust.all() for x in X], bool)
-
-    def check_size(self, k: int) -> int:
-        """Elements of a block of cleanings per cleaning, for k points."""
-        return max(1, self.G * k)
+    def ranges(self, X: np.ndarray) -> tuple:
+        """(lo, hi, dom) after each of B cleanings X (B, G): a value's count ranges from
+        the observed cells and those that must take it to those and every cell that may;
+        the domain is the observed values and those a remaining cell may take."""
+        obs, A, F = self.state(X)
+        return obs + F, obs + A, (obs.sum(axis=1) > 0) | (A.sum(axis=1) > 0)
 
     def group_of(self, rows: np.ndarray, j: int) -> np.ndarray:
         """The groups of the cells (rows, column j)."""
@@ -127,7 +118,7 @@ class CandidateTable:
         keep = np.flatnonzero(t != BLANK)
         if (t[keep] < 0).any():
             return
-        state = self.state(x)
+        state = [a[0] for a in self.state(x[None])]
         for w in range(len(self.table.N)) if winners is None else winners:
             problem, raise_, lower, rivals = self._problem(x, state, t, w, keep)
             spend = functools.partial(self._plan, x, keep, w, rivals, raise_, lower)
@@ -192,7 +183,7 @@ class CandidateTable:
     def view(self, x: np.ndarray, T: np.ndarray) -> tuple:
         """(the policy's View of the points T, the odds (k, m, d) that a remaining cell that
         may hold t_j does, as the worlds weigh them: the mean of 1/|C| over those cells)."""
-        obs, A, F = self.state(x)
+        obs, A, F = (a[0] for a in self.state(x[None]))
         W = np.zeros(obs.shape, float)  # expected cells on each value: sum of 1/|C|
         rest = (self.cap - x)[:, None] / np.maximum(self.size, 1)[:, None]
         np.add.at(W, (self.l, self.j), rest * self.member)
@@ -219,7 +210,7 @@ class CandidateTable:
 
         def choose(x):
             M = self.table.hid.sum(axis=2) - _cleaned(self, x)
-            obs = self.state(x)[0]
+            obs = self.state(x[None])[0][0]
             view = functools.partial(self.view, x)
             return pick(scores(obs, self.table.N, T, alpha, prior, view).score, M)
 
@@ -230,27 +221,3 @@ def _cleaned(model: CandidateTable, x: np.ndarray) -> np.ndarray:
     """Cells cleaned per (label, column) by x."""
     m, d = model.table.obs.shape[:2]
     return np.bincount(model._pair, weights=x, minlength=m * d).astype(np.int64).reshape(m, d)
-
-
-def certify_state(obs, A, F, N, T: np.ndarray, alpha) -> Certification:
-    """Certification per test point from the counts of a state: label l's count of t_j
-    ranges over obs + F .. obs + A; the domain is the observed values and those a remaining
-    cell may take; a blank test cell's feature is left out (``nbcert.blanks``)."""
-    robust, label = np.zeros(len(T), bool), np.full(len(T), -1, np.intp)
-    dom = (obs.sum(axis=0) > 0) | (A.sum(axis=0) > 0)  # (d, K)
-    delta = dom.sum(axis=1)
-    for rows, keep in blanks.groups(T):
-        if not len(keep):  # every feature blank: the prior decides
-            lo = np.broadcast_to(N[:, None], (len(rows), len(N), 1))
-            dec = certify_ranges(lo, lo, N, np.ones(1, np.int64), alpha)
-        else:
-            t = T[np.ix_(rows, keep)]
-            seen = t >= 0
-            tc = np.maximum(t, 0)
-            pick = (slice(None), keep[None, :], tc)  # (m, k, d) after transposing
-            base = np.where(seen[:, None, :], obs[:, keep[None, :], tc].transpose(1, 0, 2), 0)
-            must = np.where(seen[:, None, :], F[pick].transpose(1, 0, 2), 0)
-            may = np.where(seen[:, None, :], A[pick].transpose(1, 0, 2), 0)
-            dec = certify_ranges(base + must, base + may, N, delta[keep], alpha)
-        robust[rows], label[rows] = dec.robust, dec.label
-    return Certification(robust, label)

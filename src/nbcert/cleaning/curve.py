@@ -163,29 +163,31 @@ def follow_curve(
     """
     tab = model.table
     filled = None if fill is None else fill_counts(tab, fill)
-    K = tab.obs.shape[2]
-    cells, rows, certain, correct = [], [], [], []
+    at = states(len(order), points)
+    rows, certain, correct = [], [], []
     x, obs = np.zeros_like(model.cap), tab.obs.copy()
-    seen, done = set(), 0
-    r_all = np.array([r for r, _ in order], np.intp)
-    j_all = np.array([j for _, j in order], np.intp)
-    for stop in states(len(order), points).tolist():
-        r, j = r_all[done:stop], j_all[done:stop]
-        for c in np.unique(j):
-            np.add.at(x.reshape(-1), model.group_of(r[j == c], c), 1)
-        np.add.at(obs, (tab.labels_of(r), j, tab.values()[r, j]), 1)
-        if filled is not None:
-            np.add.at(filled, (tab.labels_of(r), j, np.where(fill[r, j] >= 0, fill[r, j], K)), -1)
-        seen.update(r.tolist())
-        done = stop
-        cells.append(stop)
-        rows.append(len(seen))
+    r_all, j_all = np.array(order, np.intp).reshape(-1, 2).T
+    for start, stop in zip(np.r_[0, at[:-1]], at):
+        _clean(model, x, obs, filled, fill, r_all[start:stop], j_all[start:stop])
+        rows.append(len(np.unique(r_all[:stop])))
         certain.append(int(model.certify(x, T, alpha).robust.sum()))
         if labels is not None:
             C, observed = accuracy_counts(obs, filled, tab)
             correct.append(int((predict(C, observed, tab.N, T, alpha) == labels).sum()))
     found = None if labels is None else np.array(correct)
-    return Curve(name, np.array(cells), np.array(rows), np.array(certain), found, len(T))
+    return Curve(name, at, np.array(rows), np.array(certain), found, len(T))
+
+
+def _clean(model, x, obs, filled, fill, r: np.ndarray, j: np.ndarray) -> None:
+    """Clean the cells (r, j): in the model's cleaning x, the observed cells obs and the
+    fill values' counts ``filled`` of the cells still missing (if any)."""
+    tab = model.table
+    for c in np.unique(j):
+        np.add.at(x.reshape(-1), model.group_of(r[j == c], c), 1)
+    np.add.at(obs, (tab.labels_of(r), j, tab.values()[r, j]), 1)
+    if filled is not None:
+        K = tab.obs.shape[2]
+        np.add.at(filled, (tab.labels_of(r), j, np.where(fill[r, j] >= 0, fill[r, j], K)), -1)
 
 
 __all__ = [

@@ -240,10 +240,10 @@ def exhaustive(model, T: np.ndarray, alpha, lo: int, hi: int, deadline: float):
 
 def small(model, k: int, lo: int, hi: int) -> bool:
     """Whether cleanings of lo..hi cells, for k points, are few enough to try them all
-    (EXHAUSTIVE_MAX_CHECKS, over the model's ``check_weight``)."""
+    (EXHAUSTIVE_MAX_CHECKS)."""
     if hi > EXHAUSTIVE_MAX_CHECKS:  # over a million cells to try: never small
         return False
-    limit = EXHAUSTIVE_MAX_CHECKS / max(k, 1) / model.check_weight
+    limit = EXHAUSTIVE_MAX_CHECKS / max(k, 1)
     caps = model.cap.reshape(-1)
     return vectors_between(caps[caps > 0], lo, hi, limit) <= limit
 

@@ -199,16 +199,7 @@ def next_group(obs, M, N, T, alpha=0, prior="observed"):
     return pick(scores(obs, N, T, alpha, prior, lambda t: plain_view(obs, M, t)).score, M)
 
 
-def follow(
-    model,
-    T: np.ndarray,
-    choose,
-    alpha=0,
-    batch: int = 1,
-    order: np.ndarray | None = None,
-    need: int | None = None,
-    budget: int | None = None,
-):
+def follow(model, T, choose, alpha=0, batch=1, order=None, need=None, budget=None):
     """Clean with the truth revealed as cells are cleaned: ``choose`` names the next
     (label, column) group from what is observed so far, and ``batch`` of its cells are
     cleaned, until every point (``need`` points) is robust, ``budget`` cells are cleaned or
@@ -219,7 +210,7 @@ def follow(
     model : CleaningTable or CandidateTable
         The dirty table with its truth (a cell model).
     T : ndarray, shape (k, d)
-        The test points (local codes of the true table, -1: unseen).
+        The test points (local codes of the true table).
     choose : callable
         ``choose(*model.observed(x))`` -> (label, column) of the group to clean next, x
         the cleaning so far: ``choose(obs, M)`` (observed cells, missing cells per (label,
@@ -243,17 +234,8 @@ def follow(
         cleaned, robust points) at every state from the start; whether ``need`` points are
         robust at the end.
     """
-    tab = model.table
-    m, d = tab.obs.shape[:2]
-    key = np.arange(tab.enc.n) if order is None else np.asarray(order)
-    queue = {}  # a (label, column)'s missing rows, in order
-    for l in range(m):
-        a, b = tab.enc.label_bounds[l], tab.enc.label_bounds[l + 1]
-        for j in range(d):
-            rows = a + np.flatnonzero(tab.missing[a:b, j])
-            queue[(l, j)] = rows[np.argsort(key[rows], kind="stable")]
-    x, done = np.zeros_like(model.cap), np.zeros((m, d), np.int64)
-    M = tab.hid.sum(axis=2)
+    queue, M = _queues(model.table, order), model.table.hid.sum(axis=2)
+    x, done = np.zeros_like(model.cap), np.zeros_like(M)
     taken, history, cleaned = [], [], 0
     need = len(T) if need is None else need
     while True:
@@ -261,16 +243,27 @@ def follow(
         history.append((cleaned, count))
         spent = budget is not None and cleaned >= budget
         if count >= need or not (M - done).any() or spent:
-            cells = [(r, j) for rows, j in taken for r in rows.tolist()]
-            return cells, history, count >= need
+            return [(r, j) for rows, j in taken for r in rows.tolist()], history, count >= need
         l, j = choose(*model.observed(x))
         take = queue[(l, j)][done[l, j] : done[l, j] + batch]
-        if budget is not None:
-            take = take[: budget - cleaned]
+        take = take if budget is None else take[: budget - cleaned]
         done[l, j] += len(take)
         np.add.at(x.reshape(-1), model.group_of(take, j), 1)
         taken.append((take, int(j)))
         cleaned += len(take)
+
+
+def _queues(tab, order) -> dict:
+    """Each (label, column)'s missing rows, in the order of the key per row ``order``
+    (default: row order)."""
+    key = np.arange(tab.enc.n) if order is None else np.asarray(order)
+    queue = {}
+    for l in range(tab.obs.shape[0]):
+        a, b = tab.enc.label_bounds[l], tab.enc.label_bounds[l + 1]
+        for j in range(tab.obs.shape[1]):
+            rows = a + np.flatnonzero(tab.missing[a:b, j])
+            queue[(l, j)] = rows[np.argsort(key[rows], kind="stable")]
+    return queue
 
 
 def policy_path(

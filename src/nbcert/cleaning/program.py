@@ -25,7 +25,7 @@ import numpy as np
 from ..milp import ONE_HOT_MAX_COLUMNS, Program
 from ..reading.encoding import BLANK
 from .single import winner_possible
-from .table import CleaningTable, all_robust, state_certification
+from .table import CleaningTable
 
 
 class CountTable(NamedTuple):
@@ -235,7 +235,7 @@ def exact_many(
         x = np.zeros_like(tab.hid)
         for g, k in built.x.items():
             x[g] = int(round(got.x[k]))
-        if all_robust(tab, T, x, 0):
+        if tab.certify(x, T, 0).robust.all():
             best = x
             break
     return best, max(lower, floor)
@@ -325,12 +325,12 @@ def relaxed_bound(
         The bound HiGHS proves for the relaxation (module docstring); math.inf when not
         even the relaxation can be met (no cleaning works).
     """
-    obs, hid, N = tab.obs, tab.hid, tab.N
+    obs, hid = tab.obs, tab.hid
     m, d, _ = obs.shape
     prog = Program()
     x = {g: prog.int_var(0, int(hid[g]), 1.0) for g in zip(*np.nonzero(hid))}
     D0 = obs.sum(axis=0) > 0
-    robust = state_certification(obs, hid.sum(axis=2), N, T, 0).robust
+    robust = tab.certify(np.zeros_like(hid), T, 0).robust
     used = 0
     for t, done in zip(T, robust):
         single = (D0.sum(axis=1) == 1) & D0[np.arange(d), np.maximum(t, 0)] & (t >= 0)

@@ -35,16 +35,11 @@ class PointCleaning(CellAnswer):
     --------
     >>> import pandas as pd
     >>> import nbcert
-    >>> train = pd.DataFrame({
-    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
-    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
-    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
-    ... })
-    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
-    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
-    >>> first = nbcert.clean_with_truth(train, truth, test, "y").points[0]
+    >>> dirty = pd.DataFrame({"f": ["a", None, "b", "b"], "y": ["p", "p", "q", "q"]})
+    >>> truth = dirty.fillna("c")  # the test value c is only among the missing cells
+    >>> first = nbcert.clean_with_truth(dirty, truth, pd.DataFrame({"f": ["c"]}), "y").points[0]
     >>> first.cells, first.num_cells, first.label
-    (((3, 'color'),), 1, 'a')
+    (((1, 'f'),), 1, 'p')
     """
 
     label: object = None
@@ -61,16 +56,11 @@ class CleaningReport:
     --------
     >>> import pandas as pd
     >>> import nbcert
-    >>> train = pd.DataFrame({
-    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
-    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
-    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
-    ... })
-    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
-    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
-    >>> report = nbcert.clean_with_truth(train, truth, test, "y")
-    >>> report.path, report.path_certifies
-    (((3, 'color'),), True)
+    >>> dirty = pd.DataFrame({"f": list("xxxy"), "g": ["a", None, "a", "a"], "y": list("ppqq")})
+    >>> test = pd.DataFrame({"f": ["x", "y"], "g": ["b", "a"]})
+    >>> report = nbcert.clean_with_truth(dirty, dirty.fillna("b"), test, "y")
+    >>> [p.num_cells for p in report.points], report.path, report.path_certifies
+    ([1, 0], ((1, 'g'),), True)
     """
 
     points: list

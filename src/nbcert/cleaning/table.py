@@ -12,8 +12,9 @@ searches work on those counts and turn them into cells (first rows first) only a
 ``CleaningTable`` is one of the two cell models the cleaning engine is written against
 (``nbcert.cleaning.candidates.CandidateTable`` is the other).  A cell model says
 
-* which values a cell may take and how a cleaned cell moves the counts: ``certify(x, T,
-  alpha)``, the exact certification after cleaning x (``robust_all`` for many x at once);
+* which values a cell may take and how a cleaned cell moves the counts: ``ranges(X)``,
+  each label's smallest and largest count of each value over the worlds after each
+  cleaning, from which ``CellModel`` certifies exactly (``certify``, ``robust_all``);
 * which cells help a row: ``branches(x, t, alpha)``, the fixed-domain problems
   (``nbcert.cleaning.fixed``) whose solutions are the plans that certify t for a winner;
 * what a truth-free policy sees: ``view`` (the counts each point sees), ``observed`` (what
@@ -21,8 +22,7 @@ searches work on those counts and turn them into cells (first rows first) only a
 * where cells are: ``cap`` (cells per group: a cleaning x is an array of its shape),
   ``group_of`` (the groups of cells) and ``cells`` (the cells of a cleaning);
 
-``check_weight`` is the cost of one exact check relative to this model's, and
-``programs`` whether the HiGHS programs of ``nbcert.cleaning.program`` model it.
+``programs`` says whether the HiGHS programs of ``nbcert.cleaning.program`` model it.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import blanks
 from ..certification import Certification, certify_ranges, extremes
-from ..reading.encoding import BLANK, UNSEEN, EncodedTable
+from ..reading.encoding import UNSEEN, EncodedTable
 from . import domains
 
 
@@ -52,8 +52,33 @@ class View(NamedTuple):
     seen: np.ndarray
 
 
+class CellModel:
+    """What the engine asks of a cell model beyond its own methods (module docstring):
+    certification after a cleaning, from the counts' ranges the model gives (``ranges``)."""
+
+    def certify(self, x: np.ndarray, T: np.ndarray, alpha) -> Certification:
+        """The test points' certification after cleaning x (exact)."""
+        got = certify_counts(*self.ranges(x[None]), self.table.N, T, alpha)
+        return Certification(got.robust[0], got.label[0])
+
+    def robust_all(self, X: np.ndarray, T: np.ndarray, alpha) -> np.ndarray:
+        """Per cleaning (rows of X, one count per group with cells, in C order), whether
+        every point of T is robust after it, decided exactly as ``certify`` decides it."""
+        full = np.zeros((len(X), self.cap.size), np.int64)
+        full[:, np.flatnonzero(self.cap)] = X
+        got = certify_counts(
+            *self.ranges(full.reshape(-1, *self.cap.shape)), self.table.N, T, alpha
+        )
+        return got.robust.all(axis=1)
+
+    def check_size(self, k: int) -> int:
+        """Elements of the largest array ``robust_all`` builds per cleaning, for k points."""
+        m, d, K = self.table.obs.shape
+        return m * d * (K + k)
+
+
 @dataclass(frozen=True)
-class CleaningTable:
+class CleaningTable(CellModel):
     """A dirty table whose missing cells' true values are known, in group form.
 
     ``enc`` encodes the complete (true) table, so its domains hold every value; ``missing``
@@ -66,7 +91,6 @@ class CleaningTable:
     obs: np.ndarray
     hid: np.ndarray
 
-    check_weight = 1  # a cell model's checks, relative to these
     programs = True  # nbcert.cleaning.program models these cells (alpha = 0)
 
     @classmethod
@@ -149,18 +173,6 @@ class CleaningTable:
             out.extend((int(r), int(j)) for r in rows)
         return out
 
-    def counts_of(self, named) -> np.ndarray:
-        """Group counts (m, d, K) of cells named as (original row, column name)."""
-        x = np.zeros_like(self.hid)
-        if not len(named):
-            return x
-        where = np.empty(self.enc.n, np.intp)
-        where[self.enc.rows] = np.arange(self.enc.n)  # original row -> row in enc
-        r = where[np.array([row for row, _ in named], np.intp)]
-        j = np.array([self.enc.features.index(c) for _, c in named], np.intp)
-        np.add.at(x, (self.labels_of(r), j, self.values()[r, j]), 1)
-        return x
-
     def named_in_order(self, cells) -> tuple:
         """(row in enc, column) cells as (original row, column name), in their order."""
         return tuple((int(self.enc.rows[r]), self.enc.features[j]) for r, j in cells)
@@ -172,19 +184,9 @@ class CleaningTable:
 
     # -- the cell model
 
-    def certify(self, x: np.ndarray, T: np.ndarray, alpha) -> Certification:
-        """The test points' certification after cleaning x (exact)."""
-        return state_certification(self.obs + x, (self.hid - x).sum(axis=2), self.N, T, alpha)
-
-    def robust_all(self, X: np.ndarray, T: np.ndarray, alpha) -> np.ndarray:
-        """Per cleaning (rows of X, one count per group with cells, in C order), whether
-        every point of T is robust after it (``robust_counts``)."""
-        return robust_counts(self, T, np.nonzero(self.hid), X, alpha)
-
-    def check_size(self, k: int) -> int:
-        """Elements of the largest array ``robust_all`` builds per cleaning, for k points."""
-        m, d, K = self.hid.shape
-        return m * d * (K + k)
+    def ranges(self, X: np.ndarray) -> tuple:
+        """(lo, hi, dom) after each of B cleanings X (B, m, d, K) (``domain_ranges``)."""
+        return domain_ranges(self.obs + X, (self.hid - X).sum(axis=3))
 
     def branches(self, x: np.ndarray, t: np.ndarray, alpha, winners=None, limit=None):
         """The branches that certify t for each winner (``nbcert.cleaning.domains``) on the
@@ -218,24 +220,6 @@ def plain_view(obs: np.ndarray, M: np.ndarray, T: np.ndarray) -> tuple:
     return view, truth_odds(obs, T, "worlds")
 
 
-def kept_columns(keep: np.ndarray, N: np.ndarray, obs: np.ndarray, *rest) -> list:
-    """Per-(label, column) arrays restricted to the columns ``keep``: the observed cells
-    ``obs`` (m, d, K) and others (m, d, ...).  With no column kept, one constant column
-    (``nbcert.blanks``): every row observed at value 0 and nothing else, factor 1."""
-    if len(keep):
-        return [a[:, keep] for a in (obs, *rest)]
-    out = [np.zeros((a.shape[0], 1, *a.shape[2:]), a.dtype) for a in (obs, *rest)]
-    out[0][:, 0, 0] = N
-    return out
-
-
-def by_blanks(T: np.ndarray, N: np.ndarray, obs: np.ndarray, *rest):
-    """Per group of test points with the same blank cells (``nbcert.blanks.groups``):
-    (their rows, kept columns, their codes there, ``kept_columns`` of the arrays)."""
-    for rows, keep in blanks.groups(T):
-        yield rows, keep, blanks.test_codes(T, rows, keep), kept_columns(keep, N, obs, *rest)
-
-
 def state_certification(
     obs: np.ndarray, M: np.ndarray, N: np.ndarray, T: np.ndarray, alpha
 ) -> Certification:
@@ -250,9 +234,8 @@ def state_certification(
     N : ndarray, shape (m,)
         Rows per label.
     T : ndarray, shape (k, d)
-        Test points as local value codes (-1: unseen, -2: blank, its feature left out:
-        each group of points with the same blank cells is decided on the projection onto
-        their other features, ``nbcert.blanks``).
+        Test points as local value codes (-1: unseen, -2: blank, its feature left out,
+        ``nbcert.blanks``).
     alpha : Fraction
         The smoothing parameter.
 
@@ -261,20 +244,64 @@ def state_certification(
     Certification
         Per point whether it is certifiably robust and the label every world predicts.
     """
-    if not (T == BLANK).any():
-        return _certification(obs, M, N, T, alpha)
-    robust, label = np.zeros(len(T), bool), np.full(len(T), -1, np.intp)
-    for rows, _, codes, (o, miss) in by_blanks(T, N, obs, M):
-        dec = _certification(o, miss, N, codes, alpha)
-        robust[rows], label[rows] = dec.robust, dec.label
+    got = certify_counts(*domain_ranges(obs[None], M[None]), N, T, alpha)
+    return Certification(got.robust[0], got.label[0])
+
+
+def domain_ranges(obs: np.ndarray, M: np.ndarray) -> tuple:
+    """(lo, hi, dom) of B states of a table whose missing cells may take any value of
+    their column's domain (its observed values): obs (B, m, d, K) observed cells, M (B, m,
+    d) missing ones.  A value's count ranges from its observed cells (every missing cell,
+    where the domain is that value alone) to those and every missing cell."""
+    dom = obs.sum(axis=1) > 0  # (B, d, K)
+    forced = dom & (dom.sum(axis=2) == 1)[..., None]
+    lo = obs + M[..., None] * forced[:, None]
+    return lo, obs + M[..., None], dom
+
+
+def certify_counts(lo, hi, dom, N: np.ndarray, T: np.ndarray, alpha) -> Certification:
+    """Certification of the test points T (k, d) in each of B states, from each label's
+    count of each value over the worlds: at least ``lo``, at most ``hi`` (B, m, d, K), the
+    domains ``dom`` (B, d, K).  A blank test cell's feature is left out: each group of
+    points with the same blank cells is decided on their other features (every feature
+    blank: on the prior alone, ``nbcert.blanks``).  Returns (B, k) arrays."""
+    B, k, m = len(lo), len(T), len(N)
+    robust, label = np.zeros((B, k), bool), np.full((B, k), -1, np.intp)
+    delta = dom.sum(axis=2)  # (B, d)
+    for rows, keep in blanks.groups(T):
+        if len(keep):
+            t = T[np.ix_(rows, keep)]
+            tc = np.maximum(t, 0)
+            seen = (t >= 0)[None] & dom[:, keep[None, :], tc]  # (B, k', d')
+
+            def at(a):
+                got = a[:, :, keep[None, :], tc].transpose(0, 2, 1, 3)  # (B, k', m, d')
+                return np.where(seen[:, :, None, :], got, 0)
+
+            low, high, size = at(lo), at(hi), delta[:, keep]
+        else:  # the prior alone: one constant column, factor 1
+            low = high = np.broadcast_to(N[:, None], (B, len(rows), m, 1))
+            size = np.ones((B, 1), np.int64)
+        robust[:, rows], label[:, rows] = _decide(low, high, N, size, alpha)
     return Certification(robust, label)
 
 
-def _certification(obs, M, N, T, alpha) -> Certification:
-    """``state_certification`` for test points without blank cells."""
-    E, seen, delta = agreeing(obs, T)
-    lo, hi = extremes(E, M, delta, seen)
-    return certify_ranges(lo, hi, N, delta, alpha)
+def _decide(lo, hi, N, delta, alpha) -> tuple:
+    """``certify_ranges`` of B states at once (lo, hi (B, k, m, d), delta (B, d)): one
+    call per distinct row of domain sizes (at alpha = 0 they are in no support: one)."""
+    B, k, m, d = lo.shape
+    robust, label = np.zeros((B, k), bool), np.full((B, k), -1, np.intp)
+    if alpha == 0 or B <= 1:
+        parts = [(np.arange(B), delta[0])] if B else []
+    else:
+        sizes, which = np.unique(delta, axis=0, return_inverse=True)
+        parts = [(np.flatnonzero(which.ravel() == i), sz) for i, sz in enumerate(sizes)]
+    for rows, sz in parts:
+        shape = (len(rows) * k, m, d)
+        dec = certify_ranges(lo[rows].reshape(shape), hi[rows].reshape(shape), N, sz, alpha)
+        robust[rows] = dec.robust.reshape(len(rows), k)
+        label[rows] = dec.label.reshape(len(rows), k)
+    return robust, label
 
 
 def agreeing(obs: np.ndarray, T: np.ndarray):
@@ -342,77 +369,3 @@ def after(tab: CleaningTable, x: np.ndarray) -> CleaningTable:
     CleaningTable
     """
     return CleaningTable(tab.enc, tab.missing, tab.obs + x, tab.hid - x)
-
-
-def all_robust(tab: CleaningTable, T: np.ndarray, x: np.ndarray, alpha) -> bool:
-    """Exact check: after cleaning x, is every point of T certifiably robust?
-
-    Parameters
-    ----------
-    tab : CleaningTable
-    T : ndarray, shape (k, d)
-        Test points as local codes of the true table (-1: unseen).
-    x : ndarray, shape (m, d, K)
-        Group counts to clean.
-    alpha : Fraction
-        The smoothing parameter.
-
-    Returns
-    -------
-    bool
-    """
-    return bool(tab.certify(x, T, alpha).robust.all())
-
-
-def robust_counts(tab: CleaningTable, T: np.ndarray, groups, X: np.ndarray, alpha) -> np.ndarray:
-    """``all_robust`` for many cleanings at once, each given as group counts.
-
-    Parameters
-    ----------
-    tab, T, alpha
-        As for ``all_robust``.
-    groups : tuple of three int arrays (G,)
-        The (label, column, true value) of each group of missing cells.
-    X : ndarray of int, shape (B, G)
-        Cells cleaned per group, one cleaning per row.
-
-    Returns
-    -------
-    ndarray of bool, shape (B,)
-        Whether every point is certifiably robust after that cleaning, decided exactly as
-        ``all_robust`` decides it (domains recomputed per cleaning).
-    """
-    if not (T == BLANK).any():
-        return _robust_counts(tab.obs, tab.hid, tab.N, T, groups, X, alpha)
-    out = np.ones(len(X), bool)
-    for _, keep, codes, (obs, hid) in by_blanks(T, tab.N, tab.obs, tab.hid):
-        kept = np.isin(groups[1], keep)  # the groups of the kept columns, renumbered
-        sub = (groups[0][kept], np.searchsorted(keep, groups[1][kept]), groups[2][kept])
-        out &= _robust_counts(obs, hid, tab.N, codes, sub, X[:, kept], alpha)
-    return out
-
-
-def _robust_counts(obs0, hid, N, T, groups, X, alpha) -> np.ndarray:
-    """``robust_counts`` for test points without blank cells, on the arrays of a table."""
-    (B, k), (m, d, _) = (len(X), len(T)), obs0.shape
-    add = np.zeros((B, *obs0.shape), np.int64)
-    add[:, groups[0], groups[1], groups[2]] = X
-    obs = obs0[None] + add
-    M = (hid[None] - add).sum(axis=3)  # (B, m, d)
-    dom = obs.sum(axis=1) > 0  # (B, d, K)
-    delta = dom.sum(axis=2)  # (B, d)
-    cols, Tc = np.arange(d)[None, :], np.maximum(T, 0)
-    seen = (T >= 0)[None] & dom[:, cols, Tc]  # (B, k, d)
-    E = np.where(seen[:, :, None, :], obs[:, :, cols, Tc].transpose(0, 2, 1, 3), 0)
-    lo, hi = extremes(E, M[:, None], delta[:, None, None, :], seen)
-    robust = np.zeros((B, k), bool)
-    # alpha = 0: the domain sizes are in no support; else one decision per distinct domain
-    parts = [(np.arange(B), delta[0])] if alpha == 0 or B == 0 else []
-    if not parts:
-        sizes, which = np.unique(delta, axis=0, return_inverse=True)
-        parts = [(np.flatnonzero(which.ravel() == i), sz) for i, sz in enumerate(sizes)]
-    for rows, sz in parts:
-        shape = (len(rows) * k, m, d)
-        dec = certify_ranges(lo[rows].reshape(shape), hi[rows].reshape(shape), N, sz, alpha)
-        robust[rows] = dec.robust.reshape(len(rows), k)
-    return robust.all(axis=1)
