@@ -135,7 +135,7 @@ def test_the_exact_program_is_given_up_at_its_size_limit(monkeypatch):
     truth = dirty.assign(f0=["b", "a", "a", "a", "b", "a"], f1=["a", "b", "a", "a", "b", "b"])
     test = pd.DataFrame({"f0": ["a", "b"], "f1": ["a", "b"]})
     monkeypatch.setattr(program, "ONE_HOT_MAX_COLUMNS", 3)
-    monkeypatch.setattr("nbcert.cleaning.many.small", lambda *a: False)  # no enumeration
+    monkeypatch.setattr("nbcert.cleaning.together.small", lambda *a: False)  # no enumeration
     with pytest.warns(nbcert.DataWarning, match="size limit"):
         tg = nbcert.clean_with_truth(dirty, truth, test, "y", method="exact").together
     assert tg.memory_limited and tg.possible and tg.lower_bound <= tg.num_cells

@@ -1,4 +1,4 @@
-"""Which cells to clean: the minimum with the truth (one point and many) against exhaustive search
+"""Which cells to clean: the minimum with the truth (one point and all together) against exhaustive search
 over subsets of missing cells, the policy's ranked list, and the API's input checks."""
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from strategies import alphas, dirty_instances
 import nbcert
 from nbcert import cleaning
 from nbcert.cleaning.fixed import _waterfill, _waterfill_logs
-from nbcert.cleaning.many import _largest_minimum
 from nbcert.cleaning.results import dirty_model
 from nbcert.cleaning.rival import Rival, rival_floor, rival_greedy
 from nbcert.cleaning.single import search, within
+from nbcert.cleaning.together import _largest_minimum
 from nbcert.params import as_alpha
 
 SETTINGS = dict(
@@ -96,15 +96,15 @@ def test_minimum_with_truth_matches_exhaustive_search(inst, alpha):
         assert brute_robust(cleaned, inst.label, row, alpha) == (True, pt.label)
 
 
-many_instances = st.one_of(
+together_instances = st.one_of(
     dirty_instances(max_rows=5, max_features=2, max_missing=5, max_tests=3),
     dirty_instances(max_rows=4, max_features=3, max_missing=5, max_tests=2),
 )
 
 
 @settings(max_examples=200, **SETTINGS)
-@given(many_instances, st.sampled_from([0, 0, 0, Fraction(1, 2)]))
-def test_many_points_claims_are_true(inst, alpha):
+@given(together_instances, st.sampled_from([0, 0, 0, Fraction(1, 2)]))
+def test_claims_about_points_together_are_true(inst, alpha):
     """The claims about all rows together, on the rows some cleaning certifies (the
     others are set aside, each proven by enumeration to have no cleaning)."""
     every = inst.test_rows()
@@ -243,7 +243,9 @@ def test_relaxed_bound_never_exceeds_a_proven_optimum(seed):
         return
     floor = max(s.cost for s in singles)
     start = cleaning.greedy(tab, T, 0)[0]
-    x, lower = cleaning.exact_many(tab, T, int(start.sum()), floor, node_limit=5_000, time_limit=30)
+    x, lower = cleaning.exact_together(
+        tab, T, int(start.sum()), floor, node_limit=5_000, time_limit=30
+    )
     bound = cleaning.relaxed_bound(tab, T)
     event(
         "relaxed bound above the largest single-point minimum"

@@ -20,7 +20,7 @@ from strategies import complete_instances, small_rival_instances
 
 import nbcert
 from nbcert.poisoning import all_nonrobust as mask_nonrobust
-from nbcert.poisoning.many import _mask, nonrobust_counts, small
+from nbcert.poisoning.together import _mask, nonrobust_counts, small
 from nbcert.reading.encoding import encode
 from nbcert.stats import tally
 
@@ -253,7 +253,7 @@ def test_relaxation_bounds_hold_against_brute_force(inst):
     y = inst.train[inst.label].tolist()
     cols = [inst.train[f].tolist() for f in inst.features]
     points = [[row[f] for f in inst.features] for row in inst.test_rows()]
-    with mock.patch("nbcert.poisoning.many.small", return_value=False):
+    with mock.patch("nbcert.poisoning.together.small", return_value=False):
         res = nbcert.poison_together(
             inst.train, inst.test, inst.label, method="exact", time_limit=20
         )

@@ -1,6 +1,6 @@
-"""The mixed-integer programs of the many-point searches, and the answer they share.
+"""The mixed-integer programs of the searches for points together, and the answer they share.
 
-Poisoning many points (``nbcert.poisoning.relaxation``) and cleaning many points
+Poisoning points together (``nbcert.poisoning.relaxation``) and cleaning them together
 (``nbcert.cleaning.program``) both ask HiGHS (``scipy.optimize.milp``) for the fewest cells
 under constraints linear in counts of interchangeable cells.  Both need the same four
 things, kept here once:
@@ -17,7 +17,7 @@ things, kept here once:
   Data::transformNewIntegerFeasibleSolution tmpSolver.run();" before ``--json``'s JSON), so
   while it runs file descriptor 1 points to standard error.
 
-``ManyPoints`` is the answer of a many-point search: the cells, the method, whether they
+``TogetherPoints`` is the answer of a search for points together: the cells, the method, whether they
 are proven minimum, a proven lower bound, and whether a time limit cut the search short.
 It extends ``CellAnswer``, the cells and ``num_cells`` every answer about cells has.
 ``count_vectors`` lists every vector of group counts of given totals: the exhaustive search
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# --- limits of the many-point searches, each named for what it measures.
+# --- limits of the searches for points together, each named for what it measures.
 #
 # The greedy answer's size (cells) up to which method "auto" also runs the exact search.
 # Cleaning's exact program has one 0/1 column per value a count can take, up to the greedy
@@ -147,7 +147,7 @@ class CellAnswer:
 
 
 @dataclass(frozen=True)
-class ManyPoints(CellAnswer):
+class TogetherPoints(CellAnswer):
     """Cells that settle every given test point at once.
 
     ``optimal`` says whether ``cells`` is proven minimum; ``lower_bound`` is a proven bound
@@ -342,7 +342,7 @@ class Program:
 
 __all__ = [
     "CellAnswer",
-    "ManyPoints",
+    "TogetherPoints",
     "Program",
     "Solved",
     "solver_output_to_stderr",

@@ -20,8 +20,8 @@ and, written once against a model:
 
 * ``single``  -- the minimum with the truth for one point (exact; ``minimum_with_truth``,
   ``cleanable``);
-* ``many``    -- several points at once: pruned greedy with a proven bound, or exact where
-  small (``clean_many``), with ``program``'s HiGHS programs for domains at alpha = 0;
+* ``together`` -- several points at once: pruned greedy with a proven bound, or exact where
+  small (``clean_together``), with ``program``'s HiGHS programs for domains at alpha = 0;
 * ``policy``  -- without the truth, a heuristic that scores groups (``next_group``,
   ``follow``); ``entropy``, a CPClean-style rival to it (``entropy_chooser``);
 * ``curve``   -- certain points and accuracy along a cleaning order;
@@ -31,9 +31,8 @@ and, written once against a model:
 from .candidates import CandidateTable
 from .domains import MAX_BRANCHES, branching_columns
 from .entropy import EntropyChooser, entropy_chooser
-from .many import TogetherCleaning, clean_many, greedy, prune
 from .policy import GroupScores, follow, group_scores, next_group, policy_path
-from .program import exact_many, relaxed_bound
+from .program import exact_together, relaxed_bound
 from .results import (
     ADVICE_COLUMNS,
     CleaningReport,
@@ -45,6 +44,7 @@ from .results import (
 )
 from .single import CleaningPlan, TooManyBranches, cleanable, minimum_with_truth
 from .table import CleaningTable, after, state_certification, truth_odds
+from .together import TogetherCleaning, clean_together, greedy, prune
 
 __all__ = [
     "ADVICE_COLUMNS",
@@ -59,9 +59,9 @@ __all__ = [
     "MAX_BRANCHES",
     "TooManyBranches",
     "branching_columns",
-    "exact_many",
+    "exact_together",
     "relaxed_bound",
-    "clean_many",
+    "clean_together",
     "greedy",
     "prune",
     "TogetherCleaning",

@@ -14,7 +14,7 @@ is t_j and whose set is not {t_j} (each raises w's smallest count by one) and a 
 cells that may take t_j but are truly another value (each lowers its largest count by
 one); every other cleaning leaves the bounds alone or moves them the wrong way.  That is
 one fixed-domain problem per winner (``CandidateTable.branches``), which the engine
-(``nbcert.cleaning.single``, ``nbcert.cleaning.many``, ``nbcert.cleaning.policy``) solves
+(``nbcert.cleaning.single``, ``nbcert.cleaning.together``, ``nbcert.cleaning.policy``) solves
 as it solves the domains' branches.  With alpha > 0 the domain |D_j| (observed and
 remaining candidate values) moves with each cleaning and would be branched over value by
 value: that is refused (``NEEDS_ZERO_ALPHA``).

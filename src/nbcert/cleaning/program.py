@@ -1,4 +1,4 @@
-"""The many-point programs for HiGHS (alpha = 0): the exact one and a relaxed bound.
+"""The programs for HiGHS of cleaning points together (alpha = 0): the exact one and a relaxed bound.
 
 **Exact.**  Integer group counts shared by all points, per point a winner indicator,
 one-hot tables of every count a winner's or rival's factor can take, a log inequality per
@@ -178,7 +178,7 @@ def _winners(tab: CleaningTable, t: np.ndarray) -> list:
     return [w for w in range(tab.obs.shape[0]) if winner_possible(tab, t, w, limit=math.inf)]
 
 
-def exact_many(
+def exact_together(
     tab: CleaningTable,
     T: np.ndarray,
     upper: int,
@@ -192,7 +192,7 @@ def exact_many(
     Parameters
     ----------
     tab, T
-        As for ``clean_many``.
+        As for ``clean_together``.
     upper : int
         The most cells a cleaning may take (e.g. the greedy answer's).
     floor : int
@@ -317,7 +317,7 @@ def relaxed_bound(
     Parameters
     ----------
     tab, T, node_limit, time_limit, stops
-        As for ``exact_many``.
+        As for ``exact_together``.
 
     Returns
     -------

@@ -17,10 +17,10 @@ import numpy as np
 from ..milp import CellAnswer
 from ..reading.encoding import EncodedTable
 from .candidates import CandidateTable
-from .many import TogetherCleaning, clean_many
 from .policy import policy_path, scores
 from .single import cleanable, minimum_with_truth
 from .table import CleaningTable
+from .together import TogetherCleaning, clean_together
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def report(
     model : CleaningTable or CandidateTable
         The dirty table with its truth (a cell model).
     T, alpha, method, node_limit, time_limit, target, budget
-        As for ``clean_many``.
+        As for ``clean_together``.
     prior : {"observed", "worlds"}, default "observed"
         The policy's odds for a missing cell (``truth_odds``).
     batch : int, default 1
@@ -118,7 +118,7 @@ def report(
             else PointCleaning(True, tab.named(model.cells(plan.x)), tab.enc.labels[plan.winner])
         )
     tell(0, None, "fewest cells for all rows together")
-    together = clean_many(
+    together = clean_together(
         model, T, alpha, method, node_limit, time_limit, target, budget, plans=plans
     )
     tell(0, None, "the policy's path")

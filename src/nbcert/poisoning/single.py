@@ -15,7 +15,7 @@ the poisoned counts before it is returned.
 
 ``PoisonedCounts`` holds a table's counts under blanking, updated per batch of cells
 without recounting; OP, the randomized baselines (``nbcert.poisoning.baselines``) and
-many-point poisoning all work on it.  The cells a randomized baseline blanks are kept as
+poisoning points together all work on it.  The cells a randomized baseline blanks are kept as
 arrays (``Cells``).
 """
 
@@ -275,7 +275,7 @@ def plans(
     """Blankings that end the point's robustness, cheapest first, the first one minimal
     (``nbcert.poisoning.minimum``): (cost, steps) with steps (label, column, selector,
     how many), the selector a global code or DISAGREE.  Works from the state's current
-    counts, so it also extends a partly blanked table (many-point poisoning);
+    counts, so it also extends a partly blanked table (poisoning points together);
     ``alternatives`` adds each rival's cheapest plan on the table as it stands; without
     ``exact`` the first plan need not be minimal (``Search.run``: greedy's candidates)."""
     return Search(state, state.alpha).run(star, alternatives, exact)

@@ -38,7 +38,7 @@ from ..milp import (
     EXHAUSTIVE_BLOCK_ELEMENTS,
     EXHAUSTIVE_MAX_CHECKS,
     RELAXATION_INTEGER_MAX_COLUMNS,
-    ManyPoints,
+    TogetherPoints,
     count_vectors,
     vectors_between,
 )
@@ -51,7 +51,7 @@ METHODS = ("auto", "exact", "greedy")  # params.RULES["method"]["poison_together
 
 
 @dataclass(frozen=True)
-class TogetherPoisoning(ManyPoints):
+class TogetherPoisoning(TogetherPoints):
     """Cells to blank so that every given test point is non-robust at once, as (row
     position in the training table, column name).
 

@@ -28,16 +28,16 @@ from ..milp import (
     AUTO_EXACT_CELLS_CLEAN,
     EXHAUSTIVE_BLOCK_ELEMENTS,
     EXHAUSTIVE_MAX_CHECKS,
-    ManyPoints,
+    TogetherPoints,
     count_vectors,
     vectors_between,
 )
-from .program import exact_many, relaxed_bound
+from .program import exact_together, relaxed_bound
 from .single import cleanable, search, within
 
 
 @dataclass(frozen=True)
-class TogetherCleaning(ManyPoints):
+class TogetherCleaning(TogetherPoints):
     """Cells whose cleaning certifies every test point at once, as (row position in the
     training table, column name); ``optimal`` says whether their number is proven minimum,
     ``lower_bound`` is a proven bound on the minimum; ``time_limited`` and ``node_limited``:
@@ -192,7 +192,7 @@ def prune(model, T: np.ndarray, x: np.ndarray, alpha, need: int | None = None) -
     Parameters
     ----------
     model, T, alpha
-        As for ``clean_many``.
+        As for ``clean_together``.
     x : ndarray
         A cleaning (the model's) that makes every point (``need`` points) robust.
     need : int, optional
@@ -255,7 +255,7 @@ def _found(model, x: np.ndarray, method: str, lower: int, stops: list) -> Togeth
     return TogetherCleaning(True, cells, method, cost <= lower, min(lower, cost), **_limits(stops))
 
 
-def clean_many(
+def clean_together(
     model,
     T: np.ndarray,
     alpha=0,
@@ -403,5 +403,5 @@ def _exact(model, T, alpha, floor, top, upper, node_limit, time_limit, stops) ->
             lower = math.inf  # every cleaning tried: none certifies every point
         return best, lower
     if model.programs and alpha == 0:
-        return exact_many(model, T, upper, floor, node_limit, time_limit, stops)
+        return exact_together(model, T, upper, floor, node_limit, time_limit, stops)
     return None, floor
