@@ -111,11 +111,13 @@ def test_claims_about_points_together_are_true(inst, alpha):
     alone = [brute_min_clean(inst.dirty, inst.truth, inst.label, [r], alpha) for r in every]
     rows = [r for r, a in zip(every, alone) if a is not None]
     best = brute_min_clean(inst.dirty, inst.truth, inst.label, rows, alpha)
-    for method in ("exact", "greedy") if alpha == 0 else ("greedy",):
+    for method in ("exact", "greedy", "auto") if alpha == 0 else ("greedy", "auto"):
         tg = nbcert.clean_with_truth(
             inst.dirty, inst.truth, inst.test, inst.label, alpha=alpha, method=method
         ).together
         assert list(tg.excluded) == [p for p, a in enumerate(alone) if a is None]
+        assert (tg.why_not_optimal is None) == tg.optimal, (method, tg)  # "not optimal": why
+        assert tg.lower_bound is not None or (tg.optimal and not tg.possible), (method, tg)
         event(
             f"{method}: {'optimal' if tg.optimal else 'not proven'}, {'possible' if tg.possible else 'none'}"
         )
@@ -173,6 +175,7 @@ def test_a_target_share_and_a_budget_are_what_they_claim(inst, target, budget, a
     ).together
     alone = [brute_min_clean(inst.dirty, inst.truth, inst.label, [r], alpha) for r in rows]
     assert list(tg.excluded) == [p for p, a in enumerate(alone) if a is None]
+    assert (tg.why_not_optimal is None) == tg.optimal, tg
     able = [r for r, a in zip(rows, alone) if a is not None]
     assert tg.target == math.ceil(round(target * len(able), 9))
     best = brute_min_clean_some(inst.dirty, inst.truth, inst.label, able, tg.target, alpha)

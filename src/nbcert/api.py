@@ -534,10 +534,12 @@ def poison_together(
     train, test, label, **options
         As for ``certify``; ``train`` must be complete and is held in memory.
     method : {"auto", "exact", "greedy"}, default "auto"
-        ``exact`` solves a mixed-integer program (HiGHS); ``greedy`` is fast for large
-        instances; ``auto`` picks by size.
+        ``exact`` (and ``auto``) proves what it can within ``time_limit`` (every blanking
+        where few, else a mixed-integer program, HiGHS); ``greedy`` is fast for large
+        instances.  Each gives a proven lower bound; ``why_not_optimal`` says why an
+        answer is not proven optimal.
     time_limit : float, default 30.0
-        Seconds the exact program may run.
+        Seconds the exact search may run.
     certificate : str or path, optional
         Also write a certificate there, as for ``certify``.
 
@@ -749,13 +751,14 @@ def clean_with_truth(
         (e.g. floats rounded), a DataWarning names how many and the first, and ``train``'s
         values stand.
     method : {"auto", "exact", "greedy"}, default "auto"
-        For all rows together: ``exact`` solves a HiGHS program (alpha = 0 only) and says
-        whether it is proven optimal, ``greedy`` gives a proven lower bound, ``auto`` picks
-        by size.
+        For all rows together: ``exact`` proves what it can within ``time_limit`` (every
+        cleaning where few, else a HiGHS program: alpha = 0 only), ``greedy`` gives a
+        proven lower bound, ``auto`` is ``exact`` where it applies, else greedy (saying
+        why in ``why_not_optimal``).
     node_limit : int, default 20000
         Branch-and-bound nodes of the exact program.
     time_limit : float, default 60.0
-        Seconds the exact program may run (a safety net).
+        Seconds the exact search for all rows together may run.
     batch : int, default 1
         Cells of its chosen group the policy cleans per step along its path.
     target : float, default 1.0

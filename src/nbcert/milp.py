@@ -40,12 +40,6 @@ import numpy as np
 
 # --- limits of the searches for points together, each named for what it measures.
 #
-# The greedy answer's size (cells) up to which method "auto" also runs the exact search.
-# Cleaning's exact program has one 0/1 column per value a count can take, up to the greedy
-# answer's size, so its size and time grow with that size; poisoning's relaxation does not
-# grow with it but is refined solve after solve within its time limit.
-AUTO_EXACT_CELLS_POISON = 200
-AUTO_EXACT_CELLS_CLEAN = 300
 # Cleaning's exact program (one-hot tables of every count, cleaning.program): above this many
 # columns it is not built and the greedy answer with its proven bound stands.
 ONE_HOT_MAX_COLUMNS = 200_000
@@ -153,14 +147,34 @@ class TogetherPoints(CellAnswer):
     ``optimal`` says whether ``cells`` is proven minimum; ``lower_bound`` is a proven bound
     on the minimum (None when none was computed).  ``possible`` False with ``optimal`` True
     is a proof that no set of cells works; otherwise it only says that none was found.
-    ``time_limited``: a solver's time limit cut the search short, so the answer may differ
-    on a faster or slower machine.
+    The limits that cut a search short: ``time_limited`` (a solver's time limit: the answer
+    may differ on a faster or slower machine), ``node_limited`` (HiGHS's node limit),
+    ``memory_limited`` (an exact program outgrew its size limit and was not solved),
+    ``budget_limited`` (the budget of cells ran out).  ``fallback``: why greedy's answer
+    stands where no exact search ran.
     """
 
     method: str = "greedy"
     optimal: bool = False
     lower_bound: int | None = None
     time_limited: bool = False
+    node_limited: bool = False
+    memory_limited: bool = False
+    budget_limited: bool = False
+    fallback: str | None = None
+
+    @property
+    def why_not_optimal(self) -> str | None:
+        """Why ``optimal`` is False: the limits that cut the search short, greedy's
+        ``fallback``, else "gap" (the exact search ended with its proven lower bound below
+        the answer); None when optimal."""
+        if self.optimal:
+            return None
+        limits = ("time limit", "node limit", "size limit", "budget")
+        flags = (self.time_limited, self.node_limited, self.memory_limited, self.budget_limited)
+        why = [name for name, flag in zip(limits, flags) if flag]
+        why += [f"greedy: {self.fallback}"] if self.fallback else []
+        return ", ".join(why) or "gap"
 
 
 @functools.cache
@@ -346,8 +360,6 @@ __all__ = [
     "Program",
     "Solved",
     "solver_output_to_stderr",
-    "AUTO_EXACT_CELLS_POISON",
-    "AUTO_EXACT_CELLS_CLEAN",
     "ONE_HOT_MAX_COLUMNS",
     "RELAXATION_INTEGER_MAX_COLUMNS",
     "EXHAUSTIVE_MAX_CHECKS",

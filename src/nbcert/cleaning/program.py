@@ -18,6 +18,7 @@ true minimum (math.inf: not even the relaxation can be met).  Points left out on
 from __future__ import annotations
 
 import math
+import time
 from typing import NamedTuple
 
 import numpy as np
@@ -137,6 +138,15 @@ class _ExactProgram:
         )
         _add_logs(R.setdefault(l, {}), table.logs, math.log(N[l]))
 
+    def cleaning(self, solution) -> np.ndarray | None:
+        """The group counts of a solution's count columns (None: no solution)."""
+        if solution is None:
+            return None
+        x = np.zeros_like(self.tab.hid)
+        for g, k in self.x.items():
+            x[g] = int(round(solution[k]))
+        return x
+
     def add_point(self, t: np.ndarray, winners: list, margin: float) -> None:
         """Point t: exactly one winner of ``winners``, whose smallest support beats every
         rival's largest by ``margin`` in logs."""
@@ -198,47 +208,48 @@ def exact_together(
     floor : int
         A proven lower bound already known.
     node_limit, time_limit
-        HiGHS's branch-and-bound nodes and seconds per solve.
+        HiGHS's branch-and-bound nodes per solve, and seconds for the solves together.
     stops : list, optional
         Gets an entry for every solve a limit cut short: "time" or "node"; "memory" when
-        the program passed ONE_HOT_MAX_COLUMNS columns as it was built.
+        the program passed ONE_HOT_MAX_COLUMNS columns as it was built (it is then given
+        up: its size, and HiGHS's memory with it, is bounded).
 
     Returns
     -------
     (ndarray or None, int or float)
         Group counts that certify every point (None if none was found), and a proven
-        lower bound on the minimum (math.inf: no cleaning works).  The program is given up
-        (None, floor) as soon as it has more than ONE_HOT_MAX_COLUMNS columns: its size,
-        and HiGHS's memory with it, is bounded.
+        lower bound on the minimum (math.inf: no cleaning works).
     """
-    winners = [_winners(tab, t) for t in T]
-    lower = 0
-    best = None
-    for margin in (-1e-9, 1e-6):
-        built = _ExactProgram(tab, upper)
-        for t, ws in zip(T, winners):
-            built.add_point(t, ws, margin)
-            if built.prog.columns > ONE_HOT_MAX_COLUMNS:  # checked as it grows: memory
-                if stops is not None:
-                    stops.append("memory")
-                return None, floor
-        got = built.prog.solve(time_limit, node_limit=node_limit)
-        if stops is not None and got.limit:
-            stops.append(got.limit)
-        if margin < 0:
-            if got.infeasible:
-                return None, math.inf
-            bound = got.lower_bound()
-            lower = max(0, bound) if bound is not None else lower
-        if got.x is None:
-            continue
-        x = np.zeros_like(tab.hid)
-        for g, k in built.x.items():
-            x[g] = int(round(got.x[k]))
-        if tab.certify(x, T, 0).robust.all():
-            best = x
-            break
-    return best, max(lower, floor)
+    winners, stops = [_winners(tab, t) for t in T], [] if stops is None else stops
+    deadline, lower = time.monotonic() + time_limit, floor
+    for margin in (-1e-9, 1e-6):  # ties allowed (a relaxation: its bound is proven), then not
+        built = _built(tab, T, winners, upper, margin)
+        if built is None:
+            stops.append("memory")
+            return None, floor
+        left = deadline - time.monotonic()
+        got = built.prog.solve(max(left, 0.01), node_limit=node_limit)
+        if got.limit or left <= 0:
+            stops.append(got.limit or "time")
+        if margin < 0 and got.infeasible:
+            return None, math.inf
+        if margin < 0 and got.lower_bound() is not None:
+            lower = max(lower, got.lower_bound())
+        x = built.cleaning(got.x)
+        if x is not None and tab.certify(x, T, 0).robust.all():
+            return x, lower
+    return None, lower
+
+
+def _built(tab: CleaningTable, T: np.ndarray, winners: list, upper: int, margin: float):
+    """The exact program of the points T, or None once it passes ONE_HOT_MAX_COLUMNS
+    columns (checked as it grows: memory)."""
+    built = _ExactProgram(tab, upper)
+    for t, ws in zip(T, winners):
+        built.add_point(t, ws, margin)
+        if built.prog.columns > ONE_HOT_MAX_COLUMNS:
+            return None
+    return built
 
 
 def _tangent_points(lo: int, hi: int, ratio: float = 1.1) -> list:

@@ -25,7 +25,6 @@ from fractions import Fraction
 import numpy as np
 
 from ..milp import (
-    AUTO_EXACT_CELLS_CLEAN,
     EXHAUSTIVE_BLOCK_ELEMENTS,
     EXHAUSTIVE_MAX_CHECKS,
     TogetherPoints,
@@ -40,10 +39,10 @@ from .single import cleanable, search, within
 class TogetherCleaning(TogetherPoints):
     """Cells whose cleaning certifies every test point at once, as (row position in the
     training table, column name); ``optimal`` says whether their number is proven minimum,
-    ``lower_bound`` is a proven bound on the minimum; ``time_limited`` and ``node_limited``:
-    the time limit or the node limit cut a search short (a larger one may prove more);
-    ``memory_limited``: the exact program outgrew its size limit (``ONE_HOT_MAX_COLUMNS``)
-    and was not solved.
+    ``lower_bound`` is a proven bound on the minimum, and ``why_not_optimal`` why not:
+    the limits that cut the search short (``time_limited``, ``node_limited``,
+    ``memory_limited``: the exact program outgrew ``ONE_HOT_MAX_COLUMNS``), greedy's
+    ``fallback`` where no exact search ran, or a gap between bound and answer.
 
     The test points that no cleaning certifies (proven, each on its own) are set aside:
     ``excluded`` lists their positions, and the answer is about the others.  ``target``
@@ -69,12 +68,9 @@ class TogetherCleaning(TogetherPoints):
     (((3, 'color'),), 1, (), 2)
     """
 
-    node_limited: bool = False
-    memory_limited: bool = False
     excluded: tuple = ()
     target: int | None = None
     certified: int | None = None
-    budget_limited: bool = False
 
     @property
     def num_rows(self) -> int:
@@ -98,16 +94,14 @@ class TogetherCleaning(TogetherPoints):
             "time_limited": bool(self.time_limited),
             "node_limited": bool(self.node_limited),
             "memory_limited": bool(self.memory_limited),
+            "why_not_optimal": self.why_not_optimal,
         }
 
 
 def _limits(stops: list) -> dict:
     """The limits that cut a search short, from the entries of ``stops``."""
-    return {
-        "time_limited": "time" in stops,
-        "node_limited": "node" in stops,
-        "memory_limited": "memory" in stops,
-    }
+    names = ("time_limited", "node_limited", "memory_limited")
+    return {name: stop in stops for name, stop in zip(names, ("time", "node", "memory"))}
 
 
 def _largest_minimum(model, T: np.ndarray, alpha: Fraction, floor: int = 0, known=None):
@@ -271,36 +265,28 @@ def clean_together(
 
     Parameters
     ----------
-    model : CleaningTable or CandidateTable
-        The dirty table with its truth (a cell model).
-    T : ndarray, shape (k, d)
-        The test points, each as ``minimum_with_truth``'s t.
-    alpha : number, default 0
-        The smoothing parameter (0 with candidates).
+    model, T, alpha
+        As for ``minimum_with_truth`` (T: the test points, (k, d)).
     method : {"auto", "exact", "greedy"}, default "auto"
-        ``greedy`` returns the pruned greedy answer with a proven lower bound: the largest
-        single-point minimum and, for domains at alpha = 0, the relaxed bound.  ``exact``
-        also solves the exact program (domains, alpha = 0) and keeps the better verified
-        answer; it is optimal when it meets the program's proven bound.  On a small
-        instance (module docstring) it tries every cleaning below the greedy answer
-        instead, which proves the optimum.  ``auto`` is ``exact`` when alpha = 0 and the
-        greedy answer has at most AUTO_EXACT_CELLS_CLEAN cells (with candidates: always).
-        With a ``target`` below 1 or a ``budget`` the answer is greedy's.
+        ``greedy``: the pruned greedy answer with a proven lower bound (the largest
+        single-point minimum and, for domains at alpha = 0, the relaxed bound).  ``exact``
+        and ``auto`` go on from there to prove what they can within ``time_limit``: every
+        cleaning below greedy's answer where those are few (module docstring), else the
+        exact program (domains, alpha = 0), keeping the better verified answer; where
+        neither applies ``auto`` keeps greedy's answer and says why (``fallback``).  With
+        a ``target`` below 1 or a ``budget`` the answer is greedy's.
     node_limit : int, default 20000
         HiGHS's branch-and-bound nodes per solve.
     time_limit : float, default 60.0
-        Seconds per solve (a safety net; a solve it cuts short sets ``time_limited``).
+        Seconds for the exact search's stages together (a search it cuts short sets
+        ``time_limited``).
     target : number in (0, 1], default 1
-        The share of the certifiable points to certify: ceil(target k') of the k' points
-        some cleaning certifies.  Its proven lower bound is the need-th smallest
-        single-point minimum (certifying a set of points costs at least each one's
-        minimum).
+        The share to certify of the k' points some cleaning certifies: ceil(target k'),
+        with the need-th smallest single-point minimum as the proven bound.
     budget : int, optional
-        The most cells to clean (early termination): greedy stops before a round that
-        would pass it, and says how many points the cells cleaned so far certify.
+        The most cells to clean: greedy stops before a round that would pass it.
     plans : list, optional
-        Each point's single-point plan (``minimum_with_truth``: None when no cleaning
-        certifies it), if known.
+        Each point's ``minimum_with_truth`` plan (None: no cleaning certifies it), if known.
 
     Returns
     -------
@@ -309,25 +295,19 @@ def clean_together(
     """
     alpha = Fraction(alpha)
     if plans is None:  # which points some cleaning certifies: proven, without a search
-        able = np.array([cleanable(model, t, alpha) for t in T], bool)
+        keep, known = np.flatnonzero([cleanable(model, t, alpha) for t in T]), {}
     else:
-        able = np.array([p is not None for p in plans], bool)
-    keep = np.flatnonzero(able)
-    known = {} if plans is None else {i: plans[p] for i, p in enumerate(keep)}
+        keep = np.flatnonzero([p is not None for p in plans])
+        known = {i: plans[p] for i, p in enumerate(keep)}
     need = _needed(target, len(keep))
     if need < len(keep) or budget is not None:
         x, found = _some(model, T[keep], alpha, need, budget, known)
     else:
-        x, found = _all(model, T[keep], alpha, method, node_limit, time_limit, known)
-    certified = None
-    if x is not None:
-        certified = int(model.certify(x, T[keep], alpha).robust.sum())
-    return dataclasses.replace(
-        found,
-        excluded=tuple(int(p) for p in np.flatnonzero(~able)),
-        target=need,
-        certified=certified,
-    )
+        limits = (node_limit, time.monotonic() + time_limit)
+        x, found = _all(model, T[keep], alpha, method, limits, known)
+    certified = None if x is None else int(model.certify(x, T[keep], alpha).robust.sum())
+    aside = tuple(p for p in range(len(T)) if p not in set(keep.tolist()))
+    return dataclasses.replace(found, excluded=aside, target=need, certified=certified)
 
 
 def _needed(target, k: int) -> int:
@@ -335,6 +315,9 @@ def _needed(target, k: int) -> int:
     not the 10 a float's 9.000000000000002 would round up to)."""
     share = Fraction(target).limit_denominator(10**9)
     return min(k, math.ceil(share * k))
+
+
+SOME = "a share of the points or a budget is asked for"  # why greedy answers those
 
 
 def _some(model, T, alpha, need: int, budget, known: dict) -> tuple:
@@ -346,42 +329,44 @@ def _some(model, T, alpha, need: int, budget, known: dict) -> tuple:
     lower = sorted(plan.cost for plan in known.values())[need - 1] if need else 0
     x, stop = greedy(model, T, alpha, need, budget, known)
     if stop is None:
-        return x, _found(model, x, "greedy", lower, [])
+        found = _found(model, x, "greedy", lower, [])
+        return x, dataclasses.replace(found, fallback=None if found.optimal else SOME)
     cells = model.table.named(model.cells(x)) if stop == "budget" else ()
-    found = TogetherCleaning(False, cells, "greedy", False, lower, budget_limited=stop == "budget")
-    return (x if stop == "budget" else None), found
+    limited = dict(budget_limited=stop == "budget", fallback=SOME)
+    return (x if stop == "budget" else None), TogetherCleaning(
+        False, cells, "greedy", False, lower, **limited
+    )
 
 
-def _all(model, T, alpha, method, node_limit, time_limit, known: dict) -> tuple:
-    """Fewest cleanings making every point of T robust at once (each point cleanable):
-    (the cleaning found, or None; the answer)."""
-    zero = np.zeros_like(model.cap)
+def _all(model, T, alpha, method, limits: tuple, known: dict) -> tuple:
+    """Fewest cleanings making every point of T robust at once (each point cleanable),
+    within ``limits`` (HiGHS's nodes, a deadline): (the cleaning found, or None; the
+    answer)."""
+    zero, every = np.zeros_like(model.cap), model.cap.copy()
+    kind = "greedy" if method == "greedy" else "exact"  # of an answer proven on the way
     if model.certify(zero, T, alpha).robust.all():
-        return zero, TogetherCleaning(True, (), "greedy", True, 0)
+        return zero, TogetherCleaning(True, (), kind, True, 0)
     floor, stops = 0, []
-    programs = model.programs and alpha == 0
-    if programs:
-        floor = relaxed_bound(model, T, node_limit, time_limit, stops)
+    if model.programs and alpha == 0:
+        floor = relaxed_bound(model, T, limits[0], _left(limits[1], stops), stops)
         if floor == math.inf:
-            return None, TogetherCleaning(False, (), "greedy", True, None)
+            return None, TogetherCleaning(False, (), "exact", True, None)
     floor, known = _largest_minimum(model, T, alpha, floor, known)
-    every = model.cap.copy()
     if floor >= int(every.sum()) and model.certify(every, T, alpha).robust.all():
         # some point needs every cell (BabyProduct at alpha 0): cleaning them all is optimal
-        return every, _found(model, every, "exact" if method == "exact" else "greedy", floor, stops)
+        return every, _found(model, every, kind, floor, stops)
     start, stop = greedy(model, T, alpha, known=known)
     start = None if stop is not None else start
-    few = start is not None and start.sum() <= AUTO_EXACT_CELLS_CLEAN
-    auto = method == "auto" and alpha == 0 and (few or not model.programs)
-    if not (method == "exact" or auto):
-        if start is None:
-            return None, TogetherCleaning(False, (), "greedy", False, floor, **_limits(stops))
-        return start, _found(model, start, "greedy", floor, stops)
-    upper = int(start.sum()) if start is not None else int(every.sum())
-    top = upper - 1 if start is not None else upper  # the most cells worth trying
+    upper = int((every if start is None else start).sum())
+    top = upper - (start is not None)  # the most cells worth trying
     if start is not None and floor > top:  # greedy's answer meets the proven bound
-        return start, _found(model, start, "exact", floor, stops)
-    best, lower = _exact(model, T, alpha, floor, top, upper, node_limit, time_limit, stops)
+        return start, _found(model, start, kind, floor, stops)
+    why = "asked for" if method == "greedy" else _no_exact(model, alpha, len(T), floor, top)
+    if why:
+        found = _found(model, start, "greedy", floor, stops) if start is not None else None
+        found = found or TogetherCleaning(False, (), "greedy", False, floor, **_limits(stops))
+        return start, dataclasses.replace(found, fallback=why)
+    best, lower = _exact(model, T, alpha, floor, (top, upper), limits, stops)
     if lower == math.inf:
         return None, TogetherCleaning(False, (), "exact", True, None, **_limits(stops))
     found = [b for b in (best, start) if b is not None]
@@ -391,17 +376,34 @@ def _all(model, T, alpha, method, node_limit, time_limit, known: dict) -> tuple:
     return x, _found(model, x, "exact", lower, stops)
 
 
-def _exact(model, T, alpha, floor, top, upper, node_limit, time_limit, stops) -> tuple:
-    """The exact search between the proven ``floor`` and ``top`` cells: every cleaning where
-    they are few, else the exact program (domains, alpha = 0), else none.  (The best
-    cleaning found or None, the proven lower bound: math.inf when no cleaning works.)"""
+def _no_exact(model, alpha, k: int, floor: int, top: int) -> str | None:
+    """Why no exact search applies between ``floor`` and ``top`` cells (None: one does)."""
+    if small(model, k, floor, top) or (model.programs and alpha == 0):
+        return None
+    if not model.programs:
+        return "no exact program with candidate repairs, and too many cleanings to try"
+    return "no exact program at alpha > 0, and too many cleanings to try"
+
+
+def _left(deadline: float, stops: list) -> float:
+    """Seconds left before the deadline (at least a moment: a solver needs some)."""
+    left = deadline - time.monotonic()
+    if left <= 0 and "time" not in stops:
+        stops.append("time")
+    return max(left, 0.01)
+
+
+def _exact(model, T, alpha, floor: int, ends: tuple, limits: tuple, stops: list) -> tuple:
+    """The exact search between the proven ``floor`` and ``top`` cells (``ends``: top and
+    the most cells a cleaning may take): every cleaning where they are few, else the exact
+    program.  (The best cleaning found or None, the proven lower bound: math.inf when no
+    cleaning works.)"""
+    (top, upper), (nodes, deadline) = ends, limits
     if small(model, len(T), floor, top):
-        best, lower = exhaustive(model, T, alpha, floor, top, time.monotonic() + time_limit)
+        best, lower = exhaustive(model, T, alpha, floor, top, deadline)
         if best is None and lower <= top:
             stops.append("time")  # the time limit stopped it: lower is what it proved
         elif best is None and top == upper:
             lower = math.inf  # every cleaning tried: none certifies every point
         return best, lower
-    if model.programs and alpha == 0:
-        return exact_together(model, T, upper, floor, node_limit, time_limit, stops)
-    return None, floor
+    return exact_together(model, T, upper, floor, nodes, _left(deadline, stops), stops)
