@@ -603,8 +603,8 @@ def _memory_note(names: tuple) -> tuple:
 
     said = (
         f"a search's exact program passed its size limit ({ONE_HOT_MAX_COLUMNS:,} columns, "
-        "a bound on its memory) and was not solved; the answer is the greedy one with its "
-        "proven lower bound; fewer test rows, fewer cells to clean ("
+        "or more memory than is left under 2 GB) and was not solved; the answer is the best "
+        "found with its proven lower bound; fewer test rows, fewer cells to clean ("
     )
     return (
         f"{names[0]}: {said}bins=N, candidates=) or method='greedy' keep it small",

@@ -59,6 +59,14 @@ EXHAUSTIVE_MAX_CHECKS = 1_000_000
 EXHAUSTIVE_BLOCK_ELEMENTS = 1 << 22
 BOUND_SLACK = 1e-6  # HiGHS's bound may exceed the integer optimum by its tolerance
 
+# Every command stays under this much memory.  A program is solved only where its expected
+# memory fits in what is left of it (``memory_left``): HiGHS took up to 1.7 kB per nonzero
+# beyond what the process held (resident and virtual, on cleaning's exact programs of
+# 100-700 columns to 60,000 and 120,000 to 200,000 nonzeros), and some 150 MB of address
+# space for its threads; the estimate takes more of both.
+MEMORY_BUDGET = 2 << 30
+HIGHS_BYTES = (256 << 20, 2_500, 500)  # at least, per nonzero, per column of a program
+
 
 def vectors_between(caps: np.ndarray, lo: int, hi: int, limit: float = math.inf) -> float:
     """How many integer vectors 0 <= x <= caps have lo <= sum(x) <= hi; math.inf as soon as
@@ -236,14 +244,18 @@ class Solved:
     x: np.ndarray | None
     value: float | None
     status: int  # scipy.optimize.milp's: 0 optimal, 1 (or 4) a limit stopped it, 2 infeasible
+    # (-1: not solved)
     dual_bound: float | None  # the branch and bound's proven bound (None for a linear program)
     time_limited: bool
     node_limited: bool = False  # the node limit stopped the branch and bound
+    memory_limited: bool = False  # not solved: not expected to fit in the memory left
 
     @property
     def limit(self) -> str | None:
-        """The limit that stopped the solve ("time" or "node"), or None."""
-        return "time" if self.time_limited else "node" if self.node_limited else None
+        """The limit that stopped the solve ("time", "node" or "memory"), or None."""
+        stops = ("time", "node", "memory")
+        flags = (self.time_limited, self.node_limited, self.memory_limited)
+        return next((stop for stop, flag in zip(stops, flags) if flag), None)
 
     @property
     def infeasible(self) -> bool:
@@ -256,6 +268,31 @@ class Solved:
         if bound is None or not np.isfinite(bound):
             return None
         return math.ceil(bound - BOUND_SLACK)
+
+
+def _status(key: str) -> int | None:
+    """A size of /proc/self/status in bytes (None where it cannot be read)."""
+    try:
+        with open("/proc/self/status") as f:
+            sizes = dict(line.split(":", 1) for line in f)
+        return int(sizes[key].split()[0]) * 1024
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def memory_left() -> float:
+    """The bytes the process may still take: under MEMORY_BUDGET (resident), under its
+    address-space limit (virtual, RLIMIT_AS) and under the machine's available memory."""
+    import resource
+
+    from .reading.streaming import mem_available
+
+    rss, vm = _status("VmRSS"), _status("VmSize")
+    left = [MEMORY_BUDGET - (rss or 0), mem_available() or math.inf]
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if soft != resource.RLIM_INFINITY and vm is not None:
+        left.append(soft - vm)
+    return min(left)
 
 
 class Program:
@@ -293,21 +330,24 @@ class Program:
     def columns(self) -> int:
         return len(self.lo)
 
+    def memory(self) -> int:
+        """The bytes its solve is expected to take (HIGHS_BYTES)."""
+        least, per_nonzero, per_column = HIGHS_BYTES
+        return least + per_nonzero * len(self.v) + per_column * len(self.lo)
+
+    def fits(self) -> bool:
+        """Whether its solve is expected to fit in the memory left (``memory_left``)."""
+        return self.memory() <= memory_left()
+
     def solve(
-        self,
-        time_limit: float,
-        *,
-        node_limit: int | None = None,
-        rel_gap: float | None = None,
-        local_search: bool = True,
-        continuous=(),
+        self, time_limit: float, *, node_limit=None, rel_gap=None, local_search=True, continuous=()
     ) -> Solved:
         """Solve with HiGHS.
 
         Parameters
         ----------
         time_limit : float
-            Seconds the solve may take.
+            Seconds it may take.
         node_limit : int, optional
             Branch-and-bound nodes (a limit that does not depend on the machine).
         rel_gap : float, optional
@@ -320,7 +360,10 @@ class Program:
         Returns
         -------
         Solved
+            Not solved (``memory_limited``) where it is not expected to fit (``fits``).
         """
+        if not self.fits():
+            return Solved(None, None, -1, None, False, memory_limited=True)
         from scipy.optimize import Bounds, LinearConstraint, milp
         from scipy.sparse import coo_matrix
 
@@ -361,6 +404,8 @@ __all__ = [
     "Solved",
     "solver_output_to_stderr",
     "ONE_HOT_MAX_COLUMNS",
+    "MEMORY_BUDGET",
+    "memory_left",
     "RELAXATION_INTEGER_MAX_COLUMNS",
     "EXHAUSTIVE_MAX_CHECKS",
     "EXHAUSTIVE_BLOCK_ELEMENTS",

@@ -211,8 +211,8 @@ def exact_together(
         HiGHS's branch-and-bound nodes per solve, and seconds for the solves together.
     stops : list, optional
         Gets an entry for every solve a limit cut short: "time" or "node"; "memory" when
-        the program passed ONE_HOT_MAX_COLUMNS columns as it was built (it is then given
-        up: its size, and HiGHS's memory with it, is bounded).
+        the program passed ONE_HOT_MAX_COLUMNS columns as it was built, or its solve would
+        not fit in the memory left (``nbcert.milp.memory_left``): it is then given up.
 
     Returns
     -------
@@ -243,11 +243,11 @@ def exact_together(
 
 def _built(tab: CleaningTable, T: np.ndarray, winners: list, upper: int, margin: float):
     """The exact program of the points T, or None once it passes ONE_HOT_MAX_COLUMNS
-    columns (checked as it grows: memory)."""
+    columns or its solve would not fit in the memory left (checked as it grows)."""
     built = _ExactProgram(tab, upper)
     for t, ws in zip(T, winners):
         built.add_point(t, ws, margin)
-        if built.prog.columns > ONE_HOT_MAX_COLUMNS:
+        if built.prog.columns > ONE_HOT_MAX_COLUMNS or not built.prog.fits():
             return None
     return built
 

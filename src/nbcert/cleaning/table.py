@@ -27,6 +27,7 @@ searches work on those counts and turn them into cells (first rows first) only a
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -151,6 +152,10 @@ class CleaningTable(CellModel):
 
     def values(self) -> np.ndarray:
         """(n, d) local value codes of the true table, rows in ``enc`` order."""
+        return self._values
+
+    @functools.cached_property
+    def _values(self) -> np.ndarray:
         return self.enc.X.astype(np.int64) - self.enc.offsets[:-1]
 
     def labels_of(self, rows: np.ndarray) -> np.ndarray:

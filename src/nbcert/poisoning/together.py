@@ -275,17 +275,17 @@ def greedy(enc: EncodedTable, T: np.ndarray, start: np.ndarray | None = None) ->
 
 def _exact(enc: EncodedTable, T: np.ndarray, start, floor: int, time_limit: float):
     """Solve and refine the relaxation within ``time_limit`` seconds: (best verified mask
-    or None, proven lower bound (math.inf: no blanking works), whether the time limit
-    stopped the search).  Stages: 'linear' (a program over RELAXATION_INTEGER_MAX_COLUMNS
+    or None, proven lower bound (math.inf: no blanking works), the limit that stopped the
+    search: "time", "memory" (a program not expected to fit in the memory left) or None).  Stages: 'linear' (a program over RELAXATION_INTEGER_MAX_COLUMNS
     columns: its linear relaxation only), 'continuous' (0/1 columns integer, counts
     continuous), then 'integer'; a stage ends when refining stops raising its bound."""
     deadline = time.monotonic() + time_limit
     rel = Relaxation(enc, _states(enc, T))
-    best, lower, stopped, stage, last = start, floor, False, None, None
+    best, lower, stopped, stage, last = start, floor, None, None, None
     while lower < (cost := int(best.sum()) if best is not None else enc.n * enc.d):
         left = deadline - time.monotonic()
         if left <= 0:
-            stopped = True
+            stopped = "time"
             break
         prog, handles = rel.build(cost - 1, lower)
         if stage is None:
@@ -298,7 +298,7 @@ def _exact(enc: EncodedTable, T: np.ndarray, start, floor: int, time_limit: floa
             else ()
         )
         got = prog.solve(left, rel_gap=min(1e-4, 0.5 / cost), local_search=False, continuous=free)
-        stopped = got.time_limited
+        stopped = got.limit
         if got.infeasible:  # no blanking of fewer cells than the best
             lower = cost if best is not None else math.inf
             break
@@ -397,44 +397,41 @@ def poison_together_encoded(
         return TogetherPoisoning(False, method=kind, optimal=True)
     floor = max(p.num_cells for p in singles)
     if method == "greedy":
-        return _answer(enc, start, "greedy", floor, False, "asked for")
-    best, lower, timed_out = _search(enc, T, start, floor, time_limit)
+        return _answer(enc, start, "greedy", floor, None, "asked for")
+    best, lower, stopped = _search(enc, T, start, floor, time_limit)
     if lower == math.inf:
         return TogetherPoisoning(False, method="exact", optimal=True)
-    return _answer(enc, best, "exact", lower, timed_out)
+    return _answer(enc, best, "exact", lower, stopped)
 
 
 def _search(enc: EncodedTable, T: np.ndarray, start, floor: int, time_limit: float):
     """The exact search above ``floor`` cells, from greedy's answer ``start``: every
     blanking where they are few, else the relaxation.  (Best verified mask or None, proven
-    lower bound (math.inf: no blanking works), whether the time limit stopped it.)"""
+    lower bound (math.inf: no blanking works), the limit that stopped it or None.)"""
     # the most cells worth trying: one fewer than greedy's, or all but one per column
     top = int(start.sum()) - 1 if start is not None else enc.n * enc.d - enc.d
     if floor > top:
-        return start, floor, False
+        return start, floor, None
     if not small(enc, len(T), floor, top):
         return _exact(enc, T, start, floor, time_limit)
     found, lower = exhaustive(enc, T, floor, top, time.monotonic() + time_limit)
     timed_out = found is None and lower <= top
     if found is None and not timed_out and start is None:
         lower = math.inf  # every allowed blanking tried: none works
-    return (start if found is None else found), lower, timed_out
+    return (start if found is None else found), lower, "time" if timed_out else None
 
 
-def _answer(enc, mask, method: str, lower: int, timed_out: bool, fallback=None):
-    """The answer for a verified mask (None: none found), optimal when it meets ``lower``."""
+def _answer(enc, mask, method: str, lower: int, stopped, fallback=None):
+    """The answer for a verified mask (None: none found), optimal when it meets ``lower``;
+    ``stopped``: the limit that stopped the search, if any."""
+    limits = dict(time_limited=stopped == "time", memory_limited=stopped == "memory")
     if mask is None:
         return TogetherPoisoning(
-            False, method=method, lower_bound=lower, time_limited=timed_out, fallback=fallback
+            False, method=method, lower_bound=lower, fallback=fallback, **limits
         )
     cells = int(mask.sum())
     optimal = cells <= lower
+    fallback = None if optimal else fallback
     return TogetherPoisoning(
-        True,
-        _names(enc, mask),
-        method,
-        optimal,
-        min(lower, cells),
-        timed_out,
-        fallback=None if optimal else fallback,
+        True, _names(enc, mask), method, optimal, min(lower, cells), fallback=fallback, **limits
     )
