@@ -63,16 +63,11 @@ class TogetherPoisoning(TogetherPoints):
     --------
     >>> import pandas as pd
     >>> import nbcert
-    >>> train = pd.DataFrame({
-    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
-    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
-    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
-    ... })
-    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
-    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
-    >>> found = nbcert.poison_together(truth, test, "y", method="exact")
-    >>> found.num_cells, found.optimal, found.lower_bound, found.time_limited
-    (3, True, 3, False)
+    >>> train = pd.DataFrame({"f": list("aabbab"), "g": list("xyxyyx"), "y": list("pppqqq")})
+    >>> test = pd.DataFrame({"f": ["a", "b"], "g": ["x", "y"]})
+    >>> found = nbcert.poison_together(train, test, "y")
+    >>> found.cells, found.optimal, found.lower_bound, found.why_not_optimal
+    (((3, 'f'), (3, 'g')), True, 2, None)
     """
 
     @property
