@@ -174,7 +174,6 @@ def _together_json(res: PoisonedTogether) -> dict:
                 "optimal": bool(p.optimal),
                 "lower_bound": p.lower_bound,
                 "time_limited": bool(p.time_limited),
-                "why_not_optimal": p.why_not_optimal,
             }
         ]
     }
