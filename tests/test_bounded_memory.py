@@ -10,7 +10,10 @@ search took them all at once)."""
 from __future__ import annotations
 
 import itertools
+import json
 import math
+import subprocess
+import sys
 import tracemalloc
 
 import numpy as np
@@ -135,10 +138,77 @@ def test_the_exact_program_is_given_up_at_its_size_limit(monkeypatch):
     truth = dirty.assign(f0=["b", "a", "a", "a", "b", "a"], f1=["a", "b", "a", "a", "b", "b"])
     test = pd.DataFrame({"f0": ["a", "b"], "f1": ["a", "b"]})
     monkeypatch.setattr(program, "ONE_HOT_MAX_COLUMNS", 3)
-    monkeypatch.setattr("nbcert.cleaning.many.small", lambda *a: False)  # no enumeration
+    monkeypatch.setattr("nbcert.cleaning.together.small", lambda *a: False)  # no enumeration
     with pytest.warns(nbcert.DataWarning, match="size limit"):
         tg = nbcert.clean_with_truth(dirty, truth, test, "y", method="exact").together
     assert tg.memory_limited and tg.possible and tg.lower_bound <= tg.num_cells
+
+
+def _nursery_like(folder) -> list:
+    """A table of Nursery's shape (12,960 rows, 8 features of 3-5 values, labels tied to
+    them), 10-30 % of each column's cells missing, and two test rows: the paths of the
+    dirty table, its truth and the test rows."""
+    rng = np.random.default_rng(12960)
+    n, sizes = 12_960, [3, 5, 4, 4, 3, 3, 3, 4]
+    X = np.column_stack([rng.integers(0, s, n + 2) for s in sizes])
+    z = X @ rng.normal(0.6, 0.4, len(sizes)) + rng.normal(0, 1.0, n + 2)
+    table = pd.DataFrame({f"f{j}": [f"v{v}" for v in X[:, j]] for j in range(len(sizes))})
+    table["y"] = [f"L{v}" for v in np.digitize(z, np.quantile(z, [0.3, 0.6, 0.85]))]
+    truth, test = table.iloc[:n], table.iloc[n:, :-1]
+    dirty = truth.copy()
+    for c in table.columns[:-1]:
+        dirty.loc[rng.random(n) < rng.uniform(0.1, 0.3), c] = None
+    paths = [folder / f for f in ("dirty.csv", "truth.csv", "test.csv")]
+    for frame, path in zip((dirty, truth, test), paths):
+        frame.to_csv(path, index=False)
+    return [str(p) for p in paths]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS as Linux has it")
+@pytest.mark.parametrize("question", [["--alpha", "1"], ["--method", "exact"]])
+def test_clean_with_the_truth_stays_under_two_gigabytes(tmp_path, question):
+    """clean --truth on a table of 12,960 rows, in a process capped at 2 GB of address space
+    (RLIMIT_AS): an answer, never a crash or an out-of-memory error (the exact program's
+    solve took HiGHS past the cap; it is now given up where it would not fit, and the
+    answer says so)."""
+    dirty, truth, test = _nursery_like(tmp_path)
+    cap = "import resource as r, sys; r.setrlimit(r.RLIMIT_AS, (2 << 30, 2 << 30)); "
+    code = cap + "from nbcert.cli import main; sys.exit(main())"
+    args = ["clean", "--train", dirty, "--truth", truth, "--test", test, "--label", "y"]
+    run = subprocess.run(
+        [sys.executable, "-c", code, *args, "--batch", "100", "--json", *question],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    together = json.loads(run.stdout)["together"]
+    assert together["certified_rows"] == together["target_rows"] == 2
+    assert together["optimal"] or together["why_not_optimal"]
+
+
+def test_a_program_that_would_not_fit_is_not_solved(monkeypatch):
+    """A program whose solve is expected to take more than the memory left is not handed to
+    HiGHS: the solve says so (memory_limited), and the answer for all rows together is
+    greedy's with its proven bound, saying which limit stopped the search."""
+    from nbcert import milp
+
+    prog = milp.Program()
+    x = prog.int_var(0, 3, 1.0)
+    prog.row({x: 1.0}, 1, 3)
+    assert prog.solve(10).value == 1
+    monkeypatch.setattr(milp, "memory_left", lambda: prog.memory() - 1)
+    got = prog.solve(10)
+    assert got.memory_limited and got.x is None and got.limit == "memory"
+    dirty = pd.DataFrame({"f0": ["b", "a", None, "a", "b", "a"], "y": list("pqpppq")})
+    dirty.insert(1, "f1", ["a", None, "a", "a", None, "b"])
+    truth = dirty.assign(f0=["b", "a", "a", "a", "b", "a"], f1=["a", "b", "a", "a", "b", "b"])
+    test = pd.DataFrame({"f0": ["a", "b"], "f1": ["a", "b"]})
+    monkeypatch.setattr("nbcert.cleaning.together.small", lambda *a: False)  # no enumeration
+    with pytest.warns(nbcert.DataWarning, match="size limit"):
+        tg = nbcert.clean_with_truth(dirty, truth, test, "y", method="exact").together
+    assert tg.memory_limited and not tg.optimal and tg.why_not_optimal == "size limit"
+    assert tg.possible and tg.lower_bound <= tg.num_cells
 
 
 def test_out_of_memory_is_one_line(monkeypatch, capsys, tmp_path):

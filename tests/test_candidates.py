@@ -311,7 +311,7 @@ def test_cleaning_minimum_with_candidates_matches_enumeration(case):
 @settings(max_examples=150, **SETTINGS)
 @given(
     dirty_with_candidates(max_rows=5, max_features=2, max_missing=5, max_tests=3),
-    st.sampled_from(["exact", "greedy"]),
+    st.sampled_from(["exact", "greedy", "auto"]),
     st.sampled_from([1, 1, 0.5]),
 )
 def test_cleaning_together_with_candidates_claims_are_true(case, method, target):
@@ -328,6 +328,7 @@ def test_cleaning_together_with_candidates_claims_are_true(case, method, target)
         candidates=_frame(cands),
     ).together
     args = (inst.dirty, inst.truth, inst.label)
+    assert (tg.why_not_optimal is None) == tg.optimal, tg
     able = [r for p, r in enumerate(inst.test_rows()) if p not in tg.excluded]
     best = brute_min_clean_some(*args, able, tg.target, 0, cands)
     if tg.lower_bound is not None and best is not None:

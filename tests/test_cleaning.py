@@ -1,4 +1,4 @@
-"""Which cells to clean: the minimum with the truth (one point and many) against exhaustive search
+"""Which cells to clean: the minimum with the truth (one point and all together) against exhaustive search
 over subsets of missing cells, the policy's ranked list, and the API's input checks."""
 
 from __future__ import annotations
@@ -23,11 +23,10 @@ from strategies import alphas, dirty_instances
 import nbcert
 from nbcert import cleaning
 from nbcert.cleaning.fixed import _waterfill, _waterfill_logs
-from nbcert.cleaning.many import _largest_minimum, robust_counts
-from nbcert.cleaning.results import dirty_state
+from nbcert.cleaning.results import dirty_model
 from nbcert.cleaning.rival import Rival, rival_floor, rival_greedy
-from nbcert.cleaning.single import search_with_truth, within
-from nbcert.cleaning.table import all_robust
+from nbcert.cleaning.single import search, within
+from nbcert.cleaning.together import _largest_minimum
 from nbcert.params import as_alpha
 
 SETTINGS = dict(
@@ -97,26 +96,28 @@ def test_minimum_with_truth_matches_exhaustive_search(inst, alpha):
         assert brute_robust(cleaned, inst.label, row, alpha) == (True, pt.label)
 
 
-many_instances = st.one_of(
+together_instances = st.one_of(
     dirty_instances(max_rows=5, max_features=2, max_missing=5, max_tests=3),
     dirty_instances(max_rows=4, max_features=3, max_missing=5, max_tests=2),
 )
 
 
 @settings(max_examples=200, **SETTINGS)
-@given(many_instances, st.sampled_from([0, 0, 0, Fraction(1, 2)]))
-def test_many_points_claims_are_true(inst, alpha):
+@given(together_instances, st.sampled_from([0, 0, 0, Fraction(1, 2)]))
+def test_claims_about_points_together_are_true(inst, alpha):
     """The claims about all rows together, on the rows some cleaning certifies (the
     others are set aside, each proven by enumeration to have no cleaning)."""
     every = inst.test_rows()
     alone = [brute_min_clean(inst.dirty, inst.truth, inst.label, [r], alpha) for r in every]
     rows = [r for r, a in zip(every, alone) if a is not None]
     best = brute_min_clean(inst.dirty, inst.truth, inst.label, rows, alpha)
-    for method in ("exact", "greedy") if alpha == 0 else ("greedy",):
+    for method in ("exact", "greedy", "auto") if alpha == 0 else ("greedy", "auto"):
         tg = nbcert.clean_with_truth(
             inst.dirty, inst.truth, inst.test, inst.label, alpha=alpha, method=method
         ).together
         assert list(tg.excluded) == [p for p, a in enumerate(alone) if a is None]
+        assert (tg.why_not_optimal is None) == tg.optimal, (method, tg)  # "not optimal": why
+        assert tg.lower_bound is not None or (tg.optimal and not tg.possible), (method, tg)
         event(
             f"{method}: {'optimal' if tg.optimal else 'not proven'}, {'possible' if tg.possible else 'none'}"
         )
@@ -174,6 +175,7 @@ def test_a_target_share_and_a_budget_are_what_they_claim(inst, target, budget, a
     ).together
     alone = [brute_min_clean(inst.dirty, inst.truth, inst.label, [r], alpha) for r in rows]
     assert list(tg.excluded) == [p for p, a in enumerate(alone) if a is None]
+    assert (tg.why_not_optimal is None) == tg.optimal, tg
     able = [r for r, a in zip(rows, alone) if a is not None]
     assert tg.target == math.ceil(round(target * len(able), 9))
     best = brute_min_clean_some(inst.dirty, inst.truth, inst.label, able, tg.target, alpha)
@@ -243,8 +245,10 @@ def test_relaxed_bound_never_exceeds_a_proven_optimum(seed):
     if any(s is None for s in singles):
         return
     floor = max(s.cost for s in singles)
-    start = cleaning.greedy_many(tab, T)
-    x, lower = cleaning.exact_many(tab, T, int(start.sum()), floor, node_limit=5_000, time_limit=30)
+    start = cleaning.greedy(tab, T, 0)[0]
+    x, lower = cleaning.exact_together(
+        tab, T, int(start.sum()), floor, node_limit=5_000, time_limit=30
+    )
     bound = cleaning.relaxed_bound(tab, T)
     event(
         "relaxed bound above the largest single-point minimum"
@@ -626,7 +630,7 @@ def test_waterfill_logs_are_the_row_sums(cols, pq):
 
 
 def _reference_greedy(tab, T, alpha):
-    """greedy_many the plain way: every non-robust point searched in full every round."""
+    """greedy the plain way: every non-robust point searched in full every round."""
     x = np.zeros_like(tab.hid)
     while True:
         cur = cleaning.after(tab, x)
@@ -653,7 +657,7 @@ def test_limited_searches_find_the_unlimited_plans(seed, alpha):
             1,
             np.inf,
         ]:
-            got, possible, lower = search_with_truth(tab, t, as_alpha(alpha), limit)
+            got, possible, lower = search(tab, np.zeros_like(tab.hid), t, as_alpha(alpha), limit)
             assert possible == (plan is not None)
             assert plan is None or lower <= plan.cost  # a proven lower bound on the minimum
             if plan is None or plan.cost >= limit:
@@ -676,11 +680,11 @@ def test_limited_searches_find_the_unlimited_plans(seed, alpha):
         for t, single in zip(T, singles):  # "within the floor" only with a witness
             assert not within(tab, t, as_alpha(alpha), floor) or single.cost <= floor
     want = _reference_greedy(tab, T, as_alpha(alpha))
-    for got in (
-        cleaning.greedy_many(tab, T, alpha),
-        cleaning.greedy_many(tab, T, alpha, dict(enumerate(singles))),
+    for got, stop in (
+        cleaning.greedy(tab, T, as_alpha(alpha)),
+        cleaning.greedy(tab, T, as_alpha(alpha), known=dict(enumerate(singles))),
     ):
-        assert (got is None) == (want is None) and (got is None or np.array_equal(got, want))
+        assert (stop is None) == (want is not None) and (stop or np.array_equal(got, want))
 
 
 @settings(max_examples=300, **SETTINGS)
@@ -690,7 +694,10 @@ def test_advice_names_the_test_value_its_rows_share(inst, alpha):
     policy's per-point mask), missing where they differ."""
     ranked = nbcert.clean(inst.dirty, inst.test, inst.label, alpha=alpha)
     enc = nbcert.encode(inst.dirty, inst.label)
-    helped = cleaning.group_scores(*dirty_state(enc), enc.encode_test(inst.test), alpha).helped
+    model, T = dirty_model(enc), enc.encode_test(inst.test)
+    view = model.view(np.zeros_like(model.hid), T)[0]
+    pi = cleaning.truth_odds(model.obs, T, "observed")
+    helped = cleaning.group_scores(view, model.N, as_alpha(alpha), pi).helped
     for r in ranked.itertuples():
         j, l = enc.features.index(r.column), enc.labels.index(r.label)
         values = set(inst.test[r.column][helped[:, l, j]])
@@ -758,9 +765,9 @@ def test_exact_on_the_readme_example_is_optimal():
 
 @settings(max_examples=150, **SETTINGS)
 @given(dirty_instances(max_rows=6, max_features=3, max_missing=6, max_tests=3), alphas, st.data())
-def test_robust_counts_agrees_with_all_robust(inst, alpha, data):
-    """The batched check over group counts decides each cleaning as all_robust does (domains
-    recomputed per cleaning, any alpha)."""
+def test_robust_counts_agrees_with_the_exact_check(inst, alpha, data):
+    """The batched check over group counts decides each cleaning as the table's exact check
+    does (domains recomputed per cleaning, any alpha)."""
     enc = nbcert.encode(inst.truth, inst.label)
     tab = cleaning.CleaningTable.build(enc, inst.dirty[inst.features].isna().to_numpy()[enc.rows])
     T = enc.encode_test(inst.test)
@@ -770,10 +777,10 @@ def test_robust_counts_agrees_with_all_robust(inst, alpha, data):
         [[data.draw(st.integers(0, int(c))) for c in caps] for _ in range(4)], np.int64
     ).reshape(4, len(caps))
     alpha = as_alpha(alpha)
-    got = robust_counts(tab, T, groups, X, alpha)
+    got = tab.robust_all(X, T, alpha)
     want = []
     for row in X:
         x = np.zeros_like(tab.hid)
         x[groups] = row
-        want.append(all_robust(tab, T, x, alpha))
+        want.append(bool(tab.certify(x, T, alpha).robust.all()))
     assert got.tolist() == want

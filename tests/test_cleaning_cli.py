@@ -87,9 +87,43 @@ def test_truth_text_output(capsys, files):
         and "(already robust)" in out
         and "(impossible: no cleaning makes it robust)" in out
     )
-    assert "all rows together: 2 cells in 2 rows (optimal, exact): 4:g, 5:g" in out
+    assert (
+        "all rows together: 2 cells in 2 rows (optimal, proven by the exact search): 4:g, 5:g"
+        in out
+    )
     assert "set aside: 1 row that no cleaning certifies (proven): 2" in out
     assert "policy path:" in out
+
+
+def test_a_target_met_without_cleaning_says_so(capsys, files):
+    """With --target 0.5 one of the two rows some cleaning certifies is enough, and it is
+    robust already: 0 cells, optimal because nothing needs cleaning (it printed "0 cells
+    (optimal, greedy)", a heuristic's name beside a proof)."""
+    dirty, truth, test = files
+    args = ["--train", dirty, "--test", test, "--label", "y", "--truth", truth]
+    rc, out, _ = run(capsys, "clean", *args, "--target", "0.5")
+    assert rc == 0 and "(optimal, greedy)" not in out
+    assert "all rows together: 0 cells (optimal: the rows asked for are robust without " in out
+    rc, out, _ = run(capsys, "clean", *args, "--target", "0.5", "--json")
+    together = json.loads(out)["together"]
+    assert together["num_cells"] == 0 and together["why_not_optimal"] is None
+
+
+def test_the_default_proves_the_readme_examples_optimum(tmp_path):
+    """clean --truth on the README's example: by default the exact search proves 857 cells
+    optimal for all rows together (the default stopped at greedy's 864, unproven)."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    pytest.importorskip("sklearn.datasets")
+    subprocess.run(
+        [sys.executable, str(ROOT / "examples/breast_cancer.py")], cwd=tmp_path, check=True
+    )
+    paths = [str(tmp_path / f) for f in ("train.csv", "truth.csv", "test.csv")]
+    tg = nbcert.clean_with_truth(*paths, "diagnosis", id="id", bins=5).together
+    assert (tg.num_cells, tg.optimal, tg.lower_bound, tg.method) == (857, True, 857, "exact")
 
 
 def test_ranked_list_is_the_api_answer(capsys, files):

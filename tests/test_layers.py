@@ -130,12 +130,12 @@ def test_method_names_of_the_algorithms_are_those_of_the_rules():
     """The dispatch of count, poison and poison_together refuses the names its rule refuses."""
     from nbcert import params
     from nbcert.count import METHODS as COUNT
-    from nbcert.poisoning.many import METHODS as MANY
     from nbcert.poisoning.single import METHODS as POISON
+    from nbcert.poisoning.together import METHODS as TOGETHER
 
     assert params.options("method", "count_worlds") == COUNT
     assert params.options("method", "poison") == POISON
-    assert params.options("method", "poison_together") == MANY
+    assert params.options("method", "poison_together") == TOGETHER
 
 
 def test_import_nbcert_imports_no_plotting_or_pipeline():

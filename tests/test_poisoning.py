@@ -447,7 +447,7 @@ def test_alpha_search_too_large_is_one_line(tmp_path):
     )
     test = pd.DataFrame({"f": ["a"]}, dtype=object)
     with mock.patch("nbcert.poisoning.minimum.SEARCH_LIMIT", 50):
-        with pytest.raises(nbcert.InputError, match=r"alpha = 1 .* more than 50 sets.*--bins"):
+        with pytest.raises(nbcert.InputError, match=r"alpha = 1 .* more than 50 sets.*--drop f"):
             nbcert.poison(train, test, "y", alpha=1)
     [p] = nbcert.poison(train, test, "y")  # alpha = 0: no domain size in the factors
     assert p.possible

@@ -495,10 +495,12 @@ def poison_together(
     train, test, label, **options
         As for ``certify``; ``train`` must be complete and is held in memory.
     method : {"auto", "exact", "greedy"}, default "auto"
-        ``exact`` solves a mixed-integer program (HiGHS); ``greedy`` is fast for large
-        instances; ``auto`` picks by size.
+        ``exact`` (and ``auto``) proves what it can within ``time_limit`` (every blanking
+        where few, else a mixed-integer program, HiGHS); ``greedy`` is fast for large
+        instances.  Each gives a proven lower bound; ``why_not_optimal`` says why an
+        answer is not proven optimal.
     time_limit : float, default 30.0
-        Seconds the exact program may run.
+        Seconds the exact search may run.
     certificate : str or path, optional
         Also write a certificate there, as for ``certify``.
 
@@ -542,8 +544,8 @@ def _memory_note(names: tuple) -> tuple:
 
     said = (
         f"a search's exact program passed its size limit ({ONE_HOT_MAX_COLUMNS:,} columns, "
-        "a bound on its memory) and was not solved; the answer is the greedy one with its "
-        "proven lower bound; fewer test points, fewer cells to clean ("
+        "or more memory than is left under 2 GB) and was not solved; the answer is the best "
+        "found with its proven lower bound; fewer test points, fewer cells to clean ("
     )
     return (
         f"{names[0]}: {said}bins=N, candidates=) or method='greedy' keep it small",
@@ -681,10 +683,12 @@ def clean_with_truth(
         edges.  Only its values of the missing cells are used: where its other cells differ
         (floats rounded), a DataWarning names the first, and ``train``'s values stand.
     method : {"auto", "exact", "greedy"}, default "auto"
-        For all test points together: ``exact`` solves a HiGHS program (alpha = 0 only),
-        ``greedy`` gives a proven lower bound, ``auto`` picks by size.
+        For all test points together: ``exact`` proves what it can within ``time_limit``
+        (every cleaning where few, else a HiGHS program: alpha = 0 only), ``greedy`` gives a
+        proven lower bound, ``auto`` is ``exact`` where it applies, else greedy (saying why in
+        ``why_not_optimal``).
     node_limit, time_limit : int and float, default 20000 and 60.0
-        The exact program's branch-and-bound nodes and seconds.
+        The exact program's branch-and-bound nodes, and the seconds of the exact search.
     batch : int, default 1
         Cells of its chosen group the policy cleans per step along its path.
     target : float, default 1.0
@@ -746,13 +750,11 @@ def _with_truth(asked: Asked, prior, method, node_limit, limits: tuple):
     """
     from . import cleaning
 
-    tab, T, cand, alpha = asked.table, asked.T, asked.cand, asked.alpha
+    model = cleaning.cell_model(asked.table, asked.cand)
     try:
-        if cand is not None:
-            return cleaning.report_candidates(tab, cand, T, prior, method, *limits)
-        return cleaning.report(tab, T, alpha, prior, method, node_limit, *limits)
+        return cleaning.report(model, asked.T, asked.alpha, prior, method, node_limit, *limits)
     except cleaning.TooManyBranches as e:
-        raise InputError(_too_many_branches(e, tab, alpha, asked.reading)) from None
+        raise InputError(_too_many_branches(e, asked.table, asked.alpha, asked.reading)) from None
 
 
 def _candidates_at_zero(candidates, alpha) -> None:
@@ -828,7 +830,7 @@ def cleaning_curve(
     0  policy      0     0        1    0.5       1.0
     1  policy      1     1        2    1.0       1.0
     """
-    from .cleaning import candidates as with_candidates
+    from . import cleaning
     from .cleaning import curve
 
     _candidates_at_zero(candidates, alpha)
@@ -837,14 +839,14 @@ def cleaning_curve(
         train, test, label, reading, alpha=alpha, candidates=candidates, truth=truth, fill=fill
     )
     tab, T, cand, codes = asked.table, asked.T, asked.cand, asked.fill
-    kinds = None if cand is None else with_candidates.Kinds(tab, cand)
+    model = cleaning.cell_model(tab, cand)
     if order == "random":
         cells = curve.random_order(tab, unit, seed)
     else:
-        cells = _policy_cells(tab, T, alpha, prior, batch, kinds)
+        cells = cleaning.path_cells(model, T, alpha, prior, batch)
         cells = curve.by_rows(cells, tab) if unit == "rows" else cells
     truth_labels = None if labels is None else _label_codes(tab.enc, labels, len(T))
-    found = curve.follow_curve(tab, T, cells, alpha, truth_labels, codes, points, kinds, order)
+    found = curve.follow_curve(model, T, cells, alpha, truth_labels, codes, points, order)
     out = pd.DataFrame(
         {"order": found.order, "cells": found.cells, "rows": found.rows, "certain": found.certain}
     )
@@ -852,23 +854,6 @@ def cleaning_curve(
     out["accuracy"] = np.nan if found.correct is None else found.correct / max(found.points, 1)
     out.attrs["cells"] = tab.named_in_order(cells)
     return out
-
-
-def _policy_cells(tab, T, alpha, prior, batch, kinds) -> list:
-    """List the cells along the policy's path.
-
-    The policy's path, as (row in the table, column), until every row some cleaning
-    certifies is certain.
-    """
-    from . import cleaning
-    from .cleaning import candidates
-
-    if kinds is None:
-        keep = np.array([cleaning.cleanable(tab, t, alpha) for t in T], bool)
-        return cleaning.policy_path(tab, T[keep], alpha, prior, batch)[0]
-    zero = np.zeros(kinds.G, np.int64)
-    keep = np.array([candidates.cleanable(kinds, zero, t) for t in T], bool)
-    return candidates.follow(kinds, T[keep], alpha, prior, batch)[0]
 
 
 def _label_codes(enc: EncodedTable, labels, k: int) -> np.ndarray:

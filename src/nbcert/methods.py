@@ -28,7 +28,7 @@ counting (Alg. 2)           :func:`count_encoded` with ``method="batch"`` (the p
 RP, SR, OP (Section 5.1)    :func:`poison_encoded` with ``"rp"``, ``"sr"`` or ``"op"`` (OP
                             proven minimal at any alpha); :func:`pure_strategies` and
                             :func:`authors_code` are the paper's own OP answers
-many points (Section 5.2)   :func:`poison_together_encoded`, :func:`greedy`, :func:`all_nonrobust`
+points together (5.2)       :func:`poison_together_encoded`, :func:`greedy`, :func:`all_nonrobust`
 binning (Section 6.1)       :func:`numeric_values`, :func:`discretize_column`
 ==========================  ==================================================================
 
@@ -54,7 +54,7 @@ from .certification import Certification, certify_index, certify_iterate
 from .cleaning import (
     CleaningTable,
     advice,
-    clean_many,
+    clean_together,
     cleanable,
     entropy_chooser,
     follow,
@@ -119,7 +119,7 @@ __all__ = [
     "CleaningTable",
     "state_certification",
     "cleanable",
-    "clean_many",
+    "clean_together",
     "next_group",
     "follow",
     "entropy_chooser",

@@ -1,6 +1,6 @@
-"""The mixed-integer programs of the many-point searches, and the answer they share.
+"""The mixed-integer programs of the searches for points together, and the answer they share.
 
-Poisoning many points (``nbcert.poisoning.relaxation``) and cleaning many points
+Poisoning points together (``nbcert.poisoning.relaxation``) and cleaning them together
 (``nbcert.cleaning.program``) both ask HiGHS (``scipy.optimize.milp``) for the fewest cells
 under constraints linear in counts of interchangeable cells.  Both need the same four
 things, kept here once:
@@ -17,7 +17,7 @@ things, kept here once:
   Data::transformNewIntegerFeasibleSolution tmpSolver.run();" before ``--json``'s JSON), so
   while it runs file descriptor 1 points to standard error.
 
-``ManyPoints`` is the answer of a many-point search: the cells, the method, whether they
+``TogetherPoints`` is the answer of a search for points together: the cells, the method, whether they
 are proven minimum, a proven lower bound, and whether a time limit cut the search short.
 It extends ``CellAnswer``, the cells and ``num_cells`` every answer about cells has.
 ``count_vectors`` lists every vector of group counts of given totals: the exhaustive search
@@ -38,14 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# --- limits of the many-point searches, each named for what it measures.
+# --- limits of the searches for points together, each named for what it measures.
 #
-# The greedy answer's size (cells) up to which method "auto" also runs the exact search.
-# Cleaning's exact program has one 0/1 column per value a count can take, up to the greedy
-# answer's size, so its size and time grow with that size; poisoning's relaxation does not
-# grow with it but is refined solve after solve within its time limit.
-AUTO_EXACT_CELLS_POISON = 200
-AUTO_EXACT_CELLS_CLEAN = 300
 # Cleaning's exact program (one-hot tables of every count, cleaning.program): above this many
 # columns it is not built and the greedy answer with its proven bound stands.
 ONE_HOT_MAX_COLUMNS = 200_000
@@ -64,6 +58,14 @@ EXHAUSTIVE_MAX_CHECKS = 1_000_000
 # Rows of one block of count vectors, as elements of its largest array (about 32 MB).
 EXHAUSTIVE_BLOCK_ELEMENTS = 1 << 22
 BOUND_SLACK = 1e-6  # HiGHS's bound may exceed the integer optimum by its tolerance
+
+# Every command stays under this much memory.  A program is solved only where its expected
+# memory fits in what is left of it (``memory_left``): HiGHS took up to 1.7 kB per nonzero
+# beyond what the process held (resident and virtual, on cleaning's exact programs of
+# 100-700 columns to 60,000 and 120,000 to 200,000 nonzeros), and some 150 MB of address
+# space for its threads; the estimate takes more of both.
+MEMORY_BUDGET = 2 << 30
+HIGHS_BYTES = (256 << 20, 2_500, 500)  # at least, per nonzero, per column of a program
 
 
 def vectors_between(caps: np.ndarray, lo: int, hi: int, limit: float = math.inf) -> float:
@@ -147,20 +149,40 @@ class CellAnswer:
 
 
 @dataclass(frozen=True)
-class ManyPoints(CellAnswer):
+class TogetherPoints(CellAnswer):
     """Cells that settle every given test point at once.
 
     ``optimal`` says whether ``cells`` is proven minimum; ``lower_bound`` is a proven bound
     on the minimum (None when none was computed).  ``possible`` False with ``optimal`` True
     is a proof that no set of cells works; otherwise it only says that none was found.
-    ``time_limited``: a solver's time limit cut the search short, so the answer may differ
-    on a faster or slower machine.
+    The limits that cut a search short: ``time_limited`` (a solver's time limit: the answer
+    may differ on a faster or slower machine), ``node_limited`` (HiGHS's node limit),
+    ``memory_limited`` (an exact program outgrew its size limit and was not solved),
+    ``budget_limited`` (the budget of cells ran out).  ``fallback``: why greedy's answer
+    stands where no exact search ran.
     """
 
     method: str = "greedy"
     optimal: bool = False
     lower_bound: int | None = None
     time_limited: bool = False
+    node_limited: bool = False
+    memory_limited: bool = False
+    budget_limited: bool = False
+    fallback: str | None = None
+
+    @property
+    def why_not_optimal(self) -> str | None:
+        """Why ``optimal`` is False: the limits that cut the search short, greedy's
+        ``fallback``, else "gap" (the exact search ended with its proven lower bound below
+        the answer); None when optimal."""
+        if self.optimal:
+            return None
+        limits = ("time limit", "node limit", "size limit", "budget")
+        flags = (self.time_limited, self.node_limited, self.memory_limited, self.budget_limited)
+        why = [name for name, flag in zip(limits, flags) if flag]
+        why += [f"greedy: {self.fallback}"] if self.fallback else []
+        return ", ".join(why) or "gap"
 
 
 @functools.cache
@@ -222,14 +244,18 @@ class Solved:
     x: np.ndarray | None
     value: float | None
     status: int  # scipy.optimize.milp's: 0 optimal, 1 (or 4) a limit stopped it, 2 infeasible
+    # (-1: not solved)
     dual_bound: float | None  # the branch and bound's proven bound (None for a linear program)
     time_limited: bool
     node_limited: bool = False  # the node limit stopped the branch and bound
+    memory_limited: bool = False  # not solved: not expected to fit in the memory left
 
     @property
     def limit(self) -> str | None:
-        """The limit that stopped the solve ("time" or "node"), or None."""
-        return "time" if self.time_limited else "node" if self.node_limited else None
+        """The limit that stopped the solve ("time", "node" or "memory"), or None."""
+        stops = ("time", "node", "memory")
+        flags = (self.time_limited, self.node_limited, self.memory_limited)
+        return next((stop for stop, flag in zip(stops, flags) if flag), None)
 
     @property
     def infeasible(self) -> bool:
@@ -242,6 +268,31 @@ class Solved:
         if bound is None or not np.isfinite(bound):
             return None
         return math.ceil(bound - BOUND_SLACK)
+
+
+def _status(key: str) -> int | None:
+    """A size of /proc/self/status in bytes (None where it cannot be read)."""
+    try:
+        with open("/proc/self/status") as f:
+            sizes = dict(line.split(":", 1) for line in f)
+        return int(sizes[key].split()[0]) * 1024
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def memory_left() -> float:
+    """The bytes the process may still take: under MEMORY_BUDGET (resident), under its
+    address-space limit (virtual, RLIMIT_AS) and under the machine's available memory."""
+    import resource
+
+    from .reading.streaming import mem_available
+
+    rss, vm = _status("VmRSS"), _status("VmSize")
+    left = [MEMORY_BUDGET - (rss or 0), mem_available() or math.inf]
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if soft != resource.RLIM_INFINITY and vm is not None:
+        left.append(soft - vm)
+    return min(left)
 
 
 class Program:
@@ -279,21 +330,24 @@ class Program:
     def columns(self) -> int:
         return len(self.lo)
 
+    def memory(self) -> int:
+        """The bytes its solve is expected to take (HIGHS_BYTES)."""
+        least, per_nonzero, per_column = HIGHS_BYTES
+        return least + per_nonzero * len(self.v) + per_column * len(self.lo)
+
+    def fits(self) -> bool:
+        """Whether its solve is expected to fit in the memory left (``memory_left``)."""
+        return self.memory() <= memory_left()
+
     def solve(
-        self,
-        time_limit: float,
-        *,
-        node_limit: int | None = None,
-        rel_gap: float | None = None,
-        local_search: bool = True,
-        continuous=(),
+        self, time_limit: float, *, node_limit=None, rel_gap=None, local_search=True, continuous=()
     ) -> Solved:
         """Solve with HiGHS.
 
         Parameters
         ----------
         time_limit : float
-            Seconds the solve may take.
+            Seconds it may take.
         node_limit : int, optional
             Branch-and-bound nodes (a limit that does not depend on the machine).
         rel_gap : float, optional
@@ -306,7 +360,10 @@ class Program:
         Returns
         -------
         Solved
+            Not solved (``memory_limited``) where it is not expected to fit (``fits``).
         """
+        if not self.fits():
+            return Solved(None, None, -1, None, False, memory_limited=True)
         from scipy.optimize import Bounds, LinearConstraint, milp
         from scipy.sparse import coo_matrix
 
@@ -342,13 +399,13 @@ class Program:
 
 __all__ = [
     "CellAnswer",
-    "ManyPoints",
+    "TogetherPoints",
     "Program",
     "Solved",
     "solver_output_to_stderr",
-    "AUTO_EXACT_CELLS_POISON",
-    "AUTO_EXACT_CELLS_CLEAN",
     "ONE_HOT_MAX_COLUMNS",
+    "MEMORY_BUDGET",
+    "memory_left",
     "RELAXATION_INTEGER_MAX_COLUMNS",
     "EXHAUSTIVE_MAX_CHECKS",
     "EXHAUSTIVE_BLOCK_ELEMENTS",

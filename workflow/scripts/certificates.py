@@ -34,7 +34,7 @@ def certified(r: dict, label: str) -> dict:
         raise TableError(
             f"{r['certificate']}: {robust} robust points, but {r['run']} has {int(index.robust.iloc[0])}"
         )
-    rows = [c for c in claims if c.claim.startswith("test row ")]
+    rows = [c for c in claims if c.claim.startswith("test point ")]
     return {
         "dataset": r["ds"],
         "rep": int(r["rep"]),

@@ -2,13 +2,12 @@
 cells (or training rows) are cleaned in a given order.
 
 An *order* is a sequence of missing cells (rows of the table, columns): the truth-free
-policy's path (``nbcert.cleaning.policy``, or ``nbcert.cleaning.candidates.follow`` with
-candidate repairs), or a random permutation of the missing cells or of the training rows
+policy's path (``nbcert.cleaning.policy``, with or without candidate repairs), or a random permutation of the missing cells or of the training rows
 that have one (CPClean's RandomClean cleans a row at a time).  With unit "rows" an order of
 cells becomes an order of rows: each row, at its first cell, is cleaned whole.
 
 At each state of the order the curve gives the cells and the rows cleaned so far, the
-points certifiably robust (exact: ``state_certification``, or the candidate state) and, given
+points certifiably robust (exact: the cell model's ``certify``) and, given
 the points' true labels, the accuracy of the Naive Bayes classifier trained on the table
 as it stands: cleaned cells at their truth, the other missing cells either left out of the
 counts (``CertifiedNB.predict``'s classifier: each label's denominator counts its observed
@@ -26,7 +25,7 @@ import numpy as np
 
 from ..kernel import exact_support, first_argmax, log_factors, log_tolerance
 from ..reading.encoding import BLANK
-from .table import CleaningTable, state_certification
+from .table import CleaningTable
 
 
 @dataclass(frozen=True)
@@ -126,22 +125,22 @@ def fill_counts(tab: CleaningTable, codes: np.ndarray) -> np.ndarray:
 
 
 def follow_curve(
-    tab: CleaningTable,
+    model,
     T: np.ndarray,
     order: list,
     alpha,
     labels: np.ndarray | None = None,
     fill: np.ndarray | None = None,
     points: int = 200,
-    kinds=None,
     name: str = "order",
 ) -> Curve:
     """The curve along ``order`` (cells as (row in the table, column)).
 
     Parameters
     ----------
-    tab : CleaningTable
-        The dirty table with its truth.
+    model : CleaningTable or CandidateTable
+        The dirty table with its truth (a cell model: with candidate repairs the certain
+        points are those of the candidate worlds).
     T : ndarray (k, d)
         The test points (codes of the true table).
     order : list of (int, int)
@@ -155,8 +154,6 @@ def follow_curve(
         the cells not yet cleaned count as these values for the accuracy.
     points : int, default 200
         About how many states to evaluate.
-    kinds : nbcert.cleaning.candidates.Kinds, optional
-        With candidate repairs: the certain points are those of the candidate worlds.
     name : str
         The order's name.
 
@@ -164,53 +161,33 @@ def follow_curve(
     -------
     Curve
     """
-    m, d, K = tab.obs.shape
-    Z = tab.values()
-    y = np.searchsorted(tab.enc.label_bounds, np.arange(tab.enc.n), side="right") - 1
+    tab = model.table
     filled = None if fill is None else fill_counts(tab, fill)
     at = states(len(order), points)
-    cells, rows, certain, correct = [], [], [], []
-    obs, hid = tab.obs.copy(), tab.hid.copy()
-    x = None if kinds is None else np.zeros(kinds.G, np.int64)
-    kind_of = _kind_of(kinds, tab) if kinds is not None else None
-    seen, done = set(), 0
-    for stop in at.tolist():
-        for r, j in order[done:stop]:
-            l, v = y[r], Z[r, j]
-            obs[l, j, v] += 1
-            hid[l, j, v] -= 1
-            if filled is not None:
-                filled[l, j, fill[r, j] if fill[r, j] >= 0 else K] -= 1
-            if x is not None:
-                x[kind_of[r, j]] += 1
-            seen.add(r)
-        done = stop
-        if kinds is None:
-            robust = state_certification(obs, hid.sum(axis=2), tab.N, T, alpha).robust
-        else:
-            robust = kinds.certify(x, T, alpha)[0]
-        cells.append(stop)
-        rows.append(len(seen))
-        certain.append(int(robust.sum()))
+    rows, certain, correct = [], [], []
+    x, obs = np.zeros_like(model.cap), tab.obs.copy()
+    r_all, j_all = np.array(order, np.intp).reshape(-1, 2).T
+    for start, stop in zip(np.r_[0, at[:-1]], at):
+        _clean(model, x, obs, filled, fill, r_all[start:stop], j_all[start:stop])
+        rows.append(len(np.unique(r_all[:stop])))
+        certain.append(int(model.certify(x, T, alpha).robust.sum()))
         if labels is not None:
             C, observed = accuracy_counts(obs, filled, tab)
             correct.append(int((predict(C, observed, tab.N, T, alpha) == labels).sum()))
-    return Curve(
-        name,
-        np.array(cells),
-        np.array(rows),
-        np.array(certain),
-        None if labels is None else np.array(correct),
-        len(T),
-    )
+    found = None if labels is None else np.array(correct)
+    return Curve(name, at, np.array(rows), np.array(certain), found, len(T))
 
 
-def _kind_of(kinds, tab: CleaningTable) -> np.ndarray:
-    """(n, d) each missing cell's kind."""
-    out = np.full(tab.missing.shape, -1, np.int64)
-    for g, rows in enumerate(kinds.rows):
-        out[rows, kinds.j[g]] = g
-    return out
+def _clean(model, x, obs, filled, fill, r: np.ndarray, j: np.ndarray) -> None:
+    """Clean the cells (r, j): in the model's cleaning x, the observed cells obs and the
+    fill values' counts ``filled`` of the cells still missing (if any)."""
+    tab = model.table
+    for c in np.unique(j):
+        np.add.at(x.reshape(-1), model.group_of(r[j == c], c), 1)
+    np.add.at(obs, (tab.labels_of(r), j, tab.values()[r, j]), 1)
+    if filled is not None:
+        K = tab.obs.shape[2]
+        np.add.at(filled, (tab.labels_of(r), j, np.where(fill[r, j] >= 0, fill[r, j], K)), -1)
 
 
 __all__ = [

@@ -14,51 +14,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
-from ..certification import certify_ranges, extremes
+from .. import blanks
+from ..certification import certify_ranges
 from ..reading.encoding import BLANK
-from .table import CleaningTable, agreeing, by_blanks, state_certification
-
-
-def truth_odds(obs: np.ndarray, T: np.ndarray, prior: str) -> np.ndarray:
-    """The odds that a missing cell of (label l, column j) holds t_j, per test point.
-
-    ``worlds``: uniform over the column's domain, as the possible worlds weight it;
-    ``observed``: label l's observed frequency of t_j in column j (the column's frequency
-    when l has no observed cell there) -- the estimate when cells are missing at random.
-    Not smoothed: real tables have values a label never takes, and smoothing them (one
-    added count per value) made the policy chase such labels' zero counts (e.g. 11,149
-    instead of 6,186 cells on mushrooms, 20 % missing).  0 where t_j is not in the domain.
-
-    Parameters
-    ----------
-    obs : ndarray, shape (m, d, K)
-        Observed cells per (label, column, value).
-    T : ndarray, shape (k, d)
-        Test points as local value codes (-1: unseen).
-    prior : {"observed", "worlds"}
-
-    Returns
-    -------
-    ndarray, shape (k, m, d)
-    """
-    m, d, K = obs.shape
-    dom = obs.sum(axis=0) > 0
-    delta = dom.sum(axis=1)
-    Tc = np.maximum(T, 0)
-    cols = np.arange(d)
-    seen = (T >= 0) & dom[cols, Tc]  # (k, d)
-    if prior == "worlds":
-        odds = np.broadcast_to(1.0 / delta, (len(T), m, d))
-    else:
-        per_label = obs.sum(axis=2)  # (m, d)
-        own = obs[:, cols, Tc].transpose(1, 0, 2) / np.maximum(per_label, 1)  # (k, m, d)
-        column = obs.sum(axis=0)[cols, Tc] / obs.sum(axis=(0, 2))  # (k, d)
-        odds = np.where(per_label > 0, own, column[:, None, :])
-    return np.where(seen[:, None, :], odds, 0.0)
+from .table import View, plain_view, truth_odds
 
 
 @dataclass(frozen=True)
@@ -73,28 +35,7 @@ class GroupScores:
     helped: np.ndarray  # (k, m, d): the points each group may help
 
 
-class View(NamedTuple):
-    """What the policy sees of each test point (k, m, d): the observed cells that agree
-    (E), the extreme counts (lo, hi), the missing cells that may hold t_j (free; without
-    candidates every missing cell), the domain sizes (d,) and whether t_j is in the
-    domain (k, d)."""
-
-    E: np.ndarray
-    lo: np.ndarray
-    hi: np.ndarray
-    free: np.ndarray
-    delta: np.ndarray
-    seen: np.ndarray
-
-
-def plain_view(obs: np.ndarray, M: np.ndarray, T: np.ndarray) -> View:
-    """The policy's view of test points T on a table without candidates."""
-    E, seen, delta = agreeing(obs, T)
-    lo, hi = extremes(E, M, delta, seen)
-    return View(E, lo, hi, np.broadcast_to(M, lo.shape), delta, seen)
-
-
-def _deficits(view: View, N, T, alpha, pi):
+def _deficits(view: View, N, alpha, pi):
     """Per point: the bounds lo, hi (k, m, d) as floats, the likely winner w (the label the
     expected table predicts), and D (k, m) = log Smax_l - log Smin_w (0 where beaten or robust)."""
     a = float(alpha)
@@ -107,7 +48,7 @@ def _deficits(view: View, N, T, alpha, pi):
         np.log(a) + np.log(delta + N[:, None] / a) if a > 1 else np.log(N[:, None] + a * delta)
     )  # no overflow
     base = np.log(N) - den.sum(axis=1)  # (m,)
-    k = np.arange(len(T))
+    k = np.arange(len(lo))
     with np.errstate(divide="ignore", invalid="ignore"):
         expect = np.log(E + pi * M + a).sum(axis=2) + base
         w = np.argmax(np.nan_to_num(expect, nan=-np.inf), axis=1)
@@ -124,16 +65,7 @@ def _deficits(view: View, N, T, alpha, pi):
     return lo, hi, w, D, robust
 
 
-def group_scores(
-    obs: np.ndarray,
-    M: np.ndarray,
-    N: np.ndarray,
-    T: np.ndarray,
-    alpha=0,
-    prior: str = "observed",
-    view: View | None = None,
-    pi: np.ndarray | None = None,
-) -> GroupScores:
+def group_scores(view: View, N: np.ndarray, alpha, pi: np.ndarray) -> GroupScores:
     """Score cleaning one more cell of each (label, column) group (a heuristic).
 
     For each non-robust point, w is the label the expected table predicts (missing cells
@@ -147,28 +79,23 @@ def group_scores(
 
     Parameters
     ----------
-    obs, M, N, T
-        As for ``state_certification``: observed cells (m, d, K), missing cells (m, d), rows per
-        label and the test points.
-    alpha : number, default 0
+    view : View
+        What the policy sees of the points (k of them, no blank cell): the cell model's
+        ``view`` (``nbcert.cleaning.table.plain_view`` without candidates).
+    N : ndarray, shape (m,)
+        Rows per label.
+    alpha : number
         The smoothing parameter.
-    prior : {"observed", "worlds"}, default "observed"
-        As for ``truth_odds``.
-    view : View, optional
-        The points' counts (default: ``plain_view`` of obs and M; with candidate repairs,
-        ``nbcert.cleaning.candidates.view``).
-    pi : ndarray (k, m, d), optional
-        The odds that a missing cell holds t_j (default: ``truth_odds``).
+    pi : ndarray (k, m, d)
+        The odds that a missing cell holds t_j (``truth_odds``).
 
     Returns
     -------
     GroupScores
     """
-    pi = truth_odds(obs, T, prior) if pi is None else pi
-    view = plain_view(obs, M, T) if view is None else view
-    lo, hi, w, D, robust = _deficits(view, N, T, alpha, pi)
+    lo, hi, w, D, robust = _deficits(view, N, alpha, pi)
     M = view.free
-    k = np.arange(len(T))
+    k = np.arange(len(lo))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         step = np.log1p(1.0 / lo[k, w])  # (k, d): w's gain from one more t_j cell
         win = np.minimum(D[:, :, None], step[:, None, :]).sum(axis=1) * pi[k, w]
@@ -191,25 +118,60 @@ def group_scores(
     )
 
 
-def scores(obs, M, N, T, alpha=0, prior="observed") -> GroupScores:
+def scores(obs: np.ndarray, N: np.ndarray, T: np.ndarray, alpha, prior: str, view) -> GroupScores:
     """``group_scores`` for test points that may have blank cells: summed over the groups of
-    points with the same blank cells, each group's on the projection onto its points' other
-    features (``nbcert.blanks``: a blank test cell's feature is left out); a point with
-    every feature blank has nothing to clean."""
-    if not (T == BLANK).any():
-        return group_scores(obs, M, N, T, alpha, prior)
-    m, d = M.shape
+    points with the same blank cells, each group's on its points' other features
+    (``nbcert.blanks``: a blank test cell's feature is left out); a point with every
+    feature blank has nothing to clean.
+
+    Parameters
+    ----------
+    obs : ndarray, shape (m, d, K)
+        The observed cells (after the cleanings done).
+    N, T, alpha
+        Rows per label, the test points (local codes), the smoothing parameter.
+    prior : {"observed", "worlds"}
+        As for ``truth_odds``.
+    view : callable
+        ``view(T)`` -> (View, the worlds' odds) of test points: a cell model's ``view``.
+
+    Returns
+    -------
+    GroupScores
+    """
+    m, d = obs.shape[:2]
     score, won, rival = np.zeros((m, d)), np.zeros((m, d), int), np.zeros((m, d), int)
     helped, todo = np.zeros((len(T), m, d), bool), 0
-    for rows, keep, codes, (o, miss) in by_blanks(T, N, obs, M):
-        if len(keep):
-            gs = group_scores(o, miss, N, codes, alpha, prior)
-            score[:, keep] += gs.score
-            won[:, keep] += gs.as_winner
-            rival[:, keep] += gs.as_rival
-            helped[np.ix_(rows, np.arange(m), keep)] = gs.helped
-            todo += gs.todo
+    for rows, keep in blanks.groups(T):
+        if not len(keep):
+            continue
+        full = np.full((len(rows), d), BLANK, T.dtype)
+        full[:, keep] = T[np.ix_(rows, keep)]
+        seen, worlds = view(full)
+        part = View(*(a[..., keep] for a in seen[:4]), seen.delta[keep], seen.seen[:, keep])
+        if prior == "observed":
+            pi = truth_odds(obs[:, keep], full[:, keep], prior)
+        else:
+            pi = worlds[..., keep]
+        gs = group_scores(part, N, alpha, pi)
+        score[:, keep] += gs.score
+        won[:, keep] += gs.as_winner
+        rival[:, keep] += gs.as_rival
+        helped[np.ix_(rows, np.arange(m), keep)] = gs.helped
+        todo += gs.todo
     return GroupScores(score, won, rival, todo, helped)
+
+
+def pick(score: np.ndarray, M: np.ndarray):
+    """The (label, column) group with the best score among those with missing cells M,
+    else (no point left to help by the policy's estimate) the largest; None when nothing
+    is left."""
+    if not M.any():
+        return None
+    s = np.where(M > 0, score, -1.0)
+    if s.max() <= 0:
+        s = np.where(M > 0, M.astype(float), -1.0)
+    return np.unravel_index(int(np.argmax(s)), s.shape)
 
 
 def next_group(obs, M, N, T, alpha=0, prior="observed"):
@@ -217,8 +179,14 @@ def next_group(obs, M, N, T, alpha=0, prior="observed"):
 
     Parameters
     ----------
-    obs, M, N, T, alpha, prior
-        As for ``group_scores``.
+    obs : ndarray, shape (m, d, K)
+        Observed cells per (label, column, value).
+    M : ndarray, shape (m, d)
+        Missing cells per (label, column).
+    N, T, alpha
+        Rows per label, the test points (local codes), the smoothing parameter.
+    prior : {"observed", "worlds"}, default "observed"
+        As for ``truth_odds``.
 
     Returns
     -------
@@ -228,42 +196,31 @@ def next_group(obs, M, N, T, alpha=0, prior="observed"):
     """
     if not M.any():
         return None
-    s = scores(obs, M, N, T, alpha, prior).score
-    s = np.where(M > 0, s, -1.0)
-    if s.max() <= 0:
-        s = np.where(M > 0, M.astype(float), -1.0)
-    return np.unravel_index(int(np.argmax(s)), s.shape)
+    return pick(scores(obs, N, T, alpha, prior, lambda t: plain_view(obs, M, t)).score, M)
 
 
-def follow(
-    tab: CleaningTable,
-    T: np.ndarray,
-    choose,
-    alpha=0,
-    batch: int = 1,
-    order: np.ndarray | None = None,
-    need: int | None = None,
-    budget: int | None = None,
-):
-    """Clean with the truth revealed as cells are cleaned: ``choose(obs, M)`` names the next
+def follow(model, T, choose, alpha=0, batch=1, order=None, need=None, budget=None):
+    """Clean with the truth revealed as cells are cleaned: ``choose`` names the next
     (label, column) group from what is observed so far, and ``batch`` of its cells are
     cleaned, until every point (``need`` points) is robust, ``budget`` cells are cleaned or
     nothing is left.
 
     Parameters
     ----------
-    tab : CleaningTable
-        The dirty table with its truth.
+    model : CleaningTable or CandidateTable
+        The dirty table with its truth (a cell model).
     T : ndarray, shape (k, d)
-        The test points (local codes of the true table, -1: unseen).
+        The test points (local codes of the true table).
     choose : callable
-        ``choose(obs, M)`` -> (label, column) of the group to clean next.
+        ``choose(*model.observed(x))`` -> (label, column) of the group to clean next, x
+        the cleaning so far: ``choose(obs, M)`` (observed cells, missing cells per (label,
+        column)) without candidates, ``choose(x)`` with them.
     alpha : number, default 0
         The smoothing parameter.
     batch : int, default 1
         Cells of the chosen group cleaned per step.
     order : ndarray, optional
-        A key per row of ``enc``: within a group cells are taken in its order (default:
+        A key per row of the table: within a group cells are taken in its order (default:
         row order).
     need : int, optional
         Stop once this many points are robust (default: all of them).
@@ -273,51 +230,51 @@ def follow(
     Returns
     -------
     (list, list, bool)
-        The cells in cleaning order as (row in enc, column); the history of (cells cleaned,
-        robust points) at every state from the start; whether ``need`` points are robust
-        at the end.
+        The cells in cleaning order as (row in the table, column); the history of (cells
+        cleaned, robust points) at every state from the start; whether ``need`` points are
+        robust at the end.
     """
-    Z = tab.values()
-    m, d, K = tab.obs.shape
-    key = np.arange(tab.enc.n) if order is None else np.asarray(order)
-    queue, done = (
-        {},
-        np.zeros((m, d), np.int64),
-    )  # a group's missing rows in order, and how many are cleaned
-    for l in range(m):
-        a, b = tab.enc.label_bounds[l], tab.enc.label_bounds[l + 1]
-        for j in range(d):
-            rows = a + np.flatnonzero(tab.missing[a:b, j])
-            queue[(l, j)] = rows[np.argsort(key[rows], kind="stable")]
-    obs, M = tab.obs.copy(), tab.hid.sum(axis=2)
+    queue, M = _queues(model.table, order), model.table.hid.sum(axis=2)
+    x, done = np.zeros_like(model.cap), np.zeros_like(M)
     taken, history, cleaned = [], [], 0
     need = len(T) if need is None else need
     while True:
-        count = int(state_certification(obs, M, tab.N, T, alpha).robust.sum())
+        count = int(model.certify(x, T, alpha).robust.sum())
         history.append((cleaned, count))
         spent = budget is not None and cleaned >= budget
-        if count >= need or not M.any() or spent:
-            cells = [(r, j) for rows, j in taken for r in rows.tolist()]
-            return cells, history, count >= need
-        l, j = choose(obs, M)
+        if count >= need or not (M - done).any() or spent:
+            return [(r, j) for rows, j in taken for r in rows.tolist()], history, count >= need
+        l, j = choose(*model.observed(x))
         take = queue[(l, j)][done[l, j] : done[l, j] + batch]
-        if budget is not None:
-            take = take[: budget - cleaned]
+        take = take if budget is None else take[: budget - cleaned]
         done[l, j] += len(take)
-        obs[l, j] += np.bincount(Z[take, j], minlength=K)
-        M[l, j] -= len(take)
+        np.add.at(x.reshape(-1), model.group_of(take, j), 1)
         taken.append((take, int(j)))
         cleaned += len(take)
 
 
+def _queues(tab, order) -> dict:
+    """Each (label, column)'s missing rows, in the order of the key per row ``order``
+    (default: row order)."""
+    key = np.arange(tab.enc.n) if order is None else np.asarray(order)
+    queue = {}
+    for l in range(tab.obs.shape[0]):
+        a, b = tab.enc.label_bounds[l], tab.enc.label_bounds[l + 1]
+        for j in range(tab.obs.shape[1]):
+            rows = a + np.flatnonzero(tab.missing[a:b, j])
+            queue[(l, j)] = rows[np.argsort(key[rows], kind="stable")]
+    return queue
+
+
 def policy_path(
-    tab, T, alpha=0, prior="observed", batch=1, *, order=None, need=None, budget=None
-) -> tuple:
-    """The policy's path: ``follow`` with each step cleaning cells of ``next_group``'s group.
+    model, T, alpha=0, prior="observed", batch=1, *, order=None, need=None, budget=None
+):
+    """The policy's path: ``follow`` with each step cleaning cells of the group the policy
+    scores best (``model.chooser``).
 
     Parameters
     ----------
-    tab, T, alpha, batch, order, need, budget
+    model, T, alpha, batch, order, need, budget
         As for ``follow``.
     prior : {"observed", "worlds"}, default "observed"
         As for ``truth_odds``.
@@ -327,13 +284,5 @@ def policy_path(
     (list, list, bool)
         As for ``follow``.
     """
-    return follow(
-        tab,
-        T,
-        lambda obs, M: next_group(obs, M, tab.N, T, alpha, prior),
-        alpha,
-        batch,
-        order,
-        need,
-        budget,
-    )
+    choose = model.chooser(T, alpha, prior)
+    return follow(model, T, choose, alpha, batch, order, need, budget)

@@ -1,4 +1,4 @@
-"""The many-point programs for HiGHS (alpha = 0): the exact one and a relaxed bound.
+"""The programs for HiGHS of cleaning points together (alpha = 0): the exact one and a relaxed bound.
 
 **Exact.**  Integer group counts shared by all points, per point a winner indicator,
 one-hot tables of every count a winner's or rival's factor can take, a log inequality per
@@ -18,6 +18,7 @@ true minimum (math.inf: not even the relaxation can be met).  Points left out on
 from __future__ import annotations
 
 import math
+import time
 from typing import NamedTuple
 
 import numpy as np
@@ -25,7 +26,7 @@ import numpy as np
 from ..milp import ONE_HOT_MAX_COLUMNS, Program
 from ..reading.encoding import BLANK
 from .single import winner_possible
-from .table import CleaningTable, all_robust, state_certification
+from .table import CleaningTable
 
 
 class CountTable(NamedTuple):
@@ -137,6 +138,15 @@ class _ExactProgram:
         )
         _add_logs(R.setdefault(l, {}), table.logs, math.log(N[l]))
 
+    def cleaning(self, solution) -> np.ndarray | None:
+        """The group counts of a solution's count columns (None: no solution)."""
+        if solution is None:
+            return None
+        x = np.zeros_like(self.tab.hid)
+        for g, k in self.x.items():
+            x[g] = int(round(solution[k]))
+        return x
+
     def add_point(self, t: np.ndarray, winners: list, margin: float) -> None:
         """Point t: exactly one winner of ``winners``, whose smallest support beats every
         rival's largest by ``margin`` in logs."""
@@ -178,7 +188,7 @@ def _winners(tab: CleaningTable, t: np.ndarray) -> list:
     return [w for w in range(tab.obs.shape[0]) if winner_possible(tab, t, w, limit=math.inf)]
 
 
-def exact_many(
+def exact_together(
     tab: CleaningTable,
     T: np.ndarray,
     upper: int,
@@ -192,53 +202,54 @@ def exact_many(
     Parameters
     ----------
     tab, T
-        As for ``clean_many``.
+        As for ``clean_together``.
     upper : int
         The most cells a cleaning may take (e.g. the greedy answer's).
     floor : int
         A proven lower bound already known.
     node_limit, time_limit
-        HiGHS's branch-and-bound nodes and seconds per solve.
+        HiGHS's branch-and-bound nodes per solve, and seconds for the solves together.
     stops : list, optional
         Gets an entry for every solve a limit cut short: "time" or "node"; "memory" when
-        the program passed ONE_HOT_MAX_COLUMNS columns as it was built.
+        the program passed ONE_HOT_MAX_COLUMNS columns as it was built, or its solve would
+        not fit in the memory left (``nbcert.milp.memory_left``): it is then given up.
 
     Returns
     -------
     (ndarray or None, int or float)
         Group counts that certify every point (None if none was found), and a proven
-        lower bound on the minimum (math.inf: no cleaning works).  The program is given up
-        (None, floor) as soon as it has more than ONE_HOT_MAX_COLUMNS columns: its size,
-        and HiGHS's memory with it, is bounded.
+        lower bound on the minimum (math.inf: no cleaning works).
     """
-    winners = [_winners(tab, t) for t in T]
-    lower = 0
-    best = None
-    for margin in (-1e-9, 1e-6):
-        built = _ExactProgram(tab, upper)
-        for t, ws in zip(T, winners):
-            built.add_point(t, ws, margin)
-            if built.prog.columns > ONE_HOT_MAX_COLUMNS:  # checked as it grows: memory
-                if stops is not None:
-                    stops.append("memory")
-                return None, floor
-        got = built.prog.solve(time_limit, node_limit=node_limit)
-        if stops is not None and got.limit:
-            stops.append(got.limit)
-        if margin < 0:
-            if got.infeasible:
-                return None, math.inf
-            bound = got.lower_bound()
-            lower = max(0, bound) if bound is not None else lower
-        if got.x is None:
-            continue
-        x = np.zeros_like(tab.hid)
-        for g, k in built.x.items():
-            x[g] = int(round(got.x[k]))
-        if all_robust(tab, T, x, 0):
-            best = x
-            break
-    return best, max(lower, floor)
+    winners, stops = [_winners(tab, t) for t in T], [] if stops is None else stops
+    deadline, lower = time.monotonic() + time_limit, floor
+    for margin in (-1e-9, 1e-6):  # ties allowed (a relaxation: its bound is proven), then not
+        built = _built(tab, T, winners, upper, margin)
+        if built is None:
+            stops.append("memory")
+            return None, floor
+        left = deadline - time.monotonic()
+        got = built.prog.solve(max(left, 0.01), node_limit=node_limit)
+        if got.limit or left <= 0:
+            stops.append(got.limit or "time")
+        if margin < 0 and got.infeasible:
+            return None, math.inf
+        if margin < 0 and got.lower_bound() is not None:
+            lower = max(lower, got.lower_bound())
+        x = built.cleaning(got.x)
+        if x is not None and tab.certify(x, T, 0).robust.all():
+            return x, lower
+    return None, lower
+
+
+def _built(tab: CleaningTable, T: np.ndarray, winners: list, upper: int, margin: float):
+    """The exact program of the points T, or None once it passes ONE_HOT_MAX_COLUMNS
+    columns or its solve would not fit in the memory left (checked as it grows)."""
+    built = _ExactProgram(tab, upper)
+    for t, ws in zip(T, winners):
+        built.add_point(t, ws, margin)
+        if built.prog.columns > ONE_HOT_MAX_COLUMNS or not built.prog.fits():
+            return None
+    return built
 
 
 def _tangent_points(lo: int, hi: int, ratio: float = 1.1) -> list:
@@ -317,7 +328,7 @@ def relaxed_bound(
     Parameters
     ----------
     tab, T, node_limit, time_limit, stops
-        As for ``exact_many``.
+        As for ``exact_together``.
 
     Returns
     -------
@@ -325,12 +336,12 @@ def relaxed_bound(
         The bound HiGHS proves for the relaxation (module docstring); math.inf when not
         even the relaxation can be met (no cleaning works).
     """
-    obs, hid, N = tab.obs, tab.hid, tab.N
+    obs, hid = tab.obs, tab.hid
     m, d, _ = obs.shape
     prog = Program()
     x = {g: prog.int_var(0, int(hid[g]), 1.0) for g in zip(*np.nonzero(hid))}
     D0 = obs.sum(axis=0) > 0
-    robust = state_certification(obs, hid.sum(axis=2), N, T, 0).robust
+    robust = tab.certify(np.zeros_like(hid), T, 0).robust
     used = 0
     for t, done in zip(T, robust):
         single = (D0.sum(axis=1) == 1) & D0[np.arange(d), np.maximum(t, 0)] & (t >= 0)

@@ -1,24 +1,26 @@
 """What the truth says about a dirty table, and the policy's advice without it.
 
-``report`` gathers, with the truth known, each point's minimum with the truth, the fewest cells for
-all points together, and the cells the truth-free policy would clean, in order.  ``advice``
-ranks a dirty table's groups by the policy's score.
+``report`` gathers, with the truth known, each point's minimum with the truth, the fewest
+cells for all points together, and the cells the truth-free policy would clean, in order,
+for either cell model (domains, or candidate repairs).  ``advice`` ranks a dirty table's
+groups by the policy's score.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..milp import CellAnswer
 from ..reading.encoding import EncodedTable
-from ..stats import tally
-from .many import TogetherCleaning, clean_many
+from .candidates import CandidateTable
 from .policy import policy_path, scores
-from .single import minimum_with_truth
+from .single import cleanable, minimum_with_truth
 from .table import CleaningTable
+from .together import TogetherCleaning, clean_together
 
 
 @dataclass(frozen=True)
@@ -33,16 +35,11 @@ class PointCleaning(CellAnswer):
     --------
     >>> import pandas as pd
     >>> import nbcert
-    >>> train = pd.DataFrame({
-    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
-    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
-    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
-    ... })
-    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
-    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
-    >>> first = nbcert.clean_with_truth(train, truth, test, "y").points[0]
+    >>> dirty = pd.DataFrame({"f": ["a", None, "b", "b"], "y": ["p", "p", "q", "q"]})
+    >>> truth = dirty.fillna("c")  # the test value c is only among the missing cells
+    >>> first = nbcert.clean_with_truth(dirty, truth, pd.DataFrame({"f": ["c"]}), "y").points[0]
     >>> first.cells, first.num_cells, first.label
-    (((3, 'color'),), 1, 'a')
+    (((1, 'f'),), 1, 'p')
     """
 
     label: object = None
@@ -59,16 +56,11 @@ class CleaningReport:
     --------
     >>> import pandas as pd
     >>> import nbcert
-    >>> train = pd.DataFrame({
-    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
-    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
-    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
-    ... })
-    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
-    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
-    >>> report = nbcert.clean_with_truth(train, truth, test, "y")
-    >>> report.path, report.path_certifies
-    (((3, 'color'),), True)
+    >>> dirty = pd.DataFrame({"f": list("xxxy"), "g": ["a", None, "a", "a"], "y": list("ppqq")})
+    >>> test = pd.DataFrame({"f": ["x", "y"], "g": ["b", "a"]})
+    >>> report = nbcert.clean_with_truth(dirty, dirty.fillna("b"), test, "y")
+    >>> [p.num_cells for p in report.points], report.path, report.path_certifies
+    ([1, 0], ((1, 'g'),), True)
     """
 
     points: list
@@ -78,7 +70,7 @@ class CleaningReport:
 
 
 def report(
-    tab: CleaningTable,
+    model,
     T: np.ndarray,
     alpha=0,
     prior: str = "observed",
@@ -90,7 +82,7 @@ def report(
     target=1,
     budget: int | None = None,
 ) -> CleaningReport:
-    """Offline minima per point and together, and the policy's path, with the truth known.
+    """The fewest cells per point and together, and the policy's path, with the truth known.
 
     The points that no cleaning certifies (proven by their own search) are set aside for
     the answer together (``together.excluded``) and for the policy's path, which stops
@@ -98,8 +90,10 @@ def report(
 
     Parameters
     ----------
-    tab, T, alpha, method, node_limit, time_limit, target, budget
-        As for ``clean_many``.
+    model : CleaningTable or CandidateTable
+        The dirty table with its truth (a cell model).
+    T, alpha, method, node_limit, time_limit, target, budget
+        As for ``clean_together``.
     prior : {"observed", "worlds"}, default "observed"
         The policy's odds for a missing cell (``truth_odds``).
     batch : int, default 1
@@ -113,106 +107,56 @@ def report(
     CleaningReport
     """
     tell = progress or (lambda done, total, stage: None)
-    points, minima = [], []
+    tab, points, plans = model.table, [], []
     for p, t in enumerate(T):
         tell(p, len(T), "fewest cells per row")
-        plan = minimum_with_truth(tab, t, alpha)
-        minima.append(None if plan is None else plan.cost)
+        plan = minimum_with_truth(model, t, alpha)
+        plans.append(plan)
         points.append(
             PointCleaning(False)
             if plan is None
-            else PointCleaning(True, tab.named(tab.cells(plan.x)), tab.enc.labels[plan.winner])
+            else PointCleaning(True, tab.named(model.cells(plan.x)), tab.enc.labels[plan.winner])
         )
     tell(0, None, "fewest cells for all rows together")
-    together = clean_many(
-        tab, T, alpha, method, node_limit, time_limit, target, budget, minima=minima
+    together = clean_together(
+        model, T, alpha, method, node_limit, time_limit, target, budget, plans=plans
     )
     tell(0, None, "the policy's path")
-    keep = np.array([m is not None for m in minima], bool)  # the rows some cleaning certifies
+    keep = np.array([p is not None for p in plans], bool)  # the rows some cleaning certifies
     cells, _, certified = policy_path(
-        tab, T[keep], alpha, prior, batch, need=together.target, budget=budget
+        model, T[keep], alpha, prior, batch, need=together.target, budget=budget
     )
     tell(1, 1, "the policy's path")
-    path = tuple((int(tab.enc.rows[r]), tab.enc.features[j]) for r, j in cells)
-    return CleaningReport(points, together, path, certified)
+    return CleaningReport(points, together, tab.named_in_order(cells), certified)
 
 
-def report_candidates(
-    tab: CleaningTable,
-    cand,
-    T: np.ndarray,
-    prior: str = "observed",
-    method: str = "auto",
-    time_limit: float = 60.0,
-    batch: int = 1,
-    progress=None,
-    target=1,
-    budget: int | None = None,
-) -> CleaningReport:
-    """``report`` with candidate repairs (alpha = 0, ``nbcert.cleaning.candidates``): each
-    point's fewest cells (exact), the fewest for all points together that some cleaning
-    certifies (greedy with a proven bound, or proven by trying every cleaning where few),
-    and the policy's path."""
-    from . import candidates
+def path_cells(model, T: np.ndarray, alpha=0, prior: str = "observed", batch: int = 1) -> list:
+    """The policy's path as (row in the table, column), until every point some cleaning
+    certifies is certain."""
+    keep = np.array([cleanable(model, t, alpha) for t in T], bool)
+    return policy_path(model, T[keep], alpha, prior, batch)[0]
 
-    tell = progress or (lambda done, total, stage: None)
-    kinds = candidates.Kinds(tab, cand)
-    zero = np.zeros(kinds.G, np.int64)
-    points, minima = [], []
-    for p, t in enumerate(T):
-        tell(p, len(T), "fewest cells per row")
-        plan = candidates.search(kinds, zero, t)[0]
-        minima.append(None if plan is None else plan.cost)
-        named = () if plan is None else tab.named(kinds.cells(plan.x))
-        points.append(
-            PointCleaning(False)
-            if plan is None
-            else PointCleaning(True, named, tab.enc.labels[plan.winner])
-        )
-    tell(0, None, "fewest cells for all rows together")
-    together = candidates.together(kinds, T, minima, method, time_limit, target, budget)
-    tell(0, None, "the policy's path")
-    keep = np.array([m is not None for m in minima], bool)
-    cells, _, certified = candidates.follow(
-        kinds, T[keep], 0, prior, batch, together.target, budget
+
+def cell_model(tab: CleaningTable, cand=None):
+    """The dirty table with its truth as a cell model: ``tab`` itself (domains), or with
+    candidate repairs ``cand`` a ``CandidateTable``."""
+    return tab if cand is None else CandidateTable(tab, cand)
+
+
+def dirty_model(enc: EncodedTable, cand=None):
+    """A dirty table as a cell model whose truth is unknown (nothing is cleaned): its missing
+    cells at a stand-in value, with candidate repairs ``cand`` if given."""
+    missing = enc.is_missing()
+    X = np.where(missing, enc.offsets[:-1], enc.X.astype(np.int64))  # a stand-in truth
+    return cell_model(
+        CleaningTable.build(dataclasses.replace(enc, X=X.astype(enc.X.dtype)), missing), cand
     )
-    tell(1, 1, "the policy's path")
-    path = tuple((int(tab.enc.rows[r]), tab.enc.features[j]) for r, j in cells)
-    return CleaningReport(points, together, path, certified)
-
-
-def dirty_state(enc: EncodedTable) -> tuple:
-    """(obs, M, N) of a dirty table, as the policy takes them: observed cells per (label,
-    column, local value), missing cells per (label, column) and rows per label."""
-    index = tally(enc)
-    return _observed(enc, index), index[:, enc.missing_codes], enc.label_sizes
-
-
-def _observed(enc: EncodedTable, index: np.ndarray) -> np.ndarray:
-    """Observed cells per (label, column, local value) from the count index."""
-    m, d, K = enc.m, enc.d, int(enc.delta.max())
-    obs = np.zeros((m, d, K), np.int64)
-    for j in range(d):
-        obs[:, j, : enc.delta[j]] = index[:, enc.offsets[j] : enc.offsets[j + 1] - 1]
-    return obs
 
 
 # The columns of nbcert.clean's table: one row per group of advice.
 ADVICE_COLUMNS = tuple(
     "row column label score group_cells as_winner as_rival test_value group_rows".split()
 )
-
-
-def _candidate_scores(enc: EncodedTable, cand, T, alpha, prior):
-    """The policy's group scores of a dirty table with candidate repairs: its cells by kind
-    (their truths unknown, a stand-in value: nothing is cleaned)."""
-    from . import candidates
-
-    missing = enc.is_missing()
-    X = np.where(missing, enc.offsets[:-1], enc.X.astype(np.int64))  # a stand-in truth
-    stand_in = dataclasses.replace(enc, X=X.astype(enc.X.dtype))
-    kinds = candidates.Kinds(CleaningTable.build(stand_in, missing), cand)
-    return candidates.scores(kinds, np.zeros(kinds.G, np.int64), T, alpha, prior)
 
 
 def advice(
@@ -243,7 +187,7 @@ def advice(
         ``test_value`` (without it, None).
     cand : Candidates, optional
         The table's candidate repairs: the points' counts are those of the candidate
-        worlds (``nbcert.cleaning.candidates.scores``).
+        worlds (``nbcert.cleaning.candidates.CandidateTable.view``).
 
     Returns
     -------
@@ -254,11 +198,10 @@ def advice(
         point it may help (None when they differ), and ``group_rows``: the data rows of
         all the group's cells (one column, interchangeable), ascending.
     """
-    obs, M, N = dirty_state(enc)
-    if cand is None:
-        gs = scores(obs, M, N, T, alpha, prior)
-    else:
-        gs = _candidate_scores(enc, cand, T, alpha, prior)
+    model = dirty_model(enc, cand)
+    zero = np.zeros_like(model.cap)
+    obs, N, M = model.table.obs, model.table.N, model.table.hid.sum(axis=2)
+    gs = scores(obs, N, T, alpha, prior, functools.partial(model.view, zero))
     order = np.argsort(-gs.score, axis=None, kind="stable")
     out = []
     miss = enc.is_missing()

@@ -1,24 +1,13 @@
 """The minimum with the truth for one point (exact): the fewest cleanings that certify it.
 
-With the truth known, the fewest cells whose cleaning makes the point certifiably robust.
-Per would-be winner w and final domain of every column the problem is the fixed-domain
-one (``nbcert.cleaning.fixed``); this module branches over the domains.
-
-Domains: a cleaning can add a value to a column.  That matters only through whether t_j
-is in the domain, whether the domain has one value (which forces every missing cell to
-it) and, with alpha > 0, its size (every label's denominator).  We branch over the
-reachable final domains of each column: which new values are introduced and which
-cleaned cell introduces each (a rival's cell whose lowering helps, w's t_j cell, or a
-cell that helps nothing -- the latter only when no helpful one exists, which is never
-worse).  With alpha = 0 only two cases branch: a column whose observed values are all t_j
-(stay forced, or unforce it with one cleaning) and a test value seen only among missing
-cells (w must clean one of its own t_j cells).  Every plan is checked exactly on the
+Written once against a cell model (``nbcert.cleaning.table``: domains, or
+``nbcert.cleaning.candidates``: candidate repairs).  The model lists the *branches* of a
+test point t: per would-be winner w, fixed-domain problems (``nbcert.cleaning.fixed``) over
+the cells that help t -- w's cells that raise its smallest count of t_j and the rivals'
+cells that lower their largest -- each with the cleanings its end state prepays.  The
+cheapest plan over every branch is the minimum; every plan is checked exactly on the
 cleaned counts before it is returned.  "No cleaning makes it robust" is proven: every
-(winner, branch) is infeasible even with all its helpful cells cleaned.  Note that the
-fully cleaned table may tie while a partial cleaning certifies the point (a column left
-with t_j alone neutralises a feature), so the full table alone proves nothing.
-Cost per point: sum over winners and branches of O(d P + A d) floating-point work (P the
-rivals' Pareto sets' sizes, A the winner's cleanable cells) plus a few exact products.
+branch is infeasible even with all its helpful cells cleaned.
 
 A search may be asked only for plans cheaper than a limit; the answer, when one exists,
 is the plan the unlimited search returns.  A point's minimum is at most a floor when a
@@ -28,277 +17,58 @@ the cleaned table (``within``).
 
 from __future__ import annotations
 
-import functools
-import itertools
 import math
-from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
 
-from ..kernel import factor_denominator, factor_numerator
-from ..reading.encoding import BLANK
 from .fixed import FixedDomain
-from .table import CleaningTable, winner_after
 
 
-@dataclass(frozen=True)
-class _Option:
-    """How one column ends up: its role, usable true values, and the cleanings that
-    introduce its new values (w's t_j cell, a rival's cell, or a cell that helps nothing)."""
+class Branch(NamedTuple):
+    """One fixed-domain problem for winner ``w``: the cleanings ``x0`` its end state
+    prepays, and ``plan(a, bs)``, the whole cleaning (x0 included) of a solution (w's
+    cells a per column, each rival's b), both counted as the model's cleanings."""
 
-    role: str  # "active", "forced" or "unseen"
-    usable: tuple  # true values whose cells may be cleaned (active columns)
-    delta: int  # the column's final domain size (matters for alpha > 0)
-    by_w: int = 0  # w cleans one of its t_j cells to introduce t_j
-    by_rival: tuple = ()  # (rival, value): that rival cleans one of its cells of this value
-    pure: tuple = ()  # (label, value): a cleaning that only introduces the value
-
-
-def _column_facts(obs: np.ndarray, hid: np.ndarray) -> list:
-    """Per column: its observed values D0, the values only missing cells hold (new) and
-    both (every), as sorted tuples."""
-    seen, held = obs.sum(axis=0) > 0, hid.sum(axis=0) > 0  # (d, K)
-    out = []
-    for D0, new in zip(seen.tolist(), (~seen & held).tolist()):
-        D0 = tuple(v for v, on in enumerate(D0) if on)
-        new = tuple(v for v, on in enumerate(new) if on)
-        out.append((D0, new, tuple(sorted(D0 + new))))
-    return out
-
-
-def _column_options(
-    obs_j: np.ndarray, hid_j: np.ndarray, t: int, w: int, zero: bool, facts=None
-) -> list:
-    """Every reachable end state of one column worth considering, for winner w.
-
-    obs_j, hid_j (m, K): observed and missing counts per label and true value; ``facts``:
-    the column's (D0, new, every) of :func:`_column_facts` if known."""
-    D0, new, every = (
-        facts if facts is not None else _column_facts(obs_j[:, None], hid_j[:, None])[0]
-    )
-    m = obs_j.shape[0]
-    if zero:
-        # alpha = 0: only "is t_j seen" and "is the domain {t_j}" matter
-        if t < 0 or (t not in D0 and t not in new):
-            return []  # every label's support is 0 in every world
-        if t not in D0:
-            return [_Option("active", every, len(every), by_w=1)] if hid_j[w, t] else []
-        if len(D0) >= 2:
-            return [_Option("active", every, len(every))]
-        out = [_Option("forced", (t,), 1)]
-        others = [l for l in range(m) if l != w and hid_j[l].sum() - hid_j[l, t] > 0]
-        if others:
-            out += [_Option("active", every, len(every), by_rival=((l, -1),)) for l in others]
-        elif hid_j[w].sum() - hid_j[w, t] > 0:
-            v = next(v for v in every if v != t and hid_j[w, v])
-            out.append(_Option("active", every, len(every), pure=((w, v),)))
-        return out
-    out = []
-    for size in range(len(new) + 1):  # the caller bounds their number first (_option_count)
-        for intro in itertools.combinations(new, size):
-            dom = tuple(sorted(D0 + intro))
-            seen = t >= 0 and t in dom
-            role = "unseen" if not seen else ("forced" if len(dom) == 1 else "active")
-            choices = []
-            for v in intro:
-                if v == t:
-                    choices.append(
-                        [("w", w)]
-                        if hid_j[w, t]
-                        else [("pure", next(l for l in range(m) if hid_j[l, t]))]
-                    )
-                else:
-                    rivals = [l for l in range(m) if l != w and hid_j[l, v]]
-                    choices.append([("rival", l) for l in rivals] or [("pure", w)])
-            for pick in itertools.product(*choices):
-                by_w = sum(1 for how, _ in pick if how == "w")
-                by_rival = tuple((l, v) for (how, l), v in zip(pick, intro) if how == "rival")
-                pure = tuple((l, v) for (how, l), v in zip(pick, intro) if how == "pure")
-                out.append(_Option(role, dom, len(dom), by_w, by_rival, pure))
-    return out
-
-
-def _intro_choices(hid_j: np.ndarray, v: int, t: int, w: int) -> int:
-    """How many ways ``_column_options`` introduces the new value v (one per cleaning that
-    can do it: w's t_j cell, a rival's cell of v, or one cell that helps nothing)."""
-    if v == t:
-        return 1
-    return max(1, sum(1 for l in range(hid_j.shape[0]) if l != w and hid_j[l, v]))
-
-
-def _option_count(hid_j: np.ndarray, t: int, w: int, facts) -> int:
-    """The number of end states ``_column_options`` lists for one column at alpha > 0,
-    without listing them: each new value is left out or introduced by one of its choices,
-    so prod over the new values of (1 + choices)."""
-    return math.prod(1 + _intro_choices(hid_j, v, t, w) for v in facts[1])
-
-
-MAX_BRANCHES = 4096  # column domain outcomes one winner may branch over (their product)
+    w: int
+    problem: FixedDomain
+    x0: np.ndarray
+    plan: Callable
 
 
 class TooManyBranches(ValueError):
     """The exact minimum with the truth would branch over too many column domain outcomes."""
 
 
-def branching_columns(tab: CleaningTable) -> list:
-    """(column, values seen only among its missing cells, whether it has one observed
-    value) of the columns whose end states the exact minimum branches over, most values
-    first: with alpha > 0 each value seen only among missing cells doubles the outcomes
-    (it is introduced or not); a column with one observed value branches for any alpha."""
-    out = []
-    for j, (D0, new, _) in enumerate(_column_facts(tab.obs, tab.hid)):
-        if new or len(D0) == 1:
-            out.append((tab.enc.features[j], len(new), len(D0) == 1))
-    return sorted(out, key=lambda c: (-c[1], -c[2]))
-
-
-def _branches(
-    tab: CleaningTable, t: np.ndarray, w: int, zero: bool, facts: list, limit=MAX_BRANCHES
-):
-    """Every branch for winner w (one end state per column, from ``_column_options``),
-    lazily; TooManyBranches when there are more than ``limit``, decided from their number
-    before any is listed (a column with 148 values seen only among its missing cells has
-    2^148 end states at alpha > 0: listing them first took the machine's memory)."""
-
-    def options(j: int) -> list:
-        return _column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, zero, facts[j])
-
-    d = tab.obs.shape[1]
-    if zero:  # at most m + 1 end states per column: listed at once
-        listed = [options(j) for j in range(d)]
-        sizes = [len(o) for o in listed]
-    else:
-        sizes = [_option_count(tab.hid[:, j], int(t[j]), w, facts[j]) for j in range(d)]
-    if math.prod(sizes) > limit:
-        raise TooManyBranches(
-            f"the exact minimum for one row would try more than {limit:,} column domain "
-            "outcomes, its limit"
-        )
-    return itertools.product(*(listed if zero else map(options, range(d))))
-
-
 @dataclass(frozen=True)
 class CleaningPlan:
-    """Group counts x (m, d, K) to clean, their number, and the winner they certify."""
+    """Cells per group to clean (``x``, the model's cleaning), their number, and the
+    winner they certify."""
 
     x: np.ndarray
     cost: int
     winner: int
 
 
-class Branch(NamedTuple):
-    """One (winner, column end states) branch: its fixed-domain ``problem`` over the
-    ``active`` columns and the ``rivals``, and the cleanings ``x0`` its end states prepay."""
-
-    w: int
-    opts: tuple
-    problem: FixedDomain
-    active: list
-    rivals: list
-    x0: np.ndarray
+def _settled(model, x: np.ndarray, t: np.ndarray, alpha) -> int:
+    """The label every world predicts for t after cleaning x (one label: it), else -1."""
+    if len(model.table.N) == 1:
+        return 0
+    return int(model.certify(x, t[None], alpha).label[0])
 
 
-def _prepaid(hid: np.ndarray, t: np.ndarray, w: int, opts: tuple) -> np.ndarray:
-    """The cleanings that introduce the branch's new domain values (group counts)."""
-    x0 = np.zeros_like(hid)
-    for j, o in enumerate(opts):
-        if not (o.by_w or o.by_rival or o.pure):
-            continue
-        x0[w, j, t[j]] += o.by_w
-        for l, v in o.by_rival:
-            if v < 0:  # alpha = 0 unforcing: any value but t_j
-                v = next(u for u in o.usable if u != t[j] and hid[l, j, u])
-            x0[l, j, v] += 1
-        for l, v in o.pure:
-            x0[l, j, v] += 1
-    return x0
-
-
-def _branch(tab: CleaningTable, t: np.ndarray, w: int, opts: tuple, alpha: Fraction) -> Branch:
-    """The fixed-domain problem of one branch, and the cleanings its options prepay.
-
-    Column j's factor for label l is (q lo_lj + p) / (q N_l + p delta_j): 1 in a forced
-    column (lo = N_l, delta = 1), p / (q N_l + p delta_j) in an unseen one."""
-    obs, hid, N = tab.obs, tab.hid, tab.N
-    m = obs.shape[0]
-    p = factor_numerator(0, alpha)  # an unseen column's numerator
-    rivals = [l for l in range(m) if l != w]
-    active = [j for j, o in enumerate(opts) if o.role == "active"]
-    sizes = Counter(o.delta for o in opts if o.role != "forced")  # the denominators' domain sizes
-    den = [
-        math.prod(factor_denominator(N[l], size, alpha) ** times for size, times in sizes.items())
-        for l in range(m)
-    ]
-    num = [
-        p ** sum(o.role == "unseen" for o in opts)
-    ] * m  # product of the fixed numerators, per label
-    x0 = _prepaid(hid, t, w, opts)
-    A = np.array(active, np.int64)
-    tA = np.asarray(t, np.int64)[A]
-    usable = np.zeros((len(A), hid.shape[2]), bool)  # per active column: its usable values but t_j
-    for i, j in enumerate(active):
-        usable[i, list(opts[j].usable)] = True
-    usable[np.arange(len(A)), tA] = False
-    counts, rest = (obs + x0)[:, A, tA], (hid - x0)[:, A]  # (m, J), (m, J, K)
-    cw, capA = counts[w].tolist(), (hid[w, A, tA] - x0[w, A, tA]).tolist()
-    h = (counts[rivals] + rest[rivals].sum(axis=2)).tolist()
-    capB = (rest[rivals] * usable).sum(axis=2).tolist()
-    left = [int(N[w]) * num[w] * den[l] for l in rivals]
-    right = [int(N[l]) * num[l] * den[w] for l in rivals]
-    return Branch(w, opts, FixedDomain(cw, capA, h, capB, left, right, alpha), active, rivals, x0)
-
-
-def _spread(tab: CleaningTable, x: np.ndarray, l: int, j: int, count: int, usable, t: int) -> None:
-    """Add ``count`` cleanings of label l's column-j cells whose truth is usable and not t."""
-    for v in usable:
-        if v == t or count <= 0:
-            continue
-        take = min(count, int(tab.hid[l, j, v] - x[l, j, v]))
-        x[l, j, v] += take
-        count -= take
-    assert count == 0, "internal: not enough cells to spread"
-
-
-def _plan_cells(tab: CleaningTable, t: np.ndarray, branch: Branch, a, bs) -> np.ndarray:
-    """Group counts of a branch's plan: its prepaid cells x0, w's t_j cells a and the
-    rivals' cells b spread over their usable values."""
-    x = branch.x0.copy()
-    for i, j in enumerate(branch.active):
-        x[branch.w, j, t[j]] += a[i]
-        for k, l in enumerate(branch.rivals):
-            _spread(tab, x, l, j, int(bs[k][i]), branch.opts[j].usable, int(t[j]))
-    return x
-
-
-def _on_observed_features(question):
-    """``question(tab, t, ...)``, a yes/no question about one point, asked of a point with
-    blank cells on the projection onto its other features (``nbcert.blanks``): a left-out
-    column's cells never change its prediction, so the answer is the same."""
-
-    @functools.wraps(question)
-    def asked(tab: CleaningTable, t: np.ndarray, *args, **kwargs):
-        if (t == BLANK).any():
-            sub, codes, _ = tab.onto(t)
-            return question(sub, codes, *args, **kwargs)
-        return question(tab, t, *args, **kwargs)
-
-    return asked
-
-
-def minimum_with_truth(
-    tab: CleaningTable, t: np.ndarray, alpha=0, limit=math.inf
-) -> CleaningPlan | None:
-    """The fewest cleanings (group counts) that make test point t certifiably robust.
+def minimum_with_truth(model, t: np.ndarray, alpha=0, limit=math.inf) -> CleaningPlan | None:
+    """The fewest cleanings that make test point t certifiably robust.
 
     Parameters
     ----------
-    tab : CleaningTable
-        The dirty table with its truth.
+    model : CleaningTable or CandidateTable
+        The dirty table with its truth (a cell model).
     t : ndarray, shape (d,)
-        The test point as local codes of the true table (-1: unseen).
+        The test point as local codes of the true table (-1: unseen, -2: blank).
     alpha : number, default 0
         The smoothing parameter.
     limit : number, default inf
@@ -310,111 +80,85 @@ def minimum_with_truth(
         None when no set of cleanings makes t robust (proven), or none costs less than
         ``limit``.
     """
-    return search_with_truth(tab, t, alpha, limit)[0]
+    return search(model, np.zeros_like(model.cap), t, Fraction(alpha), limit)[0]
 
 
-def search_with_truth(tab: CleaningTable, t: np.ndarray, alpha: Fraction, limit=math.inf):
-    """(the cheapest plan costing less than ``limit`` or None, whether any plan exists, a
-    lower bound on the minimum: its cost when a plan is found).
+def search(model, x: np.ndarray, t: np.ndarray, alpha: Fraction, limit=math.inf) -> tuple:
+    """(the cheapest plan costing less than ``limit`` on the table cleaned by x, or None;
+    whether any plan exists; a lower bound on the minimum: its cost when a plan is found).
 
-    Winners and branches are tried in a fixed order and a plan replaces the best only when
+    Branches are tried in the model's order and a plan replaces the best only when
     strictly cheaper, so the first cheapest branch's plan is returned whatever the limit
-    (above its cost): each search below ``limit`` returns the plan it returns without it.
-    A point with blank cells is searched on the projection onto its other features
-    (``nbcert.blanks``): a left-out column's cells never change its prediction."""
-    if (t == BLANK).any():
-        sub, codes, keep = tab.onto(t)
-        plan, possible, lower = search_with_truth(sub, codes, alpha, limit)
-        if plan is not None:
-            plan = CleaningPlan(tab.lift(plan.x, keep), plan.cost, plan.winner)
-        return plan, possible, lower
-    m = tab.obs.shape[0]
-    zero = np.zeros_like(tab.hid)
-    if m == 1:
-        return (CleaningPlan(zero, 0, 0) if limit > 0 else None), True, 0
-    now = winner_after(tab, t, zero, alpha)
+    (above its cost): each search below ``limit`` returns the plan it returns without it."""
+    zero = np.zeros_like(model.cap)
+    now = _settled(model, x, t, alpha)
     if now >= 0:
         return (CleaningPlan(zero, 0, now) if limit > 0 else None), True, 0
     best, possible, lower = None, False, math.inf
-    facts = _column_facts(tab.obs, tab.hid)
-    for w in range(m):
-        for opts in _branches(tab, t, w, alpha == 0, facts):
-            branch = _branch(tab, t, w, opts, alpha)
-            if not branch.problem.feasible():
-                continue
-            possible = True
-            extra = int(branch.x0.sum())
-            bound = (best.cost if best else limit) - extra
-            res = branch.problem.solve(bound) if bound > 0 else None
-            if res is None:  # every plan of the branch costs at least extra + bound (or its floor)
-                lower = min(lower, extra + max(bound, branch.problem.lower, 0))
-                continue
-            cost, a, bs = res
-            x = _plan_cells(tab, t, branch, a, bs)
-            if winner_after(tab, t, x, alpha) != w or int(x.sum()) != extra + cost:
-                raise AssertionError(
-                    f"internal: a cleaning plan failed its exact check (winner {w})"
-                )
-            best = CleaningPlan(x, extra + cost, w)
+    for branch in model.branches(x, t, alpha):
+        if not branch.problem.feasible():
+            continue
+        possible = True
+        extra = int(branch.x0.sum())
+        bound = (best.cost if best else limit) - extra
+        res = branch.problem.solve(bound) if bound > 0 else None
+        if res is None:  # every plan of the branch costs at least extra + bound (or its floor)
+            lower = min(lower, extra + max(bound, branch.problem.lower, 0))
+            continue
+        cost, a, bs = res
+        add = branch.plan(a, bs)
+        if _settled(model, x + add, t, alpha) != branch.w or int(add.sum()) != extra + cost:
+            raise AssertionError(
+                f"internal: a cleaning plan failed its exact check (winner {branch.w})"
+            )
+        best = CleaningPlan(add, extra + cost, branch.w)
     return best, possible, min(lower, best.cost) if best else lower
 
 
-@_on_observed_features
-def cleanable(tab: CleaningTable, t: np.ndarray, alpha=0) -> bool:
-    """Does some cleaning make test point t certifiably robust (proven either way)?
+def cleanable(model, t: np.ndarray, alpha=0, x: np.ndarray | None = None) -> bool:
+    """Does some cleaning (after x) make test point t certifiably robust (proven either way)?
 
-    Each (winner, branch) is checked with all its helpful cells cleaned (the first that
-    works ends the check); nothing is solved.
+    Each branch is checked with all its helpful cells cleaned (the first that works ends
+    the check); nothing is solved.
 
     Parameters
     ----------
-    tab, t, alpha
+    model, t, alpha
         As for ``minimum_with_truth``.
+    x : ndarray, optional
+        Cleanings already done (default none).
 
     Returns
     -------
     bool
     """
-    m = tab.obs.shape[0]
-    if m == 1 or winner_after(tab, t, np.zeros_like(tab.hid), alpha) >= 0:
+    x = np.zeros_like(model.cap) if x is None else x
+    if _settled(model, x, t, alpha) >= 0:
         return True
-    facts = _column_facts(tab.obs, tab.hid)
-    return any(winner_possible(tab, t, w, alpha, facts) for w in range(m))
+    return any(b.problem.feasible() for b in model.branches(x, t, Fraction(alpha)))
 
 
-@_on_observed_features
-def winner_possible(
-    tab: CleaningTable, t: np.ndarray, w: int, alpha=Fraction(0), facts=None, limit=MAX_BRANCHES
-) -> bool:
+def winner_possible(model, t: np.ndarray, w: int, alpha=Fraction(0), limit=None) -> bool:
     """Can w become the certified winner of t (some branch feasible with all its helpful
-    cells cleaned)?  ``facts``: the columns' ``_column_facts``, if known (of a point
-    without blank cells: one with blanks is asked on its projection)."""
-    facts = _column_facts(tab.obs, tab.hid) if facts is None else facts
-    return any(
-        _branch(tab, t, w, opts, alpha).problem.feasible()
-        for opts in _branches(tab, t, w, alpha == 0, facts, limit)
-    )
+    cells cleaned)?  ``limit``: the most branches to list (TooManyBranches beyond it)."""
+    zero = np.zeros_like(model.cap)
+    return any(b.problem.feasible() for b in model.branches(zero, t, alpha, [w], limit))
 
 
-@_on_observed_features
-def within(tab: CleaningTable, t: np.ndarray, alpha: Fraction, floor: int) -> bool:
+def within(model, t: np.ndarray, alpha: Fraction, floor: int) -> bool:
     """Is t's minimum at most ``floor``?  True only with a witness: a plan of at most
     floor cells found without search (``FixedDomain.upper``) and checked on the cleaned
     table."""
-    m = tab.obs.shape[0]
-    if m == 1 or winner_after(tab, t, np.zeros_like(tab.hid), alpha) >= 0:
+    zero = np.zeros_like(model.cap)
+    if _settled(model, zero, t, alpha) >= 0:
         return floor >= 0
-    facts = _column_facts(tab.obs, tab.hid)
-    for w in range(m):
-        try:
-            branches = _branches(tab, t, w, alpha == 0, facts)
-        except TooManyBranches:
-            return False
-        for opts in branches:
-            branch = _branch(tab, t, w, opts, alpha)
+    try:
+        for branch in model.branches(zero, t, alpha):
             got = branch.problem.upper() if int(branch.x0.sum()) <= floor else None
             if got is not None:
-                x = _plan_cells(tab, t, branch, *got)
-                if int(x.sum()) <= floor and winner_after(tab, t, x, alpha) >= 0:
+                x = branch.plan(*got)
+                if int(x.sum()) <= floor and _settled(model, x, t, alpha) >= 0:
                     return True
+    except TooManyBranches:
+        return False
     return False

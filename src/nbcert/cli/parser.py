@@ -441,20 +441,22 @@ def _poison(sub, parents) -> None:
         default=None,
         choices=params.options("method", "poison") + params.options("method", "poison_together"),
         help="op (default) finds a minimum set; sr and rp are the paper's "
-        "randomized baselines; with --together: auto (default), exact or greedy",
+        "randomized baselines; with --together: auto (default: exact, within --time-limit), "
+        "exact or greedy (both with a proven lower bound)",
     )
     _option(p, "--seed", "seed", "random seed for sr and rp", None, "S")
     p.add_argument(
         "--together",
         action="store_true",
         help="one set of cells that makes every test row non-robust at once "
-        "(--method auto|exact|greedy; exact proves optimality or gives a lower bound)",
+        "(--method auto|exact|greedy; each gives a proven lower bound, exact proves what it "
+        "can within --time-limit)",
     )
     _option(
         p,
         "--time-limit",
         "time_limit",
-        "time limit of the exact solver with --together",
+        "time limit of the exact search with --together",
         30.0,
         "SEC",
     )
@@ -485,15 +487,16 @@ def _clean(sub, parents) -> None:
     _method(
         p,
         "clean_with_truth",
-        "with --truth, for all rows together: exact (a HiGHS program, alpha 0), "
-        "greedy (with a proven lower bound) or auto (default: exact when small)",
+        "with --truth, for all rows together: exact (every cleaning where few, else a HiGHS "
+        "program, alpha 0), greedy, or auto (default: exact where it applies, else greedy); "
+        "each gives a proven lower bound",
     )
     _option(p, "--node-limit", "node_limit", "branch-and-bound nodes of the exact program", 20000)
     _option(
         p,
         "--time-limit",
         "time_limit",
-        "time limit of the exact program, a safety net",
+        "time limit of the exact search for all rows together",
         60.0,
         "SEC",
     )

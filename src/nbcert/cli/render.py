@@ -200,7 +200,7 @@ def _together_text(res: PoisonedTogether) -> str:
     row = [
         str(len(res.index)),
         dash(p.num_cells),
-        "yes" if p.optimal else "no",
+        "yes" if p.optimal else f"no ({p.why_not_optimal})",
         dash(p.lower_bound),
         _shown(p),
     ]
@@ -313,9 +313,7 @@ def _cleaned_together_text(res: Cleaned) -> list:
     """The lines about all rows together: the cells and their rows, the claim, the rows set
     aside and the target."""
     tg = res.report.together
-    claim = (
-        "optimal" if tg.optimal else f"not proven optimal, lower bound {tg.lower_bound}"
-    ) + f", {tg.method}"
+    claim = _claim(tg)
     rows = f" in {tg.num_rows} row{'s' * (tg.num_rows != 1)}" if tg.cells else ""
     if tg.possible:
         head = f"{_n_cells(tg.num_cells)}{rows} ({claim}): {cells_text(tg.cells) or '-'}"
@@ -339,6 +337,19 @@ def _cleaned_together_text(res: Cleaned) -> list:
             f"cleaning certifies (proven): {named}{more}"
         )
     return lines
+
+
+def _claim(tg) -> str:
+    """What is proven about the cells for all rows together, and by which search."""
+    if not tg.optimal:
+        return (
+            f"{tg.method}; not proven optimal: {tg.why_not_optimal}; lower bound {tg.lower_bound}"
+        )
+    if not tg.num_cells:
+        return "optimal: the rows asked for are robust without cleaning"
+    if tg.method == "greedy":
+        return "optimal: greedy's answer meets the proven lower bound"
+    return "optimal, proven by the exact search"
 
 
 def _point_shown(pt) -> str:

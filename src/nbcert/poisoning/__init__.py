@@ -7,13 +7,13 @@ certifiably robust (alpha = 0, and any alpha for one point).
   blanks, every configuration of removed values);
 * ``baselines``  -- the paper's randomized baselines SR and RP;
 * ``streamed``   -- OP on a table that stays on disk (a second pass names the cells);
-* ``relaxation`` -- the relaxed program of many-point poisoning (through ``nbcert.milp``);
-* ``many``       -- several points at once: greedy, or exact with a proven lower bound.
+* ``relaxation`` -- the relaxed program of poisoning points together (through ``nbcert.milp``);
+* ``together``   -- several points at once: greedy, or exact with a proven lower bound.
 """
 
-from .many import TogetherPoisoning, all_nonrobust, greedy, poison_together_encoded
 from .single import Cells, PoisonedCounts, Poisoning, poison_encoded
 from .streamed import find_cells, poison_streamed
+from .together import TogetherPoisoning, all_nonrobust, greedy, poison_together_encoded
 
 __all__ = [
     "Poisoning",

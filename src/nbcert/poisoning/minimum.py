@@ -340,7 +340,7 @@ class Search:
         """Every configuration whose removals cost less than the best plan, cheapest first
         (depth first over the moves); returns the plans found, cheapest first.  ``star``
         is the label that wins every world of the table as it stands; ``alternatives``
-        adds each rival's cheapest plan on the table as it stands (many-point greedy tries
+        adds each rival's cheapest plan on the table as it stands (greedy together tries
         them in turn).  Without ``exact`` only the table as it stands and the removals that
         are whole plans are tried (a heuristic's candidates, not a proven minimum)."""
         self.visit(self.config((), 0), star, alternatives)

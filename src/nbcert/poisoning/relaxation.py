@@ -1,4 +1,4 @@
-"""The relaxed program of many-point poisoning (``nbcert.poisoning.many``'s exact method).
+"""The relaxed program of poisoning points together (``nbcert.poisoning.together``'s exact method).
 
 Cells of one (label, column, value) are interchangeable, so the variables are how many of
 each *group* to blank (a column's values that are no point's test value form one group).

@@ -15,7 +15,7 @@ the poisoned counts before it is returned.
 
 ``PoisonedCounts`` holds a table's counts under blanking, updated per batch of cells
 without recounting; OP, the randomized baselines (``nbcert.poisoning.baselines``) and
-many-point poisoning all work on it.  The cells a randomized baseline blanks are kept as
+poisoning points together all work on it.  The cells a randomized baseline blanks are kept as
 arrays (``Cells``).
 """
 
@@ -275,7 +275,7 @@ def plans(
     """Blankings that end the point's robustness, cheapest first, the first one minimal
     (``nbcert.poisoning.minimum``): (cost, steps) with steps (label, column, selector,
     how many), the selector a global code or DISAGREE.  Works from the state's current
-    counts, so it also extends a partly blanked table (many-point poisoning);
+    counts, so it also extends a partly blanked table (poisoning points together);
     ``alternatives`` adds each rival's cheapest plan on the table as it stands; without
     ``exact`` the first plan need not be minimal (``Search.run``: greedy's candidates)."""
     return Search(state, state.alpha).run(star, alternatives, exact)
@@ -336,13 +336,12 @@ def poison_encoded(
     check : {"incremental", "iterate"}, default "incremental"
         How SR and RP check robustness after each cell: from running sums of the counts,
         or by Iterate on the table as it stands, as the paper words them (what the
-        reproduction times).  The same seed blanks the same cells either way.
+        reproduction times); the same seed blanks the same cells either way.
     keep_last : bool, default True
-        RP keeps one observed cell in every column, as OP does; False lifts the limit, as
-        the paper's RP has none (an emptied column then makes every world tie).
+        RP keeps one observed cell in every column, as OP does; False lifts the limit as the
+        paper's RP has none (an emptied column then makes every world tie).
     alpha : Fraction, default 0
-        The classifier's smoothing; OP only when > 0 (SR and RP are the paper's alpha = 0
-        baselines).
+        The classifier's smoothing; OP only when > 0 (SR and RP are alpha = 0 baselines).
 
     Returns
     -------
@@ -353,9 +352,8 @@ def poison_encoded(
     if check not in CHECKS:
         raise ValueError(f"unknown check {check!r} (use {' or '.join(CHECKS)})")
     if alpha and method != "op":
-        raise ParameterError(
-            f"poison method {method!r} is the paper's alpha = 0 baseline; use op for alpha > 0"
-        )
+        said = f"poison method {method!r} is the paper's alpha = 0 baseline; use op for alpha > 0"
+        raise ParameterError(said)
     state = PoisonedCounts(enc, t, alpha=alpha)
     first = state.certify(state.seen0, enc.delta)
     if not first.robust[0]:
@@ -370,6 +368,4 @@ def poison_encoded(
         found = smarter_random(enc, star, state, rng, check)
     else:
         found = random_order(enc, state, rng, check, keep_last)
-    return (
-        state.result() if found else Poisoning(False)
-    )  # none found: a random search proves nothing
+    return state.result() if found else Poisoning(False)  # a random search proves nothing

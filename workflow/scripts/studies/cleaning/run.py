@@ -43,7 +43,7 @@ from common.tables import read_data, write_table
 from nbcert import encode
 from nbcert.methods import (
     CleaningTable,
-    clean_many,
+    clean_together,
     cleanable,
     entropy_chooser,
     follow,
@@ -184,7 +184,7 @@ def _truth_rows(tab, T, base, cfg) -> tuple:
     """The answer with the truth with the truth and its lower bound: (rows, the answer); one final
     row without cells where no cleaning certifies every point."""
     t0 = time.perf_counter()
-    many = clean_many(tab, T, cfg.alpha, "auto", cfg.node_limit, cfg.time_limit)
+    many = clean_together(tab, T, cfg.alpha, "auto", cfg.node_limit, cfg.time_limit)
     hist = [(many.num_cells, len(T))] if many.possible else []
     outcome = {
         "lower_bound": many.lower_bound,

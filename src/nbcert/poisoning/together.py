@@ -34,11 +34,10 @@ from ..blanks import leave_out
 from ..certification import certify_ranges, extremes
 from ..errors import unknown_option
 from ..milp import (
-    AUTO_EXACT_CELLS_POISON,
     EXHAUSTIVE_BLOCK_ELEMENTS,
     EXHAUSTIVE_MAX_CHECKS,
     RELAXATION_INTEGER_MAX_COLUMNS,
-    ManyPoints,
+    TogetherPoints,
     count_vectors,
     vectors_between,
 )
@@ -51,7 +50,7 @@ METHODS = ("auto", "exact", "greedy")  # params.RULES["method"]["poison_together
 
 
 @dataclass(frozen=True)
-class TogetherPoisoning(ManyPoints):
+class TogetherPoisoning(TogetherPoints):
     """Cells to blank so that every given test point is non-robust at once, as (row
     position in the training table, column name).
 
@@ -64,16 +63,11 @@ class TogetherPoisoning(ManyPoints):
     --------
     >>> import pandas as pd
     >>> import nbcert
-    >>> train = pd.DataFrame({
-    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
-    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
-    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
-    ... })
-    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
-    >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
-    >>> found = nbcert.poison_together(truth, test, "y", method="exact")
-    >>> found.num_cells, found.optimal, found.lower_bound, found.time_limited
-    (3, True, 3, False)
+    >>> train = pd.DataFrame({"f": list("aabbab"), "g": list("xyxyyx"), "y": list("pppqqq")})
+    >>> test = pd.DataFrame({"f": ["a", "b"], "g": ["x", "y"]})
+    >>> found = nbcert.poison_together(train, test, "y")
+    >>> found.cells, found.optimal, found.lower_bound, found.why_not_optimal
+    (((3, 'f'), (3, 'g')), True, 2, None)
     """
 
     @property
@@ -276,17 +270,17 @@ def greedy(enc: EncodedTable, T: np.ndarray, start: np.ndarray | None = None) ->
 
 def _exact(enc: EncodedTable, T: np.ndarray, start, floor: int, time_limit: float):
     """Solve and refine the relaxation within ``time_limit`` seconds: (best verified mask
-    or None, proven lower bound (math.inf: no blanking works), whether the time limit
-    stopped the search).  Stages: 'linear' (a program over RELAXATION_INTEGER_MAX_COLUMNS
+    or None, proven lower bound (math.inf: no blanking works), the limit that stopped the
+    search: "time", "memory" (a program not expected to fit in the memory left) or None).  Stages: 'linear' (a program over RELAXATION_INTEGER_MAX_COLUMNS
     columns: its linear relaxation only), 'continuous' (0/1 columns integer, counts
     continuous), then 'integer'; a stage ends when refining stops raising its bound."""
     deadline = time.monotonic() + time_limit
     rel = Relaxation(enc, _states(enc, T))
-    best, lower, stopped, stage, last = start, floor, False, None, None
+    best, lower, stopped, stage, last = start, floor, None, None, None
     while lower < (cost := int(best.sum()) if best is not None else enc.n * enc.d):
         left = deadline - time.monotonic()
         if left <= 0:
-            stopped = True
+            stopped = "time"
             break
         prog, handles = rel.build(cost - 1, lower)
         if stage is None:
@@ -299,7 +293,7 @@ def _exact(enc: EncodedTable, T: np.ndarray, start, floor: int, time_limit: floa
             else ()
         )
         got = prog.solve(left, rel_gap=min(1e-4, 0.5 / cost), local_search=False, continuous=free)
-        stopped = got.time_limited
+        stopped = got.limit
         if got.infeasible:  # no blanking of fewer cells than the best
             lower = cost if best is not None else math.inf
             break
@@ -366,14 +360,13 @@ def poison_together_encoded(
     enc, T : EncodedTable, ndarray of shape (k, d)
         The complete table and the test points as its local codes (-1: unseen).
     method : {"auto", "exact", "greedy"}, default "auto"
-        ``greedy`` returns the heuristic's answer.  ``exact`` returns the best verified
-        answer with a proven lower bound: the largest single-point minimum, raised by the
-        relaxed program solved and refined within ``time_limit`` seconds; no program is
-        solved when the greedy answer meets the single-point bound, nor when the
-        instance is small: every blanking between that bound and the greedy answer is
-        then tried (``exhaustive``), which proves the optimum.  ``auto`` is ``exact``
-        when the greedy answer has at most AUTO_EXACT_CELLS_POISON cells, ``greedy``
-        otherwise.
+        ``greedy``: the heuristic's answer, with the largest single-point minimum as its
+        proven lower bound (OP is exact).  ``exact`` and ``auto``: the best verified
+        answer with a proven lower bound, raised by the relaxed program solved and refined
+        within ``time_limit`` seconds; no program is solved when the greedy answer meets
+        the single-point bound, nor when the instance is small: every blanking between
+        that bound and the greedy answer is then tried (``exhaustive``), which proves the
+        optimum.
     time_limit : float, default 30.0
         Seconds the exact search may take (a result it cuts short says so in
         ``time_limited``: it depends on the machine's speed).
@@ -381,44 +374,59 @@ def poison_together_encoded(
     Returns
     -------
     TogetherPoisoning
+        ``why_not_optimal`` says why an answer is not proven optimal.
     """
     if method not in METHODS:
         raise unknown_option("method", method, METHODS)
+    kind = "greedy" if method == "greedy" else "exact"  # of an answer proven on the way
     if enc.m == 1:  # one label is predicted in every world, whatever is blanked
-        return TogetherPoisoning(False, method=method, optimal=True)
+        return TogetherPoisoning(False, method=kind, optimal=True)
     start = greedy(enc, T)
     if start is not None and not start.any():
-        return TogetherPoisoning(True, (), "greedy", True, 0)
+        return TogetherPoisoning(True, (), kind, True, 0)
     if start is not None and not all_nonrobust(enc, T, start):
         start = None  # it emptied a column
-    if method == "greedy" or (
-        method == "auto" and (start is None or start.sum() > AUTO_EXACT_CELLS_POISON)
-    ):
-        if start is None:
-            return TogetherPoisoning(False, method="greedy")
-        return TogetherPoisoning(True, _names(enc, start), "greedy", False, None)
     # every point needs at least its own single-point minimum (OP is exact)
     singles = [poison_encoded(enc, t, "op") for t in T]
     if not all(p.possible for p in singles):
-        return TogetherPoisoning(False, method="exact", optimal=True)
+        return TogetherPoisoning(False, method=kind, optimal=True)
     floor = max(p.num_cells for p in singles)
-    best, lower, timed_out = start, floor, False
-    # the most cells worth trying: one fewer than greedy's, or all but one per column
-    top = int(start.sum()) - 1 if start is not None else enc.n * enc.d - enc.d
-    if floor <= top and small(enc, len(T), floor, top):
-        found, lower = exhaustive(enc, T, floor, top, time.monotonic() + time_limit)
-        timed_out = found is None and lower <= top
-        if found is not None:
-            best = found
-        elif not timed_out and start is None:
-            lower = math.inf  # every allowed blanking tried: none works
-    elif floor <= top:
-        best, lower, timed_out = _exact(enc, T, start, floor, time_limit)
+    if method == "greedy":
+        return _answer(enc, start, "greedy", floor, None, "asked for")
+    best, lower, stopped = _search(enc, T, start, floor, time_limit)
     if lower == math.inf:
         return TogetherPoisoning(False, method="exact", optimal=True)
-    if best is None:
-        return TogetherPoisoning(False, method="exact", lower_bound=lower, time_limited=timed_out)
-    cells = int(best.sum())
+    return _answer(enc, best, "exact", lower, stopped)
+
+
+def _search(enc: EncodedTable, T: np.ndarray, start, floor: int, time_limit: float):
+    """The exact search above ``floor`` cells, from greedy's answer ``start``: every
+    blanking where they are few, else the relaxation.  (Best verified mask or None, proven
+    lower bound (math.inf: no blanking works), the limit that stopped it or None.)"""
+    # the most cells worth trying: one fewer than greedy's, or all but one per column
+    top = int(start.sum()) - 1 if start is not None else enc.n * enc.d - enc.d
+    if floor > top:
+        return start, floor, None
+    if not small(enc, len(T), floor, top):
+        return _exact(enc, T, start, floor, time_limit)
+    found, lower = exhaustive(enc, T, floor, top, time.monotonic() + time_limit)
+    timed_out = found is None and lower <= top
+    if found is None and not timed_out and start is None:
+        lower = math.inf  # every allowed blanking tried: none works
+    return (start if found is None else found), lower, "time" if timed_out else None
+
+
+def _answer(enc, mask, method: str, lower: int, stopped, fallback=None):
+    """The answer for a verified mask (None: none found), optimal when it meets ``lower``;
+    ``stopped``: the limit that stopped the search, if any."""
+    limits = dict(time_limited=stopped == "time", memory_limited=stopped == "memory")
+    if mask is None:
+        return TogetherPoisoning(
+            False, method=method, lower_bound=lower, fallback=fallback, **limits
+        )
+    cells = int(mask.sum())
+    optimal = cells <= lower
+    fallback = None if optimal else fallback
     return TogetherPoisoning(
-        True, _names(enc, best), "exact", cells <= lower, min(lower, cells), timed_out
+        True, _names(enc, mask), method, optimal, min(lower, cells), fallback=fallback, **limits
     )
