@@ -127,7 +127,7 @@ def test_poisoning_rows_together_leaves_blank_features_out(inst):
         ), (method, res)
         assert best is not None and res.num_cells >= best
         if method == "exact":
-            assert res.optimal and res.num_cells == best, (res, best)
+            assert res.search_optimal and res.num_cells == best, (res, best)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -180,7 +180,7 @@ def test_cleaning_with_the_truth_leaves_blank_features_out(inst, alpha):
             ), (method, tg)
             assert best is not None and tg.num_cells >= best
             if method == "exact":
-                assert tg.optimal and tg.num_cells == best, (tg, best)
+                assert tg.search_optimal and tg.num_cells == best, (tg, best)
         certified = all(
             brute_is_robust_after_cleaning(inst.dirty, inst.truth, inst.label, r, rep.path, alpha)
             for r in able

@@ -52,9 +52,17 @@ def _run(argv, capsys) -> tuple:
 
 
 # how an answer was found, which ``--json`` says and a certificate does not (no claims)
-HOW = {"method", "time_limited", "node_limited", "memory_limited", "budget_limited"}
+HOW = {
+    "method",
+    "time_limited",
+    "node_limited",
+    "memory_limited",
+    "budget_limited",
+    "search_bound",
+    "why_not_optimal",
+}
 # what a certificate claims only as far as its checker proves it (never more than --json)
-PROVEN = {"optimal", "lower_bound", "status"}
+PROVEN = {"optimal", "lower_bound", "status", "minimal"}
 
 
 def _claims(value, drop=("evidence",)):

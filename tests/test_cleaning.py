@@ -137,6 +137,10 @@ def test_claims_about_points_together_are_true(inst, alpha):
         )
         if tg.optimal:
             assert tg.num_cells == best, (method, tg, best)  # "proven optimal" is true
+        if tg.search_optimal:  # the search's own proof, kept apart, is true too
+            assert tg.num_cells == best == tg.search_bound, (method, tg, best)
+        if tg.search_bound is not None:
+            assert tg.search_bound <= best, (method, tg, best)
 
 
 def test_rows_no_cleaning_certifies_are_set_aside():
@@ -150,7 +154,7 @@ def test_rows_no_cleaning_certifies_are_set_aside():
     tg = nbcert.clean_with_truth(dirty, truth, test, "y", method="exact").together
     assert tg.excluded == (1,) and tg.possible and tg.target == tg.certified == 2
     want = brute_min_clean(dirty, truth, "y", [rows[0], rows[2]])
-    assert tg.num_cells == want == tg.lower_bound and tg.optimal and want > 0
+    assert tg.num_cells == want == tg.search_bound and tg.search_optimal and want > 0
     assert brute_min_clean(dirty, truth, "y", [rows[1]]) is None
 
 
@@ -213,8 +217,8 @@ def test_exact_program_proves_an_optimum_above_every_single_point_minimum():
     rep = nbcert.clean_with_truth(dirty, truth, test, "y", method="exact")
     assert [p.num_cells for p in rep.points] == [1, 1]
     want = brute_min_clean(dirty, truth, "y", [dict(r) for _, r in test.iterrows()])
-    assert rep.together.optimal and rep.together.method == "exact"
-    assert rep.together.num_cells == rep.together.lower_bound == want == 2
+    assert rep.together.search_optimal and rep.together.method == "exact"
+    assert rep.together.num_cells == rep.together.search_bound == want == 2
 
 
 def _medium(seed):
@@ -722,10 +726,10 @@ def test_exact_proves_the_optimum_of_a_small_instance(inst):
     tg = nbcert.clean_with_truth(
         inst.dirty, inst.truth, inst.test, inst.label, method="exact", time_limit=60
     ).together
-    assert tg.optimal and not tg.time_limited, (tg, best)
+    assert tg.search_optimal and not tg.time_limited, (tg, best)
     assert tg.num_cells == best, (tg, best)
     if best is not None:
-        assert tg.lower_bound == best
+        assert tg.search_bound == best and tg.lower_bound <= best
         assert all(
             brute_is_robust_after_cleaning(inst.dirty, inst.truth, inst.label, r, tg.cells)
             for r in rows
@@ -741,7 +745,7 @@ def test_exact_proves_an_optimum_the_program_left_open():
     tg = nbcert.clean_with_truth(dirty, truth, test, "y", method="exact").together
     rows = test.to_dict("records")
     assert brute_min_clean(dirty, truth, "y", rows) == 3
-    assert (tg.num_cells, tg.optimal, tg.lower_bound) == (3, True, 3)
+    assert (tg.num_cells, tg.search_optimal, tg.search_bound) == (3, True, 3)
     assert all(brute_is_robust_after_cleaning(dirty, truth, "y", r, tg.cells) for r in rows)
 
 
@@ -759,7 +763,7 @@ def test_exact_on_the_readme_example_is_optimal():
         dirty.loc[r, c] = None
     test = pd.DataFrame({"f": ["a", "a", "b"], "g": ["x", "y", "x"]})
     tg = nbcert.clean_with_truth(dirty, truth, test, "y", method="exact").together
-    assert (tg.num_cells, tg.optimal, tg.lower_bound) == (4, True, 4)
+    assert (tg.num_cells, tg.search_optimal, tg.search_bound) == (4, True, 4)
     assert brute_min_clean(dirty, truth, "y", test.to_dict("records")) == 4
 
 

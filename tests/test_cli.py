@@ -584,7 +584,15 @@ def test_poison_json_contract(tmp_path, capsys):
     assert [r["test_index"] for r in res] == [0, 1, 2]
     assert res[0]["num_cells"] == 2 and res[0]["status"] == "poisoned"
     assert {(c["row"], c["column"]) for c in res[0]["cells"]} == {(1, "odor"), (4, "odor")}
-    assert res[1] == {"test_index": 1, "num_cells": 0, "cells": [], "status": "already_nonrobust"}
+    assert res[1] == {
+        "test_index": 1,
+        "num_cells": 0,
+        "cells": [],
+        "status": "already_nonrobust",
+        "minimal": True,
+        "lower_bound": 0,
+    }
+    assert res[0]["minimal"] is True and res[0]["lower_bound"] == 2  # the checker proves it
     feats, rows = parse(PTRAIN)
     k, sols = brute_min_poison(feats, rows, points(PTEST)[2])
     assert res[2]["num_cells"] == k == len(res[2]["cells"])
@@ -627,7 +635,16 @@ def test_poison_cells_break_robustness(tmp_path, capsys, method):
 def test_poison_impossible(tmp_path, capsys):
     # one label only: every world predicts it, no blanking can change that
     res = run_json(capsys, "poison", *files(tmp_path, "a,b,y\nx,u,e\nz,v,e\n", "a,b\nx,u\n"))
-    assert res == [{"test_index": 0, "num_cells": None, "cells": [], "status": "impossible"}]
+    assert res == [
+        {
+            "test_index": 0,
+            "num_cells": None,
+            "cells": [],
+            "status": "impossible",
+            "minimal": False,
+            "lower_bound": None,
+        }
+    ]
     rc, out, err = run(capsys, "poison", *files(tmp_path, "a,b,y\nx,u,e\nz,v,e\n", "a,b\nx,u\n"))
     assert rc == 0 and out.splitlines()[1].split()[:2] == ["0", "-"] and "impossible" in out
 
@@ -898,8 +915,8 @@ def test_poison_together_json(tmp_path, capsys):
     assert r["test_indices"] == [0, 1] and r["method"] == "exact"
     assert (
         r["num_cells"] == len(r["cells"])
-        and r["optimal"] is True
-        and r["lower_bound"] == r["num_cells"]
+        and r["search_bound"] == r["num_cells"]
+        and r["optimal"] == (r["lower_bound"] == r["num_cells"])
     )
     assert r["status"] == "poisoned"
     # blanking the reported cells makes both rows non-robust

@@ -77,6 +77,10 @@ def test_exact_is_minimum_and_greedy_is_valid(inst):
         assert best is not None and res.num_cells >= best
         if res.optimal:
             assert res.num_cells == best, (method, res, best)  # "proven optimal" must be true
+        if res.search_optimal:  # the search's own proof, kept apart, must be true too
+            assert res.num_cells == best and res.search_bound == best, (method, res, best)
+        if res.search_bound is not None:
+            assert res.search_bound <= best, (method, res, best)
 
 
 def test_shared_cells_beat_the_union_of_single_point_answers():
@@ -92,7 +96,7 @@ def test_shared_cells_beat_the_union_of_single_point_answers():
     test = pd.DataFrame({"f": ["r", "r"], "g": ["x", "y"]})
     res = nbcert.poison_together(train, test, "y", method="exact")
     singles = {c for p in nbcert.poison(train, test, "y") for c in p.cells}
-    assert res.optimal and res.num_cells <= len(singles)
+    assert res.search_optimal and res.num_cells <= len(singles)
     rows = [dict(zip(["f", "g"], r)) for r in test.itertuples(index=False)]
     assert all(brute_is_nonrobust_after(train, "y", row, list(res.cells)) for row in rows)
 
@@ -117,8 +121,9 @@ def test_the_default_proves_what_exact_proves_where_greedy_needs_many_cells():
     exact = nbcert.poison_together(train, test, "y", method="exact")
     assert greedy.num_cells > 200 and greedy.method == "greedy"
     assert greedy.lower_bound is not None and greedy.why_not_optimal == "greedy: asked for"
-    assert (default.num_cells, default.optimal, default.lower_bound) == (196, True, 196)
-    assert (exact.num_cells, exact.optimal, default.method) == (196, True, "exact")
+    assert (default.num_cells, default.search_optimal, default.search_bound) == (196, True, 196)
+    assert (exact.num_cells, exact.search_optimal, default.method) == (196, True, "exact")
+    assert default.lower_bound <= 196 and default.optimal == (default.lower_bound == 196)
 
 
 def test_greedy_on_a_real_sized_table_is_valid():
@@ -199,10 +204,10 @@ def test_exact_proves_the_optimum_of_a_small_instance(inst):
     )  # every blanking of these tables is within the bound
     best = brute_min_together(inst)
     res = nbcert.poison_together(inst.train, inst.test, inst.label, method="exact", time_limit=60)
-    assert res.optimal and not res.time_limited, res
+    assert res.search_optimal and not res.time_limited, res
     assert res.num_cells == best, (res, best)
     if best is not None:
-        assert res.lower_bound == best
+        assert res.search_bound == best and res.lower_bound <= best
         assert all_nonrobust(inst, list(res.cells))
 
 
@@ -219,7 +224,7 @@ def test_exact_proves_the_readme_example_optimal():
     )
     test = pd.DataFrame({"f": ["a", "a", "b"], "g": ["x", "y", "x"]})
     res = nbcert.poison_together(train, test, "y", method="exact")
-    assert (res.num_cells, res.optimal, res.lower_bound) == (4, True, 4)
+    assert (res.num_cells, res.search_optimal, res.search_bound) == (4, True, 4)
     rows = test.to_dict("records")
     assert all(brute_is_nonrobust_after(train, "y", row, list(res.cells)) for row in rows)
     cells = feature_cells(train, "y")

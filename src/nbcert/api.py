@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from . import approximate, blanks, certification
+from .certificate import claims
 from .count import WorldCounts, count_encoded
 from .errors import InputError, ParameterError
 from .inputs import (
@@ -470,6 +471,7 @@ def poison(
         found = blanks.per_group(asked.table, asked.T, answer)
     except poisoning.minimum.SearchTooLarge:
         raise InputError(_search_too_large(alpha, asked.table, reading)) from None
+    found = claims.poison(asked.table, asked.T, found, asked.alpha)
     _write(written, "poison", asked, found, method=method)
     return found
 
@@ -507,9 +509,9 @@ def poison_together(
     Returns
     -------
     TogetherPoisoning
-        The cells, whether they are proven optimal, a proven lower bound, and whether the
-        time limit cut the search short (``time_limited``: the answer then depends on the
-        machine's speed).
+        The cells; ``optimal`` and ``lower_bound``, what a certificate proves of them
+        (``nbcert.certificate.claims``); the search's own ``search_optimal`` and
+        ``search_bound``; why an answer is not proven optimal (``why_not_optimal``).
 
     Examples
     --------
@@ -517,8 +519,12 @@ def poison_together(
     >>> from nbcert.synthetic import example
     >>> train, test, truth = example()  # certify's table, and the true values of its blanks
     >>> found = nbcert.poison_together(truth, test, "y", method="exact")
-    >>> found.cells, found.optimal
-    (((0, 'color'), (3, 'color'), (4, 'color')), True)
+    >>> found.cells, found.search_optimal, found.optimal, found.lower_bound
+    (((0, 'color'), (3, 'color'), (4, 'color')), True, False, 2)
+
+    The exact search proves its 3 cells the fewest, but only 2 are proven in a way a
+    certificate checks (``nbcert.verify``): ``optimal`` and ``lower_bound`` say what a
+    certificate proves, ``search_optimal`` and ``search_bound`` what the search did.
     """
     from . import poisoning
 
@@ -529,6 +535,7 @@ def poison_together(
     result = poisoning.poison_together_encoded(
         asked.table, asked.T, method=method, time_limit=time_limit
     )
+    result = claims.poison_together(asked.table, asked.T, result)
     _limit_warnings(("poison_together", "poison --together"), result, time_limit)
     _write(written, "poison_together", asked, result)
     return result
@@ -738,6 +745,8 @@ def clean_with_truth(
     asked = ask(train, test, label, reading, alpha=alpha, candidates=candidates, truth=truth)
     limits = (time_limit, batch, progress, target, budget)
     found = _with_truth(asked, prior, method, node_limit, limits)
+    if asked.cand is None:  # the checker knows domains, not candidate sets
+        found = claims.clean(asked.table, asked.T, found, asked.alpha)
     _limit_warnings(("clean_with_truth", "clean --truth"), found.together, time_limit, node_limit)
     _write(written, "clean", asked, found)
     return found

@@ -159,7 +159,9 @@ class TogetherPoints(CellAnswer):
     may differ on a faster or slower machine), ``node_limited`` (HiGHS's node limit),
     ``memory_limited`` (an exact program outgrew its size limit and was not solved),
     ``budget_limited`` (the budget of cells ran out).  ``fallback``: why greedy's answer
-    stands where no exact search ran.
+    stands where no exact search ran.  Shown to a user, ``optimal`` and ``lower_bound`` are
+    what a certificate proves (``nbcert.certificate.claims``); the search's own are then
+    ``search_optimal`` and ``search_bound``.
     """
 
     method: str = "greedy"
@@ -170,6 +172,8 @@ class TogetherPoints(CellAnswer):
     memory_limited: bool = False
     budget_limited: bool = False
     fallback: str | None = None
+    search_bound: int | None = None
+    search_optimal: bool = False
 
     @property
     def why_not_optimal(self) -> str | None:
@@ -178,6 +182,8 @@ class TogetherPoints(CellAnswer):
         the answer); None when optimal."""
         if self.optimal:
             return None
+        if self.search_optimal:
+            return "the exact search's proof, which no certificate checks"
         limits = ("time limit", "node limit", "size limit", "budget")
         flags = (self.time_limited, self.node_limited, self.memory_limited, self.budget_limited)
         why = [name for name, flag in zip(limits, flags) if flag]

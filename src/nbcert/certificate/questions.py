@@ -176,7 +176,7 @@ def poison_together(enc, T: np.ndarray, answer, index, ids=None) -> list:
             }
             for pos, t in enumerate(T)
         ]
-    status, low, source = _together_bound(enc, T, answer, state)
+    status, low, source = together_bound(enc, T, answer, state)
     if source is not None:
         evidence["lower_bound"] = {"test_index": int(index[source])}
     out = {"test_indices": [int(i) for i in index]}
@@ -195,7 +195,7 @@ def poison_together(enc, T: np.ndarray, answer, index, ids=None) -> list:
     return [out]
 
 
-def _together_bound(enc, T, answer, state) -> tuple:
+def together_bound(enc, T, answer, state) -> tuple:
     """(status, bound, the position of its point) for all points together: each point's own
     bound, up to its own fewest blanks (OP's), the largest of them; a point the checker
     shows no blanking makes not robust proves "impossible"."""

@@ -28,8 +28,10 @@ class PointCleaning(CellAnswer):
     """The fewest cells whose cleaning certifies one test point (alone).
 
     ``cells`` lists (row position in the training table, column name), empty when the
-    point is already robust; ``possible`` False (proven) when no cleaning makes it robust.
-    ``label`` is the prediction the cleaned table certifies.
+    point is already robust; ``possible`` False when no cleaning makes it robust (proven,
+    unless ``lower_bound`` gives a bound instead).  ``label`` is the prediction the cleaned
+    table certifies; ``lower_bound`` a bound on the fewest cells that a certificate proves
+    (set by the API, ``nbcert.certificate.claims``; ``minimal`` where it meets them).
 
     Examples
     --------
@@ -43,6 +45,12 @@ class PointCleaning(CellAnswer):
     """
 
     label: object = None
+    lower_bound: int | None = None
+
+    @property
+    def minimal(self) -> bool:
+        """Whether ``cells`` are proven the fewest: ``lower_bound`` meets them."""
+        return self.possible and self.lower_bound == self.num_cells
 
 
 @dataclass(frozen=True)

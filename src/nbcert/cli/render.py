@@ -164,15 +164,25 @@ def _poison_json(res: Poisoned) -> dict:
                 "num_cells": p.num_cells,
                 "cells": cells_json(p.cells),
                 "status": p.status,
+                "minimal": p.minimal,
+                "lower_bound": p.lower_bound,
             }
             for pos, (i, p) in enumerate(zip(res.index, res.poisonings))
         ]
     }
 
 
+def _fewest(p) -> str:
+    """Whether an answer's cells are proven the fewest: "yes", or the bound proven."""
+    if p.num_cells == 0:
+        return "-"
+    return "yes" if p.minimal else f"≥ {dash(p.lower_bound)}"
+
+
 def _poison_text(res: Poisoned) -> str:
-    rows = [[dash(p.num_cells), _shown(p)] for p in res.poisonings]
-    return keyed(res, ["num_cells", "cells (row:column)"], rows, right={0})
+    rows = [[dash(p.num_cells), _fewest(p), _shown(p)] for p in res.poisonings]
+    head = ["num_cells", "fewest", "cells (row:column)"]
+    return keyed(res, head, rows, right={0})
 
 
 def _together_json(res: PoisonedTogether) -> dict:
@@ -190,6 +200,7 @@ def _together_json(res: PoisonedTogether) -> dict:
                 "optimal": bool(p.optimal),
                 "lower_bound": p.lower_bound,
                 "time_limited": bool(p.time_limited),
+                "search_bound": p.search_bound,
             }
         ]
     }
@@ -291,6 +302,8 @@ def _cleaned_json(res: Cleaned) -> dict:
             "num_cells": pt.num_cells,
             "cells": cells_json(pt.cells),
             "label": None if not pt.possible else str(pt.label),
+            "minimal": pt.minimal,
+            "lower_bound": pt.lower_bound,
         }
         for pos, (i, pt) in enumerate(zip(res.index, rep.points))
     ]
@@ -342,17 +355,19 @@ def _cleaned_together_text(res: Cleaned) -> list:
 def _claim(tg) -> str:
     """What is proven about the cells for all rows together, and by which search."""
     if not tg.optimal:
+        own = "" if tg.search_bound in (None, tg.lower_bound) else f"; its own {tg.search_bound}"
         return (
-            f"{tg.method}; not proven optimal: {tg.why_not_optimal}; lower bound {tg.lower_bound}"
+            f"{tg.method}; not proven optimal: {tg.why_not_optimal}; "
+            f"at least {dash(tg.lower_bound)} needed, proven{own}"
         )
     if not tg.num_cells:
         return "optimal: the rows asked for are robust without cleaning"
-    if tg.method == "greedy":
-        return "optimal: greedy's answer meets the proven lower bound"
-    return "optimal, proven by the exact search"
+    return f"optimal: at least {tg.num_cells} needed, proven; found by {tg.method}"
 
 
 def _point_shown(pt) -> str:
+    if not pt.possible and pt.lower_bound is not None:
+        return f"(none found; at least {pt.lower_bound} cells needed, proven)"
     if not pt.possible:
         return "(impossible: no cleaning makes it robust)"
     return cells_text(pt.cells) if pt.cells else "(already robust)"
@@ -361,7 +376,12 @@ def _point_shown(pt) -> str:
 def _cleaned_text(res: Cleaned) -> str:
     rep = res.report
     rows = [
-        [dash(pt.num_cells), "-" if not pt.possible else str(pt.label), _point_shown(pt)]
+        [
+            dash(pt.num_cells),
+            _fewest(pt) if pt.possible else "-",
+            "-" if not pt.possible else str(pt.label),
+            _point_shown(pt),
+        ]
         for pt in rep.points
     ]
     path = (
@@ -371,7 +391,7 @@ def _cleaned_text(res: Cleaned) -> str:
     )
     return "\n".join(
         [
-            keyed(res, ["num_cells", "label", "cells (row:column)"], rows, right={0}),
+            keyed(res, ["num_cells", "fewest", "label", "cells (row:column)"], rows, right={0}),
             "",
             *_cleaned_together_text(res),
             path,

@@ -87,7 +87,9 @@ class Poisoning(CellAnswer):
     the point is already non-robust.  ``possible`` is False (``cells`` empty) when no
     blanking was found; ``impossible`` then says whether that is proven (OP, or a table
     with a single label) or only that a randomized search (SR, RP) found none.
-    ``status`` names the four cases.
+    ``status`` names the four cases.  ``lower_bound``: a bound on the fewest cells that a
+    certificate proves (set by the API, ``nbcert.certificate.claims``; ``minimal`` where it
+    meets the cells found).
 
     Examples
     --------
@@ -106,6 +108,12 @@ class Poisoning(CellAnswer):
     """
 
     impossible: bool = False
+    lower_bound: int | None = None
+
+    @property
+    def minimal(self) -> bool:
+        """Whether ``cells`` are proven the fewest: ``lower_bound`` meets them."""
+        return self.possible and self.lower_bound == self.num_cells
 
     def __post_init__(self):
         if self.possible and self.impossible:
