@@ -1,0 +1,97 @@
+"""Hypothesis strategies for the repaired-rows model: small tables whose dirty rows have
+one to four repairs (repairs agreeing on some cells, values never observed, one-repair
+rows), test points with unseen values and blank cells."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from hypothesis import strategies as st
+from strategies import _pools, instances
+
+
+@dataclass
+class RepairInstance:
+    train: pd.DataFrame  # features and label "y", positions 0..n-1
+    test: pd.DataFrame
+    label: str
+    repairs: dict  # {row: [ {feature name: value} per repair ]}
+    truth: pd.DataFrame | None = None
+
+    @property
+    def features(self) -> list:
+        return [c for c in self.train.columns if c != self.label]
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The repairs as a long table row, repair, column, value."""
+        rows = [
+            (r, f"r{i}", f, v)
+            for r, reps in self.repairs.items()
+            for i, rep in enumerate(reps)
+            for f, v in rep.items()
+        ]
+        return pd.DataFrame(rows, columns=["row", "repair", "column", "value"], dtype=object)
+
+    def brute(self) -> tuple:
+        """(cols, y, repairs by feature index, test points, truth cols) for brute_rows."""
+        feats = self.features
+        cols = [[None if pd.isna(v) else v for v in self.train[f].tolist()] for f in feats]
+        reps = {
+            r: [{feats.index(f): v for f, v in rep.items()} for rep in rs]
+            for r, rs in self.repairs.items()
+        }
+        points = [[None if pd.isna(v) else v for v in self.test[f].tolist()] for f in feats]
+        points = [list(p) for p in zip(*points)]
+        truth = None
+        if self.truth is not None:
+            truth = [self.truth[f].tolist() for f in feats]
+        return cols, self.train[self.label].tolist(), reps, points, truth
+
+    def __repr__(self) -> str:
+        return (
+            f"RepairInstance(\ntrain=\n{self.train.to_string()}\ntest=\n{self.test.to_string()}"
+            f"\nrepairs={self.repairs!r}\ntruth=\n"
+            f"{None if self.truth is None else self.truth.to_string()})"
+        )
+
+
+@st.composite
+def repair_sets(draw, train: pd.DataFrame, features: list, *, max_repairs: int = 4) -> dict:
+    """For every dirty row 1..max_repairs repairs; a repair copies the previous one's value
+    in some cells (repairs that agree), draws from the observed values and values never
+    observed otherwise."""
+    out = {}
+    pools = {f: sum(_pools(train, f), []) for f in features}
+    for r in range(len(train)):
+        miss = [f for f in features if pd.isna(train[f].iloc[r])]
+        if not miss:
+            continue
+        reps = []
+        for _ in range(draw(st.sampled_from([1, 2, 2, 3, 4][: max_repairs + 1]))):
+            rep = {}
+            for f in miss:
+                if reps and draw(st.booleans()):
+                    rep[f] = reps[-1][f]
+                else:
+                    rep[f] = draw(st.sampled_from(pools[f]))
+            reps.append(rep)
+        out[r] = reps
+    return out
+
+
+@st.composite
+def repair_instances(draw, *, max_rows=6, max_missing=6, max_repairs=4, blanks=True, **kw):
+    inst = draw(instances(max_rows=max_rows, max_missing=max_missing, **kw))
+    train = inst.train.reset_index(drop=True)
+    reps = draw(repair_sets(train, inst.features, max_repairs=max_repairs))
+    test = inst.test.reset_index(drop=True).drop(columns=[inst.label], errors="ignore")
+    if blanks and draw(st.integers(0, 3)) == 0:
+        i, f = draw(st.integers(0, len(test) - 1)), draw(st.sampled_from(inst.features))
+        test.loc[i, f] = np.nan
+    return RepairInstance(train, test, inst.label, reps)
+
+
+__all__ = ["RepairInstance", "repair_sets", "repair_instances"]
