@@ -95,3 +95,36 @@ def repair_instances(draw, *, max_rows=6, max_missing=6, max_repairs=4, blanks=T
 
 
 __all__ = ["RepairInstance", "repair_sets", "repair_instances"]
+
+
+@st.composite
+def crowded_instances(draw, *, max_rows=6, max_repairs=4):
+    """Tables biased to where rows matter: two or three features, two small domains, most
+    rows dirty in several features, repairs that disagree (so picks trade one feature's
+    match against another's, and fronts have several points), test values from the domain."""
+    d = draw(st.integers(2, 3))
+    n = draw(st.integers(3, max_rows))
+    y = [draw(st.sampled_from(["p", "q"])) for _ in range(n)]
+    y[:2] = ["p", "q"]
+    values = ["a", "b"]
+    cols = [[draw(st.sampled_from(values)) for _ in range(n)] for _ in range(d)]
+    for j in range(d):
+        for r in range(1, n):
+            if draw(st.integers(0, 2)):
+                cols[j][r] = None
+        cols[j][0] = cols[j][0] or "a"
+    feats = [f"f{j}" for j in range(d)]
+    train = pd.DataFrame({**dict(zip(feats, cols)), "y": y}, dtype=object)
+    pool = values + (["c"] if draw(st.booleans()) else [])
+    reps = {}
+    for r in range(n):
+        miss = [f for j, f in enumerate(feats) if cols[j][r] is None]
+        if miss:
+            k = draw(st.integers(1, max_repairs))
+            reps[r] = [{f: draw(st.sampled_from(pool)) for f in miss} for _ in range(k)]
+    tests = [[draw(st.sampled_from(values)) for _ in feats] for _ in range(draw(st.integers(1, 3)))]
+    test = pd.DataFrame(tests, columns=feats, dtype=object)
+    return RepairInstance(train, test, "y", reps)
+
+
+__all__ += ["crowded_instances"]
