@@ -78,16 +78,14 @@ def _sums(P, g):
 
 def _maximal(points):
     pts = [np.array(p) for p in points]
-    return {
-        tuple(p)
-        for p in pts
-        if not any((q >= p).all() and (q != p).any() for q in pts)
-    }
+    return {tuple(p) for p in pts if not any((q >= p).all() and (q != p).any() for q in pts)}
 
 
 @given(
     st.integers(1, 4).flatmap(
-        lambda a: st.lists(st.lists(st.integers(0, 1), min_size=a, max_size=a), min_size=1, max_size=5)
+        lambda a: st.lists(
+            st.lists(st.integers(0, 1), min_size=a, max_size=a), min_size=1, max_size=5
+        )
     ),
     st.integers(1, 4),
 )
@@ -103,7 +101,9 @@ def test_power_is_the_pareto_front_of_the_sums(P, g):
 
 @given(
     st.integers(3, 5).flatmap(
-        lambda a: st.lists(st.lists(st.integers(0, 3), min_size=a, max_size=a), min_size=1, max_size=40)
+        lambda a: st.lists(
+            st.lists(st.integers(0, 3), min_size=a, max_size=a), min_size=1, max_size=40
+        )
     )
 )
 @settings(max_examples=100, deadline=None)
@@ -144,3 +144,37 @@ def test_a_stopped_search_decides_only_what_its_bounds_prove(inst, alpha, limit)
         assert {labels[l] for l in np.flatnonzero(got.possible[i] == 0)}.isdisjoint(possible)
         if got.tie[i] != TIE_UNKNOWN:
             assert got.tie[i] == (TIE_YES if tie else TIE_NO)
+
+
+@given(st.one_of(repair_instances(), crowded_instances()), ALPHAS)
+@settings(max_examples=200, deadline=None)
+def test_count_equals_enumeration(inst, alpha):
+    from nbcert.repairs.count import count_rows
+
+    rr, T = coded(inst)
+    got = count_rows(rr, T, alpha)
+    cols, y, reps, points, _ = inst.brute()
+    for wc, t in zip(got, points):
+        wins, ties, total = brute_rows.counts(cols, y, reps, t, alpha)
+        assert wc.method == "exact"
+        assert (wc.counts, wc.ties, wc.total) == (wins, ties, total)
+        assert wc.total == rr.total() and wc.total_text == str(total)
+
+
+@given(st.one_of(repair_instances(), crowded_instances()), ALPHAS, st.sampled_from([1, 2, 4]))
+@settings(max_examples=150, deadline=None)
+def test_count_bounds_hold_the_counts(inst, alpha, max_states):
+    """Past max_states the counts are proven intervals: they hold enumeration's."""
+    from nbcert.repairs.count import count_rows
+
+    rr, T = coded(inst)
+    got = count_rows(rr, T, alpha, max_states=max_states)
+    cols, y, reps, points, _ = inst.brute()
+    for wc, t in zip(got, points):
+        wins, ties, total = brute_rows.counts(cols, y, reps, t, alpha)
+        if wc.method == "exact":
+            assert (wc.counts, wc.ties) == (wins, ties)
+            continue
+        for lab, (lo, hi) in wc.proven.items():
+            assert lo <= wins[lab] <= hi
+        assert wc.proven_ties[0] <= ties <= wc.proven_ties[1]
