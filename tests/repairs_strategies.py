@@ -83,7 +83,22 @@ def repair_sets(draw, train: pd.DataFrame, features: list, *, max_repairs: int =
 
 
 @st.composite
-def repair_instances(draw, *, max_rows=6, max_missing=6, max_repairs=4, blanks=True, **kw):
+def truths(draw, inst: RepairInstance) -> pd.DataFrame:
+    """The true table: each missing cell one of its row's repairs' values, or a value from
+    the column's pool (observed or never observed), or the test's value."""
+    truth = inst.train.copy()
+    for r, reps in inst.repairs.items():
+        for f in reps[0]:
+            pool = sum(_pools(inst.train, f), []) + [v for v in inst.test[f] if not pd.isna(v)]
+            options = [rep[f] for rep in reps] + pool
+            truth.loc[r, f] = draw(st.sampled_from(options))
+    return truth
+
+
+@st.composite
+def repair_instances(
+    draw, *, max_rows=6, max_missing=6, max_repairs=4, blanks=True, truth=False, **kw
+):
     inst = draw(instances(max_rows=max_rows, max_missing=max_missing, **kw))
     train = inst.train.reset_index(drop=True)
     reps = draw(repair_sets(train, inst.features, max_repairs=max_repairs))
@@ -91,14 +106,17 @@ def repair_instances(draw, *, max_rows=6, max_missing=6, max_repairs=4, blanks=T
     if blanks and draw(st.integers(0, 3)) == 0:
         i, f = draw(st.integers(0, len(test) - 1)), draw(st.sampled_from(inst.features))
         test.loc[i, f] = np.nan
-    return RepairInstance(train, test, inst.label, reps)
+    out = RepairInstance(train, test, inst.label, reps)
+    if truth:
+        out.truth = draw(truths(out))
+    return out
 
 
 __all__ = ["RepairInstance", "repair_sets", "repair_instances"]
 
 
 @st.composite
-def crowded_instances(draw, *, max_rows=6, max_repairs=4):
+def crowded_instances(draw, *, max_rows=6, max_repairs=4, truth=False):
     """Tables biased to where rows matter: two or three features, two small domains, most
     rows dirty in several features, repairs that disagree (so picks trade one feature's
     match against another's, and fronts have several points), test values from the domain."""
@@ -124,7 +142,10 @@ def crowded_instances(draw, *, max_rows=6, max_repairs=4):
             reps[r] = [{f: draw(st.sampled_from(pool)) for f in miss} for _ in range(k)]
     tests = [[draw(st.sampled_from(values)) for _ in feats] for _ in range(draw(st.integers(1, 3)))]
     test = pd.DataFrame(tests, columns=feats, dtype=object)
-    return RepairInstance(train, test, "y", reps)
+    out = RepairInstance(train, test, "y", reps)
+    if truth:
+        out.truth = draw(truths(out))
+    return out
 
 
 __all__ += ["crowded_instances"]

@@ -1,0 +1,59 @@
+"""Repaired rows with the truth: the fewest rows to clean, against trying every set."""
+
+from __future__ import annotations
+
+import brute_rows
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from repairs_strategies import crowded_instances, repair_instances
+
+from nbcert.reading.truth import prepare_truth
+from nbcert.repairs import Worlds, code
+from nbcert.repairs.clean import point_cleaning
+
+NAMES = {"train": "training table", "truth": "truth table"}
+
+
+def coded_truth(inst):
+    enc, missing = prepare_truth(inst.train, inst.truth, inst.label, None, NAMES)
+    enc, rr = code(enc, inst.frame, "repairs", "training table", missing)
+    return rr, enc.encode_test(inst.test)
+
+
+def data_rows(rr, rows):
+    return tuple(sorted(int(rr.enc.rows[r]) for r in rows))
+
+
+@given(
+    st.one_of(
+        repair_instances(truth=True, max_rows=5, max_missing=5),
+        crowded_instances(truth=True, max_rows=5),
+    ),
+    st.sampled_from([(4096, 2000), (1, 2000), (1, 0)]),
+)
+@settings(max_examples=300, deadline=None)
+def test_fewest_rows_per_point(inst, limits):
+    """Exact where the enumeration is small (limit 4096); with limit 1 the rows found
+    (greedily, or with no budget every helpful row) certify the point and the proven bound
+    is at most enumeration's fewest."""
+    limit, budget = limits
+    rr, T = coded_truth(inst)
+    worlds = Worlds(rr, 0)
+    base = worlds.patterns.base(T)
+    cols, y, reps, points, truth = inst.brute()
+    for i, t in enumerate(points):
+        got = point_cleaning(worlds, worlds.point(T[i], base[i]), limit, budget)
+        fewest, _ = brute_rows.min_clean(cols, y, reps, truth, [t])
+        if got.possible is False:
+            assert fewest is None
+            continue
+        if got.possible is True:
+            rows = data_rows(rr, got.rows)
+            assert brute_rows.robust_after(cols, y, reps, truth, t, rows)
+            assert fewest is not None and got.lower <= fewest <= len(rows)
+            if got.optimal:
+                assert len(rows) == fewest
+        else:
+            assert fewest is None or got.lower <= fewest
+        if limit == 4096:
+            assert got.optimal and got.possible is not None
