@@ -57,3 +57,36 @@ def test_fewest_rows_per_point(inst, limits):
             assert fewest is None or got.lower <= fewest
         if limit == 4096:
             assert got.optimal and got.possible is not None
+
+
+@given(
+    st.one_of(
+        repair_instances(truth=True, max_rows=5, max_missing=5),
+        crowded_instances(truth=True, max_rows=6),
+    )
+)
+@settings(max_examples=200, deadline=None)
+def test_rows_together(inst):
+    """The rows found certify every target; the bound is at most enumeration's fewest,
+    equal to it where claimed optimal; excluded points have no cleaning."""
+    from nbcert.repairs.together import points, together
+
+    rr, T = coded_truth(inst)
+    each = points(rr, T)
+    got = together(rr, T, each)
+    cols, y, reps, pts, truth = inst.brute()
+    targets = [pts[i] for i in got.targets]
+    fewest, _ = brute_rows.min_clean(cols, y, reps, truth, targets)
+    if got.possible is False:
+        assert fewest is None
+        return
+    assert fewest is not None
+    assert got.lower <= fewest
+    if got.rows is not None:
+        rows = data_rows(rr, got.rows)
+        assert all(brute_rows.robust_after(cols, y, reps, truth, t, rows) for t in targets)
+        assert fewest <= len(rows)
+        if got.optimal:
+            assert len(rows) == fewest
+    for i in got.excluded:
+        assert brute_rows.min_clean(cols, y, reps, truth, [pts[i]])[0] is None
