@@ -220,7 +220,7 @@ def _fills(X, at, j_of, pair, codes, table, name: str, enc: EncodedTable) -> tup
 
 
 def _repair(table: pd.DataFrame, i: int) -> str:
-    return f"repair {table['repair'].iloc[i]!r} of row {table['row'].iloc[i]!r}"
+    return f"repair {str(table['repair'].iloc[i])!r} of row {table['row'].iloc[i]}"
 
 
 __all__ = ["RowRepairs", "code"]
