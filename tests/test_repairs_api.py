@@ -192,3 +192,11 @@ def test_command_line(tmp_path, capsys, monkeypatch):
     for command in ("clean", "poison"):
         rc, out, err = cli(capsys, command, *base)
         assert rc == 2 and err.count("\n") == 1 and "--repairs" in err and not out
+
+
+def test_the_guide_page_runs_as_written(tmp_path, monkeypatch):
+    """The Python block of docs/guide/repairs.md runs and its asserts hold."""
+    monkeypatch.chdir(tmp_path)
+    text = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "repairs.md").read_text()
+    code = text.split("```python\n")[1].split("```")[0]
+    exec(compile(code, "docs/guide/repairs.md", "exec"), {})

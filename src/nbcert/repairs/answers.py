@@ -5,6 +5,7 @@ the table's label-grouped order)."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -103,4 +104,103 @@ def with_truth(rr: RowRepairs, T: np.ndarray, batch=None) -> RowsReport:
     return RowsReport(named, found, tuple(int(data[x]) for x in walked), ok)
 
 
-__all__ = ["certified", "counted", "ranked", "with_truth", "RowsReport", "COLUMNS", "MAX_STATES"]
+def _best_margin(lo: np.ndarray, hi: np.ndarray) -> float:
+    """max over w of min over l != w of lo[w] - hi[l] (logs): positive iff robust."""
+    m = len(lo)
+    if m == 1:
+        return np.inf
+    return max(min(lo[w] - hi[l] for l in range(m) if l != w) for w in range(m))
+
+
+def _log(v: int) -> float:
+    return math.log(v) if v > 0 else -math.inf
+
+
+def margins(rr: RowRepairs, T: np.ndarray, alpha) -> pd.DataFrame:
+    """Per test point the log margin of the best label, max over w of min over l != w of
+    log(smallest S_w / largest S_l), over repaired rows (``rows``, from the inner extremes
+    where a search stopped) and over the same repairs cell by cell (``cells``): positive
+    iff certain; the row model's is never smaller (floats: for reading, not deciding)."""
+    from .. import blanks, certification, kernel
+    from ..stats import as_stats
+    from .certify import Worlds
+
+    worlds = Worlds(rr, alpha)
+    base = worlds.patterns.base(T)
+    rows = []
+    for i in range(len(T)):
+        pt = worlds.point(T[i], base[i])
+        lo = [_log(pt.lo[l][1]) for l in range(rr.m)]
+        hi = [_log(pt.hi[l][0]) for l in range(rr.m)]
+        rows.append(_best_margin(np.array(lo), np.array(hi)))
+
+    def answer(sub, codes, idx, keep):
+        stats = as_stats(sub)
+        lo, hi = certification.index_extremes(stats, codes, rr.cand.project(keep))
+        N, delta = stats.label_sizes, stats.delta
+        Llo, Lhi = (kernel.log_support(C, N, delta, alpha) for C in (lo, hi))
+        return [_best_margin(a, b) for a, b in zip(Llo, Lhi)]
+
+    cells = blanks.per_group(rr.enc, T, answer)
+    return pd.DataFrame({"rows": rows, "cells": cells})
+
+
+def status(rr: RowRepairs, T: np.ndarray, alpha=0) -> pd.DataFrame:
+    """Per test point before cleaning: ``status`` ("certain", "not certain" or
+    "undecided"), ``label`` (where certain) and ``undecided`` (the bounds, or None)."""
+    got = certify_rows(rr, T, alpha)
+    words = np.array(["undecided", "not certain", "certain"], dtype=object)[got.robust + 1]
+    labels = rr.enc.labels
+    return pd.DataFrame(
+        {
+            "status": words,
+            "label": pd.Series([labels[l] if l >= 0 else None for l in got.label], dtype=object),
+            "undecided": pd.Series(got.undecided, dtype=object),
+        }
+    )
+
+
+def order_of(rr: RowRepairs, T: np.ndarray, order, seed=None, batch=None) -> list:
+    """An order of dirty rows (positions in the table's order): "policy" (its path, the
+    truth revealed, on the points the true table certifies), "random" (every dirty row,
+    shuffled by ``seed``), or the training table's data rows given (rows with nothing
+    missing left out)."""
+    dirty = np.unique(rr.owner)
+    if isinstance(order, str) and order == "random":
+        return np.random.default_rng(seed).permutation(dirty).tolist()
+    if isinstance(order, str) and order == "policy":
+        whole = certify_rows(rr.cleaned(dirty), T, 0).robust == 1
+        return path(rr, T[whole], 0, batch)[0] if whole.any() else []
+    if isinstance(order, str):
+        raise ValueError(f"order: 'policy', 'random' or a list of rows, not {order!r}")
+    where = {int(r): i for i, r in enumerate(rr.enc.rows)}
+    keep = set(dirty.tolist())
+    return [where[int(r)] for r in order if where.get(int(r)) in keep]
+
+
+def curve_table(rr: RowRepairs, T: np.ndarray, order, seed=None, points=50, batch=None):
+    """The points certain as rows are cleaned in ``order`` (``order_of``), alpha 0:
+    a DataFrame ``rows``, ``certain``, ``undecided``, ``share``; ``attrs["rows"]``: the
+    order as the training table's data rows."""
+    from .together import curve
+
+    walk = order_of(rr, T, order, seed, batch)
+    out = pd.DataFrame(curve(rr, T, walk, 0, points))
+    out["share"] = out["certain"] / max(len(T), 1)
+    out.attrs["rows"] = [int(rr.enc.rows[r]) for r in walk]
+    return out
+
+
+__all__ = [
+    "certified",
+    "counted",
+    "ranked",
+    "with_truth",
+    "status",
+    "margins",
+    "curve_table",
+    "order_of",
+    "RowsReport",
+    "COLUMNS",
+    "MAX_STATES",
+]

@@ -7,7 +7,9 @@ narrowing its label's choice: a row of w whose repairs differ on a feature may r
 smallest count there, a rival's may lower the rival's largest.  Its *potential* is the sum,
 over the features where its repairs differ, of the log-gain of one more (one fewer) match
 at the extreme world; its share of the point is potential / (potential + gap), the gap the
-log distance from w's smallest support to the largest rival's.  A row's score is its sum
+log distance from w's smallest support to the largest rival's; each feature's gain is
+weighed by the odds that the truth moves it the right way, taken as the share of the row's
+distinct repairs that match t_j (for w) or do not (for a rival).  A row's score is its sum
 of shares over the points; rows are cleaned by falling score.  Nothing here is proven: the
 ranking is a heuristic's, and ``path`` says only what the truth revealed along it.
 """
@@ -26,17 +28,20 @@ BIG = 20.0  # the log-gain of a match where the count (plus alpha) is 0
 
 
 def variable(worlds: Worlds, key: tuple) -> tuple:
-    """(rows, var): the dirty rows whose repairs differ on some feature of the key's J,
-    and (rows, |J|) on which."""
+    """(rows, share): the dirty rows whose repairs differ on some feature of the key's J,
+    and (rows, |J|) the share of each one's distinct repairs that match t_j there (0 where
+    they all agree)."""
     rr = worlds.rr
     J, tJ = np.array(key[0], np.intp), np.array(key[1])
     if not len(rr.owner) or not len(J):
-        return np.zeros(0, np.intp), np.zeros((0, len(J)), bool)
-    pat = ((rr.fills[:, J] == tJ) & rr.missing[rr.owner][:, J]).astype(np.int8)
+        return np.zeros(0, np.intp), np.zeros((0, len(J)))
+    pat = ((rr.fills[:, J] == tJ) & rr.missing[rr.owner][:, J]).astype(np.int64)
     starts = np.flatnonzero(np.concatenate(([True], rr.owner[1:] != rr.owner[:-1])))
-    var = np.maximum.reduceat(pat, starts) != np.minimum.reduceat(pat, starts)
-    some = var.any(axis=1)
-    return rr.owner[starts][some], var[some]
+    sizes = np.diff(np.append(starts, len(rr.owner)))
+    share = np.add.reduceat(pat, starts, axis=0) / sizes[:, None]
+    share = np.where((share > 0) & (share < 1), share, 0.0)
+    some = (share > 0).any(axis=1)
+    return rr.owner[starts][some], share[some]
 
 
 def _log(v: int) -> float:
@@ -63,15 +68,16 @@ def point_shares(worlds: Worlds, pt: Point, cache: dict) -> tuple:
     gap = min(top - lo[w], BIG * max(1, len(pt.key[0])))
     if pt.key not in cache:
         cache[pt.key] = variable(worlds, pt.key)
-    rows, var = cache[pt.key]
+    rows, share = cache[pt.key]
     label = worlds.rr.y[rows]
     alpha = float(worlds.alpha)
     potential = np.zeros(len(rows))
     mine = label == w
-    potential[mine] = var[mine] @ _gains(pt.worlds_lo[w].astype(float), alpha, True)
+    potential[mine] = share[mine] @ _gains(pt.worlds_lo[w].astype(float), alpha, True)
     for l in rivals:
         theirs = label == l
-        potential[theirs] = var[theirs] @ _gains(pt.worlds_hi[l].astype(float), alpha, False)
+        odds = np.where(share[theirs] > 0, 1 - share[theirs], 0.0)
+        potential[theirs] = odds @ _gains(pt.worlds_hi[l].astype(float), alpha, False)
     keep = potential > 0
     return rows[keep], potential[keep] / (potential[keep] + max(gap, 0.0))
 
