@@ -322,7 +322,8 @@ def _margin(lo: int, hi: int) -> float:
 def point_cleaning(worlds: Worlds, pt: Point, limit: int = ENUM_LIMIT, budget: int = 2000):
     """The fewest rows that certify the point (``RowCleaning``): exact where small; else
     the proven bound and the rows found greedily (within ``budget`` evaluations of a
-    label's extreme), or failing that, where the true table predicts one label uniquely,
+    label's extreme; not tried where the bound's rows times the classes pass it), or
+    failing that, where the true table predicts one label uniquely,
     every row whose cleaning can help that label (which certifies it: each left out
     would, cleaned, lower its smallest support or raise a rival's largest)."""
     search = PointSearch(worlds, pt, limit)
@@ -332,7 +333,8 @@ def point_cleaning(worlds: Worlds, pt: Point, limit: int = ENUM_LIMIT, budget: i
     lower, feasible = search.bound()
     if not feasible:
         return RowCleaning(None, -1, 0, True, False)
-    rows, label = search.greedy(budget)
+    steps = lower * sum(len(c) for c in search.cls) * search.m  # evaluations at least
+    rows, label = search.greedy(budget) if steps <= budget else (None, -1)
     if rows is None:
         rows, label = search.helpful()
     if rows is None:
