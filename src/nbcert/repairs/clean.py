@@ -37,7 +37,7 @@ import numpy as np
 from ..kernel import factor_numerator
 from . import front as fronts
 from .certify import Point, Worlds
-from .patterns import Group, LabelRows, _distinct
+from .patterns import Group, LabelRows, distinct
 
 ENUM_LIMIT = 4096  # vectors of class counts enumerated per label for the exact minimum
 
@@ -70,7 +70,7 @@ def classes(worlds: Worlds, key: tuple) -> tuple:
     rr = worlds.rr
     J, tJ = np.array(key[0], np.intp), np.array(key[1])
     pat = (rr.fills[:, J] == tJ) & rr.missing[rr.owner][:, J]
-    owner, pats, ways = _distinct(rr.owner, pat)
+    owner, pats, ways = distinct(rr.owner, pat)
     true = ((rr.truth[:, J] == tJ) & rr.missing[:, J]).astype(np.int64)
     found: dict = {}
     starts = np.flatnonzero(np.concatenate(([len(owner) > 0], owner[1:] != owner[:-1])))

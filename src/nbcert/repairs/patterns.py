@@ -96,7 +96,7 @@ class Patterns:
     def _build(self, J: np.ndarray, tJ: np.ndarray) -> tuple:
         rr = self.rr
         pat = (rr.fills[:, J] == tJ) & self._missing_fill[:, J]
-        owner, pats, ways = _distinct(rr.owner, pat)
+        owner, pats, ways = distinct(rr.owner, pat)
         per = np.bincount(owner, minlength=rr.n)
         one = per[owner] == 1
         out = []
@@ -108,7 +108,7 @@ class Patterns:
         return tuple(out)
 
 
-def _distinct(owner: np.ndarray, pat: np.ndarray) -> tuple:
+def distinct(owner: np.ndarray, pat: np.ndarray) -> tuple:
     """(owner, pattern (int64), ways) of each distinct (row, pattern), sorted by row: as
     one integer key per repair where the row and the pattern's bits fit in 62 bits."""
     width = pat.shape[1]

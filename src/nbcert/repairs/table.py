@@ -102,39 +102,20 @@ def _local(enc: EncodedTable) -> np.ndarray:
     return np.where(X == enc.delta, -1, X)
 
 
-def _entries(enc: EncodedTable, table: pd.DataFrame, name: str, train: str, missing) -> tuple:
-    """(row in ``enc``'s order, feature, repair id) of every entry, after the entries'
-    checks (each names the repairs table's data row)."""
+def _entries(enc: EncodedTable, table: pd.DataFrame, name: str) -> tuple:
+    """(row in ``enc``'s order, feature, repair id) of every entry, its rows, columns and
+    values checked already (``candidates.code``); an entry naming no repair is an
+    InputError naming the repairs table's data row."""
+    blank = pd.isna(table["repair"]).to_numpy()
+    if blank.any():
+        raise InputError(f"{name}: data row {int(np.flatnonzero(blank)[0])}: it names no repair")
     feature = {f: j for j, f in enumerate(enc.features)}
-    columns = table["column"].to_numpy(object)
-    j_of = np.array([feature.get(c, -1) for c in columns], np.intp)
-    raw = table["row"].to_numpy(object)
-    rows = pd.to_numeric(pd.Series(raw, dtype=object), errors="coerce").to_numpy(float)
-    bad = [
-        (j_of < 0, lambda i: f"column {columns[i]!r} is not a feature column of {train}"),
-        (
-            ~np.isfinite(rows) | (rows != np.floor(rows)) | (rows < 0) | (rows >= enc.n),
-            lambda i: f"row {raw[i]!r} is not a data row of {train} (0 to {enc.n - 1})",
-        ),
-        (pd.isna(table["repair"]).to_numpy(), lambda _: "it names no repair"),
-        (pd.isna(table["value"]).to_numpy(), lambda _: "it has no value"),
-    ]
-    for mask, said in bad:
-        if mask.any():
-            i = int(np.flatnonzero(mask)[0])
-            raise InputError(f"{name}: data row {i}: {said(i)}")
+    j_of = np.array([feature[c] for c in table["column"].to_numpy(object)], np.intp)
+    rows = pd.to_numeric(pd.Series(table["row"].to_numpy(object))).to_numpy(np.int64)
     where = np.empty(enc.n, np.intp)
     where[enc.rows] = np.arange(enc.n)
-    at = where[rows.astype(np.intp)]
-    observed = ~missing[at, j_of]
-    if observed.any():
-        i = int(np.flatnonzero(observed)[0])
-        raise InputError(
-            f"{name}: data row {i}: row {int(rows[i])}, column {columns[i]!r} is not missing "
-            f"in {train} (a repair fills the missing cells of its row)"
-        )
-    pair = pd.factorize(pd.Series(list(zip(rows.astype(np.int64), table["repair"].astype(str)))))[0]
-    return at, j_of, pair
+    pair = pd.factorize(pd.Series(list(zip(rows, table["repair"].astype(str)))))[0]
+    return where[rows], j_of, pair
 
 
 def code(enc: EncodedTable, table: pd.DataFrame, name: str, train: str, missing=None) -> tuple:
@@ -165,10 +146,12 @@ def code(enc: EncodedTable, table: pd.DataFrame, name: str, train: str, missing=
     """
     truth = enc if missing is not None else None
     missing = enc.is_missing() if missing is None else missing
-    at, j_of, pair = _entries(enc, table, name, train, missing)
     values = table["value"].to_numpy(object)
-    listed = candidates.Listed(enc.rows[at], table["column"].to_numpy(object), values, name)
-    enc, cand = candidates.code(enc, listed, train, missing)
+    columns = table["column"].to_numpy(object)
+    listed = candidates.Listed(table["row"].to_numpy(object), columns, values, name)
+    coded, cand = candidates.code(enc, listed, train, missing)  # the entries' checks
+    at, j_of, pair = _entries(enc, table, name)
+    enc = coded
     codes = np.full(len(values), -1, np.int64)
     for j in range(enc.d):
         here = np.flatnonzero(j_of == j)
