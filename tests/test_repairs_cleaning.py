@@ -90,3 +90,26 @@ def test_rows_together(inst):
             assert len(rows) == fewest
     for i in got.excluded:
         assert brute_rows.min_clean(cols, y, reps, truth, [pts[i]])[0] is None
+
+
+@given(crowded_instances(truth=True, max_rows=6))
+@settings(max_examples=60, deadline=None)
+def test_rows_pruned_block_by_block_still_certify(inst):
+    """Past PRUNE_LIMIT the rows found are pruned by blocks: they still certify every
+    target, and hold enumeration's fewest."""
+    from nbcert.repairs import together as module
+
+    rr, T = coded_truth(inst)
+    old = module.PRUNE_LIMIT
+    module.PRUNE_LIMIT = 0
+    try:
+        got = module.together(rr, T, module.points(rr, T))
+    finally:
+        module.PRUNE_LIMIT = old
+    cols, y, reps, pts, truth = inst.brute()
+    targets = [pts[i] for i in got.targets]
+    if got.rows is not None:
+        rows = data_rows(rr, got.rows)
+        assert all(brute_rows.robust_after(cols, y, reps, truth, t, rows) for t in targets)
+        fewest, _ = brute_rows.min_clean(cols, y, reps, truth, targets)
+        assert got.lower <= fewest <= len(rows)

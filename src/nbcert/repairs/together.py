@@ -3,8 +3,8 @@
 Every point some cleaning certifies (``RowCleaning.possible``) is a *target*; the others
 are set aside: proven impossible, or not known (none found, none proven).  The rows found
 are the policy's path on the targets (``nbcert.repairs.policy``, the truth revealed as it
-cleans), then pruned: a row whose removal leaves every target certain is dropped, last
-cleaned first, where the checks are few.  Cleaning the rows together needs at least each
+cleans), then pruned: a row (or on large tables a block of rows) whose removal leaves
+every target certain is dropped, last cleaned first, within a budget of checks.  Cleaning the rows together needs at least each
 target's own fewest, so the largest per-point lower bound is a proven lower bound; the
 answer is proven fewest where it meets the bound, or where every smaller set of rows (at
 most ``TRY_LIMIT`` of them) was tried and none certified every target.
@@ -24,7 +24,8 @@ from .policy import path
 from .table import RowRepairs
 
 TRY_LIMIT = 2000  # smaller sets of rows tried to prove the rows found fewest
-PRUNE_LIMIT = 20_000  # point certifications spent pruning the rows found
+PRUNE_LIMIT = 20_000  # point certifications spent pruning the rows found one by one
+PRUNE_CHECKS = 24  # certifications of every point spent pruning them block by block
 
 
 @dataclass(frozen=True)
@@ -119,15 +120,26 @@ def _completed(rr: RowRepairs, T: np.ndarray, rows: list):
 
 
 def _pruned(rr: RowRepairs, T: np.ndarray, rows: list) -> list:
-    """The rows without each one (last first) whose removal leaves every point certain,
-    where that takes at most PRUNE_LIMIT point certifications."""
-    if len(rows) * len(T) > PRUNE_LIMIT:
-        return rows
+    """The rows without those whose removal leaves every point certain: one at a time
+    (last cleaned first) where that takes at most PRUNE_LIMIT point certifications, else
+    blocks of the order, halving from half of it, within PRUNE_CHECKS certifications."""
     kept = list(rows)
-    for r in reversed(rows):
-        without = [x for x in kept if x != r]
-        if certain(rr, T, without).all():
-            kept = without
+    if len(rows) * len(T) <= PRUNE_LIMIT:
+        for r in reversed(rows):
+            without = [x for x in kept if x != r]
+            if certain(rr, T, without).all():
+                kept = without
+        return kept
+    size, checks = len(kept) // 2, 0
+    while size and checks < PRUNE_CHECKS:
+        end = len(kept)
+        while end - size >= 0 and checks < PRUNE_CHECKS:
+            without = kept[: end - size] + kept[end:]
+            checks += 1
+            if certain(rr, T, without).all():
+                kept = without
+            end -= size
+        size //= 2
     return kept
 
 
