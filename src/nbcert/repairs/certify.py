@@ -175,7 +175,7 @@ def stopped(pt: Point, labels=None) -> str:
                 f"{pt.support(lo_in):.6g}], largest in [{pt.support(hi_in):.6g}, "
                 f"{pt.support(hi_out):.6g}]"
             )
-    return "; ".join(parts) + f" (a search of the rows' repairs stopped past {fronts.LIMIT:,} sums)"
+    return "; ".join(parts) + " (the search of its rows' repairs stopped at its size limit)"
 
 
 def tie(worlds: Worlds, pt: Point) -> int:
