@@ -87,7 +87,8 @@ def narrowed(space: Path, alpha: int) -> tuple:
         )
     both = np.isfinite(got["rows"]) & np.isfinite(got["cells"])
     more = int((got["rows"] > got["cells"] + 1e-9).sum())
-    return more, float(np.median((got["rows"] - got["cells"])[both])) if both.any() else 0.0
+    gain = float(np.median((got["rows"] - got["cells"])[both])) if both.any() else 0.0
+    return more, 0.0 if abs(gain) < 1e-9 else gain
 
 
 def main(argv: list) -> int:
