@@ -29,6 +29,7 @@ LAYERS = [
         "nbcert.count",
         "nbcert.poisoning",
         "nbcert.cleaning",
+        "nbcert.repairs",
     },
     {
         "nbcert",

@@ -63,6 +63,7 @@ def certify(
     seed=None,
     certificate=None,
     candidates=None,
+    repairs=None,
     **options: Unpack[ReadingOptions],
 ) -> pd.DataFrame:
     """Decide whether each test point is certifiably robust.
@@ -97,6 +98,13 @@ def certify(
         missing cell of ``train``), or CPClean's ``X_train_repairs/`` folder.  A listed
         cell takes one of its values, any other missing cell any value of its column's
         domain, observed or candidate (``method`` "index" only; no certificate).
+    repairs : DataFrame or path, optional
+        Repaired rows, CPClean's worlds: a table ``row, repair, column, value`` (one line
+        per missing cell a repair of a row fills) or CPClean's ``X_train_repairs/`` folder;
+        each dirty row takes one of its distinct repaired rows whole (``nbcert.repairs``;
+        ``method`` "index" only; no certificate).  The table then also has ``undecided``:
+        None, or the bounds that stopped a point's search (its ``robust``,
+        ``possible_labels`` and ``tie_possible`` then None).
     **options
         The reading options, the same for every function of the API: ``missing``,
         ``sep``, ``encoding``, ``decimal``, ``bins``, ``binning``, ``categorical``,
@@ -134,11 +142,16 @@ def certify(
     1    True     b             [b]         False
     """
     reading = reading_options(train, **options)
-    need = _certify_need(method, candidates)
-    written = _target(
-        certificate, reading, label, method != "ad", candidates, train=train, test=test
-    )
-    asked = ask(train, test, label, reading, need, alpha, candidates=candidates)
+    given = candidates if repairs is None else repairs
+    need = _certify_need(method, given)
+    written = _target(certificate, reading, label, method != "ad", given, train=train, test=test)
+    asked = ask(train, test, label, reading, need, alpha, candidates=candidates, repairs=repairs)
+    if asked.repairs is not None:
+        from .repairs import answers
+
+        return asked.present(
+            answers.certified(asked.repairs, asked.T, alpha).set_axis(asked.test.index)
+        )
     out = asked.present(_certified(asked, method, n_worlds, seed))
     _write(written, "certify", asked, out)
     return out
@@ -317,6 +330,7 @@ def count_worlds(
     time_limit: float = 2.0,
     progress=None,
     candidates=None,
+    repairs=None,
     **options: Unpack[ReadingOptions],
 ) -> list[WorldCounts]:
     """How many possible worlds predict each label (and how many tie), per test point.
@@ -353,6 +367,10 @@ def count_worlds(
     candidates : DataFrame or path, optional
         Candidate repairs, as for ``certify``: each listed cell's candidates are its
         values, and the worlds counted are theirs (every method).
+    repairs : DataFrame or path, optional
+        Repaired rows, as for ``certify``: the worlds counted pick one repair per dirty
+        row; exact where each label's count vectors number at most ``max_states``, else
+        proven intervals from the certification (``method`` "auto" or "exact").
 
     Returns
     -------
@@ -370,9 +388,15 @@ def count_worlds(
     >>> [(c.counts, c.ties, c.total) for c in counts]
     [({'a': 3, 'b': 1}, 0, 4), ({'a': 0, 'b': 4}, 0, 4)]
     """
-    asked = ask(
-        train, test, label, reading_options(train, **options), alpha=alpha, candidates=candidates
-    )
+    if repairs is not None and method not in ("auto", "exact"):
+        raise ParameterError(f"repairs: counted exactly or in proven intervals, not {method!r}")
+    reading = reading_options(train, **options)
+    asked = ask(train, test, label, reading, alpha=alpha, candidates=candidates, repairs=repairs)
+    if asked.repairs is not None:
+        from .repairs import answers
+
+        states = max_states if method == "exact" else min(max_states, answers.MAX_STATES)
+        return answers.counted(asked.repairs, asked.T, alpha, states)
     return count_encoded(
         asked.table,
         asked.T,
@@ -605,6 +629,7 @@ def clean(
     prior: Literal["observed", "worlds"] = "observed",
     top: int = 10,
     candidates=None,
+    repairs=None,
     **options: Unpack[ReadingOptions],
 ) -> pd.DataFrame:
     """Rank the missing cells of ``train`` to clean next.
@@ -625,6 +650,10 @@ def clean(
         Candidate repairs, as for ``certify``: the policy weighs each point's counts over
         the candidate worlds (with ``prior="worlds"`` a cell holds each of its candidates
         with equal odds).
+    repairs : DataFrame or path, optional
+        Repaired rows, as for ``certify``: the policy ranks whole rows (``prior`` is not
+        used), and the table has one row per training row: ``row``, ``label``, ``score``
+        and ``points``, the test points not certain it may help.
 
     Returns
     -------
@@ -651,7 +680,12 @@ def clean(
     from . import cleaning
 
     reading = reading_options(train, **options)
-    asked = ask(train, test, label, reading, Need("cleaning advice"), alpha, candidates=candidates)
+    need = Need("cleaning advice")
+    asked = ask(train, test, label, reading, need, alpha, candidates=candidates, repairs=repairs)
+    if asked.repairs is not None:
+        from .repairs import answers
+
+        return answers.ranked(asked.repairs, asked.T, alpha, top)
     values = asked.test[list(asked.table.features)]
     groups = cleaning.advice(asked.table, asked.T, alpha, prior, top, values, asked.cand)
     return pd.DataFrame(groups, columns=cleaning.ADVICE_COLUMNS)
@@ -675,6 +709,7 @@ def clean_with_truth(
     progress=None,
     certificate=None,
     candidates=None,
+    repairs=None,
     **options: Unpack[ReadingOptions],
 ) -> cleaning.CleaningReport:
     """Find the fewest cells to clean, per test point and for all together, given the truth.
@@ -713,6 +748,12 @@ def clean_with_truth(
     candidates : DataFrame or path, optional
         Candidate repairs, as for ``certify`` (alpha 0 only): a cell takes one of its
         candidates until it is cleaned to its true value, which need not be one of them.
+    repairs : DataFrame or path, optional
+        Repaired rows, as for ``certify`` (alpha 0, target 1, no budget, no certificate):
+        the fewest *rows*, a cleaned row taking its true row.  The answer is then a
+        ``nbcert.repairs.answers.RowsReport`` (``batch``: rows the policy cleans per
+        step of its path; ``prior``, ``method``, ``node_limit``, ``time_limit`` and
+        ``progress`` are not used).
 
     Returns
     -------
@@ -739,6 +780,18 @@ def clean_with_truth(
             "certificate: written for every row some cleaning certifies (target 1, no budget)"
         )
     _candidates_at_zero(candidates, alpha)
+    if repairs is not None:
+        return _rows_with_truth(
+            train,
+            truth,
+            test,
+            label,
+            reading,
+            repairs,
+            alpha,
+            batch,
+            target != 1 or budget is not None or certificate is not None,
+        )
     written = _target(
         certificate, reading, label, True, candidates, train=train, test=test, truth=truth
     )
@@ -750,6 +803,22 @@ def clean_with_truth(
     _limit_warnings(("clean_with_truth", "clean --truth"), found.together, time_limit, node_limit)
     _write(written, "clean", asked, found)
     return found
+
+
+def _rows_with_truth(train, truth, test, label, reading, repairs, alpha, batch, other: bool):
+    """Answer ``clean_with_truth`` over repaired rows.
+
+    ``other``: a target, budget or certificate was asked, which rows do not answer.
+    """
+    if alpha != 0 or other:
+        raise ParameterError(
+            "repairs: the fewest rows with the truth are for alpha 0, target 1, no budget "
+            "and no certificate"
+        )
+    from .repairs import answers
+
+    asked = ask(train, test, label, reading, alpha=alpha, truth=truth, repairs=repairs)
+    return answers.with_truth(asked.repairs, asked.T, batch)
 
 
 def _with_truth(asked: Asked, prior, method, node_limit, limits: tuple):

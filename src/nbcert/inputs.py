@@ -102,7 +102,9 @@ class Asked:
     or with the truth a ``CleaningTable``); ``T``: the test points' codes (k, d) in its
     domains; ``test``: the test table as binned, without its id column; ``ids``: that
     column; ``cand``: the candidate repairs coded, or None; ``bins``: the ColumnBins
-    fitted; ``fill``: a repaired copy's codes (``cleaning_curve``), or None.
+    fitted; ``fill``: a repaired copy's codes (``cleaning_curve``), or None; ``repairs``:
+    the repaired rows coded (``nbcert.repairs.RowRepairs``; ``table`` is then their
+    EncodedTable), or None.
     """
 
     label: str
@@ -115,6 +117,7 @@ class Asked:
     cand: object = None
     bins: tuple = ()
     fill: np.ndarray | None = None
+    repairs: object = None
 
     @property
     def test_indices(self) -> list:
@@ -137,6 +140,7 @@ def ask(
     candidates=None,
     truth=None,
     fill=None,
+    repairs=None,
 ) -> Asked:
     """Read, normalise, code and check a question's tables, once each (the module's steps).
 
@@ -149,12 +153,18 @@ def ask(
         What the question needs of the training table (ignored with ``truth``).
     alpha : Fraction
         The smoothing (the DataWarnings depend on it).
+    repairs : DataFrame or path, optional
+        Repaired rows (``nbcert.reading.repairs``): the table is then coded with them.
 
     Returns
     -------
     Asked
     """
-    tables = read_tables(train, test, label, reading, candidates=candidates, truth=truth, fill=fill)
+    tables = read_tables(
+        train, test, label, reading, candidates=candidates, truth=truth, fill=fill, repairs=repairs
+    )
+    if tables.repairs is not None:
+        return _ask_rows(tables, label, alpha)
     table, cand, enc = _code(tables, label, need)
     reading = tables.reading
     check_id(tables.ids, enc.features, reading.names)
@@ -168,6 +178,27 @@ def ask(
     return Asked(
         label, alpha, reading, table, T, tables.test, tables.ids, cand, tuple(tables.bins), codes
     )
+
+
+def _ask_rows(tables: Tables, label: str, alpha) -> Asked:
+    """``ask``'s steps with repaired rows: the training table (or with the truth, the
+    truth's) coded with every repair value in its domains, then the test points."""
+    from .reading.candidates import narrow
+    from .repairs import code
+
+    reading = tables.reading
+    enc, missing = tables.enc, tables.missing
+    if enc is None:
+        enc = _train_table(tables.train, label, reading, Need("repairs"))
+    long = tables.repairs.assign(value=narrow(tables.repairs, tables.repairs_wide))
+    names = reading.names
+    enc, rr = code(enc, long, names["repairs"], names["train"], missing)
+    check_id(tables.ids, enc.features, names)
+    check_columns_of_test(tables.test, enc.features, label, reading)
+    T = coded_test(enc, tables.test, reading)
+    warn(reading, enc, T, alpha)
+    test, ids, bins = tables.test, tables.ids, tuple(tables.bins)
+    return Asked(label, alpha, reading, enc, T, test, ids, bins=bins, repairs=rr)
 
 
 def _code(tables: Tables, label: str, need: Need) -> tuple:

@@ -32,6 +32,11 @@ points together (5.2)       :func:`poison_together_encoded`, :func:`greedy`, :fu
 binning (Section 6.1)       :func:`numeric_values`, :func:`discretize_column`
 ==========================  ==================================================================
 
+CPClean's worlds (each dirty row one of its repaired rows whole, ``nbcert.repairs``):
+:func:`repairs_curve` gives every test point's status before cleaning (certain, not
+certain, or undecided with the bounds that stopped it) and the certain points along an
+order of cleaned rows (the policy's, a random one, or rows given, such as CPClean's).
+
 Beyond the paper: :func:`certify_encoded` writes Iterate+Index's answers with their evidence as
 a certificate that :mod:`nbcert.verify` checks; the cleaning searches (:class:`CleaningTable` and the functions after it,
 :func:`entropy_chooser` a CPClean-style rival to nbcert's policy); :func:`as_alpha` (the
@@ -81,6 +86,72 @@ from .reading.encoding import EncodedTable, encode, from_codes
 from .reading.streaming import mem_available
 from .stats import Stats, tally
 
+
+def repairs_curve(
+    train, truth, test, label: str, repairs, *, order="policy", seed=None, points=50, **options
+):
+    """Follow the certain test points over repaired rows as rows are cleaned (alpha 0).
+
+    Each test point's status before cleaning, and the certain points as rows are cleaned
+    to their truth in ``order``.
+
+    Parameters
+    ----------
+    train, truth, test, label
+        As for ``nbcert.clean_with_truth``.
+    repairs : DataFrame or path
+        Repaired rows (``nbcert.reading.repairs``: CPClean's ``X_train_repairs/``).
+    order : "policy", "random" or list of int
+        The policy's path (the truth revealed as it cleans, on the points the true table
+        certifies), every dirty row at random (``seed``), or the training table's data rows
+        in the order given (e.g. the rows CPClean cleaned).
+    points : int, default 50
+        About how many states of the order are certified.
+    **options
+        The reading options (``bins``, ...), as for ``nbcert.certify``.
+
+    Returns
+    -------
+    (DataFrame, DataFrame)
+        Per point ``status`` ("certain", "not certain", "undecided"), ``label``,
+        ``undecided``; and per state ``rows`` cleaned, ``certain``, ``undecided``,
+        ``share`` (``attrs["rows"]``: the order as data rows).
+    """
+    from .inputs import ask, reading_options
+    from .repairs import answers
+
+    reading = reading_options(train, **options)
+    asked = ask(train, test, label, reading, truth=truth, repairs=repairs)
+    rr, T = asked.repairs, asked.T
+    return answers.status(rr, T), answers.curve_table(rr, T, order, seed, points)
+
+
+def repairs_margins(train, test, label: str, repairs, *, alpha=0, **options):
+    """Measure how far each test point is from certain, over repaired rows and per cell.
+
+    Parameters
+    ----------
+    train, test, label, alpha, **options
+        As for ``nbcert.certify``.
+    repairs : DataFrame or path
+        Repaired rows (``nbcert.reading.repairs``: CPClean's ``X_train_repairs/``).
+
+    Returns
+    -------
+    DataFrame
+        Per point ``rows`` and ``cells``: the log margin of its best label, max over w of
+        min over l != w of log(smallest S_w / largest S_l), over repaired rows and over
+        the same repairs cell by cell (positive iff certain; floats, for reading).
+    """
+    from .inputs import ask, reading_options
+    from .params import as_alpha
+    from .repairs import answers
+
+    alpha = as_alpha(alpha)
+    asked = ask(train, test, label, reading_options(train, **options), repairs=repairs)
+    return answers.margins(asked.repairs, asked.T, alpha)
+
+
 __all__ = [
     # tables of integer codes
     "EncodedTable",
@@ -125,6 +196,9 @@ __all__ = [
     "entropy_chooser",
     "report",
     "advice",
+    # repaired rows (CPClean's worlds)
+    "repairs_curve",
+    "repairs_margins",
     # certificates (checked by nbcert.verify)
     "certify_encoded",
     # the API's parameter rules

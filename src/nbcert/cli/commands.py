@@ -18,7 +18,7 @@ from fractions import Fraction
 import nbcert
 
 from .. import params
-from ..errors import ParameterError
+from ..errors import InputError, ParameterError
 from ..inputs import Reading, RowIds, check_id, not_a_column, reading_options
 from ..reading.options import split_id
 
@@ -157,6 +157,8 @@ def _ask(question: Callable, args, inputs: Inputs, *flags: str, **parameters):
     reading = _reading(args, inputs)
     if getattr(args, "candidates", None) is not None:
         parameters = {"candidates": args.candidates, **parameters}
+    if getattr(args, "repairs", None) is not None:
+        parameters = {"repairs": args.repairs, **parameters}
     return question(
         inputs.train, *tables, inputs.test, args.label, **given, **parameters, **reading
     )
@@ -229,7 +231,22 @@ def certify(args, session: Session) -> Certified:
     target = _certificate(args, inputs, train=args.train, test=args.test)
     flags = ("method", "n_worlds", "seed")
     table = _ask(nbcert.certify, args, inputs, *flags, alpha=alpha, certificate=target)
+    if args.repairs is not None:
+        table = _decided(table, list(inputs.test.index))
     return Certified(list(inputs.test.index), table, inputs.ids)
+
+
+def _decided(table, index: list):
+    """certify's table over repaired rows, where every row is decided: a row whose search
+    stopped is an error naming it and its bounds (the text and JSON show decisions only)."""
+    stopped = table["undecided"].notna().to_numpy()
+    if stopped.any():
+        i = int(stopped.argmax())
+        raise InputError(
+            f"--repairs: test row {index[i]} is undecided ({table['undecided'].iloc[i]}); "
+            "nbcert.certify(..., repairs=) gives the other rows"
+        )
+    return table.drop(columns="undecided")
 
 
 @_hinting
@@ -258,6 +275,10 @@ def _check_poison_method(args) -> None:
 
 @_hinting
 def poison(args, session: Session) -> Poisoned | PoisonedTogether:
+    if args.repairs is not None:
+        raise ParameterError(
+            "--repairs: poisoning blanks cells of a complete table, which has no repairs"
+        )
     if args.candidates is not None:
         from ..api import NO_CANDIDATES_TO_POISON
 
@@ -309,6 +330,11 @@ def _check_clean_options(args) -> None:
 
 @_hinting
 def clean(args, session: Session) -> Advice | Cleaned:
+    if args.repairs is not None:
+        raise ParameterError(
+            "--repairs: cleaning rows is in the API (nbcert.clean and clean_with_truth with "
+            "repairs=); the command cleans cells"
+        )
     alpha = _alpha(args.alpha)
     _check_clean_options(args)
     files = {"train": args.train, "test": args.test, "truth": args.truth}

@@ -220,6 +220,16 @@ def _files(g) -> None:
         "observed allowed), or CPClean's X_train_repairs/ folder (one repaired copy of the "
         "training file per imputer); a cell not listed takes any value of its column",
     )
+    _named(
+        g,
+        "--repairs",
+        "DIR|FILE",
+        "repaired rows, CPClean's worlds: CPClean's X_train_repairs/ folder (one repaired "
+        "copy of the training file per imputer) or a CSV with the columns row, repair, column "
+        "and value (one line per missing cell a repair of a row fills); each row with a "
+        "missing cell takes one of its distinct repaired rows whole (certify and count; not "
+        "with --candidates)",
+    )
 
 
 def _reading(g) -> None:

@@ -32,7 +32,9 @@ class Tables:
     ``truth``, ``fill``: DataFrames; ``listed``: the candidate repairs, one line per value,
     and ``wide``, their values as a table of the training columns (binned with them);
     ``bins``: the ColumnBins fitted; with the truth, ``enc`` codes the training table in its
-    domains and ``missing`` is the training table's missing cells in ``enc``'s row order.
+    domains and ``missing`` is the training table's missing cells in ``enc``'s row order;
+    ``repairs``: repaired rows, one line per (row, repair, missing cell), and
+    ``repairs_wide`` their values as a table of the training columns (binned with them).
     """
 
     train: object
@@ -46,10 +48,20 @@ class Tables:
     bins: list = field(default_factory=list)
     enc: EncodedTable | None = None
     missing: np.ndarray | None = None
+    repairs: pd.DataFrame | None = None
+    repairs_wide: pd.DataFrame | None = None
 
 
 def read_tables(
-    train, test, label: str, reading: Reading, *, candidates=None, truth=None, fill=None
+    train,
+    test,
+    label: str,
+    reading: Reading,
+    *,
+    candidates=None,
+    truth=None,
+    fill=None,
+    repairs=None,
 ) -> Tables:
     """Read and normalise a question's tables, once each (the module's steps).
 
@@ -62,12 +74,19 @@ def read_tables(
     candidates, truth, fill : DataFrame or path, optional
         Candidate repairs, the truth (the training table with every cell filled) and a
         repaired copy of the training table.
+    repairs : DataFrame or path, optional
+        Repaired rows (``nbcert.reading.repairs``).
 
     Returns
     -------
     Tables
     """
-    tables = _read(train, test, label, reading, candidates, truth, fill)
+    if candidates is not None and repairs is not None:
+        raise ParameterError(
+            "candidates and repairs are two world models (cells on their own, or whole "
+            "rows): give one"
+        )
+    tables = _read(train, test, label, reading, candidates, truth, fill, repairs)
     _normalise(tables, label)
     if truth is not None:
         r = tables.reading
@@ -77,17 +96,20 @@ def read_tables(
     return tables
 
 
-def _read(train, test, label, reading: Reading, candidates, truth, fill) -> Tables:
+def _read(train, test, label, reading: Reading, candidates, truth, fill, repairs) -> Tables:
     """Step 1: every path read once (the training table kept as a source where it may be
     streamed), the id column split off the test table, the candidate repairs read against
     the training table and the truth compared with it, both as read."""
     reading = named_by_paths(reading, test=test, truth=truth, fill=fill)
     test, ids = split_id(reading.frame(test, "test"), reading.id, reading.names)
-    in_memory = candidates is not None or truth is not None or reading.binned()
-    train = _training(train, label, reading, candidates is not None, in_memory)
+    listed = candidates is not None or repairs is not None
+    in_memory = listed or truth is not None or reading.binned()
+    train = _training(train, label, reading, listed, in_memory)
     tables = Tables(train, _without(test, reading), reading, ids)
     if candidates is not None:
         _read_candidates(tables, candidates, label)
+    if repairs is not None:
+        _read_repairs(tables, repairs, label)
     if truth is not None:
         truth = _without(reading.frame(truth, "truth"), reading)
         tables.truth = truth_for_missing(tables.train, truth, label, reading)
@@ -176,6 +198,25 @@ def _read_candidates(tables: Tables, candidates, label: str) -> None:
     tables.reading = replace(reading, names={**reading.names, "candidates": name})
 
 
+def _read_repairs(tables: Tables, repairs, label: str) -> None:
+    """The repaired rows, read against the training table as read, and named."""
+    from . import candidates
+    from . import repairs as read
+
+    reading = tables.reading
+    if not isinstance(tables.train, pd.DataFrame):
+        raise InputError(
+            f"{reading.names['train']}: repairs need the training table in memory (a pandas "
+            "DataFrame or a path)"
+        )
+    name = reading.names.get("repairs")
+    train = as_missing(tables.train, reading.missing)
+    long, name = read.read(repairs, train, label, name, **reading.text())
+    features = [c for c in tables.train.columns if c != label]
+    tables.repairs, tables.repairs_wide = long, candidates.wide(long, features)
+    tables.reading = replace(reading, names={**reading.names, "repairs": name})
+
+
 def _normalise(tables: Tables, label: str) -> None:
     """Step 2: numbers written with ``decimal`` rewritten with a point (a path's reader
     does it as it reads), then with ``bins`` every table's numeric columns binned at the
@@ -183,7 +224,7 @@ def _normalise(tables: Tables, label: str) -> None:
     from . import decimals
 
     reading = tables.reading
-    others = ("test", "truth", "fill", "wide")
+    others = ("test", "truth", "fill", "wide", "repairs_wide")
     if reading.decimal is not None:
         if is_dask(tables.train):
             raise InputError(
@@ -196,7 +237,11 @@ def _normalise(tables: Tables, label: str) -> None:
         return  # a table of another type is named by _train_table
     from .binning import bin_tables
 
-    names = {**reading.names, "wide": reading.names.get("candidates", "candidate table")}
+    names = {
+        **reading.names,
+        "wide": reading.names.get("candidates", "candidate table"),
+        "repairs_wide": reading.names.get("repairs", "repairs table"),
+    }
     given = [k for k in others if getattr(tables, k) is not None]
     binned = bin_tables(
         as_missing(tables.train, reading.missing),

@@ -1,0 +1,151 @@
+"""Repaired rows as read: CPClean's ``X_train_repairs/`` folder, or a long table
+``row, repair, column, value``.
+
+A *repair* of a training row is one complete filling of its missing cells, the whole row at
+once (CPClean's worlds: one imputer fills every cell of a row).  The long table has one line
+per (row, repair, missing cell): ``row`` the 0-based data row of the training file,
+``repair`` any name of the repair (unique within its row), ``column`` a feature column and
+``value`` the value that repair gives the cell (a value never observed in the column is
+allowed).  Every repair of a row must fill every missing cell of it (checked when coded,
+``nbcert.repairs.table``).
+
+CPClean's folder holds one repaired copy of the training table's feature columns per
+imputer (``mean.csv``, ``mode.csv``, ``2_frequent.csv``, ...).  Each copy is a repair of
+every row whose missing cells it fills; where a copy leaves one of a row's missing cells
+blank (an imputer that failed there), it is not a repair of that row.  A copy's values at a
+row's observed cells are not read: the training table's stand (CPClean's copies write
+floats with other digits).
+
+The values are read as the text written and binned with the training table's edges where
+their column is binned (``wide`` and ``narrow`` of ``nbcert.reading.candidates``), as
+every table is.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+
+COLUMNS = ("row", "repair", "column", "value")
+
+
+def read(source, train: pd.DataFrame, label: str, name: str | None = None, **text) -> tuple:
+    """(the repairs as a long table ``row, repair, column, value``, its name in messages).
+
+    Parameters
+    ----------
+    source : DataFrame, path of a CSV file, or path of a folder of CSV files
+        A long table with the columns ``row``, ``repair``, ``column`` and ``value`` (other
+        columns are ignored), or CPClean's ``X_train_repairs/`` folder (``from_folder``).
+    train : DataFrame
+        The training table as read (its missing cells are blank).
+    label : str
+        Its label column.
+    name : str, optional
+        The repairs' name in messages (default: the path, or "repairs table").
+    **text
+        ``sep``, ``encoding``, ``decimal``: how a CSV path's text is read.
+
+    Returns
+    -------
+    (DataFrame, str)
+    """
+    from .files import read_csv
+
+    if isinstance(source, pd.DataFrame):
+        table, name = source, name or "repairs table"
+    elif isinstance(source, (str, os.PathLike)):
+        name = name or str(source)
+        if Path(source).is_dir():
+            return from_folder(source, train, label, name, **text), name
+        table = read_csv(source, name=name, **text)
+    else:
+        raise InputError(
+            f"repairs: expected a DataFrame or the path of a CSV file or folder, got "
+            f"{type(source).__name__}"
+        )
+    absent = [c for c in COLUMNS if c not in table.columns]
+    if absent:
+        raise InputError(
+            f"{name}: no column {absent[0]!r} (a repairs table has the columns row, repair, "
+            "column and value: one line per missing cell a repair of a row fills)"
+        )
+    return table[list(COLUMNS)].reset_index(drop=True), name
+
+
+def from_folder(folder, train: pd.DataFrame, label: str, name: str, **text) -> pd.DataFrame:
+    """CPClean's ``X_train_repairs/`` folder as a long table of repairs.
+
+    Every ``*.csv`` file of the folder (in name order) is one repaired copy of the training
+    table's feature columns, its header those columns in any order, one line per training
+    row; its name without ``.csv`` names the repair.  A copy is a repair of each row whose
+    missing cells it fills (none blank).
+
+    Parameters
+    ----------
+    folder : path
+        The folder.
+    train : DataFrame
+        The training table (blank cells missing) with its label column ``label``.
+    label : str
+        The label column (the copies do not have it).
+    name : str
+        The folder's name in messages.
+    **text
+        How the files' text is read (``sep``, ``encoding``, ``decimal``).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``row``, ``repair``, ``column``, ``value``: per copy, per row it repairs,
+        one line per missing cell.
+    """
+    from .files import read_csv
+
+    files = sorted(p for p in Path(folder).iterdir() if p.name.endswith((".csv", ".csv.gz")))
+    if not files:
+        raise InputError(
+            f"{name}: no CSV files in the folder (expected repaired copies of the training "
+            "table, as CPClean's X_train_repairs/)"
+        )
+    features = [c for c in train.columns if c != label]
+    blank = train[features].isna().to_numpy()
+    r, j = np.nonzero(blank)
+    parts = []
+    for path in files:
+        copy = read_csv(path, name=str(path), **text)
+        absent = [c for c in features if c not in copy.columns]
+        if absent:
+            raise InputError(
+                f"{path}: no column {absent[0]!r} (a repaired copy of the training table)"
+            )
+        if len(copy) != len(train):
+            raise InputError(
+                f"{path}: it has {len(copy)} data rows, the training table {len(train)}"
+            )
+        values = copy[features].to_numpy(object)[r, j]
+        failed = np.zeros(len(train), bool)
+        failed[r[pd.isna(values)]] = True  # a row this copy leaves blank: not its repair
+        kept = ~failed[r]
+        repair = path.name.removesuffix(".gz").removesuffix(".csv")
+        parts.append(
+            pd.DataFrame({"row": r[kept], "repair": repair, "j": j[kept], "value": values[kept]})
+        )
+    out = pd.concat(parts, ignore_index=True)
+    column = np.array(features, dtype=object)[out["j"].to_numpy()]
+    return pd.DataFrame(
+        {
+            "row": out["row"].to_numpy(),
+            "repair": out["repair"].to_numpy(object),
+            "column": column,
+            "value": out["value"].to_numpy(object),
+        }
+    )
+
+
+__all__ = ["read", "from_folder", "COLUMNS"]

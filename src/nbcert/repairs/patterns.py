@@ -1,0 +1,156 @@
+"""What a test point sees of the repaired rows: per label, a base count and match patterns.
+
+For a test point t and label l, a clean row (and a dirty row's observed cells) adds a
+fixed amount to the count c_lj of rows agreeing with t_j: the *base*.  A dirty row's
+distinct repairs each agree or not with t on its missing cells: a 0/1 *match pattern* over
+the features J where some row has a missing cell and t_j is a value of the domain (an
+unseen t_j matches nothing; a blank t_j leaves its feature out).  A world picks one repair
+per dirty row, so
+
+    c_l = base_l + sum over l's dirty rows of the pattern of the repair picked.
+
+Repairs with one pattern count as one pattern of *weight* their number (the worlds that
+pick them differ elsewhere: in other features, or in values other than t_j).  A row whose
+repairs all have one pattern is fixed (``LabelRows.fixed``); rows with the same weighted
+pattern set are interchangeable and grouped (``Group``: its patterns, weights and rows).
+The structure depends on t only through (J, t_J): ``Patterns`` builds it once per such key.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .table import RowRepairs
+
+
+@dataclass(frozen=True)
+class Group:
+    """``g`` interchangeable dirty rows of one label: each picks one of ``patterns``
+    (k, |J|) 0/1, pattern i in ``weights[i]`` distinct ways (repairs)."""
+
+    patterns: np.ndarray
+    weights: np.ndarray
+    g: int
+
+
+@dataclass(frozen=True)
+class LabelRows:
+    """One label's dirty rows as a test point sees them (over the features J): ``fixed``
+    (|J|,) the matches of the rows with one pattern, ``fixed_ways`` their repairs (one
+    count per such row), ``groups`` the other rows."""
+
+    fixed: np.ndarray
+    fixed_ways: np.ndarray
+    groups: tuple
+
+    def ways(self) -> int:
+        """The number of ways this label's dirty rows pick their repairs."""
+        out = math.prod(int(w) for w in self.fixed_ways.tolist() if w > 1)
+        for grp in self.groups:
+            out *= int(grp.weights.sum()) ** grp.g
+        return out
+
+
+@dataclass
+class Patterns:
+    """The per-label structure of the repaired rows for each test point (``rows``),
+    built once per key (J, t_J); ``base`` gives every point's base counts at once."""
+
+    rr: RowRepairs
+    _missing_fill: np.ndarray = field(init=False, repr=False)
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        self._missing_fill = self.rr.missing[self.rr.owner]
+        self._repairable = self.rr.missing.any(axis=0)
+
+    def key(self, t: np.ndarray) -> tuple:
+        """(J, t_J) of a test point's local codes (-1 unseen, -2 blank)."""
+        J = np.flatnonzero(self._repairable & (t >= 0))
+        return tuple(J.tolist()), tuple(t[J].tolist())
+
+    def base(self, T: np.ndarray) -> np.ndarray:
+        """(k, m, d) the observed cells of each label that agree with each point (0 for an
+        unseen or blank test value)."""
+        rr = self.rr
+        k, m, d = len(T), rr.m, rr.d
+        out = np.zeros((k, m, d), np.int64)
+        for j in range(d):
+            col, size = rr.X[:, j], int(rr.delta[j])
+            seen = col >= 0
+            cnt = np.zeros((m, size + 1), np.int64)
+            np.add.at(cnt, (rr.y[seen], col[seen]), 1)
+            v = np.where(T[:, j] >= 0, T[:, j], size)  # the last column is all 0
+            out[:, :, j] = cnt[:, v].T
+        return out
+
+    def rows(self, key: tuple) -> tuple:
+        """Per label its ``LabelRows`` for the key (cached)."""
+        if key not in self._cache:
+            self._cache[key] = self._build(np.array(key[0], np.intp), np.array(key[1]))
+        return self._cache[key]
+
+    def _build(self, J: np.ndarray, tJ: np.ndarray) -> tuple:
+        rr = self.rr
+        pat = (rr.fills[:, J] == tJ) & self._missing_fill[:, J]
+        owner, pats, ways = distinct(rr.owner, pat)
+        per = np.bincount(owner, minlength=rr.n)
+        one = per[owner] == 1
+        out = []
+        for l in range(rr.m):
+            mine = rr.y[owner] == l
+            fixed = pats[mine & one].sum(axis=0).astype(np.int64)
+            groups = _groups(owner[mine & ~one], pats[mine & ~one], ways[mine & ~one])
+            out.append(LabelRows(fixed, ways[mine & one], groups))
+        return tuple(out)
+
+
+def distinct(owner: np.ndarray, pat: np.ndarray) -> tuple:
+    """(owner, pattern (int64), ways) of each distinct (row, pattern), sorted by row: as
+    one integer key per repair where the row and the pattern's bits fit in 62 bits."""
+    width = pat.shape[1]
+    if int(owner.max(initial=0)).bit_length() + width <= 62:
+        bits = pat.astype(np.int64) @ (1 << np.arange(width, dtype=np.int64))
+        keys, ways = np.unique((owner.astype(np.int64) << width) | bits, return_counts=True)
+        pats = (keys[:, None] >> np.arange(width)) & 1
+        return keys >> width, pats.astype(np.int64), ways.astype(np.int64)
+    both = np.column_stack([owner, pat.astype(np.int64)])
+    uniq, ways = np.unique(both, axis=0, return_counts=True)
+    return uniq[:, 0], uniq[:, 1:], ways.astype(np.int64)
+
+
+def _groups(owner: np.ndarray, pats: np.ndarray, ways: np.ndarray) -> tuple:
+    """The rows (``owner``, each with several (pattern, ways) entries, sorted) grouped by
+    their weighted pattern sets."""
+    if not len(owner):
+        return ()
+    starts = np.flatnonzero(np.concatenate(([True], owner[1:] != owner[:-1])))
+    ends = np.append(starts[1:], len(owner))
+    width = pats.shape[1]
+    if width <= 10:  # a row's set as a dense vector of weights over the 2^|J| patterns
+        bits = pats @ (1 << np.arange(width, dtype=np.int64))
+        dense = np.zeros((len(starts), 1 << width), np.int64)
+        dense[np.repeat(np.arange(len(starts)), ends - starts), bits] = ways
+        sets, g = np.unique(dense, axis=0, return_counts=True)
+        every = (np.arange(1 << width)[:, None] >> np.arange(width)) & 1
+        return tuple(
+            Group(every[s > 0].astype(np.int64), s[s > 0], int(n)) for s, n in zip(sets, g)
+        )
+    found: dict = {}
+    for a, b in zip(starts.tolist(), ends.tolist()):
+        sig = tuple((tuple(p), int(w)) for p, w in zip(pats[a:b].tolist(), ways[a:b].tolist()))
+        found[sig] = found.get(sig, 0) + 1
+    return tuple(
+        Group(
+            np.array([p for p, _ in sig], np.int64).reshape(len(sig), width),
+            np.array([w for _, w in sig], np.int64),
+            g,
+        )
+        for sig, g in found.items()
+    )
+
+
+__all__ = ["Group", "LabelRows", "Patterns"]
