@@ -88,10 +88,10 @@ def test_truth_text_output(capsys, files):
         and "(impossible: no cleaning makes it robust)" in out
     )
     assert (
-        "all rows together: 2 cells in 2 rows (optimal: at least 2 needed, proven; found by "
+        "all points together: 2 cells in 2 rows (optimal: at least 2 needed, proven; found by "
         "exact): 4:g, 5:g" in out
     )
-    assert "set aside: 1 row that no cleaning certifies (proven): 2" in out
+    assert "set aside: 1 point that no cleaning certifies (proven): 2" in out
     assert "policy path:" in out
 
 
@@ -103,7 +103,7 @@ def test_a_target_met_without_cleaning_says_so(capsys, files):
     args = ["--train", dirty, "--test", test, "--label", "y", "--truth", truth]
     rc, out, _ = run(capsys, "clean", *args, "--target", "0.5")
     assert rc == 0 and "(optimal, greedy)" not in out
-    assert "all rows together: 0 cells (optimal: the rows asked for are robust without " in out
+    assert "all points together: 0 cells (optimal: the points asked for are robust without " in out
     rc, out, _ = run(capsys, "clean", *args, "--target", "0.5", "--json")
     together = json.loads(out)["together"]
     assert together["num_cells"] == 0 and together["why_not_optimal"] is None

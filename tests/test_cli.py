@@ -547,7 +547,7 @@ def test_count_progress_only_on_a_terminal(tmp_path, capsys, monkeypatch):
     rc, out, _ = run(capsys, "count", *files(tmp_path))
     assert rc == 0 and "test_index" in out  # results stay on stdout
     shown = tty.getvalue()
-    assert "nbcert: counting test rows" in shown  # tqdm's bar
+    assert "nbcert: counting test points" in shown  # tqdm's bar
     assert shown.endswith("\r")  # the bar is erased when done (leave=False)
     tty = _Terminal()
     monkeypatch.setattr(sys, "stderr", tty)
@@ -971,7 +971,7 @@ def test_id_with_poison_together_and_clean(tmp_path, capsys):
     [res] = run_json(capsys, "poison", *args, "--together", "--id", "id")
     assert res["test_indices"] == [0, 1] and res["ids"] == ["r1", "r2"]
     rc, out, _ = run(capsys, "poison", *args, "--together", "--id", "id")
-    assert out.splitlines()[-1] == "test rows (id): r1, r2"
+    assert out.splitlines()[-1] == "test points (id): r1, r2"
     dirty = write(tmp_path, "dirty.csv", blank_cells(CLEAN, [(2, "cap")]))
     truth = write(tmp_path, "truth.csv", CLEAN)
     clean_args = [

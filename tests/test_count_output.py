@@ -235,7 +235,7 @@ def test_cli_says_which_rows_auto_estimated(tmp_path, capsys):
     rc, out, err = _run(capsys, "count", *args, "--worlds", "200", "--time-limit", "1e-9")
     assert rc == 0
     assert err.splitlines() == [
-        "nbcert: warning: count: all 2 test rows estimated by montecarlo: exact counting "
+        "nbcert: warning: count: all 2 test points estimated by montecarlo: exact counting "
         f"would build more than {AUTO_STATES:,} distinct supports per label there "
         "and proven bounds did not reach width 0.001 within 1e-09 s (--method bounds "
         "proves intervals with a larger --time-limit or --width)"

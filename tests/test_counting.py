@@ -363,7 +363,7 @@ def test_auto_estimates_where_the_bounds_miss_the_time_limit():
     """Monte-Carlo only where exact counting is too large and the proven bounds do not
     reach the width in time; a DataWarning says so."""
     train, test = _wide(d=40)
-    with pytest.warns(DataWarning, match="all 2 test rows estimated by method 'montecarlo'"):
+    with pytest.warns(DataWarning, match="all 2 test points estimated by method 'montecarlo'"):
         res = nbcert.count_worlds(train, test, "class", n_worlds=200, seed=1, time_limit=1e-9)
     assert [wc.method for wc in res] == ["montecarlo"] * 2
     assert all(

@@ -121,7 +121,7 @@ def test_babyproduct_truth_rounding_unseen_values_and_rows_set_aside(spaces):
     )
     (unseen,) = [e for e in err if "never occur" in e]
     assert unseen.startswith(
-        "nbcert: warning: 663 test values (in 663 of 1000 rows; column 'brand')"
+        "nbcert: warning: 663 test values (in 663 of 1000 test points; column 'brand')"
     )
     assert "at alpha = 0" in unseen and unseen.endswith("24 occur nowhere, not even in the truth")
     doc = json.loads(out)

@@ -96,7 +96,7 @@ def _run(argv, terminal: bool) -> tuple:
 
 
 STAGES = {
-    "count": ["nbcert: counting test rows"],
+    "count": ["nbcert: counting test points"],
     "clean": ["nbcert: fewest cells per row", "nbcert: fewest cells for all rows together"],
     "poison": ["nbcert: searching cells for every row at once"],
 }

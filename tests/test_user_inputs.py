@@ -140,8 +140,8 @@ def test_unseen_test_value_is_counted_once(tmp_path, capsys):
         write(tmp_path, "q.csv", "odor,cap\nz,s\nn,1\nn,s\n"),
     )
     assert err == (
-        "nbcert: warning: 2 test values (in 2 of 3 rows; columns 'odor', 'cap') never occur in training: "
-        "at alpha = 0 every label's support of such a row is 0\n"
+        "nbcert: warning: 2 test values (in 2 of 3 test points; columns 'odor', 'cap') never occur in training: "
+        "at alpha = 0 every label's support of such a point is 0\n"
     )
     _, err = certify_json(capsys, write(tmp_path, "t.csv", TRAIN), write(tmp_path, "q.csv", TEST))
     assert err == ""
@@ -155,7 +155,7 @@ def test_the_unseen_value_warning_says_what_alpha_does(tmp_path, capsys):
     assert "never occurs in training" in err and "alpha = 0" not in err
     assert "at alpha = 1 no training cell speaks for any label there" in err
     _, err = certify_json(capsys, *args)
-    assert "at alpha = 0 every label's support of such a row is 0" in err
+    assert "at alpha = 0 every label's support of such a point is 0" in err
 
 
 def test_the_unseen_value_warning_counts_against_the_training_table():
@@ -169,7 +169,7 @@ def test_the_unseen_value_warning_counts_against_the_training_table():
         warnings.simplefilter("always", DataWarning)
         nbcert.clean_with_truth(dirty, truth, test, "y")
     (said,) = [str(w.message) for w in caught if "never occur" in str(w.message)]
-    assert said.startswith("2 test values (in 2 of 3 rows; column 'f') never occur in training")
+    assert said.startswith("2 test values (in 2 of 3 test points; column 'f') never occur in training")
     assert said.endswith(
         "1 of them is the true value of missing cells (cleaning can bring it in), 1 occurs "
         "nowhere, not even in the truth"

@@ -37,7 +37,7 @@ def _keys(pos: int, index, ids) -> dict:
 
 
 def _test_key(pos: int, index, ids):
-    """A test row as ``--json`` names it: its test_index, with its id when there are ids."""
+    """A test point as ``--json`` names it: its test_index, with its id when there are ids."""
     keys = _keys(pos, index, ids)
     return keys if "id" in keys else keys["test_index"]
 
@@ -62,13 +62,13 @@ def certify(table, T: np.ndarray, answer, alpha, index, ids=None) -> list:
     table : Stats or EncodedTable
         The training table as coded.
     T : ndarray of shape (k, d)
-        The test rows as its local codes.
+        The test points as its local codes.
     answer : DataFrame
         ``nbcert.certify``'s answer for them (robust, label, possible_labels,
         tie_possible), in T's order.
     alpha : Fraction
     index : sequence
-        Each test row's data row in the test file.
+        Each test point's data row in the test file.
     ids : RowIds, optional
 
     Returns
@@ -245,7 +245,7 @@ def clean(tab, T: np.ndarray, report, alpha, index, ids=None) -> dict:
     tab : nbcert.cleaning.CleaningTable
         The dirty table with its truth.
     T : ndarray of shape (k, d)
-        The test rows as the truth's local codes.
+        The test points as the truth's local codes.
     report : nbcert.cleaning.CleaningReport
     alpha : Fraction
     index, ids

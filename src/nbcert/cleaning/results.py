@@ -191,7 +191,7 @@ def advice(
     top : int, default 10
         The most groups returned.
     test : DataFrame, optional
-        The test rows that T codes, their columns in ``enc.features`` order, for naming
+        The test points that T codes, their columns in ``enc.features`` order, for naming
         ``test_value`` (without it, None).
     cand : Candidates, optional
         The table's candidate repairs: the points' counts are those of the candidate
@@ -229,7 +229,7 @@ def advice(
 
 
 def _shared_value(test, points: np.ndarray, j: int):
-    """Column j's value in all of ``points`` (a mask over the test rows), or None if they
+    """Column j's value in all of ``points`` (a mask over the test points), or None if they
     differ (or no test table is given)."""
     if test is None:
         return None

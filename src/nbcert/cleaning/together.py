@@ -79,7 +79,7 @@ class TogetherCleaning(TogetherPoints):
 
     def record(self, test_key) -> dict:
         """The answer as ``--json`` prints it and a certificate holds it; ``test_key(p)``
-        names the test row at position p (its test_index, or that and its id)."""
+        names the test point at position p (its test_index, or that and its id)."""
         return {
             "num_cells": self.num_cells,
             "num_rows": self.num_rows if self.possible else None,

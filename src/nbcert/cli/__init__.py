@@ -1,9 +1,9 @@
 """The ``nbcert`` command line: certify, count, poison and clean on CSV (or Parquet) files.
 
-* ``certify``: is each test row certifiably robust (one prediction in every possible world)?
-* ``count``: how many possible worlds predict each label, and how many tie, per test row.
-* ``poison``: the fewest training cells to blank so that a test row (or, with
-  ``--together``, every test row at once) is no longer robust.
+* ``certify``: is each test point certifiably robust (one prediction in every possible world)?
+* ``count``: how many possible worlds predict each label, and how many tie, per test point.
+* ``poison``: the fewest training cells to blank so that a test point (or, with
+  ``--together``, every test point at once) is no longer robust.
 * ``clean``: which missing cells to clean first (with ``--truth``: the fewest, exactly).
 * ``verify``: check a certificate that ``--certificate FILE`` wrote (``nbcert.verify``).
 

@@ -51,7 +51,7 @@ class Session:
 @dataclass
 class Inputs:
     train: object  # the training file's TableSource (read by the library), or a Dask DataFrame
-    test: object  # the test rows (a DataFrame) without the label and --id columns
+    test: object  # the test points (a DataFrame) without the label and --id columns
     names: dict = field(default_factory=dict)  # the files' names, for the library's messages
     ids: RowIds | None = None
     truth: object = None  # clean --truth: the complete table (a DataFrame)
@@ -67,7 +67,7 @@ class Certified:
 @dataclass
 class Counted:
     index: list
-    counts: list  # WorldCounts per test row
+    counts: list  # WorldCounts per test point
     confidence: float
     ids: RowIds | None = None
     width: float = 0.001  # the requested width of proven intervals: their digits shown
@@ -76,7 +76,7 @@ class Counted:
 @dataclass
 class Poisoned:
     index: list
-    poisonings: list  # Poisoning per test row
+    poisonings: list  # Poisoning per test point
     ids: RowIds | None = None
 
 
@@ -243,7 +243,7 @@ def _decided(table, index: list):
     if stopped.any():
         i = int(stopped.argmax())
         raise InputError(
-            f"--repairs: test row {index[i]} is undecided ({table['undecided'].iloc[i]}); "
+            f"--repairs: test point {index[i]} is undecided ({table['undecided'].iloc[i]}); "
             "nbcert.certify(..., repairs=) gives the other rows"
         )
     return table.drop(columns="undecided")

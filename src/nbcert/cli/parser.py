@@ -21,22 +21,22 @@ _WORLD = (
     "with one of its candidates)."
 )
 _ROBUST = (
-    "A test row is certifiably robust when every possible world's Naive Bayes classifier "
+    "A test point is certifiably robust when every possible world's Naive Bayes classifier "
     "predicts the same single label for it (a tie in any world makes it not robust)."
 )
 _COUNT = (
-    "For each test row, count the possible worlds that predict each label and those "
+    "For each test point, count the possible worlds that predict each label and those "
     "in which the top labels tie."
 )
 _POISON = (
-    "For each robust test row on its own, find the fewest cells of a complete training "
+    "For each robust test point on its own, find the fewest cells of a complete training "
     "table to blank (make missing) so that the row is no longer certifiably robust."
 )
 _CLEAN = (
-    "For test rows that are not certifiably robust, which missing training cells to clean "
+    "For test points that are not certifiably robust, which missing training cells to clean "
     "(replace by their true value) first. Cells of one label and column are "
     "interchangeable, so one cell per such group is listed, best first, with how many "
-    "test rows it may help and why. The ranking is a heuristic policy: it does not "
+    "test points it may help and why. The ranking is a heuristic policy: it does not "
     "know the true values."
 )
 _CLEAN_TRUTH = (
@@ -44,7 +44,7 @@ _CLEAN_TRUTH = (
     "header and rows; only its values of the missing cells are read), prints instead, per test "
     "row, the fewest cells whose cleaning makes it robust (exact; num_cells is 0 "
     "for a row already robust and null, shown as -, when no cleaning can make it "
-    "robust), the fewest cells for all rows together (the rows no cleaning makes "
+    "robust), the fewest cells for all test points together (the rows no cleaning makes "
     "robust are named and set aside; --target and --budget ask for fewer), and the "
     "path the policy would take with the truth revealed as it cleans."
 )
@@ -53,17 +53,17 @@ _CLEAN_TRUTH = (
 #: command -> (one-line help, paragraphs of its description)
 _ABOUT = {
     "certify": (
-        "is each test row robust: the same single prediction in every possible world?",
+        "is each test point robust: the same single prediction in every possible world?",
         _ROBUST,
         _WORLD,
-        "Prints, per test row, whether it is robust, the label every world "
+        "Prints, per test point, whether it is robust, the label every world "
         "predicts (null, shown as -, when not robust), the labels that some world predicts "
         "(possible_labels, exact; none, shown as (all tie), when every world ties) and whether "
         "some world ties "
         "(tie: yes, no, or ? where not decided without counting).",
     ),
     "count": (
-        "how many possible worlds predict each label (and how many tie), per test row",
+        "how many possible worlds predict each label (and how many tie), per test point",
         _COUNT,
         _WORLD,
         "Exact counts are printed with their share of the worlds, from a "
@@ -74,7 +74,7 @@ _ABOUT = {
         "confidence intervals.",
     ),
     "poison": (
-        "fewest training cells to blank so a test row is no longer robust",
+        "fewest training cells to blank so a test point is no longer robust",
         _POISON,
         "Cells are reported as row:column, row being the 0-based data row of the "
         "training CSV (the header and blank lines are not data rows). num_cells is 0 for a row "
@@ -83,7 +83,7 @@ _ABOUT = {
         "(none_found: sr, rp, greedy).",
     ),
     "clean": (
-        "which missing cells to clean first so the test rows become robust",
+        "which missing cells to clean first so the test points become robust",
         _CLEAN,
         _CLEAN_TRUTH,
         "Cells are reported as row:column, row being the 0-based data row of the training CSV.",
@@ -200,7 +200,7 @@ def _files(g) -> None:
         "--test",
         required=True,
         metavar="Q.csv",
-        help="test rows: the training table's feature columns (a label column is ignored; "
+        help="test points: the training table's feature columns (a label column is ignored; "
         "a blank cell leaves its feature out, see --test-missing)",
     )
     g.add_argument("--label", required=True, metavar="COL", help="name of the label column")
@@ -412,7 +412,7 @@ def _certify(sub, parents) -> None:
         "a world that disagrees proves the row not robust, and otherwise it says only that "
         "no other label appeared in those worlds (never robust)",
     )
-    _option(p, "--worlds", "n_worlds", "worlds sampled per test row with --method ad", 100)
+    _option(p, "--worlds", "n_worlds", "worlds sampled per test point with --method ad", 100)
     _option(p, "--seed", "seed", "random seed for --method ad", None, "S")
 
 
@@ -435,9 +435,9 @@ def _count(sub, parents) -> None:
         "SHARE",
     )
     _option(
-        p, "--time-limit", "time_limit", "seconds per test row that bounds refines for", 2.0, "SEC"
+        p, "--time-limit", "time_limit", "seconds per test point that bounds refines for", 2.0, "SEC"
     )
-    _option(p, "--worlds", "n_worlds", "worlds sampled per test row by montecarlo", 20000)
+    _option(p, "--worlds", "n_worlds", "worlds sampled per test point by montecarlo", 20000)
     _option(
         p, "--confidence", "confidence", "confidence level of the montecarlo intervals", 0.95, "C"
     )
@@ -458,7 +458,7 @@ def _poison(sub, parents) -> None:
     p.add_argument(
         "--together",
         action="store_true",
-        help="one set of cells that makes every test row non-robust at once "
+        help="one set of cells that makes every test point non-robust at once "
         "(--method auto|exact|greedy; each gives a proven lower bound, exact proves what it "
         "can within --time-limit)",
     )
@@ -497,7 +497,7 @@ def _clean(sub, parents) -> None:
     _method(
         p,
         "clean_with_truth",
-        "with --truth, for all rows together: exact (every cleaning where few, else a HiGHS "
+        "with --truth, for all test points together: exact (every cleaning where few, else a HiGHS "
         "program, alpha 0), greedy, or auto (default: exact where it applies, else greedy); "
         "each gives a proven lower bound",
     )
@@ -506,7 +506,7 @@ def _clean(sub, parents) -> None:
         p,
         "--time-limit",
         "time_limit",
-        "time limit of the exact search for all rows together",
+        "time limit of the exact search for all test points together",
         60.0,
         "SEC",
     )
@@ -518,7 +518,7 @@ def _clean(sub, parents) -> None:
         "--target",
         "target",
         "with --truth, the share of the rows some cleaning certifies that the cells for all "
-        "rows together must certify (the others are named and set aside; below 1: greedy, "
+        "points together must certify (the others are named and set aside; below 1: greedy, "
         "with a proven lower bound)",
         1.0,
         "SHARE",
@@ -527,7 +527,7 @@ def _clean(sub, parents) -> None:
         p,
         "--budget",
         "budget",
-        "with --truth, stop early: the most cells to clean for all rows together and along "
+        "with --truth, stop early: the most cells to clean for all test points together and along "
         "the policy's path (default: no limit)",
     )
     _certificate(p, "with --truth: each with the bounds that certify the cleaned rows")

@@ -2,7 +2,7 @@
 
 The command draws them only where a person watches (standard error is a terminal) and the
 output is not ``--json``; otherwise ``Session.progress`` is None and nothing extra is
-written.  A stage with a known size (test rows) is a bar of rows; a stage whose end is not
+written.  A stage with a known size (test points) is a bar of rows; a stage whose end is not
 known in advance (a HiGHS search, the policy's path) shows its elapsed time, redrawn twice
 a second by a thread while the search runs (HiGHS releases the interpreter's lock).  Bars
 are erased when their stage ends (``leave=False``), so the terminal keeps only the answer.
@@ -39,7 +39,7 @@ class Bars:
 
     def counting(self, done: int, total: int, method: str) -> None:
         """``nbcert.count_worlds``'s ``progress(done, total, method)``."""
-        self(done, total, "counting test rows", method)
+        self(done, total, "counting test points", method)
 
     @contextmanager
     def ticking(self, stage: str):

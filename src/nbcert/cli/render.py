@@ -46,7 +46,7 @@ _TIE = {True: "yes", False: "no", None: "?"}
 
 
 def _certified(res: Certified):
-    """(robust, label or None, possible labels, tie_possible) per test row."""
+    """(robust, label or None, possible labels, tie_possible) per test point."""
     t = res.table
     for robust, lab, possible, tie in zip(
         t["robust"], t["label"], t["possible_labels"], t["tie_possible"]
@@ -62,7 +62,7 @@ def _certified(res: Certified):
 
 def _sampled(res: Certified):
     """(whether no sampled world disagreed, label or None, sampled labels, sampled tie,
-    worlds) per test row (AD)."""
+    worlds) per test point (AD)."""
     t = res.table
     for agreed, lab, seen, tie, worlds in zip(
         t["robust"], t["label"], t["sampled_labels"], t["sampled_tie"], t["worlds_sampled"]
@@ -216,12 +216,12 @@ def _together_text(res: PoisonedTogether) -> str:
         _shown(p),
     ]
     text = table(
-        ["test_rows", "num_cells", "optimal", "lower_bound", "cells (row:column)"],
+        ["test_points", "num_cells", "optimal", "lower_bound", "cells (row:column)"],
         [row],
         right={0, 1, 3},
     )
     if res.ids is not None:
-        text += f"\ntest rows ({res.ids.name}): " + ", ".join(
+        text += f"\ntest points ({res.ids.name}): " + ", ".join(
             dash(plain(v)) for v in res.ids.values
         )
     return text
@@ -243,12 +243,12 @@ def _why(g: dict) -> str:
     if g["as_winner"]:
         parts.append(
             f"may hold the test value{value}: raises {g['label']}'s count for {g['as_winner']} "
-            f"test row{'s' * (g['as_winner'] != 1)} that {g['label']} likely wins"
+            f"test point{'s' * (g['as_winner'] != 1)} that {g['label']} likely wins"
         )
     if g["as_rival"]:
         parts.append(
             f"may hold another value than{value or ' the test value'}: lowers rival {g['label']}'s "
-            f"count for {g['as_rival']} test row{'s' * (g['as_rival'] != 1)}"
+            f"count for {g['as_rival']} test point{'s' * (g['as_rival'] != 1)}"
         )
     return "; ".join(parts)
 
@@ -280,7 +280,7 @@ def _advice_json(res: Advice) -> dict:
 def _advice_text(res: Advice) -> str:
     groups = _groups(res)
     if not groups:
-        return "(nothing to clean: every test row is robust, or no cleaning is expected to help)"
+        return "(nothing to clean: every test point is robust, or no cleaning is expected to help)"
     head = ["rank", "row", "column", "label", "group_cells", "score", "why"]
     rows = [
         [str(g["rank"]), str(g["row"]), g["column"], g["label"], str(g["group_cells"])]
@@ -323,7 +323,7 @@ def _test_key(res, p: int):
 
 
 def _cleaned_together_text(res: Cleaned) -> list:
-    """The lines about all rows together: the cells and their rows, the claim, the rows set
+    """The lines about all points together: the cells and their rows, the claim, the points set
     aside and the target."""
     tg = res.report.together
     claim = _claim(tg)
@@ -333,27 +333,27 @@ def _cleaned_together_text(res: Cleaned) -> list:
     elif tg.budget_limited:
         head = (
             f"stopped at the budget: {_n_cells(len(tg.cells))}{rows} certify {tg.certified} of "
-            f"the {tg.target} rows asked for (lower bound {tg.lower_bound}): "
+            f"the {tg.target} points asked for (lower bound {tg.lower_bound}): "
             f"{cells_text(tg.cells) or '-'}"
         )
     else:
         head = "impossible" if tg.optimal else "none found"
-    lines = ["all rows together: " + head]
+    lines = ["all points together: " + head]
     able = len(res.index) - len(tg.excluded)
     if tg.target is not None and tg.target < able:
-        lines.append(f"target: {tg.target} of the {able} rows some cleaning certifies")
+        lines.append(f"target: {tg.target} of the {able} points some cleaning certifies")
     if tg.excluded:
         named = ", ".join(str(_test_key(res, p)) for p in tg.excluded[:12])
         more = f" and {len(tg.excluded) - 12} more" if len(tg.excluded) > 12 else ""
         lines.append(
-            f"set aside: {len(tg.excluded)} row{'s' * (len(tg.excluded) != 1)} that no "
+            f"set aside: {len(tg.excluded)} point{'s' * (len(tg.excluded) != 1)} that no "
             f"cleaning certifies (proven): {named}{more}"
         )
     return lines
 
 
 def _claim(tg) -> str:
-    """What is proven about the cells for all rows together, and by which search."""
+    """What is proven about the cells for all points together, and by which search."""
     if not tg.optimal:
         own = "" if tg.search_bound in (None, tg.lower_bound) else f"; its own {tg.search_bound}"
         return (
@@ -361,7 +361,7 @@ def _claim(tg) -> str:
             f"at least {dash(tg.lower_bound)} needed, proven{own}"
         )
     if not tg.num_cells:
-        return "optimal: the rows asked for are robust without cleaning"
+        return "optimal: the points asked for are robust without cleaning"
     return f"optimal: at least {tg.num_cells} needed, proven; found by {tg.method}"
 
 
@@ -386,7 +386,7 @@ def _cleaned_text(res: Cleaned) -> str:
     ]
     path = (
         f"policy path: {_n_cells(len(rep.path))}, "
-        + ("certifies the rows asked for" if rep.path_certifies else "does not certify them all")
+        + ("certifies the points asked for" if rep.path_certifies else "does not certify them all")
         + (f": {cells_text(rep.path)}" if rep.path else "")
     )
     return "\n".join(

@@ -18,7 +18,7 @@ def table(header: list, rows: list, right: set = frozenset()) -> str:
 
 
 def keys_json(res, pos: int, i) -> dict:
-    """test_index (and the --id value) of the test row at position ``pos``."""
+    """test_index (and the --id value) of the test point at position ``pos``."""
     keys = {"test_index": int(i)}
     if res.ids is not None:
         keys["id"] = plain(res.ids.values[pos])
@@ -31,7 +31,7 @@ def plain(value) -> str | None:
 
 
 def keyed(res, header: list, rows: list, right: set = frozenset()) -> str:
-    """A table with one row per test row, led by test_index (and the --id column)."""
+    """A table with one row per test point, led by test_index (and the --id column)."""
     lead = ["test_index"] + ([res.ids.name] if res.ids is not None else [])
     keys = [
         [str(int(i))] + ([shown_or(plain(res.ids.values[p]), NO_ID)] if res.ids is not None else [])

@@ -196,10 +196,10 @@ def _exact_counts(
 
 
 def _estimated_note(rows: int, of: int, budget: int, settings) -> None:
-    """Say that auto estimated ``rows`` of ``of`` test rows, and how to count them exactly."""
+    """Say that auto estimated ``rows`` of ``of`` test points, and how to count them exactly."""
     from ..reading.hints import DataWarning, caller_level
 
-    some = f"{rows} of {of} test rows" if rows < of else f"all {of} test rows"
+    some = f"{rows} of {of} test points" if rows < of else f"all {of} test points"
     why = (
         f"exact counting would build more than {budget:,} distinct supports per label there "
         f"and proven bounds did not reach width {float(settings.width):g} within "

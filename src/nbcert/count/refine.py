@@ -37,7 +37,7 @@ RARE_FLOOR = Fraction(1, 10**280)  # ... where its upper bound is above this
 RARE_STEPS = 3  # ... by at most this many more grids
 RARE_TIME = 0.5  # ... within this share of the time limit
 WIDTH = Fraction(1, 1000)  # default requested width: 0.1 percentage point
-TIME_LIMIT = 2.0  # default seconds per test row
+TIME_LIMIT = 2.0  # default seconds per test point
 
 
 @dataclass(frozen=True)

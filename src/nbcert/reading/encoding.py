@@ -69,7 +69,7 @@ class Domains:
     def encode_test(
         self, test: pd.DataFrame, name: str = "test table", blanks: str = "leave_out"
     ) -> np.ndarray:
-        """Local codes (k, d) of test rows: -1 marks a value unseen in training, -2 a blank
+        """Local codes (k, d) of test points: -1 marks a value unseen in training, -2 a blank
         cell (``blanks="leave_out"``: Naive Bayes leaves the feature out, see
         ``nbcert.blanks``; ``"error"``: an InputError naming the row and column)."""
         missing_cols = [f for f in self.features if f not in test.columns]
@@ -291,7 +291,7 @@ def from_codes(X, y, domain_sizes: Sequence[int]) -> EncodedTable:
     The entry point for callers who already hold integer-coded data: values of feature j
     must lie in ``0 .. domain_sizes[j] - 1``, each of them occurring, and labels in
     ``0 .. m - 1``.  Every function of the API takes the table as its training table (its
-    features are named 0 .. d-1 and its values are the codes, so test rows are a DataFrame
+    features are named 0 .. d-1 and its values are the codes, so test points are a DataFrame
     of codes; the label argument is not used).  Works in row chunks, so no full-size wide
     temporary is made.
 
@@ -316,7 +316,7 @@ def from_codes(X, y, domain_sizes: Sequence[int]) -> EncodedTable:
     >>> enc = nbcert.from_codes([[0, 1], [1, -1], [1, 0]], [0, 1, 1], domain_sizes=[2, 2])
     >>> enc.n, enc.d, enc.m
     (3, 2, 2)
-    >>> nbcert.certify(enc, pd.DataFrame([[0, 1], [1, 0]]), None)  # test rows as codes
+    >>> nbcert.certify(enc, pd.DataFrame([[0, 1], [1, 0]]), None)  # test points as codes
        robust  label possible_labels  tie_possible
     0    True      0             [0]         False
     1    True      1             [1]         False

@@ -10,7 +10,7 @@
   distinct ones, fewer than its distinct numbers: ``?``, ``n/a``, ``-``): it is not a
   numeric column, so it is not binned.  One warning names every such column with all its
   tokens, and the ``missing`` that would bin them.
-* Test values never seen in training: at alpha = 0 every label's support of such a row is
+* Test values never seen in training: at alpha = 0 every label's support of such a point is
   0 (all labels tie), which is rarely what was meant (a misspelling, or a text column's
   ``x1`` against ``X1``); at alpha > 0 the column says nothing for any label.  When
   cleaning with the truth, "training" is the dirty table's observed cells, and the
@@ -65,7 +65,7 @@ class DataWarning(UserWarning):
     ...     warnings.simplefilter("always")
     ...     answer = nbcert.certify(train, unseen, "y")
     >>> print(caught[0].message)
-    1 test value (in 1 of 1 rows; column 'color') never occurs in training: at alpha = 0 every label's support of such a row is 0
+    1 test value (in 1 of 1 test points; column 'color') never occurs in training: at alpha = 0 every label's support of such a point is 0
     """
 
     def __init__(self, message: str, cli: str | None = None):
@@ -184,7 +184,7 @@ def _stray(dom, skip: Iterable[str]) -> dict:
 
 def _unseen(dom, T: np.ndarray, alpha=0, truth: np.ndarray | None = None) -> DataWarning | None:
     """The test values that no training cell holds, and what that does at ``alpha``.
-    ``truth``: the same test rows coded in the domains of the truth table (cleaning with
+    ``truth``: the same test points coded in the domains of the truth table (cleaning with
     the truth): how many of those values the truth holds among the missing cells."""
     unseen = np.asarray(T) == UNSEEN  # not BLANK: a blank test cell is left out
     if not unseen.any():
@@ -193,7 +193,7 @@ def _unseen(dom, T: np.ndarray, alpha=0, truth: np.ndarray | None = None) -> Dat
     k = int(unseen.sum())
     msg = (
         f"{k} test value{'s' * (k != 1)} (in {int(unseen.any(axis=1).sum())} of "
-        f"{len(T)} rows; column{'s' * (len(cols) != 1)} {_listed(cols)}) never occur{'s' * (k == 1)} "
+        f"{len(T)} test points; column{'s' * (len(cols) != 1)} {_listed(cols)}) never occur{'s' * (k == 1)} "
         f"in training: {_unseen_effect(alpha)}"
     )
     if truth is not None:
@@ -209,7 +209,7 @@ def _unseen(dom, T: np.ndarray, alpha=0, truth: np.ndarray | None = None) -> Dat
 def _unseen_effect(alpha) -> str:
     """What a test value no training cell holds does to the supports at ``alpha``."""
     if not alpha:
-        return "at alpha = 0 every label's support of such a row is 0"
+        return "at alpha = 0 every label's support of such a point is 0"
     return (
         f"at alpha = {alpha} no training cell speaks for any label there (the factor is "
         "alpha / (N_l + alpha * |domain|) for every label l)"
