@@ -18,8 +18,8 @@ from sklearn.preprocessing import KBinsDiscretizer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import nbcert
+from nbcert import DataWarning
 from nbcert.reading import binning
-from nbcert.reading.hints import DataWarning
 
 STRATEGIES = ["uniform", "quantile", "kmeans"]
 

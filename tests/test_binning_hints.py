@@ -13,7 +13,7 @@ import pytest
 from test_cli import run, write
 
 import nbcert
-from nbcert.reading.hints import DataWarning
+from nbcert import DataWarning
 
 
 def _hints(call, *args, **kw) -> list:

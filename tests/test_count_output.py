@@ -19,10 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nbcert
+from nbcert import DataWarning
 from nbcert.cli import counts as cli_counts
 from nbcert.cli import main
 from nbcert.count import AUTO_STATES, MAX_TOTAL_DIGITS, Worlds, exact, point_stats, states
-from nbcert.reading.hints import DataWarning
 from nbcert.stats import as_stats
 
 

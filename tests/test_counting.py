@@ -261,11 +261,11 @@ def test_label_values_returned_as_given(method):
 
 from hypothesis import strategies as st  # noqa: E402
 
+from nbcert import DataWarning  # noqa: E402
 from nbcert.count import TooLarge, exact, montecarlo, point_stats, refine, states  # noqa: E402
 from nbcert.count.keys import Basis  # noqa: E402
 from nbcert.count.points import Point  # noqa: E402
 from nbcert.reading.encoding import encode  # noqa: E402
-from nbcert.reading.hints import DataWarning  # noqa: E402
 
 
 def _points(inst):

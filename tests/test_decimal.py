@@ -12,8 +12,8 @@ import pytest
 from test_cli import run, write
 
 import nbcert
+from nbcert import DataWarning
 from nbcert.reading import decimals
-from nbcert.reading.hints import DataWarning
 
 
 def _table(n: int = 80, seed: int = 0) -> pd.DataFrame:

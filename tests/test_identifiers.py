@@ -14,7 +14,7 @@ import pytest
 from test_cli import assert_error, run, write
 
 import nbcert
-from nbcert.reading.hints import DataWarning
+from nbcert import DataWarning
 
 
 def _cars(n: int = 60, seed: int = 5) -> pd.DataFrame:

@@ -13,7 +13,7 @@ import pytest
 from test_cli import run, write
 
 import nbcert
-from nbcert.reading.hints import DataWarning
+from nbcert import DataWarning
 
 TRAIN = "odor,cap,y\nn,s,p\nn,,e\nn,,e\nf,s,e\nf,x,e\n"
 TEST = "odor,cap\nn,s\nn,x\n"
@@ -169,7 +169,9 @@ def test_the_unseen_value_warning_counts_against_the_training_table():
         warnings.simplefilter("always", DataWarning)
         nbcert.clean_with_truth(dirty, truth, test, "y")
     (said,) = [str(w.message) for w in caught if "never occur" in str(w.message)]
-    assert said.startswith("2 test values (in 2 of 3 test points; column 'f') never occur in training")
+    assert said.startswith(
+        "2 test values (in 2 of 3 test points; column 'f') never occur in training"
+    )
     assert said.endswith(
         "1 of them is the true value of missing cells (cleaning can bring it in), 1 occurs "
         "nowhere, not even in the truth"

@@ -34,7 +34,7 @@ _WHERE = {
     "TogetherPoisoning": "poisoning",
     "CertifiedNB": "estimator",
     "Binner": "binner",
-    "DataWarning": "reading.hints",
+    "DataWarning": "errors",
 }
 
 __all__ = list(_WHERE)

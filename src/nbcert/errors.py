@@ -11,9 +11,14 @@ may import it.
   scikit-learn's ``InvalidParameterError`` it is both a ValueError and a TypeError, so a
   mistake gives one error type however it was made (a seed of the wrong type, an alpha out
   of range) and wherever (the API, the estimator, the command line).
+
+Beside them, the one warning a user's data can raise, ``DataWarning`` (a hint, the answer
+stands), and ``caller_level``, which points a warning at the user's line.
 """
 
 from __future__ import annotations
+
+import sys
 
 
 class InputError(ValueError):
@@ -87,3 +92,41 @@ def unknown_option(noun: str, value, options) -> ParameterError:
 
 
 __all__ = ["InputError", "RowError", "ParameterError", "listed", "unknown_option"]
+
+
+class DataWarning(UserWarning):
+    """A hint about the data; ``cli`` is its command-line wording.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import nbcert
+    >>> train = pd.DataFrame({
+    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
+    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
+    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
+    ... })
+    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> import warnings
+    >>> unseen = pd.DataFrame({"color": ["green"], "size": ["S"]})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     answer = nbcert.certify(train, unseen, "y")
+    >>> print(caught[0].message)
+    1 test value (in 1 of 1 test points; column 'color') never occurs in training: at alpha = 0 every label's support of such a point is 0
+    """
+
+    def __init__(self, message: str, cli: str | None = None):
+        super().__init__(message)
+        self.cli = cli or message
+
+
+def caller_level() -> int:
+    """The ``stacklevel`` pointing a warning at the user's line that called nbcert.
+
+    That is the first frame outside nbcert, seen from the function issuing the warning.
+    """
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("nbcert."):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -204,17 +204,12 @@ class CandidateTable(CellModel):
         """What a chooser is given after cleaning x: the cleaning itself."""
         return (x,)
 
-    def chooser(self, T: np.ndarray, alpha, prior: str):
-        """The policy's choose(x) (``nbcert.cleaning.policy.pick``)."""
-        from .policy import pick, scores
-
-        def choose(x):
-            M = self.table.hid.sum(axis=2) - _cleaned(self, x)
-            obs = self.state(x[None])[0][0]
-            view = functools.partial(self.view, x)
-            return pick(scores(obs, self.table.N, T, alpha, prior, view).score, M)
-
-        return choose
+    def scoring(self, x: np.ndarray) -> tuple:
+        """What the policy scores (``nbcert.cleaning.policy.policy_path``) after cleaning x:
+        the observed cells, the missing cells per (label, column) and the View of any
+        points."""
+        M = self.table.hid.sum(axis=2) - _cleaned(self, x)
+        return self.state(x[None])[0][0], M, functools.partial(self.view, x)
 
 
 def _cleaned(model: CandidateTable, x: np.ndarray) -> np.ndarray:

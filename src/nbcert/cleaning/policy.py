@@ -284,5 +284,9 @@ def policy_path(
     (list, list, bool)
         As for ``follow``.
     """
-    choose = model.chooser(T, alpha, prior)
+
+    def choose(*seen):
+        obs, M, view = model.scoring(*seen)
+        return pick(scores(obs, model.table.N, T, alpha, prior, view).score, M)
+
     return follow(model, T, choose, alpha, batch, order, need, budget)

@@ -208,11 +208,11 @@ class CleaningTable(CellModel):
         missing cells per (label, column)."""
         return self.obs + x, (self.hid - x).sum(axis=2)
 
-    def chooser(self, T: np.ndarray, alpha, prior: str):
-        """The policy's choose(obs, M) (``nbcert.cleaning.policy.next_group``)."""
-        from .policy import next_group
-
-        return lambda obs, M: next_group(obs, M, self.N, T, alpha, prior)
+    def scoring(self, obs: np.ndarray, M: np.ndarray) -> tuple:
+        """What the policy scores (``nbcert.cleaning.policy.policy_path``) given what is
+        observed (``observed``): the observed cells, the missing cells per (label, column)
+        and the View of any points."""
+        return obs, M, lambda T: plain_view(obs, M, T)
 
 
 def plain_view(obs: np.ndarray, M: np.ndarray, T: np.ndarray) -> tuple:

@@ -172,7 +172,7 @@ def _hinting(command):
 
     @functools.wraps(command)
     def run(args, session):
-        from ..reading.hints import DataWarning
+        from ..errors import DataWarning
 
         try:
             with warnings.catch_warnings(record=True) as caught:

@@ -435,7 +435,12 @@ def _count(sub, parents) -> None:
         "SHARE",
     )
     _option(
-        p, "--time-limit", "time_limit", "seconds per test point that bounds refines for", 2.0, "SEC"
+        p,
+        "--time-limit",
+        "time_limit",
+        "seconds per test point that bounds refines for",
+        2.0,
+        "SEC",
     )
     _option(p, "--worlds", "n_worlds", "worlds sampled per test point by montecarlo", 20000)
     _option(

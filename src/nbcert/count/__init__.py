@@ -197,7 +197,7 @@ def _exact_counts(
 
 def _estimated_note(rows: int, of: int, budget: int, settings) -> None:
     """Say that auto estimated ``rows`` of ``of`` test points, and how to count them exactly."""
-    from ..reading.hints import DataWarning, caller_level
+    from ..errors import DataWarning, caller_level
 
     some = f"{rows} of {of} test points" if rows < of else f"all {of} test points"
     why = (

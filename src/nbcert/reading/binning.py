@@ -49,8 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
-from .hints import DataWarning, caller_level
+from ..errors import DataWarning, InputError, caller_level
 
 STRATEGIES = ("uniform", "quantile", "kmeans")
 

@@ -351,7 +351,7 @@ def _warn_labels(name: str, label, groups: list) -> None:
     spellings of each such number), and each number is one label."""
     import warnings
 
-    from .hints import DataWarning, caller_level
+    from ..errors import DataWarning, caller_level
 
     groups = sorted(sorted(g) for g in groups)  # whatever order the rows came in
     shown = "; ".join(" and ".join(map(repr, g)) for g in groups[:3])

@@ -32,45 +32,18 @@ holds the command line's wording, which the command prints as one line on stderr
 
 from __future__ import annotations
 
-import sys
 import warnings
 from collections.abc import Iterable
 
 import numpy as np
 
+from ..errors import DataWarning, caller_level  # noqa: F401  (nbcert.reading.hints.DataWarning)
 from .decimals import COMMA, looks_decimal
 from .encoding import UNSEEN
 
 MANY = 20  # distinct numeric values above which a column that is not binned looks numeric
 STRAY = 10  # most distinct text tokens in a column that otherwise holds numbers
 TOKENS = ("?", "NA", "null", "-", "N/A")
-
-
-class DataWarning(UserWarning):
-    """A hint about the data; ``cli`` is its command-line wording.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> import nbcert
-    >>> train = pd.DataFrame({
-    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
-    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
-    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
-    ... })
-    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
-    >>> import warnings
-    >>> unseen = pd.DataFrame({"color": ["green"], "size": ["S"]})
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     answer = nbcert.certify(train, unseen, "y")
-    >>> print(caught[0].message)
-    1 test value (in 1 of 1 test points; column 'color') never occurs in training: at alpha = 0 every label's support of such a point is 0
-    """
-
-    def __init__(self, message: str, cli: str | None = None):
-        super().__init__(message)
-        self.cli = cli or message
 
 
 def _listed(names: list, most: int = 3) -> str:
@@ -371,15 +344,6 @@ def data_warnings(
     ids = _identifiers(dom, skip | set(numeric))  # the numeric warning names those
     found += [w for w in (ids, _unseen(dom, T, alpha, truth), tokens) if w is not None]
     return found
-
-
-def caller_level() -> int:
-    """The ``stacklevel`` that makes a warning issued by the calling function point at the
-    first frame outside nbcert: the line of the user's code that called the API."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("nbcert."):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def warn(dom, T: np.ndarray, **kw) -> None:
