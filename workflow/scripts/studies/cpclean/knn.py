@@ -27,9 +27,12 @@ min-max scaled (fitted on the dirty training table), categorical ones one-hot en
 (unknown values ignored).  One difference, forced by what is shipped: it fits the one-hot
 encoder on ``X_full.csv``, which the space folders here leave out, so the encoder is fitted
 on the tables that are shipped (the clean training table, the validation and the test
-table: together the full table's rows).  Distances are computed one validation row at a
-time, as its ``compute_distances``; similarity is 1 / (1 + distance); ties keep the
-training order (stable sort), as its code.
+table: together the full table's rows).  Distances are its ``compute_distances``'
+Euclidean distances between preprocessed rows, measured a column at a time
+(:class:`Columns`: a one-hot block adds the number of places where two values differ), so
+no row is expanded; over the repaired copies only the rows a copy changes are measured
+again.  Similarity is 1 / (1 + distance); ties keep the training order (stable sort), as
+its code.
 
 Run as a script: ``python workflow/scripts/studies/cpclean/knn.py SPACE_DIR [SPACE_DIR ...]``
 prints one JSON object per space.
