@@ -15,7 +15,7 @@ rule certify:
         "logs/certify/{ds}.log",
         benchmark="logs/benchmarks/certify/{ds}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     threads: 1  # timings are single-threaded, as in the paper
     resources:
         timed=1,
@@ -41,7 +41,7 @@ rule gather_certify:
         "logs/gather/certify_{ds}.log",
         benchmark="logs/benchmarks/gather/certify_{ds}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     params:
         schema="certify_run",
         expect=certify_expected,
@@ -62,7 +62,7 @@ rule certificates:
         "logs/certificates/{ds}.log",
         benchmark="logs/benchmarks/certificates/{ds}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     resources:
         mem_mb=per_attempt(800, 10),
         runtime=per_attempt(10, 2),

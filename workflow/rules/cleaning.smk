@@ -10,7 +10,7 @@ rule cleaning_study:
         "logs/cleaning_study/{ds}.log",
         benchmark="logs/benchmarks/cleaning_study/{ds}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     threads: 1  # timings are single-threaded
     resources:
         timed=1,
@@ -39,6 +39,6 @@ rule figure_cleaning:
         "logs/figures/cleaning.log",
         benchmark="logs/benchmarks/figures/cleaning.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     script:
         "../scripts/studies/cleaning/figure.py"

@@ -9,7 +9,7 @@ rule counting_study:
         "logs/counting_study/{ds}.log",
         benchmark="logs/benchmarks/counting_study/{ds}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     threads: 1  # timings are single-threaded
     resources:
         timed=1,
@@ -38,6 +38,6 @@ rule figure_counting:
         "logs/figures/counting.log",
         benchmark="logs/benchmarks/figures/counting.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     script:
         "../scripts/studies/counting/figure.py"

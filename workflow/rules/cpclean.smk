@@ -10,7 +10,7 @@ rule cpclean_fetch:
         "logs/cpclean_fetch/{space}.log",
         benchmark="logs/benchmarks/cpclean_fetch/{space}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     resources:
         mem_mb=500,
         runtime=30,
@@ -31,7 +31,7 @@ rule cpclean_study:
         "logs/cpclean_study/{space}.log",
         benchmark="logs/benchmarks/cpclean_study/{space}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     threads: 1
     resources:
         mem_mb=per_attempt(2000),
@@ -58,6 +58,6 @@ rule figure_cpclean:
         "logs/figures/cpclean.log",
         benchmark="logs/benchmarks/figures/cpclean.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     script:
         "../scripts/studies/cpclean/figure.py"

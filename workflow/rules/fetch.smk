@@ -12,7 +12,7 @@ checkpoint fetch:
         benchmark="logs/benchmarks/fetch/{ds}.tsv",
     priority: 100
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     threads: 1
     resources:
         mem_mb=500,
@@ -34,6 +34,6 @@ rule data_status:
         benchmark="logs/benchmarks/data_status.tsv",
     priority: 100
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     script:
         "../scripts/data_status.py"

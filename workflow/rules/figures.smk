@@ -25,7 +25,7 @@ rule figures_certify:
         "logs/figures/fig6-9.log",
         benchmark="logs/benchmarks/figures/fig6-9.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     params:
         records=records(DECISION_FIGURES, pdf=DECISION_PDF, png=DECISION_PNG),
         points=S.points_for_rates,
@@ -44,6 +44,6 @@ rule figure_poisoning:
         "logs/figures/fig10.log",
         benchmark="logs/benchmarks/figures/fig10.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     script:
         "../scripts/figure_poisoning.py"

@@ -10,7 +10,7 @@ rule split:
         "logs/split/{ds}.log",
         benchmark="logs/benchmarks/split/{ds}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     threads: 1
     resources:
         mem_mb=per_attempt(500, 40),
@@ -33,7 +33,7 @@ rule perturb:
         "logs/perturb/{ds}.log",
         benchmark="logs/benchmarks/perturb/{ds}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     threads: 1
     resources:
         mem_mb=per_attempt(500, 40),

@@ -12,7 +12,7 @@ rule poison_together:
         "logs/poison_together/{ds}.log",
         benchmark="logs/benchmarks/poison_together/{ds}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     threads: 1
     resources:
         timed=1,
@@ -39,7 +39,7 @@ rule gather_poisoning_together:
         "logs/gather/poisoning_together.log",
         benchmark="logs/benchmarks/gather/poisoning_together.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     params:
         schema="poisoning_together_run",
         expect=poisoning_together_expected,
@@ -61,6 +61,6 @@ rule figure_poisoning_together:
         "logs/figures/poisoning_together.log",
         benchmark="logs/benchmarks/figures/poisoning_together.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     script:
         "../scripts/studies/poisoning_together/figure.py"

@@ -12,7 +12,7 @@ rule scaling_run:
         "logs/scaling/{run}.log",
         benchmark="logs/benchmarks/scaling/{run}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     threads: 1  # timings are single-threaded
     resources:
         timed=1,
@@ -35,7 +35,7 @@ rule gather_scaling:
         "logs/gather/scaling.log",
         benchmark="logs/benchmarks/gather/scaling.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     params:
         schema="scaling_run",
         expect=SCALING_EXPECTED,
@@ -57,6 +57,6 @@ rule figure_scaling:
         "logs/figures/scaling.log",
         benchmark="logs/benchmarks/figures/scaling.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     script:
         "../scripts/studies/scaling/figure.py"
