@@ -4,10 +4,8 @@ Each ``results/tables/*.csv`` of the run folder BEFORE is read beside AFTER's an
 cell by cell, leaving out what depends on the machine: timings, memory, hosts and job times,
 the rows a solver's time limit cut short in either run (``time_limited``), and the counting
 study's test points whose proven bounds the time limit stopped before their width.  A
-column only AFTER has is named and left out.  A run made before the glossary's renames
-(``decision_*`` tables, ``poisoning_many``, columns ``k``, ``samples`` and ``kind``, the
-cleaning method ``offline``) is read under today's names (``RENAMED``), so runs on either side of
-them compare.  Prints a line per table; exits 1 if any differs or is missing.
+column only AFTER has is named and left out.  Prints a line per table; exits 1 if any
+differs or is missing.
 """
 
 from __future__ import annotations
@@ -31,39 +29,6 @@ MACHINE = (
 )
 
 
-# the names before the glossary's: table prefix -> (its name today, {old column: new},
-# {column: {old value: new}}, the columns only today's tables have)
-RENAMED = {
-    "decision_": ("certify_", {"k": "points"}, {}, ()),
-    "poisoning_many": ("poisoning_together", {"k": "points"}, {}, ()),
-    "scaling": (
-        "scaling",
-        {
-            "k": "points",
-            "points": "points_done",
-            "samples": "mc_worlds",
-            "worlds": "ad_worlds",
-            "kind": "family",
-        },
-        {"family": {"decision": "certification"}},
-        ("points_done", "mc_worlds", "ad_worlds"),
-    ),
-    "counting_": ("counting_", {"samples": "worlds"}, {}, ("worlds",)),
-    "cleaning_": ("cleaning_", {}, {"method": {"offline": "truth"}}, ()),
-}
-
-
-def as_today(name: str, table: pd.DataFrame) -> tuple:
-    """A table of a run made before the renames, under today's file name and columns (a
-    table that has a column only today's tables have is left as it is)."""
-    for prefix, (new, columns, values, marks) in RENAMED.items():
-        if name.startswith(prefix) and not any(c in table for c in marks):
-            table = table.rename(columns=columns)
-            table = table.replace(values) if values else table
-            return new + name[len(prefix) :], table
-    return name, table
-
-
 def _decided_alike(x: pd.DataFrame, y: pd.DataFrame) -> tuple:
     """The rows of both tables that no time limit decided in either run."""
     keep = pd.Series(True, index=x.index)
@@ -84,8 +49,8 @@ def compare(before: Path, after: Path) -> list:
     """(table, verdict) for every table of ``before``: "same", "differs: ..." or "missing"."""
     out = []
     for path in sorted((before / "results/tables").glob("*.csv")):
-        name, x = as_today(path.name, pd.read_csv(path))
-        other = after / "results/tables" / name
+        x = pd.read_csv(path)
+        other = after / "results/tables" / path.name
         if not other.exists():
             out.append((path.name, "missing"))
             continue
