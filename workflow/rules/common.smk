@@ -69,6 +69,7 @@ SCALING_RUN = "results/runs/scaling/{run}.csv"  # run: n{n} in memory, streamed_
 SCALING_RUNS = [f"n{n}" for n in B.scaling.n_values] + [
     f"streamed_n{n}" for n in B.scaling.stream_n_values
 ]
+EQUIVALENTS = "results/tables/equivalents_{table}_{ds}.csv"
 CPCLEAN_SPACE = "data/cpclean/{space}"  # space: <data set>/<missingness>, e.g. BabyProduct/real
 CPCLEAN_SUMMARY = "results/runs/cpclean/{space}/summary.csv"
 CPCLEAN_CURVE = "results/runs/cpclean/{space}/curve.csv"
@@ -277,7 +278,7 @@ PAPER_JOBS = (
     "discretize split perturb certify certificates poison gather_certify gather_poisoning".split()
 )
 PAPER_ONCE = "data_status figures_certify figure_poisoning".split()
-BEYOND_JOBS = "poison_together counting_study cleaning_study".split()
+BEYOND_JOBS = "run_equivalents poison_together counting_study cleaning_study".split()
 BEYOND_ONCE = ["gather_poisoning_together", "gather_scaling"] + [
     f"figure_{study}" for study in BEYOND
 ]
@@ -310,6 +311,8 @@ def report_inputs(part):
         }
         if part == "all":
             files.update(
+                equivalents_certify=obtained(EQUIVALENTS.format(table="certify", ds="{ds}"))(wildcards),
+                equivalents_poisoning=obtained(EQUIVALENTS.format(table="poisoning", ds="{ds}"))(wildcards),
                 poisoning_together="results/tables/poisoning_together.csv",
                 counting=obtained("results/tables/counting_{ds}.csv")(wildcards),
                 scaling="results/tables/scaling.csv",
@@ -342,7 +345,7 @@ def report_params():
 def stale_tables(wildcards=None):
     """Tables in results/tables of data sets that are not in this run's config (ignored)."""
     found = glob_wildcards(
-        "results/tables/{table,certify|poisoning|counting|cleaning}_{ds,[^/]+}.csv"
+        "results/tables/{table,equivalents_certify|equivalents_poisoning|certify|poisoning|counting|cleaning}_{ds,[^/]+}.csv"
     )
     return sorted(f"{t}_{ds}.csv" for t, ds in zip(*found) if ds not in DATASETS + ["together"])
 
@@ -379,6 +382,7 @@ def beyond_files():
         expand(POISONING_TOGETHER_RUN, ds=ds, points=B.poison_together.points)
         + expand(SCALING_RUN, run=SCALING_RUNS)
         + expand("results/tables/{table}_{ds}.csv", table=["counting", "cleaning"], ds=ds)
+        + expand(EQUIVALENTS, table=["certify", "poisoning"], ds=ds)
         + ["results/tables/poisoning_together.csv", "results/tables/scaling.csv"]
         + expand([CPCLEAN_SPACE, CPCLEAN_SUMMARY, CPCLEAN_CURVE], space=SPACES)
         + STUDY_FIGURES
