@@ -29,19 +29,19 @@ def test_stage_times_sum_jobs_per_stage(tmp_path):
     files = [
         _bench(b / "certify/mushrooms/rep0.tsv", 2.5, 150.0, 2.0),
         _bench(b / "certify/mushrooms/rep1.tsv", 1.5, 250.0, 1.0),
-        _bench(b / "data_status.tsv", 0.5, 90.0, "-"),
+        _bench(b / "check_data.tsv", 0.5, 90.0, "-"),
     ]
     t = stage_times(files).set_index("stage")
     assert t.loc["certify"].tolist() == [2, 4.0, 3.0, 250.0]
     assert (
-        t.loc["data_status", "jobs"] == 1 and t.loc["data_status", "cpu_seconds"] == 0
+        t.loc["check_data", "jobs"] == 1 and t.loc["check_data", "cpu_seconds"] == 0
     )  # "-": not measured
 
 
 def test_the_stage_table_skips_a_job_that_never_ended(tmp_path):
     b = tmp_path / "benchmarks"
     _bench(b / "certify/mushrooms.tsv", 2.5, 150.0, 2.0)
-    (b / "data_status.tsv").write_text("")  # a log file Snakemake made for a job that did not end
+    (b / "check_data.tsv").write_text("")  # a log file Snakemake made for a job that did not end
     assert bench_pipeline.stage_table(b).index.tolist() == ["certify"]
 
 
@@ -119,7 +119,7 @@ def test_the_benchmark_measures_a_run_of_the_papers_part(tmp_path):
         "gather",
         "figures",
     } <= set(stages)
-    assert "cleaning_study" not in stages  # the paper's part alone
+    assert "run_cleaning" not in stages  # the paper's part alone
     assert 0 < run["cpu_snakemake"] < run["cpu_total"] and run["peak_disk"] > 0
     assert stages["certify"]["jobs"] == 3 and all(s["max_rss_mb"] > 0 for s in stages.values())
     assert not list(scratch.glob("nbcert-bench-pipeline-*")), "the scratch clone is removed"

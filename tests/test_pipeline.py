@@ -77,12 +77,12 @@ def test_the_paper_target_makes_the_papers_part_alone(run, tmp_path):
     # only the paper's jobs, not the studies' (nor the whole report) ...
     assert job_counts(snakemake(work, "-n", "paper").stdout) == {
         "gather_certify": 1,
-        "figures_certify": 1,
+        "draw_certify": 1,
         "report_paper": 1,
         "paper": 1,
     }
     # ... while the default target makes both
-    assert {"cleaning_study", "gather_scaling", "report"} <= set(
+    assert {"run_cleaning", "gather_scaling", "report"} <= set(
         job_counts(snakemake(work, "-n").stdout)
     )
 
@@ -105,7 +105,7 @@ def test_the_report_says_what_computed_it_and_how_long_it_took(run):
         "certify",
         "poison",
         "figures",
-        "cleaning_study",
+        "run_cleaning",
         "scaling",
     ):
         assert stage in took
@@ -197,7 +197,7 @@ def test_op_poisons_fewest_cells(run):
 def test_deleting_a_table_or_a_run_rebuilds_exactly_what_depends_on_it(run, tmp_path):
     work = copy_run(run, tmp_path / "w")
     assert job_counts(snakemake(work, "-n").stdout) == {}
-    downstream = {"figures_certify": 1, "report_paper": 1, "report": 1, "all": 1}
+    downstream = {"draw_certify": 1, "report_paper": 1, "report": 1, "all": 1}
     table = work / "results/tables/certify_mushrooms.csv"
     before = _table(table)
     table.unlink()
@@ -208,7 +208,7 @@ def test_deleting_a_table_or_a_run_rebuilds_exactly_what_depends_on_it(run, tmp_
     assert job_counts(snakemake(work, "-n").stdout) == {
         "certify": 1,
         "gather_certify": 1,
-        "certificates": 1,  # they are held to the decision runs
+        "verify": 1,  # the certificates are held to the certify runs
         **downstream,
     }
     proc = snakemake(work, "--cores", "2")

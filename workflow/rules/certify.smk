@@ -50,7 +50,7 @@ rule gather_certify:
 
 
 # Each perturbed table's decisions written with their evidence and checked by verify.py.
-rule certificates:
+rule verify:
     input:
         test=each(EACH_REP, TEST),
         dirty=each(EACH_VARIANT, PERTURBED),
@@ -59,8 +59,8 @@ rule certificates:
         certificates=each(EACH_VARIANT, CERTIFICATE),
         table="results/tables/certified_{ds}.csv",
     log:
-        "logs/certificates/{ds}.log",
-        benchmark="logs/benchmarks/certificates/{ds}.tsv",
+        "logs/verify/{ds}.log",
+        benchmark="logs/benchmarks/verify/{ds}.tsv",
     conda:
         "../../environment.yml"
     resources:

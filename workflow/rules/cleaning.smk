@@ -1,14 +1,14 @@
 # Beyond the paper: which cells to clean until every test point is certified - random order,
 # a CPClean-style policy, nbcert's policy and the minimum with the truth with the truth
 # (studies.cleaning), one job per data set.
-rule cleaning_study:
+rule run_cleaning:
     input:
         "data/discretized/{ds}.csv",
     output:
         "results/tables/cleaning_{ds}.csv",
     log:
-        "logs/cleaning_study/{ds}.log",
-        benchmark="logs/benchmarks/cleaning_study/{ds}.tsv",
+        "logs/run_cleaning/{ds}.log",
+        benchmark="logs/benchmarks/run_cleaning/{ds}.tsv",
     conda:
         "../../environment.yml"
     threads: 1  # timings are single-threaded
@@ -25,7 +25,7 @@ rule cleaning_study:
         "../scripts/studies/cleaning/run.py"
 
 
-rule figure_cleaning:
+rule draw_cleaning:
     input:
         obtained("results/tables/cleaning_{ds}.csv"),
     output:
@@ -36,8 +36,8 @@ rule figure_cleaning:
             category="Beyond the paper",
         ),
     log:
-        "logs/figures/cleaning.log",
-        benchmark="logs/benchmarks/figures/cleaning.tsv",
+        "logs/draw/cleaning.log",
+        benchmark="logs/benchmarks/draw/cleaning.tsv",
     conda:
         "../../environment.yml"
     script:

@@ -122,16 +122,16 @@ def scaling_mem_mb(wildcards):
 
 def scaling_minutes(wildcards):
     """The run time (minutes) of a scaling job: five, and one per 75 million cells in memory
-    (about 0.4 us a cell measured, the time budgets of Iterate and AD included, doubled) or
-    per 30 million streamed (writing and reading the file about four times, about 1 us a
-    cell, doubled)."""
+    (the time budgets of Iterate and AD included) or per 30 million streamed (the file is
+    written and read about four times), twice what a job took on the machine of
+    docs/benchmarks.md."""
     where, n = wildcards.run.rsplit("n", 1)
     return 5 + int(n) * B.scaling.d // (30 if where == "streamed_" else 75) // 10**6
 
 
 # ---------------------------------------------------------------- batched jobs
 
-# A job that handles many files (a data set's repetitions, variants, k values) gets from
+# A job that handles several files (a data set's repetitions, variants, numbers of test points) gets from
 # its rule an explicit record per file set, not an order of its input and output lists.
 EACH_REP = [{"rep": rep} for rep in REPS]
 EACH_VARIANT = [  # a repetition's perturbed tables
@@ -151,7 +151,7 @@ def each(over, pattern):
 
 def records(over, **paths):
     """A params function: one record per entry of ``over`` (e.g. EACH_VARIANT), holding the
-    data set, the entry's values (rep, perturbation, rate, k ...) and each of ``paths`` (patterns
+    data set, the entry's values (rep, perturbation, rate, points ...) and each of ``paths`` (patterns
     with {ds} and those values) filled in; a script reads and writes the files its records
     name, so no list order has to match another."""
 
@@ -221,20 +221,11 @@ def fetch_source(wildcards):
 
 
 def fetch_options(wildcards, input):
-    """Where the file is looked for and what to do when it cannot be obtained.  It takes the
-    input (the file copied, when this machine has it) so that Snakemake counts it as derived
-    from the input, not among the params whose change re-runs a job: changing these never
-    fetches an obtained data set again."""
+    """Where a fetch (a data set's, or a CPClean space's) looks for its files first and what
+    it does when they cannot be obtained.  It takes the input (the file copied, when this
+    machine has it) so that Snakemake counts it as derived from the input, not among the
+    params whose change re-runs a job: changing these never fetches what was obtained again."""
     mirror = mirror_folder(S.data_mirror)  # NBCERT_DATA_MIRROR wins over data_mirror
-    return canonical(
-        {"mirror": str(mirror) if mirror else None, "on_unavailable": S.on_unavailable}
-    )
-
-
-def cpclean_fetch_options(wildcards, input):
-    """Where CPClean's files are looked for first, and what to do when a space cannot be
-    obtained (as ``fetch_options``: not a param whose change fetches a space again)."""
-    mirror = mirror_folder(S.data_mirror)
     return canonical(
         {"mirror": str(mirror) if mirror else None, "on_unavailable": S.on_unavailable}
     )
@@ -274,13 +265,11 @@ def obtained(pattern, **values):
 # The report's figures, and the jobs whose benchmark files account for its time.
 FIGURES = expand("results/figures/fig{num}.png", num=[6, 7, 8, 9, 10])
 STUDY_FIGURES = expand("results/figures/{study}.png", study=BEYOND)
-PAPER_JOBS = (
-    "discretize split perturb certify certificates poison gather_certify gather_poisoning".split()
-)
-PAPER_ONCE = "data_status figures_certify figure_poisoning".split()
-BEYOND_JOBS = "run_equivalents poison_together counting_study cleaning_study".split()
+PAPER_JOBS = "discretize split perturb certify verify poison gather_certify gather_poisoning".split()
+PAPER_ONCE = "check_data draw_certify draw_poisoning".split()
+BEYOND_JOBS = "run_equivalents run_poisoning_together run_counting run_cleaning".split()
 BEYOND_ONCE = ["gather_poisoning_together", "gather_scaling"] + [
-    f"figure_{study}" for study in BEYOND
+    f"draw_{study}" for study in BEYOND
 ]
 
 
@@ -320,9 +309,9 @@ def report_inputs(part):
                 cpclean=expand(CPCLEAN_SUMMARY, space=SPACES),
                 beyond_figures=STUDY_FIGURES,
                 timings=timings(PAPER_JOBS + BEYOND_JOBS, PAPER_ONCE + BEYOND_ONCE)
-                + expand(rules.scaling_run.log.benchmark, run=SCALING_RUNS)
-                + expand(rules.cpclean_fetch.log.benchmark, space=SPACES)
-                + expand(rules.cpclean_study.log.benchmark, space=SPACES),
+                + expand(rules.run_scaling.log.benchmark, run=SCALING_RUNS)
+                + expand(rules.fetch_cpclean.log.benchmark, space=SPACES)
+                + expand(rules.run_cpclean.log.benchmark, space=SPACES),
             )
         return files
 

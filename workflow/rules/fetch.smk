@@ -24,14 +24,14 @@ checkpoint fetch:
         "../scripts/fetch.py"
 
 
-rule data_status:
+rule check_data:
     input:
         fetch_status_files,
     output:
         "results/data_status.json",
     log:
-        "logs/data_status.log",
-        benchmark="logs/benchmarks/data_status.tsv",
+        "logs/check_data.log",
+        benchmark="logs/benchmarks/check_data.tsv",
     priority: 100
     conda:
         "../../environment.yml"

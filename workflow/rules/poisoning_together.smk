@@ -2,15 +2,15 @@
 # one job per data set, one run file per number of test points.
 
 
-rule poison_together:
+rule run_poisoning_together:
     input:
         train="data/splits/{ds}/rep0/train.csv",
         test="data/splits/{ds}/rep0/test.csv",
     output:
         each(EACH_POINTS, POISONING_TOGETHER_RUN),
     log:
-        "logs/poison_together/{ds}.log",
-        benchmark="logs/benchmarks/poison_together/{ds}.tsv",
+        "logs/run_poisoning_together/{ds}.log",
+        benchmark="logs/benchmarks/run_poisoning_together/{ds}.tsv",
     conda:
         "../../environment.yml"
     threads: 1
@@ -47,7 +47,7 @@ rule gather_poisoning_together:
         "../scripts/gather.py"
 
 
-rule figure_poisoning_together:
+rule draw_poisoning_together:
     input:
         "results/tables/poisoning_together.csv",
     output:
@@ -58,8 +58,8 @@ rule figure_poisoning_together:
             category="Beyond the paper",
         ),
     log:
-        "logs/figures/poisoning_together.log",
-        benchmark="logs/benchmarks/figures/poisoning_together.tsv",
+        "logs/draw/poisoning_together.log",
+        benchmark="logs/benchmarks/draw/poisoning_together.tsv",
     conda:
         "../../environment.yml"
     script:

@@ -3,14 +3,14 @@
 # one job per n in memory (run n{n}) and one per streamed n (run streamed_n{n}).  They need
 # no data set, but wait for the data check so that a run which cannot reproduce anything
 # stops before spending minutes here.
-rule scaling_run:
+rule run_scaling:
     input:
         "results/data_status.json",
     output:
         SCALING_RUN,
     log:
-        "logs/scaling/{run}.log",
-        benchmark="logs/benchmarks/scaling/{run}.tsv",
+        "logs/run_scaling/{run}.log",
+        benchmark="logs/benchmarks/run_scaling/{run}.tsv",
     conda:
         "../../environment.yml"
     threads: 1  # timings are single-threaded
@@ -43,7 +43,7 @@ rule gather_scaling:
         "../scripts/gather.py"
 
 
-rule figure_scaling:
+rule draw_scaling:
     input:
         "results/tables/scaling.csv",
     output:
@@ -54,8 +54,8 @@ rule figure_scaling:
             category="Beyond the paper",
         ),
     log:
-        "logs/figures/scaling.log",
-        benchmark="logs/benchmarks/figures/scaling.tsv",
+        "logs/draw/scaling.log",
+        benchmark="logs/benchmarks/draw/scaling.tsv",
     conda:
         "../../environment.yml"
     script:
