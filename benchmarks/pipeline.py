@@ -484,7 +484,8 @@ def expected(path: Path) -> str:
         ]
         for r in last[last.stage != WHOLE].sort_values("cpu_s", ascending=False).itertuples():
             lines.append(
-                f"{r.stage:<24} {r.jobs:>5} {r.cpu_s:>8.1f} {r.wall_s:>8.1f} {r.max_rss_mb:>8.0f}"
+                f"{r.stage:<24} {'' if pd.isna(r.jobs) else int(r.jobs):>5} {r.cpu_s:>8.1f} "
+                f"{r.wall_s:>8.1f} {r.max_rss_mb:>8.0f}"
             )
         lines.append("")
     return "\n".join(lines) or "no run of the default config in the history"
