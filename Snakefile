@@ -22,7 +22,7 @@ wildcard_constraints:
     rep=r"\d+",
     perturbation="uniform|feature",
     rate=r"[0-9.]+",
-    k=r"\d+",
+    points=r"\d+",
     run=r"(streamed_)?n\d+",
     space=r"[A-Za-z0-9_-]+/[A-Za-z0-9_-]+",
 
@@ -33,8 +33,9 @@ include: "workflow/rules/perturb.smk"
 include: "workflow/rules/certify.smk"
 include: "workflow/rules/poisoning.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/equivalents.smk"
 include: "workflow/rules/poisoning_together.smk"
-include: "workflow/rules/counting_study.smk"
+include: "workflow/rules/counting.smk"
 include: "workflow/rules/scaling.smk"
 include: "workflow/rules/cleaning.smk"
 include: "workflow/rules/cpclean.smk"

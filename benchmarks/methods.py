@@ -20,7 +20,7 @@ LocalCluster; the exit status of the small command run 500 times, two at a time
 (``--no-exit`` skips it): aborts at exit, target 0; proven counting on the README's
 breast-cancer example (``--no-counting`` skips it; ``benchmarks.counting``): every
 row's interval <= 0.1 percentage point wide in <= 2 s a row; and memory (``--no-scaling`` skips it): the scaling study's job at 10^7 x 20,
-every method (Iterate and AD within their 20 s budget), each call's and the whole job's
+every method (Iterate and AD within their budget of CPU seconds), each call's and the whole job's
 resident peak <= 2 GB.
 """
 

@@ -8,20 +8,28 @@ path.  While each runs it samples, every 0.2 s, the CPU time of Snakemake's own 
 clone's files but ``data/raw`` and ``results``, plus its temporary folder, where the
 scaling study writes the files it streams).  Afterwards it reads every job's benchmark file
 and prints, per stage, the jobs' wall and CPU seconds and the largest resident set of one
-job, then each target as met or MISSED:
+job, then each target (``TARGETS``, the one place they are set) as met or MISSED, and exits
+1 if a run failed or a target was missed:
 
-* the default run's wall time <= 15 min; the ``paper`` target's <= 5 min;
-* Snakemake's own CPU <= 5 % of the run's CPU (its own plus every job's, as the kernel
-  accounts the process tree it waited for);
-* no job above 2 GB resident; at most 1 GB of disk beyond the data sets and results.
+* on the default config, the whole command's wall time: the default target's and the
+  ``paper`` target's (``TARGETS["wall_s"]``; another ``--configfile`` has no wall target);
+* Snakemake's own CPU at most a share of the run's CPU (its own plus every job's, as the
+  kernel accounts the process tree it waited for);
+* no job above ``TARGETS["job_mb"]`` resident; at most ``TARGETS["disk_mb"]`` of disk beyond
+  the data sets and results.
 
-The machine, the commit and the library versions are printed with the figures.  A run takes
-as long as the pipeline does (about 20 minutes for both targets); ``--targets paper``
-measures the paper's part alone.  ``--repeat N`` runs each target N times (each from its
-own fresh clone) and ends with one line per target: the jobs' CPU seconds, the whole
-command's wall time and Snakemake's own share as the median and the range of the runs,
-with the machine: the figures the README gives, since CPU time tells a slow machine (its
-wall time grows, its CPU per job grows alike) from a broken run (jobs missing or failing).
+Every run is appended to the history (``--history``, by default ``benchmarks/history.csv``):
+one row per stage and one for the whole run, with the date, the commit, the machine and its
+load average when the run started.  ``--expected`` prints, from the history, the last
+measured run of each target per stage: what a run of today's config is expected to take.
+
+The machine, the commit and the library versions are printed with the figures;
+``--targets paper`` measures the paper's part alone.  ``--repeat N`` runs each target N
+times (each from its own fresh clone) and ends with one line per target: the jobs' CPU
+seconds, the whole command's wall time and Snakemake's own share as the median and the
+range of the runs, with the machine: the figures the README gives, since CPU time tells a
+slow machine (its wall time grows, its CPU per job grows alike) from a broken run (jobs
+missing or failing).
 
 ``--readme`` runs the README's first command exactly as written (virtual environment,
 install with the constraints, ``snakemake --cores 1``; for the ``paper`` target with
@@ -34,6 +42,7 @@ Snakemake's own process is then found among its descendants.  Either way the run
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import shutil
@@ -52,10 +61,16 @@ from common.timing import read_benchmark
 from report import this_machine
 
 ROOT = Path(__file__).resolve().parents[1]
-LIMITS = {"all": 15 * 60, "paper": 5 * 60}  # wall seconds
-SNAKEMAKE_SHARE = 0.05
-JOB_MB = 2000
-DISK_MB = 1000
+# The pipeline's targets: the whole command's wall seconds per target on the default config
+# (set-up included with --readme), Snakemake's own share of the run's CPU, the largest job's
+# resident MB, and the disk beyond the data sets and results in MB.
+TARGETS = {
+    "wall_s": {"all": 600, "paper": 240},
+    "snakemake_share": 0.05,
+    "job_mb": 1000,
+    "disk_mb": 1000,
+}
+HISTORY = ROOT / "benchmarks" / "history.csv"
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -71,6 +86,8 @@ class Run:
     returncode: int | None = None
     stages: pd.DataFrame = field(default_factory=pd.DataFrame)
     readme: bool = False  # the README's first command as written, set-up included
+    default_config: bool = True  # config.yaml alone: the wall targets apply
+    load: float = float("nan")  # the machine's 1-minute load average as the run started
 
     @property
     def share(self) -> float:
@@ -214,6 +231,7 @@ def run_target(
     cmd, env = _command(work, target, mirror, cores, configfile, readme)
     env["TMPDIR"] = str(tmp)
     log = open(scratch / f"{target}.log", "w")
+    load = os.getloadavg()[0]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
     sampler = _Sampler(proc.pid, work, tmp, below=readme)
@@ -230,7 +248,18 @@ def run_target(
         readme
     ):  # the run's CPU without the set-up's: every job's (benchmark files) and Snakemake's own
         cpu = float(stages.cpu_seconds.sum()) + sampler.cpu
-    return Run(target, wall, cpu, sampler.cpu, sampler.disk, proc.returncode, stages, readme)
+    return Run(
+        target,
+        wall,
+        cpu,
+        sampler.cpu,
+        sampler.disk,
+        proc.returncode,
+        stages,
+        readme,
+        configfile is None,
+        load,
+    )
 
 
 def stage_table(folder: Path) -> pd.DataFrame:
@@ -250,36 +279,43 @@ def stage_table(folder: Path) -> pd.DataFrame:
 
 
 def verdicts(run: Run) -> list:
-    """(what, measured, target, met) for one run."""
+    """(what, measured, target, met) for one run; met is None where no target applies."""
     peak_job = float(run.stages.max_rss_mb.max()) if len(run.stages) else float("nan")
     command = {"all": "`snakemake --cores 1`", "paper": "`snakemake paper --cores 1`"}[run.target]
     readme = "the README's first command" + ("" if run.target == "all" else f" with `{run.target}`")
+    wall = TARGETS["wall_s"][run.target]
+    share, job_mb, disk_mb = (TARGETS[k] for k in ("snakemake_share", "job_mb", "disk_mb"))
     return [
         (
             (f"{readme} (set-up included)" if run.readme else command) + " wall time",
-            f"{run.wall / 60:.1f} min",
-            f"<= {LIMITS[run.target] / 60:.0f} min",
-            run.wall <= LIMITS[run.target],
+            f"{run.wall:.0f} s ({run.wall / 60:.1f} min)",
+            f"<= {wall} s" if run.default_config else "none (not the default config)",
+            run.wall <= wall if run.default_config else None,
         ),
         (
             "Snakemake's own CPU share",
             f"{run.share:.1%} ({run.cpu_snakemake:.0f} of {run.cpu_total:.0f} s)",
-            f"<= {SNAKEMAKE_SHARE:.0%}",
-            run.share <= SNAKEMAKE_SHARE,
+            f"<= {share:.0%}",
+            run.share <= share,
         ),
         (
             "peak resident memory of any job",
             f"{peak_job:.0f} MB",
-            f"<= {JOB_MB} MB",
-            peak_job <= JOB_MB,
+            f"<= {job_mb} MB",
+            peak_job <= job_mb,
         ),
         (
             "peak disk beyond data sets and results",
             f"{run.peak_disk / 1e6:.0f} MB",
-            f"<= {DISK_MB} MB",
-            run.peak_disk <= DISK_MB * 1e6,
+            f"<= {disk_mb} MB",
+            run.peak_disk <= disk_mb * 1e6,
         ),
     ]
+
+
+def met(run: Run) -> bool:
+    """Whether the run ended well and met every target that applies to it."""
+    return run.returncode == 0 and all(ok is not False for *_, ok in verdicts(run))
 
 
 def render(run: Run) -> str:
@@ -297,8 +333,9 @@ def render(run: Run) -> str:
         f"{run.stages.cpu_seconds.sum():>8.1f} {run.stages.max_rss_mb.max():>8.0f}",
         "",
     ]
-    for what, measured, target, met in verdicts(run):
-        lines.append(f"{what}: {measured} (target {target}) {'met' if met else 'MISSED'}")
+    for what, measured, target, ok in verdicts(run):
+        said = {True: "met", False: "MISSED", None: ""}[ok]
+        lines.append(f"{what}: {measured} (target {target}) {said}".rstrip())
     return "\n".join(lines)
 
 
@@ -331,9 +368,12 @@ def summary(runs: list, machine: str) -> list:
 def main(argv=None) -> int:
     ap = _parser()
     args = ap.parse_args(argv)
+    if args.expected:
+        print(expected(args.history))
+        return 0
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
-    if any(t not in LIMITS for t in targets):
-        ap.error(f"--targets: each of {', '.join(LIMITS)}")
+    if any(t not in TARGETS["wall_s"] for t in targets):
+        ap.error(f"--targets: each of {', '.join(TARGETS['wall_s'])}")
     if args.repeat < 1:
         ap.error("--repeat: at least 1")
     if args.scratch:
@@ -345,30 +385,110 @@ def main(argv=None) -> int:
         + f"\nscratch: {scratch}\n",
         flush=True,
     )
-    runs = []
     try:
-        for k in range(args.repeat):
-            for target in targets:
-                where = scratch / f"run{k}" if args.repeat > 1 else scratch
-                where.mkdir(exist_ok=True)
-                runs.append(
-                    run_target(
-                        args.repo,
-                        where,
-                        target,
-                        args.mirror,
-                        configfile=args.configfile,
-                        readme=args.readme,
-                    )
-                )
-                print(render(runs[-1]) + "\n", flush=True)
-        print("\n".join(summary(runs, this_machine())), flush=True)
+        runs = _runs(args, targets, scratch)
     finally:
         if not args.keep:
             shutil.rmtree(scratch, ignore_errors=True)
     if args.json:
         args.json.write_text(json.dumps([_figures(r) for r in runs], indent=1))
-    return 0 if all(r.returncode == 0 for r in runs) else 1
+    return 0 if all(met(r) for r in runs) else 1
+
+
+def _runs(args, targets: list, scratch: Path) -> list:
+    """Every run asked for, each printed and appended to the history as it ends."""
+    runs = []
+    for k in range(args.repeat):
+        for target in targets:
+            where = scratch / f"run{k}" if args.repeat > 1 else scratch
+            where.mkdir(exist_ok=True)
+            run = run_target(
+                args.repo,
+                where,
+                target,
+                args.mirror,
+                configfile=args.configfile,
+                readme=args.readme,
+            )
+            runs.append(run)
+            print(render(run) + "\n", flush=True)
+            append_history(args.history, run, commit(args.repo), args.configfile)
+    print("\n".join(summary(runs, this_machine())), flush=True)
+    return runs
+
+
+HISTORY_COLUMNS = [
+    "date",
+    "commit",
+    "machine",
+    "load",
+    "target",
+    "readme",
+    "config",
+    "stage",
+    "jobs",
+    "wall_s",
+    "cpu_s",
+    "max_rss_mb",
+]
+WHOLE = "(whole run)"  # the history's row of a run as a whole: its wall time, all its CPU
+
+
+def append_history(path: Path, run: Run, sha: str, configfile: Path | None) -> None:
+    """One row per stage of ``run`` and one for the whole run, appended to the CSV ``path``."""
+    base = {
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "commit": sha.split()[0][:12],
+        "machine": this_machine(),
+        "load": round(run.load, 2),
+        "target": run.target,
+        "readme": run.readme,
+        "config": "default" if configfile is None else Path(configfile).name,
+    }
+    stages = run.stages.reset_index().rename(columns={"seconds": "wall_s", "cpu_seconds": "cpu_s"})
+    whole = {
+        "stage": WHOLE,
+        "jobs": int(stages.jobs.sum()) if len(stages) else 0,
+        "wall_s": run.wall,
+        "cpu_s": run.cpu_total,
+        "max_rss_mb": float(stages.max_rss_mb.max()) if len(stages) else float("nan"),
+    }
+    rows = pd.DataFrame([{**base, **r} for r in stages.to_dict("records") + [whole]])
+    rows = rows.reindex(columns=HISTORY_COLUMNS).round({"wall_s": 1, "cpu_s": 1, "max_rss_mb": 0})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows.to_csv(path, mode="a", header=not path.exists(), index=False)
+
+
+def expected(path: Path) -> str:
+    """Per target, the last run of the default config the history holds, stage by stage:
+    what a run of the default config is expected to take on that machine."""
+    if not path.exists():
+        return (
+            f"no measured run yet ({path} does not exist): python -m benchmarks.pipeline --readme"
+        )
+    history = pd.read_csv(path)
+    history = history[history.config == "default"]
+    lines = []
+    for target in TARGETS["wall_s"]:
+        mine = history[history.target == target]
+        if mine.empty:
+            continue
+        last = mine[(mine.date == mine.date.iloc[-1]) & (mine.commit == mine.commit.iloc[-1])]
+        whole = last[last.stage == WHOLE].iloc[-1]
+        lines += [
+            f"target {target}, measured {whole.date} at {whole.commit} on {whole.machine} "
+            f"(load {whole.load:g} as it started): wall {whole.wall_s:.0f} s"
+            + (" (set-up included)" if str(whole.readme) == "True" else "")
+            + f", target {TARGETS['wall_s'][target]} s",
+            f"{'stage':<24} {'jobs':>5} {'CPU s':>8} {'wall s':>8} {'peak MB':>8}",
+        ]
+        for r in last[last.stage != WHOLE].sort_values("cpu_s", ascending=False).itertuples():
+            lines.append(
+                f"{r.stage:<24} {'' if pd.isna(r.jobs) else int(r.jobs):>5} {r.cpu_s:>8.1f} "
+                f"{r.wall_s:>8.1f} {r.max_rss_mb:>8.0f}"
+            )
+        lines.append("")
+    return "\n".join(lines) or "no run of the default config in the history"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -406,6 +526,17 @@ def _parser() -> argparse.ArgumentParser:
         "end for the paper target) in a fresh clone beside a link to the repository's ../shared",
     )
     ap.add_argument("--json", type=Path, default=None, help="also write the figures as JSON here")
+    ap.add_argument(
+        "--history",
+        type=Path,
+        default=HISTORY,
+        help="the CSV every run is appended to (default: benchmarks/history.csv)",
+    )
+    ap.add_argument(
+        "--expected",
+        action="store_true",
+        help="print what the default config's runs are expected to take, from the history's last runs",
+    )
     ap.add_argument(
         "--repeat",
         type=int,

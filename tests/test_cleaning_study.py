@@ -13,6 +13,7 @@ from common.settings import study
 from common.tables import read_table, write_table
 from studies.cleaning import figure as cleaning_figure
 from studies.cleaning import run as cs
+from studies.cleaning import summary
 from studies.cleaning.report import cleaning as cleaning_section
 
 import nbcert
@@ -55,7 +56,7 @@ def test_shape_and_columns(table):
     runs = table.groupby(["perturbation", "missing_rate", "rep"])
     assert runs.ngroups == 2 * 2 * 2
     for _, run in runs:
-        assert set(run.method) == set(cs.METHODS)
+        assert set(run.method) == set(summary.METHODS)
         assert run.groupby("method").final.sum().eq(1).all()  # one final row per method
 
 
@@ -69,7 +70,7 @@ def test_curves_start_at_zero_and_never_uncount_cells(table):
 
 
 def test_the_lower_bound_is_below_every_answer(table):
-    need = cs.cells_needed(table)
+    need = summary.cells_needed(table)
     for _, run in need.groupby(["perturbation", "missing_rate", "rep"]):
         bound = run[run.method == "truth"].lower_bound.iloc[0]
         done = run.needed.dropna()
@@ -77,7 +78,7 @@ def test_the_lower_bound_is_below_every_answer(table):
 
 
 def test_summary_report_and_figure(table, tmp_path):
-    s = cs.summary(table)
+    s = summary.summary(table)
     assert len(s) == 2 * 2 and {"vs_random", "vs_truth", "vs_bound", "half_of_random"} <= set(
         s.columns
     )
@@ -186,7 +187,7 @@ def _check_worlds(ch, obs, M, alpha=0):
 
 
 def _follow_checked(seed, seen):
-    """Follow the rival on one dirty state, checking its worlds and choice at every decision."""
+    """Follow the rival on one dirty state, checking its worlds and choice at every step."""
     tab, T = _dirty_state(seed)
     ch = cpclean.entropy_chooser(tab.N, T, 0, 24, 3, np.random.default_rng(seed))
     m, d, _ = tab.obs.shape

@@ -175,10 +175,10 @@ def test_status_is_written_where_no_python_can(tmp_path):
 TIMED_RULES = {
     "certify",
     "poison",
-    "poison_together",
-    "counting_study",
-    "cleaning_study",
-    "scaling_run",
+    "run_poisoning_together",
+    "run_counting",
+    "run_cleaning",
+    "run_scaling",
     "scaling_stream",
 }
 STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]$")

@@ -27,56 +27,50 @@ def test_timings_and_time_limited_rows_are_left_out_and_the_rest_compared(tmp_pa
     slower = cleaning.assign(seconds=[0.5, 60])
     slower.loc[1, "cells"] = 8  # what a time limit decides may differ
     after = _run(tmp_path / "b", cleaning=slower.assign(new=1))
-    assert compare(before, after) == [("cleaning.csv", "same (new columns new)")]
+    assert compare(before, after) == [("results/tables/cleaning.csv", "same (new columns new)")]
     other = cleaning.assign(cells=[4, 9])
     shutil.rmtree(after)
     assert compare(before, _run(after, cleaning=other))[0][1].startswith("differs")
 
 
-def test_a_run_made_before_the_renames_compares_under_todays_names(tmp_path):
-    """Tables written before the glossary's renames (``decision_*``, ``poisoning_many``,
-    columns ``k``/``samples``/``worlds``, the cleaning method ``offline``) are read under
-    today's names, so a run on either side of the renames compares; a changed answer still
-    differs."""
-    old = {
-        "decision_mushrooms": pd.DataFrame({"method": ["Iterate"], "k": [4], "robust": [3]}),
-        "poisoning_many": pd.DataFrame({"method": ["greedy"], "k": [2], "cells": [5]}),
-        "scaling": pd.DataFrame(
-            {
-                "method": ["AD"],
-                "family": ["decision"],
-                "k": [8],
-                "points": [6],
-                "samples": [100],
-                "worlds": [10],
-            }
-        ),
-        "counting_mushrooms": pd.DataFrame({"method": ["exact"], "samples": [2000]}),
-        "cleaning_mushrooms": pd.DataFrame({"method": ["nbcert", "offline"], "cells": [3, 2]}),
-    }
-    today = {
-        "certify_mushrooms": pd.DataFrame({"method": ["Iterate"], "points": [4], "robust": [3]}),
-        "poisoning_together": pd.DataFrame({"method": ["greedy"], "points": [2], "cells": [5]}),
-        "scaling": pd.DataFrame(
-            {
-                "method": ["AD"],
-                "family": ["certification"],
-                "points": [8],
-                "points_done": [6],
-                "mc_worlds": [100],
-                "ad_worlds": [10],
-            }
-        ),
-        "counting_mushrooms": pd.DataFrame({"method": ["exact"], "worlds": [2000]}),
-        "cleaning_mushrooms": pd.DataFrame({"method": ["nbcert", "truth"], "cells": [3, 2]}),
-    }
-    before, after = _run(tmp_path / "a", **old), _run(tmp_path / "b", **today)
-    assert {v for _, v in compare(before, after)} == {"same"}
-    assert {v for _, v in compare(after, after)} == {"same"}  # today's tables as they are
-    today["scaling"].loc[0, "points_done"] = 5
-    shutil.rmtree(after)
-    verdicts = dict(compare(before, _run(after, **today)))
-    assert (
-        verdicts["scaling.csv"].startswith("differs")
-        and verdicts["decision_mushrooms.csv"] == "same"
+def test_renamed_columns_and_rows_moved_to_a_table_of_their_own_compare(tmp_path):
+    """A column renamed between the runs (``--rename``) and rows moved from a table to one of
+    their own (``--joined``, compared in sorted order) are read as they are today; a changed
+    answer still differs."""
+    runs = pd.DataFrame({"method": ["Iterate", "AD", "AD (cheap)"], "robust": [3, 4, 4]})
+    before = _run(tmp_path / "a", certify_x=runs, certified_x=pd.DataFrame({"old": [1]}))
+    after = _run(
+        tmp_path / "b",
+        certify_x=runs.iloc[:2],
+        extra_certify_x=runs.iloc[2:],
+        certified_x=pd.DataFrame({"new": [1]}),
     )
+    how = dict(renamed={"certified": {"old": "new"}}, joined={"certify_": "extra_certify_"})
+    assert {v for _, v in compare(before, after, **how)} == {"same"}
+    assert dict(compare(before, after))["results/tables/certify_x.csv"].startswith("differs")
+    moved = runs.iloc[2:].assign(robust=[5])
+    (after / "results/tables/extra_certify_x.csv").write_text(moved.to_csv(index=False))
+    assert dict(compare(before, after, **how))["results/tables/certify_x.csv"].startswith("differs")
+
+
+def test_proven_intervals_move_with_the_machine_their_flags_do_not(tmp_path):
+    counting = pd.DataFrame(
+        {
+            "dataset": ["d", "d"],
+            "part": ["full", "full"],
+            "missing_rate": [0.2, 0.2],
+            "point": [0, 0],
+            "method": ["bounds", "montecarlo"],
+            "fraction": [0.5, 0.51],
+            "width": [0.0008, None],
+            "width_target": [0.001, 0.001],
+            "exact_in_bounds": [True, None],
+        }
+    )
+    before = _run(tmp_path / "a", counting_d=counting)
+    finer = counting.assign(fraction=[0.50001, 0.51], width=[0.0005, None])
+    assert compare(before, _run(tmp_path / "b", counting_d=finer)) == [
+        ("results/tables/counting_d.csv", "same")
+    ]
+    wrong = finer.assign(exact_in_bounds=[False, None])
+    assert compare(before, _run(tmp_path / "c", counting_d=wrong))[0][1].startswith("differs")

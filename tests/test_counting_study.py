@@ -14,6 +14,7 @@ from common.tables import write_table
 from conftest import table_rows
 from studies.counting import figure as counting_figure
 from studies.counting import run as cs
+from studies.counting import summary
 from studies.counting.report import counting as counting_section
 
 from nbcert.count import WorldCounts
@@ -55,8 +56,8 @@ def _wide(t, col):
 
 def test_shape_and_columns(table):
     assert list(table.columns) == cs.COLUMNS
-    assert len(table) == len(CFG.missing_rates) * CFG.points * len(cs.METHODS)
-    assert set(table.method) == set(cs.METHODS)
+    assert len(table) == len(CFG.missing_rates) * CFG.points * len(summary.METHODS)
+    assert set(table.method) == set(summary.METHODS)
     assert (table.train_rows == CFG.subsample).all()
     assert table.groupby(["missing_rate", "point"]).majority_label.nunique().eq(1).all()
 
@@ -155,7 +156,7 @@ def test_figure_and_markdown_from_the_csv_tables(table, tmp_path):
     paths = [tmp_path / "counting_toy.csv", tmp_path / "counting_toy2.csv"]
     write_table(job.stamp(table), paths[0], "counting")  # the tables the pipeline writes, checked
     write_table(job.stamp(other), paths[1], "counting")
-    loaded = cs.load(paths)
+    loaded = summary.load(paths)
     assert loaded.skipped.dtype == "boolean" and loaded.majority_label.map(type).eq(str).all()
     out = SimpleNamespace(
         pdf=tmp_path / "fig" / "counting.pdf", png=tmp_path / "fig" / "counting.png"
@@ -219,21 +220,21 @@ def full_table():
 
 def test_full_size_part_proves_and_checks_montecarlo(full_table, tmp_path):
     cfg, t = full_table
-    full = cs.full_size(t)
+    full = summary.full_size(t)
     assert set(full.method) == set(cs.FULL_METHODS)
     assert len(full) == len(cfg.missing_rates) * cfg.full_points * len(cs.FULL_METHODS)
     assert (full.train_rows == 60 - cfg.points).all()  # every row but the test points
     assert full[full.method == "bounds"].exact_in_bounds.isna().all()  # no exact at full size
     assert full[full.method == "montecarlo"].mc_contains_bounds.notna().all()
     assert (full[full.method == "bounds"].width <= cfg.width).all()
-    main, tiny = cs.split_sizes(t)
+    main, tiny = summary.split_sizes(t)
     assert len(main) + len(tiny) + len(full) == len(t) and tiny.empty
     path = tmp_path / "counting_toy.csv"
     write_table(job.stamp(t), path, "counting")
-    md = counting_section(cs.load([path]))
+    md = counting_section(summary.load([path]))
     assert "#### Proven bounds" in md and "At full size" in md
     rows = [row for row in table_rows(md) if row[0] == "toy"]
     assert len(rows) == len(cfg.missing_rates)
     assert all(f"{cfg.full_points} of {cfg.full_points}" in row for row in rows)
-    fig = counting_figure.draw_figure(cs.load([path]))
+    fig = counting_figure.draw_figure(summary.load([path]))
     assert fig.axes[2].get_title() == "toy: proven bounds"

@@ -63,17 +63,67 @@ def test_certain_is_every_world_of_the_repaired_rows_agreeing(seed):
         space = cb.load_space(_space(Path(tmp), seed))
     pre = cb.Preprocessor(space)
     y = pre.y(space.y_train)
-    X_val = pre.X(space.X_val)
-    copies = np.array([pre.X(space.repairs[name]) for name in sorted(space.repairs)])
-    sims = np.array([cb.similarities(c, X_val) for c in copies])  # (R, val, train)
-    got = cb.certain(sims.min(axis=0), sims.max(axis=0), y)
-    options = [np.unique(copies[:, i], axis=0, return_index=True)[1] for i in range(len(y))]
-    per_val = [set() for _ in range(len(X_val))]
+    X_val = pre.columns(space.X_val)
+    names = sorted(space.repairs)
+    copies = [pre.columns(space.repairs[name]) for name in names]
+    varies = np.ones(len(y), bool)
+    got = cb.certain(*cb.similarity_ranges(copies, X_val, varies), y)
+    onehot = np.array([pre.X(space.repairs[name]) for name in names])
+    options = [np.unique(onehot[:, i], axis=0, return_index=True)[1] for i in range(len(y))]
+    per_val = [set() for _ in range(len(space.X_val))]
+    rows = np.arange(len(y))
     for pick in itertools.product(*options):
-        world = copies[list(pick), np.arange(len(y))]
+        world = cb.Columns(
+            np.array([c.num for c in copies])[list(pick), rows],
+            np.array([c.cat for c in copies])[list(pick), rows],
+        )
         for v, p in enumerate(cb.knn_predict(cb.similarities(world, X_val), y)):
             per_val[v].add(int(p))
     assert got.tolist() == [len(s) == 1 for s in per_val]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**6))
+def test_column_distances_are_the_one_hot_rows_distances(seed):
+    """Distances column by column equal those of the one-hot rows CPClean's code measures,
+    and the ranges over the copies (rows no copy changes measured once) are their extremes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        space = cb.load_space(_space(Path(tmp), seed, n=8, repairs=4))
+    pre = cb.Preprocessor(space)
+    names = sorted(space.repairs)
+    onehot = [pre.X(space.repairs[name]) for name in names]
+    val = pre.X(space.X_val)
+    want = np.array([((X[None, :, :] - val[:, None, :]) ** 2).sum(axis=2) for X in onehot])
+    copies = [pre.columns(space.repairs[name]) for name in names]
+    X_val = pre.columns(space.X_val)
+    got = np.array([cb.squared_distances(X_val, c) for c in copies])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    varies = space.X_train_dirty.isna().any(axis=1).to_numpy()
+    low, high = cb.similarity_ranges(copies, X_val, varies)
+    np.testing.assert_array_equal(low, cb.similarity(got.max(axis=0)))
+    np.testing.assert_array_equal(high, cb.similarity(got.min(axis=0)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.tuples(st.integers(1, 5), st.integers(0, 7), st.integers(1, 4)).flatmap(
+        lambda s: st.tuples(
+            st.just(s[0]),
+            st.lists(
+                st.lists(st.integers(0, 3), min_size=s[0] + s[1], max_size=s[0] + s[1]),
+                min_size=s[2],
+                max_size=s[2],
+            ),
+        )
+    )
+)
+def test_nearest_is_the_stable_sort_s_first_k(case):
+    """The k nearest, found by partition, are the first k of the stable descending sort,
+    ties (frequent here: four values) in column order."""
+    k, rows = case
+    sim = np.array(rows, float)
+    want = np.argsort(-sim, kind="stable", axis=1)[:, :k]
+    assert cb.nearest(sim, k).tolist() == want.tolist()
 
 
 def test_knn_is_scikit_learn_s_where_nothing_ties(tmp_path):
@@ -82,9 +132,9 @@ def test_knn_is_scikit_learn_s_where_nothing_ties(tmp_path):
     space = cb.load_space(_space(tmp_path, 3, n=30))
     pre = cb.Preprocessor(space)
     X, y = pre.X(space.repairs["mean"]), pre.y(space.y_train)
-    X_test = pre.X(space.X_test)
-    want = KNeighborsClassifier(n_neighbors=3).fit(X, y).predict(X_test)
-    assert cb.knn_predict(cb.similarities(X, X_test), y).tolist() == want.tolist()
+    want = KNeighborsClassifier(n_neighbors=3).fit(X, y).predict(pre.X(space.X_test))
+    got = cb.similarities(pre.columns(space.repairs["mean"]), pre.columns(space.X_test))
+    assert cb.knn_predict(got, y).tolist() == want.tolist()
 
 
 def test_rows_cleaned_are_those_the_result_changed(tmp_path):

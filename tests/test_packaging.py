@@ -1,4 +1,4 @@
-"""The rules' conda environment (workflow/envs/pipeline.yaml) lists exactly pyproject's dependencies (base + pipeline extra); the wheel holds the library alone."""
+"""The conda environment (environment.yml, every rule's) lists exactly pyproject's dependencies (base + pipeline extra); the wheel holds the library alone."""
 
 import re
 import tomllib
@@ -28,7 +28,7 @@ def test_environment_matches_pyproject():
     wanted = dict(
         _split(s) for s in project["dependencies"] + project["optional-dependencies"]["pipeline"]
     )
-    env = yaml.safe_load((ROOT / "workflow/envs/pipeline.yaml").read_text())["dependencies"]
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())["dependencies"]
     conda = dict(_split(s) for s in env if isinstance(s, str) and _name(s) not in ("python", "pip"))
     assert conda == wanted
 

@@ -54,8 +54,8 @@ def test_outputs_exist_and_are_not_empty(run):
         assert [name, "obtained"] in [row[:2] for row in table_rows(report)]
         assert (run / f"logs/fetch/{name}.log").exists()
     assert "19.5x" in report and "![fig10](figures/fig10.png)" in report
-    checked = re.search(r"(\d+) of (\d+) decisions checked by nbcert's standalone checker", report)
-    assert checked and checked[1] == checked[2] and int(checked[1]) > 0  # every decision holds
+    checked = re.search(r"(\d+) of (\d+) answers checked by nbcert's standalone checker", report)
+    assert checked and checked[1] == checked[2] and int(checked[1]) > 0  # every answer holds
     wrong = report.split("## Where the paper is wrong")[1].split("\n## ")[0]
     assert "Section 5.1.3" in wrong and "OP needed fewer cells than the paper's pure" in wrong
 
@@ -77,12 +77,12 @@ def test_the_paper_target_makes_the_papers_part_alone(run, tmp_path):
     # only the paper's jobs, not the studies' (nor the whole report) ...
     assert job_counts(snakemake(work, "-n", "paper").stdout) == {
         "gather_certify": 1,
-        "figures_certify": 1,
+        "draw_certify": 1,
         "report_paper": 1,
         "paper": 1,
     }
     # ... while the default target makes both
-    assert {"cleaning_study", "gather_scaling", "report"} <= set(
+    assert {"run_cleaning", "gather_scaling", "report"} <= set(
         job_counts(snakemake(work, "-n").stdout)
     )
 
@@ -104,9 +104,10 @@ def test_the_report_says_what_computed_it_and_how_long_it_took(run):
         "perturb",
         "certify",
         "poison",
-        "figures",
-        "cleaning_study",
-        "scaling",
+        "draw",
+        "run_cleaning",
+        "run_scaling",
+        "run_equivalents",
     ):
         assert stage in took
     assert "**all**" in took
@@ -115,6 +116,7 @@ def test_the_report_says_what_computed_it_and_how_long_it_took(run):
 def test_beyond_the_paper_is_reported(run):
     report = (run / "results/report.md").read_text()
     assert "## Beyond the paper" in report
+    assert "### Cheaper equivalents of the paper's baselines" in report
     for study, heading in (
         ("poisoning_together", "### Poisoning test points together"),
         ("counting", "### Counting in practice"),
@@ -123,9 +125,9 @@ def test_beyond_the_paper_is_reported(run):
     ):
         assert heading in report and f"figures/{study}.png" in report
         assert (run / f"results/figures/{study}.png").stat().st_size > 1000
-    many = pd.read_csv(run / "results/tables/poisoning_together.csv")
-    assert set(many.method) == {"union of OP", "greedy", "exact"}
-    solved = many[many.method != "union of OP"].pivot(
+    together = pd.read_csv(run / "results/tables/poisoning_together.csv")
+    assert set(together.method) == {"union of OP", "greedy", "exact"}
+    solved = together[together.method != "union of OP"].pivot(
         index=["dataset", "points"], columns="method", values="cells"
     )
     assert (solved.exact <= solved.greedy).all()  # the exact program never returns more than greedy
@@ -168,7 +170,7 @@ def test_certify_tables_are_consistent(run):
 
 def test_exact_answers_are_those_computed_before_the_pipeline_was_made_faster(run):
     """Robust tallies of Iterate and Iterate+Index, OP's cells, exact counts, cleaning with the truth
-    minima and exact many-point answers, against those of commit e4f291c on this config
+    minima and exact answers for points together, against those of commit e4f291c on this config
     (tests/data/exact_answers_test_config.csv, written by tests/exact_results.py); answers a
     solver's time limit cut short, in either run, are not compared."""
     old = pd.read_csv(
@@ -197,7 +199,7 @@ def test_op_poisons_fewest_cells(run):
 def test_deleting_a_table_or_a_run_rebuilds_exactly_what_depends_on_it(run, tmp_path):
     work = copy_run(run, tmp_path / "w")
     assert job_counts(snakemake(work, "-n").stdout) == {}
-    downstream = {"figures_certify": 1, "report_paper": 1, "report": 1, "all": 1}
+    downstream = {"draw_certify": 1, "report_paper": 1, "report": 1, "all": 1}
     table = work / "results/tables/certify_mushrooms.csv"
     before = _table(table)
     table.unlink()
@@ -208,7 +210,7 @@ def test_deleting_a_table_or_a_run_rebuilds_exactly_what_depends_on_it(run, tmp_
     assert job_counts(snakemake(work, "-n").stdout) == {
         "certify": 1,
         "gather_certify": 1,
-        "certificates": 1,  # they are held to the decision runs
+        "verify": 1,  # the certificates are held to the certify runs
         **downstream,
     }
     proc = snakemake(work, "--cores", "2")
@@ -438,8 +440,8 @@ def test_timed_jobs_never_overlap_and_the_report_says_so(run):
 
 
 def test_time_limited_many_point_rows_are_marked(run):
-    many = pd.read_csv(run / "results/tables/poisoning_together.csv")
-    exact = many[many.method == "exact"]
+    together = pd.read_csv(run / "results/tables/poisoning_together.csv")
+    exact = together[together.method == "exact"]
     report = (run / "results/report.md").read_text()
     limited = int(exact.time_limited.sum())
     if limited:

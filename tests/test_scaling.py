@@ -106,7 +106,7 @@ def test_budget_stops_per_point_methods_and_says_so(monkeypatch):
     )
     md = scaling_section(t)
     assert (
-        "3 of 4, stopped after 25 s" in md
+        "3 of 4, stopped after 25 CPU s" in md
         and "AD samples no new world" in md
         and "; 2 worlds, " in md
     )

@@ -1,5 +1,7 @@
 """Pipeline stages 2-3 as functions: discretization, test-point draws and perturbation."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -279,116 +281,29 @@ def test_a_study_block_takes_the_schemas_defaults():
         )
 
 
-@pytest.mark.parametrize("study", ["counting", "cleaning"])
-def test_a_studys_old_samples_key_is_read_as_worlds_with_one_line(study, capsys):
-    """``samples``, the old name of ``worlds``, still works for one release: the same value,
-    and one line on stderr naming both keys."""
-    config = _config()
-    config["beyond"][study]["worlds"] = 4000
-    new = _load(config)
-    del config["beyond"][study]["worlds"]
-    config["beyond"][study]["samples"] = 4000
-    capsys.readouterr()
-    block = getattr(_load(config).beyond, study)
-    assert block == getattr(new.beyond, study)
-    assert block.worlds == 4000 and "samples" not in vars(block)
-    assert capsys.readouterr().err == (
-        f"nbcert: config: beyond.{study}.samples is deprecated, use beyond.{study}.worlds\n"
-    )
-
-
-def test_the_old_names_of_the_test_point_keys_are_read_with_one_line_each(capsys):
-    """``k_values``, ``k_for_rates``, ``rate_for_k``, the block ``beyond.poison_many`` with
-    its ``k_values``, and ``beyond.scaling.k`` -- the names before the glossary's -- still
-    work for one release: the same settings, one line on stderr per old key."""
-    import copy
-
-    config = _config()
-    new = _load(config)
-    old = copy.deepcopy(config)
-    old["k_values"] = old.pop("points")
-    old["k_for_rates"] = old.pop("points_for_rates")
-    old["rate_for_k"] = old.pop("rate_for_points")
-    block = old["beyond"].pop("poison_together")
-    block["k_values"] = block.pop("points")
-    old["beyond"]["poison_many"] = block
-    old["beyond"]["scaling"]["k"] = old["beyond"]["scaling"].pop("points")
-    capsys.readouterr()
-    assert _load(old) == new
-    assert capsys.readouterr().err.splitlines() == [
-        "nbcert: config: k_values is deprecated, use points",
-        "nbcert: config: k_for_rates is deprecated, use points_for_rates",
-        "nbcert: config: rate_for_k is deprecated, use rate_for_points",
-        "nbcert: config: beyond.poison_many is deprecated, use beyond.poison_together",
-        "nbcert: config: beyond.poison_together.k_values is deprecated, use beyond.poison_together.points",
-        "nbcert: config: beyond.scaling.k is deprecated, use beyond.scaling.points",
-    ]
-
-
-def test_a_users_old_block_is_merged_into_config_yamls_new_one():
-    """A user's --configfile written before the renames names ``beyond.poison_many``;
-    Snakemake merges it beside config.yaml's ``poison_together``: the user's keys win, the
-    block's other keys stay config.yaml's."""
-    config = _config()
-    config["beyond"]["poison_together"]["time_limit"] = 7.0
-    mine = {"beyond": {"poison_many": {"k_values": [2, 4]}}}
-    config["beyond"]["poison_many"] = {"k_values": [2, 4]}  # Snakemake's merge
-    block = _load(config, cli=mine).beyond.poison_together
-    assert block.points == (2, 4) and block.time_limit == 7.0
-
-
-def test_an_old_key_given_on_top_of_config_yaml_wins_over_its_new_name():
-    """A user's --configfile with the old key is merged onto config.yaml, which has the new
-    one: the user's value is taken (and a new key given over an old one in config.yaml is
-    taken too); both keys in the user's own config are an error."""
+@pytest.mark.parametrize(
+    "where, key",
+    [
+        ("", "k_values"),
+        ("beyond", "poison_many"),
+        ("beyond.scaling", "k"),
+        ("beyond.cleaning", "samples"),
+    ],
+)
+def test_a_key_of_no_release_is_an_unknown_key(where, key):
+    """Names the config never released under (k for points, many for together, samples
+    for worlds) are unknown keys: one line naming the block and the key."""
     from common.errors import ConfigError
 
     config = _config()
-    mine = {"beyond": {"counting": {"samples": 300}}}
-    config["beyond"]["counting"]["samples"] = 300  # Snakemake's merge: both keys
-    assert _load(config, cli=mine).beyond.counting.worlds == 300
-    config["beyond"]["counting"]["worlds"] = 500
-    mine["beyond"]["counting"]["worlds"] = 500
+    block = config
+    for part in filter(None, where.split(".")):
+        block = block[part]
+    block[key] = 1
     with pytest.raises(
-        ConfigError, match="beyond.counting.samples: given with beyond.counting.worlds"
+        ConfigError, match=rf"^{re.escape(where or '(top level)')}: unknown key '{key}'"
     ):
-        _load(config, cli=mine)
-    assert (
-        _load(config, cli={"beyond": {"counting": {"worlds": 500}}}).beyond.counting.worlds == 500
-    )
-
-
-def test_both_names_of_a_key_are_an_error_naming_it():
-    from common.errors import ConfigError
-    from common.settings import study
-
-    config = _config()
-    config["beyond"]["cleaning"]["samples"] = 64
-    config["beyond"]["cleaning"]["worlds"] = 64
-    with pytest.raises(ConfigError) as e:
         _load(config)
-    assert str(e.value) == (
-        "beyond.cleaning.samples: given with beyond.cleaning.worlds, its new name; keep only worlds"
-    )
-    with pytest.raises(ConfigError, match=r"^beyond.cleaning.samples: given with"):
-        study(
-            "cleaning",
-            repetitions=1,
-            perturbations=["uniform"],
-            missing_rates=[0.5],
-            points=3,
-            samples=8,
-            worlds=8,
-        )
-    cfg = study(
-        "cleaning",
-        repetitions=1,
-        perturbations=["uniform"],
-        missing_rates=[0.5],
-        points=3,
-        samples=8,
-    )
-    assert cfg.worlds == 8
 
 
 def test_command_line_datasets_replace_and_only_selects():

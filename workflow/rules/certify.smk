@@ -15,7 +15,7 @@ rule certify:
         "logs/certify/{ds}.log",
         benchmark="logs/benchmarks/certify/{ds}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     threads: 1  # timings are single-threaded, as in the paper
     resources:
         timed=1,
@@ -41,7 +41,7 @@ rule gather_certify:
         "logs/gather/certify_{ds}.log",
         benchmark="logs/benchmarks/gather/certify_{ds}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     params:
         schema="certify_run",
         expect=certify_expected,
@@ -50,7 +50,7 @@ rule gather_certify:
 
 
 # Each perturbed table's decisions written with their evidence and checked by verify.py.
-rule certificates:
+rule verify:
     input:
         test=each(EACH_REP, TEST),
         dirty=each(EACH_VARIANT, PERTURBED),
@@ -59,10 +59,10 @@ rule certificates:
         certificates=each(EACH_VARIANT, CERTIFICATE),
         table="results/tables/certified_{ds}.csv",
     log:
-        "logs/certificates/{ds}.log",
-        benchmark="logs/benchmarks/certificates/{ds}.tsv",
+        "logs/verify/{ds}.log",
+        benchmark="logs/benchmarks/verify/{ds}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     resources:
         mem_mb=per_attempt(800, 10),
         runtime=per_attempt(10, 2),

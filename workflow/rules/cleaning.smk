@@ -1,16 +1,16 @@
 # Beyond the paper: which cells to clean until every test point is certified - random order,
 # a CPClean-style policy, nbcert's policy and the minimum with the truth with the truth
 # (studies.cleaning), one job per data set.
-rule cleaning_study:
+rule run_cleaning:
     input:
         "data/discretized/{ds}.csv",
     output:
         "results/tables/cleaning_{ds}.csv",
     log:
-        "logs/cleaning_study/{ds}.log",
-        benchmark="logs/benchmarks/cleaning_study/{ds}.tsv",
+        "logs/run_cleaning/{ds}.log",
+        benchmark="logs/benchmarks/run_cleaning/{ds}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     threads: 1  # timings are single-threaded
     resources:
         timed=1,
@@ -25,7 +25,7 @@ rule cleaning_study:
         "../scripts/studies/cleaning/run.py"
 
 
-rule figure_cleaning:
+rule draw_cleaning:
     input:
         obtained("results/tables/cleaning_{ds}.csv"),
     output:
@@ -36,9 +36,9 @@ rule figure_cleaning:
             category="Beyond the paper",
         ),
     log:
-        "logs/figures/cleaning.log",
-        benchmark="logs/benchmarks/figures/cleaning.tsv",
+        "logs/draw/cleaning.log",
+        benchmark="logs/benchmarks/draw/cleaning.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     script:
         "../scripts/studies/cleaning/figure.py"

@@ -69,6 +69,7 @@ SCALING_RUN = "results/runs/scaling/{run}.csv"  # run: n{n} in memory, streamed_
 SCALING_RUNS = [f"n{n}" for n in B.scaling.n_values] + [
     f"streamed_n{n}" for n in B.scaling.stream_n_values
 ]
+EQUIVALENTS = "results/tables/equivalents_{table}_{ds}.csv"
 CPCLEAN_SPACE = "data/cpclean/{space}"  # space: <data set>/<missingness>, e.g. BabyProduct/real
 CPCLEAN_SUMMARY = "results/runs/cpclean/{space}/summary.csv"
 CPCLEAN_CURVE = "results/runs/cpclean/{space}/curve.csv"
@@ -121,16 +122,16 @@ def scaling_mem_mb(wildcards):
 
 def scaling_minutes(wildcards):
     """The run time (minutes) of a scaling job: five, and one per 75 million cells in memory
-    (about 0.4 us a cell measured, the time budgets of Iterate and AD included, doubled) or
-    per 30 million streamed (writing and reading the file about four times, about 1 us a
-    cell, doubled)."""
+    (the time budgets of Iterate and AD included) or per 30 million streamed (the file is
+    written and read about four times), twice what a job took on the machine of
+    docs/benchmarks.md."""
     where, n = wildcards.run.rsplit("n", 1)
     return 5 + int(n) * B.scaling.d // (30 if where == "streamed_" else 75) // 10**6
 
 
 # ---------------------------------------------------------------- batched jobs
 
-# A job that handles many files (a data set's repetitions, variants, k values) gets from
+# A job that handles several files (a data set's repetitions, variants, numbers of test points) gets from
 # its rule an explicit record per file set, not an order of its input and output lists.
 EACH_REP = [{"rep": rep} for rep in REPS]
 EACH_VARIANT = [  # a repetition's perturbed tables
@@ -150,7 +151,7 @@ def each(over, pattern):
 
 def records(over, **paths):
     """A params function: one record per entry of ``over`` (e.g. EACH_VARIANT), holding the
-    data set, the entry's values (rep, perturbation, rate, k ...) and each of ``paths`` (patterns
+    data set, the entry's values (rep, perturbation, rate, points ...) and each of ``paths`` (patterns
     with {ds} and those values) filled in; a script reads and writes the files its records
     name, so no list order has to match another."""
 
@@ -220,20 +221,11 @@ def fetch_source(wildcards):
 
 
 def fetch_options(wildcards, input):
-    """Where the file is looked for and what to do when it cannot be obtained.  It takes the
-    input (the file copied, when this machine has it) so that Snakemake counts it as derived
-    from the input, not among the params whose change re-runs a job: changing these never
-    fetches an obtained data set again."""
+    """Where a fetch (a data set's, or a CPClean space's) looks for its files first and what
+    it does when they cannot be obtained.  It takes the input (the file copied, when this
+    machine has it) so that Snakemake counts it as derived from the input, not among the
+    params whose change re-runs a job: changing these never fetches what was obtained again."""
     mirror = mirror_folder(S.data_mirror)  # NBCERT_DATA_MIRROR wins over data_mirror
-    return canonical(
-        {"mirror": str(mirror) if mirror else None, "on_unavailable": S.on_unavailable}
-    )
-
-
-def cpclean_fetch_options(wildcards, input):
-    """Where CPClean's files are looked for first, and what to do when a space cannot be
-    obtained (as ``fetch_options``: not a param whose change fetches a space again)."""
-    mirror = mirror_folder(S.data_mirror)
     return canonical(
         {"mirror": str(mirror) if mirror else None, "on_unavailable": S.on_unavailable}
     )
@@ -274,12 +266,12 @@ def obtained(pattern, **values):
 FIGURES = expand("results/figures/fig{num}.png", num=[6, 7, 8, 9, 10])
 STUDY_FIGURES = expand("results/figures/{study}.png", study=BEYOND)
 PAPER_JOBS = (
-    "discretize split perturb certify certificates poison gather_certify gather_poisoning".split()
+    "discretize split perturb certify verify poison gather_certify gather_poisoning".split()
 )
-PAPER_ONCE = "data_status figures_certify figure_poisoning".split()
-BEYOND_JOBS = "poison_together counting_study cleaning_study".split()
+PAPER_ONCE = "check_data draw_certify draw_poisoning".split()
+BEYOND_JOBS = "run_equivalents run_poisoning_together run_counting run_cleaning".split()
 BEYOND_ONCE = ["gather_poisoning_together", "gather_scaling"] + [
-    f"figure_{study}" for study in BEYOND
+    f"draw_{study}" for study in BEYOND
 ]
 
 
@@ -310,6 +302,12 @@ def report_inputs(part):
         }
         if part == "all":
             files.update(
+                equivalents_certify=obtained(EQUIVALENTS.format(table="certify", ds="{ds}"))(
+                    wildcards
+                ),
+                equivalents_poisoning=obtained(EQUIVALENTS.format(table="poisoning", ds="{ds}"))(
+                    wildcards
+                ),
                 poisoning_together="results/tables/poisoning_together.csv",
                 counting=obtained("results/tables/counting_{ds}.csv")(wildcards),
                 scaling="results/tables/scaling.csv",
@@ -317,9 +315,9 @@ def report_inputs(part):
                 cpclean=expand(CPCLEAN_SUMMARY, space=SPACES),
                 beyond_figures=STUDY_FIGURES,
                 timings=timings(PAPER_JOBS + BEYOND_JOBS, PAPER_ONCE + BEYOND_ONCE)
-                + expand(rules.scaling_run.log.benchmark, run=SCALING_RUNS)
-                + expand(rules.cpclean_fetch.log.benchmark, space=SPACES)
-                + expand(rules.cpclean_study.log.benchmark, space=SPACES),
+                + expand(rules.run_scaling.log.benchmark, run=SCALING_RUNS)
+                + expand(rules.fetch_cpclean.log.benchmark, space=SPACES)
+                + expand(rules.run_cpclean.log.benchmark, space=SPACES),
             )
         return files
 
@@ -342,7 +340,7 @@ def report_params():
 def stale_tables(wildcards=None):
     """Tables in results/tables of data sets that are not in this run's config (ignored)."""
     found = glob_wildcards(
-        "results/tables/{table,certify|poisoning|counting|cleaning}_{ds,[^/]+}.csv"
+        "results/tables/{table,equivalents_certify|equivalents_poisoning|certify|poisoning|counting|cleaning}_{ds,[^/]+}.csv"
     )
     return sorted(f"{t}_{ds}.csv" for t, ds in zip(*found) if ds not in DATASETS + ["together"])
 
@@ -379,6 +377,7 @@ def beyond_files():
         expand(POISONING_TOGETHER_RUN, ds=ds, points=B.poison_together.points)
         + expand(SCALING_RUN, run=SCALING_RUNS)
         + expand("results/tables/{table}_{ds}.csv", table=["counting", "cleaning"], ds=ds)
+        + expand(EQUIVALENTS, table=["certify", "poisoning"], ds=ds)
         + ["results/tables/poisoning_together.csv", "results/tables/scaling.csv"]
         + expand([CPCLEAN_SPACE, CPCLEAN_SUMMARY, CPCLEAN_CURVE], space=SPACES)
         + STUDY_FIGURES

@@ -1,37 +1,37 @@
 # Beyond the paper: CPClean's benchmark spaces (studies.cpclean), fetched by commit and
 # sha256 (from the mirror folder where it holds them), then one job per space through
 # nbcert with and without CPClean's candidate repairs, beside CPClean's own kNN numbers.
-rule cpclean_fetch:
+rule fetch_cpclean:
     input:
         checksums=CPCLEAN_CHECKSUMS,
     output:
         directory(CPCLEAN_SPACE),
     log:
-        "logs/cpclean_fetch/{space}.log",
-        benchmark="logs/benchmarks/cpclean_fetch/{space}.tsv",
+        "logs/fetch_cpclean/{space}.log",
+        benchmark="logs/benchmarks/fetch_cpclean/{space}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     resources:
         mem_mb=500,
         runtime=30,
     params:
         source=canonical({k: getattr(B.cpclean, k) for k in ("repository", "commit", "folder")}),
-        options=cpclean_fetch_options,
+        options=fetch_options,
     script:
         "../scripts/studies/cpclean/fetch.py"
 
 
-rule cpclean_study:
+rule run_cpclean:
     input:
         CPCLEAN_SPACE,
     output:
         summary=CPCLEAN_SUMMARY,
         curve=CPCLEAN_CURVE,
     log:
-        "logs/cpclean_study/{space}.log",
-        benchmark="logs/benchmarks/cpclean_study/{space}.tsv",
+        "logs/run_cpclean/{space}.log",
+        benchmark="logs/benchmarks/run_cpclean/{space}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     threads: 1
     resources:
         mem_mb=per_attempt(2000),
@@ -43,7 +43,7 @@ rule cpclean_study:
         "../scripts/studies/cpclean/run.py"
 
 
-rule figure_cpclean:
+rule draw_cpclean:
     input:
         summaries=expand(CPCLEAN_SUMMARY, space=B.cpclean.spaces),
         curves=expand(CPCLEAN_CURVE, space=B.cpclean.spaces),
@@ -55,9 +55,9 @@ rule figure_cpclean:
             category="Beyond the paper",
         ),
     log:
-        "logs/figures/cpclean.log",
-        benchmark="logs/benchmarks/figures/cpclean.tsv",
+        "logs/draw/cpclean.log",
+        benchmark="logs/benchmarks/draw/cpclean.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     script:
         "../scripts/studies/cpclean/figure.py"

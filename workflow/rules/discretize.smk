@@ -12,7 +12,7 @@ rule discretize:
         "logs/discretize/{ds}.log",
         benchmark="logs/benchmarks/discretize/{ds}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     threads: 1
     resources:
         mem_mb=per_attempt(500, 40),

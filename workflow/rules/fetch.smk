@@ -12,7 +12,7 @@ checkpoint fetch:
         benchmark="logs/benchmarks/fetch/{ds}.tsv",
     priority: 100
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     threads: 1
     resources:
         mem_mb=500,
@@ -24,16 +24,16 @@ checkpoint fetch:
         "../scripts/fetch.py"
 
 
-rule data_status:
+rule check_data:
     input:
         fetch_status_files,
     output:
         "results/data_status.json",
     log:
-        "logs/data_status.log",
-        benchmark="logs/benchmarks/data_status.tsv",
+        "logs/check_data.log",
+        benchmark="logs/benchmarks/check_data.tsv",
     priority: 100
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     script:
         "../scripts/data_status.py"

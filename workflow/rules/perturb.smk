@@ -1,6 +1,6 @@
-# Stage 3: per data set, every repetition's k test points drawn from the complete rows;
-# per repetition, the rest perturbed at every missing rate (common.stages).  One job
-# per data set writes many small files: a job's start-up (Python, pandas) costs more than its work.
+# Stage 3: per data set, every repetition's test points drawn from the complete rows; per
+# repetition, the rest perturbed at every missing rate (common.draws).  One job per data set
+# writes all of its small files: a job's start-up (Python, pandas) costs more than its work.
 rule split:
     input:
         "data/discretized/{ds}.csv",
@@ -10,14 +10,14 @@ rule split:
         "logs/split/{ds}.log",
         benchmark="logs/benchmarks/split/{ds}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     threads: 1
     resources:
         mem_mb=per_attempt(500, 40),
         runtime=per_attempt(5, 1),
     params:
         label=label,
-        k=POINTS_MAX,
+        points=POINTS_MAX,
         seed=S.seed,
         records=records(EACH_REP, train=TRAIN, test=TEST),
     script:
@@ -33,7 +33,7 @@ rule perturb:
         "logs/perturb/{ds}.log",
         benchmark="logs/benchmarks/perturb/{ds}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     threads: 1
     resources:
         mem_mb=per_attempt(500, 40),

@@ -12,7 +12,7 @@ rule poison:
         "logs/poison/{ds}.log",
         benchmark="logs/benchmarks/poison/{ds}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     threads: 1
     resources:
         timed=1,
@@ -36,7 +36,7 @@ rule gather_poisoning:
         "logs/gather/poisoning_{ds}.log",
         benchmark="logs/benchmarks/gather/poisoning_{ds}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     params:
         schema="poisoning_run",
         expect=poisoning_expected,

@@ -2,17 +2,17 @@
 # one job per data set, one run file per number of test points.
 
 
-rule poison_together:
+rule run_poisoning_together:
     input:
         train="data/splits/{ds}/rep0/train.csv",
         test="data/splits/{ds}/rep0/test.csv",
     output:
         each(EACH_POINTS, POISONING_TOGETHER_RUN),
     log:
-        "logs/poison_together/{ds}.log",
-        benchmark="logs/benchmarks/poison_together/{ds}.tsv",
+        "logs/run_poisoning_together/{ds}.log",
+        benchmark="logs/benchmarks/run_poisoning_together/{ds}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     threads: 1
     resources:
         timed=1,
@@ -39,7 +39,7 @@ rule gather_poisoning_together:
         "logs/gather/poisoning_together.log",
         benchmark="logs/benchmarks/gather/poisoning_together.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     params:
         schema="poisoning_together_run",
         expect=poisoning_together_expected,
@@ -47,7 +47,7 @@ rule gather_poisoning_together:
         "../scripts/gather.py"
 
 
-rule figure_poisoning_together:
+rule draw_poisoning_together:
     input:
         "results/tables/poisoning_together.csv",
     output:
@@ -58,9 +58,9 @@ rule figure_poisoning_together:
             category="Beyond the paper",
         ),
     log:
-        "logs/figures/poisoning_together.log",
-        benchmark="logs/benchmarks/figures/poisoning_together.tsv",
+        "logs/draw/poisoning_together.log",
+        benchmark="logs/benchmarks/draw/poisoning_together.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     script:
         "../scripts/studies/poisoning_together/figure.py"

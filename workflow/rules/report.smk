@@ -12,7 +12,7 @@ rule report_paper:
     log:
         "logs/report_paper.log",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     params:
         **report_params(),
     script:
@@ -27,7 +27,7 @@ rule report:
     log:
         "logs/report.log",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     params:
         **report_params(),
     script:

@@ -3,16 +3,16 @@
 # one job per n in memory (run n{n}) and one per streamed n (run streamed_n{n}).  They need
 # no data set, but wait for the data check so that a run which cannot reproduce anything
 # stops before spending minutes here.
-rule scaling_run:
+rule run_scaling:
     input:
         "results/data_status.json",
     output:
         SCALING_RUN,
     log:
-        "logs/scaling/{run}.log",
-        benchmark="logs/benchmarks/scaling/{run}.tsv",
+        "logs/run_scaling/{run}.log",
+        benchmark="logs/benchmarks/run_scaling/{run}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     threads: 1  # timings are single-threaded
     resources:
         timed=1,
@@ -35,7 +35,7 @@ rule gather_scaling:
         "logs/gather/scaling.log",
         benchmark="logs/benchmarks/gather/scaling.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     params:
         schema="scaling_run",
         expect=SCALING_EXPECTED,
@@ -43,7 +43,7 @@ rule gather_scaling:
         "../scripts/gather.py"
 
 
-rule figure_scaling:
+rule draw_scaling:
     input:
         "results/tables/scaling.csv",
     output:
@@ -54,9 +54,9 @@ rule figure_scaling:
             category="Beyond the paper",
         ),
     log:
-        "logs/figures/scaling.log",
-        benchmark="logs/benchmarks/figures/scaling.tsv",
+        "logs/draw/scaling.log",
+        benchmark="logs/benchmarks/draw/scaling.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     script:
         "../scripts/studies/scaling/figure.py"

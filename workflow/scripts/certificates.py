@@ -1,9 +1,9 @@
-"""Certificates of the decision runs: for every perturbed table of a data set, the answers
+"""Certificates of the certify runs: for every perturbed table of a data set, the answers
 for its test points written with their evidence (witness worlds, bounds) and checked again
 by nbcert's standalone checker, ``verify.py`` (the standard library alone, reading the files
-itself), so that the report can say how many decisions a referee can check.
+itself), so that the report can say how many answers a referee can check.
 
-The answers are Iterate+Index's, as in the decision run of the same table, whose robust
+The answers are Iterate+Index's, as in the certify run of the same table, whose robust
 count must agree.  A claim that does not hold stops the job with one line naming the
 certificate: nbcert's answer and its evidence disagree.  One record from the rule per table.
 """
@@ -42,7 +42,7 @@ def certified(r: dict, label: str) -> dict:
         "missing_rate": float(r["rate"]),
         "points": len(T),
         "robust": robust,
-        "decisions": len(rows),
+        "answers": len(rows),
         "checked": sum(c.ok is True for c in rows),
         "claims": len(claims),
         "held": sum(c.ok is True for c in claims),

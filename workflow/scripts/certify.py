@@ -15,16 +15,12 @@ from common.draws import rng_for
 from common.job import run_job, stamp, timed, times
 from common.tables import read_data, write_table
 
-from nbcert.methods import certify_index, certify_iterate, encode, iter_ad, iter_ad_counts
-
-# The two AD implementations a decision run times, by method name: the paper's (Figures
-# 6-9) and the cheaper one beyond the paper, shown only in the report's table of extras.
-AD_METHODS = {"AD": iter_ad, "AD (counts only)": iter_ad_counts}
+from nbcert.methods import certify_index, certify_iterate, encode, iter_ad
 
 
 def plain_times(train: pd.DataFrame, test: pd.DataFrame, label: str) -> tuple:
     """CategoricalNB fit on the clean table + one prediction, on ordinal codes."""
-    from sklearn.naive_bayes import CategoricalNB  # only the decision jobs pay for importing it
+    from sklearn.naive_bayes import CategoricalNB  # only the certify jobs pay for importing it
 
     feats = [c for c in train.columns if c != label]
     both = pd.concat([train[feats], test[feats]])
@@ -52,15 +48,15 @@ def certify_runs(
     rate: float,
     progress=print,
 ) -> pd.DataFrame:
-    """Time AD, Iterate and Iterate+Index for the first k test points, for every k.
+    """Time AD, Iterate and Iterate+Index, the paper's methods, for the first k test points,
+    for every k.
 
-    Iterate+Index and Iterate are called once per k.  AD (each of ``AD_METHODS``) runs
-    once, on the first max(ks) points, and its time for k is read when its k-th point is
-    decided (``ad_prefixes``): a point's worlds and work do not depend on the points after
-    it, so that is the time of AD on the first k points, measured, and the points of the
-    smaller k are not decided again.  Both AD methods get the same seed.  Also times Plain
-    (CategoricalNB on the clean table, one point) and the shared encoding of the dirty
-    table, as reference rows.
+    Iterate+Index and Iterate are called once per k.  AD runs once, on the first max(ks)
+    points, and its time for k is read when its k-th point is decided (``ad_prefixes``): a
+    point's worlds and work do not depend on the points after it, so that is the time of AD
+    on the first k points, measured, and the points of the smaller k are not decided
+    again.  Also times Plain (CategoricalNB on the clean table, one point) and the shared
+    encoding of the dirty table, as reference rows.
     """
     enc, *t_enc = timed(lambda: encode(dirty, label))
     T = enc.encode_test(test)
@@ -70,41 +66,47 @@ def certify_runs(
         {**base, "method": "encode", "points": 0, **times(t_enc), **empty},
         {**base, "method": "Plain", "points": 1, **times(plain_times(clean, test, label)), **empty},
     ]
-    ad_seed = rng_for(seed, name, rep, perturbation, rate, "ad").bit_generator.seed_seq
-    ads = {
-        m: ad_prefixes(enc, T, ks, ad_worlds, np.random.default_rng(ad_seed), fn)
-        for m, fn in AD_METHODS.items()
-    }
+    ad = ad_prefixes(enc, T, ks, ad_worlds, ad_seed(seed, name, rep, perturbation, rate))
     for k in ks:
-        exact, runs = _certify_first(
-            enc, T, k, ads, name, f"rep {rep}, {perturbation} {rate}, k={k}"
-        )
-        rows += [_certify_row(base, m, k, robust, t, exact) for m, robust, t in runs]
+        exact, runs = _certify_first(enc, T, k, name, f"rep {rep}, {perturbation} {rate}, k={k}")
+        runs.append(("AD", checked_ad(exact, ad, k, name, "AD"), ad[1][k]))
+        rows += [certify_row(base, m, k, robust, t, exact) for m, robust, t in runs]
         (_, _, t_index), (_, _, t_iter) = runs[:2]  # Iterate+Index's and Iterate's
         progress(
             f"{name} rep {rep} {perturbation} {rate}: k={k} index {t_index[0]:.4f}s iterate {t_iter[0]:.4f}s "
-            f"ad {ads['AD'][1][k][0]:.3f}s"
+            f"ad {ad[1][k][0]:.3f}s"
         )
     return pd.DataFrame(rows)
 
 
-def _certify_first(enc, T, k: int, ads: dict, name: str, where: str) -> tuple:
-    """Iterate+Index and Iterate on the first k points of T, and the AD methods' answers
-    ``ads`` for them, each checked against Iterate+Index: (its Certification, [(method, robust,
-    (wall, CPU) seconds)])."""
+def ad_seed(seed: int, name: str, rep: int, perturbation: str, rate: float):
+    """The seed AD samples a perturbed table's worlds with (the same for AD's cheaper
+    equivalent beyond the paper)."""
+    return np.random.default_rng(
+        rng_for(seed, name, rep, perturbation, rate, "ad").bit_generator.seed_seq
+    )
+
+
+def _certify_first(enc, T, k: int, name: str, where: str) -> tuple:
+    """Iterate+Index and Iterate on the first k points of T, checked against each other:
+    (Iterate+Index's Certification, [(method, robust, (wall, CPU) seconds)])."""
     exact, *t_index = timed(lambda: certify_index(enc, T[:k]))
     it, *t_iter = timed(lambda: certify_iterate(enc, T[:k]))
     if not (np.array_equal(it.robust, exact.robust) and np.array_equal(it.label, exact.label)):
         raise AssertionError(f"{name}: Iterate and Iterate+Index disagree ({where})")
-    runs = [("Iterate+Index", exact.robust, t_index), ("Iterate", it.robust, t_iter)]
-    for method, (ad_robust, t_ads) in ads.items():
-        if (exact.robust & ~ad_robust[:k]).any():
-            raise AssertionError(f"{name}: {method} called a robust point non-robust")
-        runs.append((method, ad_robust[:k], t_ads[k]))
-    return exact, runs
+    return exact, [("Iterate+Index", exact.robust, t_index), ("Iterate", it.robust, t_iter)]
 
 
-def _certify_row(base: dict, method: str, k: int, robust, t, exact) -> dict:
+def checked_ad(exact, ad: tuple, k: int, name: str, method: str) -> np.ndarray:
+    """An AD method's answers (``ad_prefixes``) for the first k points, held to Iterate+Index's
+    ``exact``: AD never calls a robust point non-robust."""
+    robust = ad[0][:k]
+    if (exact.robust & ~robust).any():
+        raise AssertionError(f"{name}: {method} called a robust point non-robust")
+    return robust
+
+
+def certify_row(base: dict, method: str, k: int, robust, t, exact) -> dict:
     """One method's row at k points: its times, how many it called robust and, for AD,
     how many of those Iterate+Index calls non-robust."""
     return {
@@ -114,7 +116,7 @@ def _certify_row(base: dict, method: str, k: int, robust, t, exact) -> dict:
         **times(t),
         "robust": int(robust.sum()),
         "nonrobust": int(k - robust.sum()),
-        "ad_false_robust": int((robust & ~exact.robust).sum()) if method in AD_METHODS else None,
+        "ad_false_robust": int((robust & ~exact.robust).sum()) if method.startswith("AD") else None,
     }
 
 

@@ -1,5 +1,5 @@
-"""Figures 6/7 (decision time vs missing rate) and 8/9 (vs number of test points), uniform
-and feature perturbation, from the decision tables: one record from the rule per figure.
+"""Figures 6/7 (time to certify vs missing rate) and 8/9 (vs number of test points), uniform
+and feature perturbation, from the certify tables: one record from the rule per figure.
 
 Each figure has one panel per data set, time on a log scale, the mean over repetitions
 as a line and the spread (min to max) shaded; Plain is the black dashed reference.
@@ -20,7 +20,7 @@ XLABEL = {"missing_rate": "missing rate", "points": "number of test points"}
 
 
 def time_vs_rate(df: pd.DataFrame, perturbation: str, k: int, outputs):
-    """Figures 6 (uniform) and 7 (feature): time of the k-point decision vs missing rate."""
+    """Figures 6 (uniform) and 7 (feature): time to certify k points vs missing rate."""
     sub = df[df.perturbation == perturbation]
     title = f"Certification - time vs missing rate ({perturbation} perturbation, {k} test points)"
     save_figure(_figure(df, sub, sub[sub.points == k], "missing_rate", title), outputs)

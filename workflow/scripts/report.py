@@ -18,16 +18,19 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from common.formatting import DASH, listing, number, of, table
+from common.formatting import DASH, listing, number, table
 from common.job import run_job
 from common.outputs import write_text
 from common.provenance import describe
+from common.runs import RUN, ad_answers, calls
 from common.tables import read_table, read_tables
 from common.timing import section as timing_section
 from common.timing import stage_times
 from studies.cleaning.report import cleaning as cleaning_section
 from studies.counting.report import counting as counting_section
+from studies.counting.summary import load as load_counting
 from studies.cpclean.report import cpclean as cpclean_section
+from studies.equivalents.report import equivalents as equivalents_section
 from studies.poisoning_together.report import poisoning_together as poisoning_together_section
 from studies.scaling.report import scaling as scaling_section
 
@@ -38,25 +41,19 @@ PAPER_PLAIN = {
     "mushrooms": 0.331,
     "star_classification": 2.812,
 }
-# The columns naming one decision run (one perturbed table).
-RUN = ["dataset", "rep", "perturbation", "missing_rate"]
-# stages.AD_METHODS: each decides a run's points in one call.
-AD_METHODS = ("AD", "AD (counts only)")
-# The baselines beyond the paper, each beside the paper's method it gives the answers of.
-EXTRAS = {"AD (counts only)": "AD", "RP (incremental)": "RP", "SR (incremental)": "SR"}
 
 
-def _decided(dec: pd.DataFrame, method: str) -> tuple:
-    """A method's rows that decide points (k > 0) and their smallest k."""
-    sub = dec[(dec.method == method) & (dec.points > 0)]
+def _answering(runs: pd.DataFrame, method: str) -> tuple:
+    """A method's rows that answer for test points (k > 0) and their smallest k."""
+    sub = runs[(runs.method == method) & (runs.points > 0)]
     return sub, sub.points.min()
 
 
-def growth(dec: pd.DataFrame, method: str, k: int) -> pd.Series:
+def growth(runs: pd.DataFrame, method: str, k: int) -> pd.Series:
     """Per data set, time(k) / time(smallest k) of a method, like for like: the ratio is
     taken within each run (the same perturbed table, so the same rate and perturbation)
     that has both k, then averaged over those runs."""
-    sub, kmin = _decided(dec, method)
+    sub, kmin = _answering(runs, method)
     wide = (
         sub[sub.points.isin([k, kmin])]
         .pivot_table(index=RUN, columns="points", values="seconds")
@@ -67,54 +64,36 @@ def growth(dec: pd.DataFrame, method: str, k: int) -> pd.Series:
     return (wide[k] / wide[kmin]).groupby("dataset").mean()
 
 
-def growth_setting(dec: pd.DataFrame, k: int) -> str:
-    """The rate(s) at which the runs decide both k and the smallest k points (Plain's row,
-    k = 1, is a reference, not a decision)."""
-    sub, kmin = _decided(dec, "Iterate+Index")
+def growth_setting(runs: pd.DataFrame, k: int) -> str:
+    """The rate(s) at which the runs certify both k and the smallest k points (Plain's row,
+    k = 1, is a reference: it certifies nothing)."""
+    sub, kmin = _answering(runs, "Iterate+Index")
     both = sub.groupby(RUN).points.agg(lambda ks: {k, kmin} <= set(ks))
     rates = sorted(set(both[both].index.get_level_values("missing_rate")))
     return f"k={k} / k={kmin} in the same run, at missing rate {listing(rates)}"
 
 
-def decision_summary(dec: pd.DataFrame, k: int) -> pd.DataFrame:
+def certify_summary(runs: pd.DataFrame, k: int) -> pd.DataFrame:
     """Per data set: Iterate / Iterate+Index time ratios at k points, how each method's time
     grows with k (``growth``), and the AD errors."""
-    at_k = dec[dec.points == k].pivot_table(index=RUN, columns="method", values="seconds")
+    at_k = runs[runs.points == k].pivot_table(index=RUN, columns="method", values="seconds")
     ratio = (at_k["Iterate"] / at_k["Iterate+Index"]).groupby("dataset")
     ad_ratio = (at_k["AD"] / at_k["Iterate+Index"]).groupby("dataset")
-    ad = _ad_decisions(dec, "AD")
-    plain = dec[dec.method == "Plain"].groupby("dataset").seconds.mean()
+    ad = ad_answers(runs, "AD")
+    plain = runs[runs.method == "Plain"].groupby("dataset").seconds.mean()
     return pd.DataFrame(
         {
             "index_speedup_mean": ratio.mean(),
             "index_speedup_max": ratio.max(),
             "ad_over_index_mean": ad_ratio.mean(),
-            "growth_iterate": growth(dec, "Iterate", k),
-            "growth_index": growth(dec, "Iterate+Index", k),
-            "growth_ad": growth(dec, "AD", k),
+            "growth_iterate": growth(runs, "Iterate", k),
+            "growth_index": growth(runs, "Iterate+Index", k),
+            "growth_ad": growth(runs, "AD", k),
             "ad_false_robust": ad.ad_false_robust,
             "ad_points": ad.points,
             "plain": plain,
         }
     )
-
-
-def decision_calls(dec: pd.DataFrame) -> pd.DataFrame:
-    """The decision rows that are calls of their own: every row but an AD method's smaller
-    k.  A run's AD decides its largest k points in one call and its smaller k are the first
-    points of that call (stages.certify_runs), so only the largest k's row is a call."""
-    ad = dec.method.isin(AD_METHODS)
-    last = (
-        dec[ad].sort_values("points", kind="stable").drop_duplicates(RUN + ["method"], keep="last")
-    )
-    return pd.concat([dec[~ad], last]).sort_index(kind="stable")
-
-
-def _ad_decisions(dec: pd.DataFrame, method: str) -> pd.DataFrame:
-    """Per data set, an AD method's point decisions and the robust calls among them that
-    were wrong, each point decision counted once (``decision_calls``)."""
-    ad = decision_calls(dec)
-    return ad[ad.method == method].groupby("dataset")[["ad_false_robust", "points"]].sum()
 
 
 def poisoning_summary(poi: pd.DataFrame) -> pd.DataFrame:
@@ -249,16 +228,16 @@ def _read(path) -> str:
         return ""
 
 
-def claims(dec: pd.DataFrame, poi: pd.DataFrame, k: int) -> list:
+def claims(runs: pd.DataFrame, poi: pd.DataFrame, k: int) -> list:
     """The paper's claims of section 6 beside the numbers measured here."""
-    setting, rows = growth_setting(dec, k), []
-    for name, r in decision_summary(dec, k).iterrows():
+    setting, rows = growth_setting(runs, k), []
+    for name, r in certify_summary(runs, k).iterrows():
         here = {
             "Iterate+Index up to 19.5x faster than Iterate": f"mean {number(r.index_speedup_mean)}x, max {number(r.index_speedup_max)}x",
             "Iterate+Index much faster than AD": f"AD takes {number(r.ad_over_index_mean)}x as long",
             "AD and Iterate grow ~linearly in k, Iterate+Index ~flat": f"{setting}: Iterate {number(r.growth_iterate)}, "
             f"AD {number(r.growth_ad)}, Iterate+Index {number(r.growth_index)}",
-            "AD may report robust wrongly": f"wrong on {int(r.ad_false_robust)} of {int(r.ad_points)} point decisions",
+            "AD may report robust wrongly": f"wrong on {int(r.ad_false_robust)} of {int(r.ad_points)} test points' answers",
             f"Plain (train + predict one point) {number(PAPER_PLAIN.get(name))} s": f"{number(r.plain)} s (CategoricalNB on codes)",
         }
         rows += [(name, claim, measured) for claim, measured in here.items()]
@@ -284,12 +263,12 @@ COUNTEREXAMPLE = pd.DataFrame({"y": list("BBABBBB"), "f0": list("abbbabc"), "f1"
 
 
 def certificates(cert: pd.DataFrame) -> list:
-    """How many of the decision runs' answers a referee can check without nbcert."""
+    """How many of the certify runs' answers a referee can check without nbcert."""
     robust = int(cert.robust.sum())
     return [
         "## Certificates",
         "",
-        f"{int(cert.checked.sum())} of {int(cert.decisions.sum())} decisions checked by nbcert's "
+        f"{int(cert.checked.sum())} of {int(cert.answers.sum())} answers checked by nbcert's "
         f"standalone checker (`verify.py`, the Python standard library alone), in {len(cert)} "
         f"certificates, one per perturbed table (`results/certificates/`): {robust} robust points, "
         "each with a bound per rival label, and every possible label of the others with a world "
@@ -346,75 +325,20 @@ def corrections(poi: pd.DataFrame) -> list:
     return lines + [""]
 
 
-def extras(dec: pd.DataFrame, poi: pd.DataFrame) -> list:
-    """The baselines beyond the paper beside the paper's: the same question answered by
-    cheaper work (never drawn in Figures 6-10)."""
-    return [
-        "## Cheaper equivalents of the paper's baselines",
-        "",
-        "Figures 6-10 time AD, RP and SR as the paper describes them: AD trains Naive Bayes on each "
-        "sampled world, every cell of the filled table counted; RP and SR run Iterate on the table as "
-        "it stands after every blanked cell. The same questions have cheaper answers, timed here "
-        "beside them and nowhere else: *AD (counts only)* counts the observed cells once and draws, "
-        "per world, only how many missing cells of each feature and label took each value; *RP/SR "
-        "(incremental)* blank the same cells in the same order (same seed) and read robustness off "
-        "running sums of the counts (the authors' published code checks RP and SR this way). RP blanks "
-        "cells with no limit, as the paper says; a column it "
-        "empties has no observed value, so no t_j, every support has the factor 0 and every world "
-        "ties: the point is non-robust (RP stops there).",
-        "",
-        *table(
-            _extra_rows(dec, poi),
-            "| data set | method | paper's method | runs | total time (s) | paper's / this | answers |",
-        ),
-        "",
-    ]
-
-
-def _extra_rows(dec: pd.DataFrame, poi: pd.DataFrame) -> list:
-    """Per data set, each baseline beyond the paper that ran beside the paper's method."""
-    calls, rows = decision_calls(dec), []
-    for name in sorted(set(dec.dataset) | set(poi.dataset)):
-        for extra, original in EXTRAS.items():
-            runs = calls if extra in AD_METHODS else poi
-            mine, theirs = (
-                runs[(runs.dataset == name) & (runs.method == m)] for m in (extra, original)
-            )
-            if len(mine) and len(theirs):
-                time, answers = mine.seconds.sum(), _answers(mine, theirs, extra)
-                ratio = f"{number(theirs.seconds.sum() / time)}x"
-                rows.append((name, extra, original, len(mine), f"{time:.3g}", ratio, answers))
-    return rows
-
-
-def _answers(mine: pd.DataFrame, theirs: pd.DataFrame, extra: str) -> str:
-    """How the extra's answers compare with the paper method's."""
-    if extra in AD_METHODS:
-        return (
-            f"wrongly robust: {int(mine.ad_false_robust.sum())} of {int(mine.points.sum())} points "
-            f"(AD: {int(theirs.ad_false_robust.sum())})"
-        )
-    both = mine.merge(theirs, on=["dataset", "rep"], suffixes=("", "_paper"))
-    cells = both.cells.fillna(-1) == both.cells_paper.fillna(-1)
-    return (
-        f"same number of cells in {of((both.possible == both.possible_paper) & cells)} repetitions"
-    )
-
-
 def figure_caption(stem: str, settings: dict) -> str:
     """The caption of one of Figures 6-10: what it draws and the settings it holds fixed."""
     reps = f"mean over {settings['repetitions']} repetitions, min to max shaded"
-    decision = "AD, Iterate and Iterate+Index as the paper describes them; Plain (CategoricalNB, one point) dashed"
+    methods = "AD, Iterate and Iterate+Index as the paper describes them; Plain (CategoricalNB, one point) dashed"
     captions = {
-        "fig6": f"Figure 6: decision time against the missing rate, uniform perturbation, k = "
-        f"{settings['points_for_rates']} test points; {decision}; {reps}.",
-        "fig7": f"Figure 7: decision time against the missing rate, feature perturbation (a share "
+        "fig6": f"Figure 6: time to certify against the missing rate, uniform perturbation, k = "
+        f"{settings['points_for_rates']} test points; {methods}; {reps}.",
+        "fig7": f"Figure 7: time to certify against the missing rate, feature perturbation (a share "
         f"{settings['feature_share']:g} of the features), k = {settings['points_for_rates']} test points; "
-        f"{decision}; {reps}.",
-        "fig8": f"Figure 8: decision time against the number of test points, uniform perturbation, missing rate "
-        f"{settings['rate_for_points']:g}; {decision}; {reps}.",
-        "fig9": f"Figure 9: decision time against the number of test points, feature perturbation, missing rate "
-        f"{settings['rate_for_points']:g}; {decision}; {reps}.",
+        f"{methods}; {reps}.",
+        "fig8": f"Figure 8: time to certify against the number of test points, uniform perturbation, missing rate "
+        f"{settings['rate_for_points']:g}; {methods}; {reps}.",
+        "fig9": f"Figure 9: time to certify against the number of test points, feature perturbation, missing rate "
+        f"{settings['rate_for_points']:g}; {methods}; {reps}.",
         "fig10": "Figure 10: (a) time and (b) poisoning rate of RP, SR and OP for one test point per repetition on "
         "the complete training rows; RP and SR check robustness by Iterate after every cell, RP with no "
         f"limit on the cells; {reps.replace('shaded', 'as error bars')}.",
@@ -433,7 +357,7 @@ class ReportInputs:
     infos: list  # discretize's record per obtained data set (sha256 verified, cells missing)
     certify: pd.DataFrame
     poisoning: pd.DataFrame
-    certified: pd.DataFrame  # the decision runs' certificates, as verify.py checked them
+    certified: pd.DataFrame  # the certify runs' certificates, as verify.py checked them
     figures: list
     timings: pd.DataFrame  # per stage: jobs, wall and CPU seconds, peak memory (report.timing)
     provenance: str  # the commit and the library versions that computed it
@@ -442,6 +366,8 @@ class ReportInputs:
     scaling: pd.DataFrame | None = None
     cleaning: pd.DataFrame | None = None
     cpclean: pd.DataFrame | None = None
+    equivalents_certify: pd.DataFrame | None = None  # cheaper equivalents' certify_run rows
+    equivalents_poisoning: pd.DataFrame | None = None  # and their poisoning_run rows
     beyond_figures: dict | None = None  # section -> figure path
     stale: list = ()  # tables of data sets not in this run's config
 
@@ -460,18 +386,29 @@ def _figure(path, caption: str = "") -> list:
 def render(r: ReportInputs) -> str:
     """results/report.md (or, without the studies' tables, results/paper.md)."""
     timed = [r.certify, r.poisoning] + (
-        [r.poisoning_together, r.counting, r.scaling, r.cleaning] if r.whole else []
+        [
+            r.equivalents_certify,
+            r.equivalents_poisoning,
+            r.poisoning_together,
+            r.counting,
+            r.scaling,
+            r.cleaning,
+        ]
+        if r.whole
+        else []
     )
     lines = header(r.sources, r.settings, r.provenance, r.whole)
     lines += datasets(r.statuses, r.infos, r.stale)
-    cpu = {"certify": decision_calls(r.certify), "poisoning": r.poisoning}
+    cpu = {"certify": calls(r.certify), "poisoning": r.poisoning}
     if r.whole:
+        cpu["cheaper equivalents"] = pd.concat(
+            [calls(r.equivalents_certify), r.equivalents_poisoning], ignore_index=True
+        )
         cpu["poisoning together"] = r.poisoning_together
     lines += machine(cpu, [t for t in timed if len(t)]) + timing_section(r.timings, this_machine())
     lines += claims(r.certify, r.poisoning, r.settings["points_for_rates"])
     lines += certificates(r.certified)
     lines += corrections(r.poisoning)
-    lines += extras(r.certify, r.poisoning)
     lines += ["## Figures", ""] + [
         line for f in r.figures for line in _figure(f, figure_caption(Path(f).stem, r.settings))
     ]
@@ -482,6 +419,9 @@ def render(r: ReportInputs) -> str:
 
 def _beyond(r: ReportInputs) -> list:
     lines = ["## Beyond the paper", ""]
+    certify = pd.concat([r.certify, r.equivalents_certify], ignore_index=True)
+    poisoning = pd.concat([r.poisoning, r.equivalents_poisoning], ignore_index=True)
+    lines += [equivalents_section(certify, poisoning).strip(), ""]
     for name, section in (
         ("poisoning_together", poisoning_together_section(r.poisoning_together)),
         ("counting", counting_section(r.counting)),
@@ -497,9 +437,9 @@ def beyond(i) -> dict:
     """The studies' tables, where this report has them."""
     if "beyond_figures" not in i.keys():
         return {}
-    from studies.counting.run import load as load_counting
-
     return dict(
+        equivalents_certify=read_tables(i.equivalents_certify, "certify_run"),
+        equivalents_poisoning=read_tables(i.equivalents_poisoning, "poisoning_run"),
         poisoning_together=read_table(i.poisoning_together, "poisoning_together_run"),
         counting=load_counting(i.counting),
         scaling=read_table(i.scaling, "scaling_run"),

@@ -11,7 +11,7 @@ def main(snakemake):
     p = snakemake.params
     df = read_data(snakemake.input[0], p.label)
     for r in p.records:
-        train, test = split(df, p.k, p.seed, r["ds"], r["rep"])
+        train, test = split(df, p.points, p.seed, r["ds"], r["rep"])
         print(f"rep {r['rep']}: {len(train)} training rows, {len(test)} test points")
         write_csv(train, r["train"])
         write_csv(test, r["test"])

@@ -3,16 +3,14 @@
 ``load`` checks the config Snakemake assembled (config.yaml, then ``--configfile`` files and
 ``--config`` values on top) with Snakemake's own ``validate(..., set_default=True)`` against
 ``workflow/schemas/config.schema.yaml``, which is the one place a default lives: it fills
-in every key the config leaves out.  A mistake is one line naming the key at fault.  Four
+in every key the config leaves out.  A mistake is one line naming the key at fault.  Three
 rules beyond the schema:
 
 * a ``datasets:`` block given on the command line *replaces* config.yaml's instead of
   being merged into it, so a user's own config runs only the data sets it names;
 * ``only: [names]`` keeps a subset of the configured data sets;
 * combinations the schema cannot express (a dropped label, a subsample too small for the
-  test points, a study drawing more test points than are drawn) are refused up front;
-* a key renamed (``RENAMED``) is still read under its old name for one release, with one
-  line on stderr saying so; both names in one config is an error.
+  test points, a study drawing more test points than are drawn) are refused up front.
 
 The result is a :class:`Section`: the validated config's keys as attributes, lists as
 tuples, nothing restated.  Every stage receives its block as canonical JSON
@@ -26,7 +24,6 @@ import copy
 import json
 import os
 import re
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -34,17 +31,6 @@ import yaml
 from common.errors import ConfigError
 
 SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "config.schema.yaml"
-
-# Keys renamed, by block: old name -> new name.  The old names are read (with a line on
-# stderr) until the next release, then refused as unknown keys.
-RENAMED = {
-    "": {"k_values": "points", "k_for_rates": "points_for_rates", "rate_for_k": "rate_for_points"},
-    "beyond": {"poison_many": "poison_together"},  # before its own keys: they follow the block
-    "beyond.poison_together": {"k_values": "points"},
-    "beyond.scaling": {"k": "points"},
-    "beyond.counting": {"samples": "worlds"},
-    "beyond.cleaning": {"samples": "worlds"},
-}
 
 
 class Section(SimpleNamespace):
@@ -144,53 +130,6 @@ def _schema_message(error) -> str:
     return f"{where}: {_short(error.instance)} is invalid ({error.message.splitlines()[0][:120]})"
 
 
-def _block(config, where: str):
-    """The block at the dotted path ``where`` of ``config`` ("": itself), or None."""
-    for key in filter(None, where.split(".")):
-        config = config.get(key) if isinstance(config, dict) else None
-    return config if isinstance(config, dict) else None
-
-
-def _dotted(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
-def renamed(config: dict, cli: dict | None = None, *, where: str = "") -> dict:
-    """A copy of ``config`` with every old key of ``RENAMED`` moved to its new name, and one
-    line on stderr for each old key met.  ``config`` is the merged config, ``cli``
-    its part from ``--configfile``/``--config``: those are merged onto the workflow's
-    config.yaml, so an old key there overrides config.yaml's new one (a block's keys are
-    merged into the new block's), and a new key there overrides an old one in config.yaml;
-    both names in the same layer is a ConfigError.  ``where`` is the dotted path of
-    ``config`` itself, for a study's block alone."""
-    config, cli = copy.deepcopy(config), copy.deepcopy(cli or {})
-    for path, names in RENAMED.items():
-        if where and path != where:
-            continue
-        inner = "" if where else path
-        block, mine = _block(config, inner), _block(cli, inner) or {}
-        for old, new in names.items():
-            if not isinstance(block, dict) or old not in block:
-                continue
-            was, now = _dotted(path, old), _dotted(path, new)
-            if (old in mine) == (new in mine) and new in block:
-                raise ConfigError(f"{was}: given with {now}, its new name; keep only {new}")
-            print(f"nbcert: config: {was} is deprecated, use {now}", file=sys.stderr)
-            block[new] = _moved(block.pop(old), block.get(new), mine_old=old in mine)
-            if old in mine:  # the user's layer, renamed too, for the keys inside the block
-                mine[new] = _moved(mine.pop(old), mine.get(new), mine_old=True)
-    return config
-
-
-def _moved(old, new, *, mine_old: bool):
-    """The value under the new name: the user's layer wins; blocks are merged key by key."""
-    if new is None:
-        return old
-    if isinstance(old, dict) and isinstance(new, dict):
-        return {**new, **old} if mine_old else {**old, **new}
-    return old if mine_old else new
-
-
 def validated(config: dict, schema=SCHEMA) -> dict:
     """A copy of ``config`` checked against ``schema`` with every default filled in
     (Snakemake's ``validate``); a mistake is a ConfigError naming the key."""
@@ -218,7 +157,7 @@ def study(name: str, **given) -> Section:
     block = schema["properties"]["beyond"]["properties"][name]
     with tempfile.NamedTemporaryFile("w", suffix=".yaml") as f:
         yaml.safe_dump({"$schema": schema["$schema"], "$defs": schema["$defs"], **block}, f)
-        return section(validated(renamed(given, where=f"beyond.{name}"), f.name))
+        return section(validated(given, f.name))
 
 
 def _datasets(config: dict) -> dict:
@@ -286,8 +225,7 @@ def load(config: dict, *, cli: dict | None = None, sources=(), schema=SCHEMA) ->
     workflow's); ``sources`` names the config files and command-line values, for the report.
     """
     mine = (cli or {}).get("datasets")
-    config = renamed({**config, "datasets": mine} if isinstance(mine, dict) else config, cli)
-    config = validated(config, schema)
+    config = validated({**config, "datasets": mine} if isinstance(mine, dict) else config, schema)
     s = section({**config, "datasets": _datasets(config), "sources": list(map(str, sources))})
     _check_combinations(s)
     return s

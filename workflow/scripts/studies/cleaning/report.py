@@ -4,7 +4,7 @@ computes it; report.py puts the sections together)."""
 import pandas as pd
 from common.formatting import count, flags, number, of, spread, table
 
-from studies.cleaning.run import cells_needed, summary
+from studies.cleaning.summary import cells_needed, summary
 
 SHARES = ["random", "cpclean", "nbcert", "truth", "lower_bound"]  # of the missing cells
 RATIOS = ["vs_random", "vs_truth", "vs_bound"]
@@ -35,7 +35,7 @@ def cleaning(runs: pd.DataFrame) -> str:
             f"the repetitions that needed cleaning (of {int((s.reps + s.idle_reps).max())}; *reps* in the table), as a "
             "share of the missing cells; policies clean "
             "their chosen (label, column) group a batch at a time "
-            f"({runs.batch.min()}–{runs.batch.max()} cells per decision). "
+            f"({runs.batch.min()}–{runs.batch.max()} cells per step). "
             "*truth* is the answer for all points together found with the truth (greedy, pruned, or the exact program where "
             "small) and *bound* its proven lower bound: the fewest cells any order could need lies between.",
             "",
@@ -58,7 +58,7 @@ def _paragraph(s: pd.DataFrame, need: pd.DataFrame) -> str:
     ]
     if len(live):
         parts += _target_1(live) + _target_2(live) + _policies(live)
-    parts += _flat_criterion(need) + _with_truth(need) + _per_decision(need)
+    parts += _flat_criterion(need) + _with_truth(need) + _per_step(need)
     return " ".join(p for p in parts if p)
 
 
@@ -118,13 +118,13 @@ def _policies(live: pd.DataFrame) -> list:
 
 
 def _flat_criterion(need: pd.DataFrame) -> list:
-    cp = need[(need.method == "CPClean-style") & (need.decisions > 0)]
+    cp = need[(need.method == "CPClean-style") & (need.steps > 0)]
     if not len(cp) or "flat" not in need:
         return []
-    flat = need.loc[cp.index, "flat"].astype(float).sum() / cp.decisions.sum()
+    flat = need.loc[cp.index, "flat"].astype(float).sum() / cp.steps.sum()
     return [
         f"CPClean-style saw no disagreement among its sampled worlds for any non-robust point (a flat "
-        f"criterion; it then takes the largest group) in {flat:.0%} of its decisions: the worlds that "
+        f"criterion; it then takes the largest group) in {flat:.0%} of its steps: the worlds that "
         "keep a point from being robust are too rare to sample, which is why certification needs the "
         "extremes rather than the bulk of the worlds."
     ]
@@ -147,9 +147,9 @@ def _with_truth(need: pd.DataFrame) -> list:
     ]
 
 
-def _per_decision(need: pd.DataFrame) -> list:
-    dec = need[need.method.isin(["CPClean-style", "nbcert"]) & (need.decisions > 0)]
-    if dec.empty:
+def _per_step(need: pd.DataFrame) -> list:
+    stepped = need[need.method.isin(["CPClean-style", "nbcert"]) & (need.steps > 0)]
+    if stepped.empty:
         return []
-    per = (dec.seconds / dec.decisions).groupby(dec.method).median()
-    return [f"Median seconds per decision: {', '.join(f'{k} {v:.3g}' for k, v in per.items())}."]
+    per = (stepped.seconds / stepped.steps).groupby(stepped.method).median()
+    return [f"Median seconds per step: {', '.join(f'{k} {v:.3g}' for k, v in per.items())}."]

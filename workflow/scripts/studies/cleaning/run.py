@@ -1,7 +1,7 @@
 """Beyond the paper: which cells to clean, on the real data sets.
 
 For each data set, repetition, perturbation and missing rate, the perturbed table of the
-pipeline (the same split and blanking as the decision stage) is cleaned -- true values from
+pipeline (the same split and blanking as the certify stage) is cleaned -- true values from
 the complete table -- until all k test points are certifiably robust.  Four answers:
 
 * ``random`` -- missing cells in a uniformly random order (the floor rival);
@@ -9,14 +9,14 @@ the complete table -- until all k test points are certifiably robust.  Four answ
   column) group whose cleaning most reduces the expected entropy of the predicted-label distribution over the
   possible worlds, summed over the non-robust points.  The distribution is nbcert's
   Monte-Carlo counting law (beta_lj ~ Binomial(M_lj, 1/delta_j), a uniform random world)
-  with ``worlds`` sampled worlds per point and decision; revealing a batch of B cells of a group
+  with ``worlds`` sampled worlds per point and step; revealing a batch of B cells of a group
   reveals how many of them hold t_j (in a world: its count among the group's next B cells,
   hypergeometric given beta), so the expected entropy after cleaning is the conditional
-  entropy of the label given that count.  The worlds are kept between decisions: a world
+  entropy of the label given that count.  The worlds are kept between steps: a world
   splits each group's count into its next batch of cells and the rest, and when a batch is
   cleaned only that group changes (its cells leave the world; the next batch is split off
   the rest, hypergeometrically, which leaves a uniform world over the cells still
-  missing); a column whose domain grew is drawn afresh.  A decision costs O(points x worlds x groups) for the criterion (one sort per
+  missing); a column whose domain grew is drawn afresh.  A step costs O(points x worlds x groups) for the criterion (one sort per
   point and group) plus O(points x worlds x labels) for the cleaned group's update;
 * ``nbcert`` -- :func:`nbcert.cleaning.next_group` (truth-free, the product's policy);
 * ``truth`` -- with the truth: the answer for all points together (greedy, pruned; exact
@@ -25,7 +25,7 @@ the complete table -- until all k test points are certifiably robust.  Four answ
 
 Points that no cleaning can certify (proven by the exact single-point minimum: e.g. with
 alpha = 0 a test value that no training cell holds) are left out and counted (``excluded``).
-Policies clean ``batch`` cells of their chosen group per decision (batch = ``batch_share`` of
+Policies clean ``batch`` cells of their chosen group per step (batch = ``batch_share`` of
 the missing cells, at least 1); cells of a group are taken in a seeded random order, the
 same for every policy.  A random choice derives from (seed, data set, repetition, variant,
 method), so the table is reproducible except for the times.
@@ -50,11 +50,8 @@ from nbcert.methods import (
     next_group,
     state_certification,
 )
+from studies.cleaning.summary import METHODS, OUTCOME
 
-METHODS = ("random", "CPClean-style", "nbcert", "truth")
-# what a run ended with: the answer with the truth's bound and whether it is optimal or cut short
-# by its time limit, then each method's seconds, decisions and flat decisions
-OUTCOME = ["lower_bound", "optimal", "time_limited", "seconds", "decisions", "flat"]
 COLUMNS = [
     "dataset",
     "perturbation",
@@ -99,7 +96,7 @@ def _random_history(tab, T, alpha, rng, batch):
     return history
 
 
-def _rows(base, method, history, seconds, decisions, **extra):
+def _rows(base, method, history, seconds, steps, **extra):
     out = []
     for i, (cells, certified) in enumerate(history):
         out.append(
@@ -110,7 +107,7 @@ def _rows(base, method, history, seconds, decisions, **extra):
                 "certified": int(certified),
                 "final": i == len(history) - 1,
                 "seconds": seconds,
-                "decisions": decisions,
+                "steps": steps,
                 "lower_bound": None,
                 "optimal": None,
                 "flat": None,
@@ -201,7 +198,7 @@ def _truth_rows(tab, T, base, cfg) -> tuple:
                 "certified": None,
                 "final": True,
                 "seconds": time.perf_counter() - t0,
-                "decisions": 0,
+                "steps": 0,
                 **outcome,
             }
         )
@@ -244,87 +241,6 @@ def run(
                     tab, T, base, cfg, (seed, name, rep, perturbation, f"{rate:.4f}"), progress
                 )
     return pd.DataFrame(rows, columns=COLUMNS)
-
-
-# ----------------------------------------------------------------------------- summaries
-
-
-def cells_needed(table: pd.DataFrame) -> pd.DataFrame:
-    """Per run and method: cells cleaned when every point was certified (NaN if never) and
-    the share of the missing cells that is; the rows with the truth keep their lower bound."""
-    keys = ["dataset", "perturbation", "missing_rate", "rep", "method"]
-    fin = table[table.final.astype(bool)].copy()
-    fin["done"] = fin.certified == fin.points
-    fin["needed"] = np.where(fin.done, fin.cells, np.nan)
-    fin["share"] = fin.needed / fin.missing_cells
-    return fin[
-        keys
-        + [
-            "needed",
-            "share",
-            "missing_cells",
-            "points",
-            *OUTCOME,
-        ]
-    ].reset_index(drop=True)
-
-
-def summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Per data set, perturbation and missing rate, medians over the repetitions that needed
-    cleaning (``reps``; ``idle_reps`` had every point robust already): cells each method
-    needs, nbcert's ratios to random and to the answer with the truth and bound, and whether the
-    targets (<= half of random, <= 2x the floor) hold."""
-    need = cells_needed(table)
-    wide = need.pivot_table(
-        index=["dataset", "perturbation", "missing_rate", "rep"],
-        columns="method",
-        values="needed",
-        aggfunc="first",
-        dropna=False,
-    )
-    lb = (
-        need[need.method == "truth"]
-        .set_index(["dataset", "perturbation", "missing_rate", "rep"])
-        .lower_bound
-    )
-    missing = need.groupby(["dataset", "perturbation", "missing_rate", "rep"]).missing_cells.first()
-    wide = wide.reindex(columns=list(METHODS)).assign(
-        lower_bound=lb.astype(float), missing_cells=missing
-    )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        wide["vs_random"] = wide["nbcert"] / wide["random"]
-        wide["vs_truth"] = wide["nbcert"] / wide["truth"]
-        wide["vs_bound"] = wide["nbcert"] / wide["lower_bound"]
-        wide["truth_vs_random"] = wide["truth"] / wide["random"]
-        wide["bound_vs_random"] = wide["lower_bound"] / wide["random"]
-        wide["cpclean_vs_random"] = wide["CPClean-style"] / wide["random"]
-    keys = ["dataset", "perturbation", "missing_rate"]
-    idle = (wide["random"] == 0).groupby(level=keys, sort=False).sum()
-    wide = wide[wide["random"] != 0]  # a repetition whose points were all robust needs no cleaning
-    by = wide.groupby(level=keys, sort=False)
-    med = by.median().reindex(idle.index)
-    med["reps"] = by.size().reindex(idle.index).fillna(0).astype(int)
-    med["idle_reps"] = idle.astype(int)
-    med.loc[med.reps == 0, ["random", "CPClean-style", "nbcert", "truth", "lower_bound"]] = 0.0
-    med["incomplete"] = (
-        by[["random", "CPClean-style", "nbcert"]]
-        .apply(lambda w: int(w.isna().to_numpy().sum()))
-        .reindex(idle.index)
-        .fillna(0)
-        .astype(int)
-    )
-    zero = med["reps"] == 0
-    med["half_of_random"] = (med["vs_random"] <= 0.5) | zero
-    med["within_2x_truth"] = (med["vs_truth"] <= 2) | zero
-    med["within_2x_bound"] = (med["vs_bound"] <= 2) | zero
-    # Every policy's final cleaning certifies all points, so it has at least the minimum
-    # number of cells, hence at least the proven bound, in every repetition: where the
-    # bound's median share of random's cells exceeds 1/2, no policy can meet target 1.
-    med["half_out_of_reach"] = ~zero & (med["bound_vs_random"] > 0.5)
-    med["half_reached_truth"] = zero | (
-        med["truth_vs_random"] <= 0.5
-    )  # by the answer with the truth
-    return med.reset_index()
 
 
 def main(snakemake):

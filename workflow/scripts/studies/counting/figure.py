@@ -10,7 +10,7 @@ from common.figures import mean_band, panels, save_figure
 from common.formatting import flags
 from common.job import run_job
 
-from studies.counting import run as counting
+from studies.counting import summary as counting
 
 matplotlib.use("Agg")
 # Each method's colour and marker, and the legend of the majority shares it gives (in order).

@@ -7,7 +7,7 @@ and results a time limit cut short are marked as such.
 import pandas as pd
 from common.formatting import DASH, flags, number, of, spread, table
 
-from studies.counting.run import METHODS, full_size, majority_shares, normalise, split_sizes
+from studies.counting.summary import METHODS, full_size, majority_shares, normalise, split_sizes
 
 
 def _median_seconds(r: pd.DataFrame, method: str) -> str:

@@ -49,15 +49,8 @@ from common.tables import read_data, write_table
 
 from nbcert import InputError, encode
 from nbcert.methods import TooLarge, count_encoded, tally, total_worlds
+from studies.counting.summary import FLAGS, FULL_METHODS, METHODS
 
-METHODS = ("batch", "exact", "montecarlo", "bounds")
-FULL_METHODS = ("montecarlo", "bounds")  # at full size exact counting is out of reach
-NAMES = {
-    "batch": "Algorithm 2",
-    "exact": "per-label exact",
-    "montecarlo": "Monte-Carlo",
-    "bounds": "proven bounds",
-}
 REP = "counting"  # the `rep` part of every seed of this study
 COLUMNS = [
     "dataset",
@@ -95,15 +88,6 @@ COLUMNS = [
     "width_target",
     "time_limit",
 ]
-FLAGS = (
-    "skipped",
-    "all_ties",
-    "exact_in_interval",
-    "batch_equals_exact",
-    "exact_in_bounds",
-    "mc_contains_bounds",
-    "mc_misses_bounds",
-)
 PARTS = ("main", "tiny", "full")  # the subsample, the tiny one, every row
 # The Wilson interval's ends are computed in floating point: with no sampled success the
 # lower end can come out near 1e-20 rather than 0 (the upper end likewise a rounding
@@ -359,48 +343,6 @@ def _progress_line(name, part, n, rate, p, base, point_rows) -> str:
         f"{name} {part} ({n} rows), rate {rate:g} point {p}: 10^{base['log10_worlds']:.1f} "
         f"worlds, {times}{proven}, majority {point_rows[0]['majority_label']!r} share "
         f"{point_rows[-1]['fraction']:.4g}"
-    )
-
-
-def split_sizes(table: pd.DataFrame):
-    """(main, tiny): rows of each data set's subsample, and of its tiny one."""
-    return table[table.part == "main"], table[table.part == "tiny"]
-
-
-def full_size(table: pd.DataFrame) -> pd.DataFrame:
-    """The rows counted on every row of each data set."""
-    return table[table.part == "full"]
-
-
-def load(paths) -> pd.DataFrame:
-    """The per-data-set tables, each checked, concatenated, with flags as booleans."""
-    from common.tables import read_tables
-
-    return normalise(read_tables(paths, "counting"))
-
-
-def normalise(table: pd.DataFrame) -> pd.DataFrame:
-    """Flags as nullable booleans, however the CSV spelled them."""
-    t = table.copy()
-    for col in FLAGS:
-        t[col] = t[col].map(
-            lambda v: pd.NA if pd.isna(v) else str(v) in ("True", "true", "1", "1.0")
-        )
-        t[col] = t[col].astype("boolean")
-    return t
-
-
-def majority_shares(table: pd.DataFrame) -> pd.DataFrame:
-    """One row per (dataset, missing_rate, point): the majority share, exact where it ran."""
-    t = split_sizes(table)[0]
-    t = t[~t.skipped.astype(bool)]
-    pref = {"exact": 0, "batch": 1, "bounds": 2, "montecarlo": 3}
-    t = t.assign(_order=t.method.map(pref)).sort_values(
-        ["dataset", "missing_rate", "point", "_order"]
-    )
-    best = t.groupby(["dataset", "missing_rate", "point"], sort=False).head(1)
-    return best[["dataset", "missing_rate", "point", "method", "fraction", "all_ties"]].reset_index(
-        drop=True
     )
 
 

@@ -53,7 +53,7 @@ def _line(ax, method: str, mine: pd.DataFrame, slope: float):
     parts = [f"slope {slope:.2f}"] if np.isfinite(slope) else []
     if cut:
         parts.append(
-            f"stopped after {float(stopped.budget_s.iloc[0]):g} s at n = "
+            f"stopped after {float(stopped.budget_s.iloc[0]):g} CPU s at n = "
             + ", ".join(f"{n:.0e}" for n in cut)
         )
     label = f"{method} ({'; '.join(parts)})" if parts else method

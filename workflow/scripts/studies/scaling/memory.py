@@ -1,24 +1,25 @@
 """What a scaling job needs in memory (studies.scaling), without importing it.
 
-Bytes per cell of the n x d table plus fixed amounts, measured on this code at n = 10^6
-and 10^7 (d = 20, 5 values, 3 labels, 40 % missing) and rounded up by a fifth or more.
+Bytes per cell of the n x d table plus fixed amounts, each above what this code holds at n =
+10^6 and 10^7 (d = 20, 5 values, 3 labels, 40 % missing) by a fifth or more
+(``python -m benchmarks.methods`` checks the study's peak against the model).
 The study compares them with the memory available before it builds a size or runs a
 method, and the workflow asks the scheduler for ``job_mem_mb``: both read this one model.
 
 * HELD_BYTES: the encoded table kept while the methods run (one byte per cell) and its
-  row ids (4 bytes per row): 1.2 measured (355 MB resident at 10^7 while Iterate runs).
+  row ids (4 bytes per row).
 * SETUP_BYTES: what drawing (one-byte local codes and one column's uniform draws at a
   time), encoding (one-byte global codes beside the local ones) and blanking in place add
-  on top of that: 2.0 measured (744 MB resident at 10^7, the interpreter's 110 MB included).
+  on top of that.
 * EXTRA_BYTES, FIXED_BYTES: what each method adds to the held table, per cell and
   whatever n.  Every method works in bounded chunks: counting passes hold 4 M cells
-  at a time (about 55 MB measured), Iterate 16 K rows, AD a 4 M-cell block of the filled
+  at a time, Iterate 16 K rows, AD a 4 M-cell block of the filled
   table (and, once per call, where the missing cells are: 5 bytes each, 2 per cell of the
   table at 40 % missing).  RP keeps
-  the cells it blanks (5 bytes each; 10 % of the table at 10^7: 320 MB measured) and a
+  the cells it blanks (5 bytes each, up to a tenth of the table) and a
   bitmap of the cells it has drawn; SR the rows it has drawn.
-* STREAM_BYTES: a streamed size holds a record batch and counts (1.47-1.54 GB resident
-  measured at 10^7 rows, the interpreter included; OP's passes the largest), whatever n.
+* STREAM_BYTES: a streamed size holds a record batch and counts (OP's passes the largest),
+  whatever n, the interpreter included.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ FIXED_BYTES = {
     "SR (incremental)": 80 * 10**6,
     "RP (incremental)": 80 * 10**6,
 }
-BASE_BYTES = 300 * 10**6  # interpreter, numpy, pandas and small arrays (110 MB measured)
+BASE_BYTES = 300 * 10**6  # interpreter, numpy, pandas and small arrays
 STREAM_BYTES = 1600 * 10**6
 MB = 10**6  # memory is reported in decimal megabytes
 

@@ -21,7 +21,7 @@ def _points(r) -> str:
     if pd.isna(r.points_done):
         return DASH
     if "stopped" in r and pd.notna(r.stopped) and bool(r.stopped):
-        return f"{int(r.points_done)} of {int(r.points)}, stopped after {float(r.budget_s):g} s"
+        return f"{int(r.points_done)} of {int(r.points)}, stopped after {float(r.budget_s):g} CPU s"
     return f"{int(r.points_done)}"
 
 
@@ -286,7 +286,7 @@ def _budget(table: pd.DataFrame) -> list:
         for _, r in stopped.sort_values(["method", "n"]).iterrows()
     )
     return [
-        f"Iterate and AD had a time budget of {budget:g} s per size: after it Iterate starts no new "
+        f"Iterate and AD had a time budget of {budget:g} CPU seconds per size: after it Iterate starts no new "
         f"test point and AD samples no new world. Stopped: {which}. Their time per point is the "
         "mean over the points decided, measured, not an extrapolation (open markers in the figure); "
         "a method that decided no point has none."

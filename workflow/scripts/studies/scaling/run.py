@@ -18,8 +18,8 @@ blanked on fresh counts, then the point must be non-robust); ``verified`` record
 Before building a size, the memory it needs is estimated (studies.
 scaling.memory) and compared with MemAvailable from /proc/meminfo (or a given budget): a
 size, or a method, that would not fit is skipped and the row says why.  Iterate and AD
-decide the test points one after another; with a time budget (``method_budget_s``) such a
-method starts no new point once it has run that long, and its row says how many points it
+decide the test points one after another; with a time budget (``method_budget_s``, CPU
+seconds of the job) such a method starts no new point once it has used that much, and its row says how many points it
 decided and that it was stopped: times are per point decided, measured, never
 extrapolated.
 
@@ -225,7 +225,10 @@ def _poison(size: _Size, enc, t):
         )
 
 
-_clock = time.perf_counter  # the budget's clock
+# The budget's clock: the job's CPU time, so that a budget costs the same CPU however busy
+# the machine is (the jobs' CPU is known from the config), and a method stopped on a busy
+# machine got as much of the CPU as on a quiet one.
+_clock = time.process_time
 
 
 def _certified(answers: list) -> Certification:

@@ -1,15 +1,15 @@
 # Beyond the paper: counting possible worlds on the real data sets - Algorithm 2 vs the
 # per-label exact method vs Monte-Carlo (studies.counting).
-rule counting_study:
+rule run_counting:
     input:
         "data/discretized/{ds}.csv",
     output:
         "results/tables/counting_{ds}.csv",
     log:
-        "logs/counting_study/{ds}.log",
-        benchmark="logs/benchmarks/counting_study/{ds}.tsv",
+        "logs/run_counting/{ds}.log",
+        benchmark="logs/benchmarks/run_counting/{ds}.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     threads: 1  # timings are single-threaded
     resources:
         timed=1,
@@ -24,7 +24,7 @@ rule counting_study:
         "../scripts/studies/counting/run.py"
 
 
-rule figure_counting:
+rule draw_counting:
     input:
         obtained("results/tables/counting_{ds}.csv"),
     output:
@@ -35,9 +35,9 @@ rule figure_counting:
             category="Beyond the paper",
         ),
     log:
-        "logs/figures/counting.log",
-        benchmark="logs/benchmarks/figures/counting.tsv",
+        "logs/draw/counting.log",
+        benchmark="logs/benchmarks/draw/counting.tsv",
     conda:
-        "../envs/pipeline.yaml"
+        "../../environment.yml"
     script:
         "../scripts/studies/counting/figure.py"

@@ -1,0 +1,1 @@
+"""Beyond the paper: the paper's baselines beside cheaper equivalents of them."""
