@@ -60,8 +60,8 @@ EXHAUSTIVE_BLOCK_ELEMENTS = 1 << 22
 BOUND_SLACK = 1e-6  # HiGHS's bound may exceed the integer optimum by its tolerance
 
 # Every command stays under this much memory.  A program is solved only where its expected
-# memory fits in what is left of it (``memory_left``): HiGHS took up to 1.7 kB per nonzero
-# beyond what the process held (resident and virtual, on cleaning's exact programs of
+# memory fits in what is left of it (``memory_left``): HiGHS holds up to 1.7 kB per nonzero
+# beyond what the process holds (resident and virtual, on cleaning's exact programs of
 # 100-700 columns to 60,000 and 120,000 to 200,000 nonzeros), and some 150 MB of address
 # space for its threads; the estimate takes more of both.
 MEMORY_BUDGET = 2 << 30

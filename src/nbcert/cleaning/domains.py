@@ -155,7 +155,7 @@ def _branches(tab, t: np.ndarray, w: int, zero: bool, facts: list, limit=MAX_BRA
     """Every branch for winner w (one end state per column, from ``_column_options``),
     lazily; TooManyBranches when there are more than ``limit``, decided from their number
     before any is listed (a column with 148 values seen only among its missing cells has
-    2^148 end states at alpha > 0: listing them first took the machine's memory)."""
+    2^148 end states at alpha > 0, more than any memory holds)."""
 
     def options(j: int) -> list:
         return _column_options(tab.obs[:, j], tab.hid[:, j], int(t[j]), w, zero, facts[j])

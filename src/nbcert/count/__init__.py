@@ -25,8 +25,8 @@ point's counts and these options.
   bounds, if they reach ``width`` within ``time_limit`` seconds; then Monte-Carlo, and a
   DataWarning says for how many rows (exact counting costs about 8 microseconds per
   support and Monte-Carlo's 20,000 samples about 15 ms a row, so past some 20,000
-  supports exactness costs tens of times more; proving a label had more than 2,000,000
-  took 0.5-2 s a row, 40 s on 25 rows that all ended in Monte-Carlo).  ``exact`` counts
+  supports exactness costs tens of times more, and proving that a label has millions of
+  supports costs seconds a row).  ``exact`` counts
   up to ``max_states`` and refuses past it with the same proof instead of building a
   distribution it would have to discard.
 
