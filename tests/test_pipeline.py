@@ -136,17 +136,22 @@ def test_beyond_the_paper_is_reported(run):
 def test_cpclean_study_puts_nbcert_beside_cpclean(run):
     summary = pd.read_csv(run / "results/runs/cpclean/BabyProduct/real/summary.csv")
     nb = summary[summary.system == "nbcert"].set_index("worlds")
-    assert set(summary.system) == {"nbcert", "CPClean"} and set(nb.index) == {
-        "domains",
-        "candidates",
-    }
+    assert set(summary.system) == {"nbcert", "CPClean"}
+    assert set(nb.index) == {"domains", "candidates", "repairs"}
     assert (summary.validation_rows == 100).all()
     # every cell cleaned certifies every row some cleaning can certify, at most all dirty cells
-    assert (nb.cells_cleaned <= nb.dirty_cells).all() and (nb.lower_bound <= nb.cells_cleaned).all()
+    cells = nb.loc[["domains", "candidates"]]
+    assert (cells.cells_cleaned <= cells.dirty_cells).all()
+    assert (cells.lower_bound <= cells.cells_cleaned).all()
+    rows = nb.loc["repairs"]
+    assert rows.rows_cleaned <= rows.dirty_rows
+    # a row taking one of its repairs whole is never less certain than its cells one by one
+    assert rows.certain_before >= nb.loc["candidates", "certain_before"]
     curve = pd.read_csv(run / "results/runs/cpclean/BabyProduct/real/curve.csv")
-    for (_, _), c in curve.groupby(["order", "candidates"]):
+    for (_, _), c in curve.groupby(["order", "worlds"]):
         assert c.rows.is_monotonic_increasing and c.certain.iloc[0] <= c.certain.iloc[-1]
-    first = curve.groupby(["order", "candidates"]).accuracy.first()
+    assert set(curve[curve.worlds == "repairs"].order) == {"policy", "random", "cpclean"}
+    first = curve[curve.worlds != "repairs"].groupby(["order", "worlds"]).accuracy.first()
     assert first.nunique() == 1  # every curve starts from the default repair
     assert first.iloc[0] == nb.loc["domains", "accuracy_default"]
 

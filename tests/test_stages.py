@@ -215,7 +215,8 @@ def test_settings_are_attributes_and_canonical():
 
     s = _load(_config())
     assert s.beyond.counting.worlds == 20000 and s.datasets["mushrooms"].label == "class"
-    assert s.beyond.cleaning.node_limit == 20000  # the schema's default, filled in
+    assert s.beyond.cleaning.node_limit == 2000  # config.yaml's
+    assert s.beyond.cpclean.repairs_points == 10  # the schema's default, filled in
     reordered = dict(reversed(list(_config().items())))
     assert canonical(_load(reordered).beyond.counting) == canonical(s.beyond.counting)
     assert Section.from_json(canonical(s.beyond.counting)) == s.beyond.counting

@@ -18,8 +18,6 @@ stands), and ``caller_level``, which points a warning at the user's line.
 
 from __future__ import annotations
 
-import sys
-
 
 class InputError(ValueError):
     """A user mistake in the input; the message is one line meant for the user.
@@ -126,6 +124,8 @@ def caller_level() -> int:
 
     That is the first frame outside nbcert, seen from the function issuing the warning.
     """
+    import sys
+
     frame, level = sys._getframe(1), 1
     while frame is not None and frame.f_globals.get("__name__", "").startswith("nbcert."):
         frame, level = frame.f_back, level + 1

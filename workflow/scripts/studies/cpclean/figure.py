@@ -1,7 +1,8 @@
 """The figure of the study of CPClean's benchmarks: per space, the share of certain
 validation rows and Naive Bayes' validation accuracy against the training rows cleaned,
-nbcert's policy beside a random order (CPClean's RandomClean), over domains and over
-CPClean's candidate repairs; CPClean's own rows cleaned (kNN) marked (:mod:`.run` makes the
+nbcert's policy beside a random order (CPClean's RandomClean), over domains, over CPClean's
+candidate repairs cell by cell and over its repaired rows (there also CPClean's own cleaned
+rows as an order; no accuracy); CPClean's own rows cleaned (kNN) marked (:mod:`.run` makes the
 tables)."""
 
 import matplotlib
@@ -11,8 +12,9 @@ from common.job import run_job
 from common.tables import read_tables
 
 matplotlib.use("Agg")
-COLOR = {"policy": "tab:green", "random": "tab:red"}
-DASHES = {True: "-", False: ":"}
+COLOR = {"policy": "tab:green", "random": "tab:red", "cpclean": "tab:blue"}
+DASHES = {"candidates": "-", "domains": ":", "repairs": "-."}
+WHO = {"policy": "nbcert", "random": "random", "cpclean": "CPClean's rows"}
 
 
 def figure(curves: pd.DataFrame, summary: pd.DataFrame, outputs):
@@ -26,11 +28,12 @@ def figure(curves: pd.DataFrame, summary: pd.DataFrame, outputs):
     )
     for col, name in enumerate(names):
         sub = curves[curves.space == name]
-        for (order, cand), run in sub.groupby(["order", "candidates"]):
-            style = dict(color=COLOR[order], linestyle=DASHES[bool(cand)])
-            label = f"{'nbcert' if order == 'policy' else 'random'}, {'candidates' if cand else 'domains'}"
+        for (order, worlds), run in sub.groupby(["order", "worlds"]):
+            style = dict(color=COLOR[order], linestyle=DASHES[worlds])
+            label = f"{WHO[order]}, {worlds}"
             axes[0, col].plot(run.rows, run.share, label=label, **style)
-            axes[1, col].plot(run.rows, run.accuracy, label=label, **style)
+            if run.accuracy.notna().any():
+                axes[1, col].plot(run.rows, run.accuracy, label=label, **style)
         _cpclean(axes[:, col], summary[(summary.space == name) & (summary.system == "CPClean")])
         axes[0, col].set(title=name, ylabel="share of validation rows certain", ylim=(-0.02, 1.02))
         axes[1, col].set(xlabel="training rows cleaned", ylabel="Naive Bayes validation accuracy")
