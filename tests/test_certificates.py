@@ -274,10 +274,10 @@ def test_verify_imports_only_the_standard_library(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
-    # every import in the file: the standard library's, and pyarrow for Parquet where it is
-    # installed (asked for inside the function that reads Parquet, ImportError handled)
+    # every import in the file: the standard library's, pyarrow for Parquet and numpy for
+    # speed where they are installed (each ImportError handled)
     names = {n.split(".")[0] for n in _imported(VERIFY.read_text())}
-    assert names - set(sys.stdlib_module_names) == {"pyarrow"}
+    assert names - set(sys.stdlib_module_names) == {"pyarrow", "numpy"}
 
 
 def _imported(source: str) -> set:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Check an nbcert certificate: ``python3 verify.py CERT [--json]`` (``nbcert verify`` runs this).
 
-This file is the whole checker and imports only Python's standard library: copy it alone.
+This file is the whole checker and needs only Python's standard library: copy it alone (numpy,
+where installed, only makes the bounds' tables faster, with the same values).
 It reads the certificate's files again (refusing any whose SHA-256 differs), derives the
 domains and counts with its own code, and checks every claim in exact rational arithmetic.
 It first says the question (the files, the label, alpha, how the files are read), then
@@ -74,6 +75,11 @@ import sys
 import zlib
 from fractions import Fraction
 from typing import NamedTuple
+
+try:  # only to go faster: every check runs with the standard library alone
+    import numpy as _np
+except ImportError:
+    _np = None
 
 FORMAT, VERSION = "nbcert certificate", 2
 COMMANDS = ("certify", "poison", "poison --together", "clean --truth")
@@ -1572,7 +1578,7 @@ def needed(pairs: list, B: int, tight: bool = True, exact: bool = False) -> int:
     floats rounded up (math.nextafter after every operation: an upper bound on every value
     whatever the rounding), so that every V_i, and the bound, can only come out lower.
     """
-    ar = _Exact if exact else _Upward
+    ar = _arithmetic(exact)
     first = pairs[0][1]
     lift = [(x, 0) if x > 0 else (Fraction(1), 1) for x, _ in (c.up for c in first)]
     W = _water([(x, c.up[1] - s) for (x, s), c in zip(lift, first)], B, ar)
@@ -1593,14 +1599,23 @@ def needed(pairs: list, B: int, tight: bool = True, exact: bool = False) -> int:
 
 
 class _Exact:
-    """Exact fractions."""
+    """Exact fractions, in lists."""
 
     num = staticmethod(lambda x: x)
     mul = staticmethod(lambda a, b: a * b)
     scale = staticmethod(lambda values, h: [a * h for a in values])
+    zeros = staticmethod(lambda n: [0] * n)
+    full = staticmethod(lambda n, x: [x] * n)
+    rising = staticmethod(lambda a: list(itertools.accumulate(a, max)))
+    larger = staticmethod(lambda a, b: list(map(max, a, b)))
+
+    @classmethod
+    def raise_to(cls, dst: list, lo: int, src: list, h) -> None:
+        """dst[V] = max(dst[V], src[V - lo] * h) for V >= lo."""
+        dst[lo:] = map(max, dst[lo:], cls.scale(src[: len(dst) - lo], h))
 
 
-class _Upward:
+class _Upward(_Exact):
     """Floats no smaller than the exact values.
 
     Each result is correctly rounded (IEEE 754), then taken one step up (even past an
@@ -1616,6 +1631,35 @@ class _Upward:
 
     mul = staticmethod(lambda a, b: math.nextafter(a * b, math.inf))
     scale = staticmethod(lambda values, h: [math.nextafter(a * h, math.inf) for a in values])
+
+
+class _UpwardArrays(_Upward):
+    """``_Upward`` with its tables in numpy arrays, where numpy is installed.
+
+    The same IEEE operations, one array at a time: the same values, bit for bit.
+    """
+
+    zeros = staticmethod(lambda n: _np.zeros(n))
+    full = staticmethod(lambda n, x: _np.full(n, x))
+    rising = staticmethod(lambda a: _np.maximum.accumulate(a))
+    larger = staticmethod(lambda a, b: _np.fmax(a, b))
+
+    @staticmethod
+    def raise_to(dst, lo: int, src, h) -> None:
+        """As ``_Exact.raise_to``.
+
+        fmax keeps dst where a product is NaN (0 * inf), as Python's max(dst, nan) does.
+        """
+        with _np.errstate(over="ignore", invalid="ignore"):
+            up = _np.nextafter(src[: len(dst) - lo] * h, _np.inf)
+        _np.fmax(dst[lo:], up, out=dst[lo:])
+
+
+def _arithmetic(exact: bool):
+    """Exact fractions, or upward floats (in arrays where numpy is installed)."""
+    if exact:
+        return _Exact
+    return _Upward if _np is None else _UpwardArrays
 
 
 def _least(value, strict: bool, top: int) -> int:
@@ -1658,27 +1702,26 @@ def _knapsack(columns: list, lift: list, B: int, ar, tight: bool) -> list:
 
     F0 without a partial column, F1 with one (``tight``); else times ``_partial``'s bound.
     """
-    F0, F1 = [ar.num(1)] * (B + 1), [0] * (B + 1)
+    F0, F1 = ar.full(B + 1, ar.num(1)), ar.zeros(B + 1)
     for (x, first), c in zip(lift, columns):
         y, top = c.down
         bases = [(g, w + first) for g, w in c.bases] if c.up[0] > 0 or c.up[1] > 0 else []
         choices = [(g / y, w) for g, w in bases]
         choices += [(g / (y - top), w + top) for g, w in bases if top]
         choices += [(r / x, w) for r, w in c.options]
-        new0, new1 = [0] * (B + 1), [0] * (B + 1)
+        new0, new1 = ar.zeros(B + 1), ar.zeros(B + 1)
         for h, w in ((ar.num(h), w) for h, w in choices if w <= B):
-            new0[w:] = map(max, new0[w:], ar.scale(F0[: B + 1 - w], h))
+            ar.raise_to(new0, w, F0, h)
             if tight:
-                new1[w:] = map(max, new1[w:], ar.scale(F1[: B + 1 - w], h))
+                ar.raise_to(new1, w, F1, h)
         for g, w in bases if tight else ():
             for p in range(1, min(top, B + 1 - w)):
-                h = ar.num(g / (y - p))
-                new1[w + p :] = map(max, new1[w + p :], ar.scale(F0[: B + 1 - w - p], h))
-        F0, F1 = list(itertools.accumulate(new0, max)), list(itertools.accumulate(new1, max))
-    return list(map(max, F0, F1)) if tight else _partial(F0, columns, B, ar)
+                ar.raise_to(new1, w + p, F0, ar.num(g / (y - p)))
+        F0, F1 = ar.rising(new0), ar.rising(new1)
+    return ar.larger(F0, F1) if tight else _partial(F0, columns, B, ar)
 
 
-def _partial(F: list, columns: list, B: int, ar) -> list:
+def _partial(F, columns: list, B: int, ar):
     """D(V) <= max(F(V), F(V - v) * P(v)), P(v) the largest y / (y - v) of any column."""
     P = [0] * (B + 1)
     for c in columns:
@@ -1686,10 +1729,10 @@ def _partial(F: list, columns: list, B: int, ar) -> list:
         for v in range(1, min(top, B + 1)) if c.bases else ():
             P[v] = max(P[v], ar.num(y / (y - v)))
     reach = max((v for v in range(B + 1) if P[v]), default=0)
-    return [
-        max([F[V]] + [ar.mul(F[V - v], P[v]) for v in range(1, min(V, reach) + 1)])
-        for V in range(B + 1)
-    ]
+    out = ar.larger(F, F)  # a copy
+    for v in range(1, reach + 1):
+        ar.raise_to(out, v, F, P[v])
+    return out
 
 
 def blanking(view: View, K: str, l: str) -> tuple:
