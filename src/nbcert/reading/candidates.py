@@ -51,27 +51,69 @@ def read(source, train: pd.DataFrame, label: str, name: str | None = None, **tex
     -------
     (DataFrame, str)
     """
+    return read_long(source, train, label, name, "candidate", COLUMNS, from_repairs, **text)
+
+
+def read_long(source, train, label: str, name, kind: str, columns: tuple, folder, **text):
+    """(a long table of ``kind`` with ``columns``, its name in messages), read from a
+    DataFrame, a CSV file, or a folder of repaired copies (``folder(path, train, label,
+    name, **text)`` turns it into the long table)."""
     from .files import read_csv
 
     if isinstance(source, pd.DataFrame):
-        table, name = source, name or "candidate table"
+        table, name = source, name or f"{kind} table"
     elif isinstance(source, (str, os.PathLike)):
         name = name or str(source)
         if Path(source).is_dir():
-            return from_repairs(source, train, label, name, **text), name
+            return folder(source, train, label, name, **text), name
         table = read_csv(source, name=name, **text)
     else:
         raise InputError(
-            f"candidates: expected a DataFrame or the path of a CSV file or folder, got "
-            f"{type(source).__name__}"
+            f"{'candidates' if kind == 'candidate' else kind}: expected a DataFrame or the path "
+            f"of a CSV file or folder, got {type(source).__name__}"
         )
-    absent = [c for c in COLUMNS if c not in table.columns]
+    absent = [c for c in columns if c not in table.columns]
     if absent:
         raise InputError(
-            f"{name}: no column {absent[0]!r} (a candidate table has the columns row, column "
-            "and value: one line per possible value of a missing cell)"
+            f"{name}: no column {absent[0]!r} (a {kind} table has the columns "
+            f"{', '.join(columns[:-1])} and {columns[-1]}: {LINES[kind]})"
         )
-    return table[list(COLUMNS)].reset_index(drop=True), name
+    return table[list(columns)].reset_index(drop=True), name
+
+
+LINES = {
+    "candidate": "one line per possible value of a missing cell",
+    "repairs": "one line per missing cell a repair of a row fills",
+}
+
+
+def repaired_copies(folder, train: pd.DataFrame, label: str, name: str, **text):
+    """Each repaired copy in the folder (``*.csv``, in name order) at the training table's
+    missing cells: yields (the copy's name, rows r, feature positions j, values; a blank
+    value where the copy leaves the cell blank), its columns and rows checked."""
+    from .files import read_csv
+
+    files = sorted(p for p in Path(folder).iterdir() if p.name.endswith((".csv", ".csv.gz")))
+    if not files:
+        raise InputError(
+            f"{name}: no CSV files in the folder (expected repaired copies of the training "
+            "table, as CPClean's X_train_repairs/)"
+        )
+    features = [c for c in train.columns if c != label]
+    r, j = np.nonzero(train[features].isna().to_numpy())
+    for path in files:
+        copy = read_csv(path, name=str(path), **text)
+        absent = [c for c in features if c not in copy.columns]
+        if absent:
+            raise InputError(
+                f"{path}: no column {absent[0]!r} (a repaired copy of the training table)"
+            )
+        if len(copy) != len(train):
+            raise InputError(
+                f"{path}: it has {len(copy)} data rows, the training table {len(train)}"
+            )
+        repair = path.name.removesuffix(".gz").removesuffix(".csv")
+        yield repair, r, j, copy[features].to_numpy(object)[r, j]
 
 
 def from_repairs(folder, train: pd.DataFrame, label: str, name: str, **text) -> pd.DataFrame:
@@ -100,36 +142,19 @@ def from_repairs(folder, train: pd.DataFrame, label: str, name: str, **text) -> 
     DataFrame
         Columns ``row``, ``column``, ``value``, one line per distinct value of a cell.
     """
-    from .files import read_csv
-
-    files = sorted(p for p in Path(folder).iterdir() if p.name.endswith((".csv", ".csv.gz")))
-    if not files:
-        raise InputError(
-            f"{name}: no CSV files in the folder (expected repaired copies of the training "
-            "table, as CPClean's X_train_repairs/)"
-        )
-    features = [c for c in train.columns if c != label]
-    r, j = np.nonzero(train[features].isna().to_numpy())
     parts = []
-    for path in files:
-        copy = read_csv(path, name=str(path), **text)
-        absent = [c for c in features if c not in copy.columns]
-        if absent:
-            raise InputError(
-                f"{path}: no column {absent[0]!r} (a repaired copy of the training table)"
-            )
-        if len(copy) != len(train):
-            raise InputError(
-                f"{path}: it has {len(copy)} data rows, the training table {len(train)}"
-            )
-        values = copy[features].to_numpy(object)[r, j]
+    for _, r, j, values in repaired_copies(folder, train, label, name, **text):
         kept = ~pd.isna(values)
         parts.append(pd.DataFrame({"row": r[kept], "j": j[kept], "value": values[kept]}))
     out = pd.concat(parts, ignore_index=True).drop_duplicates(["row", "j", "value"])
     out = out.sort_values(["j", "row"], kind="stable")
-    column = np.array(features, dtype=object)[out["j"].to_numpy()]
+    features = np.array([c for c in train.columns if c != label], dtype=object)
     return pd.DataFrame(
-        {"row": out["row"].to_numpy(), "column": column, "value": out["value"].to_numpy()}
+        {
+            "row": out["row"].to_numpy(),
+            "column": features[out["j"].to_numpy()],
+            "value": out["value"].to_numpy(),
+        }
     )
 
 
@@ -190,4 +215,13 @@ def narrow(table: pd.DataFrame, binned: pd.DataFrame) -> np.ndarray:
     return values
 
 
-__all__ = ["read", "from_repairs", "read_repairs", "wide", "narrow", "COLUMNS"]
+__all__ = [
+    "read",
+    "read_long",
+    "repaired_copies",
+    "from_repairs",
+    "read_repairs",
+    "wide",
+    "narrow",
+    "COLUMNS",
+]

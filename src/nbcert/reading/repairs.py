@@ -23,13 +23,10 @@ every table is.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from .candidates import read_long, repaired_copies
 
 COLUMNS = ("row", "repair", "column", "value")
 
@@ -55,27 +52,7 @@ def read(source, train: pd.DataFrame, label: str, name: str | None = None, **tex
     -------
     (DataFrame, str)
     """
-    from .files import read_csv
-
-    if isinstance(source, pd.DataFrame):
-        table, name = source, name or "repairs table"
-    elif isinstance(source, (str, os.PathLike)):
-        name = name or str(source)
-        if Path(source).is_dir():
-            return from_folder(source, train, label, name, **text), name
-        table = read_csv(source, name=name, **text)
-    else:
-        raise InputError(
-            f"repairs: expected a DataFrame or the path of a CSV file or folder, got "
-            f"{type(source).__name__}"
-        )
-    absent = [c for c in COLUMNS if c not in table.columns]
-    if absent:
-        raise InputError(
-            f"{name}: no column {absent[0]!r} (a repairs table has the columns row, repair, "
-            "column and value: one line per missing cell a repair of a row fills)"
-        )
-    return table[list(COLUMNS)].reset_index(drop=True), name
+    return read_long(source, train, label, name, "repairs", COLUMNS, from_folder, **text)
 
 
 def from_folder(folder, train: pd.DataFrame, label: str, name: str, **text) -> pd.DataFrame:
@@ -105,39 +82,17 @@ def from_folder(folder, train: pd.DataFrame, label: str, name: str, **text) -> p
         Columns ``row``, ``repair``, ``column``, ``value``: per copy, per row it repairs,
         one line per missing cell.
     """
-    from .files import read_csv
-
-    files = sorted(p for p in Path(folder).iterdir() if p.name.endswith((".csv", ".csv.gz")))
-    if not files:
-        raise InputError(
-            f"{name}: no CSV files in the folder (expected repaired copies of the training "
-            "table, as CPClean's X_train_repairs/)"
-        )
-    features = [c for c in train.columns if c != label]
-    blank = train[features].isna().to_numpy()
-    r, j = np.nonzero(blank)
     parts = []
-    for path in files:
-        copy = read_csv(path, name=str(path), **text)
-        absent = [c for c in features if c not in copy.columns]
-        if absent:
-            raise InputError(
-                f"{path}: no column {absent[0]!r} (a repaired copy of the training table)"
-            )
-        if len(copy) != len(train):
-            raise InputError(
-                f"{path}: it has {len(copy)} data rows, the training table {len(train)}"
-            )
-        values = copy[features].to_numpy(object)[r, j]
+    for repair, r, j, values in repaired_copies(folder, train, label, name, **text):
         failed = np.zeros(len(train), bool)
         failed[r[pd.isna(values)]] = True  # a row this copy leaves blank: not its repair
         kept = ~failed[r]
-        repair = path.name.removesuffix(".gz").removesuffix(".csv")
         parts.append(
             pd.DataFrame({"row": r[kept], "repair": repair, "j": j[kept], "value": values[kept]})
         )
     out = pd.concat(parts, ignore_index=True)
-    column = np.array(features, dtype=object)[out["j"].to_numpy()]
+    features = np.array([c for c in train.columns if c != label], dtype=object)
+    column = features[out["j"].to_numpy()]
     return pd.DataFrame(
         {
             "row": out["row"].to_numpy(),
