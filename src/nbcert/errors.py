@@ -99,12 +99,8 @@ class DataWarning(UserWarning):
     --------
     >>> import pandas as pd
     >>> import nbcert
-    >>> train = pd.DataFrame({
-    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
-    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
-    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
-    ... })
-    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> from nbcert.synthetic import example
+    >>> train, test, _ = example()  # 7 rows (color, size, y), 2 missing cells
     >>> import warnings
     >>> unseen = pd.DataFrame({"color": ["green"], "size": ["S"]})
     >>> with warnings.catch_warnings(record=True) as caught:

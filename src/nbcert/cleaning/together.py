@@ -56,12 +56,8 @@ class TogetherCleaning(TogetherPoints):
     --------
     >>> import pandas as pd
     >>> import nbcert
-    >>> train = pd.DataFrame({
-    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
-    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
-    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
-    ... })
-    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> from nbcert.synthetic import example
+    >>> train, test, _ = example()  # 7 rows (color, size, y), 2 missing cells
     >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
     >>> together = nbcert.clean_with_truth(train, truth, test, "y").together
     >>> together.cells, together.num_rows, together.excluded, together.certified

@@ -95,12 +95,8 @@ class Poisoning(CellAnswer):
     --------
     >>> import pandas as pd
     >>> import nbcert
-    >>> train = pd.DataFrame({
-    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
-    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
-    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
-    ... })
-    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> from nbcert.synthetic import example
+    >>> train, test, _ = example()  # 7 rows (color, size, y), 2 missing cells
     >>> truth = train.fillna({"color": "blue", "size": "S"})  # the true values
     >>> first = nbcert.poison(truth, test, "y")[0]
     >>> first.status, first.num_cells, first.possible, first.impossible

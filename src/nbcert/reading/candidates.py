@@ -167,12 +167,8 @@ def read_repairs(folder, train, label: str, name: str | None = None, **text) -> 
     --------
     >>> import pandas as pd
     >>> import nbcert
-    >>> train = pd.DataFrame({
-    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
-    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
-    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
-    ... })
-    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> from nbcert.synthetic import example
+    >>> train, test, _ = example()  # 7 rows (color, size, y), 2 missing cells
     >>> import os
     >>> train.to_csv("train.csv", index=False)
     >>> os.makedirs("repairs", exist_ok=True)

@@ -101,12 +101,8 @@ class EncodedTable(Domains):
     --------
     >>> import pandas as pd
     >>> import nbcert
-    >>> train = pd.DataFrame({
-    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
-    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
-    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
-    ... })
-    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> from nbcert.synthetic import example
+    >>> train, test, _ = example()  # 7 rows (color, size, y), 2 missing cells
     >>> enc = nbcert.encode(train, "y")
     >>> enc.n, enc.d, enc.m, enc.features, enc.labels
     (7, 2, 2, ('color', 'size'), ('a', 'b'))
@@ -258,12 +254,8 @@ def encode(
     --------
     >>> import pandas as pd
     >>> import nbcert
-    >>> train = pd.DataFrame({
-    ...     "color": ["red", "red", "blue", None, "blue", "red", "blue"],
-    ...     "size": ["S", None, "L", "S", "S", "L", "L"],
-    ...     "y": ["a", "a", "a", "b", "b", "b", "b"],
-    ... })
-    >>> test = pd.DataFrame({"color": ["red", "blue"], "size": ["S", "L"]})
+    >>> from nbcert.synthetic import example
+    >>> train, test, _ = example()  # 7 rows (color, size, y), 2 missing cells
     >>> enc = nbcert.encode(train, "y")
     >>> [list(values) for values in enc.categories]
     [['red', 'blue'], ['S', 'L']]
