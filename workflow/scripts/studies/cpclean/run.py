@@ -46,7 +46,7 @@ from common.settings import Section
 from common.tables import write_table
 
 import nbcert
-from nbcert import methods
+from nbcert.methods import repairs_curve
 from studies.cpclean import knn
 
 WORLDS = {False: "domains", True: "candidates"}
@@ -130,7 +130,7 @@ def repairs_row(t: dict, settings: Section, seed: int, cpclean_rows: list) -> tu
     curves, secs = {}, 0.0
     for order, given in (("policy", "policy"), ("random", "random"), ("cpclean", cpclean_rows)):
         (status, curve), took = timed(
-            lambda given=given: methods.repairs_curve(
+            lambda given=given: repairs_curve(
                 *args, order=given, seed=seed, points=settings.repairs_points, bins=settings.bins
             )
         )
