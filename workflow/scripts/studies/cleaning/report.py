@@ -36,8 +36,8 @@ def cleaning(runs: pd.DataFrame) -> str:
             "share of the missing cells; policies clean "
             "their chosen (label, column) group a batch at a time "
             f"({runs.batch.min()}–{runs.batch.max()} cells per step). "
-            "*truth* is the answer for all points together found with the truth (greedy, pruned, or the exact program where "
-            "small) and *bound* its proven lower bound: the fewest cells any order could need lies between.",
+            "*truth* is the answer for all points together found with the truth (greedy's, pruned, or with the config's "
+            "method auto the exact program within its limits) and *bound* its proven lower bound: the fewest cells any order could need lies between.",
             "",
             *table(rows, HEADER, formats),
             "",

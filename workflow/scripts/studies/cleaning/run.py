@@ -181,7 +181,7 @@ def _truth_rows(tab, T, base, cfg) -> tuple:
     """The answer with the truth with the truth and its lower bound: (rows, the answer); one final
     row without cells where no cleaning certifies every point."""
     t0 = time.perf_counter()
-    many = clean_together(tab, T, cfg.alpha, "auto", cfg.node_limit, cfg.time_limit)
+    many = clean_together(tab, T, cfg.alpha, cfg.method, cfg.node_limit, cfg.time_limit)
     hist = [(many.num_cells, len(T))] if many.possible else []
     outcome = {
         "lower_bound": many.lower_bound,
