@@ -107,9 +107,9 @@ def _read(train, test, label, reading: Reading, candidates, truth, fill, repairs
     train = _training(train, label, reading, listed, in_memory)
     tables = Tables(train, _without(test, reading), reading, ids)
     if candidates is not None:
-        _read_candidates(tables, candidates, label)
+        tables.listed, tables.wide = _read_long(tables, candidates, label, "candidates")
     if repairs is not None:
-        _read_repairs(tables, repairs, label)
+        tables.repairs, tables.repairs_wide = _read_long(tables, repairs, label, "repairs")
     if truth is not None:
         truth = _without(reading.frame(truth, "truth"), reading)
         tables.truth = truth_for_missing(tables.train, truth, label, reading)
@@ -180,41 +180,22 @@ def _refuse_streaming(train, reading: Reading, candidates: bool) -> None:
         )
 
 
-def _read_candidates(tables: Tables, candidates, label: str) -> None:
-    """The candidate table, read against the training table as read, and named."""
-    from . import candidates as read
+def _read_long(tables: Tables, source, label: str, key: str) -> tuple:
+    """The candidate table (``key`` "candidates") or the repaired rows ("repairs"), read
+    against the training table as read and named: (the long table, its ``wide`` form)."""
+    from . import candidates, repairs
 
-    reading = tables.reading
+    reading, what = tables.reading, {"candidates": "candidate repairs", "repairs": "repairs"}
     if not isinstance(tables.train, pd.DataFrame):
         raise InputError(
-            f"{reading.names['train']}: candidate repairs need the training table in memory "
-            "(a pandas DataFrame or a path)"
+            f"{reading.names['train']}: {what[key]} need the training table in memory (a "
+            "pandas DataFrame or a path)"
         )
-    name = reading.names.get("candidates")
+    read = candidates.read if key == "candidates" else repairs.read
     train = as_missing(tables.train, reading.missing)
-    listed, name = read.read(candidates, train, label, name, **reading.text())
-    features = [c for c in tables.train.columns if c != label]
-    tables.listed, tables.wide = listed, read.wide(listed, features)
-    tables.reading = replace(reading, names={**reading.names, "candidates": name})
-
-
-def _read_repairs(tables: Tables, repairs, label: str) -> None:
-    """The repaired rows, read against the training table as read, and named."""
-    from . import candidates
-    from . import repairs as read
-
-    reading = tables.reading
-    if not isinstance(tables.train, pd.DataFrame):
-        raise InputError(
-            f"{reading.names['train']}: repairs need the training table in memory (a pandas "
-            "DataFrame or a path)"
-        )
-    name = reading.names.get("repairs")
-    train = as_missing(tables.train, reading.missing)
-    long, name = read.read(repairs, train, label, name, **reading.text())
-    features = [c for c in tables.train.columns if c != label]
-    tables.repairs, tables.repairs_wide = long, candidates.wide(long, features)
-    tables.reading = replace(reading, names={**reading.names, "repairs": name})
+    long, name = read(source, train, label, reading.names.get(key), **reading.text())
+    tables.reading = replace(reading, names={**reading.names, key: name})
+    return long, candidates.wide(long, [c for c in tables.train.columns if c != label])
 
 
 def _normalise(tables: Tables, label: str) -> None:
