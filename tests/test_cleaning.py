@@ -16,9 +16,9 @@ from brute import (
     brute_robust,
     missing_cells,
 )
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
-from strategies import alphas, dirty_instances
+from strategies import DirtyInstance, alphas, dirty_instances
 
 import nbcert
 from nbcert import cleaning
@@ -167,6 +167,22 @@ target_instances = dirty_instances(max_rows=5, max_features=2, max_missing=5, ma
     st.sampled_from([1, 0.5, 0.75, 0.34]),
     st.sampled_from([None, None, 0, 1, 2]),
     st.sampled_from([0, 0, Fraction(1, 2)]),
+)
+@example(
+    DirtyInstance(  # the bound for a share of the points is the need-th smallest, not the largest
+        train=pd.DataFrame(
+            {"y": list("pqqpq"), "f0": list("aaabb"), "f1": [None, "a", "a", None, None]},
+            dtype=object,
+        ),
+        test=pd.DataFrame({"f0": list("abaa"), "f1": list("aabb")}, dtype=object),
+        label="y",
+        truth=pd.DataFrame(
+            {"y": list("pqqpq"), "f0": list("aaabb"), "f1": list("baabb")}, dtype=object
+        ),
+    ),
+    0.5,
+    0,
+    0,
 )
 def test_a_target_share_and_a_budget_are_what_they_claim(inst, target, budget, alpha):
     """The rows set aside are those no cleaning certifies; the cells certify at least the

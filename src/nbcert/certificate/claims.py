@@ -75,7 +75,10 @@ def clean(tab, T, report, alpha):
         points.append(replace(pt, lower_bound=low))
     tg = report.together
     kept = [pos for pos in range(len(T)) if pos not in set(tg.excluded)]
-    low = max((lows.get(pos) or 0 for pos in kept), default=0)
+    bounds_kept = sorted(lows.get(pos) or 0 for pos in kept)
+    need = min(tg.target or len(bounds_kept), len(bounds_kept))
+    # any `need` points cost at least the need-th smallest of their bounds
+    low = bounds_kept[need - 1] if need > 0 else 0
     low = low if tg.num_cells is None else min(low, tg.num_cells)
     together = replace(
         tg,
