@@ -122,18 +122,11 @@ def test_cleaning_bounds_never_exceed_the_fewest(inst, alpha):
 def test_rounded_up_floats_never_raise_a_bound(inst, alpha):
     """The float computation (every value rounded up) gives a bound no larger than the
     exact one, in both relaxations: the floats may only claim less."""
-    state, held = _cleaning_state(inst)
-    for row in inst.test_rows():
-        t = [None if pd.isna(row[f]) else row[f] for f in inst.features]
-        view = verify.View(state, t, Fraction(alpha))
-        for K in state.labels:
-            pairs = [verify.cleaning(view, held, K, l) + (True,) for l in state.labels if l != K]
-            if not pairs:
-                continue
-            for tight in (False, True):
-                B = int(np.sum([sum(m.values()) for m in state.miss]))
-                quick = verify.needed(pairs, B, tight, exact=False)
-                assert quick <= verify.needed(pairs, B, tight, exact=True)
+    for state, pairs in _cleaning_pairs(inst, alpha):
+        for tight in (False, True):
+            B = int(np.sum([sum(m.values()) for m in state.miss]))
+            quick = verify.needed(pairs, B, tight, exact=False)
+            assert quick <= verify.needed(pairs, B, tight, exact=True)
 
 
 @SETTINGS
@@ -142,27 +135,30 @@ def test_the_checker_gives_one_bound_with_numpy_or_without(inst, alpha, extra):
     """The rounded-up floats in numpy arrays (where numpy is installed) and in lists (the
     standard library alone) are the same IEEE operations: the same bound, in both
     relaxations, for budgets past the table's cells too (inf and 0 products included)."""
+    for state, pairs in _cleaning_pairs(inst, alpha):
+        B = int(np.sum([sum(m.values()) for m in state.miss])) + extra
+        lift = verify._lift(pairs[0][1])
+        for tight in (False, True):
+            with_numpy = verify.needed(pairs, B, tight)
+            tables = [
+                verify._knapsack(cols, lift, B, verify._UpwardArrays, tight).tolist()
+                for _, cols, _ in pairs
+            ]
+            with pytest.MonkeyPatch.context() as m:
+                m.setattr(verify, "_np", None)
+                assert verify.needed(pairs, B, tight) == with_numpy
+                lists = [verify._knapsack(c, lift, B, verify._Upward, tight) for _, c, _ in pairs]
+            assert tables == lists  # bit for bit
+
+
+def _cleaning_pairs(inst, alpha):
+    """(state, the pairs one label answers against the others) per test point and label:
+    the checker's cleaning questions on the instance."""
     state, held = _cleaning_state(inst)
     for row in inst.test_rows():
         t = [None if pd.isna(row[f]) else row[f] for f in inst.features]
         view = verify.View(state, t, Fraction(alpha))
         for K in state.labels:
             pairs = [verify.cleaning(view, held, K, l) + (True,) for l in state.labels if l != K]
-            if not pairs:
-                continue
-            B = int(np.sum([sum(m.values()) for m in state.miss])) + extra
-            first = pairs[0][1]
-            lift = [(x, 0) if x > 0 else (Fraction(1), 1) for x, _ in (c.up for c in first)]
-            for tight in (False, True):
-                with_numpy = verify.needed(pairs, B, tight)
-                tables = [
-                    verify._knapsack(cols, lift, B, verify._UpwardArrays, tight).tolist()
-                    for _, cols, _ in pairs
-                ]
-                with pytest.MonkeyPatch.context() as m:
-                    m.setattr(verify, "_np", None)
-                    assert verify.needed(pairs, B, tight) == with_numpy
-                    lists = [
-                        verify._knapsack(c, lift, B, verify._Upward, tight) for _, c, _ in pairs
-                    ]
-                assert tables == lists  # bit for bit
+            if pairs:
+                yield state, pairs

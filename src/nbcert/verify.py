@@ -1580,7 +1580,7 @@ def needed(pairs: list, B: int, tight: bool = True, exact: bool = False) -> int:
     """
     ar = _arithmetic(exact)
     first = pairs[0][1]
-    lift = [(x, 0) if x > 0 else (Fraction(1), 1) for x, _ in (c.up for c in first)]
+    lift = _lift(first)
     W = _water([(x, c.up[1] - s) for (x, s), c in zip(lift, first)], B, ar)
     tables = []
     for i, (C, columns, strict) in enumerate(pairs):
@@ -1596,6 +1596,14 @@ def needed(pairs: list, B: int, tight: bool = True, exact: bool = False) -> int:
                 break
         best = min(best, total)
     return best
+
+
+def _lift(columns: list) -> list:
+    """Per column of the first pair: (x', the cells charged first).
+
+    x' is x, or 1 after one cell where x is 0.
+    """
+    return [(x, 0) if x > 0 else (Fraction(1), 1) for x, _ in (c.up for c in columns)]
 
 
 class _Exact:
