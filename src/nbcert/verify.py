@@ -76,10 +76,7 @@ import zlib
 from fractions import Fraction
 from typing import NamedTuple
 
-try:  # only to go faster: every check runs with the standard library alone
-    import numpy as _np
-except ImportError:
-    _np = None
+_np = False  # numpy, None without it, False until a bound first asks (``_numpy``)
 
 FORMAT, VERSION = "nbcert certificate", 2
 COMMANDS = ("certify", "poison", "poison --together", "clean --truth")
@@ -1667,7 +1664,24 @@ def _arithmetic(exact: bool):
     """Exact fractions, or upward floats (in arrays where numpy is installed)."""
     if exact:
         return _Exact
-    return _Upward if _np is None else _UpwardArrays
+    return _Upward if _numpy() is None else _UpwardArrays
+
+
+def _numpy():
+    """Give numpy where installed, None without it.
+
+    It is imported when a bound first needs it, only to go faster: every check runs with the
+    standard library alone.
+    """
+    global _np
+    if _np is False:
+        try:
+            import numpy
+
+            _np = numpy
+        except ImportError:
+            _np = None
+    return _np
 
 
 def _least(value, strict: bool, top: int) -> int:
