@@ -100,6 +100,25 @@ def test_power_is_the_pareto_front_of_the_sums(P, g):
 
 
 @given(
+    st.integers(0, 4).flatmap(
+        lambda a: st.lists(
+            st.lists(st.integers(-3, 3), min_size=a, max_size=a), min_size=1, max_size=12
+        )
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_pareto_is_distinct_sorted_and_maximal(V):
+    """The front in any dimension, signs either way (the smallest support's front is the
+    largest of the negated patterns): the maximal rows, each once, in np.unique's order."""
+    from nbcert.repairs.front import pareto
+
+    V = np.array(V, np.int64).reshape(len(V), -1)
+    got = pareto(V)
+    want = sorted(_maximal({tuple(v) for v in V.tolist()}))[: 1 if V.shape[1] == 0 else None]
+    assert got.dtype == np.int64 and [tuple(v) for v in got.tolist()] == want
+
+
+@given(
     st.integers(3, 5).flatmap(
         lambda a: st.lists(
             st.lists(st.integers(0, 3), min_size=a, max_size=a), min_size=1, max_size=40

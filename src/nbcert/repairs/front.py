@@ -41,20 +41,23 @@ CHUNK = 1 << 22  # vector cells compared at once while pruning
 
 def pareto(V: np.ndarray) -> np.ndarray:
     """The Pareto-maximal rows of V (N, a) integer vectors, distinct, sorted."""
-    if len(V) == 0:
-        return V
-    V = np.unique(V, axis=0)
-    n, a = V.shape
-    if n == 1 or a == 0:
+    if len(V) <= 1 or V.shape[1] == 0:
         return V[:1]
-    if a == 1:
-        return V[-1:]
-    if a == 2:
-        order = np.lexsort((-V[:, 1], -V[:, 0]))  # x falling, then y falling
-        S = V[order]
-        prior = np.concatenate(([np.iinfo(np.int64).min], np.maximum.accumulate(S[:-1, 1])))
-        return np.unique(S[S[:, 1] > prior], axis=0)
-    return _pareto_general(V)
+    if V.shape[1] == 1:
+        return V.max(axis=0, keepdims=True)
+    if V.shape[1] == 2:
+        return _pareto_plane(V)
+    return _pareto_general(np.unique(V, axis=0))
+
+
+def _pareto_plane(V: np.ndarray) -> np.ndarray:
+    """``pareto`` of points in the plane: by x falling (then y falling) a point is kept
+    where its y exceeds every y before it, which drops the duplicates too; the kept x
+    fall strictly, so reversed they are sorted."""
+    S = V[np.lexsort((-V[:, 1], -V[:, 0]))]
+    prior = np.maximum.accumulate(S[:-1, 1])
+    keep = np.concatenate(([True], S[1:, 1] > prior))
+    return S[keep][::-1].copy()
 
 
 def _pareto_general(V: np.ndarray) -> np.ndarray:
