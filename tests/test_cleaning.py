@@ -804,3 +804,18 @@ def test_robust_counts_agrees_with_the_exact_check(inst, alpha, data):
         x[groups] = row
         want.append(bool(tab.certify(x, T, alpha).robust.all()))
     assert got.tolist() == want
+
+
+def test_the_policy_path_is_followed_only_when_asked_for(monkeypatch):
+    """clean_with_truth's answers per point and together do not pay for the policy's path
+    (a study reads them alone); the path is followed once, when first read."""
+    from nbcert.cleaning import results
+    from nbcert.synthetic import example
+
+    calls = []
+    real = results.policy_path
+    monkeypatch.setattr(results, "policy_path", lambda *a, **k: calls.append(1) or real(*a, **k))
+    train, test, truth = example()
+    report = nbcert.clean_with_truth(train, truth, test, "y")
+    assert report.together.optimal and calls == []
+    assert report.path == report.path and report.path_certifies and calls == [1]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,7 +59,8 @@ class CleaningReport:
     """What the truth says: per point its minimum with the truth, the fewest cells for all points
     together (but those no cleaning certifies: ``together.excluded``), and the cells the
     truth-free policy would clean, in order, until the target of those points is robust
-    (``path_certifies``), the budget is spent or nothing is left.
+    (``path_certifies``), the budget is spent or nothing is left.  The path is followed
+    when first read (``follow``): the answers alone do not pay for it.
 
     Examples
     --------
@@ -73,8 +75,21 @@ class CleaningReport:
 
     points: list
     together: TogetherCleaning
-    path: tuple
-    path_certifies: bool
+    follow: Callable = dataclasses.field(repr=False, compare=False)
+
+    @functools.cached_property
+    def _followed(self) -> tuple:
+        return self.follow()
+
+    @property
+    def path(self) -> tuple:
+        """The cells the policy cleans, in order (followed when first asked for)."""
+        return self._followed[0]
+
+    @property
+    def path_certifies(self) -> bool:
+        """Whether the path ends with the target of the points robust."""
+        return self._followed[1]
 
 
 def report(
@@ -129,13 +144,17 @@ def report(
     together = clean_together(
         model, T, alpha, method, node_limit, time_limit, target, budget, plans=plans
     )
-    tell(0, None, "the policy's path")
     keep = np.array([p is not None for p in plans], bool)  # the rows some cleaning certifies
-    cells, _, certified = policy_path(
-        model, T[keep], alpha, prior, batch, need=together.target, budget=budget
-    )
-    tell(1, 1, "the policy's path")
-    return CleaningReport(points, together, tab.named_in_order(cells), certified)
+
+    def follow():
+        tell(0, None, "the policy's path")
+        cells, _, certified = policy_path(
+            model, T[keep], alpha, prior, batch, need=together.target, budget=budget
+        )
+        tell(1, 1, "the policy's path")
+        return tab.named_in_order(cells), certified
+
+    return CleaningReport(points, together, follow)
 
 
 def path_cells(model, T: np.ndarray, alpha=0, prior: str = "observed", batch: int = 1) -> list:
