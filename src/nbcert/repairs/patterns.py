@@ -114,12 +114,23 @@ def distinct(owner: np.ndarray, pat: np.ndarray) -> tuple:
     width = pat.shape[1]
     if int(owner.max(initial=0)).bit_length() + width <= 62:
         bits = pat.astype(np.int64) @ (1 << np.arange(width, dtype=np.int64))
-        keys, ways = np.unique((owner.astype(np.int64) << width) | bits, return_counts=True)
+        key = (owner.astype(np.int64) << width) | bits
+        keys, ways = _unique_counts(key, (int(owner.max(initial=0)) + 1) << width)
         pats = (keys[:, None] >> np.arange(width)) & 1
         return keys >> width, pats.astype(np.int64), ways.astype(np.int64)
     both = np.column_stack([owner, pat.astype(np.int64)])
     uniq, ways = np.unique(both, axis=0, return_counts=True)
     return uniq[:, 0], uniq[:, 1:], ways.astype(np.int64)
+
+
+def _unique_counts(key: np.ndarray, bound: int) -> tuple:
+    """``np.unique(key, return_counts=True)`` of nonnegative keys below ``bound``: counted
+    in place, without a sort, where the range is not much larger than the keys."""
+    if bound <= 4 * len(key) + (1 << 16):
+        counts = np.bincount(key, minlength=bound)
+        keys = np.flatnonzero(counts)
+        return keys, counts[keys]
+    return np.unique(key, return_counts=True)
 
 
 def _groups(owner: np.ndarray, pats: np.ndarray, ways: np.ndarray) -> tuple:
