@@ -229,6 +229,36 @@ def relative(path: str, certificate: str) -> str:
         return os.path.abspath(path)
 
 
+def _reading(target: Target, table: Domains, reading, bins) -> dict:
+    """How the files were read: the certificate's ``inputs.reading``."""
+    import pandas as pd
+
+    binned = {
+        str(cb.column): {
+            "edges": [float(e) for e in cb.kb.bin_edges_[0]],
+            "names": list(cb.names),
+        }
+        for cb in bins
+    }
+    numeric = [
+        str(f)
+        for f, cats in zip(table.features, table.categories)
+        if pd.Index(cats).dtype.kind in "iuf" and str(f) not in binned
+    ]
+    ids = getattr(target.ids, "name", None) or getattr(reading, "id", None)
+    text = {k: getattr(reading, k, None) for k in ("missing", "sep", "encoding")}
+    text.update({k: v for k, v in target.text.items() if v})
+    return {
+        "sep": text["sep"] or ",",
+        "encoding": text["encoding"] or "utf-8",
+        "missing": [str(t) for t in (text["missing"] or ())],
+        "decimal": getattr(reading, "decimal", None) or ".",
+        "id": None if ids is None else str(ids),
+        "numeric": numeric,
+        "bins": binned,
+    }
+
+
 def inputs(
     target: Target, table: Domains, label, alpha, reading=None, bins=(), *, rows, test_indices=None
 ) -> dict:
@@ -256,24 +286,7 @@ def inputs(
     -------
     dict
     """
-    import pandas as pd
-
     _write_frames(target, reading)
-    binned = {
-        str(cb.column): {
-            "edges": [float(e) for e in cb.kb.bin_edges_[0]],
-            "names": list(cb.names),
-        }
-        for cb in bins
-    }
-    numeric = [
-        str(f)
-        for f, cats in zip(table.features, table.categories)
-        if pd.Index(cats).dtype.kind in "iuf" and str(f) not in binned
-    ]
-    ids = getattr(target.ids, "name", None) or getattr(reading, "id", None)
-    text = {k: getattr(reading, k, None) for k in ("missing", "sep", "encoding")}
-    text.update({k: v for k, v in target.text.items() if v})
     files = {
         role: {"path": relative(p, target.path), "sha256": sha256(p), "rows": int(rows[role])}
         for role, p in target.files.items()
@@ -282,15 +295,7 @@ def inputs(
         "files": files,
         "label": str(label),
         "alpha": str(Fraction(alpha)),
-        "reading": {
-            "sep": text["sep"] or ",",
-            "encoding": text["encoding"] or "utf-8",
-            "missing": [str(t) for t in (text["missing"] or ())],
-            "decimal": getattr(reading, "decimal", None) or ".",
-            "id": None if ids is None else str(ids),
-            "numeric": numeric,
-            "bins": binned,
-        },
+        "reading": _reading(target, table, reading, bins),
     }
     if test_indices is not None:
         out["test_indices"] = [int(i) for i in test_indices]

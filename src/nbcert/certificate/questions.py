@@ -233,6 +233,29 @@ def _robust(tab, counts, t, alpha) -> dict:
     return {"label": label, "bounds": bounds}
 
 
+def _point_results(tab, T: np.ndarray, report, alpha, index, ids) -> tuple:
+    """(each point's result with its evidence, each point's checker bound by position)."""
+    results, state, truth, lows = [], *bounds.cleaning_state(tab), {}
+    for pos, pt in enumerate(report.points):
+        evidence: dict = {}
+        if pt.possible:
+            evidence["after"] = _robust(tab, states.cleaned(tab, pt.cells), T[pos], alpha)
+        if pt.num_cells != 0:
+            t = bounds.point(state, T[pos])
+            lows[pos] = bounds.cleaning_bound(state, truth, t, alpha, pt.num_cells)
+            evidence["lower_bound"] = lows[pos]
+        results.append(
+            {
+                **_keys(pos, index, ids),
+                "num_cells": pt.num_cells,
+                "cells": _cells(pt.cells),
+                "label": None if not pt.possible else str(pt.label),
+                "evidence": evidence,
+            }
+        )
+    return results, lows
+
+
 def clean(tab, T: np.ndarray, report, alpha, index, ids=None) -> dict:
     """clean --truth's results, ``together`` and ``path``, with their evidence.
 
@@ -256,24 +279,7 @@ def clean(tab, T: np.ndarray, report, alpha, index, ids=None) -> dict:
     dict
         ``results``, ``together`` and ``path``, as ``--json`` prints them.
     """
-    results, state, truth, lows = [], *bounds.cleaning_state(tab), {}
-    for pos, pt in enumerate(report.points):
-        evidence: dict = {}
-        if pt.possible:
-            evidence["after"] = _robust(tab, states.cleaned(tab, pt.cells), T[pos], alpha)
-        if pt.num_cells != 0:
-            t = bounds.point(state, T[pos])
-            lows[pos] = bounds.cleaning_bound(state, truth, t, alpha, pt.num_cells)
-            evidence["lower_bound"] = lows[pos]
-        results.append(
-            {
-                **_keys(pos, index, ids),
-                "num_cells": pt.num_cells,
-                "cells": _cells(pt.cells),
-                "label": None if not pt.possible else str(pt.label),
-                "evidence": evidence,
-            }
-        )
+    results, lows = _point_results(tab, T, report, alpha, index, ids)
     tg = report.together
     kept = [pos for pos in range(len(T)) if pos not in set(tg.excluded)]
     after = []

@@ -92,6 +92,21 @@ class CleaningReport:
         return self._followed[1]
 
 
+def _per_point(model, T: np.ndarray, alpha, tell) -> tuple:
+    """(each point's ``PointCleaning``, each point's plan or None) with the truth."""
+    tab, points, plans = model.table, [], []
+    for p, t in enumerate(T):
+        tell(p, len(T), "fewest cells per row")
+        plan = minimum_with_truth(model, t, alpha)
+        plans.append(plan)
+        points.append(
+            PointCleaning(False)
+            if plan is None
+            else PointCleaning(True, tab.named(model.cells(plan.x)), tab.enc.labels[plan.winner])
+        )
+    return points, plans
+
+
 def report(
     model,
     T: np.ndarray,
@@ -130,16 +145,8 @@ def report(
     CleaningReport
     """
     tell = progress or (lambda done, total, stage: None)
-    tab, points, plans = model.table, [], []
-    for p, t in enumerate(T):
-        tell(p, len(T), "fewest cells per row")
-        plan = minimum_with_truth(model, t, alpha)
-        plans.append(plan)
-        points.append(
-            PointCleaning(False)
-            if plan is None
-            else PointCleaning(True, tab.named(model.cells(plan.x)), tab.enc.labels[plan.winner])
-        )
+    tab = model.table
+    points, plans = _per_point(model, T, alpha, tell)
     tell(0, None, "fewest cells for all rows together")
     together = clean_together(
         model, T, alpha, method, node_limit, time_limit, target, budget, plans=plans

@@ -292,26 +292,9 @@ def count_encoded(
         EncodedTable) and the test points' codes; a blank test cell (``blanks.BLANK``)
         leaves its feature out (each group of points with the same blanks is counted on
         the table's projection, ``nbcert.blanks``).
-    alpha : number, Fraction or str, default 0
-        The smoothing parameter, read exactly.
-    method : {"auto", "exact", "batch", "montecarlo", "bounds"}, default "auto"
-    n_worlds : int, default 20000
-        Worlds sampled per point by Monte-Carlo.
-    confidence : float, default 0.95
-        Confidence of the simultaneous Monte-Carlo intervals.
-    seed : None, int or numpy Generator
-        Monte-Carlo's random source.
-    max_states : int, default 2000000
-        The most distinct supports per label (beta matrices for ``batch``) exact
-        counting may build; ``auto`` builds at most ``min(max_states, AUTO_STATES)``.
-    width : float, default 0.001
-        The widest proven interval ``bounds`` refines to, as a share of the worlds (0.001:
-        0.1 percentage point); ``auto`` uses bounds only where they reach it.
-    time_limit : float, default 2.0
-        Seconds per test point that ``bounds`` (and ``auto``'s bounds) refine for.
-    progress : callable, optional
-        Called as ``progress(done, total, method)`` before each point (with the method
-        it is counted by) and once when all are done.
+    alpha, method, n_worlds, confidence, seed, max_states, width, time_limit, progress
+        As for :func:`nbcert.count_worlds`; ``auto`` builds at most ``min(max_states,
+        AUTO_STATES)`` states and uses bounds only where they reach ``width``.
 
     Returns
     -------
@@ -329,15 +312,9 @@ def count_encoded(
         raise unknown_option("counting method", method, METHODS)
     enc = as_stats(source)
     budget = min(max_states, AUTO_STATES) if method == "auto" else max_states
+    rng = np.random.default_rng(seed)
     settings = _Settings(
-        alpha,
-        method,
-        n_worlds,
-        confidence,
-        np.random.default_rng(seed),
-        budget,
-        Fraction(width),
-        float(time_limit),
+        alpha, method, n_worlds, confidence, rng, budget, Fraction(width), float(time_limit)
     )
     done, estimated = 0, 0
     whole = {"log10_total": total_worlds(enc, True, cand), "worlds": worlds_of(enc, cand)}

@@ -313,8 +313,12 @@ def from_codes(X, y, domain_sizes: Sequence[int]) -> EncodedTable:
     0    True      0             [0]         False
     1    True      1             [1]         False
     """
-    X = np.asarray(X)
-    y = np.asarray(y)
+    X, y, delta = _checked_codes(np.asarray(X), np.asarray(y), domain_sizes)
+    return _encoded_codes(X, y, delta)
+
+
+def _checked_codes(X: np.ndarray, y: np.ndarray, domain_sizes) -> tuple:
+    """(X, y, domain sizes) of ``from_codes``, each checked against its rule."""
     delta = np.asarray(domain_sizes, dtype=np.intp)
     if X.ndim != 2 or y.shape != (X.shape[0],) or delta.shape != (X.shape[1],):
         raise InputError("from_codes: X must be (n, d), y (n,) and domain_sizes (d,)")
@@ -328,6 +332,12 @@ def from_codes(X, y, domain_sizes: Sequence[int]) -> EncodedTable:
         raise InputError(f"from_codes: X must hold integer codes (-1: missing), got {X.dtype}")
     if X.size and (X.min() < -1 or (X.max(axis=0) >= delta).any()):
         raise InputError("from_codes: a code lies outside its feature's domain")
+    return X, y, delta
+
+
+def _encoded_codes(X, y, delta) -> EncodedTable:
+    """``from_codes`` on checked codes: rows sorted by label, global codes a chunk of rows
+    at a time."""
     n, d = X.shape
     m = int(y.max()) + 1 if y.size else 0
     offsets = np.zeros(d + 1, dtype=np.intp)
