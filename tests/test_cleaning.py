@@ -281,6 +281,24 @@ def test_relaxed_bound_never_exceeds_a_proven_optimum(seed):
         assert bound <= best
 
 
+@settings(max_examples=100, **SETTINGS)
+@given(st.integers(0, 2**32 - 1), st.lists(st.integers(1, 3), min_size=3, max_size=3))
+def test_greedy_asks_a_repeated_point_once(seed, times):
+    """Greedy on T with its points repeated (interleaved) cleans what it cleans on each
+    point's first occurrence alone, at alpha 0 and 1: the answer together asks each once."""
+    from nbcert.cleaning.together import first_places
+
+    tab, T = _medium(seed)
+    rng = np.random.default_rng(seed)
+    many = np.repeat(T, times, axis=0)[rng.permutation(sum(times))]
+    first = first_places(many)
+    assert len(first) == len(np.unique(T, axis=0))
+    for alpha in (0, 1):
+        x, stop = cleaning.greedy(tab, many, alpha)
+        y, stop_first = cleaning.greedy(tab, many[first], alpha)
+        assert stop == stop_first and np.array_equal(x, y)
+
+
 # ----------------------------------------------------------------------------- worked cases
 
 

@@ -65,13 +65,16 @@ def clean(tab, T, report, alpha):
     it, else its bound); all points together claim the largest of the kept points' bounds.
     """
     state, truth = bounds.cleaning_state(tab)
-    points, lows = [], {}
+    points, lows, asked = [], {}, {}  # asked: a repeated point's bound, proven once
     for pos, pt in enumerate(report.points):
         if pt.num_cells == 0:
             points.append(replace(pt, lower_bound=0))
             continue
-        low = bounds.cleaning_bound(state, truth, bounds.point(state, T[pos]), alpha, pt.num_cells)
-        lows[pos] = low
+        key = (T[pos].tobytes(), pt.num_cells)
+        if key not in asked:
+            t = bounds.point(state, T[pos])
+            asked[key] = bounds.cleaning_bound(state, truth, t, alpha, pt.num_cells)
+        low = lows[pos] = asked[key]
         points.append(replace(pt, lower_bound=low))
     tg = report.together
     kept = [pos for pos in range(len(T)) if pos not in set(tg.excluded)]

@@ -94,10 +94,12 @@ class CleaningReport:
 
 def _per_point(model, T: np.ndarray, alpha, tell) -> tuple:
     """(each point's ``PointCleaning``, each point's plan or None) with the truth."""
-    tab, points, plans = model.table, [], []
+    tab, points, plans, asked = model.table, [], [], {}  # asked: a repeated point's plan
     for p, t in enumerate(T):
         tell(p, len(T), "fewest cells per row")
-        plan = minimum_with_truth(model, t, alpha)
+        if t.tobytes() not in asked:
+            asked[t.tobytes()] = minimum_with_truth(model, t, alpha)
+        plan = asked[t.tobytes()]
         plans.append(plan)
         points.append(
             PointCleaning(False)

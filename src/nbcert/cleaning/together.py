@@ -351,7 +351,8 @@ def _all(model, T, alpha, method, limits: tuple, known: dict) -> tuple:
     if floor >= int(every.sum()) and model.certify(every, T, alpha).robust.all():
         # some point needs every cell (BabyProduct at alpha 0): cleaning them all is optimal
         return every, _found(model, every, kind, floor, stops)
-    start, stop = greedy(model, T, alpha, known=known)
+    first = first_places(T)  # a repeated point is the same question again: asked once
+    start, stop = greedy(model, T[first], alpha, known=_at(known, first))
     start = None if stop is not None else start
     upper = int((every if start is None else start).sum())
     top = upper - (start is not None)  # the most cells worth trying
@@ -370,6 +371,20 @@ def _all(model, T, alpha, method, limits: tuple, known: dict) -> tuple:
         return None, TogetherCleaning(False, (), "exact", False, lower, **_limits(stops))
     x = min(found, key=lambda b: int(b.sum()))
     return x, _found(model, x, "exact", lower, stops)
+
+
+def first_places(T: np.ndarray) -> np.ndarray:
+    """The place of each distinct point's first occurrence in T, in T's order.
+
+    Greedy on those points alone makes every round's choice it makes on T: a repeated
+    point has its first occurrence's minimum and comes after it among equals, and is robust
+    when it is."""
+    return np.sort(np.unique(T, axis=0, return_index=True)[1])
+
+
+def _at(known: dict, first: np.ndarray) -> dict:
+    """``known`` plans (by place in T) by place among the ``first`` places."""
+    return {i: known[p] for i, p in enumerate(first.tolist()) if p in known}
 
 
 def _no_exact(model, alpha, k: int, floor: int, top: int) -> str | None:
