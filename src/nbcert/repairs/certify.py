@@ -240,10 +240,12 @@ def certify_rows(rr: RowRepairs, T: np.ndarray, alpha=0, worlds: Worlds | None =
     k, m = len(T), rr.m
     robust, label = np.zeros(k, np.int8), np.full(k, -1, np.intp)
     possible, ties, why = np.zeros((k, m), np.int8), np.zeros(k, np.int8), []
+    asked: dict = {}  # a repeated point's answer, decided once
     for i in range(k):
-        pt = worlds.point(T[i], base[i])
-        robust[i], label[i], possible[i], said = decide(pt, rr.enc.labels)
-        ties[i] = tie(worlds, pt)
+        if T[i].tobytes() not in asked:
+            pt = worlds.point(T[i], base[i])
+            asked[T[i].tobytes()] = (*decide(pt, rr.enc.labels), tie(worlds, pt))
+        robust[i], label[i], possible[i], said, ties[i] = asked[T[i].tobytes()]
         why.append(said)
     return RowCertification(robust, label, possible, ties, why)
 

@@ -97,13 +97,15 @@ def rank(worlds: Worlds, T: np.ndarray) -> Ranking:
     """The policy's ranking of the dirty rows for the test points T (local codes)."""
     n = worlds.rr.n
     score, helps, cache, certain = np.zeros(n), np.zeros(n, np.int64), {}, 0
-    base = worlds.patterns.base(T)
+    base, asked = worlds.patterns.base(T), {}  # asked: a repeated point's shares, found once
     for i in range(len(T)):
-        pt = worlds.point(T[i], base[i])
-        if decide(pt)[0] == 1:
+        if T[i].tobytes() not in asked:
+            pt = worlds.point(T[i], base[i])
+            asked[T[i].tobytes()] = None if decide(pt)[0] == 1 else point_shares(worlds, pt, cache)
+        if asked[T[i].tobytes()] is None:
             certain += 1
             continue
-        rows, share = point_shares(worlds, pt, cache)
+        rows, share = asked[T[i].tobytes()]
         np.add.at(score, rows, share)
         np.add.at(helps, rows, 1)
     order = np.lexsort((np.arange(n), -score))
