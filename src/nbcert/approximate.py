@@ -138,7 +138,8 @@ def _world_index(rng, enc: EncodedTable, fillings: list) -> np.ndarray:
     for l, f in fillings:
         cells = enc.X[f.a : f.b].reshape(-1).copy()
         for v, s, e in f.groups:
-            cells[f.pos[s:e]] = f.base[s:e] + rng.integers(0, v, e - s, dtype=cells.dtype)
+            where = f.pos[s:e].astype(np.intp)  # numpy scatters through intp: cast once
+            cells[where] = f.base[s:e] + rng.integers(0, v, e - s, dtype=cells.dtype)
         counts[l] += np.bincount(cells, minlength=enc.n_codes)
     return counts
 
