@@ -4,7 +4,8 @@ Each table the report reads (``TABLES``: ``results/tables/*.csv``, and the CPCle
 which stay per space in ``results/runs/cpclean``) of the run folder BEFORE is read beside
 AFTER's and compared
 cell by cell, leaving out what depends on the machine: timings, memory, hosts and job times,
-the rows a solver's time limit cut short in either run (``time_limited``), and of the
+the rows a solver's time limit cut short in either run (``time_limited``) or a method's CPU
+budget stopped (``stopped``, the scaling study's), and of the
 counting study's proven bounds the intervals themselves (the refinement picks its grid by
 the time the last step took, so an interval's ends move with the machine; whether it holds
 the exact counts does not) and every row of a test point whose bounds the time limit
@@ -38,6 +39,8 @@ MACHINE = (
 )
 # the tables the report reads, as glob patterns in a run folder
 TABLES = ("results/tables/*.csv", "results/runs/cpclean/*/*/*.csv")
+# whether a time limit or a CPU budget cut a row short
+TIMED = ("time_limited", "stopped")
 # the counting study's columns that read a proven interval's ends (bounds rows)
 INTERVAL = ("fraction", "tie_fraction", "proven_low", "proven_high", "width", "eps")
 
@@ -46,10 +49,9 @@ def _decided_alike(x: pd.DataFrame, y: pd.DataFrame) -> tuple:
     """The rows of both tables that no time limit decided in either run, without the cells
     that depend on time in the rows kept."""
     keep = pd.Series(True, index=x.index)
-    if "time_limited" in x:
-        keep &= ~(
-            x.time_limited.fillna(False).astype(bool) | y.time_limited.fillna(False).astype(bool)
-        )
+    for cut in TIMED:
+        if cut in x:
+            keep &= ~(x[cut].fillna(False).astype(bool) | y[cut].fillna(False).astype(bool))
     if "width_target" in x:
         point = ["dataset", "part", "missing_rate", "point"]
         cut = pd.concat(
@@ -98,7 +100,7 @@ def compare(before: Path, after: Path, renamed: dict | None = None, joined: dict
             out.append((where, f"differs: columns or rows ({len(x)} and {len(y)} rows)"))
             continue
         x, y = _decided_alike(x, y.drop(columns=new))
-        kept = [c for c in x if not any(w in c for w in MACHINE) and c != "time_limited"]
+        kept = [c for c in x if not any(w in c for w in MACHINE) and c not in TIMED]
         try:
             pd.testing.assert_frame_equal(
                 x[kept], y[kept], check_exact=False, rtol=1e-9, check_dtype=False

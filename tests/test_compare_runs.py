@@ -33,6 +33,20 @@ def test_timings_and_time_limited_rows_are_left_out_and_the_rest_compared(tmp_pa
     assert compare(before, _run(after, cleaning=other))[0][1].startswith("differs")
 
 
+def test_rows_a_cpu_budget_stopped_are_left_out(tmp_path):
+    """The scaling study's AD and Iterate stop at their CPU budget: how far they got is
+    the machine's; the rows no budget stopped are compared."""
+    scaling = pd.DataFrame(
+        {"method": ["AD", "RP"], "points_done": [17, 32], "stopped": [True, None]}
+    )
+    before = _run(tmp_path / "a", scaling=scaling)
+    after = _run(tmp_path / "b", scaling=scaling.assign(points_done=[18, 32]))
+    assert compare(before, after) == [("results/tables/scaling.csv", "same")]
+    shutil.rmtree(after)
+    after = _run(after, scaling=scaling.assign(points_done=[17, 31]))
+    assert compare(before, after)[0][1].startswith("differs")
+
+
 def test_renamed_columns_and_rows_moved_to_a_table_of_their_own_compare(tmp_path):
     """A column renamed between the runs (``--rename``) and rows moved from a table to one of
     their own (``--joined``, compared in sorted order) are read as they are today; a changed

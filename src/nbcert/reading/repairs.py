@@ -65,16 +65,8 @@ def from_folder(folder, train: pd.DataFrame, label: str, name: str, **text) -> p
 
     Parameters
     ----------
-    folder : path
-        The folder.
-    train : DataFrame
-        The training table (blank cells missing) with its label column ``label``.
-    label : str
-        The label column (the copies do not have it).
-    name : str
-        The folder's name in messages.
-    **text
-        How the files' text is read (``sep``, ``encoding``, ``decimal``).
+    folder, train, label, name, **text
+        As for :func:`nbcert.reading.candidates.from_folder`.
 
     Returns
     -------
