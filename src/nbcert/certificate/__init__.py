@@ -27,6 +27,12 @@ from . import document, questions
 from .document import FORMAT, VERSION, Target
 
 
+def _test_rows(target: Target, T: np.ndarray, test_indices, reading) -> int:
+    """The test file's data rows: T's, or the file's where the points answered
+    (``test_indices``) may be a few of them."""
+    return len(T) if test_indices is None else _data_rows(target.files["test"], reading)
+
+
 def certify_encoded(
     certificate,
     table,
@@ -81,11 +87,8 @@ def certify_encoded(
     alpha = as_alpha(alpha)
     target = Target.of(certificate, train=train, test=test)
     T = np.asarray(T)
-    if test_indices is not None:  # the points answered, when they may be a few of the file's
-        test_indices = [int(i) for i in test_indices]
-        rows = {"train": table.n, "test": _data_rows(target.files["test"], reading)}
-    else:
-        rows = {"train": table.n, "test": len(T)}
+    test_indices = None if test_indices is None else [int(i) for i in test_indices]
+    rows = {"train": table.n, "test": _test_rows(target, T, test_indices, reading)}
     inputs = document.inputs(target, table, label, alpha, reading, rows=rows,
                              test_indices=test_indices)  # fmt: skip
     answer = _certified(table, T, alpha, certification)

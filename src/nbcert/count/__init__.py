@@ -266,6 +266,18 @@ class _Settings:
     time_limit: float
 
 
+def _settings(alpha, method, n_worlds, confidence, seed, max_states, width, time_limit):
+    """``count_encoded``'s parameters as one checked ``_Settings``; ``auto`` builds at most
+    ``AUTO_STATES`` states."""
+    if method not in METHODS:
+        raise unknown_option("counting method", method, METHODS)
+    budget = min(max_states, AUTO_STATES) if method == "auto" else max_states
+    rng = np.random.default_rng(seed)
+    return _Settings(
+        alpha, method, n_worlds, confidence, rng, budget, Fraction(width), float(time_limit)
+    )
+
+
 def count_encoded(
     source: Stats | EncodedTable,
     T: np.ndarray,
@@ -308,15 +320,8 @@ def count_encoded(
     InputError
         ``exact`` or ``batch`` past ``max_states`` (its ``__context__`` the TooLarge).
     """
-    if method not in METHODS:
-        raise unknown_option("counting method", method, METHODS)
-    enc = as_stats(source)
-    budget = min(max_states, AUTO_STATES) if method == "auto" else max_states
-    rng = np.random.default_rng(seed)
-    settings = _Settings(
-        alpha, method, n_worlds, confidence, rng, budget, Fraction(width), float(time_limit)
-    )
-    done, estimated = 0, 0
+    settings = _settings(alpha, method, n_worlds, confidence, seed, max_states, width, time_limit)
+    enc, budget, done, estimated = as_stats(source), settings.budget, 0, 0
     whole = {"log10_total": total_worlds(enc, True, cand), "worlds": worlds_of(enc, cand)}
 
     def answer(sub, codes, rows, keep):  # a group of rows with the same blank test cells
