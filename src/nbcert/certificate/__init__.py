@@ -169,7 +169,8 @@ def write_poison_together(
 
 
 def write_clean(target: Target, tab, T, report, *, label, alpha, reading, bins, test_indices, ids):
-    """clean --truth's certificate."""
+    """clean --truth's certificate, of a report with the checker's claims
+    (``nbcert.certificate.claims.clean``: each point's proven bound is its evidence)."""
     found = questions.clean(tab, T, report, alpha, test_indices, ids or target.ids)
     rows = _rows(tab.enc, T, "train", "truth", "test")
     inputs = document.inputs(target, tab.enc, label, alpha, reading, bins, rows=rows)

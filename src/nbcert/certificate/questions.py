@@ -234,16 +234,16 @@ def _robust(tab, counts, t, alpha) -> dict:
 
 
 def _point_results(tab, T: np.ndarray, report, alpha, index, ids) -> tuple:
-    """(each point's result with its evidence, each point's checker bound by position)."""
-    results, state, truth, lows = [], *bounds.cleaning_state(tab), {}
+    """(each point's result with its evidence, each point's checker bound by position): the
+    bound ``claims.clean`` proved with the checker's ``bounds.cleaning_bound`` (the report
+    carries it; a point it left None is one the checker shows no cleaning certifies)."""
+    results, lows = [], {}
     for pos, pt in enumerate(report.points):
         evidence: dict = {}
         if pt.possible:
             evidence["after"] = _robust(tab, states.cleaned(tab, pt.cells), T[pos], alpha)
         if pt.num_cells != 0:
-            t = bounds.point(state, T[pos])
-            lows[pos] = bounds.cleaning_bound(state, truth, t, alpha, pt.num_cells)
-            evidence["lower_bound"] = lows[pos]
+            lows[pos] = evidence["lower_bound"] = pt.lower_bound
         results.append(
             {
                 **_keys(pos, index, ids),
