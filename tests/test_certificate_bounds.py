@@ -14,6 +14,7 @@ bounds of the exact values: its float bound is never above its exact one.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -149,6 +150,42 @@ def test_the_checker_gives_one_bound_with_numpy_or_without(inst, alpha, extra):
                 assert verify.needed(pairs, B, tight) == with_numpy
                 lists = [verify._knapsack(c, lift, B, verify._Upward, tight) for _, c, _ in pairs]
             assert tables == lists  # bit for bit
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.sampled_from([1, 2, 7, 300, 2500]),
+    g=st.sampled_from([Fraction(1), Fraction(7, 3), Fraction(2**60 + 1, 3)]),
+    y=st.sampled_from([Fraction(5), Fraction(9000), Fraction(17, 2), Fraction(2**54)]),
+)
+def test_the_arrays_raise_shift_and_search_as_the_lists(seed, n, g, y):
+    """``_UpwardArrays``' block-wise shifted maxima (blocks smaller than the table where it
+    is long), ratios and every-U binary search give ``_Upward``'s list values bit for bit:
+    zeros, infinities and products that overflow included."""
+    verify._numpy()  # imported where a bound first needs it
+    rng = np.random.default_rng(seed)
+    src = np.maximum.accumulate(rng.choice([0.0, 0.5, 1.0, 3.0, 1e300, np.inf], n))
+    dst = rng.choice([0.0, 1.0, 2.0], n)
+    lo, hi = sorted(rng.integers(1, n + 1, 2).tolist())
+    h = verify._Upward.zeros(n)
+    top = min(hi, math.ceil(y))  # y - v > 0, as every column's down side has
+    if top > lo:
+        h[lo:top] = verify._Upward.ratios(g, y, lo, top)
+    arrays, lists = dst.copy(), dst.tolist()
+    verify._UpwardArrays.spread(arrays, src, np.array(h, dtype=float), lo, top)
+    verify._Upward.spread(lists, src.tolist(), h, lo, top)
+    assert arrays.tolist() == lists
+    if top > lo:
+        assert verify._UpwardArrays.ratios(g, y, lo, top).tolist() == h[lo:top]
+    W = np.maximum.accumulate(rng.choice([0.1, 0.5, 1.0, 2.0, np.inf], n)).tolist()
+    for strict in (False, True):
+        tables = [(0.25, src, strict, n + 1), (4.0, np.sort(dst), strict, int(rng.integers(0, n)))]
+        tables = [t for t in tables[: int(rng.integers(1, 3))]]
+        arrays = verify._UpwardArrays.fewest(tables, W, n - 1)
+        assert arrays == verify._Upward.fewest(
+            [(C, D.tolist(), s, z) for C, D, s, z in tables], W, n - 1
+        )
 
 
 def _cleaning_pairs(inst, alpha):

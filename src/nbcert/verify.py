@@ -1584,15 +1584,7 @@ def needed(pairs: list, B: int, tight: bool = True, exact: bool = False) -> int:
         D = _knapsack(columns, [(x, s * (i == 0)) for x, s in lift], B, ar, tight)
         zero = min((c.zero for c in columns if c.zero is not None), default=B + 1)
         tables.append((ar.num(C), D, strict, zero))
-    best = B + 1
-    for U in range(B + 1):
-        total = U
-        for C, D, strict, zero in tables:
-            total += min(zero, _least(lambda V: ar.mul(C, ar.mul(W[U], D[V])), strict, B - U))
-            if total >= best:
-                break
-        best = min(best, total)
-    return best
+    return ar.fewest(tables, W, B)
 
 
 def _lift(columns: list) -> list:
@@ -1618,6 +1610,35 @@ class _Exact:
     def raise_to(cls, dst: list, lo: int, src: list, h) -> None:
         """dst[V] = max(dst[V], src[V - lo] * h) for V >= lo."""
         dst[lo:] = map(max, dst[lo:], cls.scale(src[: len(dst) - lo], h))
+
+    @classmethod
+    def spread(cls, dst: list, src: list, h: list, lo: int, hi: int) -> None:
+        """dst[V] = max(dst[V], src[V - v] * h[v]) for lo <= v < hi, V >= v."""
+        for v in range(lo, hi):
+            cls.raise_to(dst, v, src, h[v])
+
+    @classmethod
+    def ratios(cls, g, y, lo: int, hi: int) -> list:
+        """Give g / (y - v) for lo <= v < hi."""
+        return [cls.num(g / (y - v)) for v in range(lo, hi)]
+
+    @classmethod
+    def fewest(cls, tables: list, W: list, B: int) -> int:
+        """Give the fewest cells of ``needed``'s tables.
+
+        min(B + 1, min over U of U + sum_i min(zero_i, V_i(U))), V_i(U) the least V <= B - U
+        with C_i W(U) D_i(V) >= 1 (> 1 when strict), else B - U + 1.
+        """
+        best = B + 1
+        for U in range(B + 1):
+            total = U
+            for C, D, strict, zero in tables:
+                value = lambda V: cls.mul(C, cls.mul(W[U], D[V]))  # noqa: E731
+                total += min(zero, _least(value, strict, B - U))
+                if total >= best:
+                    break
+            best = min(best, total)
+        return best
 
 
 class _Upward(_Exact):
@@ -1658,6 +1679,58 @@ class _UpwardArrays(_Upward):
         with _np.errstate(over="ignore", invalid="ignore"):
             up = _np.nextafter(src[: len(dst) - lo] * h, _np.inf)
         _np.fmax(dst[lo:], up, out=dst[lo:])
+
+    @staticmethod
+    def spread(dst, src, h, lo: int, hi: int) -> None:
+        """As ``_Exact.spread``: the shifted products a block of v at a time.
+
+        Row v of a block is src shifted right by v, NaN in front (fmax passes over NaN, as
+        ``raise_to`` leaves those V alone).  Each product is taken up after the block's
+        largest is found: the step up is increasing, so it gives the same value.
+        """
+        n = len(dst)
+        pad = _np.concatenate([_np.full(hi, _np.nan), src[:n]])
+        shifted = _np.lib.stride_tricks.sliding_window_view(pad, n)  # row k: shifted by hi - k
+        step = max(1, (1 << 20) // n)
+        for a in range(lo, hi, step):
+            v = _np.arange(a, min(hi, a + step))
+            with _np.errstate(over="ignore", invalid="ignore"):
+                up = shifted[hi - v]
+                up *= h[v, None]
+                top = _np.nextafter(_np.fmax.reduce(up, axis=0), _np.inf)
+            _np.fmax(dst, top, out=dst)
+
+    @classmethod
+    def ratios(cls, g, y, lo: int, hi: int):
+        """As ``_Exact.ratios``, in floats where that is exact.
+
+        Where g's numerator and every denominator q (y - v) are integers below 2**53 they
+        are exact as floats: one correctly rounded division, as ``Fraction.__float__``.
+        """
+        g, y = Fraction(g), Fraction(y)
+        q = g.denominator * (y - lo)
+        if y.denominator != 1 or max(g.numerator, q, y) >= 1 << 53 or y - hi < 0:
+            return _np.array(super().ratios(g, y, lo, hi))
+        den = g.denominator * (int(y) - _np.arange(lo, hi, dtype=_np.int64))
+        return _np.nextafter(g.numerator / den.astype(float), _np.inf)
+
+    @staticmethod
+    def fewest(tables: list, W: list, B: int) -> int:
+        """As ``_Exact.fewest``: every U's binary search at once, the same midpoints."""
+        U = _np.arange(B + 1)
+        W, total = _np.asarray(W, dtype=float), U.copy()
+        for C, D, strict, zero in tables:
+            lo, hi = _np.zeros(B + 1, dtype=_np.int64), B - U + 1
+            while (open_ := lo < hi).any():
+                mid = (lo + hi) // 2
+                with _np.errstate(over="ignore", invalid="ignore"):
+                    at = _np.nextafter(W * D[_np.minimum(mid, B)], _np.inf)
+                    v = _np.nextafter(C * at, _np.inf)
+                reached = (v > 1) | ((v == 1) & (not strict))
+                hi = _np.where(open_ & reached, mid, hi)
+                lo = _np.where(open_ & ~reached, mid + 1, lo)
+            total += _np.minimum(zero, lo)
+        return int(min(B + 1, total.min()))
 
 
 def _arithmetic(exact: bool):
@@ -1737,23 +1810,25 @@ def _knapsack(columns: list, lift: list, B: int, ar, tight: bool) -> list:
             if tight:
                 ar.raise_to(new1, w, F1, h)
         for g, w in bases if tight else ():
-            for p in range(1, min(top, B + 1 - w)):
-                ar.raise_to(new1, w + p, F0, ar.num(g / (y - p)))
+            if min(top, B + 1 - w) > 1:
+                P = ar.zeros(B + 1)
+                P[w + 1 : w + min(top, B + 1 - w)] = ar.ratios(g, y, 1, min(top, B + 1 - w))
+                ar.spread(new1, F0, P, w + 1, w + min(top, B + 1 - w))
         F0, F1 = ar.rising(new0), ar.rising(new1)
     return ar.larger(F0, F1) if tight else _partial(F0, columns, B, ar)
 
 
 def _partial(F, columns: list, B: int, ar):
     """D(V) <= max(F(V), F(V - v) * P(v)), P(v) the largest y / (y - v) of any column."""
-    P = [0] * (B + 1)
-    for c in columns:
-        y, top = c.down
-        for v in range(1, min(top, B + 1)) if c.bases else ():
-            P[v] = max(P[v], ar.num(y / (y - v)))
-    reach = max((v for v in range(B + 1) if P[v]), default=0)
+    P, done = ar.zeros(B + 1), 1
+    for y, top in sorted(c.down for c in columns if c.bases):
+        # y / (y - v) falls as y grows: the least y of the columns reaching v gives P(v)
+        end = min(top, B + 1)
+        if end > done:
+            P[done:end] = ar.ratios(y, y, done, end)
+            done = end
     out = ar.larger(F, F)  # a copy
-    for v in range(1, reach + 1):
-        ar.raise_to(out, v, F, P[v])
+    ar.spread(out, F, P, 1, done)
     return out
 
 
