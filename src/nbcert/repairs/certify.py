@@ -75,6 +75,7 @@ class Worlds:
     patterns: Patterns = field(init=False)
     _fronts: dict = field(default_factory=dict, repr=False)
     _reach: dict = field(default_factory=dict, repr=False)
+    _common: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         self.alpha = Fraction(self.alpha)
@@ -96,22 +97,32 @@ class Worlds:
             self._reach[key, l] = reach(self.patterns.rows(key)[l], TIE_LIMIT, False)
         return self._reach[key, l]
 
+    def _scales(self, kept: np.ndarray) -> tuple:
+        """(the common denominator, each label's multiplier onto it) of the points whose
+        kept (not blank) features are ``kept`` (a mask; cached)."""
+        if kept.tobytes() not in self._common:
+            N, delta, alpha = self.rr.label_sizes, self.rr.delta, self.alpha
+            features = np.flatnonzero(kept).tolist()
+            dens = [
+                math.prod(factor_denominator(N[k], delta[j], alpha) for j in features)
+                for k in range(self.rr.m)
+            ]
+            scales = [int(N[l]) * math.prod(dens[:l] + dens[l + 1 :]) for l in range(self.rr.m)]
+            self._common[kept.tobytes()] = (self.rr.n * math.prod(dens), scales)
+        return self._common[kept.tobytes()]
+
     def point(self, t: np.ndarray, base: np.ndarray) -> Point:
         """The extremes of the point with local codes ``t`` and base counts ``base`` (m, d)."""
         rr, alpha = self.rr, self.alpha
-        kept = np.flatnonzero(t != BLANK)
         key = self.patterns.key(t)
         J = np.array(key[0], np.intp)
-        off = np.setdiff1d(kept, J)
-        N = rr.label_sizes
-        dens = [
-            math.prod(factor_denominator(N[k], rr.delta[j], alpha) for j in kept.tolist())
-            for k in range(rr.m)
-        ]
-        common = rr.n * math.prod(dens)
+        off = t != BLANK
+        common, scales = self._scales(off)
+        off[J] = False
+        off = np.flatnonzero(off)
         lo, hi, wlo, whi, other, scale, exact = [], [], [], [], [], [], []
         for l in range(rr.m):
-            s = int(N[l]) * math.prod(dens[:l] + dens[l + 1 :])
+            s = scales[l]
             o = math.prod(factor_numerator(c, alpha) for c in base[l, off].tolist())
             top, bottom = self.fronts(key, l)
             hi_out, hi_in, w_hi = top.extreme(base[l, J], o, alpha)
