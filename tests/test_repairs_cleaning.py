@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import brute_rows
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from repairs_strategies import crowded_instances, repair_instances
 
 from nbcert.reading.truth import prepare_truth
-from nbcert.repairs import Worlds, code
+from nbcert.repairs import Worlds, certify_rows, code
+from nbcert.repairs import front as fronts
 from nbcert.repairs.clean import point_cleaning
 
 NAMES = {"train": "training table", "truth": "truth table"}
@@ -113,3 +115,28 @@ def test_rows_pruned_block_by_block_still_certify(inst):
         assert all(brute_rows.robust_after(cols, y, reps, truth, t, rows) for t in targets)
         fewest, _ = brute_rows.min_clean(cols, y, reps, truth, targets)
         assert got.lower <= fewest <= len(rows)
+
+
+@given(
+    st.one_of(
+        repair_instances(truth=True, max_rows=6, max_missing=6),
+        crowded_instances(truth=True, max_rows=6),
+    ),
+    st.sampled_from([0, 1]),
+    st.sampled_from([fronts.LIMIT, 2]),
+    st.randoms(use_true_random=False),
+)
+@settings(max_examples=200, deadline=None)
+def test_fronts_shared_between_cleanings_are_each_tables_own(inst, alpha, limit, rnd):
+    """The fronts' memo shared along a cleaning (as the policy's rounds and the curves share
+    it) answers every state as a fresh search does: certain, labels, ties, undecided."""
+    rr, T = coded_truth(inst)
+    dirty = np.unique(rr.owner).tolist()
+    rnd.shuffle(dirty)
+    memo: dict = {}
+    for k in range(len(dirty) + 1):
+        now = rr.cleaned(np.array(dirty[:k], np.intp)) if k else rr
+        shared = certify_rows(now, T, alpha, Worlds(now, alpha, limit, memo=memo))
+        fresh = certify_rows(now, T, alpha, Worlds(now, alpha, limit))
+        for a, b in zip(shared.__dict__.values(), fresh.__dict__.values()):
+            assert np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object))

@@ -72,10 +72,12 @@ class Worlds:
     rr: RowRepairs
     alpha: Fraction
     limit: int = fronts.LIMIT
+    memo: dict = field(default_factory=dict, repr=False)  # ``fronts.build``'s, shareable
     patterns: Patterns = field(init=False)
     _fronts: dict = field(default_factory=dict, repr=False)
     _reach: dict = field(default_factory=dict, repr=False)
     _common: dict = field(default_factory=dict, repr=False)
+    _extremes: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         self.alpha = Fraction(self.alpha)
@@ -86,8 +88,8 @@ class Worlds:
         if (key, l) not in self._fronts:
             rows = self.patterns.rows(key)[l]
             self._fronts[key, l] = (
-                fronts.build(rows, 1, self.limit),
-                fronts.build(rows, -1, self.limit),
+                fronts.build(rows, 1, self.limit, self.memo),
+                fronts.build(rows, -1, self.limit, self.memo),
             )
         return self._fronts[key, l]
 
@@ -111,6 +113,18 @@ class Worlds:
             self._common[kept.tobytes()] = (self.rr.n * math.prod(dens), scales)
         return self._common[kept.tobytes()]
 
+    def extremes(self, key: tuple, l: int, B: np.ndarray) -> tuple:
+        """``Front.extreme`` of label l's largest and smallest for the key at base counts B
+        (|J|,), with ``other`` 1 (cached): a point's other features multiply the values, the
+        worlds are the same (B is the same for every point of a key: its values on J)."""
+        at = (key, l, B.tobytes())
+        if at not in self._extremes:
+            found = tuple(f.extreme(B, 1, self.alpha) for f in self.fronts(key, l))
+            for *_, world in found:
+                world.setflags(write=False)  # shared by the key's points
+            self._extremes[at] = found
+        return self._extremes[at]
+
     def point(self, t: np.ndarray, base: np.ndarray) -> Point:
         """The extremes of the point with local codes ``t`` and base counts ``base`` (m, d)."""
         rr, alpha = self.rr, self.alpha
@@ -125,10 +139,9 @@ class Worlds:
             s = scales[l]
             o = math.prod(factor_numerator(c, alpha) for c in base[l, off].tolist())
             top, bottom = self.fronts(key, l)
-            hi_out, hi_in, w_hi = top.extreme(base[l, J], o, alpha)
-            lo_out, lo_in, w_lo = bottom.extreme(base[l, J], o, alpha)
-            lo.append((s * lo_out, s * lo_in))
-            hi.append((s * hi_in, s * hi_out))
+            (hi_out, hi_in, w_hi), (lo_out, lo_in, w_lo) = self.extremes(key, l, base[l, J])
+            lo.append((s * o * lo_out, s * o * lo_in))
+            hi.append((s * o * hi_in, s * o * hi_out))
             wlo.append(w_lo)
             whi.append(w_hi)
             other.append(o)

@@ -37,6 +37,7 @@ from .patterns import LabelRows
 
 LIMIT = 4_000_000  # sums built at one step of a front's search
 CHUNK = 1 << 22  # vector cells compared at once while pruning
+MEMO_BYTES = 1 << 26  # kept patterns and powers remembered between fronts (64 MB)
 
 
 def pareto(V: np.ndarray) -> np.ndarray:
@@ -146,6 +147,22 @@ class Front:
         return outer, other * _numerator(world, alpha), world
 
 
+def _memo(memo: dict, key: tuple, make):
+    """make(P) for the patterns P in ``key`` (read-only), found once per key's values
+    while the memo holds less than ``MEMO_BYTES``."""
+    P = next(a for a in key if isinstance(a, np.ndarray))
+    at = tuple((a.dtype.str, a.shape, a.tobytes()) if isinstance(a, np.ndarray) else a for a in key)
+    if at in memo:
+        return memo[at]
+    got = make(P)
+    size = 0 if got is None else got.nbytes
+    if memo.get("bytes", 0) + size <= MEMO_BYTES:
+        if got is not None:
+            got.setflags(write=False)
+        memo[at], memo["bytes"] = got, memo.get("bytes", 0) + size
+    return got
+
+
 def _numerator(c: np.ndarray, alpha) -> int:
     out = 1
     for x in c.tolist():
@@ -171,12 +188,17 @@ def _best(rows: np.ndarray, alpha, sign: int) -> int:
     return int(near[int(np.argmax(np.array(values, dtype=object)))])
 
 
-def build(rows: LabelRows, sign: int, limit: int = LIMIT) -> Front:
-    """The label's ``Front`` for the largest (``sign`` +1) or smallest (-1) support."""
+def build(rows: LabelRows, sign: int, limit: int = LIMIT, memo: dict | None = None) -> Front:
+    """The label's ``Front`` for the largest (``sign`` +1) or smallest (-1) support.
+
+    ``memo``: the groups' kept patterns and powers found before (by their patterns, g and
+    sign), shared between the fronts of tables that differ in a few rows.
+    """
+    memo = {} if memo is None else memo
     const = rows.fixed.copy()
     todo = []
     for grp in rows.groups:
-        P = sign * pareto(sign * grp.patterns)
+        P = _memo(memo, ("kept", sign, grp.patterns), lambda P: sign * pareto(sign * P))
         if len(P) == 1:
             const += grp.g * P[0]
         else:
@@ -193,7 +215,7 @@ def build(rows: LabelRows, sign: int, limit: int = LIMIT) -> Front:
     merged.sort(key=lambda e: (len(e[0]), e[1]))
     front = np.zeros((1, len(dims)), np.int64)
     for i, (P, g) in enumerate(merged):
-        S = power(sign * P, g, limit)
+        S = _memo(memo, ("power", sign, P, g, limit), lambda P: power(sign * P, g, limit))
         if S is None or len(front) * len(S) > limit:
             left = tuple(merged[i:])
             pick = np.max if sign > 0 else np.min

@@ -121,9 +121,10 @@ def path(rr: RowRepairs, T: np.ndarray, alpha, batch: int | None = None, rows=No
     dirty = len(np.unique(rr.owner))
     batch = batch or max(1, math.ceil(dirty / 50))
     done = [] if rows is None else [int(r) for r in rows]
+    memo: dict = {}  # the rounds' tables differ in a few rows: many groups recur
     while True:
         now = rr.cleaned(np.array(done, np.intp)) if done else rr
-        ranking = rank(Worlds(now, alpha), T)
+        ranking = rank(Worlds(now, alpha, memo=memo), T)
         if ranking.certain == len(T):
             return done, True
         taken = set(done)

@@ -172,10 +172,10 @@ def curve(rr: RowRepairs, T: np.ndarray, order, alpha=0, points: int = 50) -> di
     undecided (a search stopped)."""
     order = [int(r) for r in order]
     steps = sorted(set(np.linspace(0, len(order), min(points, len(order) + 1)).round().astype(int)))
-    out = {"rows": [], "certain": [], "undecided": []}
+    out, memo = {"rows": [], "certain": [], "undecided": []}, {}
     for k in steps:
         now = rr.cleaned(np.array(order[:k], np.intp)) if k else rr
-        got = certify_rows(now, T, alpha)
+        got = certify_rows(now, T, alpha, Worlds(now, alpha, memo=memo))
         out["rows"].append(k)
         out["certain"].append(int((got.robust == 1).sum()))
         out["undecided"].append(int((got.robust == -1).sum()))
