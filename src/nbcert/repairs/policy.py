@@ -66,6 +66,15 @@ def point_shares(worlds: Worlds, pt: Point, cache: dict) -> tuple:
     rivals = [l for l in range(m) if l != w and pt.hi[l][0] >= pt.lo[w][1]]
     top = max((hi[l] for l in rivals), default=lo[w])
     gap = min(top - lo[w], BIG * max(1, len(pt.key[0])))
+    if (pt.key, w, tuple(rivals)) not in cache:
+        cache[pt.key, w, tuple(rivals)] = _potential(worlds, pt, w, rivals, cache)
+    rows, potential = cache[pt.key, w, tuple(rivals)]
+    return rows, potential / (potential + max(gap, 0.0))
+
+
+def _potential(worlds: Worlds, pt: Point, w: int, rivals: list, cache: dict) -> tuple:
+    """(rows, potential > 0) of the point's key with likely winner w against ``rivals``
+    (the same for every point of the key: its extreme worlds are the key's)."""
     if pt.key not in cache:
         cache[pt.key] = variable(worlds, pt.key)
     rows, share = cache[pt.key]
@@ -79,7 +88,7 @@ def point_shares(worlds: Worlds, pt: Point, cache: dict) -> tuple:
         odds = np.where(share[theirs] > 0, 1 - share[theirs], 0.0)
         potential[theirs] = odds @ _gains(pt.worlds_hi[l].astype(float), alpha, False)
     keep = potential > 0
-    return rows[keep], potential[keep] / (potential[keep] + max(gap, 0.0))
+    return rows[keep], potential[keep]
 
 
 @dataclass(frozen=True)
@@ -96,7 +105,7 @@ class Ranking:
 def rank(worlds: Worlds, T: np.ndarray) -> Ranking:
     """The policy's ranking of the dirty rows for the test points T (local codes)."""
     n = worlds.rr.n
-    score, helps, cache, certain = np.zeros(n), np.zeros(n, np.int64), {}, 0
+    cache, certain, found = {}, 0, [(np.zeros(0, np.intp), np.zeros(0))]
     base, asked = worlds.patterns.base(T), {}  # asked: a repeated point's shares, found once
     for i in range(len(T)):
         if T[i].tobytes() not in asked:
@@ -105,9 +114,11 @@ def rank(worlds: Worlds, T: np.ndarray) -> Ranking:
         if asked[T[i].tobytes()] is None:
             certain += 1
             continue
-        rows, share = asked[T[i].tobytes()]
-        np.add.at(score, rows, share)
-        np.add.at(helps, rows, 1)
+        found.append(asked[T[i].tobytes()])
+    rows = np.concatenate([r for r, _ in found])
+    # summed in the points' order, row by row, as adding each point's shares in turn
+    score = np.bincount(rows, np.concatenate([s for _, s in found]), minlength=n)
+    helps = np.bincount(rows, minlength=n)
     order = np.lexsort((np.arange(n), -score))
     order = order[score[order] > 0]
     return Ranking(order, score[order], helps[order], certain)
