@@ -1623,6 +1623,11 @@ class _Exact:
         return [cls.num(g / (y - v)) for v in range(lo, hi)]
 
     @classmethod
+    def quotients(cls, a: list, b: list) -> list:
+        """Give a_i / b_i of positive integers."""
+        return [cls.num(Fraction(x, y)) for x, y in zip(a, b)]
+
+    @classmethod
     def fewest(cls, tables: list, W: list, B: int) -> int:
         """Give the fewest cells of ``needed``'s tables.
 
@@ -1714,6 +1719,16 @@ class _UpwardArrays(_Upward):
         den = g.denominator * (int(y) - _np.arange(lo, hi, dtype=_np.int64))
         return _np.nextafter(g.numerator / den.astype(float), _np.inf)
 
+    @classmethod
+    def quotients(cls, a: list, b: list) -> list:
+        """As ``_Exact.quotients``, as Python floats.
+
+        One float division each where the integers are below 2**53 (exact as floats).
+        """
+        if not a or max(max(a), max(b)) >= 1 << 53:
+            return super().quotients(a, b)
+        return _np.nextafter(_np.array(a, float) / _np.array(b, float), _np.inf).tolist()
+
     @staticmethod
     def fewest(tables: list, W: list, B: int) -> int:
         """As ``_Exact.fewest``: every U's binary search at once, the same midpoints."""
@@ -1774,20 +1789,25 @@ def _least(value, strict: bool, top: int) -> int:
 
 
 def _water(sides: list, B: int, ar) -> list:
-    """W(U), U = 0..B: the largest prod (x_j + u_j), u_j <= cap_j, sum u_j <= U."""
-    heap = [(x, j) for j, (x, cap) in enumerate(sides) if cap > 0]
+    """W(U), U = 0..B: the largest prod (x_j + u_j), u_j <= cap_j, sum u_j <= U.
+
+    The smallest x is raised first (x on a common denominator q: integers p = q x); each
+    raise multiplies W by (x + 1) / x = (p + q) / p.
+    """
+    q = math.lcm(*(Fraction(x).denominator for x, _ in sides))
+    heap = [(int(x * q), j) for j, (x, cap) in enumerate(sides) if cap > 0]
     heapq.heapify(heap)
-    used, out = [0] * len(sides), [ar.num(math.prod(x for x, _ in sides))]
-    while len(out) <= B:
-        if not heap:
-            out.append(out[-1])
-            continue
-        x, j = heapq.heappop(heap)
-        out.append(ar.mul(out[-1], ar.num((x + 1) / x)))
+    used, raised = [0] * len(sides), []
+    while len(raised) < B and heap:
+        p, j = heapq.heappop(heap)
+        raised.append(p)
         used[j] += 1
         if used[j] < sides[j][1]:
-            heapq.heappush(heap, (x + 1, j))
-    return out
+            heapq.heappush(heap, (p + q, j))
+    out = [ar.num(math.prod(x for x, _ in sides))]
+    for f in ar.quotients([p + q for p in raised], raised):
+        out.append(ar.mul(out[-1], f))
+    return out + [out[-1]] * (B + 1 - len(out))
 
 
 def _knapsack(columns: list, lift: list, B: int, ar, tight: bool) -> list:
