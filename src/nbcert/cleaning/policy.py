@@ -36,11 +36,11 @@ class GroupScores:
 
 
 def _deficits(view: View, N, alpha, pi):
-    """Per point: the bounds lo, hi (k, m, d) as floats, the likely winner w (the label the
-    expected table predicts), and D (k, m) = log Smax_l - log Smin_w (0 where beaten or robust)."""
+    """Per point (none robust): the bounds lo, hi (k, m, d) as floats, the likely winner w
+    (the label the expected table predicts), and D (k, m) = log Smax_l - log Smin_w (0
+    where beaten)."""
     a = float(alpha)
     E, lo, hi, M, delta, seen = view
-    robust = certify_ranges(lo, hi, N, delta, alpha).robust
     lo, hi = lo.astype(float) + a, hi.astype(float) + a
     zero = lo == 0
     lo = np.where(zero, 0.5, lo)  # a count of 0 weighs like half a count
@@ -59,10 +59,9 @@ def _deficits(view: View, N, alpha, pi):
     # one t_j cell (0 -> 1, weighed 0.5 -> 1.5) removes
     D = np.where(zero[k, w].any(axis=1)[:, None], np.maximum(D, math.log(3.0)), D)
     D[k, w] = 0.0
-    D[robust] = 0.0
     if alpha == 0:  # a test value outside the domain: every support is 0, nothing visible helps
         D[~seen.all(axis=1)] = 0.0
-    return lo, hi, w, D, robust
+    return lo, hi, w, D
 
 
 def group_scores(view: View, N: np.ndarray, alpha, pi: np.ndarray) -> GroupScores:
@@ -93,8 +92,11 @@ def group_scores(view: View, N: np.ndarray, alpha, pi: np.ndarray) -> GroupScore
     -------
     GroupScores
     """
-    lo, hi, w, D, robust = _deficits(view, N, alpha, pi)
-    M = view.free
+    robust = certify_ranges(view.lo, view.hi, N, view.delta, alpha).robust
+    todo = np.flatnonzero(~robust)  # a robust point's gains are 0: it is left out
+    part = View(*(a[todo] for a in view[:4]), view.delta, view.seen[todo])
+    lo, hi, w, D = _deficits(part, N, alpha, pi[todo])
+    M, pi = part.free, pi[todo]
     k = np.arange(len(lo))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         step = np.log1p(1.0 / lo[k, w])  # (k, d): w's gain from one more t_j cell
@@ -105,16 +107,17 @@ def group_scores(view: View, N: np.ndarray, alpha, pi: np.ndarray) -> GroupScore
         rival = np.where(close <= M, D[:, :, None] / np.maximum(close, 1.0), whole / M)
     gain = np.where((M > 0) & (D[:, :, None] > 0), np.nan_to_num(rival, nan=0.0), 0.0)
     gain[k, w] = np.where(M[k, w] > 0, np.nan_to_num(win, nan=0.0), 0.0)
-    gain[robust] = 0.0
     helps = gain > 0
     is_w = np.zeros_like(helps)
     is_w[k, w] = True
+    helped = np.zeros(view.lo.shape, bool)
+    helped[todo] = helps
     return GroupScores(
         gain.sum(axis=0),
         (helps & is_w).sum(axis=0),
         (helps & ~is_w).sum(axis=0),
-        int((~robust).sum()),
-        helps,
+        len(todo),
+        helped,
     )
 
 
