@@ -100,6 +100,27 @@ def test_power_is_the_pareto_front_of_the_sums(P, g):
 
 
 @given(
+    st.integers(1, 40).flatmap(
+        lambda a: st.lists(
+            st.lists(st.sampled_from([0, 1, 2, 59, 2**20, 2**40]), min_size=a, max_size=a),
+            min_size=1,
+            max_size=12,
+        )
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_unique_rows_are_numpys(A):
+    """The row groups' sets as one integer each (where they fit) are np.unique's rows,
+    order and counts."""
+    from nbcert.repairs.patterns import _unique_rows
+
+    A = np.array(A, np.int64)
+    want, counts = np.unique(A, axis=0, return_counts=True)
+    got, g = _unique_rows(A)
+    assert np.array_equal(got, want) and np.array_equal(g, counts)
+
+
+@given(
     st.integers(0, 4).flatmap(
         lambda a: st.lists(
             st.lists(st.integers(-3, 3), min_size=a, max_size=a), min_size=1, max_size=12

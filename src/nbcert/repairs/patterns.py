@@ -18,6 +18,7 @@ The structure depends on t only through (J, t_J): ``Patterns`` builds it once pe
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -93,9 +94,20 @@ class Patterns:
             self._cache[key] = self._build(np.array(key[0], np.intp), np.array(key[1]))
         return self._cache[key]
 
+    def match(self, J: np.ndarray, tJ: np.ndarray) -> np.ndarray:
+        """(repairs, |J|) whether each repair fills a missing cell of J with t_j."""
+        return (self.rr.fills[:, J] == tJ) & self._missing_fill[:, J]
+
+    @functools.cached_property
+    def blocks(self) -> tuple:
+        """(first repair, number of repairs) of each dirty row, in the repairs' order."""
+        owner = self.rr.owner
+        starts = np.flatnonzero(np.concatenate(([True], owner[1:] != owner[:-1])))
+        return starts, np.diff(np.append(starts, len(owner)))
+
     def _build(self, J: np.ndarray, tJ: np.ndarray) -> tuple:
         rr = self.rr
-        pat = (rr.fills[:, J] == tJ) & self._missing_fill[:, J]
+        pat = self.match(J, tJ)
         owner, pats, ways = distinct(rr.owner, pat)
         per = np.bincount(owner, minlength=rr.n)
         one = per[owner] == 1
@@ -133,6 +145,18 @@ def _unique_counts(key: np.ndarray, bound: int) -> tuple:
     return np.unique(key, return_counts=True)
 
 
+def _unique_rows(A: np.ndarray) -> tuple:
+    """``np.unique(A, axis=0, return_counts=True)`` of a nonnegative integer matrix: each
+    row as one integer in base max + 1 (most significant first, so the rows keep their
+    lexicographic order) where that fits in 62 bits."""
+    base = int(A.max(initial=0)) + 1
+    if A.shape[1] * base.bit_length() > 62:
+        return np.unique(A, axis=0, return_counts=True)
+    key = A @ (base ** np.arange(A.shape[1] - 1, -1, -1, dtype=np.int64))
+    _, first, g = np.unique(key, return_index=True, return_counts=True)
+    return A[first], g
+
+
 def _groups(owner: np.ndarray, pats: np.ndarray, ways: np.ndarray) -> tuple:
     """The rows (``owner``, each with several (pattern, ways) entries, sorted) grouped by
     their weighted pattern sets."""
@@ -145,7 +169,7 @@ def _groups(owner: np.ndarray, pats: np.ndarray, ways: np.ndarray) -> tuple:
         bits = pats @ (1 << np.arange(width, dtype=np.int64))
         dense = np.zeros((len(starts), 1 << width), np.int64)
         dense[np.repeat(np.arange(len(starts)), ends - starts), bits] = ways
-        sets, g = np.unique(dense, axis=0, return_counts=True)
+        sets, g = _unique_rows(dense)
         every = (np.arange(1 << width)[:, None] >> np.arange(width)) & 1
         return tuple(
             Group(every[s > 0].astype(np.int64), s[s > 0], int(n)) for s, n in zip(sets, g)

@@ -35,9 +35,8 @@ def variable(worlds: Worlds, key: tuple) -> tuple:
     J, tJ = np.array(key[0], np.intp), np.array(key[1])
     if not len(rr.owner) or not len(J):
         return np.zeros(0, np.intp), np.zeros((0, len(J)))
-    pat = ((rr.fills[:, J] == tJ) & rr.missing[rr.owner][:, J]).astype(np.int64)
-    starts = np.flatnonzero(np.concatenate(([True], rr.owner[1:] != rr.owner[:-1])))
-    sizes = np.diff(np.append(starts, len(rr.owner)))
+    pat = worlds.patterns.match(J, tJ).astype(np.int64)
+    starts, sizes = worlds.patterns.blocks
     share = np.add.reduceat(pat, starts, axis=0) / sizes[:, None]
     share = np.where((share > 0) & (share < 1), share, 0.0)
     some = (share > 0).any(axis=1)
