@@ -148,7 +148,7 @@ def margins(rr: RowRepairs, T: np.ndarray, alpha) -> pd.DataFrame:
 def status(rr: RowRepairs, T: np.ndarray, alpha=0) -> pd.DataFrame:
     """Per test point before cleaning: ``status`` ("certain", "not certain" or
     "undecided"), ``label`` (where certain) and ``undecided`` (the bounds, or None)."""
-    got = certify_rows(rr, T, alpha)
+    got = certify_rows(rr, T, alpha, with_ties=False)
     words = np.array(["undecided", "not certain", "certain"], dtype=object)[got.robust + 1]
     labels = rr.enc.labels
     return pd.DataFrame(
@@ -169,7 +169,7 @@ def order_of(rr: RowRepairs, T: np.ndarray, order, seed=None, batch=None) -> lis
     if isinstance(order, str) and order == "random":
         return np.random.default_rng(seed).permutation(dirty).tolist()
     if isinstance(order, str) and order == "policy":
-        whole = certify_rows(rr.cleaned(dirty), T, 0).robust == 1
+        whole = certify_rows(rr.cleaned(dirty), T, 0, with_ties=False).robust == 1
         return path(rr, T[whole], 0, batch)[0] if whole.any() else []
     if isinstance(order, str):
         raise ValueError(f"order: 'policy', 'random' or a list of rows, not {order!r}")

@@ -241,7 +241,9 @@ def _meet(worlds: Worlds, pt: Point, a: int, b: int, floor: int) -> int:
     return TIE_YES if values[0] & values[1] else TIE_NO
 
 
-def certify_rows(rr: RowRepairs, T: np.ndarray, alpha=0, worlds: Worlds | None = None):
+def certify_rows(
+    rr: RowRepairs, T: np.ndarray, alpha=0, worlds: Worlds | None = None, with_ties: bool = True
+):
     """Certify every test point over the repaired rows' worlds.
 
     Parameters
@@ -254,6 +256,9 @@ def certify_rows(rr: RowRepairs, T: np.ndarray, alpha=0, worlds: Worlds | None =
         The smoothing.
     worlds : Worlds, optional
         Fronts already built for ``rr`` and ``alpha`` (reused).
+    with_ties : bool, default True
+        Decide whether a tie is possible; False leaves every ``tie`` TIE_UNKNOWN (for
+        callers that read robustness only).
 
     Returns
     -------
@@ -268,7 +273,10 @@ def certify_rows(rr: RowRepairs, T: np.ndarray, alpha=0, worlds: Worlds | None =
     for i in range(k):
         if T[i].tobytes() not in asked:
             pt = worlds.point(T[i], base[i])
-            asked[T[i].tobytes()] = (*decide(pt, rr.enc.labels), tie(worlds, pt))
+            asked[T[i].tobytes()] = (
+                *decide(pt, rr.enc.labels),
+                tie(worlds, pt) if with_ties else TIE_UNKNOWN,
+            )
         robust[i], label[i], possible[i], said, ties[i] = asked[T[i].tobytes()]
         why.append(said)
     return RowCertification(robust, label, possible, ties, why)

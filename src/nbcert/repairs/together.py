@@ -51,7 +51,7 @@ class TogetherRows:
 def certain(rr: RowRepairs, T: np.ndarray, rows, alpha=0) -> np.ndarray:
     """(k,) bool: the points certain once ``rows`` are cleaned."""
     now = rr.cleaned(np.asarray(rows, np.intp)) if len(rows) else rr
-    return certify_rows(now, T, alpha).robust == 1
+    return certify_rows(now, T, alpha, with_ties=False).robust == 1
 
 
 def points(rr: RowRepairs, T: np.ndarray, **limits) -> list:
@@ -107,7 +107,7 @@ def _completed(rr: RowRepairs, T: np.ndarray, rows: list):
     for _ in range(len(T)):
         now = rr.cleaned(np.array(rows, np.intp)) if rows else rr
         worlds = Worlds(now, 0)
-        ok = certify_rows(now, T, 0, worlds).robust == 1
+        ok = certify_rows(now, T, 0, worlds, with_ties=False).robust == 1
         if ok.all():
             return rows
         base = worlds.patterns.base(T)
@@ -175,7 +175,7 @@ def curve(rr: RowRepairs, T: np.ndarray, order, alpha=0, points: int = 50) -> di
     out, memo = {"rows": [], "certain": [], "undecided": []}, {}
     for k in steps:
         now = rr.cleaned(np.array(order[:k], np.intp)) if k else rr
-        got = certify_rows(now, T, alpha, Worlds(now, alpha, memo=memo))
+        got = certify_rows(now, T, alpha, Worlds(now, alpha, memo=memo), with_ties=False)
         out["rows"].append(k)
         out["certain"].append(int((got.robust == 1).sum()))
         out["undecided"].append(int((got.robust == -1).sum()))
