@@ -74,7 +74,8 @@ class CandidateTable(CellModel):
         self._pair = self.l * d + self.j
         self._starts = np.flatnonzero(np.r_[True, self._pair[1:] != self._pair[:-1]])
         self._flat = (self._pair * K + self.v) if len(groups) else np.zeros(0, np.int64)
-        self._singles = self.member & self.single[:, None]
+        self._run = np.cumsum(np.r_[True, self._pair[1:] != self._pair[:-1]]) - 1
+        self._sets = (self.member.astype(float), (self.member & self.single[:, None]) * 1.0)
 
     @property
     def G(self) -> int:
@@ -89,11 +90,13 @@ class CandidateTable(CellModel):
         np.add.at(obs.reshape(B, -1), (slice(None), self._flat), X)
         A, F = np.zeros_like(obs), np.zeros_like(obs)
         if self.G:
-            rest, pairs = (self.cap - X)[:, :, None], self._pair[self._starts]
-            A.reshape(B, m * d, K)[:, pairs] = np.add.reduceat(rest * self.member, self._starts, 1)
-            F.reshape(B, m * d, K)[:, pairs] = np.add.reduceat(
-                rest * self._singles, self._starts, 1
-            )
+            # each run's sums as one product: (runs, groups) weights @ (groups, K) sets, in
+            # floats (exact: integers far below 2**53)
+            W = np.zeros((B, len(self._starts), self.G))
+            W[:, self._run, np.arange(self.G)] = self.cap - X
+            pairs = self._pair[self._starts]
+            A.reshape(B, m * d, K)[:, pairs] = (W @ self._sets[0]).astype(np.int64)
+            F.reshape(B, m * d, K)[:, pairs] = (W @ self._sets[1]).astype(np.int64)
         return obs, A, F
 
     def ranges(self, X: np.ndarray) -> tuple:
@@ -119,28 +122,29 @@ class CandidateTable(CellModel):
         if (t[keep] < 0).any():
             return
         state = [a[0] for a in self.state(x[None])]
+        helpful = self._helpful(x, t)
         for w in range(len(self.table.N)) if winners is None else winners:
-            problem, raise_, lower, rivals = self._problem(x, state, t, w, keep)
+            problem, raise_, lower, rivals = self._problem(x, state, t, w, keep, helpful)
             spend = functools.partial(self._plan, x, keep, w, rivals, raise_, lower)
             yield Branch(w, problem, np.zeros_like(x), spend)
 
-    def _helpful(self, x: np.ndarray, t: np.ndarray, keep: np.ndarray) -> tuple:
+    def _helpful(self, x: np.ndarray, t: np.ndarray) -> tuple:
         """Per group, whether cleaning it raises its label's smallest count of t (truth
         t_j, set not {t_j}) or lowers its largest (set holds t_j, truth another value),
-        for the columns ``keep``."""
+        in the columns where t is not blank."""
         tj = t[self.j]
-        used = np.isin(self.j, keep) & (tj >= 0) & (self.cap > x)
+        used = (tj >= 0) & (self.cap > x)  # a blank (or unseen) t_j is never helped
         holds = self.member[np.arange(self.G), np.maximum(tj, 0)]
         raise_ = used & (self.v == tj) & ~(holds & self.single)
         lower = used & (self.v != tj) & holds
         return raise_, lower
 
-    def _problem(self, x, state, t, w: int, keep: np.ndarray) -> tuple:
+    def _problem(self, x, state, t, w: int, keep: np.ndarray, helpful: tuple) -> tuple:
         """The fixed-domain problem of winner w over the columns ``keep`` (alpha = 0), the
-        helpful groups (raise and lower masks) and the rivals."""
+        helpful groups (``helpful``: raise and lower masks) and the rivals."""
         obs, A, F = state
         N = self.table.N
-        raise_, lower = self._helpful(x, t, keep)
+        raise_, lower = helpful
         rest, tk = self.cap - x, t[keep]
         column = np.searchsorted(keep, self.j)  # a group's place among the kept columns
 
