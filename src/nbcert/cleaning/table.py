@@ -118,10 +118,12 @@ class CleaningTable(CellModel):
         hid = np.bincount(key[missing], minlength=size).reshape(enc.m, enc.d, K)
         return cls(enc, np.asarray(missing, bool), obs, hid)
 
-    @property
+    @functools.cached_property
     def N(self) -> np.ndarray:
         """Rows per label (every row has one cell, observed or missing, in column 0)."""
-        return (self.obs[:, 0] + self.hid[:, 0]).sum(axis=1)
+        out = (self.obs[:, 0] + self.hid[:, 0]).sum(axis=1)
+        out.setflags(write=False)
+        return out
 
     @property
     def table(self) -> CleaningTable:
