@@ -177,7 +177,7 @@ def test_the_arrays_raise_shift_and_search_as_the_lists(seed, n, g, y):
     verify._Upward.spread(lists, src.tolist(), h, lo, top)
     assert arrays.tolist() == lists
     if top > lo:
-        assert verify._UpwardArrays.ratios(g, y, lo, top).tolist() == h[lo:top]
+        assert verify._UpwardArrays.ratios(g, y, lo, top) == h[lo:top]
     W = np.maximum.accumulate(rng.choice([0.1, 0.5, 1.0, 2.0, np.inf], n)).tolist()
     for strict in (False, True):
         tables = [(0.25, src, strict, n + 1), (4.0, np.sort(dst), strict, int(rng.integers(0, n)))]

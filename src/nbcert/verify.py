@@ -1619,12 +1619,17 @@ class _Exact:
 
     @classmethod
     def ratios(cls, g, y, lo: int, hi: int) -> list:
-        """Give g / (y - v) for lo <= v < hi."""
-        return [cls.num(g / (y - v)) for v in range(lo, hi)]
+        """Give g / (y - v) for lo <= v < hi, as ``quotients`` of integers."""
+        g, y = Fraction(g), Fraction(y)
+        a = g.numerator * y.denominator
+        return cls.quotients(
+            [a] * (hi - lo),
+            [g.denominator * (y.numerator - v * y.denominator) for v in range(lo, hi)],
+        )
 
     @classmethod
     def quotients(cls, a: list, b: list) -> list:
-        """Give a_i / b_i of positive integers."""
+        """Give a_i / b_i of integers."""
         return [cls.num(Fraction(x, y)) for x, y in zip(a, b)]
 
     @classmethod
@@ -1706,26 +1711,13 @@ class _UpwardArrays(_Upward):
             _np.fmax(dst, top, out=dst)
 
     @classmethod
-    def ratios(cls, g, y, lo: int, hi: int):
-        """As ``_Exact.ratios``, in floats where that is exact.
-
-        Where g's numerator and every denominator q (y - v) are integers below 2**53 they
-        are exact as floats: one correctly rounded division, as ``Fraction.__float__``.
-        """
-        g, y = Fraction(g), Fraction(y)
-        q = g.denominator * (y - lo)
-        if y.denominator != 1 or max(g.numerator, q, y) >= 1 << 53 or y - hi < 0:
-            return _np.array(super().ratios(g, y, lo, hi))
-        den = g.denominator * (int(y) - _np.arange(lo, hi, dtype=_np.int64))
-        return _np.nextafter(g.numerator / den.astype(float), _np.inf)
-
-    @classmethod
     def quotients(cls, a: list, b: list) -> list:
         """As ``_Exact.quotients``, as Python floats.
 
-        One float division each where the integers are below 2**53 (exact as floats).
+        One float division each where the integers are positive and below 2**53 (exact as
+        floats: one correctly rounded division, as ``Fraction.__float__``).
         """
-        if not a or max(max(a), max(b)) >= 1 << 53:
+        if not a or min(min(a), min(b)) <= 0 or max(max(a), max(b)) >= 1 << 53:
             return super().quotients(a, b)
         return _np.nextafter(_np.array(a, float) / _np.array(b, float), _np.inf).tolist()
 
@@ -1830,10 +1822,11 @@ def _knapsack(columns: list, lift: list, B: int, ar, tight: bool) -> list:
             if tight:
                 ar.raise_to(new1, w, F1, h)
         for g, w in bases if tight else ():
-            if min(top, B + 1 - w) > 1:
+            end = min(top, B + 1 - w)  # the partial amounts p < end
+            if end > 1:
                 P = ar.zeros(B + 1)
-                P[w + 1 : w + min(top, B + 1 - w)] = ar.ratios(g, y, 1, min(top, B + 1 - w))
-                ar.spread(new1, F0, P, w + 1, w + min(top, B + 1 - w))
+                P[w + 1 : w + end] = ar.ratios(g, y, 1, end)
+                ar.spread(new1, F0, P, w + 1, w + end)
         F0, F1 = ar.rising(new0), ar.rising(new1)
     return ar.larger(F0, F1) if tight else _partial(F0, columns, B, ar)
 

@@ -72,9 +72,9 @@ class CandidateTable(CellModel):
         # groups come sorted by (label, column): each (label, column)'s run of groups, and
         # each group's (label, column, value) as an index of the flat (m, d, K) arrays
         self._pair = self.l * d + self.j
-        self._starts = np.flatnonzero(np.r_[True, self._pair[1:] != self._pair[:-1]])
+        first = np.r_[True, self._pair[1:] != self._pair[:-1]]  # a run's first group
+        self._starts, self._run = np.flatnonzero(first), np.cumsum(first) - 1
         self._flat = (self._pair * K + self.v) if len(groups) else np.zeros(0, np.int64)
-        self._run = np.cumsum(np.r_[True, self._pair[1:] != self._pair[:-1]]) - 1
         self._sets = (self.member.astype(float), (self.member & self.single[:, None]) * 1.0)
 
     @property

@@ -147,11 +147,10 @@ class Front:
         return outer, other * _numerator(world, alpha), world
 
 
-def _memo(memo: dict, key: tuple, make):
-    """make(P) for the patterns P in ``key`` (read-only), found once per key's values
-    while the memo holds less than ``MEMO_BYTES``."""
-    P = next(a for a in key if isinstance(a, np.ndarray))
-    at = tuple((a.dtype.str, a.shape, a.tobytes()) if isinstance(a, np.ndarray) else a for a in key)
+def _memo(memo: dict, what: tuple, P: np.ndarray, make):
+    """make(P) (read-only), found once per (``what``, P's values) while the memo holds
+    less than ``MEMO_BYTES``."""
+    at = (*what, P.dtype.str, P.shape, P.tobytes())
     if at in memo:
         return memo[at]
     got = make(P)
@@ -198,7 +197,7 @@ def build(rows: LabelRows, sign: int, limit: int = LIMIT, memo: dict | None = No
     const = rows.fixed.copy()
     todo = []
     for grp in rows.groups:
-        P = _memo(memo, ("kept", sign, grp.patterns), lambda P: sign * pareto(sign * P))
+        P = _memo(memo, ("kept", sign), grp.patterns, lambda P: sign * pareto(sign * P))
         if len(P) == 1:
             const += grp.g * P[0]
         else:
@@ -215,7 +214,7 @@ def build(rows: LabelRows, sign: int, limit: int = LIMIT, memo: dict | None = No
     merged.sort(key=lambda e: (len(e[0]), e[1]))
     front = np.zeros((1, len(dims)), np.int64)
     for i, (P, g) in enumerate(merged):
-        S = _memo(memo, ("power", sign, P, g, limit), lambda P: power(sign * P, g, limit))
+        S = _memo(memo, ("power", sign, g, limit), P, lambda P: power(sign * P, g, limit))
         if S is None or len(front) * len(S) > limit:
             left = tuple(merged[i:])
             pick = np.max if sign > 0 else np.min
