@@ -68,8 +68,7 @@ def certify(
 ) -> pd.DataFrame:
     """Decide whether each test point is certifiably robust.
 
-    A robust point gets the same unique Naive Bayes prediction in every possible cleaning
-    of ``train``.
+    A robust point gets the same unique Naive Bayes prediction in every cleaning of ``train``.
 
     Parameters
     ----------
@@ -85,40 +84,33 @@ def certify(
         Laplace smoothing, read exactly (0.1 means 1/10; "1/3" is accepted).
     method : {"index", "iterate", "ad"}, default "index"
         ``index`` and ``iterate`` are exact; ``ad`` (the paper's approximate decision)
-        samples ``n_worlds`` worlds per point: its result says only what they saw.
-    n_worlds : int, default 100
-        Worlds sampled per test point by ``ad``.
-    seed : None, int or numpy Generator, optional
-        Random seed of ``ad``.
+        samples ``n_worlds`` worlds per point (seeded by ``seed``): it says what they saw.
+    n_worlds, seed : int, and None, int or numpy Generator
+        ``ad``'s worlds per test point (default 100) and its random seed.
     certificate : str or path, optional
         Also write a certificate there: the answer with the evidence that
         ``nbcert.verify`` checks (an exact method only).
     candidates : DataFrame or path, optional
-        Candidate repairs: a table ``row, column, value`` (one line per possible value of a
-        missing cell of ``train``), or CPClean's ``X_train_repairs/`` folder.  A listed
-        cell takes one of its values, any other missing cell any value of its column's
-        domain, observed or candidate (``method`` "index" only; no certificate).
+        Candidate repairs (``method`` "index", no certificate): a table ``row, column,
+        value`` (a line per possible value of a missing cell) or CPClean's
+        ``X_train_repairs/`` folder; any other missing cell takes its column's domain.
     repairs : DataFrame or path, optional
-        Repaired rows, CPClean's worlds: a table ``row, repair, column, value`` (one line
-        per missing cell a repair of a row fills) or CPClean's ``X_train_repairs/`` folder;
-        each dirty row takes one of its distinct repaired rows whole (``nbcert.repairs``;
-        ``method`` "index" only; no certificate).  The table then also has ``undecided``:
-        None, or the bounds that stopped a point's search (its ``robust``,
-        ``possible_labels`` and ``tie_possible`` then None).
+        Repaired rows, CPClean's worlds (``method`` "index", no certificate): a table ``row,
+        repair, column, value`` or CPClean's folder; a dirty row takes one of its repaired
+        rows whole (``nbcert.repairs``).  The answer's ``undecided`` is then None or the
+        bounds that stopped a point's search (which leaves its other columns None).
     **options
-        The reading options, the same for every function of the API: ``missing``,
-        ``sep``, ``encoding``, ``decimal``, ``bins``, ``binning``, ``categorical``,
-        ``stream``, ``batch_rows``, ``names``, ``test_missing``, ``id`` and ``drop``
-        (:class:`ReadingOptions`).
+        The reading options of every function of the API (:class:`ReadingOptions`):
+        ``missing``, ``sep``, ``encoding``, ``decimal``, ``bins``, ``binning``,
+        ``categorical``, ``stream``, ``batch_rows``, ``names``, ``test_missing``, ``id``, ``drop``.
 
     Returns
     -------
     DataFrame
-        One row per test point (same index): ``robust``; ``label``, the prediction every
-        world makes (None when not robust); ``possible_labels``, the labels some world
-        predicts as its unique winner; ``tie_possible``, whether some world ties at the
-        top (None where undecided; ``count_worlds`` counts the ties).  With ``ad``:
-        ``robust`` (no sampled world disagreed or tied: not a proof), ``label``,
+        A row per test point (same index): ``robust``; ``label``, every world's prediction
+        (None when not robust); ``possible_labels``, the labels some world predicts as
+        its unique winner; ``tie_possible``, whether some world ties at the top.  With
+        ``ad``: ``robust`` (no sampled world disagreed or tied: no proof), ``label``,
         ``sampled_labels``, ``sampled_tie`` and ``worlds_sampled`` instead.
 
     Examples
@@ -146,12 +138,6 @@ def certify(
     need = _certify_need(method, given)
     written = _target(certificate, reading, label, method != "ad", given, train=train, test=test)
     asked = ask(train, test, label, reading, need, alpha, candidates=candidates, repairs=repairs)
-    if asked.repairs is not None:
-        from .repairs import answers
-
-        return asked.present(
-            answers.certified(asked.repairs, asked.T, alpha).set_axis(asked.test.index)
-        )
     out = asked.present(_certified(asked, method, n_worlds, seed))
     _write(written, "certify", asked, out)
     return out
@@ -253,9 +239,13 @@ def _certified(asked: Asked, method, n_worlds, seed) -> pd.DataFrame:
 
     certify's table: robust, label, possible_labels, tie_possible per test point (AD:
     robust, label and what its worlds saw); each group of rows with the same blank cells is
-    answered on its projection (``nbcert.blanks``).
+    answered on its projection (``nbcert.blanks``).  Over repaired rows, with ``undecided``.
     """
     alpha, cand, index = asked.alpha, asked.cand, asked.test.index
+    if asked.repairs is not None:
+        from .repairs import answers
+
+        return answers.certified(asked.repairs, asked.T, alpha).set_axis(index)
 
     def answer(sub, codes, rows, keep):
         if method == "ad":
@@ -341,27 +331,20 @@ def count_worlds(
         As for ``certify`` (a path is read in record batches: counting needs only the
         statistics).
     method : {"auto", "exact", "batch", "montecarlo", "bounds"}, default "auto"
-        ``exact`` builds each label's support distribution separately and combines them;
-        ``batch`` is the paper's Algorithm 2 (all labels jointly; a reference);
-        ``montecarlo`` estimates the fractions with confidence intervals; ``bounds``
-        proves an interval for every label's count (and the ties') at any size; ``auto``
-        is exact unless a label's distribution is proven to exceed ``min(max_states,
-        20000)`` states (decided before building it), then proven bounds where they
-        reach ``width`` within ``time_limit``, then Monte-Carlo (a DataWarning says how
-        many rows it estimated).
-    n_worlds : int, default 20000
-        Worlds sampled per test point by ``montecarlo``.
-    confidence : float, default 0.95
-        Confidence level of the montecarlo intervals, strictly between 0 and 1.
-    seed : None, int or numpy Generator, optional
-        Random seed of ``montecarlo``.
+        ``exact`` builds each label's support distribution and combines them; ``batch`` is
+        the paper's Algorithm 2 (a reference); ``montecarlo`` estimates the fractions with
+        confidence intervals; ``bounds`` proves an interval for every label's count and
+        the ties'; ``auto`` is exact unless a label's distribution is proven to exceed
+        ``min(max_states, 20000)`` states, then proven bounds where they reach ``width``
+        within ``time_limit``, then Monte-Carlo (a DataWarning says for how many rows).
+    n_worlds, confidence, seed : int, float, and None, int or numpy Generator
+        ``montecarlo``'s worlds per test point (default 20000), its intervals' confidence
+        level (default 0.95, strictly between 0 and 1) and its random seed.
     max_states : int, default 2000000
         The most distinct supports per label that exact counting may build.
-    width : float, default 0.001
-        The widest proven interval ``bounds`` refines to, as a share of the worlds
-        (0.001: 0.1 percentage point).
-    time_limit : float, default 2.0
-        Seconds per test point that ``bounds`` refines for (it then gives what it proved).
+    width, time_limit : float, default 0.001 and 2.0
+        The widest interval ``bounds`` refines to, as a share of the worlds (0.001: 0.1
+        percentage point), and its seconds per test point (it then gives what it proved).
     progress : callable, optional
         Called as ``progress(done, total, method)`` before each test point and at the end.
     candidates : DataFrame or path, optional
@@ -546,9 +529,7 @@ def poison_together(
     >>> found.cells, found.search_optimal, found.optimal, found.lower_bound
     (((0, 'color'), (3, 'color'), (4, 'color')), True, False, 2)
 
-    The exact search proves its 3 cells the fewest, but only 2 are proven in a way a
-    certificate checks (``nbcert.verify``): ``optimal`` and ``lower_bound`` say what a
-    certificate proves, ``search_optimal`` and ``search_bound`` what the search did.
+    The search proves its 3 cells the fewest; a certificate (``nbcert.verify``) proves 2.
     """
     from . import poisoning
 
@@ -556,9 +537,7 @@ def poison_together(
     written = _target(certificate, reading, label, train=train, test=test)
     asked = ask(train, test, label, reading, Need("poisoning test points together"))
     require_complete(asked.table, reading)
-    result = poisoning.poison_together_encoded(
-        asked.table, asked.T, method=method, time_limit=time_limit
-    )
+    result = poisoning.poison_together_encoded(asked.table, asked.T, method, time_limit)
     result = claims.poison_together(asked.table, asked.T, result)
     _limit_warnings(("poison_together", "poison --together"), result, time_limit)
     _write(written, "poison_together", asked, result)
@@ -632,10 +611,7 @@ def clean(
     repairs=None,
     **options: Unpack[ReadingOptions],
 ) -> pd.DataFrame:
-    """Rank the missing cells of ``train`` to clean next.
-
-    The cells whose cleaning may make the test points certifiably robust, by a heuristic
-    policy (the truth is unknown).
+    """Rank the missing cells of ``train`` to clean next (a heuristic: the truth is unknown).
 
     Parameters
     ----------
@@ -646,26 +622,20 @@ def clean(
         observed frequencies, ``worlds`` uniformly over the domain.
     top : int, default 10
         The most groups returned.
-    candidates : DataFrame or path, optional
-        Candidate repairs, as for ``certify``: the policy weighs each point's counts over
-        the candidate worlds (with ``prior="worlds"`` a cell holds each of its candidates
-        with equal odds).
-    repairs : DataFrame or path, optional
-        Repaired rows, as for ``certify``: the policy ranks whole rows (``prior`` is not
-        used), and the table has one row per training row: ``row``, ``label``, ``score``
-        and ``points``, the test points not certain it may help.
+    candidates, repairs : DataFrame or path, optional
+        As for ``certify``.  Candidates: the policy weighs the candidate worlds (a cell's
+        candidates equally likely with ``prior="worlds"``).  Repairs: it ranks whole rows
+        (no ``prior``), a table row per training row: ``row``, ``label``, ``score`` and
+        ``points``, the test points not certain it may help.
 
     Returns
     -------
     DataFrame
-        One row per group of interchangeable cells (one label and column), best first:
-        ``row`` and ``column`` of its first missing cell, the row's ``label``, the group's
-        size ``group_cells``, the policy's ``score`` and how many non-robust test points it may
-        help as their likely winner's cell (``as_winner``: its truth may equal the test
-        value) or as a rival's (``as_rival``: its truth may differ), and ``test_value``: the
-        value all those test points have in the column (with ``bins``, the bin's interval),
-        missing when they differ; ``group_rows``, the data rows of every cell of the group
-        (its column is ``column``).  Empty when every test point is robust or nothing may help.
+        A row per group of interchangeable cells (a label and column), best first: its
+        first cell's ``row`` and ``column``, ``label``, size ``group_cells``, data rows
+        ``group_rows``, ``score``, the non-robust test points it may help as their likely
+        winner's cell (``as_winner``) or a rival's (``as_rival``), and the ``test_value``
+        they all have (missing when they differ).  Empty when nothing may help.
 
     Examples
     --------
@@ -679,8 +649,7 @@ def clean(
     """
     from . import cleaning
 
-    reading = reading_options(train, **options)
-    need = Need("cleaning advice")
+    reading, need = reading_options(train, **options), Need("cleaning advice")
     asked = ask(train, test, label, reading, need, alpha, candidates=candidates, repairs=repairs)
     if asked.repairs is not None:
         from .repairs import answers
@@ -714,54 +683,45 @@ def clean_with_truth(
 ) -> cleaning.CleaningReport:
     """Find the fewest cells to clean, per test point and for all together, given the truth.
 
-    Also the path the ``clean`` policy would take, the truth revealed as it cleans.
-
     Parameters
     ----------
     train, test, label, alpha, prior, **options
         As for ``clean``.
     truth : DataFrame or path
-        ``train`` with every cell filled (the same header and rows), binned at ``train``'s
-        edges.  Only its values of the missing cells are used: where its other cells differ
-        (floats rounded), a DataWarning names the first, and ``train``'s values stand.
+        ``train`` with every cell filled (binned at ``train``'s edges); only the missing
+        cells' values are used (a DataWarning names the first other cell that differs).
     method : {"auto", "exact", "greedy"}, default "auto"
-        For all test points together: ``exact`` proves what it can within ``time_limit``
+        For all test points together: ``exact`` proves what it can within the limits
         (every cleaning where few, else a HiGHS program: alpha = 0 only), ``greedy`` gives a
-        proven lower bound, ``auto`` is ``exact`` where it applies, else greedy (saying why in
-        ``why_not_optimal``).
+        proven lower bound, ``auto`` is ``exact`` where it applies (else ``why_not_optimal``).
     node_limit, time_limit : int and float, default 20000 and 60.0
-        The exact program's branch-and-bound nodes, and the seconds of the exact search.
+        The exact program's branch-and-bound nodes and the exact search's seconds (a
+        DataWarning names a limit that stops it).
     batch : int, default 1
         Cells of its chosen group the policy cleans per step along its path.
     target : float, default 1.0
-        The share of the test points some cleaning certifies that the cells together (and
-        the policy's path) must certify; those no cleaning certifies (proven) are set aside
-        (``together.excluded``).  Below 1 the answer is greedy's, with a proven lower bound.
+        The share of the points some cleaning certifies (the rest, ``together.excluded``)
+        that the cells and the path must certify; below 1, greedy's answer and a bound.
     budget : int, optional
         The most cells to clean together (greedy stops before passing it) and on the path.
     progress : callable, optional
-        Called as ``progress(done, total, stage)``: per test point (``total`` the points),
-        then with ``total`` None as the search together and the path begin, and
-        ``progress(1, 1, stage)`` at the end.
+        Called as ``progress(done, total, stage)`` per point, (0, None, stage) as the
+        search together and the path begin, and (1, 1, stage) at the end.
     certificate : str or path, optional
         Also write a certificate there, as for ``certify``.
     candidates : DataFrame or path, optional
-        Candidate repairs, as for ``certify`` (alpha 0 only): a cell takes one of its
-        candidates until it is cleaned to its true value, which need not be one of them.
+        Candidate repairs, as for ``certify`` (alpha 0 only); a cell's truth need not be one.
     repairs : DataFrame or path, optional
-        Repaired rows, as for ``certify`` (alpha 0, target 1, no budget, no certificate):
-        the fewest *rows*, a cleaned row taking its true row.  The answer is then a
-        ``nbcert.repairs.answers.RowsReport`` (``batch``: rows the policy cleans per
-        step of its path; ``prior``, ``method``, ``node_limit``, ``time_limit`` and
-        ``progress`` are not used).
+        Repaired rows, as for ``certify`` (alpha 0, target 1, no budget or certificate):
+        the fewest *rows*, a cleaned row taking its true row, in a ``RowsReport``
+        (``nbcert.repairs.answers``; ``batch`` counts rows; no ``prior`` or limits).
 
     Returns
     -------
     CleaningReport
         ``points``: per test point the fewest cells whose cleaning certifies it;
         ``together``: the fewest for all points some cleaning certifies; ``path``: the
-        cells the policy cleans, in order.  A limit that stopped the search together
-        (``time_limited``, ``node_limited``) also gives a ``DataWarning`` naming it.
+        cells the ``clean`` policy cleans, in order, the truth revealed as it cleans.
 
     Examples
     --------
@@ -775,64 +735,55 @@ def clean_with_truth(
     (((3, 'color'),), True)
     """
     reading = reading_options(train, **options)
-    if certificate is not None and (target != 1 or budget is not None):
-        raise ParameterError(
-            "certificate: written for every row some cleaning certifies (target 1, no budget)"
-        )
-    _candidates_at_zero(candidates, alpha)
-    if repairs is not None:
-        return _rows_with_truth(
-            train,
-            truth,
-            test,
-            label,
-            reading,
-            repairs,
-            alpha,
-            batch,
-            target != 1 or budget is not None or certificate is not None,
-        )
-    written = _target(
-        certificate, reading, label, True, candidates, train=train, test=test, truth=truth
+    _with_truth_asks(alpha, target, budget, certificate, candidates, repairs)
+    tables = {"train": train, "test": test, "truth": truth}
+    written = _target(certificate, reading, label, True, candidates, **tables)
+    asked = ask(
+        label=label, reading=reading, alpha=alpha, candidates=candidates, repairs=repairs, **tables
     )
-    asked = ask(train, test, label, reading, alpha=alpha, candidates=candidates, truth=truth)
+    if asked.repairs is not None:
+        from .repairs import answers
+
+        return answers.with_truth(asked.repairs, asked.T, batch)
     limits = (time_limit, batch, progress, target, budget)
     found = _with_truth(asked, prior, method, node_limit, limits)
-    if asked.cand is None:  # the checker knows domains, not candidate sets
-        found = claims.clean(asked.table, asked.T, found, asked.alpha)
     _limit_warnings(("clean_with_truth", "clean --truth"), found.together, time_limit, node_limit)
     _write(written, "clean", asked, found)
     return found
 
 
-def _rows_with_truth(train, truth, test, label, reading, repairs, alpha, batch, other: bool):
-    """Answer ``clean_with_truth`` over repaired rows.
-
-    ``other``: a target, budget or certificate was asked, which rows do not answer.
-    """
-    if alpha != 0 or other:
+def _with_truth_asks(alpha, target, budget, certificate, candidates, repairs) -> None:
+    """Refuse what ``clean_with_truth`` cannot answer together (a ParameterError)."""
+    if certificate is not None and (target != 1 or budget is not None):
+        raise ParameterError(
+            "certificate: written for every row some cleaning certifies (target 1, no budget)"
+        )
+    _candidates_at_zero(candidates, alpha)
+    if repairs is not None and (
+        alpha != 0 or target != 1 or budget is not None or certificate is not None
+    ):
         raise ParameterError(
             "repairs: the fewest rows with the truth are for alpha 0, target 1, no budget "
             "and no certificate"
         )
-    from .repairs import answers
-
-    asked = ask(train, test, label, reading, alpha=alpha, truth=truth, repairs=repairs)
-    return answers.with_truth(asked.repairs, asked.T, batch)
 
 
 def _with_truth(asked: Asked, prior, method, node_limit, limits: tuple):
     """Answer ``clean_with_truth`` over the domains or the candidate repairs.
 
-    ``limits``: its time limit, batch, progress, target and budget.
+    ``limits``: its time limit, batch, progress, target and budget.  Over the domains, the
+    claims are what the checker proves (it knows domains, not candidate sets).
     """
     from . import cleaning
 
     model = cleaning.cell_model(asked.table, asked.cand)
     try:
-        return cleaning.report(model, asked.T, asked.alpha, prior, method, node_limit, *limits)
+        found = cleaning.report(model, asked.T, asked.alpha, prior, method, node_limit, *limits)
     except cleaning.TooManyBranches as e:
         raise InputError(_too_many_branches(e, asked.table, asked.alpha, asked.reading)) from None
+    return (
+        found if asked.cand is not None else claims.clean(asked.table, asked.T, found, asked.alpha)
+    )
 
 
 def _candidates_at_zero(candidates, alpha) -> None:

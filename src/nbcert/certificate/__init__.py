@@ -69,9 +69,8 @@ def certify_encoded(
     alpha : Fraction, int or str, default 0
         The smoothing the answers are for (exact: ``"1/2"``, ``Fraction(1, 2)``).
     test_indices : sequence of int, optional
-        Each point of T's data row in ``test`` (default 0, 1, ..., k - 1: T is the whole
-        file).  Given, the certificate lists them (``inputs.test_indices``) and answers for
-        those points alone.
+        Each point's data row in ``test`` (default 0, ..., k - 1, the whole file); given,
+        the certificate lists them (``inputs.test_indices``) and answers for those alone.
     reading : nbcert.reading.options.Reading, optional
         How the files were read, when not with the defaults.
 

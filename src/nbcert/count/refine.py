@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import numpy as np
@@ -189,11 +189,7 @@ def prove(
         if finer is None:
             break
         eps, neglect, rare_steps = finer, step[1], rare_steps + step[2]
-    if best is None:
-        return None
-    return Proven(
-        best.low, best.high, best.tie_low, best.tie_high, best.eps, time.perf_counter() - start
-    )
+    return None if best is None else replace(best, seconds=time.perf_counter() - start)
 
 
 def _ceil(total: int, x: Fraction) -> int:
