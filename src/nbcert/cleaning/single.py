@@ -83,15 +83,16 @@ def minimum_with_truth(model, t: np.ndarray, alpha=0, limit=math.inf) -> Cleanin
     return search(model, np.zeros_like(model.cap), t, Fraction(alpha), limit)[0]
 
 
-def search(model, x: np.ndarray, t: np.ndarray, alpha: Fraction, limit=math.inf) -> tuple:
+def search(model, x: np.ndarray, t: np.ndarray, alpha: Fraction, limit=math.inf, now=None) -> tuple:
     """(the cheapest plan costing less than ``limit`` on the table cleaned by x, or None;
     whether any plan exists; a lower bound on the minimum: its cost when a plan is found).
 
     Branches are tried in the model's order and a plan replaces the best only when
     strictly cheaper, so the first cheapest branch's plan is returned whatever the limit
-    (above its cost): each search below ``limit`` returns the plan it returns without it."""
+    (above its cost): each search below ``limit`` returns the plan it returns without it.
+    ``now``: the label t is certain of after x (-1: none), where the caller knows it."""
     zero = np.zeros_like(model.cap)
-    now = _settled(model, x, t, alpha)
+    now = _settled(model, x, t, alpha) if now is None else now
     if now >= 0:
         return (CleaningPlan(zero, 0, now) if limit > 0 else None), True, 0
     best, possible, lower = None, False, math.inf
@@ -115,7 +116,7 @@ def search(model, x: np.ndarray, t: np.ndarray, alpha: Fraction, limit=math.inf)
     return best, possible, min(lower, best.cost) if best else lower
 
 
-def cleanable(model, t: np.ndarray, alpha=0, x: np.ndarray | None = None) -> bool:
+def cleanable(model, t: np.ndarray, alpha=0, x: np.ndarray | None = None, now=None) -> bool:
     """Does some cleaning (after x) make test point t certifiably robust (proven either way)?
 
     Each branch is checked with all its helpful cells cleaned (the first that works ends
@@ -127,13 +128,15 @@ def cleanable(model, t: np.ndarray, alpha=0, x: np.ndarray | None = None) -> boo
         As for ``minimum_with_truth``.
     x : ndarray, optional
         Cleanings already done (default none).
+    now : int, optional
+        As for ``search``.
 
     Returns
     -------
     bool
     """
     x = np.zeros_like(model.cap) if x is None else x
-    if _settled(model, x, t, alpha) >= 0:
+    if (_settled(model, x, t, alpha) if now is None else now) >= 0:
         return True
     return any(b.problem.feasible() for b in model.branches(x, t, Fraction(alpha)))
 

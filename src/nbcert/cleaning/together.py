@@ -154,7 +154,7 @@ def _cheapest_completion(model, x, T, todo, alpha, lower: dict, known: dict, abl
     bounds (updated), each only for a plan that would win: cheaper than the best so far,
     or as cheap if it comes first; ``known`` plans are not searched, and a point whose
     bound shows it cannot win is only checked for being cleanable (unless ``able``: every
-    point of ``todo`` is)."""
+    point of ``todo`` is).  No point of ``todo`` is certain after x."""
     best = None  # (cost, position in todo, plan)
     for i in sorted(range(len(todo)), key=lambda i: lower.get(int(todo[i]), -math.inf)):
         p = int(todo[i])
@@ -162,9 +162,9 @@ def _cheapest_completion(model, x, T, todo, alpha, lower: dict, known: dict, abl
         if p in known:
             plan, possible = (known[p] if known[p].cost < limit else None), True
         elif lower.get(p, -math.inf) >= limit:
-            plan, possible = None, able or cleanable(model, T[p], alpha, x)
+            plan, possible = None, able or cleanable(model, T[p], alpha, x, now=-1)
         else:
-            plan, possible, lower[p] = search(model, x, T[p], alpha, limit)
+            plan, possible, lower[p] = search(model, x, T[p], alpha, limit, now=-1)
         if skip and not possible:
             continue
         if not possible or (plan is None and limit == math.inf):
