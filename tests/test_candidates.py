@@ -472,3 +472,42 @@ def test_a_bad_candidate_file_is_named_with_its_row(tmp_path, capsys):
         f"nbcert: error: {bad}: data row 1: row 0, column 'f' is not missing in {train} "
         "(candidates are for missing cells)\n"
     )
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(
+    dirty_with_candidates(max_rows=6, max_features=3, max_missing=6, max_tests=3),
+    st.booleans(),
+    alphas,
+    st.data(),
+)
+def test_the_policy_takes_the_paths_certification_as_its_own(case, listed, alpha, data):
+    """Along its path the policy is told which points are robust (``follow`` has just
+    certified them): its scores are those it finds deciding the points itself, over domains
+    and over candidate sets, blank test cells and any cleaning included."""
+    from nbcert.cleaning.policy import scores
+    from nbcert.inputs import ask, reading_options
+    from nbcert.params import as_alpha
+
+    inst, cands = case
+    inst = _blanked(inst, data)
+    alpha = as_alpha(alpha if not listed else 0)
+    given_cands = _frame(cands) if listed else None
+    reading = reading_options(inst.dirty)
+    asked = ask(
+        inst.dirty, inst.test, inst.label, reading, alpha=alpha, truth=inst.truth,
+        candidates=given_cands,
+    )  # fmt: skip
+    model = nbcert.cleaning.cell_model(asked.table, asked.cand)
+    cap = model.cap.ravel()
+    x = np.array([data.draw(st.integers(0, int(c))) for c in cap], np.int64)
+    x = x.reshape(model.cap.shape)
+    robust = model.certify(x, asked.T, asked.alpha).robust
+    obs, M, view = model.scoring(*model.observed(x))
+    for prior in ("observed", "worlds"):
+        own = scores(obs, model.table.N, asked.T, asked.alpha, prior, view)
+        told = scores(obs, model.table.N, asked.T, asked.alpha, prior, view, robust)
+        assert own.todo == told.todo
+        for name in ("score", "as_winner", "as_rival", "helped"):
+            assert np.array_equal(getattr(own, name), getattr(told, name)), name
+        event(f"{'candidates' if listed else 'domains'}: {int(robust.sum())} robust")

@@ -192,13 +192,14 @@ def _follow_checked(seed, seen):
     ch = cpclean.entropy_chooser(tab.N, T, 0, 24, 3, np.random.default_rng(seed))
     m, d, _ = tab.obs.shape
 
-    def choose(obs, M):
+    def choose(obs, M, robust):
         before = None if ch.obs is None else ch.delta.copy()
         flat = ch.flat
-        l, j = ch(obs, M)
+        l, j = ch(obs, M, robust)
         _check_worlds(ch, obs, M)
         seen["grew"] += before is not None and bool((ch.delta > before).any())
         todo = ~cleaning.state_certification(obs, M, tab.N, T, 0).robust
+        assert np.array_equal(~robust, todo)  # follow's certification is the state's
         assert np.array_equal(ch.live, todo)  # the non-robust points' worlds are kept
         k = ch.nxt[todo].reshape(int(todo.sum()), ch.n_worlds, m * d)
         gain = np.where(M > 0, _reference_gain(k, ch.lab[todo], m, ch.batch).reshape(m, d), -1.0)

@@ -57,7 +57,7 @@ def _reveal(rest: np.ndarray, M: np.ndarray, B: np.ndarray, rng):
 
 
 class EntropyChooser:
-    """choose(obs, M) for the CPClean-style policy: the group whose batch of cleanings has
+    """choose(obs, M, robust=None) for the CPClean-style policy: the group whose batch of cleanings has
     the largest expected entropy reduction (mutual information between the predicted label
     and the number of revealed cells holding t_j), summed over the non-robust points.
 
@@ -86,9 +86,13 @@ class EntropyChooser:
         self.flat = 0  # decisions where every sampled world agreed for every point
         self.obs = None
 
-    def __call__(self, obs: np.ndarray, M: np.ndarray):
+    def __call__(self, obs: np.ndarray, M: np.ndarray, robust=None):
+        """The group to clean next in the state (obs, M), ``robust``: which points are
+        certifiably robust in it, where the caller knows it."""
         obs, M = np.asarray(obs), np.asarray(M)
-        todo = ~state_certification(obs, M, self.N, self.T, self.alpha).robust
+        if robust is None:
+            robust = state_certification(obs, M, self.N, self.T, self.alpha).robust
+        todo = ~np.asarray(robust)
         self.update(obs, M, todo)
         score = np.where(M > 0, self.gains(todo), -1.0)
         if score.max() <= 1e-12:  # no information expected anywhere: the largest group
@@ -216,5 +220,5 @@ class EntropyChooser:
 def entropy_chooser(
     N: np.ndarray, T: np.ndarray, alpha, n_worlds: int, batch: int, rng
 ) -> EntropyChooser:
-    """The CPClean-style policy's choose(obs, M) (see :class:`EntropyChooser`)."""
+    """The CPClean-style policy's choose(obs, M, robust=None) (see :class:`EntropyChooser`)."""
     return EntropyChooser(N, T, alpha, n_worlds, batch, rng)

@@ -12,6 +12,7 @@ interchangeable, so groups are scored, in O(k m^2 d) per decision.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -64,7 +65,7 @@ def _deficits(view: View, N, alpha, pi):
     return lo, hi, w, D
 
 
-def group_scores(view: View, N: np.ndarray, alpha, pi: np.ndarray) -> GroupScores:
+def group_scores(view: View, N: np.ndarray, alpha, pi: np.ndarray, robust=None) -> GroupScores:
     """Score cleaning one more cell of each (label, column) group (a heuristic).
 
     For each non-robust point, w is the label the expected table predicts (missing cells
@@ -87,12 +88,16 @@ def group_scores(view: View, N: np.ndarray, alpha, pi: np.ndarray) -> GroupScore
         The smoothing parameter.
     pi : ndarray (k, m, d)
         The odds that a missing cell holds t_j (``truth_odds``).
+    robust : ndarray (k,) of bool, optional
+        Which points are certifiably robust, where the caller knows it (certify_ranges of
+        the view otherwise: the view's ranges are the table's own).
 
     Returns
     -------
     GroupScores
     """
-    robust = certify_ranges(view.lo, view.hi, N, view.delta, alpha).robust
+    if robust is None:
+        robust = certify_ranges(view.lo, view.hi, N, view.delta, alpha).robust
     todo = np.flatnonzero(~robust)  # a robust point's gains are 0: it is left out
     part = View(*(a[todo] for a in view[:4]), view.delta, view.seen[todo])
     lo, hi, w, D = _deficits(part, N, alpha, pi[todo])
@@ -121,7 +126,9 @@ def group_scores(view: View, N: np.ndarray, alpha, pi: np.ndarray) -> GroupScore
     )
 
 
-def scores(obs: np.ndarray, N: np.ndarray, T: np.ndarray, alpha, prior: str, view) -> GroupScores:
+def scores(
+    obs: np.ndarray, N: np.ndarray, T: np.ndarray, alpha, prior: str, view, robust=None
+) -> GroupScores:
     """``group_scores`` for test points that may have blank cells: summed over the groups of
     points with the same blank cells, each group's on its points' other features
     (``nbcert.blanks``: a blank test cell's feature is left out); a point with every
@@ -137,6 +144,8 @@ def scores(obs: np.ndarray, N: np.ndarray, T: np.ndarray, alpha, prior: str, vie
         As for ``truth_odds``.
     view : callable
         ``view(T)`` -> (View, the worlds' odds) of test points: a cell model's ``view``.
+    robust : ndarray (k,) of bool, optional
+        As for ``group_scores`` (each point decided on its features not blank, as here).
 
     Returns
     -------
@@ -156,7 +165,7 @@ def scores(obs: np.ndarray, N: np.ndarray, T: np.ndarray, alpha, prior: str, vie
             pi = truth_odds(obs[:, keep], full[:, keep], prior)
         else:
             pi = worlds[..., keep]
-        gs = group_scores(part, N, alpha, pi)
+        gs = group_scores(part, N, alpha, pi, None if robust is None else robust[rows])
         score[:, keep] += gs.score
         won[:, keep] += gs.as_winner
         rival[:, keep] += gs.as_rival
@@ -177,7 +186,7 @@ def pick(score: np.ndarray, M: np.ndarray):
     return np.unravel_index(int(np.argmax(s)), s.shape)
 
 
-def next_group(obs, M, N, T, alpha=0, prior="observed"):
+def next_group(obs, M, N, T, alpha=0, prior="observed", robust=None):
     """The (label, column) group the policy cleans next.
 
     Parameters
@@ -190,6 +199,8 @@ def next_group(obs, M, N, T, alpha=0, prior="observed"):
         Rows per label, the test points (local codes), the smoothing parameter.
     prior : {"observed", "worlds"}, default "observed"
         As for ``truth_odds``.
+    robust : ndarray (k,) of bool, optional
+        As for ``scores``.
 
     Returns
     -------
@@ -199,7 +210,8 @@ def next_group(obs, M, N, T, alpha=0, prior="observed"):
     """
     if not M.any():
         return None
-    return pick(scores(obs, N, T, alpha, prior, lambda t: plain_view(obs, M, t)).score, M)
+    view = functools.partial(plain_view, obs, M)
+    return pick(scores(obs, N, T, alpha, prior, view, robust).score, M)
 
 
 def follow(model, T, choose, alpha=0, batch=1, order=None, need=None, budget=None):
@@ -215,9 +227,10 @@ def follow(model, T, choose, alpha=0, batch=1, order=None, need=None, budget=Non
     T : ndarray, shape (k, d)
         The test points (local codes of the true table).
     choose : callable
-        ``choose(*model.observed(x))`` -> (label, column) of the group to clean next, x
-        the cleaning so far: ``choose(obs, M)`` (observed cells, missing cells per (label,
-        column)) without candidates, ``choose(x)`` with them.
+        ``choose(*model.observed(x), robust=r)`` -> (label, column) of the group to clean
+        next, x the cleaning so far and r which points are robust after it:
+        ``choose(obs, M, robust=r)`` (observed cells, missing cells per (label, column))
+        without candidates, ``choose(x, robust=r)`` with them.
     alpha : number, default 0
         The smoothing parameter.
     batch : int, default 1
@@ -242,12 +255,13 @@ def follow(model, T, choose, alpha=0, batch=1, order=None, need=None, budget=Non
     taken, history, cleaned = [], [], 0
     need = len(T) if need is None else need
     while True:
-        count = int(model.certify(x, T, alpha).robust.sum())
+        robust = model.certify(x, T, alpha).robust
+        count = int(robust.sum())
         history.append((cleaned, count))
         spent = budget is not None and cleaned >= budget
         if count >= need or not (M - done).any() or spent:
             return [(r, j) for rows, j in taken for r in rows.tolist()], history, count >= need
-        l, j = choose(*model.observed(x))
+        l, j = choose(*model.observed(x), robust=robust)
         take = queue[(l, j)][done[l, j] : done[l, j] + batch]
         take = take if budget is None else take[: budget - cleaned]
         done[l, j] += len(take)
@@ -288,8 +302,8 @@ def policy_path(
         As for ``follow``.
     """
 
-    def choose(*seen):
+    def choose(*seen, robust):
         obs, M, view = model.scoring(*seen)
-        return pick(scores(obs, model.table.N, T, alpha, prior, view).score, M)
+        return pick(scores(obs, model.table.N, T, alpha, prior, view, robust).score, M)
 
     return follow(model, T, choose, alpha, batch, order, need, budget)

@@ -162,8 +162,8 @@ def _policy_rows(tab, T, base, cfg, method, batch, order, seed_parts) -> list:
         )
     else:
 
-        def choose(obs, M):
-            return next_group(obs, M, tab.N, T, cfg.alpha, cfg.prior)
+        def choose(obs, M, robust):
+            return next_group(obs, M, tab.N, T, cfg.alpha, cfg.prior, robust)
 
     t0 = time.perf_counter()
     _, hist, _ = follow(tab, T, choose, cfg.alpha, batch, order)
