@@ -12,6 +12,7 @@ from nbcert.reading.truth import prepare_truth
 from nbcert.repairs import Worlds, certify_rows, code
 from nbcert.repairs import front as fronts
 from nbcert.repairs.clean import point_cleaning
+from nbcert.repairs.patterns import Patterns
 
 NAMES = {"train": "training table", "truth": "truth table"}
 
@@ -139,4 +140,39 @@ def test_fronts_shared_between_cleanings_are_each_tables_own(inst, alpha, limit,
         shared = certify_rows(now, T, alpha, Worlds(now, alpha, limit, memo=memo))
         fresh = certify_rows(now, T, alpha, Worlds(now, alpha, limit))
         for a, b in zip(shared.__dict__.values(), fresh.__dict__.values()):
+            assert np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
+
+
+@given(
+    st.one_of(
+        repair_instances(truth=True, max_rows=6, max_missing=6),
+        crowded_instances(truth=True, max_rows=6),
+    ),
+    st.randoms(use_true_random=False),
+)
+@settings(max_examples=200, deadline=None)
+def test_patterns_after_a_cleaning_are_the_cleaned_tables_own(inst, rnd):
+    """A cleaned table's patterns taken from the table before (``Patterns.cleaned``, as
+    the policy's rounds and the curves take them) are those it builds itself, key by key,
+    a clean row "cleaned" too, and so are its certifications."""
+    rr, T = coded_truth(inst)
+    rows = list(range(rr.n))  # dirty and clean rows alike
+    rnd.shuffle(rows)
+    first = Patterns(rr)
+    keys = {first.key(t) for t in T} | {((), ())}
+    for k in range(len(rows) + 1):
+        now = rr.cleaned(np.array(rows[:k], np.intp)) if k else rr
+        taken, own = first.cleaned(now, np.array(rows[:k], np.intp)), Patterns(now)
+        for key in sorted(keys):
+            for a, b in zip(taken.rows(key), own.rows(key)):
+                assert np.array_equal(a.fixed, b.fixed) and np.array_equal(
+                    a.fixed_ways, b.fixed_ways
+                )
+                assert len(a.groups) == len(b.groups)
+                for x, y in zip(a.groups, b.groups):
+                    assert x.g == y.g and np.array_equal(x.patterns, y.patterns)
+                    assert np.array_equal(x.weights, y.weights)
+        got = certify_rows(now, T, 0, Worlds(now, 0, patterns=taken))
+        want = certify_rows(now, T, 0, Worlds(now, 0))
+        for a, b in zip(got.__dict__.values(), want.__dict__.values()):
             assert np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object))

@@ -67,13 +67,14 @@ class Point:
 @dataclass
 class Worlds:
     """The worlds of a ``RowRepairs`` at one alpha: fronts and reachable sets built once
-    per (key, label), every point's extremes (``point``)."""
+    per (key, label), every point's extremes (``point``).  ``patterns``: the table's
+    ``Patterns`` where the caller has them (``Patterns.cleaned``)."""
 
     rr: RowRepairs
     alpha: Fraction
     limit: int = fronts.LIMIT
     memo: dict = field(default_factory=dict, repr=False)  # ``fronts.build``'s, shareable
-    patterns: Patterns = field(init=False)
+    patterns: Patterns | None = None
     _fronts: dict = field(default_factory=dict, repr=False)
     _reach: dict = field(default_factory=dict, repr=False)
     _common: dict = field(default_factory=dict, repr=False)
@@ -81,7 +82,7 @@ class Worlds:
 
     def __post_init__(self):
         self.alpha = Fraction(self.alpha)
-        self.patterns = Patterns(self.rr)
+        self.patterns = Patterns(self.rr) if self.patterns is None else self.patterns
 
     def fronts(self, key: tuple, l: int) -> tuple:
         """(largest, smallest) ``Front`` of label l for the key."""

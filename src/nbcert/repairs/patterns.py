@@ -14,6 +14,10 @@ pick them differ elsewhere: in other features, or in values other than t_j).  A 
 repairs all have one pattern is fixed (``LabelRows.fixed``); rows with the same weighted
 pattern set are interchangeable and grouped (``Group``: its patterns, weights and rows).
 The structure depends on t only through (J, t_J): ``Patterns`` builds it once per such key.
+A table with some rows cleaned to their truth (``RowRepairs.cleaned``) has the same
+(row, pattern) entries for its other rows, and one entry, its truth's, for each cleaned
+row: ``Patterns.cleaned`` takes them from the table before, without matching every repair
+again.
 """
 
 from __future__ import annotations
@@ -63,10 +67,13 @@ class Patterns:
     rr: RowRepairs
     _missing_fill: np.ndarray = field(init=False, repr=False)
     _cache: dict = field(default_factory=dict, repr=False)
+    _keyed: dict = field(default_factory=dict, repr=False)  # per key, ``keyed``'s entries
+    _origin: tuple | None = field(default=None, repr=False)  # the Patterns before, its rows
 
     def __post_init__(self):
         self._missing_fill = self.rr.missing[self.rr.owner]
         self._repairable = self.rr.missing.any(axis=0)
+        self._room = 62 - int(self.rr.owner.max(initial=0)).bit_length()  # bits for J
 
     def key(self, t: np.ndarray) -> tuple:
         """(J, t_J) of a test point's local codes (-1 unseen, -2 blank)."""
@@ -94,6 +101,16 @@ class Patterns:
             self._cache[key] = self._build(np.array(key[0], np.intp), np.array(key[1]))
         return self._cache[key]
 
+    def cleaned(self, rr: RowRepairs, rows: np.ndarray) -> Patterns:
+        """The patterns of ``rr``, this table with ``rows`` cleaned to their truth
+        (``self.rr.cleaned(rows)``): a key's entries are this table's for the other rows
+        and each cleaned row's truth."""
+        out, rows = Patterns(rr), np.unique(np.asarray(rows, np.intp))
+        gone = np.zeros(rr.n, bool)
+        gone[rows] = True
+        out._origin = (self, rows, gone, rr.truth[rows], rr.missing[rows])
+        return out
+
     def match(self, J: np.ndarray, tJ: np.ndarray) -> np.ndarray:
         """(repairs, |J|) whether each repair fills a missing cell of J with t_j."""
         return (self.rr.fills[:, J] == tJ) & self._missing_fill[:, J]
@@ -105,10 +122,38 @@ class Patterns:
         starts = np.flatnonzero(np.concatenate(([True], owner[1:] != owner[:-1])))
         return starts, np.diff(np.append(starts, len(owner)))
 
+    def _entries(self, J: np.ndarray, tJ: np.ndarray) -> tuple:
+        """``distinct``'s (owner, pattern, ways) of the key's repairs: from one integer key
+        per entry where they fit (``keyed``, kept per key), found from the table before
+        cleaning where there is one."""
+        if len(J) > self._room:
+            return distinct(self.rr.owner, self.match(J, tJ))
+        return split(*self._keys(J, tJ), len(J))
+
+    def _keys(self, J: np.ndarray, tJ: np.ndarray) -> tuple:
+        """``keyed``'s (keys, ways) of the key (where they fit; kept)."""
+        at = (tuple(J.tolist()), tuple(tJ.tolist()))
+        if at not in self._keyed:
+            self._keyed[at] = self._from_origin(J, tJ) or keyed(self.rr.owner, self.match(J, tJ))
+        return self._keyed[at]
+
+    def _from_origin(self, J: np.ndarray, tJ: np.ndarray) -> tuple | None:
+        """The key's (keys, ways) from the table before cleaning: its entries for the rows
+        not cleaned, and each cleaned row's truth once (None without a table before; it has
+        no more rows than this table, so its keys fit too)."""
+        if self._origin is None:
+            return None
+        before, rows, gone, truth, missing = self._origin
+        keys, ways = before._keys(J, tJ)
+        kept = ~gone[keys >> len(J)]
+        new = (rows.astype(np.int64) << len(J)) | _bits((truth[:, J] == tJ) & missing[:, J])
+        keys = np.concatenate([keys[kept], new])
+        order = np.argsort(keys, kind="stable")
+        return keys[order], np.concatenate([ways[kept], np.ones(len(rows), np.int64)])[order]
+
     def _build(self, J: np.ndarray, tJ: np.ndarray) -> tuple:
         rr = self.rr
-        pat = self.match(J, tJ)
-        owner, pats, ways = distinct(rr.owner, pat)
+        owner, pats, ways = self._entries(J, tJ)
         per = np.bincount(owner, minlength=rr.n)
         one = per[owner] == 1
         out = []
@@ -124,15 +169,35 @@ def distinct(owner: np.ndarray, pat: np.ndarray) -> tuple:
     """(owner, pattern (int64), ways) of each distinct (row, pattern), sorted by row: as
     one integer key per repair where the row and the pattern's bits fit in 62 bits."""
     width = pat.shape[1]
-    if int(owner.max(initial=0)).bit_length() + width <= 62:
-        bits = pat.astype(np.int64) @ (1 << np.arange(width, dtype=np.int64))
-        key = (owner.astype(np.int64) << width) | bits
-        keys, ways = _unique_counts(key, (int(owner.max(initial=0)) + 1) << width)
-        pats = (keys[:, None] >> np.arange(width)) & 1
-        return keys >> width, pats.astype(np.int64), ways.astype(np.int64)
+    if _fits(owner, width):
+        return split(*keyed(owner, pat), width)
     both = np.column_stack([owner, pat.astype(np.int64)])
     uniq, ways = np.unique(both, axis=0, return_counts=True)
     return uniq[:, 0], uniq[:, 1:], ways.astype(np.int64)
+
+
+def _fits(owner: np.ndarray, width: int) -> bool:
+    """Whether every (row, pattern over ``width`` features) fits in one 62-bit integer."""
+    return int(owner.max(initial=0)).bit_length() + width <= 62
+
+
+def _bits(pat: np.ndarray) -> np.ndarray:
+    """Each 0/1 pattern (rows of ``pat``) as an integer, feature i its bit i."""
+    return pat.astype(np.int64) @ (1 << np.arange(pat.shape[1], dtype=np.int64))
+
+
+def keyed(owner: np.ndarray, pat: np.ndarray) -> tuple:
+    """(keys, ways): each distinct (row, pattern) as row << width | the pattern's bits,
+    sorted, and its repairs (where ``_fits``)."""
+    width = pat.shape[1]
+    key = (owner.astype(np.int64) << width) | _bits(pat)
+    return _unique_counts(key, (int(owner.max(initial=0)) + 1) << width)
+
+
+def split(keys: np.ndarray, ways: np.ndarray, width: int) -> tuple:
+    """``keyed``'s entries as (owner, pattern (int64), ways)."""
+    pats = (keys[:, None] >> np.arange(width)) & 1
+    return keys >> width, pats.astype(np.int64), ways.astype(np.int64)
 
 
 def _unique_counts(key: np.ndarray, bound: int) -> tuple:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .certify import Point, Worlds, decide
+from .patterns import Patterns
 from .table import RowRepairs
 
 BIG = 20.0  # the log-gain of a match where the count (plus alpha) is 0
@@ -132,9 +133,11 @@ def path(rr: RowRepairs, T: np.ndarray, alpha, batch: int | None = None, rows=No
     batch = batch or max(1, math.ceil(dirty / 50))
     done = [] if rows is None else [int(r) for r in rows]
     memo: dict = {}  # the rounds' tables differ in a few rows: many groups recur
+    first = Patterns(rr)  # and their rows' patterns are the first table's
     while True:
         now = rr.cleaned(np.array(done, np.intp)) if done else rr
-        ranking = rank(Worlds(now, alpha, memo=memo), T)
+        seen = first.cleaned(now, np.array(done, np.intp)) if done else first
+        ranking = rank(Worlds(now, alpha, memo=memo, patterns=seen), T)
         if ranking.certain == len(T):
             return done, True
         taken = set(done)

@@ -20,6 +20,7 @@ import numpy as np
 
 from .certify import Worlds, certify_rows
 from .clean import point_cleaning
+from .patterns import Patterns
 from .policy import path
 from .table import RowRepairs
 
@@ -172,10 +173,12 @@ def curve(rr: RowRepairs, T: np.ndarray, order, alpha=0, points: int = 50) -> di
     undecided (a search stopped)."""
     order = [int(r) for r in order]
     steps = sorted(set(np.linspace(0, len(order), min(points, len(order) + 1)).round().astype(int)))
-    out, memo = {"rows": [], "certain": [], "undecided": []}, {}
+    out, memo, first = {"rows": [], "certain": [], "undecided": []}, {}, Patterns(rr)
     for k in steps:
         now = rr.cleaned(np.array(order[:k], np.intp)) if k else rr
-        got = certify_rows(now, T, alpha, Worlds(now, alpha, memo=memo), with_ties=False)
+        seen = first.cleaned(now, np.array(order[:k], np.intp)) if k else first
+        worlds = Worlds(now, alpha, memo=memo, patterns=seen)
+        got = certify_rows(now, T, alpha, worlds, with_ties=False)
         out["rows"].append(k)
         out["certain"].append(int((got.robust == 1).sum()))
         out["undecided"].append(int((got.robust == -1).sum()))
