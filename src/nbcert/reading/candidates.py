@@ -194,7 +194,8 @@ def wide(table: pd.DataFrame, features) -> pd.DataFrame:
     """The entries as a table of the training features (entry i's value in its column, the
     other cells blank), so that the training table's bins apply to it; a column that is not
     a feature is left out (its entries are refused when coded)."""
-    columns = [c for c in features if c in set(table["column"])]
+    present = set(pd.unique(table["column"]))
+    columns = [c for c in features if c in present]
     out = pd.DataFrame(index=range(len(table)), columns=columns, dtype=object)
     for c in columns:
         at = np.flatnonzero((table["column"] == c).to_numpy())
