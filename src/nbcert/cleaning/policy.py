@@ -157,18 +157,25 @@ def scores(
     for rows, keep in blanks.groups(T):
         if not len(keep):
             continue
-        full = np.full((len(rows), d), BLANK, T.dtype)
-        full[:, keep] = T[np.ix_(rows, keep)]
+        whole = len(keep) == d  # no blank cell: every point and feature, no copies
+        cols = slice(None) if whole else keep
+        full = T if whole else np.full((len(rows), d), BLANK, T.dtype)
+        if not whole:
+            full[:, keep] = T[np.ix_(rows, keep)]
         seen, worlds = view(full)
-        part = View(*(a[..., keep] for a in seen[:4]), seen.delta[keep], seen.seen[:, keep])
+        part = (
+            seen
+            if whole
+            else View(*(a[..., keep] for a in seen[:4]), seen.delta[keep], seen.seen[:, keep])
+        )
         if prior == "observed":
-            pi = truth_odds(obs[:, keep], full[:, keep], prior)
+            pi = truth_odds(obs[:, cols], full[:, cols], prior)
         else:
-            pi = worlds[..., keep]
+            pi = worlds[..., cols]
         gs = group_scores(part, N, alpha, pi, None if robust is None else robust[rows])
-        score[:, keep] += gs.score
-        won[:, keep] += gs.as_winner
-        rival[:, keep] += gs.as_rival
+        score[:, cols] += gs.score
+        won[:, cols] += gs.as_winner
+        rival[:, cols] += gs.as_rival
         helped[np.ix_(rows, np.arange(m), keep)] = gs.helped
         todo += gs.todo
     return GroupScores(score, won, rival, todo, helped)
