@@ -157,7 +157,7 @@ def scores(
     for rows, keep in blanks.groups(T):
         if not len(keep):
             continue
-        whole = len(keep) == d  # no blank cell: every point and feature, no copies
+        whole = len(rows) == len(T) and len(keep) == d  # no blank cell: no copies
         cols = slice(None) if whole else keep
         full = T if whole else np.full((len(rows), d), BLANK, T.dtype)
         if not whole:
