@@ -7,8 +7,9 @@ cell by cell, leaving out what depends on the machine: timings, memory, hosts an
 the rows a solver's time limit cut short in either run (``time_limited``) or a method's CPU
 budget stopped (``stopped``, the scaling study's), and of the
 counting study's proven bounds the intervals themselves (the refinement picks its grid by
-the time the last step took, so an interval's ends move with the machine; whether it holds
-the exact counts does not) and every row of a test point whose bounds the time limit
+the time the last step took, so an interval's ends move with the machine, and so does
+whether Monte-Carlo's interval contains or misses them; whether it holds the exact counts
+does not) and every row of a test point whose bounds the time limit
 stopped before their width.  A column only AFTER has is named and left out.
 
 Where the tables themselves changed between the runs, say how: ``--rename TABLE:OLD=NEW``
@@ -43,6 +44,8 @@ TABLES = ("results/tables/*.csv", "results/runs/cpclean/*/*/*.csv")
 TIMED = ("time_limited", "stopped")
 # the counting study's columns that read a proven interval's ends (bounds rows)
 INTERVAL = ("fraction", "tie_fraction", "proven_low", "proven_high", "width", "eps")
+# the Monte-Carlo rows' flags that read a proven interval's ends
+AGAINST = ("mc_contains_bounds", "mc_misses_bounds")
 
 
 def _decided_alike(x: pd.DataFrame, y: pd.DataFrame) -> tuple:
@@ -60,6 +63,7 @@ def _decided_alike(x: pd.DataFrame, y: pd.DataFrame) -> tuple:
         keep &= ~pd.MultiIndex.from_frame(x[point]).isin(pd.MultiIndex.from_frame(cut))
         cols = [c for c in INTERVAL if c in x]
         x, y = (t.assign(**{c: t[c].where(t.method != "bounds") for c in cols}) for t in (x, y))
+        x, y = (t.drop(columns=[c for c in AGAINST if c in t]) for t in (x, y))
     return x[keep].reset_index(drop=True), y[keep].reset_index(drop=True)
 
 

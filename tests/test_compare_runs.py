@@ -79,10 +79,13 @@ def test_proven_intervals_move_with_the_machine_their_flags_do_not(tmp_path):
             "width": [0.0008, None],
             "width_target": [0.001, 0.001],
             "exact_in_bounds": [True, None],
+            "mc_contains_bounds": [None, False],
         }
     )
     before = _run(tmp_path / "a", counting_d=counting)
-    finer = counting.assign(fraction=[0.50001, 0.51], width=[0.0005, None])
+    finer = counting.assign(
+        fraction=[0.50001, 0.51], width=[0.0005, None], mc_contains_bounds=[None, True]
+    )
     assert compare(before, _run(tmp_path / "b", counting_d=finer)) == [
         ("results/tables/counting_d.csv", "same")
     ]
