@@ -162,7 +162,7 @@ def test_patterns_after_a_cleaning_are_the_cleaned_tables_own(inst, rnd):
     keys = {first.key(t) for t in T} | {((), ())}
     for k in range(len(rows) + 1):
         now = rr.cleaned(np.array(rows[:k], np.intp)) if k else rr
-        taken, own = first.cleaned(now, np.array(rows[:k], np.intp)), Patterns(now)
+        taken, own = first.cleaned(np.array(rows[:k], np.intp)), Patterns(now)
         for key in sorted(keys):
             for a, b in zip(taken.rows(key), own.rows(key)):
                 assert np.array_equal(a.fixed, b.fixed) and np.array_equal(

@@ -101,11 +101,13 @@ class Patterns:
             self._cache[key] = self._build(np.array(key[0], np.intp), np.array(key[1]))
         return self._cache[key]
 
-    def cleaned(self, rr: RowRepairs, rows: np.ndarray) -> Patterns:
-        """The patterns of ``rr``, this table with ``rows`` cleaned to their truth
-        (``self.rr.cleaned(rows)``): a key's entries are this table's for the other rows
-        and each cleaned row's truth."""
-        out, rows = Patterns(rr), np.unique(np.asarray(rows, np.intp))
+    def cleaned(self, rows: np.ndarray) -> Patterns:
+        """The patterns of this table with ``rows`` cleaned to their truth (their ``rr`` is
+        ``self.rr.cleaned(rows)``): a key's entries are this table's for the other rows and
+        each cleaned row's truth."""
+        rows = np.unique(np.asarray(rows, np.intp))
+        rr = self.rr.cleaned(rows)
+        out = Patterns(rr)
         gone = np.zeros(rr.n, bool)
         gone[rows] = True
         out._origin = (self, rows, gone, rr.truth[rows], rr.missing[rows])

@@ -135,9 +135,8 @@ def path(rr: RowRepairs, T: np.ndarray, alpha, batch: int | None = None, rows=No
     memo: dict = {}  # the rounds' tables differ in a few rows: many groups recur
     first = Patterns(rr)  # and their rows' patterns are the first table's
     while True:
-        now = rr.cleaned(np.array(done, np.intp)) if done else rr
-        seen = first.cleaned(now, np.array(done, np.intp)) if done else first
-        ranking = rank(Worlds(now, alpha, memo=memo, patterns=seen), T)
+        seen = first.cleaned(np.array(done, np.intp)) if done else first
+        ranking = rank(Worlds(seen.rr, alpha, memo=memo, patterns=seen), T)
         if ranking.certain == len(T):
             return done, True
         taken = set(done)

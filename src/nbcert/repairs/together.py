@@ -175,10 +175,9 @@ def curve(rr: RowRepairs, T: np.ndarray, order, alpha=0, points: int = 50) -> di
     steps = sorted(set(np.linspace(0, len(order), min(points, len(order) + 1)).round().astype(int)))
     out, memo, first = {"rows": [], "certain": [], "undecided": []}, {}, Patterns(rr)
     for k in steps:
-        now = rr.cleaned(np.array(order[:k], np.intp)) if k else rr
-        seen = first.cleaned(now, np.array(order[:k], np.intp)) if k else first
-        worlds = Worlds(now, alpha, memo=memo, patterns=seen)
-        got = certify_rows(now, T, alpha, worlds, with_ties=False)
+        seen = first.cleaned(np.array(order[:k], np.intp)) if k else first
+        worlds = Worlds(seen.rr, alpha, memo=memo, patterns=seen)
+        got = certify_rows(seen.rr, T, alpha, worlds, with_ties=False)
         out["rows"].append(k)
         out["certain"].append(int((got.robust == 1).sum()))
         out["undecided"].append(int((got.robust == -1).sum()))
