@@ -68,7 +68,7 @@ def test_a_poisoning_run_has_the_rows_its_expectation_says(tmp_path):
         round_trip(df, tmp_path, "poisoning_run", expect.poisoning_run("demo", 1))
 
 
-def test_a_many_point_poisoning_run_has_the_rows_its_expectation_says(tmp_path):
+def test_a_together_poisoning_run_has_the_rows_its_expectation_says(tmp_path):
     train, test = split(table(), 3, seed=1, name="demo", rep=0)
     df = poisoning_together.run(
         train,

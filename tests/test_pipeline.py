@@ -444,7 +444,7 @@ def test_timed_jobs_never_overlap_and_the_report_says_so(run):
     assert "no two of them overlapped on a host" in (run / "results/report.md").read_text()
 
 
-def test_time_limited_many_point_rows_are_marked(run):
+def test_time_limited_together_rows_are_marked(run):
     together = pd.read_csv(run / "results/tables/poisoning_together.csv")
     exact = together[together.method == "exact"]
     report = (run / "results/report.md").read_text()

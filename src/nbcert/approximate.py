@@ -213,7 +213,7 @@ def certify_ad(
     Certification
         Sound one way: a point called non-robust is non-robust; one called robust may not be.
     """
-    return _decision(list(iter_ad(enc, T, alpha, n_worlds, seed)))
+    return _certification(list(iter_ad(enc, T, alpha, n_worlds, seed)))
 
 
 def sample_ad(
@@ -225,7 +225,7 @@ def sample_ad(
     return list(iter_ad_sampled(enc, T, alpha, n_worlds, seed))
 
 
-def _decision(out: list) -> Certification:
+def _certification(out: list) -> Certification:
     robust = np.array([r for r, _ in out], bool)
     return Certification(robust, np.array([l for _, l in out], np.intp).reshape(len(out)))
 
@@ -397,4 +397,4 @@ def certify_ad_counts(
     from the observed counts (counted once) and, per world, the drawn counts of each
     (feature, label)'s missing cells; a world's prediction reads the counts at the test
     point's values.  Parameters as ``certify_ad``."""
-    return _decision(list(iter_ad_counts(enc, T, alpha, n_worlds, seed)))
+    return _certification(list(iter_ad_counts(enc, T, alpha, n_worlds, seed)))

@@ -70,9 +70,9 @@ class _Iterating:
         for i, (r, c) in enumerate(zip(rows.tolist(), cols.tolist())):
             X[r, c] = self.miss[c]
             if not iterate_robust(self.work, self.g, self.seen):
-                state.blank_many(rows[: i + 1], cols[: i + 1])
+                state.blank_at(rows[: i + 1], cols[: i + 1])
                 return True
-        state.blank_many(rows, cols)
+        state.blank_at(rows, cols)
         return False
 
 

@@ -146,7 +146,7 @@ def _scan(state, rows, cols, v):
     for i in np.flatnonzero(~sure_win).tolist():
         if maybe[i]:  # a win rests on a near-tie: decide it on the counts of the prefix
             st = state.copy()
-            st.blank_many(rows[: i + 1], cols[: i + 1], v[: i + 1])
+            st.blank_at(rows[: i + 1], cols[: i + 1], v[: i + 1])
             if st.robust():
                 continue
         return i, i + 1
@@ -161,12 +161,12 @@ def blank_until_nonrobust(state, rows: np.ndarray, cols: np.ndarray) -> bool:
     while i < len(rows):
         hit, done = _scan(state, rows[i:], cols[i:], v[i:])
         if hit is not None:
-            state.blank_many(rows[i : i + hit + 1], cols[i : i + hit + 1], v[i : i + hit + 1])
+            state.blank_at(rows[i : i + hit + 1], cols[i : i + hit + 1], v[i : i + hit + 1])
             return True
-        state.blank_many(rows[i : i + done], cols[i : i + done], v[i : i + done])
+        state.blank_at(rows[i : i + done], cols[i : i + done], v[i : i + done])
         i += done
         if i < len(rows):  # this cell changes a column's form: checked on its own
-            state.blank_many(rows[i : i + 1], cols[i : i + 1], v[i : i + 1])
+            state.blank_at(rows[i : i + 1], cols[i : i + 1], v[i : i + 1])
             i += 1
             if not state.robust():
                 return True

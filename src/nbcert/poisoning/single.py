@@ -179,7 +179,7 @@ class PoisonedCounts:
         rows = np.atleast_1d(rows)
         self.blank_cells(j, self.enc.X[rows, j], self.label_of(rows), rows)
 
-    def blank_many(self, rows: np.ndarray, cols: np.ndarray, v: np.ndarray | None = None):
+    def blank_at(self, rows: np.ndarray, cols: np.ndarray, v: np.ndarray | None = None):
         """Blank the cells (rows[i], cols[i]) of enc.X, distinct and not yet blanked
         (``v``: their global codes, if known)."""
         enc = self.enc

@@ -42,7 +42,7 @@ def complete_rows(df: pd.DataFrame) -> np.ndarray:
 
 
 def split(df: pd.DataFrame, k: int, seed: int, name: str, rep: int):
-    """Draw k test rows from the complete rows (removed from training); returns (train,
+    """Draw k test points from the complete rows (removed from training); returns (train,
     test), both re-indexed.  On a complete table this is a uniform draw of k rows."""
     complete = complete_rows(df)
     if len(complete) < k:

@@ -143,13 +143,13 @@ def run_one(
     rows = _rows(base, "random", hist, time.perf_counter() - t0, len(hist) - 1)
     for method in ("CPClean-style", "nbcert"):
         rows += _policy_rows(tab, T, base, cfg, method, batch, order, seed_parts)
-    truth, many = _truth_rows(tab, T, base, cfg)
+    truth, together = _truth_rows(tab, T, base, cfg)
     rows += truth
     done = {r["method"]: r["cells"] for r in rows if r["final"]}
     progress(
         f"{base['dataset']} rep {base['rep']} {base['perturbation']} {base['missing_rate']:g}: {missing} missing, "
         + ", ".join(f"{m} {done.get(m)}" for m in METHODS)
-        + f" (lower bound {many.lower_bound})"
+        + f" (lower bound {together.lower_bound})"
     )
     return rows
 
@@ -181,15 +181,15 @@ def _truth_rows(tab, T, base, cfg) -> tuple:
     """The answer with the truth with the truth and its lower bound: (rows, the answer); one final
     row without cells where no cleaning certifies every point."""
     t0 = time.perf_counter()
-    many = clean_together(tab, T, cfg.alpha, cfg.method, cfg.node_limit, cfg.time_limit)
-    hist = [(many.num_cells, len(T))] if many.possible else []
+    together = clean_together(tab, T, cfg.alpha, cfg.method, cfg.node_limit, cfg.time_limit)
+    hist = [(together.num_cells, len(T))] if together.possible else []
     outcome = {
-        "lower_bound": many.lower_bound,
-        "optimal": bool(many.optimal),
-        "time_limited": many.time_limited,
+        "lower_bound": together.lower_bound,
+        "optimal": bool(together.optimal),
+        "time_limited": together.time_limited,
     }
     rows = _rows(base, "truth", hist, time.perf_counter() - t0, 0, **outcome)
-    if not many.possible:
+    if not together.possible:
         rows.append(
             {
                 **base,
@@ -202,7 +202,7 @@ def _truth_rows(tab, T, base, cfg) -> tuple:
                 **outcome,
             }
         )
-    return rows, many
+    return rows, together
 
 
 def run(

@@ -98,7 +98,7 @@ INTERVAL_SLACK = 1e-12
 
 
 def draw(df: pd.DataFrame, label: str, name: str, seed: int, subsample: int, points: int):
-    """(train, test): ``points`` test rows, then ``subsample`` training rows from the rest."""
+    """(train, test): ``points`` test points, then ``subsample`` training rows from the rest."""
     if subsample + points > len(df):
         raise InputError(
             f"{name}: {subsample} training rows + {points} test points exceed its {len(df)} rows"

@@ -45,7 +45,7 @@ def verify_poisoning(enc, t: np.ndarray, res, chunk: int = 1 << 20) -> bool | No
             return False
         first = np.flatnonzero(np.r_[True, byte[1:] != byte[:-1]])
         seen[byte[first]] |= np.bitwise_or.reduceat(bit, first)
-        state.blank_many(r, c)
+        state.blank_at(r, c)
     return not state.robust()
 
 
