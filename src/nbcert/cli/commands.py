@@ -237,8 +237,8 @@ def certify(args, session: Session) -> Certified:
 
 
 def _decided(table, index: list):
-    """certify's table over repaired rows, where every row is decided: a row whose search
-    stopped is an error naming it and its bounds (the text and JSON show decisions only)."""
+    """certify's table over repaired rows, where every test point is decided: a point whose
+    search stopped is an error naming it and its bounds (the text and JSON show answers only)."""
     stopped = table["undecided"].notna().to_numpy()
     if stopped.any():
         i = int(stopped.argmax())

@@ -42,9 +42,9 @@ _CLEAN = (
 _CLEAN_TRUTH = (
     "With --truth (the complete table the missing cells were blanked from: the same "
     "header and rows; only its values of the missing cells are read), prints instead, per test "
-    "row, the fewest cells whose cleaning makes it robust (exact; num_cells is 0 "
-    "for a row already robust and null, shown as -, when no cleaning can make it "
-    "robust), the fewest cells for all test points together (the rows no cleaning makes "
+    "point, the fewest cells whose cleaning makes it robust (exact; num_cells is 0 "
+    "for a point already robust and null, shown as -, when no cleaning can make it "
+    "robust), the fewest cells for all test points together (the points no cleaning makes "
     "robust are named and set aside; --target and --budget ask for fewer), and the "
     "path the policy would take with the truth revealed as it cleans."
 )
@@ -77,8 +77,8 @@ _ABOUT = {
         "fewest training cells to blank so a test point is no longer robust",
         _POISON,
         "Cells are reported as row:column, row being the 0-based data row of the "
-        "training CSV (the header and blank lines are not data rows). num_cells is 0 for a row "
-        "that is already not robust and null (shown as -) when no blanking was found; status "
+        "training CSV (the header and blank lines are not data rows). num_cells is 0 for a "
+        "point that is already not robust and null (shown as -) when no blanking was found; status "
         "tells a proof that none exists (impossible: op, exact) from a search that found none "
         "(none_found: sr, rp, greedy).",
     ),
@@ -408,8 +408,8 @@ def _certify(sub, parents) -> None:
     _method(
         p,
         "certify",
-        "index (default) and iterate are exact; ad samples --worlds worlds per row: "
-        "a world that disagrees proves the row not robust, and otherwise it says only that "
+        "index (default) and iterate are exact; ad samples --worlds worlds per test point: "
+        "a world that disagrees proves the point not robust, and otherwise it says only that "
         "no other label appeared in those worlds (never robust)",
     )
     _option(p, "--worlds", "n_worlds", "worlds sampled per test point with --method ad", 100)

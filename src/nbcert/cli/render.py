@@ -113,7 +113,7 @@ def _ad_text(res: Certified) -> str:
     ]
     header = ["answer (--method ad)", "label", "sampled_labels", "sampled_tie"]
     return keyed(res, header, rows) + (
-        "\n(--method ad samples worlds: a world that disagrees proves a row not robust; "
+        "\n(--method ad samples worlds: a world that disagrees proves a test point not robust; "
         '"no other label" is only what the sampled worlds showed, not a proof. '
         "sampled_labels: the labels they predicted. Without --method ad the answers are exact)"
     )
