@@ -178,7 +178,7 @@ def _policy_rows(tab, T, base, cfg, method, batch, order, seed_parts) -> list:
 
 
 def _truth_rows(tab, T, base, cfg) -> tuple:
-    """The answer with the truth with the truth and its lower bound: (rows, the answer); one final
+    """The answer with the truth and its lower bound: (rows, the answer); one final
     row without cells where no cleaning certifies every point."""
     t0 = time.perf_counter()
     together = clean_together(tab, T, cfg.alpha, cfg.method, cfg.node_limit, cfg.time_limit)
