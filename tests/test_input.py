@@ -19,9 +19,11 @@ from test_cli import ERROR_CASES, TEST, TRAIN, assert_error, files, run, run_jso
 
 import nbcert
 from nbcert import stats
+from nbcert.reading import counts as reading_counts
 from nbcert.reading import files as file_reading
 from nbcert.reading import parallel, parquetfile
-from nbcert.reading.encoding import code_dtype, encode, from_codes
+from nbcert.reading.encoding import encode, from_codes
+from nbcert.stats.domains import code_dtype
 
 SETTINGS = settings(
     max_examples=60,
@@ -532,13 +534,13 @@ def test_integer_batches_are_counted_as_their_text(data):
     )
     tokens = data.draw(st.sampled_from([None, ["zz"], ["0"]]), label="tokens")
     kw = dict(missing=tokens, start=3, features=tuple(feats), find_missing=True)
-    got = stats.partial_counts(batch, "y", **kw)
+    got = reading_counts.partial_counts(batch, "y", **kw)
     try:
-        fused = stats._dictionary_partial
-        stats._dictionary_partial = lambda *a: None
-        want = stats.partial_counts(texts, "y", **kw)
+        fused = reading_counts._dictionary_partial
+        reading_counts._dictionary_partial = lambda *a: None
+        want = reading_counts.partial_counts(texts, "y", **kw)
     finally:
-        stats._dictionary_partial = fused
+        reading_counts._dictionary_partial = fused
     assert (
         got.labels == want.labels
         and got.rows == want.rows
@@ -575,7 +577,7 @@ def test_integer_columns_spanning_their_type_are_counted_right(typ, lo, span):
     y = pa.array(rng.choice(["p", "q"], 3 * span))
     batch = pa.RecordBatch.from_arrays([col, y], names=["f", "y"])
     texts = pa.RecordBatch.from_arrays([text_column(col, True), y], names=["f", "y"])
-    got, want = stats.partial_counts(batch, "y"), stats.partial_counts(texts, "y")
+    got, want = reading_counts.partial_counts(batch, "y"), reading_counts.partial_counts(texts, "y")
     held = want.counts[0][:, :-1].sum(axis=0) > 0
     assert list(got.values[0]) == list(want.values[0][held])
     assert np.array_equal(
@@ -586,11 +588,14 @@ def test_integer_columns_spanning_their_type_are_counted_right(typ, lo, span):
 def test_columns_are_counted_jointly_in_groups_that_fit():
     """Consecutive columns share one bincount while label x their widths stays within
     JOINT_SLOTS; a wider column is counted alone."""
-    J = stats.JOINT_SLOTS
-    assert stats._groups([6] * 7, 3) == [[0, 1, 2, 3, 4], [5, 6]]  # 3 * 6^5 <= 2^15 < 3 * 6^6
-    assert stats._groups([J, 2, 2], 1) == [[0], [1, 2]]
-    assert stats._groups([2 * J, 2], 3) == [[0], [1]]
-    assert stats._groups([], 3) == []
+    J = reading_counts.JOINT_SLOTS
+    assert reading_counts._groups([6] * 7, 3) == [
+        [0, 1, 2, 3, 4],
+        [5, 6],
+    ]  # 3 * 6^5 <= 2^15 < 3 * 6^6
+    assert reading_counts._groups([J, 2, 2], 1) == [[0], [1, 2]]
+    assert reading_counts._groups([2 * J, 2], 3) == [[0], [1]]
+    assert reading_counts._groups([], 3) == []
 
 
 def test_integer_columns_are_counted_without_a_dictionary(monkeypatch):
@@ -603,7 +608,7 @@ def test_integer_columns_are_counted_without_a_dictionary(monkeypatch):
     batch = pa.RecordBatch.from_arrays(
         [pa.array([2, 1, 2, None, -1]), pa.array(["a", "b", "a", "a", "b"])], names=["f", "y"]
     )
-    part = stats.partial_counts(batch, "y")
+    part = reading_counts.partial_counts(batch, "y")
     assert list(part.values[0]) == ["2", "1", "-1"] and part.first_missing == (3, 0)
     assert part.counts[0].tolist() == [[2, 0, 0, 1], [0, 1, 1, 0]]
 
@@ -627,14 +632,16 @@ def test_dictionary_batches_are_counted_as_coded_columns(inst, data):
         st.sampled_from([None, ["zz"], list(text[inst.features[0]].dropna()[:1])]), label="tokens"
     )
     kw = dict(missing=tokens, start=3, features=tuple(inst.features), find_missing=True)
-    fused = stats._dictionary_partial(batch, inst.label, tokens, "t", 3, tuple(inst.features), True)
-    coded = stats.partial_counts(batch, inst.label, **kw) if fused is None else None
+    fused = reading_counts._dictionary_partial(
+        batch, inst.label, tokens, "t", 3, tuple(inst.features), True
+    )
+    coded = reading_counts.partial_counts(batch, inst.label, **kw) if fused is None else None
     try:
-        general = stats._dictionary_partial
-        stats._dictionary_partial = lambda *a: None
-        want = stats.partial_counts(batch, inst.label, **kw)
+        general = reading_counts._dictionary_partial
+        reading_counts._dictionary_partial = lambda *a: None
+        want = reading_counts.partial_counts(batch, inst.label, **kw)
     finally:
-        stats._dictionary_partial = general
+        reading_counts._dictionary_partial = general
     got = fused if fused is not None else coded
     assert (
         got.labels == want.labels

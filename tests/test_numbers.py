@@ -18,9 +18,9 @@ from test_cli import run, run_json, write
 from test_input import counts, frame
 
 import nbcert
+from nbcert.reading.counts import frame_stats
 from nbcert.reading.encoding import encode
-from nbcert.stats import frame_stats
-from nbcert.stats.streamed import source_stats
+from nbcert.reading.streamed import source_stats
 
 FEATURES = ["a", "b", "tenure"]
 
@@ -277,7 +277,7 @@ def test_clean_truth_with_4_and_4_0(tmp_path, capsys):
 def test_rule_numbers_and_text():
     """A column is numeric when every observed value reads as a finite number; then each
     value is its number (``007`` is 7), else every value stays as written."""
-    from nbcert.reading.columns import as_numbers, merge_numbers, positions
+    from nbcert.stats.domains import as_numbers, merge_numbers, positions
 
     assert list(as_numbers(pd.Index(["4", "4.0", " 4", "4e0", "007"], dtype=object))) == [4] * 4 + [
         7

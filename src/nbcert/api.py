@@ -45,7 +45,7 @@ from .inputs import (
 )
 from .params import validate, validated
 from .reading import hints
-from .reading.encoding import EncodedTable
+from .stats.domains import EncodedTable
 
 if TYPE_CHECKING:  # imported where used: the certify command needs neither
     from . import cleaning, poisoning
@@ -189,7 +189,7 @@ def _labels_one_way(train, label, reading: Reading) -> None:
     The checker reads labels as written, so a training file whose label column writes one
     number two ways (``1`` and ``1.0``: one label here) gets no certificate.
     """
-    from .reading.columns import merge_numbers
+    from .stats.domains import merge_numbers
 
     if not is_path(train):
         return  # Target.of refuses it

@@ -33,8 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .certification import Certification, certify_ranges
-from .reading.encoding import EncodedTable
 from .stats import CHUNK_CELLS, tally
+from .stats.domains import EncodedTable
 
 
 def _check_worlds(n_worlds: int):

@@ -29,8 +29,8 @@ import math
 
 import numpy as np
 
-from .reading.encoding import BLANK, UNSEEN, EncodedTable, code_dtype
 from .stats import Stats
+from .stats.domains import BLANK, UNSEEN, EncodedTable, code_dtype
 
 
 def groups(T: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -45,8 +45,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .kernel import exact_support, greater, log_support, log_tolerance
-from .reading.encoding import EncodedTable
 from .stats import Stats, as_stats
+from .stats.domains import EncodedTable
 
 
 @dataclass(frozen=True)

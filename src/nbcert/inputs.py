@@ -24,10 +24,12 @@ import pandas as pd
 from .errors import InputError, ParameterError
 from .params import RULES, validate
 from .reading import hints
-from .reading.encoding import EncodedTable, as_missing, encode
+from .reading.counts import frame_stats
+from .reading.encoding import as_missing, encode
 from .reading.options import Reading, ReadingOptions, RowIds, is_dask, is_path, table_names
 from .reading.tables import Tables, read_tables
-from .stats import Stats, as_stats, frame_stats
+from .stats import Stats, as_stats
+from .stats.domains import EncodedTable
 
 
 def reading_options(train, **options: Unpack[ReadingOptions]) -> Reading:
@@ -235,7 +237,7 @@ def _train_table(train, label, reading: Reading, need: Need) -> Stats | EncodedT
             return encode(train, label, missing=missing, name=name)
         return frame_stats(train, label, missing=missing, name=name)
     if is_path(train):
-        from .stats import streamed
+        from .reading import streamed
 
         return streamed.train_from_path(
             train,
@@ -246,7 +248,7 @@ def _train_table(train, label, reading: Reading, need: Need) -> Stats | EncodedT
             batch_rows=reading.batch_rows,
         )
     if is_dask(train):
-        from .stats import cluster
+        from .reading import cluster
 
         if need.rows_for:
             raise InputError(
@@ -294,7 +296,7 @@ def _fill_codes(enc: EncodedTable, fill: pd.DataFrame) -> np.ndarray:
             f"fill table: it must have the training table's feature columns and its {enc.n} "
             f"rows ({'no column ' + repr(absent[0]) if absent else f'it has {len(fill)} rows'})"
         )
-    from .reading.columns import positions
+    from .stats.domains import positions
 
     codes = np.column_stack([positions(c, fill[f]) for f, c in zip(enc.features, enc.categories)])
     return codes[enc.rows]

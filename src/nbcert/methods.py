@@ -81,10 +81,10 @@ from .poisoning import (
 )
 from .poisoning.paper import authors_code, pure_strategies
 from .reading.binning import discretize_column, numeric_values
-from .reading.columns import code_dtype
-from .reading.encoding import EncodedTable, encode, from_codes
+from .reading.encoding import encode, from_codes
 from .reading.streaming import mem_available
 from .stats import Stats, tally
+from .stats.domains import EncodedTable, code_dtype
 
 
 def repairs_curve(

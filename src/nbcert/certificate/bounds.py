@@ -16,7 +16,7 @@ from fractions import Fraction
 import numpy as np
 
 from .. import verify
-from ..reading.encoding import BLANK
+from ..stats.domains import BLANK
 from . import states
 
 # The most cells a bound is sought up to when no answer gives one (none found, or

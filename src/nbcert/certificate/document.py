@@ -31,7 +31,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..errors import InputError, ParameterError
-from ..reading.encoding import Domains
+from ..stats.domains import Domains
 from ..verify import FORMAT, VERSION
 
 STDIN = "-"

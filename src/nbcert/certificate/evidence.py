@@ -43,7 +43,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..reading.encoding import BLANK
+from ..stats.domains import BLANK
 
 TIE_VECTORS = 1 << 12  # count vectors of one label listed to find or rule out a tie
 

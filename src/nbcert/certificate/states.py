@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..reading.encoding import EncodedTable
 from ..stats import Stats, as_stats
+from ..stats.domains import EncodedTable
 
 
 def as_read(table: Stats | EncodedTable) -> np.ndarray:

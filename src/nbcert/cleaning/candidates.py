@@ -27,8 +27,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..reading.encoding import BLANK
 from ..stats.candidates import Candidates
+from ..stats.domains import BLANK
 from .fixed import FixedDomain
 from .single import Branch
 from .table import CellModel, CleaningTable, View

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..kernel import exact_support, first_argmax, log_factors, log_tolerance
-from ..reading.encoding import BLANK
+from ..stats.domains import BLANK
 from .table import CleaningTable
 
 

@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..kernel import factor_denominator, factor_numerator
-from ..reading.encoding import BLANK
+from ..stats.domains import BLANK
 from .fixed import FixedDomain
 from .single import Branch, TooManyBranches
 

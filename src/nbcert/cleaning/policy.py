@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import blanks
 from ..certification import certify_ranges
-from ..reading.encoding import BLANK
+from ..stats.domains import BLANK
 from .table import View, plain_view, truth_odds
 
 

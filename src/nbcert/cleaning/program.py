@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..milp import ONE_HOT_MAX_COLUMNS, Program
-from ..reading.encoding import BLANK
+from ..stats.domains import BLANK
 from .single import winner_possible
 from .table import CleaningTable
 

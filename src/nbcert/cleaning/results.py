@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..milp import CellAnswer
-from ..reading.encoding import EncodedTable
+from ..stats.domains import EncodedTable
 from .candidates import CandidateTable
 from .policy import policy_path, scores
 from .single import cleanable, minimum_with_truth

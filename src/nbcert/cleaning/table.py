@@ -35,7 +35,7 @@ import numpy as np
 
 from .. import blanks
 from ..certification import Certification, certify_ranges, extremes
-from ..reading.encoding import UNSEEN, EncodedTable
+from ..stats.domains import UNSEEN, EncodedTable
 from . import domains
 
 

@@ -212,7 +212,7 @@ def _load(args, session: Session) -> Inputs:
     if extra:
         flag = f"--id {shlex.quote(str(extra[0]))}"
         raise not_a_column(args.test, extra[0], args.train, args.id, flag)
-    from ..stats.cluster import connect, read_on_cluster, scheduler_address
+    from ..reading.cluster import connect, read_on_cluster, scheduler_address
 
     train, address = source, scheduler_address(args.scheduler)
     if address:
@@ -309,7 +309,7 @@ def poison(args, session: Session) -> Poisoned | PoisonedTogether:
 
 
 def _check_clean_options(args) -> None:
-    from ..stats.cluster import scheduler_address
+    from ..reading.cluster import scheduler_address
 
     if args.stream or scheduler_address(args.scheduler):
         raise ParameterError(

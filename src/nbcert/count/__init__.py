@@ -51,8 +51,8 @@ import numpy as np
 from .. import blanks
 from ..certification import possible_index
 from ..errors import InputError, unknown_option
-from ..reading.encoding import EncodedTable
 from ..stats import Stats, as_stats
+from ..stats.domains import EncodedTable
 from .exact import count_batch, count_exact
 from .montecarlo import count_montecarlo, wilson
 from .points import Point, TooLarge, point_stats

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..certification import point_counts
-from ..reading.encoding import EncodedTable
 from ..stats import Stats, as_stats
+from ..stats.domains import EncodedTable
 
 
 class TooLarge(Exception):

@@ -26,8 +26,8 @@ import math
 import numpy as np
 
 from ..milp import Program
-from ..reading.encoding import EncodedTable
 from ..stats import tally
+from ..stats.domains import EncodedTable
 
 MARGIN = 1e-9  # the program asks a little less than non-robustness: a relaxation despite rounding
 GRID_START, GRID_RATIO = 5, 1.5

@@ -31,8 +31,8 @@ from ..blanks import leave_out
 from ..certification import certify_ranges, extremes
 from ..errors import ParameterError, unknown_option
 from ..milp import CellAnswer
-from ..reading.encoding import BLANK, EncodedTable
 from ..stats import Stats, tally
+from ..stats.domains import BLANK, EncodedTable
 from .baselines import CHECKS, random_order, smarter_random
 from .incremental import cell_values
 from .minimum import DISAGREE, Search

@@ -15,9 +15,9 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from ..reading.columns import positions
 from ..reading.encoding import code_frame
-from ..stats.streamed import StreamedStats
+from ..reading.streamed import StreamedStats
+from ..stats.domains import positions
 from .minimum import DISAGREE
 from .single import Poisoning, poison_encoded
 

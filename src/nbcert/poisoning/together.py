@@ -41,8 +41,8 @@ from ..milp import (
     count_vectors,
     vectors_between,
 )
-from ..reading.encoding import BLANK, EncodedTable
 from ..stats import tally
+from ..stats.domains import BLANK, EncodedTable
 from .relaxation import Relaxation
 from .single import PoisonedCounts, cells_of, plans, poison_encoded, status
 

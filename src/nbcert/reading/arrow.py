@@ -1,5 +1,5 @@
 """Arrow columns as codes, read from their buffers: where an Arrow column becomes codes
-for counting (``nbcert.stats.partial_counts`` counts them without a coded copy).
+for counting (``nbcert.reading.counts.partial_counts`` counts them without a coded copy).
 
 A dictionary-encoded column gives its indices in place; an integer column of a narrow
 span is coded by its offset from the lowest value, its values then put in order of first

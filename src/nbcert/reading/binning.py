@@ -7,7 +7,7 @@ reads as one (``"10"``, ``"1e3"``, ``" 2.5"``).  The rule looks at the values, n
 type, because nbcert reads a CSV as the text written in it (a column of pyarrow type
 ``string``); a DataFrame from ``pandas.read_csv`` (floats) and the same file's text give
 the same answer.  Booleans are categories.  The same rule makes a column that is not binned
-one of numbers, compared by value (``nbcert.reading.columns.as_numbers``).  The label column and the columns listed in
+one of numbers, compared by value (``nbcert.stats.domains.as_numbers``).  The label column and the columns listed in
 ``categorical`` (integer codes of categories) are never binned.  A column of numbers with a
 few text tokens (``?``, ``n/a``) is not numeric, so it is not binned either; a
 ``DataWarning`` (``nbcert.reading.hints``) names every such column with all its tokens, and

@@ -15,14 +15,14 @@ number (an integer where every value of the column is one, else a float).  A col
 any other value is text, every value the text written.  Whether a column is numeric
 depends on all its values, so it is decided once the whole domain is known: when a whole
 column is coded (``code_column(..., numbers=True)``) or when the parts' counts are merged
-(``nbcert.stats.Merger``); a part is coded as written.  The work is per distinct value, never
+(``nbcert.reading.counts.Merger``); a part is coded as written.  The work is per distinct value, never
 per cell, except the relabelling of cells when two spellings of one number both occur.
 Test values and values read again are looked up by ``positions``, by number in a numeric
 domain.
 
 *Labels by the same rule*.  A label column whose labels all read as finite numbers is
 compared by value too, once the whole column is known (``code_labels(..., numbers=True)``,
-``nbcert.stats.Merger``): ``1`` and ``1.0`` are one label, written as its smallest spelling
+``nbcert.reading.counts.Merger``): ``1`` and ``1.0`` are one label, written as its smallest spelling
 (``'1'``), and one DataWarning names the spellings.  Labels that need no merging stay as
 written, so a result names a label as the file writes it.
 """
@@ -36,16 +36,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import RowError
+from ..stats.domains import as_numbers, code_dtype, merge_numbers, positions
 from .buffers import filled, first_seen
-
-
-def code_dtype(n_codes: int) -> np.dtype:
-    """The smallest integer type holding codes 0 .. n_codes - 1."""
-    if n_codes <= 1 << 8:
-        return np.dtype(np.uint8)
-    if n_codes <= 1 << 16:
-        return np.dtype(np.uint16)
-    return np.dtype(np.int32 if n_codes <= 1 << 31 else np.int64)
 
 
 @dataclass(frozen=True)
@@ -154,84 +146,6 @@ def _raw_codes(col, exact: bool = True):
             return coded
     codes, values = pd.factorize(col)
     return codes, pd.Index(values)
-
-
-def _no_booleans(objects: np.ndarray) -> np.ndarray:
-    """Objects with each boolean made None (booleans are not numbers)."""
-    if pd.api.types.infer_dtype(objects, skipna=True) in ("string", "integer", "floating"):
-        return objects
-    return np.array([None if isinstance(v, (bool, np.bool_)) else v for v in objects], object)
-
-
-def _to_numbers(objects: np.ndarray) -> pd.Index:
-    """Objects as numbers, NaN where one does not read as a number (a boolean among them)."""
-    try:
-        return pd.to_numeric(pd.Index(_no_booleans(objects), dtype=object), errors="coerce")
-    except (TypeError, ValueError):
-        return pd.Index(np.full(len(objects), np.nan))
-
-
-def _finite_numbers(values: pd.Index) -> pd.Index | None:
-    """The values as numbers (pandas' integer or float types) if every one reads as a
-    finite number, else None."""
-    kind = values.dtype.kind
-    if kind in "iu":
-        return values
-    if kind == "f":
-        return values if np.isfinite(values.to_numpy()).all() else None
-    if kind != "O":
-        return None
-    objects = values.to_numpy()
-    for part in (objects[:64], objects):  # a text column is told by its first values
-        nums = _to_numbers(part)
-        if nums.dtype.kind not in "iuf" or (
-            nums.dtype.kind == "f" and not np.isfinite(nums.to_numpy()).all()
-        ):
-            return None
-    return nums
-
-
-def as_numbers(values) -> pd.Index | None:
-    """A domain's values as numbers, compared by value (see the module), or None when one
-    of them does not read as a finite number (or there is none).  Integers where every
-    value is one (floats up to 2^53), else floats."""
-    values = pd.Index(values)
-    if len(values) == 0:
-        return None
-    nums = _finite_numbers(values)
-    if nums is None or nums.dtype.kind != "f":
-        return nums
-    x = nums.to_numpy(np.float64)
-    if np.all(np.abs(x) <= 2.0**53) and np.array_equal(x, np.trunc(x)):
-        return pd.Index(x.astype(np.int64))
-    return pd.Index(x + 0.0)  # -0.0 is 0.0
-
-
-def merge_numbers(values: pd.Index) -> tuple:
-    """(where each value goes, or None when no two values are one number; the domain): a
-    numeric domain (``as_numbers``) with equal numbers made one category, in order of
-    first appearance; any other domain as it is."""
-    nums = as_numbers(values)
-    if nums is None:
-        return None, values
-    where, merged = pd.factorize(nums)
-    if len(merged) == len(nums):
-        return None, nums
-    return where.astype(np.intp), pd.Index(merged)
-
-
-def positions(domain: pd.Index, values) -> np.ndarray:
-    """The position of each of ``values`` in ``domain`` (-1: not in it, or missing),
-    compared by number when the domain is numeric (see the module), else as they are.
-    The work is per distinct value."""
-    if domain.dtype.kind not in "iuf":
-        return domain.get_indexer(values)
-    values = pd.Index(values)
-    if values.dtype.kind in "iuf":  # numbers already (NaN: missing)
-        return domain.get_indexer(values)
-    where, distinct = pd.factorize(values.astype(object))
-    at = domain.get_indexer(_to_numbers(distinct.to_numpy())) if len(distinct) else []
-    return np.append(np.asarray(at, np.intp), -1)[where]  # the last entry: a missing value
 
 
 def same_values(a: pd.Series, b: pd.Series) -> np.ndarray:

@@ -27,104 +27,14 @@ reached us.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError, RowError  # noqa: F401  (re-exported: nbcert.reading.encoding.InputError)
-from .columns import code_column, code_dtype, code_labels, positions
+from ..stats.domains import EncodedTable, code_dtype
+from .columns import code_column, code_labels
 from .parallel import map_columns
-
-UNSEEN = -1  # a test code: a value never seen in training
-BLANK = -2  # a test code: a blank test cell, its feature left out (nbcert.blanks)
-
-
-@dataclass(frozen=True)
-class Domains:
-    """Feature names, their domains and the labels: what every question needs besides counts."""
-
-    offsets: np.ndarray  # (d + 1,) first global code of each feature
-    delta: np.ndarray  # (d,) domain size of each feature
-    features: tuple  # feature column names
-    categories: tuple  # per feature: pandas Index of its domain values
-    labels: tuple  # label values, in label-code order
-
-    @property
-    def d(self) -> int:
-        return len(self.features)
-
-    @property
-    def m(self) -> int:
-        return len(self.labels)
-
-    @property
-    def n_codes(self) -> int:
-        return int(self.offsets[-1])
-
-    @property
-    def missing_codes(self) -> np.ndarray:
-        return self.offsets[1:] - 1
-
-    def encode_test(
-        self, test: pd.DataFrame, name: str = "test table", blanks: str = "leave_out"
-    ) -> np.ndarray:
-        """Local codes (k, d) of test points: -1 marks a value unseen in training, -2 a blank
-        cell (``blanks="leave_out"``: Naive Bayes leaves the feature out, see
-        ``nbcert.blanks``; ``"error"``: an InputError naming the row and column)."""
-        missing_cols = [f for f in self.features if f not in test.columns]
-        if missing_cols:
-            raise InputError(f"{name}: missing feature column {missing_cols[0]!r}")
-        blank = test[list(self.features)].isna().to_numpy()
-        if blanks == "error" and blank.any():
-            r, j = map(int, np.argwhere(blank)[0])
-            raise InputError(
-                f"{name}: data row {r} has a missing value in column {self.features[j]!r} "
-                "(blank test cells are refused as asked)"
-            )
-        out = np.empty((len(test), self.d), dtype=np.intp)
-        for j, f in enumerate(self.features):
-            out[:, j] = positions(self.categories[j], test[f])
-        out[blank] = BLANK
-        return out
-
-    def global_codes(self, T: np.ndarray) -> np.ndarray:
-        """Global codes of local test codes; unseen values map to the missing slot."""
-        return np.where(T >= 0, T + self.offsets[:-1], self.missing_codes)
-
-
-@dataclass(frozen=True)
-class EncodedTable(Domains):
-    """An integer-coded training table, rows grouped by label.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> import nbcert
-    >>> from nbcert.synthetic import example
-    >>> train, test, _ = example()  # 7 rows (color, size, y), 2 missing cells
-    >>> enc = nbcert.encode(train, "y")
-    >>> enc.n, enc.d, enc.m, enc.features, enc.labels
-    (7, 2, 2, ('color', 'size'), ('a', 'b'))
-    >>> int(enc.is_missing().sum())
-    2
-    """
-
-    X: np.ndarray  # (n, d) global codes (code_dtype), rows grouped by label
-    label_bounds: np.ndarray  # (m + 1,) row offsets of each label's block in X
-    rows: np.ndarray  # (n,) original 0-based row position of each row of X
-
-    @property
-    def n(self) -> int:
-        return self.X.shape[0]
-
-    @property
-    def label_sizes(self) -> np.ndarray:
-        return np.diff(self.label_bounds)
-
-    def is_missing(self) -> np.ndarray:
-        return self.X == self.missing_codes
-
 
 # ---------------------------------------------------------------------------------------
 # coding a table

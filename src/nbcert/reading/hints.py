@@ -38,8 +38,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..errors import DataWarning, caller_level  # noqa: F401  (nbcert.reading.hints.DataWarning)
+from ..stats.domains import UNSEEN
 from .decimals import COMMA, looks_decimal
-from .encoding import UNSEEN
 
 MANY = 20  # distinct numeric values above which a column that is not binned looks numeric
 STRAY = 10  # most distinct text tokens in a column that otherwise holds numbers

@@ -1,5 +1,5 @@
 """Whether a file's table fits in memory: the memory available now and what a table in
-memory costs per byte of file (``nbcert.stats.streamed`` decides by it whether to stream).
+memory costs per byte of file (``nbcert.reading.streamed`` decides by it whether to stream).
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, ParameterError
-from .encoding import EncodedTable, as_missing
+from ..stats.domains import EncodedTable
+from .encoding import as_missing
 from .options import Reading, RowIds, is_dask, is_path, named_by_paths, split_id
 from .truth import prepare_truth, truth_for_missing
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..certification import TIE_NO, TIE_UNKNOWN, TIE_YES
 from ..kernel import factor_denominator, factor_numerator
-from ..reading.encoding import BLANK
+from ..stats.domains import BLANK
 from . import front as fronts
 from .patterns import Patterns
 from .reach import reach

@@ -23,9 +23,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..reading.columns import positions
-from ..reading.encoding import EncodedTable
 from ..stats import candidates
+from ..stats.domains import EncodedTable, positions
 
 
 @dataclass(frozen=True)

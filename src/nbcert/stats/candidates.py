@@ -40,8 +40,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..reading.columns import as_numbers, positions
-from ..reading.encoding import EncodedTable, code_dtype
+from .domains import EncodedTable, as_numbers, code_dtype, positions
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from ..reading.encoding import EncodedTable, InputError, check_columns, encode
-from ..reading.files import TableSource
-from ..reading.streaming import too_big
-from . import Merger, Stats, partial_counts
+from ..stats import Stats
+from ..stats.domains import EncodedTable
+from .counts import Merger, partial_counts
+from .encoding import InputError, check_columns, encode
+from .files import TableSource
+from .streaming import too_big
 
 
 @dataclass(frozen=True)

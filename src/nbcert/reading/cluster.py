@@ -1,6 +1,6 @@
 """Tables on a cluster: the statistics of a Dask DataFrame, partition by partition.
 
-Each partition's partial statistics (``nbcert.stats.partial_counts``: its local domains and
+Each partition's partial statistics (``nbcert.reading.counts.partial_counts``: its local domains and
 per-label counts, a few kilobytes) are computed where the partition lives; the client
 merges them in partition order, so the answers equal the in-memory path's.  An input
 error (a missing label) is caught on the worker and raised on the client with its row
@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import os
 
-from ..reading.encoding import InputError, check_columns
-from . import Merger, Stats, partial_counts
+from ..stats import Stats
+from .counts import Merger, partial_counts
+from .encoding import InputError, check_columns
 
 SCHEDULER_ENV = "NBCERT_DASK_SCHEDULER"
 
