@@ -486,8 +486,9 @@ def test_the_policy_takes_the_paths_certification_as_its_own(case, listed, alpha
     certified them): its scores are those it finds deciding the points itself, over domains
     and over candidate sets, blank test cells and any cleaning included."""
     from nbcert.cleaning.policy import scores
-    from nbcert.inputs import ask, reading_options
     from nbcert.params import as_alpha
+    from nbcert.reading.asked import ask
+    from nbcert.reading.options import reading_options
 
     inst, cands = case
     inst = _blanked(inst, data)

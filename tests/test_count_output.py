@@ -222,7 +222,8 @@ def test_auto_on_the_issue_shape_does_bounded_work_then_proves(monkeypatch):
 
 def _points(train, test, label):
     """The table's statistics and the test rows' Points."""
-    from nbcert.inputs import ask, reading_options
+    from nbcert.reading.asked import ask
+    from nbcert.reading.options import reading_options
 
     asked = ask(train, test, label, reading_options(train))
     stats = as_stats(asked.table)

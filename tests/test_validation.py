@@ -252,7 +252,7 @@ def test_cli_refuses_a_mistyped_option_before_reading(tmp_path, capsys, extra, w
 
 
 def test_clean_with_truth_checks_the_dirty_table_without_encoding_it(monkeypatch):
-    import nbcert.inputs
+    import nbcert.reading.asked
 
     dirty = pd.DataFrame(
         {"f": ["a", None, "b", "a"], "g": ["x", "y", None, "y"], "y": ["p", "q", "q", "p"]}
@@ -271,8 +271,8 @@ def test_clean_with_truth_checks_the_dirty_table_without_encoding_it(monkeypatch
     import nbcert.reading.truth
 
     encoded = []
-    real = nbcert.inputs.encode
-    for module in (nbcert.inputs, nbcert.reading.truth):
+    real = nbcert.reading.asked.encode
+    for module in (nbcert.reading.asked, nbcert.reading.truth):
         monkeypatch.setattr(
             module, "encode", lambda *a, **k: encoded.append(k.get("name")) or real(*a, **k)
         )

@@ -33,18 +33,10 @@ from . import approximate, blanks, certification
 from .certificate import claims
 from .count import WorldCounts, count_encoded
 from .errors import InputError, ParameterError
-from .inputs import (
-    Asked,
-    Need,
-    Reading,
-    ReadingOptions,
-    ask,
-    is_path,
-    reading_options,
-    require_complete,
-)
 from .params import validate, validated
 from .reading import hints
+from .reading.asked import Asked, Need, ask, require_complete
+from .reading.options import Reading, ReadingOptions, is_path, reading_options
 from .stats.domains import EncodedTable
 
 if TYPE_CHECKING:  # imported where used: the certify command needs neither

@@ -68,6 +68,7 @@ from .cleaning import (
     state_certification,
 )
 from .count import TooLarge, count_encoded, total_worlds
+from .memory import mem_available
 from .params import as_alpha
 from .params import validate as check_parameters
 from .poisoning import (
@@ -82,7 +83,6 @@ from .poisoning import (
 from .poisoning.paper import authors_code, pure_strategies
 from .reading.binning import discretize_column, numeric_values
 from .reading.encoding import encode, from_codes
-from .reading.streaming import mem_available
 from .stats import Stats, tally
 from .stats.domains import EncodedTable, code_dtype
 
@@ -117,7 +117,8 @@ def repairs_curve(
         ``undecided``; and per state ``rows`` cleaned, ``certain``, ``undecided``,
         ``share`` (``attrs["rows"]``: the order as data rows).
     """
-    from .inputs import ask, reading_options
+    from .reading.asked import ask
+    from .reading.options import reading_options
     from .repairs import answers
 
     reading = reading_options(train, **options)
@@ -143,8 +144,9 @@ def repairs_margins(train, test, label: str, repairs, *, alpha=0, **options):
         min over l != w of log(smallest S_w / largest S_l), over repaired rows and over
         the same repairs cell by cell (positive iff certain; floats, for reading).
     """
-    from .inputs import ask, reading_options
     from .params import as_alpha
+    from .reading.asked import ask
+    from .reading.options import reading_options
     from .repairs import answers
 
     alpha = as_alpha(alpha)

@@ -291,7 +291,7 @@ def memory_left() -> float:
     address-space limit (virtual, RLIMIT_AS) and under the machine's available memory."""
     import resource
 
-    from .reading.streaming import mem_available
+    from .memory import mem_available
 
     rss, vm = _status("VmRSS"), _status("VmSize")
     left = [MEMORY_BUDGET - (rss or 0), mem_available() or math.inf]

@@ -19,8 +19,8 @@ import nbcert
 
 from .. import params
 from ..errors import InputError, ParameterError
-from ..inputs import Reading, RowIds, check_id, not_a_column, reading_options
-from ..reading.options import split_id
+from ..reading.asked import check_id, not_a_column
+from ..reading.options import Reading, RowIds, reading_options, split_id
 
 
 @dataclass

@@ -13,11 +13,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-import pandas as pd
 
-from ..reading.encoding import code_frame
-from ..reading.streamed import StreamedStats
-from ..stats.domains import positions
 from .minimum import DISAGREE
 from .single import Poisoning, poison_encoded
 
@@ -31,13 +27,13 @@ def _needed(step_lists: list) -> dict:
     return need
 
 
-def find_cells(stats: StreamedStats, tcode: np.ndarray, step_lists: list) -> dict:
+def find_cells(stats, tcode: np.ndarray, step_lists: list) -> dict:
     """The second pass over the file of a streamed table.
 
     Parameters
     ----------
-    stats : StreamedStats
-        The table's statistics, with its source.
+    stats : nbcert.reading.streamed.StreamedStats
+        The table's statistics, with its source (``coded_batches`` reads it again).
     tcode : ndarray, shape (d,)
         The test point's global codes.
     step_lists : list of list of (int, int, int, int)
@@ -52,26 +48,17 @@ def find_cells(stats: StreamedStats, tcode: np.ndarray, step_lists: list) -> dic
     """
     need = _needed(step_lists)
     got = {key: ([], []) for key in need}
-    labels = pd.Index(list(stats.labels), dtype=object)
-    source = stats.source
-    for start, batch in source.batches(stats.batch_rows):
-        if not batch.num_rows or all(v <= 0 for v in need.values()):
-            continue
-        y, blabels, features, columns = code_frame(
-            batch, stats.label, missing=source.missing, name=source.name, start=start, exact=False
-        )
-        lab = labels.get_indexer(pd.Index(list(blabels), dtype=object))[y]
+    for start, lab, glob in stats.coded_batches(sorted({j for _, j, _ in need})):
         for (l, j, sel), k in need.items():
             if k <= 0:
                 continue
-            col = columns[list(features).index(stats.features[j])]  # stats: maybe a projection
-            glob = np.append(positions(stats.categories[j], col.values), stats.delta[j])[col.codes]
-            glob = glob + stats.offsets[j]
-            hit = (glob != tcode[j]) if sel == DISAGREE else (glob == sel)
+            hit = (glob[j] != tcode[j]) if sel == DISAGREE else (glob[j] == sel)
             idx = np.flatnonzero((lab == l) & hit)[:k]
             got[(l, j, sel)][0].append(start + idx)
-            got[(l, j, sel)][1].append(glob[idx])
+            got[(l, j, sel)][1].append(glob[j][idx])
             need[(l, j, sel)] = k - len(idx)
+        if all(v <= 0 for v in need.values()):
+            break
     return {
         key: (
             np.concatenate(ids).tolist() if ids else [],
@@ -81,12 +68,12 @@ def find_cells(stats: StreamedStats, tcode: np.ndarray, step_lists: list) -> dic
     }
 
 
-def poison_streamed(stats: StreamedStats, t: np.ndarray, alpha=Fraction(0)) -> Poisoning:
+def poison_streamed(stats, t: np.ndarray, alpha=Fraction(0)) -> Poisoning:
     """OP for one test point on a streamed table.
 
     Parameters
     ----------
-    stats : StreamedStats
+    stats : nbcert.reading.streamed.StreamedStats
         The table's statistics, with its source for the second pass.
     t : ndarray, shape (d,)
         The test point as local codes (-1: unseen).

@@ -2,7 +2,8 @@
 test table's id column (``RowIds``).
 
 ``Reading`` is built by the API's functions from their keyword options (``ReadingOptions``),
-checked by their rules before any data is read (``nbcert.inputs.reading_options``); it is the one place where a path becomes a table
+checked by their rules before any data is read (``reading_options``: the reading options
+are parsed here, where they are read); it is the one place where a path becomes a table
 (``Reading.source``, ``Reading.frame``), and travels down as one value.
 """
 
@@ -11,11 +12,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TypedDict
+from typing import TypedDict, Unpack
 
 import pandas as pd
 
 from ..errors import InputError, ParameterError
+from ..params import RULES, validate
 
 TRAIN, TEST, TRUTH = "training table", "test table", "truth table"
 
@@ -99,7 +101,7 @@ class ReadingOptions(TypedDict, total=False):
 
 @dataclass(frozen=True)
 class Reading:
-    """How the API reads its tables, checked (``nbcert.inputs.reading_options`` builds it).
+    """How the API reads its tables, checked (``reading_options`` builds it).
 
     ``missing``: the tokens that also mean missing; ``sep``, ``encoding``: a CSV path's
     separator (None: a comma) and text encoding (None: UTF-8); ``decimal``: the decimal
@@ -213,6 +215,37 @@ def split_id(test, id: str | None, names: Mapping[str, str]) -> tuple:
     return test.drop(columns=[id]), RowIds(id, test[id].tolist())
 
 
+def reading_options(train, **options: Unpack[ReadingOptions]) -> Reading:
+    """The record of the reading options, after their rules.
+
+    Parameters
+    ----------
+    train : DataFrame, path, TableSource or Dask DataFrame
+        The training table (a path names it in messages).
+    **options
+        The reading options (``ReadingOptions``), as for ``nbcert.certify``.
+
+    Returns
+    -------
+    Reading
+
+    Raises
+    ------
+    ParameterError
+        For an unknown option, a value that breaks its rule, or an unknown table in
+        ``names``.
+    """
+    unknown = sorted(set(options) - set(ReadingOptions.__annotations__))
+    if unknown:
+        raise ParameterError(
+            f"unknown option {unknown[0]!r} (the reading options are "
+            f"{', '.join(ReadingOptions.__annotations__)})"
+        )
+    checked = validate(**{k: v for k, v in options.items() if k in RULES})
+    rest = {k: v for k, v in options.items() if k not in RULES and k != "names"}
+    return Reading(names=table_names(train, options.get("names")), **rest, **checked)
+
+
 __all__ = [
     "TRAIN",
     "TEST",
@@ -225,4 +258,5 @@ __all__ = [
     "is_path",
     "is_dask",
     "named_by_paths",
+    "reading_options",
 ]

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+import numpy as np
+import pandas as pd
+
 from ..stats import Stats
-from ..stats.domains import EncodedTable
+from ..stats.domains import EncodedTable, positions
 from .counts import Merger, partial_counts
-from .encoding import InputError, check_columns, encode
+from .encoding import InputError, check_columns, code_frame, encode
 from .files import TableSource
 from .streaming import too_big
 
@@ -30,6 +33,31 @@ class StreamedStats(Stats):
     source: TableSource | None = None
     label: str = ""
     batch_rows: int | None = None
+
+    def coded_batches(self, columns: list):
+        """The file again, batch by batch in file order: (its first data row, its rows' label
+        codes in these statistics' order, per feature of ``columns`` (positions in
+        ``features``) its rows' global codes in these statistics' domains)."""
+        source = self.source
+        labels = pd.Index(list(self.labels), dtype=object)
+        for start, batch in source.batches(self.batch_rows):
+            if not batch.num_rows:
+                continue
+            y, blabels, features, coded = code_frame(
+                batch,
+                self.label,
+                missing=source.missing,
+                name=source.name,
+                start=start,
+                exact=False,
+            )
+            lab = labels.get_indexer(pd.Index(list(blabels), dtype=object))[y]
+            glob = {}
+            for j in columns:
+                col = coded[list(features).index(self.features[j])]  # self: maybe a projection
+                at = np.append(positions(self.categories[j], col.values), self.delta[j])
+                glob[j] = at[col.codes] + self.offsets[j]
+            yield start, lab, glob
 
 
 def _features(source: TableSource, label: str) -> tuple:

@@ -4,19 +4,10 @@ memory costs per byte of file (``nbcert.reading.streamed`` decides by it whether
 
 from __future__ import annotations
 
+from ..memory import mem_available
 from .files import TableSource
 
 MEMORY_PER_FILE_BYTE = 3  # an in-memory CSV table holds about this many bytes per byte of file
-
-
-def mem_available() -> int | None:
-    """MemAvailable of /proc/meminfo in bytes (None where it cannot be read)."""
-    try:
-        with open("/proc/meminfo") as f:
-            info = {k: int(v.split()[0]) * 1024 for k, v in (line.split(":", 1) for line in f)}
-    except (OSError, ValueError):
-        return None
-    return info.get("MemAvailable", info.get("MemFree"))
 
 
 def too_big(source: TableSource) -> bool:
@@ -29,4 +20,4 @@ def too_big(source: TableSource) -> bool:
     )
 
 
-__all__ = ["MEMORY_PER_FILE_BYTE", "mem_available", "too_big"]
+__all__ = ["MEMORY_PER_FILE_BYTE", "too_big"]

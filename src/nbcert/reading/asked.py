@@ -9,59 +9,26 @@ then check (the id and test columns, then the DataWarnings the data calls for). 
 ``Asked``, is the typed record of what was asked: the questions answer from it, the front
 ends present its answers with its ids, and the certificate is written from it.
 
-The reading options (``Reading``, ``ReadingOptions``) are ``nbcert.reading.options``'s.
+The reading options (``Reading``, ``ReadingOptions``, ``reading_options``) are
+``nbcert.reading.options``'s.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Unpack
 
 import numpy as np
 import pandas as pd
 
-from .errors import InputError, ParameterError
-from .params import RULES, validate
-from .reading import hints
-from .reading.counts import frame_stats
-from .reading.encoding import as_missing, encode
-from .reading.options import Reading, ReadingOptions, RowIds, is_dask, is_path, table_names
-from .reading.tables import Tables, read_tables
-from .stats import Stats, as_stats
-from .stats.domains import EncodedTable
-
-
-def reading_options(train, **options: Unpack[ReadingOptions]) -> Reading:
-    """The record of the reading options, after their rules.
-
-    Parameters
-    ----------
-    train : DataFrame, path, TableSource or Dask DataFrame
-        The training table (a path names it in messages).
-    **options
-        The reading options (``ReadingOptions``), as for ``nbcert.certify``.
-
-    Returns
-    -------
-    Reading
-
-    Raises
-    ------
-    ParameterError
-        For an unknown option, a value that breaks its rule, or an unknown table in
-        ``names``.
-    """
-    unknown = sorted(set(options) - set(ReadingOptions.__annotations__))
-    if unknown:
-        raise ParameterError(
-            f"unknown option {unknown[0]!r} (the reading options are "
-            f"{', '.join(ReadingOptions.__annotations__)})"
-        )
-    checked = validate(**{k: v for k, v in options.items() if k in RULES})
-    rest = {k: v for k, v in options.items() if k not in RULES and k != "names"}
-    return Reading(names=table_names(train, options.get("names")), **rest, **checked)
-
+from ..errors import InputError
+from ..stats import Stats, as_stats
+from ..stats.domains import EncodedTable
+from . import hints
+from .counts import frame_stats
+from .encoding import as_missing, encode
+from .options import Reading, RowIds, is_dask, is_path
+from .tables import Tables, read_tables
 
 # ---------------------------------------------------------------------------------------
 # the test id column
@@ -185,8 +152,8 @@ def ask(
 def _ask_rows(tables: Tables, label: str, alpha) -> Asked:
     """``ask``'s steps with repaired rows: the training table (or with the truth, the
     truth's) coded with every repair value in its domains, then the test points."""
-    from .reading.candidates import narrow
-    from .repairs import code
+    from ..repairs import code
+    from .candidates import narrow
 
     reading = tables.reading
     enc, missing = tables.enc, tables.missing
@@ -208,7 +175,7 @@ def _code(tables: Tables, label: str, need: Need) -> tuple:
     EncodedTable or Stats whose domains code the test points)."""
     reading = tables.reading
     if tables.enc is not None:
-        from .cleaning import CleaningTable
+        from ..cleaning import CleaningTable
 
         enc, miss = tables.enc, tables.missing
         cand = None
@@ -237,7 +204,7 @@ def _train_table(train, label, reading: Reading, need: Need) -> Stats | EncodedT
             return encode(train, label, missing=missing, name=name)
         return frame_stats(train, label, missing=missing, name=name)
     if is_path(train):
-        from .reading import streamed
+        from . import streamed
 
         return streamed.train_from_path(
             train,
@@ -248,7 +215,7 @@ def _train_table(train, label, reading: Reading, need: Need) -> Stats | EncodedT
             batch_rows=reading.batch_rows,
         )
     if is_dask(train):
-        from .reading import cluster
+        from . import cluster
 
         if need.rows_for:
             raise InputError(
@@ -267,8 +234,8 @@ def coded_candidates(table, listed, binned, reading: Reading, missing=None) -> t
     """(the training table extended by the candidate values, its Candidates), from the
     candidate table ``listed`` and its ``wide`` form as binned (``missing``: the training
     table's missing cells, when ``table`` is its truth)."""
-    from .reading import candidates as read
-    from .stats import candidates
+    from ..stats import candidates
+    from . import candidates as read
 
     values = read.narrow(listed, binned)
     entries = candidates.Listed(
@@ -296,7 +263,7 @@ def _fill_codes(enc: EncodedTable, fill: pd.DataFrame) -> np.ndarray:
             f"fill table: it must have the training table's feature columns and its {enc.n} "
             f"rows ({'no column ' + repr(absent[0]) if absent else f'it has {len(fill)} rows'})"
         )
-    from .stats.domains import positions
+    from ..stats.domains import positions
 
     codes = np.column_stack([positions(c, fill[f]) for f, c in zip(enc.features, enc.categories)])
     return codes[enc.rows]
@@ -347,13 +314,9 @@ def require_complete(table: Stats | EncodedTable, reading: Reading) -> None:
 
 
 __all__ = [
-    "Reading",
-    "ReadingOptions",
-    "reading_options",
     "Need",
     "Asked",
     "ask",
-    "RowIds",
     "check_id",
     "with_id",
     "warn",
@@ -361,6 +324,4 @@ __all__ = [
     "require_complete",
     "check_columns_of_test",
     "not_a_column",
-    "is_dask",
-    "is_path",
 ]
