@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import os
 
+from ..errors import InputError
 from ..stats import Stats
 from .counts import Merger, partial_counts
-from .encoding import InputError, check_columns
+from .encoding import check_columns
 
 SCHEDULER_ENV = "NBCERT_DASK_SCHEDULER"
 

@@ -15,8 +15,9 @@ number (an integer where every value of the column is one, else a float).  A col
 any other value is text, every value the text written.  Whether a column is numeric
 depends on all its values, so it is decided once the whole domain is known: when a whole
 column is coded (``code_column(..., numbers=True)``) or when the parts' counts are merged
-(``nbcert.reading.counts.Merger``); a part is coded as written.  The work is per distinct value, never
-per cell, except the relabelling of cells when two spellings of one number both occur.
+(``nbcert.reading.counts.Merger``); a part is coded as written.  The work is per distinct
+value, never per cell, except the relabelling of cells when two spellings of one number both
+occur.
 Test values and values read again are looked up by ``positions``, by number in a numeric
 domain.
 

@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError
 from ..stats import Stats
 from ..stats.domains import merge_numbers
 from .arrow import as_text, dictionary_codes, int_codes, ints_as_text, is_int
 from .columns import code_labels, sort_labels
-from .encoding import InputError, check_frame, code_frame, column_names, no_observed_value
+from .encoding import check_frame, code_frame, column_names, no_observed_value
 from .parallel import map_columns
 
 CHUNK_ROWS = 1 << 16  # rows of a part's columns counted at a time (two 512 KB buffers, reused)

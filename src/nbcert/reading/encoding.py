@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, RowError  # noqa: F401  (re-exported: nbcert.reading.encoding.InputError)
+from ..errors import InputError
 from ..stats.domains import EncodedTable, code_dtype
 from .columns import code_column, code_labels
 from .parallel import map_columns

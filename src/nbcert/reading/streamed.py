@@ -18,10 +18,11 @@ from dataclasses import dataclass, fields
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError
 from ..stats import Stats
 from ..stats.domains import EncodedTable, positions
 from .counts import Merger, partial_counts
-from .encoding import InputError, check_columns, code_frame, encode
+from .encoding import check_columns, code_frame, encode
 from .files import TableSource
 from .streaming import too_big
 
